@@ -1,0 +1,101 @@
+"""AIF360 datasets <-> ``(X, y, sensitive_features)`` and back.
+
+AIF360's ``RegressionDataset`` min-max scales every column, the target included, to [0, 1]. fairdp's AIF360
+datasets record the target's original range in ``metadata["label_scale"] = {"min": ..., "max": ...}``; the
+conversions here use it so the engine works in the target's original units (where the public ``bounds`` are
+stated) and write predictions back in the dataset's stored units.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DatasetArrays", "dataset_to_arrays", "arrays_to_dataset", "declared_groups", "protected_attribute"]
+
+
+class DatasetArrays(NamedTuple):
+    X: pd.DataFrame
+    y: np.ndarray
+    sensitive_features: pd.Series
+
+
+def _check_dataset(dataset):
+    from aif360.datasets import StructuredDataset
+
+    if not isinstance(dataset, StructuredDataset):
+        raise TypeError(f"dataset must be an AIF360 StructuredDataset, got {type(dataset).__name__}.")
+
+
+def protected_attribute(dataset, name=None):
+    """The protected attribute to group by: ``name``, or the dataset's first protected attribute."""
+    _check_dataset(dataset)
+    names = list(dataset.protected_attribute_names)
+    if name is None:
+        if not names:
+            raise ValueError("dataset has no protected attribute.")
+        return names[0]
+    if name not in names:
+        raise ValueError(f"protected_attribute_name {name!r} is not one of the dataset's {names}.")
+    return name
+
+
+def _label_scale(dataset):
+    scale = dataset.metadata.get("label_scale") if dataset.metadata else None
+    if scale is None:
+        return 0.0, 1.0
+    low, high = float(scale["min"]), float(scale["max"])
+    if not high > low:
+        raise ValueError("metadata['label_scale'] must have max > min.")
+    return low, high - low
+
+
+def dataset_to_arrays(dataset, *, protected_attribute_name=None):
+    """Split an AIF360 dataset into features, labels (original units) and the protected attribute column.
+
+    Returns
+    -------
+    DatasetArrays
+        ``X`` (DataFrame of ``dataset.features`` with ``feature_names``), ``y`` (1-D labels, converted back with
+        ``metadata["label_scale"]`` when present) and ``sensitive_features`` (Series named after the attribute,
+        holding its values as stored in the dataset).
+    """
+    name = protected_attribute(dataset, protected_attribute_name)
+    if dataset.labels.ndim != 2 or dataset.labels.shape[1] != 1:
+        raise ValueError("dataset must have exactly one label column.")
+    low, width = _label_scale(dataset)
+    y = dataset.labels[:, 0].astype(float) * width + low
+    column = dataset.protected_attribute_names.index(name)
+    index = pd.Index(dataset.instance_names, name="instance")
+    sensitive = pd.Series(dataset.protected_attributes[:, column], index=index, name=name)
+    X = pd.DataFrame(dataset.features, columns=dataset.feature_names, index=index)
+    return DatasetArrays(X, y, sensitive)
+
+
+def arrays_to_dataset(template, y):
+    """A copy of ``template`` whose labels are ``y`` (original units), stored in the template's label units.
+
+    Features, protected attributes, instance names/weights and metadata are kept.
+    """
+    _check_dataset(template)
+    y = np.asarray(y, dtype=float).ravel()
+    if y.size != template.labels.shape[0]:
+        raise ValueError(f"y has {y.size} rows but the dataset has {template.labels.shape[0]} (length mismatch).")
+    low, width = _label_scale(template)
+    out = template.copy(deepcopy=True)
+    out.labels = ((y - low) / width).reshape(-1, 1)
+    return out
+
+
+def declared_groups(dataset, protected_attribute_name=None):
+    """The attribute's values declared in the dataset's metadata (privileged then unprivileged), not read from rows.
+
+    These are public (the dataset's schema); they give the DP estimators their ``groups``.
+    """
+    name = protected_attribute(dataset, protected_attribute_name)
+    column = dataset.protected_attribute_names.index(name)
+    values = list(np.ravel(dataset.privileged_protected_attributes[column]))
+    values += [v for v in np.ravel(dataset.unprivileged_protected_attributes[column]) if v not in values]
+    return [float(v) for v in values]

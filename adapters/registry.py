@@ -1,0 +1,94 @@
+"""One table: each DP class <-> its non-private counterpart <-> toolkit, with its privacy unit and guarantee.
+
+Docs, tests and reports read this table; a new DP estimator joins fairdp's tests and reports by adding a row.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import asdict, dataclass
+
+__all__ = ["RegistryEntry", "REGISTRY", "entries", "get", "load", "as_frame"]
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One DP estimator.
+
+    Attributes
+    ----------
+    name : str
+        Class name, unique in the registry.
+    dp_class : str
+        Dotted import path of the DP class.
+    counterpart : str
+        Dotted import path of the non-private class it replaces, or a description when neither toolkit has one.
+    toolkit : {"fairlearn", "aif360"}
+        The face the class belongs to.
+    task : str
+        "regression" or "classification" (or "allocation").
+    neighbouring : str
+        The neighbouring relation the guarantee protects.
+    guarantee : str
+        Type of guarantee (pure / approximate DP, zCDP ...).
+    paper : str
+        Where the algorithm comes from.
+    """
+
+    name: str
+    dp_class: str
+    counterpart: str
+    toolkit: str
+    task: str
+    neighbouring: str
+    guarantee: str
+    paper: str
+
+
+_XIAN_NEIGHBOURING = "substitution of one fitting record (x, a); n public"
+_XIAN_GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic Gaussian)"
+
+REGISTRY = (
+    RegistryEntry(
+        name="DPFairRegressionPostprocessor",
+        dp_class="fairlearn_dp.postprocessing.DPFairRegressionPostprocessor",
+        counterpart="same class with epsilon=inf (binning + Wasserstein-barycenter post-processing, Chzhen et al. "
+                    "2020); Fairlearn has no fair-regression post-processor",
+        toolkit="fairlearn", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_XIAN_GUARANTEE,
+        paper="Xian et al. 2024, Alg. 1"),
+    RegistryEntry(
+        name="DPFairRegressionPostprocessing",
+        dp_class="aif360_dp.algorithms.postprocessing.DPFairRegressionPostprocessing",
+        counterpart="same class with epsilon=inf; AIF360 has no regression post-processor",
+        toolkit="aif360", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_XIAN_GUARANTEE,
+        paper="Xian et al. 2024, Alg. 1"),
+)
+
+
+def entries(toolkit=None):
+    """All registry rows, optionally only those of one ``toolkit``."""
+    if toolkit is not None and toolkit not in {"fairlearn", "aif360"}:
+        raise ValueError(f"toolkit must be 'fairlearn', 'aif360' or None, got {toolkit!r}.")
+    return [e for e in REGISTRY if toolkit is None or e.toolkit == toolkit]
+
+
+def get(name):
+    """The row for class ``name``."""
+    for entry in REGISTRY:
+        if entry.name == name:
+            return entry
+    raise KeyError(f"No DP estimator named {name!r}; known: {[e.name for e in REGISTRY]}.")
+
+
+def load(entry_or_name):
+    """Import and return the DP class of a row (or of the row named so)."""
+    entry = get(entry_or_name) if isinstance(entry_or_name, str) else entry_or_name
+    module, _, cls = entry.dp_class.rpartition(".")
+    return getattr(importlib.import_module(module), cls)
+
+
+def as_frame():
+    """The registry as a pandas DataFrame (one row per DP class)."""
+    import pandas as pd
+
+    return pd.DataFrame([asdict(e) for e in REGISTRY])

@@ -1,0 +1,1 @@
+"""DP counterparts of AIF360's mitigation algorithms."""

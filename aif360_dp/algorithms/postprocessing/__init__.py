@@ -1,0 +1,10 @@
+"""DP counterparts of AIF360 post-processors.
+
+Each class subclasses AIF360's ``Transformer`` (``fit`` / ``predict`` on AIF360 datasets, metadata recorded on the
+returned dataset) and delegates the computation to the matching :mod:`fairlearn_dp` estimator through
+:mod:`fairdp_adapters.aif360`.
+"""
+
+from ._dp_fair_regression import DPFairRegressionPostprocessing
+
+__all__ = ["DPFairRegressionPostprocessing"]

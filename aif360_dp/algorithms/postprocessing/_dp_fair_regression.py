@@ -1,0 +1,100 @@
+"""AIF360 face of the DP fair-regression post-processor (Xian et al. 2024)."""
+
+from __future__ import annotations
+
+from aif360.algorithms import Transformer
+from aif360.algorithms.transformer import NotFittedError
+
+from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays, declared_groups, protected_attribute
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+
+__all__ = ["DPFairRegressionPostprocessing"]
+
+
+class DPFairRegressionPostprocessing(Transformer):
+    """Differentially private statistical-parity post-processing of regression predictions, for AIF360 datasets.
+
+    Fits :class:`fairlearn_dp.postprocessing.DPFairRegressionPostprocessor` on the predicted labels of a
+    ``RegressionDataset`` (or on its true labels, the setting of Xian et al.'s experiments) and returns datasets
+    whose labels are remapped so that all groups of one protected attribute get the same output distribution
+    (within KS distance ``alpha``).
+
+    Args:
+        epsilon (float): privacy budget (> 0; ``numpy.inf`` for the non-private baseline).
+        delta (float): 0 for pure DP (Laplace); > 0 for the analytic Gaussian mechanism.
+        bounds (tuple): public interval (s, t) of the labels **in original units** (for fairdp's datasets,
+            ``dataset.metadata['label_bounds']``).
+        n_bins (int): number of histogram bins.
+        alpha (float): KS tolerance in [0, 1].
+        protected_attribute_name (str, optional): attribute defining the groups; default the dataset's first.
+            Its groups are the values declared in the dataset's privileged/unprivileged metadata.
+        accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
+        seed (int, optional): seeds the privacy noise of ``fit`` and the randomised transport of ``predict``.
+        solver (str): ``"exact"`` or a cvxpy solver name, see the Fairlearn-face class.
+
+    Privacy: as :class:`fairlearn_dp.postprocessing.DPFairRegressionPostprocessor`: epsilon-DP (or (epsilon,
+    delta)-DP) for the substitution of one record of the dataset passed to ``fit``; L1 sensitivity of the released
+    joint histogram 2/n. The predictions being post-processed must come from a model that did not see this data,
+    or from a DP model whose spend is accounted separately. After ``fit``, ``privacy_spent_`` holds the charge.
+    """
+
+    def __init__(self, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, protected_attribute_name=None,
+                 accountant=None, seed=None, solver="exact"):
+        super().__init__(epsilon=epsilon, delta=delta, bounds=bounds, n_bins=n_bins, alpha=alpha,
+                         protected_attribute_name=protected_attribute_name, accountant=accountant, seed=seed,
+                         solver=solver)
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.n_bins = n_bins
+        self.alpha = alpha
+        self.protected_attribute_name = protected_attribute_name
+        self.accountant = accountant
+        self.seed = seed
+        self.solver = solver
+
+    def fit(self, dataset_true, dataset_pred=None):
+        """Fit on the predictions in ``dataset_pred`` (or on ``dataset_true``'s labels when it is None).
+
+        Args:
+            dataset_true (RegressionDataset): dataset with true labels (gives the groups when ``dataset_pred``
+                is None; its labels are not otherwise used).
+            dataset_pred (RegressionDataset, optional): same instances with predicted labels.
+
+        Returns:
+            DPFairRegressionPostprocessing: self.
+        """
+        source = dataset_true if dataset_pred is None else dataset_pred
+        if dataset_pred is not None and dataset_pred.labels.shape != dataset_true.labels.shape:
+            raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
+        name = protected_attribute(source, self.protected_attribute_name)
+        arrays = dataset_to_arrays(source, protected_attribute_name=name)
+        self.model_ = DPFairRegressionPostprocessor(
+            epsilon=self.epsilon, delta=self.delta, bounds=self.bounds, n_bins=self.n_bins, alpha=self.alpha,
+            groups=declared_groups(source, name), accountant=self.accountant, random_state=self.seed,
+            solver=self.solver)
+        self.model_.fit(arrays.y[:, None], sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        self.protected_attribute_name_ = name
+        self.privacy_spent_ = self.model_.privacy_spent_
+        return self
+
+    def predict(self, dataset):
+        """Return a copy of ``dataset`` whose labels are post-processed (in the dataset's label units).
+
+        Args:
+            dataset (RegressionDataset): predictions to post-process (labels = regressor outputs).
+
+        Returns:
+            RegressionDataset: transformed dataset; ``metadata`` records this transformer.
+        """
+        if not hasattr(self, "model_"):
+            raise NotFittedError("DPFairRegressionPostprocessing must be fitted before predict.")
+        arrays = dataset_to_arrays(dataset, protected_attribute_name=self.protected_attribute_name_)
+        fair = self.model_.predict(arrays.y[:, None],
+                                   sensitive_features=arrays.sensitive_features.to_numpy(dtype=float),
+                                   random_state=self.seed)
+        return arrays_to_dataset(dataset, fair)
+
+    def fit_predict(self, dataset_true, dataset_pred=None):
+        """``fit`` then ``predict`` on ``dataset_pred`` (or ``dataset_true``)."""
+        return self.fit(dataset_true, dataset_pred).predict(dataset_true if dataset_pred is None else dataset_pred)

@@ -1,0 +1,214 @@
+"""Step 2-3 of Xian et al. (2024), Alg. 1: the fixed-support Wasserstein-barycenter LP with KS-ball tolerance.
+
+``LP({p_a}, {w_a}, alpha)`` (Xian et al., Sec. 3.3)::
+
+    minimise   sum_a w_a sum_{j,l} (v_j - v_l)^2 pi_a(j, l)
+    subject to sum_l pi_a(j, l) = p_a(j),                    (pi_a couples p_a ...)
+               sum_j pi_a(j, l) = q_a(l),                    (... with the target q_a)
+               |sum_{j <= l} (q_a(j) - q(j))| <= alpha / 2,  (q_a within KS distance alpha/2 of the barycenter q)
+               pi_a >= 0, q >= 0.
+
+Two solvers return the same optimum:
+
+- ``solver="exact"`` (default) exploits that the problem is one-dimensional. For a squared cost on a line the
+  optimal coupling is the monotone (quantile) one, and with ``F`` and ``G`` the CDFs of ``p`` and ``q`` on the first
+  ``k - 1`` grid points (spacing ``D``)::
+
+      W_2^2(p, q) / D^2 = sum_{i,j} [2 max(F_i, G_j) - max(F_i, F_j) - max(G_i, G_j)]
+                        = sum_j [2 chi(G_j) - (2j - 1) G_j] - const(F),     chi(g) = sum_i max(F_i, g),
+
+  using that ``G`` is non-decreasing (derivation: write both quantile functions as ``s + D/2 + D sum_j
+  1[F_j < u]`` and integrate the squared difference over ``u``). The objective is therefore separable over ``j``,
+  convex and piecewise linear in each ``G_a(j)``, and the KS constraints only couple ``G_a(j)`` with ``Q(j)`` at
+  the same ``j``. For fixed ``Q(j)`` the best ``G_a(j)`` is ``clip(F_a(j), Q(j) - alpha/2, Q(j) + alpha/2)``, and
+  ``Q(j)`` minimises a convex piecewise-linear function whose slope is
+  ``sum_a w_a [min(0, 2 N_a(Q + alpha/2) - (2j - 1)) + max(0, 2 N_a(Q - alpha/2) - (2j - 1))]`` with ``N_a(g) =
+  #{i : F_a(i) < g}``. That slope falls with ``j`` at every ``Q``, so the smallest minimisers are non-decreasing in
+  ``j`` and the monotonicity constraints of CDFs hold without being imposed. Each ``Q(j)`` is found by bisection
+  over the breakpoints ``{F_a(i) -/+ alpha/2} U {0, 1}``: ``O(|A| k log(|A| k))`` in all. The couplings are then
+  the monotone (north-west corner) couplings of ``p_a`` and ``q_a``.
+- ``solver=<cvxpy solver name>`` (e.g. ``"HIGHS"``) builds the LP above verbatim in cvxpy (``O(k^2 |A|)``
+  variables) and solves it with that solver. ``tests/fairlearn_dp/postprocessing/test_barycenter.py`` checks that
+  both agree with an independent ``scipy.optimize.linprog`` formulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BarycenterSolution", "solve_barycenter", "monotone_coupling", "transport_cost"]
+
+
+@dataclass(frozen=True)
+class BarycenterSolution:
+    """Optimum of ``LP({p_a}, {w_a}, alpha)``.
+
+    Attributes
+    ----------
+    barycenter : ndarray of shape (k,)
+        ``q``, the centre of the KS balls.
+    targets : ndarray of shape (n_groups, k)
+        ``q_a``, each group's target PMF.
+    plans : ndarray of shape (n_groups, k, k)
+        ``pi_a``, optimal couplings of ``p_a`` (rows) and ``q_a`` (columns).
+    objective : float
+        ``sum_a w_a <C, pi_a>``.
+    """
+
+    barycenter: np.ndarray
+    targets: np.ndarray
+    plans: np.ndarray
+    objective: float
+
+
+def solve_barycenter(pmfs, weights, alpha, grid, *, solver="exact"):
+    """Solve ``LP({p_a}, {w_a}, alpha)`` on the support ``grid`` (Xian et al. 2024, Alg. 1, line 10).
+
+    Parameters
+    ----------
+    pmfs : array-like of shape (n_groups, k)
+        Group PMFs ``p_a`` (non-negative rows summing to 1).
+    weights : array-like of shape (n_groups,)
+        Non-negative group weights ``w_a``.
+    alpha : float
+        KS tolerance in ``[0, 1]``; targets lie within ``alpha / 2`` of the barycenter.
+    grid : array-like of shape (k,)
+        Increasing, equally spaced support points ``v_j``.
+    solver : str, default="exact"
+        ``"exact"`` for the structure-exploiting solver, or the name of an installed cvxpy solver for the plain LP.
+
+    Returns
+    -------
+    BarycenterSolution
+    """
+    pmfs = np.atleast_2d(np.asarray(pmfs, dtype=float))
+    weights = np.asarray(weights, dtype=float)
+    grid = np.asarray(grid, dtype=float)
+    n_groups, k = pmfs.shape
+    if weights.shape != (n_groups,) or grid.shape != (k,):
+        raise ValueError("weights must have one entry per group and grid one entry per bin.")
+    if np.any(pmfs < 0) or not np.allclose(pmfs.sum(axis=1), 1.0, atol=1e-9):
+        raise ValueError("pmfs must be non-negative and each row must sum to 1.")
+    if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+        raise ValueError("weights must be finite and non-negative.")
+    if not 0 <= alpha <= 1:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}.")
+    if not isinstance(solver, str):
+        raise TypeError(f"solver must be a string, got {type(solver).__name__}.")
+    if solver == "exact":
+        return _solve_exact_1d(pmfs, weights, float(alpha), grid)
+    return _solve_cvxpy(pmfs, weights, float(alpha), grid, solver)
+
+
+def transport_cost(grid):
+    """The cost matrix ``C[j, l] = (v_j - v_l)^2``."""
+    grid = np.asarray(grid, dtype=float)
+    return (grid[:, None] - grid[None, :]) ** 2
+
+
+def _cdf(pmfs):
+    """CDFs at the first ``k - 1`` grid points, made exactly non-decreasing and inside [0, 1]."""
+    cdf = np.cumsum(pmfs, axis=-1)[..., :-1]
+    return np.clip(np.maximum.accumulate(cdf, axis=-1), 0.0, 1.0)
+
+
+def monotone_coupling(p, q):
+    """The monotone (quantile, north-west corner) coupling of two PMFs on the same ordered support.
+
+    It is the optimal coupling for any convex cost of ``v_j - v_l`` on a line. Returns a ``(k, k)`` matrix with row
+    sums ``p`` and column sums ``q``.
+    """
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    k_p, k_q = p.size, q.size
+    cdf_p = np.append(_cdf(p), 1.0)
+    cdf_q = np.append(_cdf(q), 1.0)
+    cuts = np.unique(np.concatenate([[0.0], cdf_p, cdf_q]))
+    lengths = np.diff(cuts)
+    mids = 0.5 * (cuts[:-1] + cuts[1:])
+    keep = lengths > 0
+    rows = np.minimum(np.searchsorted(cdf_p, mids[keep], side="left"), k_p - 1)
+    cols = np.minimum(np.searchsorted(cdf_q, mids[keep], side="left"), k_q - 1)
+    plan = np.zeros((k_p, k_q))
+    np.add.at(plan, (rows, cols), lengths[keep])
+    return plan
+
+
+def _solve_exact_1d(pmfs, weights, alpha, grid):
+    """The structure-exploiting exact solver (see the module docstring for the derivation)."""
+    n_groups, k = pmfs.shape
+    cost = transport_cost(grid)
+    if k == 1:
+        plans = np.ones((n_groups, 1, 1))
+        return BarycenterSolution(np.ones(1), np.ones((n_groups, 1)), plans, 0.0)
+    half = alpha / 2.0
+    cdfs = _cdf(pmfs)                                        # F_a(j), j = 1..k-1
+    breakpoints = np.unique(np.clip(np.concatenate([cdfs.ravel() - half, cdfs.ravel() + half, [0.0, 1.0]]),
+                                    0.0, 1.0))
+    mids = 0.5 * (breakpoints[:-1] + breakpoints[1:])        # one point inside each linear piece
+    n_pieces = mids.size
+    # N_a(g) = #{i : F_a(i) < g}, evaluated at the piece midpoints shifted by +/- alpha/2.
+    n_above = np.stack([np.searchsorted(cdfs[a], mids + half, side="left") for a in range(n_groups)])
+    n_below = np.stack([np.searchsorted(cdfs[a], mids - half, side="left") for a in range(n_groups)])
+    two_j_minus_1 = 2 * np.arange(1, k) - 1
+
+    def slope(j_rows, pieces):
+        total = np.zeros(j_rows.size)
+        for a in range(n_groups):          # fixed summation order keeps the slope exactly monotone in j
+            up = 2 * n_above[a, pieces] - two_j_minus_1[j_rows]
+            down = 2 * n_below[a, pieces] - two_j_minus_1[j_rows]
+            total = total + weights[a] * (np.minimum(up, 0) + np.maximum(down, 0))
+        return total
+
+    # Bisection, for all j at once, for the first piece whose slope is >= 0; Q(j) is its left breakpoint.
+    lo = np.zeros(k - 1, dtype=np.intp)
+    hi = np.full(k - 1, n_pieces, dtype=np.intp)
+    rows = np.arange(k - 1)
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        j_act = rows[active]
+        mid = (lo[active] + hi[active]) // 2
+        nonneg = slope(j_act, mid) >= 0
+        hi[j_act[nonneg]] = mid[nonneg]
+        lo[j_act[~nonneg]] = mid[~nonneg] + 1
+    bary_cdf = breakpoints[lo]                                # index n_pieces is the breakpoint 1.0
+    target_cdfs = np.clip(cdfs, bary_cdf - half, bary_cdf + half)
+    barycenter = np.diff(np.concatenate([[0.0], bary_cdf, [1.0]]))
+    targets = np.diff(np.concatenate([np.zeros((n_groups, 1)), target_cdfs, np.ones((n_groups, 1))], axis=1), axis=1)
+    plans = np.stack([monotone_coupling(pmfs[a], targets[a]) for a in range(n_groups)])
+    objective = float(sum(weights[a] * np.sum(cost * plans[a]) for a in range(n_groups)))
+    return BarycenterSolution(barycenter, targets, plans, objective)
+
+
+def _solve_cvxpy(pmfs, weights, alpha, grid, solver):
+    """The LP of Xian et al. (Sec. 3.3) written verbatim in cvxpy."""
+    import cvxpy as cp
+
+    if solver not in cp.installed_solvers():
+        raise ValueError(f"solver must be 'exact' or an installed cvxpy solver {cp.installed_solvers()}, "
+                         f"got {solver!r}.")
+    n_groups, k = pmfs.shape
+    cost = transport_cost(grid)
+    plans = [cp.Variable((k, k), nonneg=True) for _ in range(n_groups)]
+    barycenter = cp.Variable(k, nonneg=True)
+    constraints = []
+    objective = 0
+    for a in range(n_groups):
+        target = cp.sum(plans[a], axis=0)
+        constraints += [cp.sum(plans[a], axis=1) == pmfs[a],
+                        cp.abs(cp.cumsum(target - barycenter)) <= alpha / 2]
+        objective = objective + weights[a] * cp.sum(cp.multiply(cost, plans[a]))
+    # The paper only asks q >= 0; adding sum(q) = 1 does not change the optimum (replacing q's CDF Q by min(Q, 1)
+    # with a final 1 keeps every KS constraint, because each q_a's CDF lies in [0, 1] and ends at 1).
+    constraints.append(cp.sum(barycenter) == 1)
+    problem = cp.Problem(cp.Minimize(objective), constraints)
+    problem.solve(solver=solver)
+    if problem.status != cp.OPTIMAL:
+        raise RuntimeError(f"The barycenter LP was not solved to optimality (status {problem.status!r}).")
+    plan_values = np.stack([np.clip(p.value, 0.0, None) for p in plans])
+    bary = np.clip(barycenter.value, 0.0, None)
+    return BarycenterSolution(bary, plan_values.sum(axis=1), plan_values, float(problem.value))

@@ -1,0 +1,347 @@
+"""DP fair-regression post-processing by optimal transport to a Wasserstein barycenter (Xian et al. 2024, Alg. 1)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..privacy import PrivacySpend, PrivacyWarning, private_joint_histogram, validate_epsilon_delta
+from ..utils._validation import (
+    SharedAccountantCloneMixin,
+    as_1d_float,
+    as_group_vector,
+    check_alpha,
+    check_bounds,
+    check_n_bins,
+    encode_groups,
+    resolve_groups,
+)
+from ._barycenter import solve_barycenter
+
+__all__ = ["DPFairRegressionPostprocessor"]
+
+
+class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
+    r"""Differentially private post-processing of a regressor for statistical parity.
+
+    Remaps a regressor's outputs so that every group's output distribution lies within Kolmogorov-Smirnov distance
+    ``alpha`` of every other group's, with minimum squared deviation from the original outputs, while the fitted
+    remapping is differentially private with respect to the data it was fitted on [Xian2024]_. The steps, each a
+    method of this class, are Algorithm 1 of the paper: discretise the outputs onto ``n_bins`` bins of the public
+    interval ``bounds`` (``_discretize``); release the joint (group, bin) histogram with noise
+    (``_release_joint_histogram``, the only step that reads the data); re-normalise the noisy histogram into group
+    weights and PMFs with an L-infinity isotonic regression of each CDF (``_estimate_distributions``); solve the
+    barycenter LP with KS-ball tolerance (``_solve_barycenter``); and transport each group's outputs to its target
+    distribution at random along the optimal coupling (``predict``).
+
+    Parameters
+    ----------
+    estimator : object, default=None
+        A regressor with ``fit``/``predict``. ``None`` post-processes the values passed in: ``X`` is then the
+        one-column array of regressor outputs (the paper's experimental setting).
+    epsilon : float, default=1.0
+        Privacy budget, > 0. ``numpy.inf`` gives the non-private "binning + fair" baseline (no noise; the
+        accountant is charged ``(inf, 0)``).
+    delta : float, default=0.0
+        0 for pure epsilon-DP with the Laplace mechanism; > 0 switches to the analytic Gaussian mechanism.
+    bounds : tuple (s, t)
+        Public interval that contains the outputs. Required; must not be computed from the private data. Outputs
+        outside it are clipped to it, with a warning.
+    n_bins : int, default=36
+        Number ``k`` of equal-width bins of ``bounds``; outputs are rounded to bin midpoints. Fewer bins favour
+        fairness at the expense of error (Xian et al., Thm. 3.3).
+    alpha : float, default=0.0
+        KS tolerance in ``[0, 1]``: 0 asks for exact statistical parity, 1 leaves the binned outputs unchanged.
+    groups : list or None, default=None
+        Public list of group labels. If None, the groups found in ``sensitive_features`` are used and a
+        :class:`~fairlearn_dp.privacy.PrivacyWarning` says so.
+    prefit : bool, default=False
+        As in :class:`fairlearn.postprocessing.ThresholdOptimizer`: if True, ``estimator`` is already fitted and is
+        not refitted.
+    predict_method : str, default="predict"
+        The estimator's method that produces the outputs to post-process.
+    accountant : diffprivlib.BudgetAccountant or None, default=None
+        Charged ``(epsilon, delta)`` once per ``fit``; None uses diffprivlib's default accountant. ``clone`` keeps
+        the same accountant object.
+    random_state : None, int or numpy.random.RandomState, default=None
+        Seeds the noise of ``fit``. None draws from a cryptographically secure generator; a seed makes results
+        reproducible (for experiments; a seeded release is not secure).
+    solver : str, default="exact"
+        ``"exact"``: a structure-exploiting solver of the barycenter LP (one-dimensional optimal transport); or the
+        name of an installed cvxpy solver (e.g. ``"HIGHS"``) to solve the LP as written in the paper. Both give the
+        same optimum (tested).
+
+    Attributes
+    ----------
+    estimator_ : object or None
+        The fitted regressor (None when ``estimator`` is None).
+    groups_ : list
+        Group labels; row ``a`` of every per-group attribute refers to ``groups_[a]``.
+    bin_edges_ : ndarray of shape (n_bins + 1,)
+    bin_centers_ : ndarray of shape (n_bins,)
+        The support ``v`` of all distributions and of the post-processed outputs.
+    noisy_joint_pmf_ : ndarray of shape (n_groups, n_bins)
+        The released private statistic ``p_check(a, v_j)``. Everything below is computed from it alone.
+    group_weights_ : ndarray of shape (n_groups,)
+        Private group weights ``w_a = max(sum_j p_check(a, v_j), 0)``.
+    group_pmfs_ : ndarray of shape (n_groups, n_bins)
+        Private group-conditional PMFs ``p_a`` of the binned outputs.
+    barycenter_ : ndarray of shape (n_bins,)
+        ``q``, the centre of the KS balls (the Wasserstein barycenter when ``alpha=0``).
+    target_pmfs_ : ndarray of shape (n_groups, n_bins)
+        ``q_a``, each group's target output distribution.
+    transport_plans_ : ndarray of shape (n_groups, n_bins, n_bins)
+        Optimal couplings ``pi_a`` of ``p_a`` (rows) and ``q_a`` (columns).
+    objective_ : float
+        The LP optimum ``sum_a w_a W_2^2(p_a, q_a)`` (an estimate of the excess squared error of fairness).
+    privacy_spent_ : PrivacySpend
+        What ``fit`` charged to the accountant.
+
+    Privacy
+    -------
+    - Neighbouring relation: two fitting datasets of the same size ``n`` that differ in one record ``(x, a)``
+      (substitution; ``n`` is public). The guarantee covers both the features and the sensitive attribute.
+    - Released statistic: the joint PMF ``p_hat(a, v_j) = #{i : a_i = a, h(f(x_i)) = v_j} / n`` over all
+      ``n_groups x n_bins`` cells of the public grid. Substituting one record moves one unit of count between two
+      cells, so its L1 sensitivity is ``2/n`` (L2: ``sqrt(2)/n``) (Xian et al., Remark B.1).
+    - Mechanism: diffprivlib's Laplace with scale ``2/(n epsilon)`` per cell (``delta = 0``), or analytic Gaussian
+      for L2 sensitivity ``sqrt(2)/n`` (``delta > 0``). Everything after the release (re-normalisation, barycenter,
+      transport plans) reads only the released PMF, so the fitted object is (epsilon, delta)-DP by
+      post-processing immunity. The whole budget goes to this one release; it is charged once per ``fit``.
+    - ``predict`` samples the transport with its own ``random_state``; that randomness is not a privacy mechanism.
+    - The regressor ``f`` must not depend on the fitting data for the guarantee to hold: pass a prefit regressor
+      trained on other data, or a DP regressor (e.g. diffprivlib's) whose own spend composes with this one. With
+      ``prefit=False`` and a non-DP estimator, a :class:`~fairlearn_dp.privacy.PrivacyWarning` is issued.
+    - Public inputs: ``bounds``, ``n_bins``, ``alpha``, ``groups``. Choosing ``alpha`` or ``n_bins`` by looking
+      at results on the same data spends extra budget that this class does not account for (Xian et al., Sec. 3.4).
+    - Input validation (NaN, group counts, clipping warnings) runs on the private data on the curator's side before
+      the release; its messages carry no counts or values of the data.
+
+    Notes
+    -----
+    The post-processed outputs take values in ``bin_centers_``. A test point that falls in a bin whose private PMF
+    is 0 keeps its binned value (Alg. 1, line 12).
+
+    References
+    ----------
+    .. [Xian2024] R. Xian, Q. Li, G. Kamath, H. Zhao. "Differentially Private Post-Processing for Fair
+       Regression." ICML 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 2000)
+    >>> scores = np.clip(rng.normal(0.4 + 0.2 * a, 0.1), 0, 1)
+    >>> pp = DPFairRegressionPostprocessor(epsilon=1.0, bounds=(0, 1), n_bins=10, groups=[0, 1],
+    ...                                    accountant=BudgetAccountant(), random_state=0)
+    >>> fair = pp.fit(scores[:, None], sensitive_features=a).predict(scores[:, None], sensitive_features=a,
+    ...                                                               random_state=0)
+    >>> pp.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+    """
+
+    def __init__(self, *, estimator=None, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, groups=None,
+                 prefit=False, predict_method="predict", accountant=None, random_state=None, solver="exact"):
+        self.estimator = estimator
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.n_bins = n_bins
+        self.alpha = alpha
+        self.groups = groups
+        self.prefit = prefit
+        self.predict_method = predict_method
+        self.accountant = accountant
+        self.random_state = random_state
+        self.solver = solver
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y=None, *, sensitive_features, **kwargs):
+        """Fit the private post-processor.
+
+        Parameters
+        ----------
+        X : array-like
+            Features for ``estimator``; with ``estimator=None``, the one-column array of regressor outputs.
+        y : array-like or None, default=None
+            Targets; used only to fit ``estimator`` when ``prefit=False``. Post-processing itself needs no labels.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
+            Group membership; several columns are combined into one group label per row.
+        **kwargs
+            Passed to ``estimator.fit``.
+
+        Returns
+        -------
+        self
+        """
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        lower, upper = check_bounds(self.bounds)
+        n_bins = check_n_bins(self.n_bins)
+        alpha = check_alpha(self.alpha)
+        if not isinstance(self.solver, str):
+            raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
+
+        self.estimator_ = self._fit_estimator(X, y, **kwargs)
+        outputs = self._outputs(X)
+        if y is not None and len(y) != outputs.size:
+            raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
+        group_vector = as_group_vector(sensitive_features, outputs.size)
+        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
+        group_index = encode_groups(group_vector, groups)
+        if np.bincount(group_index, minlength=len(groups)).min() == 0:
+            raise ValueError("sensitive_features: every group in `groups` must have at least one row (empty group).")
+
+        self.groups_ = groups
+        self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
+        self.bin_centers_ = lower + (np.arange(n_bins) + 0.5) * (upper - lower) / n_bins
+        bin_index = self._discretize(outputs)
+
+        # Release (the only step that reads the data), then post-process the released statistic only.
+        self.noisy_joint_pmf_, self.privacy_spent_ = self._release_joint_histogram(
+            bin_index, group_index, n_groups=len(groups), n_bins=n_bins, epsilon=epsilon, delta=delta)
+        self.group_weights_, self.group_pmfs_ = self._estimate_distributions(self.noisy_joint_pmf_)
+        solution = self._solve_barycenter(self.group_pmfs_, self.group_weights_, alpha)
+        self.barycenter_ = solution.barycenter
+        self.target_pmfs_ = solution.targets
+        self.transport_plans_ = solution.plans
+        self.objective_ = solution.objective
+        self._kernels = _transport_kernels(solution.plans)
+        n_rows = self._kernels.shape[0] * n_bins
+        self._shifted_cdfs = (np.cumsum(self._kernels, axis=2).reshape(n_rows, n_bins)
+                              + 2.0 * np.arange(n_rows)[:, None]).ravel()
+        return self
+
+    def _fit_estimator(self, X, y, **kwargs):
+        if self.estimator is None:
+            if kwargs:
+                raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
+            return None
+        if not self.prefit:
+            if y is None:
+                raise ValueError("y is required to fit the estimator (prefit=False).")
+            if not type(self.estimator).__module__.startswith("diffprivlib"):
+                warnings.warn(
+                    "The estimator is fitted non-privately on the same data that the post-processor is fitted "
+                    "on: the post-processed model as a whole is then NOT differentially private. Use a prefit "
+                    "estimator trained on other data, or a DP estimator (e.g. from diffprivlib).",
+                    PrivacyWarning, stacklevel=3)
+            return clone(self.estimator).fit(X, y, **kwargs)
+        check_is_fitted(self.estimator)
+        return self.estimator
+
+    def _outputs(self, X):
+        if self.estimator_ is None:
+            return as_1d_float(X, "X")
+        return as_1d_float(getattr(self.estimator_, self.predict_method)(X), f"estimator.{self.predict_method}(X)")
+
+    def _discretize(self, outputs):
+        """``h`` of Alg. 1, line 2: index of the nearest bin midpoint, after clipping to ``bounds`` (warned)."""
+        lower, upper = self.bin_edges_[0], self.bin_edges_[-1]
+        if np.any((outputs < lower) | (outputs > upper)):
+            warnings.warn(f"Some outputs lie outside bounds=({lower}, {upper}) and were clipped to it.",
+                          UserWarning, stacklevel=3)
+        n_bins = self.bin_centers_.size
+        index = np.floor((np.clip(outputs, lower, upper) - lower) / (upper - lower) * n_bins).astype(np.intp)
+        return np.clip(index, 0, n_bins - 1)
+
+    def _release_joint_histogram(self, bin_index, group_index, *, n_groups, n_bins, epsilon, delta):
+        """Alg. 1, lines 3-4: the private joint PMF, charged once to the accountant."""
+        return private_joint_histogram(bin_index, group_index, n_bins=n_bins, n_groups=n_groups, epsilon=epsilon,
+                                       delta=delta, accountant=self.accountant, random_state=self.random_state)
+
+    @staticmethod
+    def _estimate_distributions(noisy_joint_pmf):
+        """Alg. 1, lines 5-9: private group weights and re-normalised group PMFs from the released PMF only."""
+        return private_group_estimates(noisy_joint_pmf)
+
+    def _solve_barycenter(self, group_pmfs, group_weights, alpha):
+        """Alg. 1, line 10: barycenter and optimal couplings from the private estimates only."""
+        return solve_barycenter(group_pmfs, group_weights, alpha, self.bin_centers_, solver=self.solver)
+
+    # -------------------------------------------------------------- predict
+    def predict(self, X, *, sensitive_features, random_state=None):
+        """Post-process: transport each output to its group's target distribution (Alg. 1, lines 11-13).
+
+        Parameters
+        ----------
+        X : array-like
+            As in ``fit``.
+        sensitive_features : array-like
+            Group membership of each row; every group must be one seen in ``fit``.
+        random_state : None, int or numpy.random.RandomState, default=None
+            Seeds the randomised transport; the same seed gives the same predictions.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Fair outputs, taking values in ``bin_centers_``.
+        """
+        group_index, bin_index = self._rows(X, sensitive_features)
+        uniforms = check_random_state(random_state).random_sample(group_index.size)
+        # Inverse-CDF sampling from row (a, j) of the kernels. All rows' CDFs are stored in one sorted array, row r
+        # shifted by 2r (each CDF lies in [0, 1]), so one searchsorted serves every sample.
+        n_bins = self.bin_centers_.size
+        row = group_index * n_bins + bin_index
+        position = np.searchsorted(self._shifted_cdfs, uniforms + 2.0 * row, side="left") - row * n_bins
+        return self.bin_centers_[np.clip(position, 0, n_bins - 1)]
+
+    def _pmf_predict(self, X, *, sensitive_features):
+        """Distribution of each row's post-processed output over ``bin_centers_``, shape (n_samples, n_bins)."""
+        group_index, bin_index = self._rows(X, sensitive_features)
+        return self._kernels[group_index, bin_index]
+
+    def _rows(self, X, sensitive_features):
+        check_is_fitted(self, "transport_plans_")
+        outputs = self._outputs(X)
+        group_index = encode_groups(as_group_vector(sensitive_features, outputs.size), self.groups_)
+        return group_index, self._discretize(outputs)
+
+
+def private_group_estimates(noisy_joint_pmf):
+    """Private group weights and PMFs from the noisy joint PMF (Xian et al. 2024, Alg. 1, lines 5-9).
+
+    For each group ``a``: ``w_a = max(sum_j p_check(a, v_j), 0)`` (line 6); scaled partial sums ``F_check(v_j) =
+    (1/w_a) sum_{l <= j} p_check(a, v_l)`` (line 7); L-infinity isotonic regression ``G_j = (max_{l <= j}
+    F_check_l + min_{r >= j} F_check_r) / 2`` clipped to [0, 1], with ``G_k = 1`` (line 8); and ``p_a(v_j) = G_j -
+    G_{j-1}`` (line 9). A group whose noisy weight is not positive gets a uniform PMF (its weight is 0, so it does
+    not move the barycenter), with a warning: the paper's division by ``w_a`` is undefined there.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_groups,)
+    pmfs : ndarray of shape (n_groups, n_bins)
+    """
+    noisy = np.atleast_2d(np.asarray(noisy_joint_pmf, dtype=float))
+    n_groups, n_bins = noisy.shape
+    totals = noisy.sum(axis=1)
+    weights = np.maximum(totals, 0.0)
+    pmfs = np.full((n_groups, n_bins), 1.0 / n_bins)
+    for a in range(n_groups):
+        if weights[a] <= 0:
+            warnings.warn(f"The noisy weight of group index {a} is not positive; its PMF is set to uniform.",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        partial = np.cumsum(noisy[a]) / weights[a]
+        isotonic = 0.5 * (np.maximum.accumulate(partial) + np.minimum.accumulate(partial[::-1])[::-1])
+        cdf = np.clip(isotonic, 0.0, 1.0)
+        cdf[-1] = 1.0
+        pmfs[a] = np.diff(cdf, prepend=0.0)
+    return weights, pmfs
+
+
+def _transport_kernels(plans):
+    """Row-normalised couplings: ``K[a, j, l] = P(g_a(v_j) = v_l)`` (Alg. 1, line 12); identity rows where ``p_a(v_j)
+    = 0``."""
+    plans = np.asarray(plans, dtype=float)
+    row_mass = plans.sum(axis=2, keepdims=True)
+    identity = np.broadcast_to(np.eye(plans.shape[1]), plans.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kernels = np.where(row_mass > 1e-15, plans / np.where(row_mass > 0, row_mass, 1.0), identity)
+    return kernels

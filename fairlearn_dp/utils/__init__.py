@@ -1,0 +1,1 @@
+"""Input validation and estimator helpers shared by fairdp's estimators (internal)."""

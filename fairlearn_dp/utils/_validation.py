@@ -1,0 +1,138 @@
+"""Input validation shared by fairdp estimators: clear errors that name the offending argument."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from ..privacy import PrivacyWarning
+
+__all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_bounds",
+           "check_alpha", "SharedAccountantCloneMixin"]
+
+
+def as_1d_float(values, name):
+    """Return ``values`` as a 1-D float array (a one-column 2-D input is accepted); reject NaN/inf and non-numbers."""
+    if isinstance(values, (pd.DataFrame, pd.Series)):
+        values = values.to_numpy()
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric.") from exc
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (or a single column), got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return arr
+
+
+def as_group_vector(sensitive_features, n_samples, name="sensitive_features"):
+    """Turn ``sensitive_features`` into a 1-D object array of group labels of length ``n_samples``.
+
+    Several columns are combined into one label per row (``"a,b"``), as Fairlearn does.
+    """
+    if sensitive_features is None:
+        raise ValueError(f"{name} is required.")
+    if isinstance(sensitive_features, pd.DataFrame):
+        frame = sensitive_features
+    elif isinstance(sensitive_features, pd.Series):
+        frame = sensitive_features.to_frame()
+    else:
+        arr = np.asarray(sensitive_features, dtype=object)
+        if arr.ndim == 0:
+            raise ValueError(f"{name} must be array-like with one entry per sample.")
+        if arr.ndim > 2:
+            raise ValueError(f"{name} must be 1-D or 2-D, got {arr.ndim} dimensions.")
+        frame = pd.DataFrame(arr if arr.ndim == 2 else arr[:, None])
+    if len(frame) != n_samples:
+        raise ValueError(f"{name} has {len(frame)} rows but the data have {n_samples} (length mismatch).")
+    if frame.isna().to_numpy().any():
+        raise ValueError(f"{name} contains missing values (NaN/None).")
+    if frame.shape[1] == 1:
+        return frame.iloc[:, 0].to_numpy(dtype=object)
+    return frame.astype(str).agg(",".join, axis=1).to_numpy(dtype=object)
+
+
+def resolve_groups(groups, group_vector, *, estimator_name):
+    """The public list of groups: ``groups`` if given, else the data's (with a :class:`PrivacyWarning`)."""
+    if groups is None:
+        warnings.warn(
+            f"{estimator_name}: `groups` was not given, so the list of groups is read from the private data and "
+            "treated as public. Pass groups=[...] to make this explicit.", PrivacyWarning, stacklevel=3)
+        found = pd.unique(pd.Series(group_vector, dtype=object))
+        try:
+            found = sorted(found)
+        except TypeError:
+            found = list(found)
+        resolved = list(found)
+    else:
+        if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
+            raise TypeError("groups must be a list of group labels or None.")
+        resolved = list(groups)
+        if len(set(resolved)) != len(resolved):
+            raise ValueError("groups contains duplicates.")
+    if len(resolved) < 2:
+        raise ValueError(f"sensitive_features must define at least 2 groups, got {len(resolved)}.")
+    return resolved
+
+
+def encode_groups(group_vector, groups, name="sensitive_features"):
+    """Map each label to its index in ``groups``; unknown labels are a ``ValueError``."""
+    index = {g: i for i, g in enumerate(groups)}
+    codes = np.fromiter((index.get(g, -1) for g in group_vector), dtype=np.intp, count=len(group_vector))
+    unknown = codes < 0
+    if unknown.any():
+        raise ValueError(f"{name} has {int(unknown.sum())} rows whose group is not one of the {len(groups)} groups "
+                         "known to the estimator (unseen group).")
+    return codes
+
+
+def check_n_bins(n_bins):
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral):
+        raise TypeError(f"n_bins must be an integer, got {type(n_bins).__name__}.")
+    if n_bins < 1:
+        raise ValueError(f"n_bins must be >= 1, got {n_bins}.")
+    return int(n_bins)
+
+
+def check_bounds(bounds):
+    if bounds is None:
+        raise ValueError("bounds=(s, t) is required: a public interval containing the regressor's outputs. "
+                         "It must not be computed from the private data.")
+    try:
+        lower, upper = (float(b) for b in bounds)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("bounds must be a pair of numbers (s, t).") from exc
+    if not (np.isfinite(lower) and np.isfinite(upper)) or lower >= upper:
+        raise ValueError(f"bounds must be finite with s < t, got {bounds}.")
+    return lower, upper
+
+
+def check_alpha(alpha):
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise TypeError(f"alpha must be a number, got {type(alpha).__name__}.")
+    if not 0 <= alpha <= 1:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}.")
+    return float(alpha)
+
+
+class SharedAccountantCloneMixin:
+    """Make :func:`sklearn.base.clone` keep the *same* ``accountant`` object.
+
+    scikit-learn deep-copies non-estimator parameters when cloning, which would make a cloned DP estimator charge a
+    private copy of the user's ``BudgetAccountant``, so spends in a ``GridSearchCV`` or a sweep would go unrecorded.
+    """
+
+    def __sklearn_clone__(self):
+        params = self.get_params(deep=False)
+        accountant = params.pop("accountant", None)
+        new_params = {name: clone(value, safe=False) for name, value in params.items()}
+        return type(self)(**new_params, accountant=accountant)

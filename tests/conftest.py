@@ -1,0 +1,24 @@
+"""Shared fixtures: small synthetic regression problems and fresh accountants."""
+
+import numpy as np
+import pytest
+from diffprivlib import BudgetAccountant
+
+
+@pytest.fixture
+def accountant():
+    """A fresh, unlimited accountant so no test touches diffprivlib's global one."""
+    return BudgetAccountant()
+
+
+def make_regression_outputs(n=3000, n_groups=3, seed=0):
+    """Regressor outputs in [0, 1] whose distribution shifts with the group."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n)
+    outputs = np.clip(rng.normal(0.35 + 0.15 * groups, 0.12), 0.0, 1.0)
+    return outputs, groups
+
+
+@pytest.fixture
+def regression_outputs():
+    return make_regression_outputs()

@@ -1,0 +1,282 @@
+"""DPFairRegressionPostprocessor: Alg. 1 behaviour, privacy plumbing, sklearn conventions, bad input."""
+
+import math
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from diffprivlib import BudgetAccountant
+from sklearn.base import clone
+from sklearn.linear_model import LinearRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import fairlearn_dp.postprocessing._fair_regression as module
+from fairlearn_dp.metrics import ks_statistical_parity
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+from fairlearn_dp.postprocessing._fair_regression import private_group_estimates
+from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
+
+
+def make(accountant, **kwargs):
+    params = dict(epsilon=1.0, bounds=(0.0, 1.0), n_bins=10, groups=[0, 1, 2], accountant=accountant,
+                  random_state=0)
+    params.update(kwargs)
+    return DPFairRegressionPostprocessor(**params)
+
+
+def binned(values, n_bins, lower=0.0, upper=1.0):
+    index = np.clip(np.floor((values - lower) / (upper - lower) * n_bins), 0, n_bins - 1)
+    return lower + (index + 0.5) * (upper - lower) / n_bins
+
+
+def test_alpha_one_leaves_binned_outputs_unchanged(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    model = make(accountant, alpha=1.0).fit(outputs[:, None], sensitive_features=groups)
+    predicted = model.predict(outputs[:, None], sensitive_features=groups, random_state=0)
+    np.testing.assert_allclose(predicted, binned(outputs, 10))
+
+
+def test_alpha_zero_makes_target_pmfs_identical_and_outputs_fair(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    model = make(accountant, alpha=0.0, epsilon=np.inf).fit(outputs[:, None], sensitive_features=groups)
+    for target in model.target_pmfs_:
+        np.testing.assert_allclose(target, model.barycenter_, atol=1e-12)
+    before = ks_statistical_parity(outputs, outputs, sensitive_features=groups)
+    after = ks_statistical_parity(outputs, model.predict(outputs[:, None], sensitive_features=groups,
+                                                         random_state=0), sensitive_features=groups)
+    # Groups of ~1000 rows: sampling the randomised transport leaves KS noise of order 1/sqrt(1000) ~ 0.03.
+    assert before > 0.5 and after < 0.08
+
+
+def test_infinite_epsilon_uses_the_exact_empirical_distributions(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    model = make(accountant, epsilon=np.inf).fit(outputs[:, None], sensitive_features=groups)
+    bins = np.clip(np.floor(outputs * 10), 0, 9).astype(int)
+    for a in range(3):
+        empirical = np.bincount(bins[groups == a], minlength=10) / np.sum(groups == a)
+        np.testing.assert_allclose(model.group_pmfs_[a], empirical, atol=1e-12)
+        assert model.group_weights_[a] == pytest.approx(np.mean(groups == a))
+    assert model.privacy_spent_ == PrivacySpend(math.inf, 0.0)
+
+
+def test_accountant_charged_exactly_once(regression_outputs):
+    outputs, groups = regression_outputs
+    for epsilon, delta in [(0.7, 0.0), (2.0, 1e-6)]:
+        acc = BudgetAccountant()
+        model = make(acc, epsilon=epsilon, delta=delta).fit(outputs[:, None], sensitive_features=groups)
+        assert acc.spent_budget == [(epsilon, delta)]
+        assert model.privacy_spent_ == PrivacySpend(epsilon, delta)
+
+
+def test_default_accountant_is_diffprivlibs_global_one(regression_outputs):
+    outputs, groups = regression_outputs
+    default = BudgetAccountant()
+    previous = BudgetAccountant.pop_default()
+    default.set_default()
+    try:
+        DPFairRegressionPostprocessor(epsilon=0.3, bounds=(0, 1), n_bins=5, groups=[0, 1, 2], random_state=0).fit(
+            outputs[:, None], sensitive_features=groups)
+        assert default.spent_budget == [(0.3, 0.0)]
+    finally:
+        BudgetAccountant.pop_default()
+        if previous is not None:
+            previous.set_default()
+
+
+def test_optimiser_sees_only_the_released_statistic(regression_outputs, accountant, monkeypatch):
+    """Replace the release by a fixed 'released' PMF: two unrelated datasets must then give identical fits."""
+    released = np.array([[0.05, 0.1, 0.05, 0.0, 0.1], [0.2, 0.0, 0.1, 0.2, 0.2]])
+
+    def fake_release(bin_index, group_index, **kwargs):
+        return released.copy(), PrivacySpend(1.0)
+
+    monkeypatch.setattr(module, "private_joint_histogram", fake_release)
+    outputs, groups = regression_outputs
+    first = make(accountant, n_bins=5, groups=[0, 1]).fit(outputs[:200, None], sensitive_features=groups[:200] % 2)
+    rng = np.random.default_rng(99)
+    second = make(accountant, n_bins=5, groups=[0, 1]).fit(rng.uniform(size=(50, 1)),
+                                                           sensitive_features=rng.integers(0, 2, 50))
+    for name in ("group_weights_", "group_pmfs_", "barycenter_", "target_pmfs_", "transport_plans_"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
+    np.testing.assert_array_equal(first.noisy_joint_pmf_, released)
+
+
+def test_released_histogram_noise_has_stated_scale(regression_outputs):
+    """noisy_joint_pmf_ - exact PMF is Laplace(2 / (n epsilon)) per cell: mean |noise| = b within 5 sd."""
+    outputs, groups = regression_outputs
+    n, epsilon, n_bins = outputs.size, 0.5, 10
+    exact = make(BudgetAccountant(), epsilon=np.inf).fit(outputs[:, None], sensitive_features=groups)
+    noise = np.concatenate([
+        (make(BudgetAccountant(), epsilon=epsilon, random_state=seed).fit(outputs[:, None], sensitive_features=groups)
+         .noisy_joint_pmf_ - exact.noisy_joint_pmf_).ravel() for seed in range(200)])
+    scale = 2 / (n * epsilon)
+    assert abs(np.mean(np.abs(noise)) - scale) < 5 * scale / math.sqrt(noise.size)
+    assert noise.size == 200 * 3 * n_bins
+
+
+def test_same_seed_same_fit_and_predictions(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    one = make(accountant, random_state=5).fit(outputs[:, None], sensitive_features=groups)
+    two = make(accountant, random_state=5).fit(outputs[:, None], sensitive_features=groups)
+    three = make(accountant, random_state=6).fit(outputs[:, None], sensitive_features=groups)
+    np.testing.assert_array_equal(one.transport_plans_, two.transport_plans_)
+    assert not np.array_equal(one.noisy_joint_pmf_, three.noisy_joint_pmf_)
+    p1 = one.predict(outputs[:, None], sensitive_features=groups, random_state=11)
+    p2 = two.predict(outputs[:, None], sensitive_features=groups, random_state=11)
+    p3 = one.predict(outputs[:, None], sensitive_features=groups, random_state=12)
+    np.testing.assert_array_equal(p1, p2)
+    assert not np.array_equal(p1, p3)
+
+
+def test_predict_samples_the_transport_kernel(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    model = make(accountant, alpha=0.0).fit(outputs[:, None], sensitive_features=groups)
+    x = np.full(20_000, 0.42)[:, None]
+    a = np.ones(20_000, dtype=int)
+    draws = model.predict(x, sensitive_features=a, random_state=0)
+    pmf = model._pmf_predict(x[:1], sensitive_features=a[:1])[0]
+    frequencies = np.array([np.mean(draws == c) for c in model.bin_centers_])
+    assert np.all(np.abs(frequencies - pmf) < 5 * np.sqrt(pmf * (1 - pmf) / 20_000) + 1e-12)
+
+
+def test_solvers_agree_on_the_fit(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    exact = make(accountant, alpha=0.05).fit(outputs[:, None], sensitive_features=groups)
+    lp = make(accountant, alpha=0.05, solver="HIGHS").fit(outputs[:, None], sensitive_features=groups)
+    assert exact.objective_ == pytest.approx(lp.objective_, rel=1e-6)
+
+
+def test_clone_get_params_and_pickle(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    model = make(accountant, alpha=0.1)
+    params = model.get_params()
+    assert params["alpha"] == 0.1 and params["accountant"] is accountant
+    cloned = clone(model)
+    assert cloned.get_params()["n_bins"] == 10 and cloned.accountant is accountant   # spends reach the user's one
+    model.fit(outputs[:, None], sensitive_features=groups)
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(
+        restored.predict(outputs[:, None], sensitive_features=groups, random_state=1),
+        model.predict(outputs[:, None], sensitive_features=groups, random_state=1))
+    cloned.fit(outputs[:, None], sensitive_features=groups)
+    assert len(accountant.spent_budget) == 2
+
+
+def test_wraps_a_prefit_pipeline_and_pandas_inputs(accountant):
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"x1": rng.normal(size=2000), "x2": rng.normal(size=2000)})
+    a = pd.Series(rng.choice(["f", "m"], 2000), name="sex")
+    y = 2.0 + 0.5 * X["x1"] + 0.4 * (a == "m") + rng.normal(scale=0.2, size=2000)
+    pipe = make_pipeline(StandardScaler(), LinearRegression()).fit(X[:1000], y[:1000])
+    model = DPFairRegressionPostprocessor(estimator=pipe, prefit=True, epsilon=2.0, bounds=(0, 4), n_bins=20,
+                                          groups=["f", "m"], accountant=accountant, random_state=0)
+    model.fit(X[1000:], y[1000:], sensitive_features=a[1000:])
+    fair = model.predict(X[1000:], sensitive_features=a[1000:], random_state=0)
+    assert fair.shape == (1000,)
+    assert ks_statistical_parity(y[1000:], fair, sensitive_features=a[1000:]) < \
+        ks_statistical_parity(y[1000:], pipe.predict(X[1000:]), sensitive_features=a[1000:])
+
+
+def test_non_private_estimator_fitted_inside_warns(accountant):
+    rng = np.random.default_rng(1)
+    X, a = rng.normal(size=(300, 2)), rng.integers(0, 2, 300)
+    y = X[:, 0] + a
+    model = DPFairRegressionPostprocessor(estimator=LinearRegression(), epsilon=1.0, bounds=(-5, 5), groups=[0, 1],
+                                          accountant=accountant, random_state=0)
+    with pytest.warns(PrivacyWarning, match="NOT differentially private"):
+        model.fit(X, y, sensitive_features=a)
+
+
+def test_groups_read_from_data_warn(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    with pytest.warns(PrivacyWarning, match="groups"):
+        model = make(accountant, groups=None).fit(outputs[:, None], sensitive_features=groups)
+    assert model.groups_ == [0, 1, 2]
+
+
+def test_multi_column_sensitive_features(accountant):
+    rng = np.random.default_rng(0)
+    sf = pd.DataFrame({"sex": rng.choice(["f", "m"], 500), "race": rng.choice(["a", "b"], 500)})
+    model = DPFairRegressionPostprocessor(epsilon=1.0, bounds=(0, 1), n_bins=5,
+                                          groups=["f,a", "f,b", "m,a", "m,b"], accountant=accountant,
+                                          random_state=0)
+    model.fit(rng.uniform(size=(500, 1)), sensitive_features=sf)
+    assert model.group_pmfs_.shape == (4, 5)
+
+
+def test_nonpositive_noisy_weight_falls_back_to_uniform():
+    with pytest.warns(RuntimeWarning, match="not positive"):
+        weights, pmfs = private_group_estimates(np.array([[0.3, 0.2, 0.1], [-0.05, 0.01, 0.0]]))
+    assert weights[1] == 0.0
+    np.testing.assert_allclose(pmfs[1], 1 / 3)
+
+
+def test_renormalisation_is_linf_isotonic_regression_of_the_cdf():
+    # Partial sums 0.5, 0.3, 0.9, 1.0 -> isotonic (L-inf) midpoint fit 0.4, 0.4, 0.9, 1.0 -> PMF .4, 0, .5, .1
+    weights, pmfs = private_group_estimates(np.array([[0.5, -0.2, 0.6, 0.1], [0.25, 0.25, 0.25, 0.25]]))
+    np.testing.assert_allclose(weights, [1.0, 1.0])
+    np.testing.assert_allclose(pmfs[0], [0.4, 0.0, 0.5, 0.1])
+    assert np.all(pmfs >= 0)
+
+
+@pytest.mark.parametrize("kwargs, fit_args, error, match", [
+    ({"epsilon": 0}, {}, ValueError, "epsilon"),
+    ({"epsilon": -1.0}, {}, ValueError, "epsilon"),
+    ({"delta": 1.0}, {}, ValueError, "delta"),
+    ({"n_bins": 0}, {}, ValueError, "n_bins"),
+    ({"n_bins": 2.5}, {}, TypeError, "n_bins"),
+    ({"alpha": 1.2}, {}, ValueError, "alpha"),
+    ({"alpha": -0.01}, {}, ValueError, "alpha"),
+    ({"bounds": None}, {}, ValueError, "bounds"),
+    ({"bounds": (1.0, 0.0)}, {}, ValueError, "bounds"),
+    ({"groups": [0]}, {}, ValueError, "at least 2 groups"),
+    ({"groups": [0, 1, 2, 3]}, {}, ValueError, "empty group"),
+    ({"groups": [0, 1]}, {}, ValueError, "unseen group"),
+    ({}, {"nan_x": True}, ValueError, "X contains NaN"),
+    ({}, {"nan_a": True}, ValueError, "sensitive_features contains missing"),
+    ({}, {"short_a": True}, ValueError, "length mismatch"),
+    ({}, {"short_y": True}, ValueError, "length mismatch"),
+])
+def test_bad_input(regression_outputs, accountant, kwargs, fit_args, error, match):
+    outputs, groups = regression_outputs
+    X, a, y = outputs[:, None].copy(), groups.astype(object), None
+    if fit_args.get("nan_x"):
+        X[3, 0] = np.nan
+    if fit_args.get("nan_a"):
+        a[5] = None
+    if fit_args.get("short_a"):
+        a = a[:-1]
+    if fit_args.get("short_y"):
+        y = outputs[:-2]
+    before = list(accountant.spent_budget)
+    with pytest.raises(error, match=match):
+        make(accountant, **kwargs).fit(X, y, sensitive_features=a)
+    assert accountant.spent_budget == before   # nothing charged for a failed fit
+
+
+def test_single_group_in_data_without_declared_groups(accountant):
+    with pytest.warns(PrivacyWarning):
+        with pytest.raises(ValueError, match="at least 2 groups"):
+            make(accountant, groups=None).fit(np.full((10, 1), 0.5), sensitive_features=np.zeros(10))
+
+
+def test_unseen_group_at_predict_and_not_fitted(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    with pytest.raises(Exception, match="not fitted"):
+        make(accountant).predict(outputs[:, None], sensitive_features=groups)
+    model = make(accountant).fit(outputs[:, None], sensitive_features=groups)
+    with pytest.raises(ValueError, match="unseen group"):
+        model.predict(outputs[:5, None], sensitive_features=[0, 1, 2, 7, 0])
+
+
+def test_outputs_outside_bounds_are_clipped_with_a_warning(regression_outputs, accountant):
+    outputs, groups = regression_outputs
+    shifted = outputs.copy()
+    shifted[:10] = 1.7
+    with pytest.warns(UserWarning, match="outside bounds"):
+        model = make(accountant, alpha=1.0).fit(shifted[:, None], sensitive_features=groups)
+    with pytest.warns(UserWarning, match="outside bounds"):
+        predicted = model.predict(shifted[:10, None], sensitive_features=groups[:10], random_state=0)
+    np.testing.assert_allclose(predicted, 0.95)
