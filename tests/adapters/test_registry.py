@@ -1,0 +1,25 @@
+"""The registry: every row imports, documents its privacy, and charges what it claims."""
+
+import pytest
+
+from fairdp_adapters import registry
+
+
+@pytest.mark.parametrize("entry", registry.entries(), ids=lambda e: e.name)
+def test_every_entry_loads_and_documents_privacy(entry):
+    cls = registry.load(entry)
+    assert cls.__name__ == entry.name
+    assert "Privacy" in cls.__doc__
+    assert entry.toolkit in {"fairlearn", "aif360"}
+    assert "epsilon" in cls().get_params() if hasattr(cls, "get_params") else hasattr(cls(), "epsilon")
+
+
+def test_lookup_and_frame():
+    assert registry.get("DPFairRegressionPostprocessor").toolkit == "fairlearn"
+    with pytest.raises(KeyError):
+        registry.get("Nope")
+    with pytest.raises(ValueError, match="toolkit"):
+        registry.entries("sklearn")
+    frame = registry.as_frame()
+    assert list(frame["name"]) == [e.name for e in registry.entries()]
+    assert frame["name"].is_unique
