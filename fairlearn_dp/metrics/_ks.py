@@ -5,7 +5,9 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from fairlearn.metrics import MetricFrame
+import pandas as pd
+
+from ..utils._validation import as_1d_float, as_group_vector
 
 __all__ = ["ks_distance", "ks_distance_to", "ks_statistical_parity"]
 
@@ -22,21 +24,18 @@ def ks_distance(sample_a, sample_b):
     return float(np.max(np.abs(cdf_a - cdf_b)))
 
 
-def _outputs(y_true, y_pred):
-    """Per-group 'metric' that keeps a group's outputs (MetricFrame allows non-scalar metric values)."""
-    return np.asarray(y_pred, dtype=float)
-
-
 def ks_statistical_parity(y_true, y_pred, *, sensitive_features):
     """Largest pairwise KS distance between groups' outputs ``y_pred`` (``y_true`` is ignored).
 
     ``SP(f) = max_{a, a'} D_KS(r_a, r_a')`` of Xian et al. (2024), Definition 2.2: 0 means identical output
-    distributions. Signature as Fairlearn's ``demographic_parity_difference``.
+    distributions. Signature as Fairlearn's aggregate metrics (``demographic_parity_difference``); several
+    sensitive-feature columns are combined into one group label per row, as ``MetricFrame`` does.
     """
-    frame = MetricFrame(metrics=_outputs, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features)
-    samples = [s for s in frame.by_group.to_numpy() if np.size(s) > 0]
-    if len(samples) < 2:
+    y_pred = as_1d_float(y_pred, "y_pred")
+    codes, uniques = pd.factorize(pd.Series(as_group_vector(sensitive_features, y_pred.size), dtype=object))
+    if len(uniques) < 2:
         raise ValueError("sensitive_features must define at least 2 groups.")
+    samples = [y_pred[codes == g] for g in range(len(uniques))]
     return max(ks_distance(s, t) for s, t in combinations(samples, 2))
 
 

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacySpend, PrivacyWarning, private_joint_histogram, validate_epsilon_delta
+from ..privacy import PrivacyWarning, private_joint_histogram, validate_epsilon_delta
 from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_1d_float,
@@ -248,8 +248,10 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
             warnings.warn(f"Some outputs lie outside bounds=({lower}, {upper}) and were clipped to it.",
                           UserWarning, stacklevel=3)
         n_bins = self.bin_centers_.size
-        index = np.floor((np.clip(outputs, lower, upper) - lower) / (upper - lower) * n_bins).astype(np.intp)
-        return np.clip(index, 0, n_bins - 1)
+        # Bins are [e_j, e_{j+1}); rounding to 9 decimals first sends values that sit on an edge up to
+        # floating-point error (e.g. GPAs on a 0.1 grid with k = 180) consistently to the upper bin.
+        position = np.round((np.clip(outputs, lower, upper) - lower) * n_bins / (upper - lower), 9)
+        return np.clip(np.floor(position).astype(np.intp), 0, n_bins - 1)
 
     def _release_joint_histogram(self, bin_index, group_index, *, n_groups, n_bins, epsilon, delta):
         """Alg. 1, lines 3-4: the private joint PMF, charged once to the accountant."""
@@ -262,8 +264,16 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         return private_group_estimates(noisy_joint_pmf)
 
     def _solve_barycenter(self, group_pmfs, group_weights, alpha):
-        """Alg. 1, line 10: barycenter and optimal couplings from the private estimates only."""
-        return solve_barycenter(group_pmfs, group_weights, alpha, self.bin_centers_, solver=self.solver)
+        """Alg. 1, line 10: barycenter and optimal couplings from the private estimates only.
+
+        A group whose private weight is 0 does not enter the objective, so the LP would leave its target arbitrary
+        within the constraints (and could move its outputs even at ``alpha = 1``). Weights are therefore floored
+        at ``1e-9`` of their total, which breaks that tie toward moving such a group least while changing the
+        optimum by a negligible amount.
+        """
+        floor = 1e-9 * max(float(group_weights.sum()), 1e-12)
+        return solve_barycenter(group_pmfs, np.maximum(group_weights, floor), alpha, self.bin_centers_,
+                                solver=self.solver)
 
     # -------------------------------------------------------------- predict
     def predict(self, X, *, sensitive_features, random_state=None):

@@ -86,13 +86,12 @@ def resolve_groups(groups, group_vector, *, estimator_name):
 
 def encode_groups(group_vector, groups, name="sensitive_features"):
     """Map each label to its index in ``groups``; unknown labels are a ``ValueError``."""
-    index = {g: i for i, g in enumerate(groups)}
-    codes = np.fromiter((index.get(g, -1) for g in group_vector), dtype=np.intp, count=len(group_vector))
+    codes = pd.Index(pd.Series(list(groups), dtype=object)).get_indexer(pd.Series(group_vector, dtype=object))
     unknown = codes < 0
     if unknown.any():
         raise ValueError(f"{name} has {int(unknown.sum())} rows whose group is not one of the {len(groups)} groups "
                          "known to the estimator (unseen group).")
-    return codes
+    return codes.astype(np.intp)
 
 
 def check_n_bins(n_bins):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
@@ -9,6 +10,13 @@ from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays, declare
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 
 __all__ = ["DPFairRegressionPostprocessing"]
+
+
+def predict_seed(seed):
+    """The seed of ``predict``'s transport draws: a stream derived from ``seed`` and distinct from fit's noise."""
+    if seed is None:
+        return None
+    return int(np.random.SeedSequence([int(seed), 1]).generate_state(1)[0])
 
 
 class DPFairRegressionPostprocessing(Transformer):
@@ -29,7 +37,9 @@ class DPFairRegressionPostprocessing(Transformer):
         protected_attribute_name (str, optional): attribute defining the groups; default the dataset's first.
             Its groups are the values declared in the dataset's privileged/unprivileged metadata.
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
-        seed (int, optional): seeds the privacy noise of ``fit`` and the randomised transport of ``predict``.
+        seed (int, optional): seeds the privacy noise of ``fit`` and (through a separate stream derived from it,
+            so ``predict``'s draws never replay the noise) the randomised transport of ``predict``. For
+            experiments: a seeded release is not secure; leave it None for production.
         solver (str): ``"exact"`` or a cvxpy solver name, see the Fairlearn-face class.
 
     Privacy: as :class:`fairlearn_dp.postprocessing.DPFairRegressionPostprocessor`: epsilon-DP (or (epsilon,
@@ -92,7 +102,7 @@ class DPFairRegressionPostprocessing(Transformer):
         arrays = dataset_to_arrays(dataset, protected_attribute_name=self.protected_attribute_name_)
         fair = self.model_.predict(arrays.y[:, None],
                                    sensitive_features=arrays.sensitive_features.to_numpy(dtype=float),
-                                   random_state=self.seed)
+                                   random_state=predict_seed(self.seed))
         return arrays_to_dataset(dataset, fair)
 
     def fit_predict(self, dataset_true, dataset_pred=None):

@@ -6,6 +6,7 @@ from aif360.algorithms import Transformer
 from diffprivlib import BudgetAccountant
 
 from aif360_dp.algorithms.postprocessing import DPFairRegressionPostprocessing
+from aif360_dp.algorithms.postprocessing._dp_fair_regression import predict_seed
 from aif360_dp.datasets import CommunitiesCrimeDataset, LawSchoolGPADataset
 from fairdp_adapters.aif360 import dataset_to_arrays
 from fairlearn_dp.metrics import ks_statistical_parity
@@ -42,7 +43,9 @@ def test_matches_the_fairlearn_face_on_the_same_data(communities):
     engine = DPFairRegressionPostprocessor(epsilon=2.0, bounds=(0, 1), n_bins=12, alpha=0.0, groups=[0.0, 1.0],
                                            accountant=BudgetAccountant(), random_state=3)
     engine.fit(arrays.y[:, None], sensitive_features=arrays.sensitive_features)
-    expected = engine.predict(arrays.y[:, None], sensitive_features=arrays.sensitive_features, random_state=3)
+    expected = engine.predict(arrays.y[:, None], sensitive_features=arrays.sensitive_features,
+                              random_state=predict_seed(3))
+    assert predict_seed(3) != 3
     np.testing.assert_allclose(dataset_to_arrays(out).y, expected, atol=1e-12)
     before = ks_statistical_parity(arrays.y, arrays.y, sensitive_features=arrays.sensitive_features)
     after = ks_statistical_parity(arrays.y, expected, sensitive_features=arrays.sensitive_features)

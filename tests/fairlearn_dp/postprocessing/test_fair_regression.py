@@ -280,3 +280,26 @@ def test_outputs_outside_bounds_are_clipped_with_a_warning(regression_outputs, a
     with pytest.warns(UserWarning, match="outside bounds"):
         predicted = model.predict(shifted[:10, None], sensitive_features=groups[:10], random_state=0)
     np.testing.assert_allclose(predicted, 0.95)
+
+
+def test_group_with_zero_private_weight_is_not_moved_at_alpha_one(accountant, monkeypatch):
+    """A group whose noisy weight comes out <= 0 must keep its own PMF when alpha = 1 (no fairness asked)."""
+    # Both other groups sit in the top bin, so barycenter CDFs anywhere in [0, 0.5] cost them nothing; the
+    # uniform fallback PMF of the zero-weight group (CDF 0.25, 0.5, 0.75) fits only some of those choices.
+    released = np.array([[0.0, 0.0, 0.0, 0.4], [-0.02, 0.0, 0.01, 0.0], [0.0, 0.0, 0.0, 0.5]])
+    monkeypatch.setattr(module, "private_joint_histogram", lambda *a, **k: (released.copy(), PrivacySpend(1.0)))
+    outputs, groups = np.linspace(0, 1, 30), np.arange(30) % 3
+    with pytest.warns(RuntimeWarning, match="not positive"):
+        model = make(accountant, n_bins=4, alpha=1.0).fit(outputs[:, None], sensitive_features=groups)
+    assert model.group_weights_[1] == 0.0
+    np.testing.assert_allclose(model.target_pmfs_, model.group_pmfs_, atol=1e-12)
+
+
+def test_values_on_bin_edges_are_binned_consistently(accountant):
+    # GPAs on a 0.1 grid with k = 180 bins of (1, 4): every value is an edge; each must land in the bin above it.
+    gpa = np.round(np.arange(1.0, 4.0, 0.1), 1)
+    model = DPFairRegressionPostprocessor(epsilon=np.inf, bounds=(1, 4), n_bins=180, alpha=1.0, groups=[0, 1],
+                                          accountant=accountant).fit(gpa[:, None],
+                                                                     sensitive_features=np.arange(gpa.size) % 2)
+    expected = np.round((gpa - 1) * 60).astype(int)
+    np.testing.assert_array_equal(model._discretize(gpa), expected)
