@@ -13,7 +13,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["DatasetArrays", "dataset_to_arrays", "arrays_to_dataset", "declared_groups", "protected_attribute"]
+__all__ = ["DatasetArrays", "dataset_to_arrays", "arrays_to_dataset", "declared_groups", "protected_attribute",
+           "predict_seed"]
 
 
 class DatasetArrays(NamedTuple):
@@ -99,3 +100,14 @@ def declared_groups(dataset, protected_attribute_name=None):
     values = list(np.ravel(dataset.privileged_protected_attributes[column]))
     values += [v for v in np.ravel(dataset.unprivileged_protected_attributes[column]) if v not in values]
     return [float(v) for v in values]
+
+
+def predict_seed(seed):
+    """Seed for an AIF360 face's ``predict`` draws, derived from its ``seed`` but a different stream than ``fit``'s.
+
+    AIF360 transformers take one ``seed``; using it unchanged for both the privacy noise of ``fit`` and the
+    randomisation of ``predict`` would replay the noise's uniforms in the predictions.
+    """
+    if seed is None:
+        return None
+    return int(np.random.SeedSequence([int(seed), 1]).generate_state(1)[0])

@@ -46,7 +46,10 @@ class RegistryEntry:
 
 
 _XIAN_NEIGHBOURING = "substitution of one fitting record (x, a); n public"
-_XIAN_GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic Gaussian)"
+_GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic Gaussian)"
+
+_JAGIELSKI_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
+                           "or one whole record substituted (privacy_unit='record'); m public")
 
 REGISTRY = (
     RegistryEntry(
@@ -54,14 +57,26 @@ REGISTRY = (
         dp_class="fairlearn_dp.postprocessing.DPFairRegressionPostprocessor",
         counterpart="same class with epsilon=inf (binning + Wasserstein-barycenter post-processing, Chzhen et al. "
                     "2020); Fairlearn has no fair-regression post-processor",
-        toolkit="fairlearn", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_XIAN_GUARANTEE,
+        toolkit="fairlearn", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_GUARANTEE,
         paper="Xian et al. 2024, Alg. 1"),
     RegistryEntry(
         name="DPFairRegressionPostprocessing",
         dp_class="aif360_dp.algorithms.postprocessing.DPFairRegressionPostprocessing",
         counterpart="same class with epsilon=inf; AIF360 has no regression post-processor",
-        toolkit="aif360", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_XIAN_GUARANTEE,
+        toolkit="aif360", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_GUARANTEE,
         paper="Xian et al. 2024, Alg. 1"),
+    RegistryEntry(
+        name="DPThresholdOptimizer",
+        dp_class="fairlearn_dp.postprocessing.DPThresholdOptimizer",
+        counterpart="fairlearn.postprocessing.ThresholdOptimizer",
+        toolkit="fairlearn", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
+        guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)"),
+    RegistryEntry(
+        name="DPEqOddsPostprocessing",
+        dp_class="aif360_dp.algorithms.postprocessing.DPEqOddsPostprocessing",
+        counterpart="aif360.algorithms.postprocessing.EqOddsPostprocessing",
+        toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
+        guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)"),
 )
 
 

@@ -5,6 +5,7 @@ returned dataset) and delegates the computation to the matching :mod:`fairlearn_
 :mod:`fairdp_adapters.aif360`.
 """
 
+from ._dp_eq_odds import DPEqOddsPostprocessing
 from ._dp_fair_regression import DPFairRegressionPostprocessing
 
-__all__ = ["DPFairRegressionPostprocessing"]
+__all__ = ["DPEqOddsPostprocessing", "DPFairRegressionPostprocessing"]

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import numpy as np
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays, declared_groups, protected_attribute
+from fairdp_adapters.aif360 import (
+    arrays_to_dataset,
+    dataset_to_arrays,
+    declared_groups,
+    predict_seed,
+    protected_attribute,
+)
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 
 __all__ = ["DPFairRegressionPostprocessing"]
-
-
-def predict_seed(seed):
-    """The seed of ``predict``'s transport draws: a stream derived from ``seed`` and distinct from fit's noise."""
-    if seed is None:
-        return None
-    return int(np.random.SeedSequence([int(seed), 1]).generate_state(1)[0])
 
 
 class DPFairRegressionPostprocessing(Transformer):

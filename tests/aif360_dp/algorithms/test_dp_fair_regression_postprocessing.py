@@ -6,9 +6,8 @@ from aif360.algorithms import Transformer
 from diffprivlib import BudgetAccountant
 
 from aif360_dp.algorithms.postprocessing import DPFairRegressionPostprocessing
-from aif360_dp.algorithms.postprocessing._dp_fair_regression import predict_seed
 from aif360_dp.datasets import CommunitiesCrimeDataset, LawSchoolGPADataset
-from fairdp_adapters.aif360 import dataset_to_arrays
+from fairdp_adapters.aif360 import dataset_to_arrays, predict_seed
 from fairlearn_dp.metrics import ks_statistical_parity
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import PrivacySpend

@@ -1,0 +1,143 @@
+"""AIF360 face of the DP equalized-odds post-processor (Jagielski et al. 2019, Alg. 1)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+from aif360.algorithms import Transformer
+from aif360.algorithms.transformer import NotFittedError
+from aif360.metrics import utils as aif360_utils
+
+from fairdp_adapters.aif360 import predict_seed
+from fairlearn_dp.postprocessing import DPThresholdOptimizer
+
+__all__ = ["DPEqOddsPostprocessing"]
+
+_PRIVILEGED, _UNPRIVILEGED = 0, 1      # group indices in the engine; the privileged group is the LP's anchor
+
+
+class DPEqOddsPostprocessing(Transformer):
+    """Differentially private equalized-odds post-processing, a drop-in for AIF360's ``EqOddsPostprocessing``.
+
+    Solves the same linear program as AIF360's ``EqOddsPostprocessing`` (mixing probabilities
+    ``P(y_tilde = 1 | y_hat, group)`` for the privileged and unprivileged groups, minimising ``sum_g (FPR_g -
+    TPR_g)`` under equal odds) but on Laplace-noised statistics with the confidence slack of Jagielski et al.
+    (2019), Alg. 1, so that the fitted mixing rates are epsilon-DP. With ``epsilon=numpy.inf`` (and
+    ``gamma=0``) the mixing rates equal AIF360's on the same data. The computation is delegated to
+    :class:`fairlearn_dp.postprocessing.DPThresholdOptimizer` (binary predictions, ``flip=True``).
+
+    Args:
+        unprivileged_groups (list(dict)): representation for the unprivileged group, as in AIF360.
+        privileged_groups (list(dict)): representation for the privileged group, as in AIF360.
+        seed (int, optional): seeds the privacy noise of ``fit`` and, through a separate stream, the flips of
+            ``predict`` (for experiments; a seeded release is not secure).
+        epsilon (float): privacy budget (> 0; ``numpy.inf`` for AIF360's non-private result).
+        delta (float): 0 for pure DP (Laplace); > 0 for the analytic Gaussian mechanism.
+        beta (float): confidence in (0, 1) of the fairness slack.
+        gamma (float): fairness tolerance on the FPR and TPR gaps (AIF360 asks exact equality: 0).
+        privacy_unit (str): "sensitive_attribute" (one person's protected attribute changes; labels and
+            predictions public) or "record" (one whole record changes).
+        accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
+
+    Privacy: as :class:`fairlearn_dp.postprocessing.DPThresholdOptimizer`: the released statistic is the joint
+    table of (predicted label, group, true label) over the rows of the two groups, L1 sensitivity 2/m, Laplace
+    noise of scale 2/(m epsilon) per cell; everything else is post-processing. Rows that belong to neither group
+    are rejected (AIF360 silently ignores them). After ``fit``, ``privacy_spent_`` holds the charge.
+    """
+
+    def __init__(self, unprivileged_groups, privileged_groups, seed=None, *, epsilon=1.0, delta=0.0, beta=0.05,
+                 gamma=0.0, privacy_unit="sensitive_attribute", accountant=None):
+        super().__init__(unprivileged_groups=unprivileged_groups, privileged_groups=privileged_groups, seed=seed,
+                         epsilon=epsilon, delta=delta, beta=beta, gamma=gamma, privacy_unit=privacy_unit,
+                         accountant=accountant)
+        self.unprivileged_groups = unprivileged_groups
+        self.privileged_groups = privileged_groups
+        self.seed = seed
+        self.epsilon = epsilon
+        self.delta = delta
+        self.beta = beta
+        self.gamma = gamma
+        self.privacy_unit = privacy_unit
+        self.accountant = accountant
+        self.model_params = None
+
+    def _groups(self, dataset):
+        privileged = aif360_utils.compute_boolean_conditioning_vector(
+            dataset.protected_attributes, dataset.protected_attribute_names, self.privileged_groups)
+        unprivileged = aif360_utils.compute_boolean_conditioning_vector(
+            dataset.protected_attributes, dataset.protected_attribute_names, self.unprivileged_groups)
+        if np.any(privileged & unprivileged):
+            raise ValueError("privileged_groups and unprivileged_groups overlap.")
+        if not np.all(privileged | unprivileged):
+            raise ValueError("Some rows belong to neither privileged_groups nor unprivileged_groups.")
+        return np.where(privileged, _PRIVILEGED, _UNPRIVILEGED)
+
+    @staticmethod
+    def _favorable(dataset, name):
+        labels = dataset.labels.ravel()
+        known = np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label))
+        if not known.all():
+            raise ValueError(f"{name} has labels other than its favorable/unfavorable labels (non-binary).")
+        return (labels == dataset.favorable_label).astype(int)
+
+    def fit(self, dataset_true, dataset_pred):
+        """Compute private mixing rates from true and predicted labels.
+
+        Args:
+            dataset_true (BinaryLabelDataset): dataset with true labels.
+            dataset_pred (BinaryLabelDataset): the same instances with predicted labels.
+
+        Returns:
+            DPEqOddsPostprocessing: self.
+        """
+        if dataset_true.labels.shape != dataset_pred.labels.shape:
+            raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
+        groups = self._groups(dataset_pred)
+        self.model_ = DPThresholdOptimizer(
+            constraints="equalized_odds", objective="sum_of_group_tpr_minus_fpr", flip=True,
+            predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta, beta=self.beta,
+            groups=[_PRIVILEGED, _UNPRIVILEGED], privacy_unit=self.privacy_unit, accountant=self.accountant,
+            random_state=self.seed)
+        self.model_.fit(self._favorable(dataset_pred, "dataset_pred")[:, None],
+                        self._favorable(dataset_true, "dataset_true"), sensitive_features=groups)
+        rates = self.model_.mixing_rates_
+        # AIF360's order: [sp2p, sn2p, op2p, on2p] = P(1 | y_hat = 1 / 0) for privileged, then unprivileged.
+        self.model_params = SimpleNamespace(x=np.array([rates[_PRIVILEGED, 1], rates[_PRIVILEGED, 0],
+                                                        rates[_UNPRIVILEGED, 1], rates[_UNPRIVILEGED, 0]]))
+        self.privacy_spent_ = self.model_.privacy_spent_
+        return self
+
+    def predict(self, dataset):
+        """Flip predicted labels with the private mixing rates (AIF360's procedure: in each group and predicted
+        label, a shuffled fraction of exactly ``int(count * rate)`` rows is flipped).
+
+        Args:
+            dataset (BinaryLabelDataset): dataset whose labels are the predictions to transform.
+
+        Returns:
+            BinaryLabelDataset: transformed dataset.
+        """
+        if self.model_params is None:
+            raise NotFittedError("DPEqOddsPostprocessing must be fitted before predict.")
+        groups = self._groups(dataset)
+        predicted = self._favorable(dataset, "dataset")
+        rng = np.random.RandomState(predict_seed(self.seed))
+        new = dataset.labels.copy()
+        sp2p, sn2p, op2p, on2p = self.model_params.x
+        for group, keep_positive, negative_to_positive in ((_PRIVILEGED, sp2p, sn2p), (_UNPRIVILEGED, op2p, on2p)):
+            rows = np.flatnonzero(groups == group)
+            positives = rows[predicted[rows] == 1]
+            negatives = rows[predicted[rows] == 0]
+            rng.shuffle(positives)
+            rng.shuffle(negatives)
+            new[negatives[:int(len(negatives) * negative_to_positive)]] = dataset.favorable_label
+            new[positives[:int(len(positives) * (1 - keep_positive))]] = dataset.unfavorable_label
+        out = dataset.copy()
+        out.labels = new
+        return out
+
+    def fit_predict(self, dataset_true, dataset_pred):
+        """``fit`` then ``predict`` on ``dataset_pred``."""
+        return self.fit(dataset_true, dataset_pred).predict(dataset_pred)
+

@@ -1,0 +1,486 @@
+"""DP counterpart of Fairlearn's ThresholdOptimizer: Hardt et al.'s post-processing on Laplace-noised statistics
+(Jagielski et al. 2019, Alg. 1), extended to scores through private ROC curves."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..privacy import PrivacyWarning, private_joint_histogram, validate_epsilon_delta
+from ..utils._validation import (
+    SharedAccountantCloneMixin,
+    as_1d_float,
+    as_group_vector,
+    check_n_bins,
+    encode_groups,
+    resolve_groups,
+)
+
+__all__ = ["DPThresholdOptimizer"]
+
+# Fairlearn's constraint names -> the group rates they equalise.
+_CONSTRAINT_RATES = {
+    "equalized_odds": ("fpr", "tpr"),
+    "true_positive_rate_parity": ("tpr",),
+    "false_negative_rate_parity": ("tpr",),
+    "false_positive_rate_parity": ("fpr",),
+    "true_negative_rate_parity": ("fpr",),
+    "demographic_parity": ("selection",),
+    "selection_rate_parity": ("selection",),
+}
+_SIMPLE_OBJECTIVES = ("accuracy_score", "balanced_accuracy_score", "selection_rate", "true_positive_rate",
+                      "true_negative_rate")
+_EQUALIZED_ODDS_OBJECTIVES = ("accuracy_score", "balanced_accuracy_score")
+# AIF360's EqOddsPostprocessing minimises sum_g (FPR_g - TPR_g) over its two groups; kept for the AIF360 face.
+_AIF360_OBJECTIVE = "sum_of_group_tpr_minus_fpr"
+_PRIVACY_UNITS = ("sensitive_attribute", "record")
+
+
+class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
+    r"""Differentially private post-processing of a classifier for group fairness (a DP ``ThresholdOptimizer``).
+
+    Fits group-specific randomised thresholds on a classifier's predictions or scores so that a fairness
+    constraint holds (equalised odds, demographic parity, ...) with the best objective value, as Fairlearn's
+    :class:`~fairlearn.postprocessing.ThresholdOptimizer` does [Hardt2016]_; but the data enter only through one
+    noisy table, so the fitted post-processor is differentially private [Jagielski2019]_. The steps: bin the
+    classifier's outputs on a public grid (``_discretize``); release the joint table ``q(bin, a, y)`` with noise
+    (``_release_joint_table``, the only step that reads the data); turn it into private ROC statistics
+    (``_estimate_rates``); solve the mixing LP with the paper's confidence slack (``_solve_mixing_lp``); predict by
+    randomised thresholding.
+
+    With binary base predictions (``predict_method="predict"``, outputs in {0, 1}) and ``flip=True`` this is
+    exactly Algorithm 1 of Jagielski et al. (the LP of Hardt et al. over the mixing probabilities ``p_{yhat a}``).
+    With scores (``predict_proba`` / ``decision_function``) the table has ``n_score_bins`` score bins on the public
+    ``score_range``; each group's achievable (FPR, TPR) points are the convex hull of its private ROC curve (random
+    mixtures of thresholds at the bin edges, plus flipped thresholds when ``flip=True``) and the same LP picks the
+    mixture. That extension goes beyond the paper; its privacy accounting is identical (one table, one release).
+
+    Parameters
+    ----------
+    estimator : object, default=None
+        A classifier. ``None`` post-processes the values passed in: ``X`` is then the one-column array of the base
+        classifier's predictions (``predict_method="predict"``) or scores.
+    constraints : str, default="demographic_parity"
+        One of "equalized_odds", "demographic_parity", "selection_rate_parity", "true_positive_rate_parity",
+        "false_negative_rate_parity", "false_positive_rate_parity", "true_negative_rate_parity" (Fairlearn's
+        names; pairs such as TPR / FNR parity are the same constraint).
+    objective : str, default="accuracy_score"
+        Maximised: "accuracy_score" or "balanced_accuracy_score" (any constraint); "selection_rate",
+        "true_positive_rate", "true_negative_rate" (not with "equalized_odds", as in Fairlearn); or
+        "sum_of_group_tpr_minus_fpr" (the objective of AIF360's ``EqOddsPostprocessing``).
+    grid_size : int, default=1000
+        Accepted for signature compatibility with Fairlearn. Unused: the LP is solved exactly, no grid search.
+    flip : bool, default=False
+        Also allow flipped decisions (predict 1 below a threshold), as Fairlearn's ``flip``. Jagielski et al.'s
+        LP over ``p_{yhat a}`` in [0, 1] corresponds to ``flip=True``.
+    prefit : bool, default=False
+        If True, ``estimator`` is already fitted.
+    predict_method : str, default="auto"
+        "auto" (``predict_proba``, else ``decision_function``, else ``predict``), "predict_proba",
+        "decision_function" or "predict" (binary outputs: the paper's setting).
+    tol : float or None, default=None
+        The fairness tolerance ``gamma`` of the paper: constrained rates of every group may differ from group 0's
+        by ``gamma`` plus the privacy slack. None means 0.
+    epsilon : float, default=1.0
+        Privacy budget (> 0); ``numpy.inf`` reproduces the non-private post-processor (no noise, no slack).
+    delta : float, default=0.0
+        0 for pure DP (Laplace); > 0 uses the analytic Gaussian mechanism (the slack formula assumes Laplace, so
+        with ``delta > 0`` it is computed for a Laplace scale of the same standard deviation).
+    beta : float, default=0.05
+        Confidence of the slack: with probability at least 1 - beta over the noise, the non-private optimum is
+        feasible for the private LP and the fairness guarantee of Thm. 3.1 holds. In (0, 1).
+    n_score_bins : int, default=10
+        Public number of score bins for score-based post-processing (ignored for binary predictions). Fewer bins
+        mean less noise per rate and a tighter slack; more bins a finer ROC curve.
+    score_range : tuple (low, high) or None, default=None
+        Public range of the scores; None means (0, 1), valid for ``predict_proba``. Required for
+        ``decision_function``. Scores outside are clipped, with a warning.
+    groups : list or None, default=None
+        Public list of group labels; the first is the anchor group ``0`` of the paper. None reads them from the
+        data (sorted) with a :class:`~fairlearn_dp.privacy.PrivacyWarning`.
+    privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
+        The neighbouring relation protected, see Privacy.
+    accountant : diffprivlib.BudgetAccountant or None, default=None
+        Charged ``(epsilon, delta)`` once per ``fit``; None uses diffprivlib's default accountant.
+    random_state : None, int or numpy.random.RandomState, default=None
+        Seeds the noise of ``fit`` (None: a cryptographically secure generator; a seed is for experiments only).
+    solver : str, default="HIGHS"
+        cvxpy solver for the LP.
+
+    Attributes
+    ----------
+    estimator_ : object or None
+    groups_ : list
+    mode_ : {"binary", "scores"}
+    bin_edges_ : ndarray
+        Score-bin edges (binary mode: the two "bins" are the predictions 0 and 1).
+    noisy_table_ : ndarray of shape (n_groups, n_bins, 2)
+        The released statistic ``q~(bin, a, y)``; everything below is computed from it alone.
+    table_ : ndarray of shape (n_groups, n_bins, 2)
+        ``noisy_table_`` with negative cells clipped to 0 and renormalised to sum 1.
+    group_label_mass_ : ndarray of shape (n_groups, 2)
+        ``q~_{ay}`` (clipped, before renormalisation), used by the slack.
+    slack_ : dict
+        For each constrained rate ("fpr", "tpr", "selection"), the per-group privacy slack added to ``gamma``
+        (0 for the anchor group; ``inf`` when a group's noisy mass for a label is 0 and its constraint is dropped).
+    mixing_rates_ : ndarray of shape (n_groups, n_bins)
+        ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
+    objective_value_ : float
+        The LP's objective on the private statistics.
+    privacy_spent_ : PrivacySpend
+
+    Privacy
+    -------
+    - Neighbouring relation (``privacy_unit``): "sensitive_attribute" — datasets differing in one person's
+      sensitive attribute, as in Jagielski et al. (features and labels are treated as public; the base classifier
+      may be trained on them as long as it does not use the sensitive attribute); "record" — datasets of the same
+      size differing in one whole record (x, a, y); then the base classifier must not depend on the fitting data
+      (prefit on other data, or DP with its own accounted budget; a PrivacyWarning is issued otherwise).
+    - Released statistic: ``q_hat(bin, a, y)``, the joint PMF of (output bin, group, label) over all
+      ``n_groups x n_bins x 2`` cells of the public grid. Either change moves one record between two cells, so its
+      L1 sensitivity is ``2/m`` (Jagielski et al., Claim B.1; L2: ``sqrt(2)/m``).
+    - Mechanism: diffprivlib's Laplace with scale ``2/(m epsilon)`` per cell (Alg. 1), or analytic Gaussian when
+      ``delta > 0``. The LP reads only the released table, so the post-processor is (epsilon, delta)-DP. The
+      whole budget is charged once per ``fit``. ``predict`` randomness is not a privacy mechanism.
+    - Slack (LP~ (1) of the paper, generalised to ``B`` bins): with ``t = 2 ln(2 |A| B / beta) / (m epsilon)`` the
+      bound on every cell's noise with probability 1 - beta, a rate built from ``B`` cells of one (a, y) slice
+      errs by at most ``(B - 1) t / q~_{ay}``, so ``|Delta rate~ - Delta rate_hat| <= 2 (B - 1) t / min(q~_{ay},
+      q~_{0y})`` — for B = 2 exactly the paper's ``4 ln(4|A|/beta) / (min(q~_{ay}, q~_{0y}) m epsilon)``.
+      Selection rates sum both labels: ``2 (2B - 1) t / min(q~_a, q~_0)``. Clipping negative cells at 0 never
+      increases a cell's error, so the bounds still hold.
+    - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol``; ``m`` (the number of rows)
+      is public under both relations. Input checks (binary labels, each group having both labels) run on the
+      curator's side before the release; their messages carry no data values.
+
+    References
+    ----------
+    .. [Hardt2016] M. Hardt, E. Price, N. Srebro. "Equality of Opportunity in Supervised Learning." NeurIPS 2016.
+    .. [Jagielski2019] M. Jagielski, M. Kearns, J. Mao, A. Oprea, A. Roth, S. Sharifi-Malvajerdi, J. Ullman.
+       "Differentially Private Fair Learning." ICML 2019.
+    """
+
+    def __init__(self, *, estimator=None, constraints="demographic_parity", objective="accuracy_score",
+                 grid_size=1000, flip=False, prefit=False, predict_method="auto", tol=None, epsilon=1.0, delta=0.0,
+                 beta=0.05, n_score_bins=10, score_range=None, groups=None, privacy_unit="sensitive_attribute",
+                 accountant=None, random_state=None, solver="HIGHS"):
+        self.estimator = estimator
+        self.constraints = constraints
+        self.objective = objective
+        self.grid_size = grid_size
+        self.flip = flip
+        self.prefit = prefit
+        self.predict_method = predict_method
+        self.tol = tol
+        self.epsilon = epsilon
+        self.delta = delta
+        self.beta = beta
+        self.n_score_bins = n_score_bins
+        self.score_range = score_range
+        self.groups = groups
+        self.privacy_unit = privacy_unit
+        self.accountant = accountant
+        self.random_state = random_state
+        self.solver = solver
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y, *, sensitive_features, **kwargs):
+        """Fit the private post-processor.
+
+        Parameters
+        ----------
+        X : array-like
+            Features for ``estimator``; with ``estimator=None``, the one-column array of base predictions/scores.
+        y : array-like of shape (n_samples,)
+            Binary labels (0 and 1).
+        sensitive_features : array-like
+            Group membership (several columns are combined into one label per row).
+        **kwargs
+            Passed to ``estimator.fit``.
+        """
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        gamma = self._check_params()
+        labels = _binary_labels(y)
+        self.estimator_ = self._fit_estimator(X, labels, **kwargs)
+        self._predict_method = self._resolve_predict_method()
+        outputs = self._outputs(X)
+        if outputs.size != labels.size:
+            raise ValueError(f"y has {labels.size} rows but X has {outputs.size} (length mismatch).")
+        group_vector = as_group_vector(sensitive_features, labels.size)
+        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
+        group_index = encode_groups(group_vector, groups)
+        counts = np.zeros((len(groups), 2), dtype=int)
+        np.add.at(counts, (group_index, labels), 1)
+        if counts.min() == 0:
+            raise ValueError("sensitive_features: every group must contain both label values (a group is missing "
+                             "label 0 or 1), otherwise its error rates are undefined.")
+        self.groups_ = groups
+        self._set_grid(outputs)
+        bin_index = self._discretize(outputs)
+        n_bins = self.bin_edges_.size - 1
+
+        self.noisy_table_, self.privacy_spent_ = self._release_joint_table(
+            bin_index, group_index, labels, n_groups=len(groups), n_bins=n_bins, epsilon=epsilon, delta=delta)
+        rates = self._estimate_rates(self.noisy_table_)
+        self.table_ = rates.table
+        self.group_label_mass_ = rates.mass
+        self.slack_ = _slack(rates.mass, n_rows=labels.size, epsilon=epsilon, delta=delta, beta=self.beta,
+                             n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
+        self.mixing_rates_, self.objective_value_ = self._solve_mixing_lp(rates, gamma)
+        return self
+
+    def _check_params(self):
+        if self.constraints not in _CONSTRAINT_RATES:
+            raise ValueError(f"constraints must be one of {sorted(_CONSTRAINT_RATES)}, got {self.constraints!r}.")
+        allowed = (_EQUALIZED_ODDS_OBJECTIVES if self.constraints == "equalized_odds" else _SIMPLE_OBJECTIVES)
+        if self.objective not in allowed + (_AIF360_OBJECTIVE,):
+            raise ValueError(f"objective must be one of {list(allowed) + [_AIF360_OBJECTIVE]} for constraints="
+                             f"{self.constraints!r}, got {self.objective!r}.")
+        if isinstance(self.beta, bool) or not isinstance(self.beta, numbers.Real) or not 0 < self.beta < 1:
+            raise ValueError(f"beta must be in (0, 1), got {self.beta!r}.")
+        if self.privacy_unit not in _PRIVACY_UNITS:
+            raise ValueError(f"privacy_unit must be one of {_PRIVACY_UNITS}, got {self.privacy_unit!r}.")
+        if self.predict_method not in ("auto", "predict_proba", "decision_function", "predict"):
+            raise ValueError(f"predict_method must be 'auto', 'predict_proba', 'decision_function' or 'predict', "
+                             f"got {self.predict_method!r}.")
+        gamma = 0.0 if self.tol is None else self.tol
+        if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
+            raise ValueError(f"tol must be None or in [0, 1], got {self.tol!r}.")
+        check_n_bins(self.n_score_bins)
+        return float(gamma)
+
+    def _fit_estimator(self, X, labels, **kwargs):
+        if self.estimator is None:
+            if kwargs:
+                raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
+            return None
+        if self.prefit:
+            check_is_fitted(self.estimator)
+            return self.estimator
+        if self.privacy_unit == "record" and not type(self.estimator).__module__.startswith("diffprivlib"):
+            warnings.warn(
+                "privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
+                "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
+                "estimator trained on other data or a DP estimator (e.g. from diffprivlib).", PrivacyWarning,
+                stacklevel=3)
+        return clone(self.estimator).fit(X, labels, **kwargs)
+
+    def _resolve_predict_method(self):
+        if self.predict_method != "auto":
+            return self.predict_method
+        if self.estimator_ is None:
+            return "predict_proba" if self.score_range is None else "decision_function"
+        for method in ("predict_proba", "decision_function", "predict"):
+            if hasattr(self.estimator_, method):
+                return method
+        raise ValueError("estimator has none of predict_proba, decision_function, predict.")
+
+    def _outputs(self, X):
+        if self.estimator_ is None:
+            return as_1d_float(X, "X")
+        raw = getattr(self.estimator_, self._predict_method)(X)
+        if self._predict_method == "predict_proba":
+            raw = np.asarray(raw)[:, 1]
+        return as_1d_float(raw, f"estimator.{self._predict_method}(X)")
+
+    def _set_grid(self, outputs):
+        if self._predict_method == "predict":
+            if not np.all(np.isin(outputs, (0.0, 1.0))):
+                raise ValueError("predict_method='predict' needs binary base predictions in {0, 1}; use scores "
+                                 "(predict_proba / decision_function) otherwise.")
+            self.mode_ = "binary"
+            self.bin_edges_ = np.array([-0.5, 0.5, 1.5])
+            return
+        if self._predict_method == "decision_function" and self.score_range is None:
+            raise ValueError("score_range=(low, high) is required with decision_function scores; it must be public, "
+                             "not computed from the data.")
+        low, high = (0.0, 1.0) if self.score_range is None else (float(v) for v in self.score_range)
+        if not (np.isfinite(low) and np.isfinite(high) and low < high):
+            raise ValueError(f"score_range must be finite with low < high, got {self.score_range}.")
+        self.mode_ = "scores"
+        self.bin_edges_ = np.linspace(low, high, check_n_bins(self.n_score_bins) + 1)
+
+    def _discretize(self, outputs):
+        if self.mode_ == "binary":
+            if not np.all(np.isin(outputs, (0.0, 1.0))):
+                raise ValueError("The base predictions must be binary (0 or 1), as at fit time.")
+            return outputs.astype(np.intp)
+        low, high = self.bin_edges_[0], self.bin_edges_[-1]
+        if np.any((outputs < low) | (outputs > high)):
+            warnings.warn(f"Some scores lie outside score_range=({low}, {high}) and were clipped to it.",
+                          UserWarning, stacklevel=3)
+        n_bins = self.bin_edges_.size - 1
+        position = np.round((np.clip(outputs, low, high) - low) * n_bins / (high - low), 9)
+        return np.clip(np.floor(position).astype(np.intp), 0, n_bins - 1)
+
+    def _release_joint_table(self, bin_index, group_index, labels, *, n_groups, n_bins, epsilon, delta):
+        """Alg. 1, lines 2-4: the noisy joint PMF ``q~(bin, a, y)``, charged once to the accountant."""
+        noisy, spend = private_joint_histogram(2 * bin_index + labels, group_index, n_bins=2 * n_bins,
+                                               n_groups=n_groups, epsilon=epsilon, delta=delta,
+                                               accountant=self.accountant, random_state=self.random_state)
+        return noisy.reshape(n_groups, n_bins, 2), spend
+
+    @staticmethod
+    def _estimate_rates(noisy_table):
+        """Private ROC statistics from the released table only (clip negative cells, renormalise)."""
+        return _private_rates(noisy_table)
+
+    def _solve_mixing_lp(self, rates, gamma):
+        """LP~ (1) of Jagielski et al. on the private statistics: the best mixture of thresholds per group."""
+        return _solve_mixing_lp(rates, gamma=gamma, slack=self.slack_, constraints=self.constraints,
+                                objective=self.objective, flip=bool(self.flip), solver=self.solver)
+
+    # -------------------------------------------------------------- predict
+    def predict(self, X, *, sensitive_features, random_state=None):
+        """Randomised fair predictions (0/1) for each row; ``random_state`` makes them reproducible."""
+        probability = self._pmf_predict(X, sensitive_features=sensitive_features)[:, 1]
+        uniforms = check_random_state(random_state).random_sample(probability.size)
+        return (uniforms < probability).astype(int)
+
+    def _pmf_predict(self, X, *, sensitive_features):
+        """``[P(Y_tilde = 0), P(Y_tilde = 1)]`` for each row, shape (n_samples, 2)."""
+        check_is_fitted(self, "mixing_rates_")
+        outputs = self._outputs(X)
+        group_index = encode_groups(as_group_vector(sensitive_features, outputs.size), self.groups_)
+        positive = self.mixing_rates_[group_index, self._discretize(outputs)]
+        return np.column_stack([1.0 - positive, positive])
+
+
+class _Rates:
+    """Private statistics the LP needs, from the clipped table (Alg. 1's q~ with negative cells set to 0)."""
+
+    def __init__(self, table, mass):
+        self.table = table                          # (A, B, 2), renormalised
+        self.mass = mass                            # (A, 2) clipped q~_{ay}, not renormalised (for the slack)
+        slice_mass = table.sum(axis=1)              # (A, 2)
+        defined = slice_mass > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tail = np.cumsum(table[:, ::-1, :], axis=1)[:, ::-1, :]        # sum_{b >= j}, j = 0..B-1
+            tail = np.concatenate([tail, np.zeros_like(tail[:, :1, :])], axis=1)   # j = B: never positive
+            roc = np.where(defined[:, None, :], tail / np.where(defined, slice_mass, 1.0)[:, None, :], 0.5)
+        self.fpr_at = roc[:, :, 0]                  # (A, B + 1): FPR of "predict 1 iff bin >= j"
+        self.tpr_at = roc[:, :, 1]
+        self.weight = slice_mass                    # q~_{ay}, renormalised
+
+
+def _private_rates(noisy_table):
+    noisy = np.asarray(noisy_table, dtype=float)
+    clipped = np.maximum(noisy, 0.0)
+    mass = clipped.sum(axis=1)
+    total = clipped.sum()
+    if total <= 0:
+        raise ValueError("Every noisy cell is <= 0: the privacy budget is too small for this dataset.")
+    empty = np.argwhere(mass <= 0)
+    for a, label in empty:
+        warnings.warn(f"The noisy mass of group index {a} with label {label} is 0 after clipping; its rate for "
+                      "that label is undefined and its constraint on it is dropped.", RuntimeWarning, stacklevel=3)
+    return _Rates(clipped / total, mass)
+
+
+def _slack(mass, *, n_rows, epsilon, delta, beta, n_bins, rates):
+    """Per-group slack of LP~ (1), generalised to ``n_bins`` score bins (derivation in the class docstring)."""
+    n_groups = mass.shape[0]
+    slack = {}
+    if math.isinf(epsilon):
+        cell = 0.0
+    else:
+        # Laplace scale b = 2 / (m epsilon) per cell; with delta > 0 use the b of equal standard deviation.
+        scale = 2.0 / (n_rows * epsilon)
+        if delta > 0:
+            from diffprivlib.mechanisms import GaussianAnalytic
+            sigma = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta,
+                                               sensitivity=math.sqrt(2.0) / n_rows).variance(0.0))
+            scale = sigma / math.sqrt(2.0)
+        cell = math.log(2 * n_groups * n_bins / beta) * scale          # t: every cell's noise <= t w.p. 1 - beta
+    for rate in rates:
+        if rate == "selection":
+            group_mass = mass.sum(axis=1)
+            bound, base = 2 * (2 * n_bins - 1) * cell, np.minimum(group_mass, group_mass[0])
+        else:
+            label = 1 if rate == "tpr" else 0
+            bound, base = 2 * (n_bins - 1) * cell, np.minimum(mass[:, label], mass[0, label])
+        with np.errstate(divide="ignore"):
+            values = np.where(base > 0, bound / np.where(base > 0, base, 1.0), np.inf)
+        values[0] = 0.0
+        slack[rate] = values
+    return slack
+
+
+def _solve_mixing_lp(rates, *, gamma, slack, constraints, objective, flip, solver):
+    """Hardt et al.'s LP over mixtures of (flipped) thresholds, on private rates. Returns (mixing rates, value)."""
+    import cvxpy as cp
+
+    fpr_at, tpr_at, weight = rates.fpr_at, rates.tpr_at, rates.weight
+    n_groups, n_points = fpr_at.shape
+    keep = cp.Variable((n_groups, n_points), nonneg=True)          # lambda: "1 iff bin >= j"
+    terms_fpr = cp.sum(cp.multiply(keep, fpr_at), axis=1)
+    terms_tpr = cp.sum(cp.multiply(keep, tpr_at), axis=1)
+    mass = cp.sum(keep, axis=1)
+    if flip:
+        flipped = cp.Variable((n_groups, n_points), nonneg=True)   # mu: "1 iff bin < j"
+        terms_fpr = terms_fpr + cp.sum(cp.multiply(flipped, 1.0 - fpr_at), axis=1)
+        terms_tpr = terms_tpr + cp.sum(cp.multiply(flipped, 1.0 - tpr_at), axis=1)
+        mass = mass + cp.sum(flipped, axis=1)
+    fpr, tpr = terms_fpr, terms_tpr
+    selection_mass = weight.sum(axis=1)
+    selection = (cp.multiply(weight[:, 0], fpr) + cp.multiply(weight[:, 1], tpr)) / np.where(
+        selection_mass > 0, selection_mass, 1.0)
+    group_rate = {"fpr": fpr, "tpr": tpr, "selection": selection}
+    cons = [mass == 1]
+    for rate in _CONSTRAINT_RATES[constraints]:
+        finite = np.isfinite(slack[rate])
+        finite[0] = False
+        if finite.any():
+            index = np.flatnonzero(finite)
+            gap = group_rate[rate][index] - group_rate[rate][0]
+            cons.append(cp.abs(gap) <= gamma + slack[rate][index])
+
+    positives, negatives = weight[:, 1], weight[:, 0]
+    if objective == "accuracy_score":
+        value = positives @ tpr + negatives @ (1 - fpr)
+    elif objective == "balanced_accuracy_score":
+        value = 0.5 * (positives @ tpr / positives.sum() + negatives @ (1 - fpr) / negatives.sum())
+    elif objective == "selection_rate":
+        value = positives @ tpr + negatives @ fpr
+    elif objective == "true_positive_rate":
+        value = positives @ tpr / positives.sum()
+    elif objective == "true_negative_rate":
+        value = negatives @ (1 - fpr) / negatives.sum()
+    else:  # _AIF360_OBJECTIVE
+        value = cp.sum(tpr - fpr)
+    problem = cp.Problem(cp.Maximize(value), cons)
+    problem.solve(solver=solver)
+    if problem.status != cp.OPTIMAL:
+        raise RuntimeError(f"The mixing LP has no optimal solution (status {problem.status!r}); with tol=0 and a "
+                           "constant predictor always feasible this points to a numerical problem.")
+    # P(1 | bin b) = sum_{j <= b} lambda_j + sum_{j > b} mu_j; clip solver round-off into [0, 1].
+    lam = np.clip(keep.value, 0.0, None)
+    positive = np.cumsum(lam, axis=1)[:, :-1]
+    if flip:
+        mu = np.clip(flipped.value, 0.0, None)
+        positive = positive + np.cumsum(mu[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    return np.clip(positive, 0.0, 1.0), float(problem.value)
+
+
+def _binary_labels(y):
+    if y is None:
+        raise ValueError("y is required: binary labels 0/1.")
+    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if values.ndim != 1:
+        values = values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError("y must be a non-empty 1-D array of binary labels.")
+    try:
+        numeric = values.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("y must contain binary labels 0 and 1.") from exc
+    if np.isnan(numeric).any():
+        raise ValueError("y contains NaN.")
+    if not np.all(np.isin(numeric, (0.0, 1.0))):
+        raise ValueError("y must contain binary labels 0 and 1 only (non-binary labels found).")
+    return numeric.astype(np.intp)
