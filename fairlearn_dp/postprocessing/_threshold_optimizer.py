@@ -95,6 +95,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
     beta : float, default=0.05
         Confidence of the slack: with probability at least 1 - beta over the noise, the non-private optimum is
         feasible for the private LP and the fairness guarantee of Thm. 3.1 holds. In (0, 1).
+    privacy_slack : bool, default=True
+        Add the paper's confidence slack to every constraint (see Privacy). False keeps the constraints at
+        ``tol`` on the private statistics: fairer on average, but the non-private optimum may be infeasible.
     n_score_bins : int, default=10
         Public number of score bins for score-based post-processing (ignored for binary predictions). Fewer bins
         mean less noise per rate and a tighter slack; more bins a finer ROC curve.
@@ -148,12 +151,15 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
     - Mechanism: diffprivlib's Laplace with scale ``2/(m epsilon)`` per cell (Alg. 1), or analytic Gaussian when
       ``delta > 0``. The LP reads only the released table, so the post-processor is (epsilon, delta)-DP. The
       whole budget is charged once per ``fit``. ``predict`` randomness is not a privacy mechanism.
-    - Slack (LP~ (1) of the paper, generalised to ``B`` bins): with ``t = 2 ln(2 |A| B / beta) / (m epsilon)`` the
-      bound on every cell's noise with probability 1 - beta, a rate built from ``B`` cells of one (a, y) slice
-      errs by at most ``(B - 1) t / q~_{ay}``, so ``|Delta rate~ - Delta rate_hat| <= 2 (B - 1) t / min(q~_{ay},
-      q~_{0y})`` — for B = 2 exactly the paper's ``4 ln(4|A|/beta) / (min(q~_{ay}, q~_{0y}) m epsilon)``.
-      Selection rates sum both labels: ``2 (2B - 1) t / min(q~_a, q~_0)``. Clipping negative cells at 0 never
-      increases a cell's error, so the bounds still hold.
+    - Slack (LP~ (1) of the paper): each constrained gap gets ``gamma + 2 E / min(q~_{ay}, q~_{0y})`` where, with
+      probability >= 1 - beta, ``E / q~`` bounds the error of every private rate. For binary predictions and
+      Laplace noise ``E = t = 2 ln(4|A|/beta) / (m epsilon)``, the per-cell bound of Lemma B.2, which is exactly
+      the paper's ``4 ln(4|A|/beta) / (min(q~_{ay}, q~_{0y}) m epsilon)``. With ``B`` score bins (or Gaussian
+      noise) a rate sums up to ``B`` cells and ``E`` is a quantile of a slice's summed absolute noise
+      (Gamma(B, 2/(m epsilon)) for Laplace; a chi-square bound for Gaussian). Selection rates use both labels
+      (``2B`` cells per group). Clipping negative cells at 0 never increases a cell's error, so the bounds still
+      hold. The slack protects accuracy (the non-private optimum stays feasible) at the price of fairness;
+      ``privacy_slack=False`` drops it (fairness target ``gamma`` on the noisy statistics).
     - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol``; ``m`` (the number of rows)
       is public under both relations. Input checks (binary labels, each group having both labels) run on the
       curator's side before the release; their messages carry no data values.
@@ -167,8 +173,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
 
     def __init__(self, *, estimator=None, constraints="demographic_parity", objective="accuracy_score",
                  grid_size=1000, flip=False, prefit=False, predict_method="auto", tol=None, epsilon=1.0, delta=0.0,
-                 beta=0.05, n_score_bins=10, score_range=None, groups=None, privacy_unit="sensitive_attribute",
-                 accountant=None, random_state=None, solver="HIGHS"):
+                 beta=0.05, privacy_slack=True, n_score_bins=10, score_range=None, groups=None,
+                 privacy_unit="sensitive_attribute", accountant=None, random_state=None, solver="HIGHS"):
         self.estimator = estimator
         self.constraints = constraints
         self.objective = objective
@@ -180,6 +186,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         self.epsilon = epsilon
         self.delta = delta
         self.beta = beta
+        self.privacy_slack = privacy_slack
         self.n_score_bins = n_score_bins
         self.score_range = score_range
         self.groups = groups
@@ -229,8 +236,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         rates = self._estimate_rates(self.noisy_table_)
         self.table_ = rates.table
         self.group_label_mass_ = rates.mass
-        self.slack_ = _slack(rates.mass, n_rows=labels.size, epsilon=epsilon, delta=delta, beta=self.beta,
-                             n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
+        self.slack_ = _slack(rates.mass, n_rows=labels.size, epsilon=epsilon if self.privacy_slack else math.inf,
+                             delta=delta, beta=self.beta, n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
         self.mixing_rates_, self.objective_value_ = self._solve_mixing_lp(rates, gamma)
         return self
 
@@ -383,32 +390,52 @@ def _private_rates(noisy_table):
 
 
 def _slack(mass, *, n_rows, epsilon, delta, beta, n_bins, rates):
-    """Per-group slack of LP~ (1), generalised to ``n_bins`` score bins (derivation in the class docstring)."""
+    """Per-group privacy slack of LP~ (1) (derivation in the class docstring, section Privacy)."""
     n_groups = mass.shape[0]
     slack = {}
-    if math.isinf(epsilon):
-        cell = 0.0
-    else:
-        # Laplace scale b = 2 / (m epsilon) per cell; with delta > 0 use the b of equal standard deviation.
-        scale = 2.0 / (n_rows * epsilon)
-        if delta > 0:
-            from diffprivlib.mechanisms import GaussianAnalytic
-            sigma = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta,
-                                               sensitivity=math.sqrt(2.0) / n_rows).variance(0.0))
-            scale = sigma / math.sqrt(2.0)
-        cell = math.log(2 * n_groups * n_bins / beta) * scale          # t: every cell's noise <= t w.p. 1 - beta
     for rate in rates:
         if rate == "selection":
             group_mass = mass.sum(axis=1)
-            bound, base = 2 * (2 * n_bins - 1) * cell, np.minimum(group_mass, group_mass[0])
+            base, cells = np.minimum(group_mass, group_mass[0]), 2 * n_bins
         else:
             label = 1 if rate == "tpr" else 0
-            bound, base = 2 * (n_bins - 1) * cell, np.minimum(mass[:, label], mass[0, label])
+            base, cells = np.minimum(mass[:, label], mass[0, label]), n_bins
+        error = _rate_error_budget(n_rows=n_rows, epsilon=epsilon, delta=delta, beta=beta, n_groups=n_groups,
+                                   n_bins=n_bins, cells=cells)
         with np.errstate(divide="ignore"):
-            values = np.where(base > 0, bound / np.where(base > 0, base, 1.0), np.inf)
+            values = np.where(base > 0, 2 * error / np.where(base > 0, base, 1.0), np.inf)
         values[0] = 0.0
         slack[rate] = values
     return slack
+
+
+def _rate_error_budget(*, n_rows, epsilon, delta, beta, n_groups, n_bins, cells):
+    """``E`` such that, with probability >= 1 - beta, every private rate of a slice errs by at most ``E / q~``.
+
+    A rate of one slice (``cells`` cells, mass ``q``) errs by at most ``max(|e_N|, |e_rest|) / q~``, the larger
+    noise sum of its two parts, hence by at most the slice's summed absolute noise over ``q~``.
+
+    - Binary predictions, Laplace noise (the paper): ``E = (cells - 1) t`` with ``t = 2 ln(4|A|/beta) / (m
+      epsilon)`` bounding all ``4|A|`` cells at once (Lemma B.2); this gives the paper's slack exactly.
+    - Otherwise: a slice's summed absolute noise is Gamma(cells, b) for Laplace(b), b = 2/(m epsilon), and at most
+      ``sqrt(cells) ||e||_2`` with ``||e||_2^2 / sigma^2 ~ chi2(cells)`` for Gaussian noise; ``E`` is its ``1 -
+      beta / (2 |A|)`` quantile (union bound over the at most ``2|A|`` slices). Clipping cells at 0 only shrinks
+      errors.
+    """
+    from scipy import stats
+
+    if math.isinf(epsilon):
+        return 0.0
+    laplace_scale = 2.0 / (n_rows * epsilon)
+    if delta == 0 and n_bins == 2:
+        return (cells - 1) * math.log(2 * n_groups * n_bins / beta) * laplace_scale
+    level = 1 - beta / (2 * n_groups)
+    if delta == 0:
+        return float(stats.gamma.ppf(level, a=cells, scale=laplace_scale))
+    from diffprivlib.mechanisms import GaussianAnalytic
+
+    variance = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=math.sqrt(2.0) / n_rows).variance(0.0)
+    return float(math.sqrt(cells * variance * stats.chi2.ppf(level, df=cells)))
 
 
 def _solve_mixing_lp(rates, *, gamma, slack, constraints, objective, flip, solver):

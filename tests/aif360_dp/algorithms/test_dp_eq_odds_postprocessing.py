@@ -1,0 +1,68 @@
+"""DPEqOddsPostprocessing: AIF360's EqOddsPostprocessing at epsilon = inf, privately otherwise."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from aif360.algorithms import Transformer
+from aif360.algorithms.postprocessing import EqOddsPostprocessing
+from aif360.datasets import BinaryLabelDataset
+from diffprivlib import BudgetAccountant
+
+from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
+from fairdp_adapters.aif360 import predict_seed
+from fairlearn_dp.privacy import PrivacySpend
+
+UNPRIVILEGED, PRIVILEGED = [{"a": 0}], [{"a": 1}]
+
+
+def datasets(seed=1, m=3000):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, m)
+    y = (rng.random(m) < 0.4 + 0.1 * a).astype(float)
+    yhat = np.where(rng.random(m) < 0.75 + 0.1 * a, y, 1 - y)
+    frame = pd.DataFrame({"a": a.astype(float), "x": rng.normal(size=m), "y": y})
+    truth = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])
+    predicted = truth.copy(deepcopy=True)
+    predicted.labels = yhat.reshape(-1, 1)
+    return truth, predicted
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_infinite_epsilon_reproduces_aif360(seed):
+    truth, predicted = datasets(seed)
+    reference = EqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=predict_seed(5)).fit(truth, predicted)
+    ours = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=5, epsilon=np.inf,
+                                  accountant=BudgetAccountant()).fit(truth, predicted)
+    np.testing.assert_allclose(ours.model_params.x, reference.model_params.x, atol=1e-7)
+    # AIF360 seeds the global RNG with its seed; ours draws predict's flips from predict_seed(seed).
+    np.testing.assert_array_equal(ours.predict(predicted).labels, reference.predict(predicted).labels)
+
+
+def test_private_fit_charges_once_and_returns_a_dataset():
+    truth, predicted = datasets()
+    acc = BudgetAccountant()
+    post = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, epsilon=1.0, accountant=acc)
+    assert isinstance(post, Transformer)
+    out = post.fit_predict(truth, predicted)
+    assert acc.spent_budget == [(1.0, 0.0)] and post.privacy_spent_ == PrivacySpend(1.0)
+    assert out.metadata["transformer"] == "DPEqOddsPostprocessing.fit_predict"
+    assert set(np.unique(out.labels)) <= {0.0, 1.0}
+    np.testing.assert_array_equal(out.protected_attributes, predicted.protected_attributes)
+    assert np.all((post.model_params.x >= 0) & (post.model_params.x <= 1))
+    again = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, epsilon=1.0,
+                                   accountant=BudgetAccountant()).fit(truth, predicted)
+    np.testing.assert_array_equal(again.model_params.x, post.model_params.x)       # same seed, same fit
+
+
+def test_bad_input():
+    truth, predicted = datasets()
+    post = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, accountant=BudgetAccountant())
+    with pytest.raises(ValueError, match="fitted"):
+        post.predict(predicted)
+    with pytest.raises(ValueError, match="neither"):
+        DPEqOddsPostprocessing([{"a": 0}], [{"a": 2}], accountant=BudgetAccountant()).fit(truth, predicted)
+    with pytest.raises(ValueError, match="same number"):
+        post.fit(truth, predicted.subset(np.arange(10)))
+    with pytest.raises(ValueError, match="epsilon"):
+        DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, epsilon=0, accountant=BudgetAccountant()).fit(truth,
+                                                                                                         predicted)

@@ -1,0 +1,339 @@
+"""DPThresholdOptimizer: Hardt's LP at epsilon = inf, Fairlearn parity, Thm. 3.1, privacy plumbing, bad input."""
+
+import math
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from diffprivlib import BudgetAccountant
+from fairlearn.postprocessing import ThresholdOptimizer
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.linear_model import LogisticRegression
+
+import fairlearn_dp.postprocessing._threshold_optimizer as module
+from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
+
+
+def binary_problem(m=5000, n_groups=3, seed=0):
+    """Base predictions yhat, groups a, labels y with group-dependent error rates."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_groups, m)
+    y = (rng.random(m) < 0.3 + 0.1 * a).astype(int)
+    correct = rng.random(m) < 0.7 + 0.08 * a
+    yhat = np.where(correct, y, 1 - y)
+    return yhat, a, y
+
+
+def table(yhat, a, y, n_groups):
+    q = np.zeros((2, n_groups, 2))
+    np.add.at(q, (yhat, a, y), 1.0)
+    return q / yhat.size
+
+
+def hardt_lp(q, gamma):
+    """Independent scipy formulation of LP-hat (6): variables p[yhat, a] in [0, 1] (row-major), error minimised."""
+    _, n_groups, _ = q.shape
+    q_ay = q.sum(axis=0)
+    cost = np.array([q[yh, a, 0] - q[yh, a, 1] for yh in range(2) for a in range(n_groups)])
+
+    def rate_row(a, label):
+        row = np.zeros(2 * n_groups)
+        for yh in range(2):
+            row[yh * n_groups + a] = q[yh, a, label] / q_ay[a, label]
+        return row
+
+    rows, bounds = [], []
+    for a in range(1, n_groups):
+        for label in (0, 1):
+            diff = rate_row(a, label) - rate_row(0, label)
+            rows += [diff, -diff]
+            bounds += [gamma, gamma]
+    result = linprog(cost, A_ub=np.array(rows), b_ub=np.array(bounds), bounds=(0, 1), method="highs")
+    assert result.status == 0
+    return result.x.reshape(2, n_groups), result.fun + q[:, :, 1].sum()
+
+
+def error_and_gaps(p, q):
+    """Empirical error of Y_p and its largest FP / TP gap to group 0, from the exact table q[yhat, a, y]."""
+    q_ay = q.sum(axis=0)
+    error = float(np.sum(p * q[:, :, 0] + (1 - p) * q[:, :, 1]))
+    fp = (p * q[:, :, 0]).sum(axis=0) / q_ay[:, 0]
+    tp = (p * q[:, :, 1]).sum(axis=0) / q_ay[:, 1]
+    return error, np.abs(fp - fp[0]), np.abs(tp - tp[0])
+
+
+def fit_binary(yhat, a, y, accountant=None, **kwargs):
+    params = dict(constraints="equalized_odds", objective="accuracy_score", flip=True, predict_method="predict",
+                  epsilon=1.0, groups=sorted(set(a.tolist())), accountant=accountant if accountant is not None else BudgetAccountant(),
+                  random_state=0)
+    params.update(kwargs)
+    return DPThresholdOptimizer(**params).fit(yhat[:, None], y, sensitive_features=a)
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.03])
+def test_infinite_epsilon_is_hardts_lp(gamma):
+    yhat, a, y = binary_problem()
+    q = table(yhat, a, y, 3)
+    p_ref, error_ref = hardt_lp(q, gamma)
+    model = fit_binary(yhat, a, y, epsilon=np.inf, tol=gamma)
+    p = model.mixing_rates_.T                                  # [yhat, a]
+    error, fp_gap, tp_gap = error_and_gaps(p, q)
+    assert error == pytest.approx(error_ref, abs=1e-7)
+    assert fp_gap.max() <= gamma + 1e-7 and tp_gap.max() <= gamma + 1e-7
+    assert model.objective_value_ == pytest.approx(1 - error_ref, abs=1e-7)
+
+
+class _FixedScores(ClassifierMixin, BaseEstimator):
+    """'Classifier' whose score is its single input column (so both optimisers see identical scores)."""
+
+    def fit(self, X, y=None):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict_proba(self, X):
+        s = np.asarray(X, dtype=float)[:, 0]
+        return np.column_stack([1 - s, s])
+
+
+def score_problem(m=4000, seed=0, n_bins=20):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, m)
+    X = rng.normal(size=(m, 2))
+    X[:, 0] += 0.5 * a
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=m) > 0.5).astype(int)
+    raw = LogisticRegression().fit(X, y).predict_proba(X)[:, 1]
+    scores = (np.floor(raw * n_bins) + 0.5) / n_bins               # bin centres: public bins split every score
+    return scores, a, y
+
+
+@pytest.mark.parametrize("constraints, objective", [("equalized_odds", "accuracy_score"),
+                                                    ("equalized_odds", "balanced_accuracy_score"),
+                                                    ("demographic_parity", "accuracy_score"),
+                                                    ("true_positive_rate_parity", "accuracy_score"),
+                                                    ("false_positive_rate_parity", "selection_rate")])
+def test_infinite_epsilon_matches_fairlearn_on_scores(constraints, objective):
+    scores, a, y = score_problem()
+    fairlearn = ThresholdOptimizer(estimator=_FixedScores().fit(None), constraints=constraints, objective=objective,
+                                   prefit=True, predict_method="predict_proba").fit(scores[:, None], y,
+                                                                                     sensitive_features=a)
+    ours = DPThresholdOptimizer(constraints=constraints, objective=objective, epsilon=np.inf, n_score_bins=20,
+                                groups=[0, 1, 2], accountant=BudgetAccountant()).fit(scores[:, None], y,
+                                                                                      sensitive_features=a)
+    p_fl = fairlearn._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
+    p_dp = ours._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
+
+    def stats(p):
+        accuracy = np.mean(p * y + (1 - p) * (1 - y))
+        balanced = 0.5 * (p[y == 1].mean() + 1 - p[y == 0].mean())
+        rates = {"tpr": [p[(a == g) & (y == 1)].mean() for g in range(3)],
+                 "fpr": [p[(a == g) & (y == 0)].mean() for g in range(3)],
+                 "selection": [p[a == g].mean() for g in range(3)]}
+        return accuracy, balanced, rates
+
+    acc_fl, bal_fl, rates_fl = stats(p_fl)
+    acc_dp, bal_dp, rates_dp = stats(p_dp)
+    # The LP is the exact optimum over the same threshold mixtures Fairlearn searches on a 1000-point grid.
+    assert acc_dp == pytest.approx(acc_fl, abs=2e-3) and bal_dp == pytest.approx(bal_fl, abs=2e-3)
+    for rate in module._CONSTRAINT_RATES[constraints]:
+        assert np.ptp(rates_dp[rate]) <= 1e-6
+        assert np.ptp(rates_fl[rate]) <= 2e-3
+
+
+def test_theorem_3_1_holds_in_at_least_1_minus_beta_of_runs():
+    """Over 200 noise draws: realised error and FP/TP gaps on the training data stay within Thm. 3.1's bounds."""
+    yhat, a, y = binary_problem(m=5000, n_groups=3, seed=1)
+    q = table(yhat, a, y, 3)
+    m, n_groups, epsilon, beta, gamma = yhat.size, 3, 0.5, 0.05, 0.02
+    log_term = math.log(4 * n_groups / beta)
+    q_ay = q.sum(axis=0)
+    assert q_ay.min() > 4 * log_term / (m * epsilon)                   # the theorem's assumption holds
+    _, error_star = hardt_lp(q, gamma)
+    error_bound = error_star + 24 * n_groups * log_term / (m * epsilon)
+    fp_bound = gamma + 8 * log_term / (np.minimum(q_ay[:, 0], q_ay[0, 0]) * m * epsilon - 4 * log_term)
+    tp_bound = gamma + 8 * log_term / (np.minimum(q_ay[:, 1], q_ay[0, 1]) * m * epsilon - 4 * log_term)
+    within = 0
+    runs = 200
+    for seed in range(runs):
+        model = fit_binary(yhat, a, y, epsilon=epsilon, tol=gamma, beta=beta, random_state=seed)
+        error, fp_gap, tp_gap = error_and_gaps(model.mixing_rates_.T, q)
+        within += (error <= error_bound + 1e-9) and np.all(fp_gap <= fp_bound + 1e-9) and np.all(
+            tp_gap <= tp_bound + 1e-9)
+    assert within >= (1 - beta) * runs
+
+
+def test_large_epsilon_converges_to_the_non_private_solution():
+    yhat, a, y = binary_problem()
+    exact = fit_binary(yhat, a, y, epsilon=np.inf)
+    private = fit_binary(yhat, a, y, epsilon=1e5)
+    q = table(yhat, a, y, 3)
+    assert error_and_gaps(private.mixing_rates_.T, q)[0] == pytest.approx(
+        error_and_gaps(exact.mixing_rates_.T, q)[0], abs=1e-3)
+
+
+def test_released_table_noise_has_stated_scale_on_neighbouring_datasets():
+    """Two datasets differing in one person's sensitive attribute: noise is Laplace(2 / (m epsilon)) on both."""
+    yhat, a, y = binary_problem(m=2000)
+    a_neighbour = a.copy()
+    a_neighbour[0] = (a[0] + 1) % 3
+    epsilon, m = 0.8, yhat.size
+    scale = 2 / (m * epsilon)
+    for groups in (a, a_neighbour):
+        exact = table(yhat, groups, y, 3).transpose(1, 0, 2)             # (a, yhat, y), the release's layout
+        noise = np.concatenate([(fit_binary(yhat, groups, y, epsilon=epsilon, random_state=s).noisy_table_ - exact)
+                                .ravel() for s in range(150)])
+        assert abs(np.mean(np.abs(noise)) - scale) < 5 * scale / math.sqrt(noise.size)
+    exact_a = table(yhat, a, y, 3)
+    exact_b = table(yhat, a_neighbour, y, 3)
+    assert np.abs(exact_a - exact_b).sum() == pytest.approx(2 / m)      # the L1 sensitivity is attained
+
+
+def test_mixing_rates_come_only_from_the_released_table(monkeypatch):
+    released = np.array([[[0.2, 0.05], [0.05, 0.1]], [[0.15, 0.05], [0.1, 0.3]]])
+
+    def fake_release(bin_index, group_index, **kwargs):
+        return released.reshape(2, 4).copy(), PrivacySpend(1.0)
+
+    monkeypatch.setattr(module, "private_joint_histogram", fake_release)
+    # Same size m (public: it enters the slack), otherwise unrelated data.
+    first = fit_binary(*binary_problem(m=600, n_groups=2, seed=1))
+    second = fit_binary(*binary_problem(m=600, n_groups=2, seed=7))
+    np.testing.assert_array_equal(first.mixing_rates_, second.mixing_rates_)
+    np.testing.assert_array_equal(first.noisy_table_, released)
+
+
+def test_negative_and_empty_noisy_cells_do_not_crash():
+    yhat, a, y = binary_problem(m=60, n_groups=3, seed=3)
+    with pytest.warns(RuntimeWarning):
+        model = fit_binary(yhat, a, y, epsilon=0.05, random_state=4)
+    assert np.all((model.mixing_rates_ >= 0) & (model.mixing_rates_ <= 1))
+    assert np.all(model.table_ >= 0) and model.table_.sum() == pytest.approx(1.0)
+    assert np.any(np.isinf(model.slack_["tpr"]) | np.isinf(model.slack_["fpr"]))
+
+
+def test_slack_matches_the_papers_formula_for_binary_predictions():
+    yhat, a, y = binary_problem()
+    model = fit_binary(yhat, a, y, epsilon=0.7, beta=0.1)
+    mass = model.group_label_mass_
+    expected = 4 * math.log(4 * 3 / 0.1) / (np.minimum(mass[:, 1], mass[0, 1]) * yhat.size * 0.7)
+    np.testing.assert_allclose(model.slack_["tpr"][1:], expected[1:])
+    assert model.slack_["tpr"][0] == 0
+
+
+def test_accountant_charged_once_and_same_seed_same_predictions():
+    yhat, a, y = binary_problem()
+    acc = BudgetAccountant()
+    one = fit_binary(yhat, a, y, accountant=acc, epsilon=0.5, random_state=3)
+    assert acc.spent_budget == [(0.5, 0.0)] and one.privacy_spent_ == PrivacySpend(0.5)
+    two = fit_binary(yhat, a, y, epsilon=0.5, random_state=3)
+    np.testing.assert_array_equal(one.mixing_rates_, two.mixing_rates_)
+    np.testing.assert_array_equal(one.predict(yhat[:, None], sensitive_features=a, random_state=1),
+                                  two.predict(yhat[:, None], sensitive_features=a, random_state=1))
+    gauss = BudgetAccountant()
+    fit_binary(yhat, a, y, accountant=gauss, epsilon=1.0, delta=1e-6)
+    assert gauss.spent_budget == [(1.0, 1e-6)]
+
+
+def test_predict_samples_the_mixing_rates():
+    yhat, a, y = binary_problem()
+    model = fit_binary(yhat, a, y)
+    x, groups = np.ones((40_000, 1)), np.full(40_000, 2)
+    p = model.mixing_rates_[2, 1]
+    draws = model.predict(x, sensitive_features=groups, random_state=0)
+    assert abs(draws.mean() - p) < 5 * math.sqrt(p * (1 - p) / draws.size) + 1e-12
+
+
+def test_flip_false_only_mixes_thresholds():
+    yhat, a, y = binary_problem()
+    model = fit_binary(yhat, a, y, flip=False, epsilon=np.inf)
+    # Without flips, P(1 | yhat = 1) >= P(1 | yhat = 0) in every group (a mixture of thresholds is monotone).
+    assert np.all(model.mixing_rates_[:, 1] >= model.mixing_rates_[:, 0] - 1e-9)
+
+
+def test_clone_params_pickle_and_sklearn_estimator(accountant=None):
+    scores, a, y = score_problem(m=1500)
+    X = np.column_stack([scores, np.random.default_rng(0).normal(size=scores.size)])
+    base = LogisticRegression().fit(X, y)
+    acc = BudgetAccountant()
+    model = DPThresholdOptimizer(estimator=base, prefit=True, constraints="equalized_odds", epsilon=2.0,
+                                 groups=[0, 1, 2], accountant=acc, random_state=0)
+    assert clone(model).accountant is acc and clone(model).get_params()["epsilon"] == 2.0
+    model.fit(X, y, sensitive_features=pd.Series(a, name="group"))
+    assert model.mode_ == "scores" and model._predict_method == "predict_proba"
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(restored.predict(X, sensitive_features=a, random_state=2),
+                                  model.predict(X, sensitive_features=a, random_state=2))
+
+
+def test_record_privacy_unit_warns_about_non_private_estimator():
+    scores, a, y = score_problem(m=600)
+    with pytest.warns(PrivacyWarning, match="NOT differentially private"):
+        DPThresholdOptimizer(estimator=LogisticRegression(), privacy_unit="record", groups=[0, 1, 2],
+                             accountant=BudgetAccountant(), random_state=0).fit(scores[:, None], y,
+                                                                                 sensitive_features=a)
+
+
+@pytest.mark.parametrize("kwargs, data, error, match", [
+    ({"epsilon": 0}, {}, ValueError, "epsilon"),
+    ({"beta": 0}, {}, ValueError, "beta"),
+    ({"beta": 1.5}, {}, ValueError, "beta"),
+    ({"constraints": "equal_everything"}, {}, ValueError, "constraints"),
+    ({"objective": "selection_rate"}, {}, ValueError, "objective"),
+    ({"privacy_unit": "row"}, {}, ValueError, "privacy_unit"),
+    ({"tol": -0.1}, {}, ValueError, "tol"),
+    ({}, {"y": "three"}, ValueError, "binary"),
+    ({}, {"y": "missing_label"}, ValueError, "both label values"),
+    ({}, {"yhat": "scores"}, ValueError, "binary base predictions"),
+    ({"groups": [0, 1]}, {}, ValueError, "unseen group"),
+    ({"predict_method": "decision_function"}, {}, ValueError, "score_range"),
+])
+def test_bad_input(kwargs, data, error, match):
+    yhat, a, y = binary_problem(m=500)
+    if data.get("y") == "three":
+        y = y.copy()
+        y[0] = 2
+    if data.get("y") == "missing_label":
+        y = np.where(a == 1, 0, y)
+    if data.get("yhat") == "scores":
+        yhat = yhat * 0.7
+    params = {"predict_method": "predict", "constraints": "equalized_odds"}
+    params.update(kwargs)
+    acc = BudgetAccountant()
+    with pytest.raises(error, match=match):
+        fit_binary(yhat, a, y, accountant=acc, **params)
+    assert acc.spent_budget == []
+
+
+def test_unseen_group_at_predict():
+    yhat, a, y = binary_problem(m=500)
+    model = fit_binary(yhat, a, y)
+    with pytest.raises(ValueError, match="unseen group"):
+        model.predict(yhat[:3, None], sensitive_features=[0, 1, 9])
+
+
+def test_score_slack_is_the_gamma_quantile_of_a_slices_noise_and_can_be_switched_off():
+    from scipy import stats
+
+    scores, a, y = score_problem(m=3000)
+    model = DPThresholdOptimizer(constraints="true_positive_rate_parity", epsilon=0.5, beta=0.1, n_score_bins=8,
+                                 groups=[0, 1, 2], accountant=BudgetAccountant(), random_state=0)
+    model.fit(scores[:, None], y, sensitive_features=a)
+    budget = stats.gamma.ppf(1 - 0.1 / 6, a=8, scale=2 / (3000 * 0.5))
+    mass = model.group_label_mass_[:, 1]
+    np.testing.assert_allclose(model.slack_["tpr"][1:], 2 * budget / np.minimum(mass[1:], mass[0]))
+    strict = clone(model).set_params(privacy_slack=False).fit(scores[:, None], y, sensitive_features=a)
+    assert np.all(strict.slack_["tpr"] == 0)
+    rates = strict._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
+    private_tpr = [np.sum(strict.mixing_rates_[g] * strict.table_[g, :, 1]) / strict.table_[g, :, 1].sum()
+                   for g in range(3)]
+    assert np.ptp(private_tpr) <= 1e-6                # exact parity on the private statistics
+    assert rates.shape == (3000,)
+
+
+def test_gaussian_release_for_positive_delta():
+    yhat, a, y = binary_problem()
+    model = fit_binary(yhat, a, y, epsilon=1.0, delta=1e-5, random_state=1)
+    assert np.all(np.isfinite(model.slack_["tpr"])) and model.slack_["tpr"][1] > 0
+    assert model.privacy_spent_ == PrivacySpend(1.0, 1e-5)
