@@ -113,8 +113,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         Charged ``(epsilon, delta)`` once per ``fit``; None uses diffprivlib's default accountant.
     random_state : None, int or numpy.random.RandomState, default=None
         Seeds the noise of ``fit`` (None: a cryptographically secure generator; a seed is for experiments only).
-    solver : str, default="HIGHS"
-        cvxpy solver for the LP.
+    solver : str, default="linprog"
+        "linprog": SciPy's HiGHS on the LP's matrices (fast: no modelling layer); or the name of an installed cvxpy
+        solver (e.g. "HIGHS", "CLARABEL") for the same LP through cvxpy. Tests check that both agree.
 
     Attributes
     ----------
@@ -174,7 +175,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
     def __init__(self, *, estimator=None, constraints="demographic_parity", objective="accuracy_score",
                  grid_size=1000, flip=False, prefit=False, predict_method="auto", tol=None, epsilon=1.0, delta=0.0,
                  beta=0.05, privacy_slack=True, n_score_bins=10, score_range=None, groups=None,
-                 privacy_unit="sensitive_attribute", accountant=None, random_state=None, solver="HIGHS"):
+                 privacy_unit="sensitive_attribute", accountant=None, random_state=None, solver="linprog"):
         self.estimator = estimator
         self.constraints = constraints
         self.objective = objective
@@ -439,59 +440,84 @@ def _rate_error_budget(*, n_rows, epsilon, delta, beta, n_groups, n_bins, cells)
 
 
 def _solve_mixing_lp(rates, *, gamma, slack, constraints, objective, flip, solver):
-    """Hardt et al.'s LP over mixtures of (flipped) thresholds, on private rates. Returns (mixing rates, value)."""
-    import cvxpy as cp
+    """Hardt et al.'s LP over mixtures of (flipped) thresholds, on private rates. Returns (mixing rates, value).
 
+    Variables ``z = [lambda (n_groups x (B + 1)), mu (same, only with flip)]``: ``lambda_{a,j}`` is the weight of
+    "predict 1 iff bin >= j" and ``mu_{a,j}`` of "predict 1 iff bin < j"; each group's weights sum to 1. Every
+    group rate is linear in ``z``, so the LP is ``max c.z`` s.t. ``A_eq z = 1``, ``A_ub z <= b_ub``, ``z >= 0``.
+    """
     fpr_at, tpr_at, weight = rates.fpr_at, rates.tpr_at, rates.weight
     n_groups, n_points = fpr_at.shape
-    keep = cp.Variable((n_groups, n_points), nonneg=True)          # lambda: "1 iff bin >= j"
-    terms_fpr = cp.sum(cp.multiply(keep, fpr_at), axis=1)
-    terms_tpr = cp.sum(cp.multiply(keep, tpr_at), axis=1)
-    mass = cp.sum(keep, axis=1)
-    if flip:
-        flipped = cp.Variable((n_groups, n_points), nonneg=True)   # mu: "1 iff bin < j"
-        terms_fpr = terms_fpr + cp.sum(cp.multiply(flipped, 1.0 - fpr_at), axis=1)
-        terms_tpr = terms_tpr + cp.sum(cp.multiply(flipped, 1.0 - tpr_at), axis=1)
-        mass = mass + cp.sum(flipped, axis=1)
-    fpr, tpr = terms_fpr, terms_tpr
-    selection_mass = weight.sum(axis=1)
-    selection = (cp.multiply(weight[:, 0], fpr) + cp.multiply(weight[:, 1], tpr)) / np.where(
-        selection_mass > 0, selection_mass, 1.0)
+    blocks = 2 if flip else 1
+    n_var = blocks * n_groups * n_points
+
+    def rate_rows(at):                      # (n_groups, n_var): rate of group a as a linear function of z
+        rows = np.zeros((n_groups, blocks, n_groups, n_points))
+        for a in range(n_groups):
+            rows[a, 0, a] = at[a]
+            if flip:
+                rows[a, 1, a] = 1.0 - at[a]
+        return rows.reshape(n_groups, n_var)
+
+    fpr, tpr = rate_rows(fpr_at), rate_rows(tpr_at)
+    group_mass = weight.sum(axis=1)
+    selection = (weight[:, :1] * fpr + weight[:, 1:] * tpr) / np.where(group_mass > 0, group_mass, 1.0)[:, None]
     group_rate = {"fpr": fpr, "tpr": tpr, "selection": selection}
-    cons = [mass == 1]
+    a_eq = np.zeros((n_groups, blocks, n_groups, n_points))
+    for a in range(n_groups):
+        a_eq[a, :, a, :] = 1.0
+    a_eq = a_eq.reshape(n_groups, n_var)
+    a_ub, b_ub = [], []
     for rate in _CONSTRAINT_RATES[constraints]:
-        finite = np.isfinite(slack[rate])
-        finite[0] = False
-        if finite.any():
-            index = np.flatnonzero(finite)
-            gap = group_rate[rate][index] - group_rate[rate][0]
-            cons.append(cp.abs(gap) <= gamma + slack[rate][index])
+        for a in range(1, n_groups):
+            if np.isfinite(slack[rate][a]):
+                gap = group_rate[rate][a] - group_rate[rate][0]
+                a_ub += [gap, -gap]
+                b_ub += [gamma + slack[rate][a]] * 2
 
     positives, negatives = weight[:, 1], weight[:, 0]
     if objective == "accuracy_score":
-        value = positives @ tpr + negatives @ (1 - fpr)
+        c, constant = positives @ tpr - negatives @ fpr, negatives.sum()
     elif objective == "balanced_accuracy_score":
-        value = 0.5 * (positives @ tpr / positives.sum() + negatives @ (1 - fpr) / negatives.sum())
+        c, constant = 0.5 * (positives @ tpr / positives.sum() - negatives @ fpr / negatives.sum()), 0.5
     elif objective == "selection_rate":
-        value = positives @ tpr + negatives @ fpr
+        c, constant = positives @ tpr + negatives @ fpr, 0.0
     elif objective == "true_positive_rate":
-        value = positives @ tpr / positives.sum()
+        c, constant = positives @ tpr / positives.sum(), 0.0
     elif objective == "true_negative_rate":
-        value = negatives @ (1 - fpr) / negatives.sum()
-    else:  # _AIF360_OBJECTIVE
-        value = cp.sum(tpr - fpr)
-    problem = cp.Problem(cp.Maximize(value), cons)
-    problem.solve(solver=solver)
-    if problem.status != cp.OPTIMAL:
-        raise RuntimeError(f"The mixing LP has no optimal solution (status {problem.status!r}); with tol=0 and a "
-                           "constant predictor always feasible this points to a numerical problem.")
+        c, constant = -negatives @ fpr / negatives.sum(), 1.0
+    else:  # _AIF360_OBJECTIVE: sum_g (TPR_g - FPR_g)
+        c, constant = (tpr - fpr).sum(axis=0), 0.0
+    a_ub = np.array(a_ub).reshape(-1, n_var)
+    b_ub = np.array(b_ub)
+    if solver == "linprog":
+        from scipy.optimize import linprog
+
+        result = linprog(-c, A_ub=a_ub if a_ub.size else None, b_ub=b_ub if b_ub.size else None, A_eq=a_eq,
+                         b_eq=np.ones(n_groups), bounds=(0, None), method="highs")
+        ok, z, value = result.status == 0, result.x, (-result.fun if result.status == 0 else None)
+        status = result.message
+    else:
+        import cvxpy as cp
+
+        if solver not in cp.installed_solvers():
+            raise ValueError(f"solver must be 'linprog' or an installed cvxpy solver {cp.installed_solvers()}, "
+                             f"got {solver!r}.")
+        variable = cp.Variable(n_var, nonneg=True)
+        cons = [a_eq @ variable == 1] + ([a_ub @ variable <= b_ub] if a_ub.size else [])
+        problem = cp.Problem(cp.Maximize(c @ variable), cons)
+        problem.solve(solver=solver)
+        ok, z, value, status = problem.status == cp.OPTIMAL, variable.value, problem.value, problem.status
+    if not ok:
+        raise RuntimeError(f"The mixing LP has no optimal solution ({status}); a constant predictor is always "
+                           "feasible, so this points to a numerical problem.")
     # P(1 | bin b) = sum_{j <= b} lambda_j + sum_{j > b} mu_j; clip solver round-off into [0, 1].
-    lam = np.clip(keep.value, 0.0, None)
-    positive = np.cumsum(lam, axis=1)[:, :-1]
+    z = np.clip(np.asarray(z, dtype=float), 0.0, None).reshape(blocks, n_groups, n_points)
+    positive = np.cumsum(z[0], axis=1)[:, :-1]
     if flip:
-        mu = np.clip(flipped.value, 0.0, None)
-        positive = positive + np.cumsum(mu[:, ::-1], axis=1)[:, ::-1][:, 1:]
-    return np.clip(positive, 0.0, 1.0), float(problem.value)
+        positive = positive + np.cumsum(z[1][:, ::-1], axis=1)[:, ::-1][:, 1:]
+    return np.clip(positive, 0.0, 1.0), float(value + constant)
+
 
 
 def _binary_labels(y):

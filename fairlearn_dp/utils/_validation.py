@@ -58,7 +58,11 @@ def as_group_vector(sensitive_features, n_samples, name="sensitive_features"):
         raise ValueError(f"{name} contains missing values (NaN/None).")
     if frame.shape[1] == 1:
         return frame.iloc[:, 0].to_numpy(dtype=object)
-    return frame.astype(str).agg(",".join, axis=1).to_numpy(dtype=object)
+    text = frame.astype(str)
+    combined = text.iloc[:, 0]
+    for column in range(1, text.shape[1]):
+        combined = combined + "," + text.iloc[:, column]
+    return combined.to_numpy(dtype=object)
 
 
 def resolve_groups(groups, group_vector, *, estimator_name):

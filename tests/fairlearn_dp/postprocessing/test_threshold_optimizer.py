@@ -337,3 +337,32 @@ def test_gaussian_release_for_positive_delta():
     model = fit_binary(yhat, a, y, epsilon=1.0, delta=1e-5, random_state=1)
     assert np.all(np.isfinite(model.slack_["tpr"])) and model.slack_["tpr"][1] > 0
     assert model.privacy_spent_ == PrivacySpend(1.0, 1e-5)
+
+
+@pytest.mark.parametrize("constraints, objective, flip", [
+    ("equalized_odds", "accuracy_score", True), ("equalized_odds", "balanced_accuracy_score", False),
+    ("demographic_parity", "selection_rate", False), ("true_positive_rate_parity", "true_negative_rate", True),
+    ("false_positive_rate_parity", "true_positive_rate", False),
+    ("equalized_odds", "sum_of_group_tpr_minus_fpr", True)])
+def test_linprog_and_cvxpy_solve_the_same_lp(constraints, objective, flip):
+    scores, a, y = score_problem(m=3000, seed=4)
+    fits = [DPThresholdOptimizer(constraints=constraints, objective=objective, flip=flip, epsilon=2.0, tol=0.01,
+                                 n_score_bins=12, groups=[0, 1, 2], accountant=BudgetAccountant(), random_state=3,
+                                 solver=solver).fit(scores[:, None], y, sensitive_features=a)
+            for solver in ("linprog", "HIGHS")]
+    assert fits[0].objective_value_ == pytest.approx(fits[1].objective_value_, abs=1e-8)
+    # The optimum can be degenerate, so compare the objective, and check both solutions satisfy the constraints
+    # on the private table they were fitted on.
+    for fit in fits:
+        t, m = fit.table_, fit.mixing_rates_
+        private = {"tpr": (m * t[:, :, 1]).sum(1) / t[:, :, 1].sum(1), "fpr": (m * t[:, :, 0]).sum(1) / t[:, :, 0].sum(1),
+                   "selection": (m * t.sum(2)).sum(1) / t.sum((1, 2))}
+        for rate in module._CONSTRAINT_RATES[constraints]:
+            gaps = np.abs(private[rate] - private[rate][0])
+            assert np.all(gaps <= 0.01 + fit.slack_[rate] + 1e-7)
+
+
+def test_unknown_solver():
+    yhat, a, y = binary_problem(m=300)
+    with pytest.raises(ValueError, match="solver"):
+        fit_binary(yhat, a, y, solver="NOPE")
