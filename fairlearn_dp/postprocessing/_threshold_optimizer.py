@@ -239,6 +239,12 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         self.group_label_mass_ = rates.mass
         self.slack_ = _slack(rates.mass, n_rows=labels.size, epsilon=epsilon if self.privacy_slack else math.inf,
                              delta=delta, beta=self.beta, n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
+        vacuous = [rate for rate, values in self.slack_.items() if np.any(values[1:] >= 1.0)]
+        if vacuous:
+            warnings.warn(
+                f"The privacy slack is >= 1 for some group on {vacuous}: those constraints cannot bind, so fairness "
+                "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
+                "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=2)
         self.mixing_rates_, self.objective_value_ = self._solve_mixing_lp(rates, gamma)
         return self
 

@@ -366,3 +366,10 @@ def test_unknown_solver():
     yhat, a, y = binary_problem(m=300)
     with pytest.raises(ValueError, match="solver"):
         fit_binary(yhat, a, y, solver="NOPE")
+
+
+def test_vacuous_slack_is_reported():
+    yhat, a, y = binary_problem(m=2000)
+    with pytest.warns(RuntimeWarning, match="cannot bind"):
+        model = fit_binary(yhat, a, y, epsilon=0.05, random_state=0)
+    assert max(np.max(v[np.isfinite(v)]) for v in model.slack_.values()) >= 1
