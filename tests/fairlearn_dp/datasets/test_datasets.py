@@ -59,6 +59,7 @@ def test_provenance_lists_exactly_the_shipped_files():
     shipped = {path.name for path in DATA_DIR.iterdir() if path.name != "PROVENANCE.md"}
     assert set(_provenance_table()) == shipped == {
         "bar_pass_prediction.csv", "communities.data", "communities.names", "adult.data", "adult.test", "adult.names",
+        "school_districts_saipe.csv", "hawaii_counties_usdata_2010.csv",
     }  # fmt: skip
 
 
