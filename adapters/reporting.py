@@ -9,7 +9,8 @@ from sklearn.metrics import mean_squared_error
 
 from fairlearn_dp.metrics import ks_distance_to, ks_statistical_parity
 
-__all__ = ["regression_fairness_frame", "before_after_report", "plot_group_cdfs"]
+__all__ = ["regression_fairness_frame", "before_after_report", "plot_group_cdfs", "size_deciles",
+           "allocation_bias_report", "plot_allocation_biases"]
 
 
 def regression_fairness_frame(y_true, y_pred, *, sensitive_features):
@@ -65,6 +66,90 @@ def plot_group_cdfs(predictions, *, sensitive_features, path, title=None):
         ax.set_xlabel("output")
     axes[0][0].set_ylabel("CDF within group")
     axes[0][-1].legend(title="group", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def size_deciles(counts):
+    """Decile labels ("D1" smallest ... "D10" largest) of entities by true count, for grouping a report."""
+    counts = np.asarray(counts, dtype=float)
+    ranks = pd.Series(counts).rank(method="first").to_numpy()
+    deciles = np.minimum((10 * (ranks - 1) / counts.size).astype(int), 9) + 1
+    return pd.Series([f"D{d}" for d in deciles], name="size_decile")
+
+
+def allocation_bias_report(true_shares, expected_shares, *, budget, groupings):
+    """``MetricFrame`` s of an allocation mechanism's biases, one per grouping of the entities.
+
+    Parameters
+    ----------
+    true_shares : array-like of shape (n,)
+        ``P^F(x)``, the allocation on the true counts.
+    expected_shares : array-like of shape (n,)
+        ``E[pi(x~)]``, the mechanism's expected allocation (e.g. a Monte-Carlo mean).
+    budget : float
+        Total budget (e.g. dollars) to express biases as money.
+    groupings : dict of str -> array-like
+        Group label per entity for each grouping, e.g. ``{"state": states, "size_decile": size_deciles(x)}``.
+
+    Returns
+    -------
+    dict of str -> MetricFrame
+        Metrics per group: number of entities, mean bias, alpha-fairness within the group, net misallocated funds
+        and the cost of privacy (funds owed to the group's under-allocated entities).
+    """
+    from functools import partial
+
+    from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy, mean_bias, misallocated_funds
+
+    def entities(y_true, y_pred):
+        return len(y_true)
+
+    metrics = {"entities": entities, "mean_bias": mean_bias, "alpha_fairness": alpha_fairness,
+               "misallocated_funds": partial(misallocated_funds, budget=budget),
+               "cost_of_privacy": partial(cost_of_privacy, budget=budget)}
+    true_shares = np.asarray(true_shares, dtype=float)
+    expected_shares = np.asarray(expected_shares, dtype=float)
+    return {name: MetricFrame(metrics=metrics, y_true=true_shares, y_pred=expected_shares,
+                              sensitive_features=pd.Series(np.asarray(labels), name=name))
+            for name, labels in groupings.items()}
+
+
+def plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None):
+    """Figure-4-style scatter of bias against true allocation share: one panel per (row, column) key.
+
+    ``biases`` maps ``(row_label, column_label)`` (e.g. ``("epsilon=0.01", "PoS")``) to a bias vector. With
+    ``budget`` a second y axis shows the bias in money.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    rows = list(dict.fromkeys(r for r, _ in biases))
+    cols = list(dict.fromkeys(c for _, c in biases))
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(4.6 * len(cols), 3.2 * len(rows)), squeeze=False,
+                             sharex=True)
+    share = np.asarray(true_shares, dtype=float)
+    for i, row in enumerate(rows):
+        for j, col in enumerate(cols):
+            ax = axes[i][j]
+            if (row, col) in biases:
+                ax.scatter(share, biases[(row, col)], s=4, alpha=0.5)
+            ax.axhline(0.0, color="black", lw=0.6)
+            ax.set_xscale("log")
+            ax.set_title(f"{col}, {row}", fontsize=9)
+            if j == 0:
+                ax.set_ylabel("bias (share of budget)")
+            if budget is not None and j == len(cols) - 1:
+                secondary = ax.secondary_yaxis("right", functions=(lambda b: b * budget, lambda d: d / budget))
+                secondary.set_ylabel("dollars")
+            if i == len(rows) - 1:
+                ax.set_xlabel("true allocation share")
     if title:
         fig.suptitle(title)
     fig.tight_layout()
