@@ -141,7 +141,9 @@ def plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None
             if (row, col) in biases:
                 ax.scatter(share, biases[(row, col)], s=4, alpha=0.5)
             ax.axhline(0.0, color="black", lw=0.6)
-            ax.set_xscale("log")
+            # symlog keeps entities with a true share of 0 on the plot (a log axis would drop them silently).
+            positive = share[share > 0]
+            ax.set_xscale("symlog", linthresh=float(positive.min()) if positive.size else 1e-9)
             ax.set_title(f"{col}, {row}", fontsize=9)
             if j == 0:
                 ax.set_ylabel("bias (share of budget)")

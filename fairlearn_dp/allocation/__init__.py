@@ -13,6 +13,7 @@ from ._evaluation import (
     NegativePartOfSumProjection,
     NonNegativeSumProjection,
     PositivePartOfSumProjection,
+    ProjectionShift,
     bias,
     monte_carlo,
     positive_part_bias,
@@ -36,6 +37,6 @@ __all__ = [
     "proportional_allocation", "AllocationMechanism", "BaselineAllocation", "ProjectionOntoSimplexAllocation",
     "CostOfPrivacyAllocation",
     "monte_carlo", "MonteCarloResult", "bias", "NonNegativeSumProjection", "PositivePartOfSumProjection",
-    "NegativePartOfSumProjection", "positive_part_bias", "sum_projection_positive_part_bias",
+    "NegativePartOfSumProjection", "ProjectionShift", "positive_part_bias", "sum_projection_positive_part_bias",
     "proposition2_integral", "theorem1_bounds",
 ]

@@ -21,7 +21,7 @@ from ._projections import project_nonnegative_sum, project_sum
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection", "PositivePartOfSumProjection",
-           "NegativePartOfSumProjection", "positive_part_bias", "sum_projection_positive_part_bias",
+           "NegativePartOfSumProjection", "ProjectionShift", "positive_part_bias", "sum_projection_positive_part_bias",
            "proposition2_integral", "theorem1_bounds"]
 
 
@@ -53,6 +53,18 @@ class PositivePartOfSumProjection:
 
     def __call__(self, rows):
         return np.maximum(project_sum(rows, self.total), 0.0)
+
+
+class ProjectionShift:
+    """Statistic ``T(pi_S(x~))`` of Lemma 2 (the scalar with ``pi_S+ = (pi_S - T)_+``), repeated in every column."""
+
+    def __init__(self, total):
+        self.total = total
+
+    def __call__(self, rows):
+        plus = project_nonnegative_sum(rows, self.total)
+        shift = np.where(plus > 0, project_sum(rows, self.total) - plus, np.nan)
+        return np.repeat(np.nanmean(shift, axis=1, keepdims=True), rows.shape[1], axis=1)
 
 
 class NegativePartOfSumProjection:
@@ -188,16 +200,21 @@ def proposition2_integral(x_min, x_max, sigma, n):
 
 
 def theorem1_bounds(counts, noise, *, total=None, n_draws=200_000, random_state=None, n_jobs=1, progress=None):
-    """Theorem 1's lower and upper bounds on the alpha-fairness of ``pi_S+``.
+    """Theorem 1's lower and upper bounds on the alpha-fairness of ``pi_S+``, and Lemma 3's tighter upper bound.
 
-    ``lower = B((pi_S)_+)_1 - B((pi_S)_+)_n`` and ``upper = min{x_n - x_1, lower + sum_i E[(pi_S(x~)_i)_-]}`` with
-    entities sorted by true count, and the public total ``C = sum(x)`` (a ``total`` that differs is an error).
-    Under the Gaussian mechanism both bounds are exact (:func:`sum_projection_positive_part_bias`); under Laplace
-    they are Monte-Carlo estimates, as in the paper.
+    With entities sorted by true count and the public total ``C = sum(x)`` (a ``total`` that differs is an error):
+    ``lower = B((pi_S)_+)_1 - B((pi_S)_+)_n``; ``upper = min{x_n - x_1, lower + sum_i E[(pi_S(x~)_i)_-]}``
+    (Theorem 1, via Proposition 1); ``upper_lemma3 = lower + E[T(pi_S(x~))]`` (Lemma 3, eq. 2b, never looser).
+
+    Because ``E[pi_S(x~)] = x``, ``B((pi_S)_+)_i = E[(pi_S(x~)_i)_-]``. Under the Gaussian mechanism that is the
+    closed form of :func:`sum_projection_positive_part_bias` and ``lower``/``upper`` are exact; under Laplace they
+    are Monte-Carlo means of ``(pi_S)_-`` (a low-variance statistic: it is 0 unless the noise nearly cancels a
+    count), as in the paper. ``E[T]`` is always a Monte-Carlo mean.
 
     Returns
     -------
-    dict with ``lower``, ``upper``, ``method`` ("exact" or "monte_carlo").
+    dict with ``lower``, ``upper``, ``upper_lemma3``, ``method`` ("exact" or "monte_carlo" for lower/upper) and
+    ``std_errors`` (Monte-Carlo standard errors of the estimated quantities).
     """
     x = _check_counts(counts)
     if x.size < 2:
@@ -208,13 +225,16 @@ def theorem1_bounds(counts, noise, *, total=None, n_draws=200_000, random_state=
     total = float(x.sum())
     smallest, largest = int(np.argmin(x)), int(np.argmax(x))
     spread = x[largest] - x[smallest]
-    if isinstance(noise, GaussianNoise):
-        positive_bias = sum_projection_positive_part_bias(x, noise.sigma)
-        lower = positive_bias[smallest] - positive_bias[largest]
-        return {"lower": lower, "upper": min(spread, lower + positive_bias.sum()), "method": "exact"}
-    result = monte_carlo(x, noise, {"positive": PositivePartOfSumProjection(total),
-                                    "negative": NegativePartOfSumProjection(total)},
+    result = monte_carlo(x, noise, {"negative": NegativePartOfSumProjection(total), "shift": ProjectionShift(total)},
                          n_draws=n_draws, random_state=random_state, n_jobs=n_jobs, progress=progress)
-    positive_bias = bias(result.means["positive"], x)
-    lower = positive_bias[smallest] - positive_bias[largest]
-    return {"lower": lower, "upper": min(spread, lower + result.means["negative"].sum()), "method": "monte_carlo"}
+    shift, shift_se = float(result.means["shift"][0]), float(result.std_errors["shift"][0])
+    if isinstance(noise, GaussianNoise):
+        negative = sum_projection_positive_part_bias(x, noise.sigma)
+        method, lower_se = "exact", 0.0
+    else:
+        negative = result.means["negative"]
+        method = "monte_carlo"
+        lower_se = float(np.hypot(result.std_errors["negative"][smallest], result.std_errors["negative"][largest]))
+    lower = float(negative[smallest] - negative[largest])
+    return {"lower": lower, "upper": float(min(spread, lower + negative.sum())), "upper_lemma3": lower + shift,
+            "method": method, "std_errors": {"lower": lower_se, "upper_lemma3": float(np.hypot(lower_se, shift_se))}}
