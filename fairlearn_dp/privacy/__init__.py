@@ -2,11 +2,22 @@
 
 Estimators in fairdp never draw noise themselves: they call a release function from here, which checks the
 accountant before the data are read, draws noise from a diffprivlib mechanism and charges the accountant once.
+zCDP (Bun & Steinke 2016) budgets compose by summation and are charged as their (epsilon, delta) conversion.
 """
 
 from ._accountant import PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
 from ._spend import PrivacySpend
+from ._zcdp import (
+    check_rho,
+    compose_zcdp,
+    noisy_vector_zcdp,
+    pure_dp_to_zcdp,
+    zcdp_gaussian_mechanism,
+    zcdp_gaussian_sigma,
+    zcdp_spend,
+    zcdp_to_approx_dp,
+)
 
 __all__ = [
     "PrivacySpend",
@@ -18,4 +29,12 @@ __all__ = [
     "noisy_vector",
     "private_joint_histogram",
     "joint_histogram_sensitivity",
+    "check_rho",
+    "compose_zcdp",
+    "zcdp_to_approx_dp",
+    "pure_dp_to_zcdp",
+    "zcdp_gaussian_sigma",
+    "zcdp_spend",
+    "zcdp_gaussian_mechanism",
+    "noisy_vector_zcdp",
 ]
