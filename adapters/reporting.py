@@ -9,8 +9,11 @@ from sklearn.metrics import mean_squared_error
 
 from fairlearn_dp.metrics import ks_distance_to, ks_statistical_parity
 
+from .sweeps import SweepResult, metric, pareto_front, plot_tradeoff, privacy_fairness_sweep
+
 __all__ = ["regression_fairness_frame", "before_after_report", "plot_group_cdfs", "size_deciles",
-           "allocation_bias_report", "plot_allocation_biases"]
+           "allocation_bias_report", "plot_allocation_biases",
+           "privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
 
 
 def regression_fairness_frame(y_true, y_pred, *, sensitive_features):

@@ -379,6 +379,8 @@ def parse_args(argv=None):
     parser.add_argument("--quick", action="store_true",
                         help=f"smoke test: {QUICK_SEEDS} seeds and alphas {QUICK_ALPHAS}")
     parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers over seeds (default 1)")
+    parser.add_argument("--dataset", choices=["all"] + [spec.name for spec in DATASETS], default="all",
+                        help="run one dataset only (Figures 3-4 need law_school; default: all)")
     args = parser.parse_args(argv)
     if args.seeds is None:
         args.seeds = QUICK_SEEDS if args.quick else DEFAULT_SEEDS
@@ -394,12 +396,13 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
+    datasets = tuple(spec for spec in DATASETS if args.dataset in ("all", spec.name))
     start = time.perf_counter()
-    sweep, raw = run_all(DATASETS, args.seeds, alphas, n_jobs=args.n_jobs)
+    sweep, raw = run_all(datasets, args.seeds, alphas, n_jobs=args.n_jobs)
     elapsed_runs = time.perf_counter() - start
 
     paths = {}
-    per_seed, summary = main_table(sweep, raw, DATASETS)
+    per_seed, summary = main_table(sweep, raw, datasets)
     paths["main_table_per_seed"] = out / "main_table_per_seed.csv"
     paths["main_table_summary"] = out / "main_table_summary.csv"
     per_seed.to_csv(paths["main_table_per_seed"], index=False)
@@ -409,15 +412,24 @@ def main(argv=None):
     sweep.to_csv(paths["sweep_per_seed"], index=False)
 
     fig2_mask = pd.Series(False, index=sweep.index)
-    for spec in DATASETS:
+    for spec in datasets:
         fig2_mask |= (sweep["dataset"] == spec.name) & sweep["n_bins"].isin(spec.fig2_n_bins)
     fig2 = summarise(sweep[fig2_mask & sweep["alpha"].isin(alphas)], ["dataset", "n_bins", "epsilon", "alpha"])
     paths["fig2_csv"] = out / "fig2_tradeoffs.csv"
     paths["fig2_png"] = out / "fig2_tradeoffs.png"
     fig2.to_csv(paths["fig2_csv"], index=False)
     raw_summary = summary[summary["method"] == "no post-processing"]
-    plot_fig2(fig2, raw_summary, DATASETS, paths["fig2_png"])
+    plot_fig2(fig2, raw_summary, datasets, paths["fig2_png"])
 
+    fig34 = envelope = None
+    if LAW_SCHOOL in datasets:
+        fig34, envelope = _figures_3_4(sweep, out, paths)
+    elapsed = time.perf_counter() - start
+    return _report(args, alphas, sweep, raw, summary, datasets, paths, fig2, fig34, envelope, elapsed_runs, elapsed)
+
+
+def _figures_3_4(sweep, out, paths):
+    """Figures 3-4 (Law School): sweeping alpha and k, lower envelopes per epsilon."""
     law = sweep[(sweep["dataset"] == LAW_SCHOOL.name) & sweep["epsilon"].isin(FIG4_EPSILONS)
                 & (sweep["n_bins"].isin(FIG3_N_BINS) | (sweep["n_bins"] == ENVELOPE_ENDPOINT_N_BINS))]
     fig34 = summarise(law, ["epsilon", "n_bins", "alpha"])
@@ -430,9 +442,11 @@ def main(argv=None):
     envelope.to_csv(paths["fig4_csv"], index=False)
     plot_fig3(fig34, envelope, paths["fig3_png"])
     plot_fig4(fig34, envelope, paths["fig4_png"])
-    elapsed = time.perf_counter() - start
+    return fig34, envelope
 
-    table = markdown_table(summary, DATASETS)
+
+def _report(args, alphas, sweep, raw, summary, datasets, paths, fig2, fig34, envelope, elapsed_runs, elapsed):
+    table = markdown_table(summary, datasets)
     n_warned = int((sweep["warnings"] != "").sum())
     print(f"Xian et al. (2024) reproduction: {args.seeds} seeds, alphas {list(alphas)}, n_jobs={args.n_jobs}")
     print(f"{len(sweep)} fits ({len(sweep) // args.seeds} configurations x {args.seeds} seeds), "
