@@ -23,7 +23,8 @@ _REPRODUCTIONS = {
     "jagielski2019": ("jagielski2019_postprocessing.py",
                       "Jagielski et al. 2019: DP post-processing for classification (Fig. 1 right)"),
     "zhu2022": ("zhu2022_allocation.py", "Zhu et al. 2022: census release and allocation (Tables 1-2, Fig. 4)"),
-    "budget2023": (None, "budget-tailoring paper: group-aware budget allocation (issue 6, not available yet)"),
+    "budget2023": ("budget2023_group_budget.py",
+                   "budget-tailoring paper: group-aware zCDP budget allocation, DPSE vs DPNoSE (Sec. 6.1, App. A)"),
 }
 _SWEEP_DATASETS = ("law_school", "communities_crime", "adult")
 
@@ -52,9 +53,6 @@ def _load_example(filename):
 
 def _reproduce(args):
     filename, _ = _REPRODUCTIONS[args.name]
-    if filename is None:
-        raise SystemExit("fairdp: error: budget2023 is not available yet (issue 6, group-aware budget allocation, "
-                         "is not finished)")
     if args.dataset is not None and args.name != "xian2024":
         raise SystemExit(f"fairdp: error: --dataset applies to xian2024 only, not {args.name}")
     argv = []
@@ -184,11 +182,33 @@ def _audit(args):
     row = {"estimator": args.name, "declared_epsilon": result.declared_epsilon,
            "epsilon_lower_bound": result.epsilon_lower_bound, "passed": result.passed, "n_runs": result.n_runs}
     pd.DataFrame([row]).to_csv(out / f"audit_{args.name}.csv", index=False)
+    _plot_audit(result, args.name, out / f"audit_{args.name}.png")
     print(f"{args.name}: declared epsilon {result.declared_epsilon:g}, empirical lower bound "
           f"{result.epsilon_lower_bound:.4f} over {result.n_runs} runs per dataset -> "
           f"{'PASS' if result.passed else 'FAIL: the lower bound exceeds the declared epsilon'}")
-    print(f"Written: {out / f'audit_{args.name}.csv'}")
+    print(f"Written: {out / f'audit_{args.name}.csv'}, {out / f'audit_{args.name}.png'}")
     return 0 if result.passed else 1
+
+
+def _plot_audit(result, name, path):
+    """Event frequencies on the two neighbouring datasets, and the lower bound against the declared epsilon."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2))
+    left.bar(["D", "D'"], [h / result.n_runs for h in result.hits], color=["tab:blue", "tab:orange"])
+    left.set_ylabel("P[event] (empirical)")
+    left.set_title(f"{result.n_runs} runs per dataset", fontsize=9)
+    right.bar(["declared", "lower bound"], [result.declared_epsilon, result.epsilon_lower_bound],
+              color=["tab:gray", "tab:green" if result.passed else "tab:red"])
+    right.set_ylabel("epsilon")
+    right.set_title("PASS" if result.passed else "FAIL", fontsize=9)
+    fig.suptitle(f"Privacy audit: {name}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def _build_parser():
@@ -206,7 +226,7 @@ def _build_parser():
     reproduce.add_argument("--out", type=Path, help="output directory (default: examples/output/<paper>)")
     reproduce.add_argument("--quick", action="store_true", help="few seeds / draws: a smoke run in seconds")
     reproduce.add_argument("--n-jobs", type=int, help="joblib workers")
-    reproduce.add_argument("--seeds", type=int, help="number of seeds (xian2024, jagielski2019)")
+    reproduce.add_argument("--seeds", type=int, help="number of seeds (xian2024, jagielski2019, budget2023)")
     reproduce.set_defaults(handler=_reproduce)
 
     sweep = commands.add_parser("sweep", help="privacy-fairness-accuracy sweep of a DP estimator",
