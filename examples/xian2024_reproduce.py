@@ -64,6 +64,7 @@ from fairlearn_dp.datasets import (  # noqa: E402
     fetch_communities_crime,
     fetch_law_school,
 )
+from fairdp_adapters.sweeps import pareto_front  # noqa: E402
 from fairlearn_dp.metrics import ks_statistical_parity  # noqa: E402
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor  # noqa: E402
 
@@ -211,23 +212,7 @@ def lower_envelope(points):
     array([[0., 1.],
            [1., 0.]])
     """
-    pts = np.asarray(points, dtype=float).reshape(-1, 2)
-    if pts.shape[0] == 0:
-        raise ValueError("lower_envelope needs at least one point.")
-    pts = np.unique(pts, axis=0)  # sorted by x, then y
-    hull = []
-    for p in pts:  # Andrew's monotone chain, lower hull; pops collinear and non-convex middle points
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    hull = np.array(hull)
-    # The first hull point is the leftmost-lowest; keep vertices until the (first) lowest one.
-    end = int(np.argmin(hull[:, 1]))
-    return hull[: end + 1]
+    return pareto_front(points)
 
 
 def summarise(frame, keys):
