@@ -16,7 +16,7 @@ import math
 import sys
 from pathlib import Path
 
-__all__ = ["main"]
+__all__ = ["main", "load_example"]
 
 _REPRODUCTIONS = {
     "xian2024": ("xian2024_reproduce.py", "Xian et al. 2024: DP fair regression post-processing (Sec. 4, Figs 2-4)"),
@@ -40,7 +40,8 @@ def _examples_dir():
     return Path(__file__).resolve().parents[1] / "examples"
 
 
-def _load_example(filename):
+def load_example(filename):
+    """Import a reproduction script from the source checkout's ``examples/`` folder as a module."""
     path = _examples_dir() / filename
     if not path.is_file():
         raise SystemExit(f"fairdp: error: {path} not found: the reproductions run from a source checkout of fairdp")
@@ -68,7 +69,7 @@ def _reproduce(args):
         argv += ["--seeds", str(args.seeds)]
     if args.dataset is not None:
         argv += ["--dataset", args.dataset]
-    _load_example(filename).main(argv)
+    load_example(filename).main(argv)
     return 0
 
 

@@ -3,27 +3,16 @@
 Marked slow (deselected by default; run with ``pytest -m slow``).
 """
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "budget2023_group_budget.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("budget2023_group_budget", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from fairdp_adapters.cli import load_example
 
 
 @pytest.fixture(scope="module")
 def script():
-    return _load_script()
+    return load_example("budget2023_group_budget.py")
 
 
 @pytest.mark.slow

@@ -5,28 +5,17 @@ property test of its ``pareto_front`` helper are fast and run by default.
 """
 
 import doctest
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "jagielski2019_postprocessing.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("jagielski2019_postprocessing", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from fairdp_adapters.cli import load_example
 
 
 @pytest.fixture(scope="module")
 def script():
-    return _load_script()
+    return load_example("jagielski2019_postprocessing.py")
 
 
 def test_pareto_front_doctest(script):

@@ -5,28 +5,17 @@ The reproduction itself is marked slow (deselected by default; run with ``pytest
 """
 
 import doctest
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "xian2024_reproduce.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("xian2024_reproduce", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module through sys.modules
-    spec.loader.exec_module(module)
-    return module
+from fairdp_adapters.cli import load_example
 
 
 @pytest.fixture(scope="module")
 def script():
-    return _load_script()
+    return load_example("xian2024_reproduce.py")
 
 
 def test_lower_envelope_doctest(script):

@@ -4,29 +4,18 @@ The reproduction runs in --quick mode (1e5 draws for Table 1, 2,000 per epsilon 
 (deselected by default; run with ``pytest -m slow``).
 """
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "zhu2022_allocation.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("zhu2022_allocation", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from fairdp_adapters.cli import load_example
 
 
 @pytest.fixture(scope="module")
 def script():
-    return _load_script()
+    return load_example("zhu2022_allocation.py")
 
 
 @pytest.fixture(scope="module")
