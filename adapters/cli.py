@@ -16,7 +16,7 @@ import math
 import sys
 from pathlib import Path
 
-__all__ = ["main", "load_example"]
+__all__ = ["main", "load_example", "parse_seeded_args"]
 
 _REPRODUCTIONS = {
     "xian2024": ("xian2024_reproduce.py", "Xian et al. 2024: DP fair regression post-processing (Sec. 4, Figs 2-4)"),
@@ -50,6 +50,29 @@ def load_example(filename):
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def parse_seeded_args(argv, *, doc, default_out, default_seeds, quick_seeds, quick_help, extra=None):
+    """The common CLI of the seeded reproduction scripts: ``--out``, ``--seeds``, ``--quick``, ``--n-jobs``.
+
+    ``extra(parser)`` may add script-specific options. ``--seeds`` defaults to ``default_seeds`` (``quick_seeds``
+    with ``--quick``) and must be >= 1.
+    """
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=default_out, help=f"output directory (default {default_out})")
+    parser.add_argument("--seeds", type=int, default=None,
+                        help=f"number of seeds (default {default_seeds}, or {quick_seeds} with --quick)")
+    parser.add_argument("--quick", action="store_true", help=f"smoke test: {quick_seeds} seeds and {quick_help}")
+    parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers over seeds (default 1)")
+    if extra is not None:
+        extra(parser)
+    args = parser.parse_args(argv)
+    if args.seeds is None:
+        args.seeds = quick_seeds if args.quick else default_seeds
+    if args.seeds < 1:
+        parser.error("--seeds must be >= 1")
+    return args
 
 
 def _reproduce(args):

@@ -51,7 +51,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
 from pathlib import Path
@@ -66,6 +65,7 @@ import pandas as pd  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
+from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school  # noqa: E402
 from fairlearn_dp.reductions import DPGroupBudgetRegressor  # noqa: E402
 
@@ -307,20 +307,8 @@ def plot_mspe(summary, labels, path):
 
 # -------------------------------------------------------------------------------------------------- main
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
-    parser.add_argument("--seeds", type=int, default=None,
-                        help=f"number of seeds (default {DEFAULT_SEEDS}, or {QUICK_SEEDS} with --quick)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"smoke test: {QUICK_SEEDS} seeds and rho in {QUICK_RHOS}")
-    parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers over seeds (default 1)")
-    args = parser.parse_args(argv)
-    if args.seeds is None:
-        args.seeds = QUICK_SEEDS if args.quick else DEFAULT_SEEDS
-    if args.seeds < 1:
-        parser.error("--seeds must be >= 1")
-    return args
+    return parse_seeded_args(argv, doc=__doc__, default_out=DEFAULT_OUT, default_seeds=DEFAULT_SEEDS,
+                             quick_seeds=QUICK_SEEDS, quick_help=f"rho in {QUICK_RHOS}")
 
 
 def main(argv=None):

@@ -67,7 +67,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 import warnings
@@ -85,6 +84,7 @@ from joblib import Parallel, delayed  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
+from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import fetch_communities_crime  # noqa: E402
 from fairlearn_dp.postprocessing import DPThresholdOptimizer  # noqa: E402
 
@@ -438,20 +438,8 @@ def plot_figure(summary, fronts, epsilons, path):
 
 # -------------------------------------------------------------------------------------------------- main
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
-    parser.add_argument("--seeds", type=int, default=None,
-                        help=f"number of seeds (default {DEFAULT_SEEDS}, or {QUICK_SEEDS} with --quick)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"smoke test: {QUICK_SEEDS} seeds and gammas {QUICK_GAMMAS}")
-    parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers over seeds (default 1)")
-    args = parser.parse_args(argv)
-    if args.seeds is None:
-        args.seeds = QUICK_SEEDS if args.quick else DEFAULT_SEEDS
-    if args.seeds < 1:
-        parser.error("--seeds must be >= 1")
-    return args
+    return parse_seeded_args(argv, doc=__doc__, default_out=DEFAULT_OUT, default_seeds=DEFAULT_SEEDS,
+                             quick_seeds=QUICK_SEEDS, quick_help=f"gammas {QUICK_GAMMAS}")
 
 
 def main(argv=None):

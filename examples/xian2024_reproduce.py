@@ -40,7 +40,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 import warnings
@@ -58,6 +57,7 @@ from diffprivlib import BudgetAccountant  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
+from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import (  # noqa: E402
     COMMUNITIES_CRIME_BOUNDS,
     LAW_SCHOOL_BOUNDS,
@@ -355,23 +355,14 @@ def plot_fig4(fig34, envelope, path):
 
 
 # -------------------------------------------------------------------------------------------------- main
-def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
-    parser.add_argument("--seeds", type=int, default=None,
-                        help=f"number of seeds (default {DEFAULT_SEEDS}, or {QUICK_SEEDS} with --quick)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"smoke test: {QUICK_SEEDS} seeds and alphas {QUICK_ALPHAS}")
-    parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers over seeds (default 1)")
+def _dataset_option(parser):
     parser.add_argument("--dataset", choices=["all"] + [spec.name for spec in DATASETS], default="all",
                         help="run one dataset only (Figures 3-4 need law_school; default: all)")
-    args = parser.parse_args(argv)
-    if args.seeds is None:
-        args.seeds = QUICK_SEEDS if args.quick else DEFAULT_SEEDS
-    if args.seeds < 1:
-        parser.error("--seeds must be >= 1")
-    return args
+
+
+def parse_args(argv=None):
+    return parse_seeded_args(argv, doc=__doc__, default_out=DEFAULT_OUT, default_seeds=DEFAULT_SEEDS,
+                             quick_seeds=QUICK_SEEDS, quick_help=f"alphas {QUICK_ALPHAS}", extra=_dataset_option)
 
 
 def main(argv=None):
