@@ -12,7 +12,6 @@ from ._evaluation import (
     MonteCarloResult,
     NegativePartOfSumProjection,
     NonNegativeSumProjection,
-    PositivePartOfSumProjection,
     ProjectionShift,
     bias,
     monte_carlo,
@@ -36,7 +35,7 @@ __all__ = [
     "project_sum", "project_nonnegative_sum", "project_simplex", "project_with_invariants",
     "proportional_allocation", "AllocationMechanism", "BaselineAllocation", "ProjectionOntoSimplexAllocation",
     "CostOfPrivacyAllocation",
-    "monte_carlo", "MonteCarloResult", "bias", "NonNegativeSumProjection", "PositivePartOfSumProjection",
+    "monte_carlo", "MonteCarloResult", "bias", "NonNegativeSumProjection",
     "NegativePartOfSumProjection", "ProjectionShift", "positive_part_bias", "sum_projection_positive_part_bias",
     "proposition2_integral", "theorem1_bounds",
 ]

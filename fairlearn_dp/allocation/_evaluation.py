@@ -20,7 +20,7 @@ from scipy import integrate, stats
 from ._projections import project_nonnegative_sum, project_sum
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
-__all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection", "PositivePartOfSumProjection",
+__all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
            "NegativePartOfSumProjection", "ProjectionShift", "positive_part_bias", "sum_projection_positive_part_bias",
            "proposition2_integral", "theorem1_bounds"]
 
@@ -43,16 +43,6 @@ class NonNegativeSumProjection:
 
     def __call__(self, rows):
         return project_nonnegative_sum(rows, self.total)
-
-
-class PositivePartOfSumProjection:
-    """Statistic ``(pi_S(x~))_+``, used by the bounds of Theorem 1."""
-
-    def __init__(self, total):
-        self.total = total
-
-    def __call__(self, rows):
-        return np.maximum(project_sum(rows, self.total), 0.0)
 
 
 class ProjectionShift:
