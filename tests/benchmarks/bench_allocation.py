@@ -66,11 +66,9 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import datetime
 import io
 import json
 import os
-import platform
 import pstats
 import resource
 import statistics
@@ -78,11 +76,11 @@ import subprocess
 import sys
 import threading
 import time
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from fairlearn_dp.allocation import (
     BaselineAllocation,
     LaplaceNoise,
@@ -419,27 +417,12 @@ def profile_report(counts, noise, n_draws):
 
 # ---------------------------------------------------------------------------------------------------- report
 def machine_header(mode, load):
-    names = ("numpy", "scipy", "cvxpy", "osqp", "joblib")
-    versions = ", ".join(f"{name} {metadata.version(name)}" for name in names)
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return (f"Machine: {os.cpu_count()} CPUs, {platform.platform()} ({platform.machine()}), "
-            f"Python {platform.python_version()}, {versions}. Date: {date}. Load average at start: "
-            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min). Mode: {mode}.")
+    load_text = f" Load average at start: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min)."
+    return _common.machine_header(("numpy", "scipy", "cvxpy", "osqp", "joblib"), mode, extra=load_text)
 
 
 def source_state():
-    """HEAD commit and whether the timed modules differ from it (read-only git: rev-parse, hash-object without -w)."""
-    def git(*arguments):
-        return subprocess.run(["git", *arguments], cwd=REPOSITORY, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    try:
-        head = git("rev-parse", "--short", "HEAD")
-        changed = [path for path in TIMED_SOURCES
-                   if git("hash-object", path) != git("rev-parse", f"HEAD:{path}")]
-    except (OSError, subprocess.CalledProcessError):
-        return "fairdp source: git state unknown."
-    return (f"fairdp source: commit {head}; timed modules "
-            + (f"modified vs HEAD: {', '.join(changed)}." if changed else "as committed."))
+    return _common.source_state(TIMED_SOURCES)
 
 
 def mib(kib):

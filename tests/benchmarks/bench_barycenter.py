@@ -37,18 +37,15 @@ The full run prints a GitHub-markdown table and writes it to ``tests/benchmarks/
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
 import statistics
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 from diffprivlib import BudgetAccountant
 
+import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 
@@ -115,10 +112,7 @@ def benchmark_row(X, race, groups, *, n_bins, alpha, repeats, plain_repeats, cla
 
 
 def machine_header(mode):
-    versions = ", ".join(f"{name} {metadata.version(name)}" for name in ("numpy", "cvxpy", "highspy"))
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return (f"Machine: {os.cpu_count()} CPUs, {platform.platform()} ({platform.machine()}), "
-            f"Python {platform.python_version()}, {versions}. Date: {date}. Mode: {mode}.")
+    return _common.machine_header(("numpy", "cvxpy", "highspy"), mode)
 
 
 def markdown_table(rows, clarabel):

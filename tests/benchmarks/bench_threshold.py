@@ -43,16 +43,11 @@ rows are printed).
 from __future__ import annotations
 
 import argparse
-import datetime
 import logging
-import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +64,7 @@ logging.getLogger().setLevel(logging.ERROR)     # AIF360 logs optional-extra war
 from aif360.algorithms.postprocessing import EqOddsPostprocessing  # noqa: E402
 from fairlearn.postprocessing import ThresholdOptimizer  # noqa: E402
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing  # noqa: E402
 from aif360_dp.datasets import AdultDataset  # noqa: E402
 from fairlearn_dp.datasets import fetch_adult  # noqa: E402
@@ -245,26 +241,12 @@ def check_charge(accountant, fitted, where):
 
 # --------------------------------------------------------------------------------------------------- report
 def machine_header(mode):
-    names = ("numpy", "pandas", "scikit-learn", "fairlearn", "aif360", "diffprivlib", "cvxpy", "highspy")
-    versions = ", ".join(f"{name} {metadata.version(name)}" for name in names)
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return (f"Machine: {os.cpu_count()} CPUs, {platform.platform()} ({platform.machine()}), "
-            f"Python {platform.python_version()}, {versions}. Date: {date}. Mode: {mode}.")
+    return _common.machine_header(("numpy", "pandas", "scikit-learn", "fairlearn", "aif360", "diffprivlib", "cvxpy",
+                                   "highspy"), mode)
 
 
 def source_state():
-    """HEAD commit and whether the timed modules differ from it (read-only git: rev-parse, hash-object without -w)."""
-    def git(*arguments):
-        return subprocess.run(["git", *arguments], cwd=REPOSITORY, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    try:
-        head = git("rev-parse", "--short", "HEAD")
-        changed = [path for path in TIMED_SOURCES
-                   if git("hash-object", path) != git("rev-parse", f"HEAD:{path}")]
-    except (OSError, subprocess.CalledProcessError):
-        return "fairdp source: git state unknown."
-    return (f"fairdp source: commit {head}; timed modules "
-            + (f"modified vs HEAD: {', '.join(changed)}." if changed else "as committed."))
+    return _common.source_state(TIMED_SOURCES)
 
 
 def passed(row):

@@ -1,0 +1,34 @@
+"""Helpers shared by the benchmark scripts: the machine/version header and the state of the timed sources."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def machine_header(packages, mode, extra=""):
+    """One line: CPUs, platform, Python and ``packages`` versions, UTC date, ``extra`` and the run mode."""
+    versions = ", ".join(f"{name} {metadata.version(name)}" for name in packages)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"Machine: {os.cpu_count()} CPUs, {platform.platform()} ({platform.machine()}), "
+            f"Python {platform.python_version()}, {versions}. Date: {date}.{extra} Mode: {mode}.")
+
+
+def source_state(timed_sources):
+    """HEAD commit and whether the timed modules differ from it (read-only git: rev-parse, hash-object without -w)."""
+    def git(*arguments):
+        return subprocess.run(["git", *arguments], cwd=REPOSITORY, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        changed = [path for path in timed_sources if git("hash-object", path) != git("rev-parse", f"HEAD:{path}")]
+    except (OSError, subprocess.CalledProcessError):
+        return "fairdp source: git state unknown."
+    return (f"fairdp source: commit {head}; timed modules "
+            + (f"modified vs HEAD: {', '.join(changed)}." if changed else "as committed."))
