@@ -67,8 +67,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
 
     def __init__(self, *, rho=None, epsilon=None, delta=1e-6, stage1_fraction=0.2, budget_allocation="standard_errors",
                  objective="group_mean", bounded_group_loss=None, lagrange_multiplier=1.0, data_bound=1.0,
-                 clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0, fit_intercept=True, groups=None,
-                 accountant=None, random_state=None):
+                 target_bound=None, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0, fit_intercept=True,
+                 groups=None, accountant=None, random_state=None):
         self.rho = rho
         self.epsilon = epsilon
         self.delta = delta
@@ -78,6 +78,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         self.bounded_group_loss = bounded_group_loss
         self.lagrange_multiplier = lagrange_multiplier
         self.data_bound = data_bound
+        self.target_bound = target_bound
         self.clip = clip
         self.n_iter = n_iter
         self.learning_rate = learning_rate
@@ -123,6 +124,13 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         if self.bounded_group_loss is not None and not (isinstance(self.bounded_group_loss, numbers.Real)
                                                         and self.bounded_group_loss >= 0):
             raise ValueError(f"bounded_group_loss must be None or >= 0, got {self.bounded_group_loss!r}.")
+        if self.target_bound is not None and not (isinstance(self.target_bound, numbers.Real)
+                                                  and math.isfinite(self.target_bound) and self.target_bound > 0):
+            raise ValueError(f"target_bound must be None or a finite number > 0, got {self.target_bound!r}.")
+
+    def _target_bound(self):
+        """Public bound on ``|y|``: ``target_bound``, or ``data_bound`` when it is None (1 for the classifier)."""
+        return float(self.data_bound if self.target_bound is None else self.target_bound)
 
     # ------------------------------------------------------------------ data
     def _design(self, X):
@@ -157,16 +165,22 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
                              "(a group is too small for its standard error).")
         spend_bound = PrivacySpend(zcdp_to_approx_dp(rho, self.delta), self.delta, rho=rho)
         check_spend(self.accountant, spend_bound)
-        rng = check_random_state(self.random_state)
+        # One independent stream per stage, both derived from random_state (DPNoSE draws the stage-1 seed too and
+        # leaves it unused): DPSE and DPNoSE fitted with the same random_state then share their stage-2 standard
+        # normal draws, which makes paired comparisons of the two allocations far less noisy (common random
+        # numbers). Each release still gets fresh, independent noise.
+        stage_seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=2)
+        stage1_rng, stage2_rng = (np.random.RandomState(seed) for seed in stage_seeds)
         ledger = ZCDPLedger()
         if self.budget_allocation == "standard_errors":
             tau = self.stage1_fraction * rho
             mu = rho - tau
-            shares = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger, rng)
+            shares = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger, stage1_rng)
         else:
             mu = rho
             shares = np.full(len(groups), 1.0 / len(groups))
-        coef, history = self._stage2_gradient_descent(design, target, group_index, sizes, mu, shares, ledger, rng)
+        coef, history = self._stage2_gradient_descent(design, target, group_index, sizes, mu, shares, ledger,
+                                                      stage2_rng)
 
         self.groups_ = groups
         self.group_sizes_ = sizes
@@ -187,14 +201,16 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
 
         Budget: ``tau_k = tau / (K + 1)``; ``tau_k / 2`` each for ``X^T X`` and ``X^T y`` (Analyze Gauss), and
         ``tau_k`` for each group's clipped residual sum ``S_k``. Sensitivities under substitution of one record
-        with entries bounded by ``U = data_bound``: ``||x x^T - x' x'^T||_F <= 2 d U^2`` (noise on the upper
-        triangle, mirrored), ``||x y - x' y'||_2 <= 2 sqrt(d) U^2``; a clipped squared residual lies in ``[0,
-        clip^2]``, so ``S_k`` moves by at most ``clip^2``. Fallbacks of the paper: a non-positive-definite noisy
+        with feature entries bounded by ``U = data_bound`` and ``|y| <= V = target_bound``: ``||x x^T - x'
+        x'^T||_F <= ||x||^2 + ||x'||^2 <= 2 d U^2`` (noise on the upper triangle, mirrored: each entry is released
+        once, and the Frobenius bound covers the upper triangle), ``||x y - x' y'||_2 <= 2 sqrt(d) U V``; a
+        clipped squared residual lies in ``[0, clip^2]``, so ``S_k`` moves by at most ``clip^2``. Fallbacks of the paper: a non-positive-definite noisy
         ``X^T X`` or a non-positive ``S_k`` give uniform shares.
         """
         n_groups = sizes.size
         d = design.shape[1]
         bound = float(self.data_bound)
+        target_bound = self._target_bound()
         tau_k = tau / (n_groups + 1)
         upper = np.triu_indices(d)
         gram = design.T @ design
@@ -203,8 +219,9 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         noisy_gram = np.zeros((d, d))
         noisy_gram[upper] = noisy_upper
         noisy_gram = noisy_gram + np.triu(noisy_gram, 1).T
-        moment = ledger.release(design.T @ np.clip(target, -bound, bound), stage="stage1",
-                                l2_sensitivity=2 * math.sqrt(d) * bound ** 2, rho=tau_k / 2, random_state=rng)
+        moment = ledger.release(design.T @ np.clip(target, -target_bound, target_bound), stage="stage1",
+                                l2_sensitivity=2 * math.sqrt(d) * bound * target_bound, rho=tau_k / 2,
+                                random_state=rng)
         residual_clip = float(self.clip) ** 2
         uniform = np.full(n_groups, 1.0 / n_groups)
         if np.linalg.eigvalsh(noisy_gram).min() <= 0:
@@ -286,10 +303,11 @@ _PRIVACY_DOC = """
     Privacy
     -------
     - Neighbouring relation: datasets with the same group sizes differing in one record (x, a, y) within a group
-      (substitution); the group sizes ``n_k`` are public, as in the paper. Values of X (and y for regression)
-      are clipped to ``[-data_bound, data_bound]`` (a public bound), with a warning.
+      (substitution); the group sizes ``n_k`` are public, as in the paper. Values of X are clipped to
+      ``[-data_bound, data_bound]`` and, for regression, y to ``[-target_bound, target_bound]`` (public bounds),
+      with a warning.
     - Stage 1 (``budget_allocation="standard_errors"``, tau = ``stage1_fraction * rho``): Gaussian noise on the
-      upper triangle of ``X^T X`` (L2 sensitivity ``2 d U^2``) and on ``X^T y`` (``2 sqrt(d) U^2``), tau/(2(K+1))
+      upper triangle of ``X^T X`` (L2 sensitivity ``2 d U^2``) and on ``X^T y`` (``2 sqrt(d) U V``), tau/(2(K+1))
       zCDP each, and on each group's clipped residual sum (sensitivity ``clip^2``), tau/(K+1) each.
     - Stage 2 (mu = rho - tau): T iterations; group k's clipped gradient mean (sensitivity ``2 clip / n_k``; the
       sum for ``objective="pooled"``: ``2 clip``) gets ``mu s_k^2 / T`` zCDP (half of it, and half for the clipped
@@ -334,7 +352,11 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     lagrange_multiplier : float, default=1.0
         ``G`` of the Lagrangian.
     data_bound : float, default=1.0
-        Public bound ``U`` on ``|x_j|`` and ``|y|`` (data are clipped to it; scale your data accordingly).
+        Public bound ``U`` on ``|x_j|`` (features are clipped to it; scale your data accordingly).
+    target_bound : float or None, default=None
+        Public bound ``V`` on ``|y|`` (targets are clipped to it); None uses ``data_bound``. Give it separately
+        when the target's range differs from the features': a loose bound on X inflates the stage-1 noise on
+        ``X^T X`` by ``U^2``.
     clip : float, default=2.0
         Per-example gradient clipping norm ``Delta`` (losses are clipped to ``Delta^2``); the paper uses 2.
     n_iter : int, default=200
@@ -359,7 +381,7 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     privacy_spent_ : PrivacySpend
     history_ : dict
         Iterates and noisy gradients / losses per iteration (diagnostics, all DP).
-    """ + _PRIVACY_DOC
+    """
 
     _loss = "squared"
 
@@ -369,9 +391,9 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
             raise ValueError(f"y has {values.size} rows but X has {n} (length mismatch).")
         if not np.all(np.isfinite(values)):
             raise ValueError("y contains NaN or infinite values.")
-        bound = float(self.data_bound)
+        bound = self._target_bound()
         if np.any(np.abs(values) > bound):
-            warnings.warn(f"Some targets exceed data_bound={bound} in absolute value and were clipped.",
+            warnings.warn(f"Some targets exceed target_bound={bound} in absolute value and were clipped.",
                           UserWarning, stacklevel=3)
         return np.clip(values, -bound, bound)
 
@@ -393,11 +415,18 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
 
     Stage 1 is the same DP OLS precursor on labels coded -1/+1; stage 2 runs the same DP gradient descent on the
     logistic loss ``log(1 + exp(-y theta^T x))`` (per-example gradients clipped to ``clip``, losses to
-    ``clip^2``). Parameters and Privacy are those of :class:`DPGroupBudgetRegressor` (labels are in {-1, +1}, so
-    ``data_bound >= 1`` keeps them unclipped).
-    """ + _PRIVACY_DOC
+    ``clip^2``). Parameters and Privacy are those of :class:`DPGroupBudgetRegressor`, except that
+    ``target_bound`` does not apply: labels are in {-1, +1}, so the bound on ``|y|`` is 1.
+    """
 
     _loss = "logistic"
+
+    def _target_bound(self):
+        """Labels are coded -1/+1, so the bound on ``|y|`` is 1 (``target_bound`` does not apply)."""
+        if self.target_bound is not None:
+            raise ValueError("target_bound does not apply to DPGroupBudgetClassifier (labels are coded -1/+1); "
+                             "leave it None.")
+        return 1.0
 
     def _target(self, y, n):
         values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
@@ -427,3 +456,8 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
 
     def predict(self, X):
         return self.classes_[(self._decision(X) > 0).astype(int)]
+
+
+# A class docstring must be a literal, so the shared Privacy section is appended here.
+DPGroupBudgetRegressor.__doc__ += _PRIVACY_DOC
+DPGroupBudgetClassifier.__doc__ += _PRIVACY_DOC

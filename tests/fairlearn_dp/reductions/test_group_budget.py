@@ -141,6 +141,8 @@ def test_classifier_learns_a_separable_problem():
     ({}, {"nan": True}, ValueError, "X contains NaN"),
     ({}, {"tiny_group": True}, ValueError, "d \\+ 1"),
     ({"rho": None}, {}, ValueError, "rho"),
+    ({"target_bound": 0.0}, {}, ValueError, "target_bound"),
+    ({"target_bound": float("inf")}, {}, ValueError, "target_bound"),
 ])
 def test_bad_input(kwargs, data, error, match):
     X, y, g = synthetic(9, sizes=(300, 200, 100, 100, 100))
@@ -165,3 +167,40 @@ def test_classifier_needs_binary_labels():
     with pytest.raises(ValueError, match="two classes"):
         DPGroupBudgetClassifier(rho=1.0, groups=list(range(5)), accountant=BudgetAccountant()).fit(
             X, np.arange(y.size) % 3, sensitive_features=g)
+
+
+def test_target_bound_sets_the_stage1_moment_sensitivity_and_clips_y():
+    """X^T y moves by at most 2 sqrt(d) U V under substitution (U on features, V on targets); X^T X by 2 d U^2."""
+    X, y, g = synthetic(11, sizes=(400, 300))
+    y = 5 * y
+    with pytest.warns(UserWarning, match="target_bound=4"):
+        model = make(groups=[0, 1], data_bound=1.0, target_bound=4.0).fit(X, y, sensitive_features=g)
+    d = X.shape[1] + 1
+    stage1 = [e for e in model.ledger_.entries if e["stage"] == "stage1"]
+    assert stage1[0]["l2_sensitivity"] == pytest.approx(2 * d * 1.0 ** 2)
+    assert stage1[1]["l2_sensitivity"] == pytest.approx(2 * math.sqrt(d) * 1.0 * 4.0)
+    default = make(groups=[0, 1], data_bound=2.0).fit(X, np.clip(y, -2, 2), sensitive_features=g)
+    assert default.ledger_.entries[1]["l2_sensitivity"] == pytest.approx(2 * math.sqrt(d) * 2.0 * 2.0)
+    with pytest.raises(ValueError, match="target_bound does not apply"):
+        DPGroupBudgetClassifier(rho=1.0, target_bound=2.0, groups=[0, 1]).fit(X, y > 0, sensitive_features=g)
+
+
+def test_dpse_and_dpnose_with_one_random_state_share_stage2_normals():
+    """Each stage draws from its own stream, so at the first iterate (theta = 0 for both) the standardised
+    stage-2 noise of DPSE and DPNoSE is the same draw (common random numbers), while the noise scales differ."""
+    X, y, g = synthetic(12, sizes=(2000, 300))
+    design = np.column_stack([X, np.ones(len(X))])
+    standardised = {}
+    for allocation in ("standard_errors", "uniform"):
+        model = make(groups=[0, 1], budget_allocation=allocation, random_state=7).fit(X, y, sensitive_features=g)
+        noise = []
+        for k in range(2):
+            rows = g == k
+            per_example = -2 * y[rows][:, None] * design[rows]           # gradient at theta = 0
+            exact = (per_example / np.maximum(1, np.linalg.norm(per_example, axis=1) / 2.0)[:, None]).mean(axis=0)
+            noise.append((model.history_["noisy_gradients"][0, k] - exact) / model.history_["sigma_gradient"][k])
+        standardised[allocation] = np.concatenate(noise)
+        sigmas = model.history_["sigma_gradient"]
+        standardised[allocation + "_sigma"] = sigmas
+    np.testing.assert_allclose(standardised["standard_errors"], standardised["uniform"], atol=1e-9)
+    assert not np.allclose(standardised["standard_errors_sigma"], standardised["uniform_sigma"])
