@@ -5,6 +5,7 @@ accountant before the data are read, draws noise from a diffprivlib mechanism an
 zCDP (Bun & Steinke 2016) budgets compose by summation and are charged as their (epsilon, delta) conversion.
 """
 
+from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._accountant import PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
 from ._spend import PrivacySpend
@@ -37,4 +38,6 @@ __all__ = [
     "zcdp_spend",
     "zcdp_gaussian_mechanism",
     "noisy_vector_zcdp",
+    "advanced_composition_epsilon",
+    "per_mechanism_epsilon",
 ]

@@ -1,11 +1,28 @@
 """Differentially private in-processing algorithms.
 
 Estimators here train a model under a fairness objective while the training is differentially private, and the
-model needs no sensitive attribute at prediction time. This subpackage holds the group-aware privacy budget
-allocation of the budget-tailoring paper: DP gradient descent in which each group's share of the budget follows
-its privately estimated prediction standard error, optionally with a bounded-group-loss penalty.
+model needs no sensitive attribute at prediction time: the DP exponentiated-gradient reduction of Jagielski et al.
+(2019, Alg. 3) on Fairlearn's moments, the exponential-mechanism learner and private Fair No-Regret dynamics of
+Cummings et al. (2019), and the group-aware privacy budget allocation of the budget-tailoring paper (DP gradient
+descent in which each group's share of the budget follows its privately estimated prediction standard error,
+optionally with a bounded-group-loss penalty).
 """
 
+from ._exponential import exponential_mechanism, exponential_mechanism_probabilities
+from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
+from ._exponentiated_gradient import DPExponentiatedGradient
 from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor, ZCDPLedger
+from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions, linear_threshold_hypotheses
 
-__all__ = ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "ZCDPLedger"]
+__all__ = [
+    "DPExponentiatedGradient",
+    "ExponentialMechanismFairClassifier",
+    "DPGroupBudgetRegressor",
+    "DPGroupBudgetClassifier",
+    "ZCDPLedger",
+    "LinearThresholdClassifier",
+    "linear_threshold_hypotheses",
+    "hypothesis_predictions",
+    "exponential_mechanism",
+    "exponential_mechanism_probabilities",
+]

@@ -1,0 +1,54 @@
+"""The exponential mechanism over a finite candidate set, drawn by diffprivlib (McSherry & Talwar 2007).
+
+Costs are minimised: candidate ``i`` is drawn with probability ``exp(-epsilon * cost_i / (2 * sensitivity))``
+normalised, which is diffprivlib's ``Exponential`` with utility ``-cost`` (non-monotonic utility).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from diffprivlib.mechanisms import Exponential
+
+__all__ = ["exponential_mechanism", "exponential_mechanism_probabilities"]
+
+
+def _check(costs, epsilon, sensitivity):
+    costs = np.asarray(costs, dtype=float).ravel()
+    if costs.size == 0:
+        raise ValueError("The candidate set (hypothesis class) is empty.")
+    if not np.all(np.isfinite(costs)):
+        raise ValueError("costs must be finite.")
+    if not (isinstance(epsilon, numbers.Real) and epsilon > 0 and not math.isnan(epsilon)):
+        raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
+    if not (isinstance(sensitivity, numbers.Real) and math.isfinite(sensitivity) and sensitivity > 0):
+        raise ValueError(f"sensitivity must be a finite number > 0, got {sensitivity!r}.")
+    return costs
+
+
+def exponential_mechanism_probabilities(costs, *, epsilon, sensitivity):
+    """``exp(-epsilon * cost / (2 sensitivity))`` normalised (the argmin set, uniformly, when epsilon is inf)."""
+    costs = _check(costs, epsilon, sensitivity)
+    if math.isinf(epsilon):
+        best = np.isclose(costs, costs.min(), rtol=0, atol=1e-12)
+        return best / best.sum()
+    logits = -float(epsilon) * (costs - costs.min()) / (2 * float(sensitivity))
+    weights = np.exp(logits)
+    return weights / weights.sum()
+
+
+def exponential_mechanism(costs, *, epsilon, sensitivity, random_state=None):
+    """Index of the candidate drawn by the exponential mechanism (epsilon-DP for cost sensitivity ``sensitivity``).
+
+    Drawn by ``diffprivlib.mechanisms.Exponential(epsilon, sensitivity, utility=-costs)``; ``epsilon = inf``
+    returns the (first) minimiser with no noise (the non-private best response).
+    """
+    costs = _check(costs, epsilon, sensitivity)
+    if math.isinf(epsilon):
+        return int(np.argmin(costs))
+    utility = (-(costs - costs.min())).tolist()
+    mechanism = Exponential(epsilon=float(epsilon), sensitivity=float(sensitivity), utility=utility,
+                            monotonic=False, random_state=random_state)
+    return int(mechanism.randomise())

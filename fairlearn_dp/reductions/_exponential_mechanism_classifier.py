@@ -1,0 +1,366 @@
+"""Approximately fair private learner: the exponential mechanism over a finite hypothesis class (Cummings et al.
+2019, Algorithm 1 and Theorem 2).
+
+The loss of a hypothesis is its in-sample equal-opportunity gap plus its in-sample error. The loss's sensitivity
+depends on the smallest group's number of positive examples, so Algorithm 1 first releases a Laplace-noised,
+downward-biased estimate ``M`` of that count and calibrates the exponential mechanism to ``2 / (M - 1) + 1/n``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from diffprivlib.utils import check_random_state
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
+from ..utils._validation import SharedAccountantCloneMixin, as_group_vector, encode_groups, resolve_groups
+from ._exponential import exponential_mechanism, exponential_mechanism_probabilities
+from ._hypotheses import hypothesis_predictions
+
+__all__ = ["ExponentialMechanismFairClassifier"]
+
+# Share of epsilon spent on the noisy minimum group size (Alg. 1, lines 2-3); the rest is the exponential
+# mechanism's (line 5). Algorithm 1 runs both steps with the same epsilon, so they get equal shares here (see the
+# class docstring, Privacy, for why the total is split rather than spent twice).
+_MIN_GROUP_SIZE_SHARE = 0.5
+
+
+class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEstimator):
+    r"""Approximately fair, differentially private selection of a hypothesis by the exponential mechanism.
+
+    Algorithm 1 ("Approximately Fair Private Learner") of [Cummings2019]_. Every hypothesis ``h`` of a finite,
+    public class gets the utility loss (line 1)
+
+    .. math:: u(Z, h) = w \, \Gamma^Z(h) + \mathrm{err}^Z(h),
+
+    the in-sample equal-opportunity gap ``Gamma^Z(h) = max_{a, b} |gamma_{1a}^Z(h) - gamma_{1b}^Z(h)|`` (true
+    positive rates ``gamma_{1a}^Z(h)`` over the positive examples of group ``a``; for two groups this is the
+    paper's ``|gamma_10 - gamma_11|``) plus the in-sample misclassification rate; ``w = fairness_weight`` is 1 in
+    the paper. A noisy lower bound on the smallest group's number of positive examples (lines 2-3) fixes the
+    sensitivity ``Delta = 2 w / (M - 1) + 1/n`` (line 4), and one hypothesis is drawn with probability
+    proportional to ``exp(-epsilon_em u(Z, h) / (2 Delta))`` (line 5). Theorem 2: with enough data the chosen
+    hypothesis has ``Gamma(h) + err(h) <= OPT + alpha`` on the population with probability ``1 - beta`` (its
+    sample size holds here with the paper's ``epsilon`` read as ``epsilon / 2``, see Privacy).
+
+    The model is the chosen hypothesis: ``predict`` is deterministic and needs no sensitive feature.
+
+    Parameters
+    ----------
+    hypotheses : list of classifiers or callables, default=None
+        Required (None only lets the class be constructed without arguments, as scikit-learn tools do). The finite
+        hypothesis class ``H`` (e.g. :func:`~fairlearn_dp.reductions._hypotheses.
+        linear_threshold_hypotheses`). Each element has ``predict(X)`` returning 0/1, or is a callable doing so.
+        It must be fixed from public information before the data are seen: a class built or fitted on the private
+        records is not covered by the guarantee. Sampling costs ``O(n |H|)`` time.
+    epsilon : float, default=1.0
+        Total privacy budget (> 0), split equally between the noisy group size and the exponential mechanism.
+        ``numpy.inf`` gives the non-private baseline: the exact group size and the utility minimiser (first one
+        on ties).
+    delta : float or None, default=None
+        In (0, 1). None uses the paper's ``exp(-sqrt(n))``. It sets the margin ``ln(1/delta) / epsilon_size``
+        subtracted from the noisy group size, and it is charged to the accountant.
+    fairness_weight : float, default=1.0
+        Weight ``w > 0`` of the fairness gap in ``u``. 1 is exactly Algorithm 1; the paper notes (footnote 4 and
+        after Thm. 2) that any weighting works, changing Theorem 2's sample size by a constant. The sensitivity
+        scales accordingly.
+    groups : list or None, default=None
+        Public list of group labels. None reads them from the data (sorted) with a
+        :class:`~fairlearn_dp.privacy.PrivacyWarning`. At least two groups.
+    accountant : diffprivlib.BudgetAccountant or None, default=None
+        Checked before the data are read and charged ``(epsilon, delta)`` once per successful ``fit``; None uses
+        diffprivlib's default accountant.
+    random_state : None, int or numpy.random.RandomState, default=None
+        One stream feeds both diffprivlib mechanisms. None uses a cryptographically secure generator; a seed
+        makes ``fit`` reproducible (experiments only: a seeded release is not secure).
+
+    Attributes
+    ----------
+    hypothesis_ : object
+        The selected hypothesis (an element of ``hypotheses``).
+    hypothesis_index_ : int
+        Its position in ``hypotheses``.
+    min_group_size_estimate_ : float
+        ``M`` of Algorithm 1: the noisy smallest number of positive examples in a group minus the margin. A DP
+        release (post-processing of the Laplace mechanism), safe to publish.
+    sensitivity_ : float
+        ``Delta = 2 w / (M - 1) + 1/n`` used by the exponential mechanism (a function of ``M`` and the public ``n``).
+    delta_ : float
+        The delta used: ``exp(-sqrt(n))`` when ``delta=None``.
+    min_group_size_epsilon_, exponential_mechanism_epsilon_ : float
+        The two halves of ``epsilon``.
+    privacy_spent_ : PrivacySpend
+        ``(epsilon, delta_)``, what the accountant was charged.
+    groups_ : list
+    classes_ : ndarray of shape (2,)
+        ``[0, 1]``.
+    n_features_in_ : int
+
+    Notes
+    -----
+    The exponential-mechanism distribution over ``H`` depends on the private data, so it is not stored: only the
+    drawn hypothesis is released. ``_selection_probabilities(X, y, sensitive_features=...)`` recomputes it on
+    request for tests and diagnostics; its output is not differentially private and must not be published.
+
+    Privacy
+    -------
+    - Neighbouring relation: substitution of one record ``(x, a, y)`` (Definition 1 of the paper); ``n``, the
+      group list and the hypothesis class are public.
+    - Budget split: Algorithm 1 uses the same ``epsilon`` in both of its noisy steps and Theorem 2 states
+      ``(epsilon, delta)``-DP, but basic composition of the two steps gives ``2 epsilon``. Here ``epsilon`` is the
+      total: ``epsilon_size = epsilon_em = epsilon / 2`` (the paper's equal shares), so the margin is ``2
+      ln(1/delta) / epsilon``.
+    - Noisy group size (lines 2-3): ``m(Z) = min_a |Z_{1a}|``, the smallest number of positive examples in a group.
+      A substitution changes each count ``|Z_{1a}|`` by at most 1, so ``m`` has sensitivity 1. diffprivlib's
+      ``Laplace`` with scale ``1 / epsilon_size`` releases ``m + Y`` (``epsilon_size``-DP) and
+      ``M = m + Y - ln(1/delta) / epsilon_size``.
+    - Sensitivity of ``u`` (the paper's Lemma 2, re-derived). Let ``m_a, m'_a`` be group ``a``'s positive counts
+      in ``Z, Z'``. A true positive rate moves by at most ``1 / max(m_a, m'_a)``: the substituted record either
+      stays among ``a``'s positives (its prediction changes the sum by <= 1 at a fixed count), leaves (``|s/m -
+      (s - h)/(m - 1)| = |m h - s| / (m (m - 1)) <= 1/m``) or joins (``<= 1/(m + 1)``). ``Gamma`` is the max minus
+      the min of the rates, so it moves by at most twice the largest rate change, ``2 / min_a max(m_a, m'_a) <=
+      2 / max(m(Z), m(Z'))``; ``err^Z`` moves by at most ``1/n``. Hence ``|u(Z, h) - u(Z', h)| <= 2 w / max(m(Z),
+      m(Z')) + 1/n`` for every ``h``, and the paper's ``Delta = 2 w / (M - 1) + 1/n`` bounds it whenever ``1 < M <=
+      m(Z) + 1``. The same bound holds for more than two groups, so the max pairwise gap is used for ``|A| > 2``.
+      A group with no positive example has rate 0 by convention (any value in [0, 1] keeps the bound).
+    - Exponential mechanism (line 5): ``exp(-epsilon_em u / (2 Delta))`` through diffprivlib's ``Exponential``.
+    - Guarantee: given ``M``, the draw is ``epsilon_em``-DP for the pair ``(Z, Z')`` when ``M <= m(Z) + 1``, and
+      ``M``'s density changes by at most ``exp(epsilon_size)``. The bad event ``Y > ln(1/delta)/epsilon_size + 1``
+      has probability ``(delta/2) exp(-epsilon_size) <= delta``. So the fit is ``(epsilon_size + epsilon_em,
+      delta) = (epsilon, delta)``-DP (Thm. 2 (1)); ``delta`` is charged as the paper states it.
+    - Failure path: if ``M <= 1`` the sensitivity is undefined. ``fit`` then charges ``(epsilon / 2, 0)`` (only
+      the Laplace release happened, and the error is a function of it) and raises ``ValueError``. Before anything
+      is spent, ``fit`` also refuses data too small for any group to clear the margin, using public quantities
+      only: ``floor(n / |A|) <= margin + 1``. The input checks only enforce the public data domain (binary
+      labels, finite features, declared groups); no data-dependent check gates the release: a group without
+      positive examples is handled by the noisy ``M``, not by an error that would reveal it.
+
+    References
+    ----------
+    .. [Cummings2019] R. Cummings, V. Gupta, D. Kimpara, J. Morgenstern. "On the Compatibility of Privacy and
+       Fairness." FairUMAP (UMAP Adjunct) 2019.
+    .. [McSherry2007] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
+    """
+
+    def __init__(self, hypotheses=None, *, epsilon=1.0, delta=None, fairness_weight=1.0, groups=None, accountant=None,
+                 random_state=None):
+        self.hypotheses = hypotheses
+        self.epsilon = epsilon
+        self.delta = delta
+        self.fairness_weight = fairness_weight
+        self.groups = groups
+        self.accountant = accountant
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y, *, sensitive_features):
+        """Select one hypothesis with (epsilon, delta)-differential privacy (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Passed unchanged to the hypotheses (after a NaN/inf check).
+        y : array-like of shape (n_samples,)
+            Binary labels 0/1.
+        sensitive_features : array-like
+            Group membership (several columns are combined into one label per row).
+        """
+        epsilon, weight, hypotheses = self._check_params()
+        n_features, labels, group_vector = self._check_data(X, y, sensitive_features)
+        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
+        group_index = encode_groups(group_vector, groups)
+        n, n_groups = labels.size, len(groups)
+        delta = self._resolve_delta(n)
+        eps_size = _MIN_GROUP_SIZE_SHARE * epsilon
+        eps_em = epsilon - eps_size if math.isfinite(epsilon) else math.inf
+        margin = _margin(delta, eps_size)
+        # Public pre-check: the smallest group has at most n // |A| positive examples, and M <= 1 is then the
+        # likely outcome (its median would be <= 1), so refuse before spending anything.
+        if n // n_groups <= margin + 1:
+            raise ValueError(
+                f"n={n} samples in {n_groups} groups are too few for epsilon={epsilon:g}, delta={delta:.3g}: the noisy "
+                f"group size is reduced by ln(1/delta)/(epsilon/2) = {margin:.3g}, so even {n // n_groups} positive "
+                "examples per group would leave no usable sensitivity. Nothing was spent.")
+        spend = PrivacySpend(epsilon, delta)
+        check_spend(self.accountant, spend)
+        rng = check_random_state(self.random_state, secure=True)
+
+        losses = self._utility_losses(hypotheses, X, labels, group_index, n_groups, weight)
+        positive_counts = np.bincount(group_index[labels == 1], minlength=n_groups)
+        estimate = self._release_min_group_size(positive_counts, epsilon=eps_size, delta=delta, random_state=rng)
+        if not estimate > 1:
+            charge(self.accountant, PrivacySpend(eps_size, 0.0))
+            raise ValueError(
+                f"The private lower bound on the smallest group's number of positive examples is M = {estimate:.3g} "
+                "<= 1, so the sensitivity 2/(M - 1) + 1/n of Algorithm 1 is undefined. The Laplace step's budget "
+                f"(epsilon={eps_size:g}, delta=0) was charged. Use more data, a larger epsilon or fewer groups.")
+        sensitivity = _sensitivity(estimate, n, weight)
+        index = self._release_hypothesis(losses, epsilon=eps_em, sensitivity=sensitivity, random_state=rng)
+        charge(self.accountant, spend)
+
+        if math.isfinite(eps_em) and eps_em * (1.0 + weight) / (2.0 * sensitivity) <= 1.0:
+            warnings.warn(
+                f"The exponential mechanism is close to uniform: with sensitivity {sensitivity:.3g} and epsilon "
+                f"{eps_em:g}, any two hypotheses' probabilities differ by at most a factor e. Use more data or a "
+                "larger epsilon.", RuntimeWarning, stacklevel=2)
+        self.hypothesis_index_ = int(index)
+        self.hypothesis_ = hypotheses[self.hypothesis_index_]
+        self.min_group_size_estimate_ = float(estimate)
+        self.sensitivity_ = float(sensitivity)
+        self.delta_ = delta
+        self.min_group_size_epsilon_ = eps_size
+        self.exponential_mechanism_epsilon_ = eps_em
+        self.privacy_spent_ = spend
+        self.groups_ = groups
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = n_features
+        return self
+
+    def _check_params(self):
+        epsilon, _ = validate_epsilon_delta(self.epsilon, 0.0)
+        if self.delta is not None:
+            if isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real):
+                raise TypeError(f"delta must be a real number or None, got {type(self.delta).__name__}.")
+            if not 0 < self.delta < 1:   # False for NaN
+                raise ValueError(f"delta must be in (0, 1) or None (exp(-sqrt(n))), got {self.delta!r}.")
+        weight = self.fairness_weight
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not (math.isfinite(weight)
+                                                                                      and weight > 0):
+            raise ValueError(f"fairness_weight must be a finite number > 0, got {weight!r}.")
+        hypotheses = self.hypotheses
+        if hypotheses is None:
+            raise TypeError("hypotheses is required: a list of classifiers (with predict) or callables.")
+        if isinstance(hypotheses, (str, bytes)) or not hasattr(hypotheses, "__len__"):
+            raise TypeError("hypotheses must be a list of classifiers (with predict) or callables.")
+        hypotheses = list(hypotheses)
+        if not hypotheses:
+            raise ValueError("hypotheses must be a non-empty finite hypothesis class (got an empty list).")
+        for index, h in enumerate(hypotheses):
+            if not callable(getattr(h, "predict", h)):
+                raise TypeError(f"hypotheses[{index}] is neither a classifier with predict nor a callable.")
+        return epsilon, float(weight), hypotheses
+
+    def _check_data(self, X, y, sensitive_features):
+        """Input checks on the curator's side; their messages carry no data values."""
+        n_features = _check_X(X).shape[1]
+        labels = _binary_labels(y)
+        if labels.size != len(X):
+            raise ValueError(f"y has {labels.size} rows but X has {len(X)} (length mismatch).")
+        return n_features, labels, as_group_vector(sensitive_features, labels.size)
+
+    def _resolve_delta(self, n):
+        """The paper's ``delta = exp(-sqrt(n))`` (Alg. 1, line 1) unless ``delta`` was given."""
+        return math.exp(-math.sqrt(n)) if self.delta is None else float(self.delta)
+
+    @staticmethod
+    def _utility_losses(hypotheses, X, labels, group_index, n_groups, weight):
+        """Alg. 1, line 1: ``u(Z, h)`` for every hypothesis (reads the private data; not released)."""
+        return _utility_loss(hypothesis_predictions(hypotheses, X), labels, group_index, n_groups, weight)
+
+    @staticmethod
+    def _release_min_group_size(positive_counts, *, epsilon, delta, random_state):
+        """Alg. 1, lines 2-3: ``M = min_a |Z_{1a}| + Lap(1/epsilon) - ln(1/delta)/epsilon`` (an epsilon-DP release)."""
+        return _noisy_min_group_size(positive_counts, epsilon=epsilon, delta=delta, random_state=random_state)
+
+    @staticmethod
+    def _release_hypothesis(losses, *, epsilon, sensitivity, random_state):
+        """Alg. 1, line 5: draw ``h`` with probability proportional to ``exp(-epsilon u / (2 Delta))``."""
+        return exponential_mechanism(losses, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state)
+
+    def _selection_probabilities(self, X, y, *, sensitive_features):
+        """The exponential mechanism's distribution over ``hypotheses`` at the fitted ``sensitivity_``.
+
+        For tests and diagnostics only: it is computed from the private data and is NOT differentially private;
+        never publish it. Pass the data ``fit`` saw to get the distribution the fitted hypothesis was drawn from.
+        """
+        check_is_fitted(self, "hypothesis_")
+        _, weight, hypotheses = self._check_params()
+        _check_X(X)
+        labels = _binary_labels(y)
+        group_index = encode_groups(as_group_vector(sensitive_features, labels.size), self.groups_)
+        losses = self._utility_losses(hypotheses, X, labels, group_index, len(self.groups_), weight)
+        return exponential_mechanism_probabilities(losses, epsilon=self.exponential_mechanism_epsilon_,
+                                                   sensitivity=self.sensitivity_)
+
+    # -------------------------------------------------------------- predict
+    def predict(self, X):
+        """Predictions (0/1) of the selected hypothesis; deterministic, no sensitive feature needed."""
+        check_is_fitted(self, "hypothesis_")
+        n_features = _check_X(X).shape[1]
+        if n_features != self.n_features_in_:
+            raise ValueError(f"X has {n_features} features, but the model was fitted with {self.n_features_in_}.")
+        return hypothesis_predictions([self.hypothesis_], X)[:, 0].astype(int)
+
+
+def _utility_loss(predictions, labels, group_index, n_groups, weight=1.0):
+    """``u(Z, h) = w Gamma^Z(h) + err^Z(h)`` for each column ``h`` of the ``(n, |H|)`` 0/1 ``predictions``.
+
+    ``err^Z(h) = (1/n) sum_i 1[h(x_i) != y_i]``; ``gamma_{1a}^Z(h)`` is the mean prediction over the positive
+    examples of group ``a`` (0 for a group without positive examples); ``Gamma^Z(h) = max_a gamma_{1a} - min_a
+    gamma_{1a}`` (``|gamma_10 - gamma_11|`` for two groups, Definition 5 restricted to y = 1 as in Section 4).
+    """
+    predictions = np.asarray(predictions, dtype=float)
+    error = np.mean(predictions != labels[:, None], axis=0)
+    tpr = np.zeros((n_groups, predictions.shape[1]))
+    for a in range(n_groups):
+        rows = (labels == 1) & (group_index == a)
+        if rows.any():
+            tpr[a] = predictions[rows].mean(axis=0)
+    gap = tpr.max(axis=0) - tpr.min(axis=0)
+    return weight * gap + error
+
+
+def _margin(delta, epsilon):
+    """``ln(1/delta) / epsilon`` subtracted in Alg. 1, line 3 (0 for the non-private ``epsilon = inf``)."""
+    return 0.0 if math.isinf(epsilon) else math.log(1.0 / delta) / epsilon
+
+
+def _noisy_min_group_size(positive_counts, *, epsilon, delta, random_state=None):
+    """``M = min_a |Z_{1a}| + Y - ln(1/delta)/epsilon`` with ``Y ~ Lap(1/epsilon)`` from diffprivlib's ``Laplace``.
+
+    The minimum of the counts has sensitivity 1 under substitution, so this is epsilon-DP; ``P(M > min_a |Z_{1a}|)
+    = delta / 2``.
+    """
+    smallest = float(np.min(positive_counts))
+    noisy = noisy_vector([smallest], epsilon=epsilon, l1_sensitivity=1.0, random_state=random_state)[0]
+    return float(noisy) - _margin(delta, epsilon)
+
+
+def _sensitivity(estimate, n, weight=1.0):
+    """Alg. 1, line 4: ``Delta = 2 w / (M - 1) + 1/n`` (``w = 1`` in the paper); needs ``M > 1``.
+
+    Derivation (class docstring, Privacy): substituting one record moves each group's true positive rate by at most
+    ``1 / max(m_a, m'_a)``, so the max-minus-min gap ``Gamma`` moves by at most ``2 / max(m(Z), m(Z'))`` and ``w
+    Gamma + err`` by at most ``2 w / max(m(Z), m(Z')) + 1/n``, which this value dominates when ``M <= m(Z) + 1``.
+    """
+    # 2 w / (M - 1): the gap term, one rate change from each end of the max - min; 1/n: the error term.
+    return 2.0 * weight / (estimate - 1.0) + 1.0 / n
+
+
+def _check_X(X):
+    """2-D, non-empty, no NaN/inf (object columns: no missing values). Returns the checked array."""
+    checked = check_array(X, dtype=None, ensure_all_finite=True, input_name="X")
+    if checked.dtype == object and pd.isna(checked).any():
+        raise ValueError("Input X contains missing values (NaN/None).")
+    return checked
+
+
+def _binary_labels(y):
+    """``y`` as a 1-D int array of 0/1 (a one-column 2-D input is accepted); ValueError naming ``y`` otherwise."""
+    if y is None:
+        raise ValueError("y is required: binary labels 0/1.")
+    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError("y must be a non-empty 1-D array of binary labels 0/1.")
+    if pd.isna(pd.Series(values, dtype=object)).any():
+        raise ValueError("y contains missing values (NaN/None).")
+    if not np.all(np.isin(values, (0, 1))):
+        raise ValueError("y must contain binary labels 0 and 1 only (non-binary labels found).")
+    return values.astype(np.intp)
