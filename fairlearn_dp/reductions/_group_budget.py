@@ -256,26 +256,34 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         theta = np.zeros(d)
         history = {"theta": [], "noisy_gradients": [], "noisy_losses": [], "sigma_gradient": None}
         sigma_gradient = np.zeros(n_groups)
-        rows = [np.flatnonzero(group_index == k) for k in range(n_groups)]
+        # Split the data by group once. Every per-example gradient is a scalar times x_i (2 r_i x_i for the squared
+        # loss), so its norm is |scalar| ||x_i||: the clipped mean is X_k^T (scalar * clip factor) / n_k, one
+        # matrix-vector product per group and iteration instead of an (n_k, d) array.
+        blocks = []
+        for k in range(n_groups):
+            rows = np.flatnonzero(group_index == k)
+            X_k = design[rows]
+            blocks.append((X_k, target[rows], np.linalg.norm(X_k, axis=1)))
         for _ in range(T):
             gradients = np.zeros((n_groups, d))
             losses = np.zeros(n_groups)
             history["theta"].append(theta.copy())
-            for k in range(n_groups):
+            for k, (X_k, y_k, row_norms) in enumerate(blocks):
                 budget = mu * shares[k] / T
                 gradient_budget = budget / 2 if use_bgl else budget
-                per_example = self._per_example_gradients(design[rows[k]], target[rows[k]], theta)
-                norms = np.linalg.norm(per_example, axis=1)
-                clipped = per_example / np.maximum(1.0, norms / clip)[:, None]
+                margin = X_k @ theta
+                scale = self._gradient_scalars(margin, y_k)
+                factor = 1.0 / np.maximum(1.0, np.abs(scale) * row_norms / clip)     # per-example L2 clipping
+                clipped_sum = X_k.T @ (scale * factor)
                 if self.objective == "group_mean":
-                    value, sensitivity = clipped.mean(axis=0), 2 * clip / sizes[k]
+                    value, sensitivity = clipped_sum / sizes[k], 2 * clip / sizes[k]
                 else:
-                    value, sensitivity = clipped.sum(axis=0), 2 * clip
+                    value, sensitivity = clipped_sum, 2 * clip
                 gradients[k] = ledger.release(value, stage="stage2", l2_sensitivity=sensitivity,
                                               rho=gradient_budget, random_state=rng)
                 sigma_gradient[k] = zcdp_gaussian_sigma(sensitivity, gradient_budget)
                 if use_bgl:
-                    loss = np.clip(self._per_example_losses(design[rows[k]], target[rows[k]], theta), 0, clip ** 2)
+                    loss = np.clip(self._losses_from_margin(margin, y_k), 0, clip ** 2)
                     losses[k] = ledger.release(loss.mean(), stage="stage2", l2_sensitivity=clip ** 2 / sizes[k],
                                                rho=budget / 2, random_state=rng)
             direction = gradients.sum(axis=0)
@@ -398,12 +406,13 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
         return np.clip(values, -bound, bound)
 
     @staticmethod
-    def _per_example_gradients(X, y, theta):
-        return 2 * (X @ theta - y)[:, None] * X
+    def _gradient_scalars(margin, y):
+        """Per-example gradient of ``(x theta - y)^2`` is ``2 (x theta - y) x``: the scalar ``2 (margin - y)``."""
+        return 2 * (margin - y)
 
     @staticmethod
-    def _per_example_losses(X, y, theta):
-        return (X @ theta - y) ** 2
+    def _losses_from_margin(margin, y):
+        return (margin - y) ** 2
 
     def predict(self, X):
         """Predictions ``X coef_ + intercept_`` (no sensitive attribute needed)."""
@@ -439,13 +448,13 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
         return np.where(values == classes[1], 1.0, -1.0)
 
     @staticmethod
-    def _per_example_gradients(X, y, theta):
-        margin = y * (X @ theta)
-        return (-y / (1.0 + np.exp(margin)))[:, None] * X
+    def _gradient_scalars(margin, y):
+        """Per-example gradient of ``log(1 + exp(-y x theta))`` is ``-y / (1 + exp(y x theta)) x``."""
+        return -y / (1.0 + np.exp(y * margin))
 
     @staticmethod
-    def _per_example_losses(X, y, theta):
-        return np.logaddexp(0.0, -y * (X @ theta))
+    def _losses_from_margin(margin, y):
+        return np.logaddexp(0.0, -y * margin)
 
     def decision_function(self, X):
         return self._decision(X)
