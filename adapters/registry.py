@@ -51,6 +51,14 @@ _GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic
 _JAGIELSKI_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
                            "or one whole record substituted (privacy_unit='record'); m public")
 
+_BUDGET_NEIGHBOURING = "substitution of one record (x, a, y) within its group; group sizes public"
+_BUDGET_GUARANTEE = "rho-zCDP, reported as (rho + 2 sqrt(rho ln(1/delta)), delta)-DP"
+_BUDGET_PAPER = "budget-tailoring paper, Algs. 1-3"
+_BUDGET_REGRESSION_COUNTERPART = ("fairlearn.reductions.ExponentiatedGradient with BoundedGroupLoss (non-private); "
+                                  "sklearn LinearRegression without the fairness term")
+_BUDGET_CLASSIFICATION_COUNTERPART = ("fairlearn.reductions.ExponentiatedGradient with BoundedGroupLoss (non-private); "
+                                      "sklearn LogisticRegression without the fairness term")
+
 REGISTRY = (
     RegistryEntry(
         name="DPFairRegressionPostprocessor",
@@ -77,6 +85,32 @@ REGISTRY = (
         counterpart="aif360.algorithms.postprocessing.EqOddsPostprocessing",
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
         guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)"),
+    RegistryEntry(
+        name="DPGroupBudgetRegressor",
+        dp_class="fairlearn_dp.reductions.DPGroupBudgetRegressor",
+        counterpart=_BUDGET_REGRESSION_COUNTERPART,
+        toolkit="fairlearn", task="regression", neighbouring=_BUDGET_NEIGHBOURING, guarantee=_BUDGET_GUARANTEE,
+        paper=_BUDGET_PAPER),
+    RegistryEntry(
+        name="DPGroupBudgetClassifier",
+        dp_class="fairlearn_dp.reductions.DPGroupBudgetClassifier",
+        counterpart=_BUDGET_CLASSIFICATION_COUNTERPART,
+        toolkit="fairlearn", task="classification", neighbouring=_BUDGET_NEIGHBOURING,
+        guarantee=_BUDGET_GUARANTEE, paper=_BUDGET_PAPER),
+    RegistryEntry(
+        name="DPGroupBudgetRegression",
+        dp_class="aif360_dp.algorithms.inprocessing.DPGroupBudgetRegression",
+        counterpart=("aif360.algorithms.inprocessing.GridSearchReduction with loss='Square' and BoundedGroupLoss "
+                     "(non-private); sklearn LinearRegression without the fairness term"),
+        toolkit="aif360", task="regression", neighbouring=_BUDGET_NEIGHBOURING, guarantee=_BUDGET_GUARANTEE,
+        paper=_BUDGET_PAPER),
+    RegistryEntry(
+        name="DPGroupBudgetClassification",
+        dp_class="aif360_dp.algorithms.inprocessing.DPGroupBudgetClassification",
+        counterpart=("aif360.algorithms.inprocessing.ExponentiatedGradientReduction (non-private); sklearn "
+                     "LogisticRegression without the fairness term"),
+        toolkit="aif360", task="classification", neighbouring=_BUDGET_NEIGHBOURING,
+        guarantee=_BUDGET_GUARANTEE, paper=_BUDGET_PAPER),
 )
 
 

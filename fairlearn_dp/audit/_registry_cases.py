@@ -12,12 +12,33 @@ the likelihood ratio reaches ``e^epsilon`` everywhere on it, so it is an optimal
 threshold on one cell alone, at the true value of one dataset, reaches only ``e^{epsilon/2}`` (the budget is spread
 over two cells); a one-cell threshold at the midpoint of the two true values gives a ratio of
 ``(2 e^{epsilon/4} - 1)`` (about ``e^{0.45}`` at ``epsilon = 1``).
+
+The zCDP rows (the budget-tailoring estimators, whose neighbours substitute one record within its group) release
+Gaussian noise instead, and declare ``(epsilon, delta)`` with ``delta > 0``: the conversion ``epsilon = rho + 2
+sqrt(rho ln(1/delta))`` they report and charge. Their case isolates one Gaussian release -- ``n_iter=1`` and
+``budget_allocation="uniform"`` (no stage 1), one feature, no intercept -- so the released statistic is each
+group's clipped mean gradient at ``theta = 0`` (``history_["noisy_gradients"]``), and the substituted record turns
+its clipped gradient from ``-clip`` into ``+clip``: the changed group's mean moves by exactly the declared L2
+sensitivity ``2 clip / n_k`` in one cell, nothing else moves. The event thresholds that cell at its true value on
+``D``:
+
+    released[cell] <= true_D[cell]     (D' moves the cell up by ``Delta = 2 clip / n_k``)
+
+which has probability ``1/2`` on ``D`` and ``Phi(-Delta / sigma)`` on ``D'`` with the declared ``sigma``. The
+bound uses the declared delta, ``epsilon >= ln((p - delta) / p')``. This threshold keeps probability 1/2 on ``D``
+whatever the noise scale, so a release with far too little noise is caught (the test suite checks one with a
+twentieth of the declared sigma), and at a few thousand runs it gives a larger lower bound than thresholds further
+in the tail. The bound stays far below the declared epsilon even for a correct release: the zCDP-to-(epsilon,
+delta) conversion is loose, and the declared budget also pays for the other groups' releases (sequential
+composition over groups, as the class states), so the record's group uses only ``rho / K`` of it. Such an audit
+can catch gross errors (wrong sensitivity by a large factor, noise not added), not subtle ones.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -28,24 +49,31 @@ __all__ = ["AuditCase", "default_audit_case", "audit_registered"]
 
 
 class AuditCase(NamedTuple):
-    """Arguments of :func:`~fairlearn_dp.audit.audit` for one registry row (unpacks as a 5-tuple)."""
+    """Arguments of :func:`~fairlearn_dp.audit.audit` for one registry row (unpacks as a 6-tuple).
+
+    ``declared_delta`` is 0 for the pure-DP rows and the delta of the reported ``(epsilon, delta)`` conversion for
+    the zCDP rows. ``event.expected_probabilities`` holds the event's probabilities on ``D`` and ``D'`` when the
+    release is exactly the declared mechanism (a check of the audit's calibration).
+    """
 
     factory: Callable[[int], Any]
     dataset: dict
     neighbour: dict
     event: Callable[[Any], bool]
     declared_epsilon: float
+    declared_delta: float = 0.0
 
 
 class _CellEvent:
     """``released[lost] >= threshold_lost and released[gained] <= threshold_gained`` on a fitted object."""
 
-    def __init__(self, attribute, lost, gained, threshold_lost, threshold_gained):
+    def __init__(self, attribute, lost, gained, threshold_lost, threshold_gained, expected_probabilities=None):
         self.attribute = attribute
         self.lost = tuple(int(i) for i in lost)
         self.gained = tuple(int(i) for i in gained)
         self.threshold_lost = float(threshold_lost)
         self.threshold_gained = float(threshold_gained)
+        self.expected_probabilities = expected_probabilities
 
     @property
     def description(self):
@@ -61,8 +89,38 @@ class _CellEvent:
         return f"_CellEvent({self.description})"
 
 
+class _ThresholdEvent:
+    """``released[cell] <= threshold`` (``>=`` when ``D'`` moves the cell down) on a fitted object: one Gaussian
+    release thresholded at its true value on ``D``."""
+
+    def __init__(self, attribute, cell, threshold, shift, sigma):
+        from scipy.stats import norm
+
+        self.attribute = attribute
+        self.cell = tuple(int(i) for i in cell)
+        self.threshold = float(threshold)
+        self.shift = float(shift)
+        self.sigma = float(sigma)
+        self.expected_probabilities = (0.5, float(norm.cdf(-abs(self.shift) / self.sigma)))
+
+    @property
+    def description(self):
+        return (f"{self.attribute}[{', '.join(map(str, self.cell))}] {'<=' if self.shift > 0 else '>='} "
+                f"{self.threshold:.6g} (true value on D; D' shifts it by {self.shift:+.6g}; declared Gaussian sigma "
+                f"{self.sigma:.6g})")
+
+    def __call__(self, fitted):
+        released = float(np.asarray(_attribute(fitted, self.attribute), dtype=float)[self.cell])
+        return bool(released <= self.threshold if self.shift > 0 else released >= self.threshold)
+
+    def __repr__(self):
+        return f"_ThresholdEvent({self.description})"
+
+
 def _attribute(obj, dotted):
-    return functools.reduce(getattr, dotted.split("."), obj)
+    """``obj.a.b``, also through dicts (``history_.noisy_gradients`` is ``obj.history_["noisy_gradients"]``)."""
+    return functools.reduce(lambda o, part: o[part] if isinstance(o, Mapping) else getattr(o, part),
+                            dotted.split("."), obj)
 
 
 # --------------------------------------------------------------------------------------------- estimators
@@ -99,6 +157,39 @@ def _make_aif360_eq_odds(epsilon, seed):
 
     return DPEqOddsPostprocessing([{"a": 0.0}], [{"a": 1.0}], seed=seed, epsilon=epsilon,
                                   accountant=_accountant())
+
+
+def _group_budget_params(epsilon, rho, clip):
+    """One Gaussian release per group: DPNoSE (no stage 1), one iteration, no intercept (see the module docstring).
+    ``rho`` given: the (near-)noiseless reference fit that gives the true values."""
+    return dict(epsilon=None if rho is not None else epsilon, rho=rho, budget_allocation="uniform", n_iter=1,
+                fit_intercept=False, data_bound=1.0, clip=clip, accountant=_accountant())
+
+
+def _make_group_budget_regressor(epsilon, seed, rho=None):
+    from ..reductions import DPGroupBudgetRegressor
+
+    return DPGroupBudgetRegressor(**_group_budget_params(epsilon, rho, clip=2.0), groups=[0, 1],
+                                  random_state=seed)
+
+
+def _make_group_budget_classifier(epsilon, seed, rho=None):
+    from ..reductions import DPGroupBudgetClassifier
+
+    return DPGroupBudgetClassifier(**_group_budget_params(epsilon, rho, clip=0.5), groups=[0, 1],
+                                   random_state=seed)
+
+
+def _make_aif360_group_budget_regression(epsilon, seed, rho=None):
+    from aif360_dp.algorithms.inprocessing import DPGroupBudgetRegression
+
+    return DPGroupBudgetRegression(**_group_budget_params(epsilon, rho, clip=2.0), seed=seed)
+
+
+def _make_aif360_group_budget_classification(epsilon, seed, rho=None):
+    from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification
+
+    return DPGroupBudgetClassification(**_group_budget_params(epsilon, rho, clip=0.5), seed=seed)
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -180,14 +271,82 @@ def _aif360_eq_odds_case(n):
             _aif360_binary_datasets(predictions, labels, a_prime), "model_.noisy_table_")
 
 
-# Registry row -> (phrase its declared neighbouring relation must contain, case builder).
+def _group_budget_records(n, *, classification):
+    """One feature in [-1, 1] and groups 0/1 alternating; record 0 is (x = 1, group 0, y = +1 / class 1). ``D'``
+    substitutes record 0 within group 0 by (x = 1, y = -1 / class 0). At ``theta = 0`` its per-example gradient
+    (``-2 y x`` squared loss, ``-y x / 2`` logistic loss with y coded -1/+1) goes from ``-clip`` to ``+clip`` for
+    clip 2 (regressor) and 0.5 (classifier). Other records hold the extreme values (x = -1; y = -1 and +1), so that
+    an AIF360 RegressionDataset's min-max scaling is the same on both datasets."""
+    rng = np.random.default_rng(2023)
+    groups = np.arange(n) % 2
+    x = rng.uniform(-1.0, 1.0, n)
+    y = (np.arange(n) // 2 % 2).astype(float) if classification else rng.uniform(-1.0, 1.0, n)
+    x[0], y[0] = 1.0, 1.0
+    x[1] = -1.0
+    if not classification:
+        y[2], y[4] = -1.0, 1.0                  # the label range stays [-1, 1] on D' (record 0 becomes -1)
+    y_prime = y.copy()
+    y_prime[0] = 0.0 if classification else -1.0
+    return x, y, y_prime, groups
+
+
+def _group_budget_case(n, *, classification):
+    x, y, y_prime, groups = _group_budget_records(n, classification=classification)
+    make = _make_group_budget_classifier if classification else _make_group_budget_regressor
+    return (make, {"X": x[:, None], "y": y, "sensitive_features": groups},
+            {"X": x[:, None], "y": y_prime, "sensitive_features": groups}, "history_.noisy_gradients",
+            "history_.sigma_gradient")
+
+
+def _aif360_group_budget_regression_case(n):
+    import pandas as pd
+
+    from aif360_dp.datasets._base import BundledRegressionDataset
+
+    x, y, y_prime, groups = _group_budget_records(n, classification=False)
+    index = pd.RangeIndex(n)
+
+    def dataset(target):
+        # AIF360 min-max scales x to (x + 1) / 2 (record 0 stays at 1) and the label from its observed range
+        # [-1, 1]; label_bounds (-1, 1) maps it back onto [-1, 1] for the engine.
+        return {"dataset": BundledRegressionDataset(
+            features=pd.DataFrame({"x": x}, index=index), target=pd.Series(target, index=index, name="y"),
+            groups=pd.Series(groups, index=index, name="a"), group_names={0: "group 0", 1: "group 1"},
+            privileged_group=0, label_bounds=(-1.0, 1.0))}
+
+    return (_make_aif360_group_budget_regression, dataset(y), dataset(y_prime), "model_.history_.noisy_gradients",
+            "model_.history_.sigma_gradient")
+
+
+def _aif360_group_budget_classification_case(n):
+    import pandas as pd
+    from aif360.datasets import BinaryLabelDataset
+
+    x, y, y_prime, groups = _group_budget_records(n, classification=True)
+
+    def dataset(labels):
+        frame = pd.DataFrame({"a": groups.astype(float), "x": x, "y": labels})
+        return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+
+    return (_make_aif360_group_budget_classification, dataset(y), dataset(y_prime),
+            "model_.history_.noisy_gradients", "model_.history_.sigma_gradient")
+
+
+# Registry row -> (phrase its declared neighbouring relation must contain, case builder, event builder).
 _XIAN = "substitution of one fitting record"
 _JAGIELSKI = "one person's sensitive attribute changed"
+_WITHIN_GROUP = "substitution of one record (x, a, y) within its group"
 _CASES = {
-    "DPFairRegressionPostprocessor": (_XIAN, _fair_regression_case),
-    "DPThresholdOptimizer": (_JAGIELSKI, _threshold_optimizer_case),
-    "DPFairRegressionPostprocessing": (_XIAN, _aif360_fair_regression_case),
-    "DPEqOddsPostprocessing": (_JAGIELSKI, _aif360_eq_odds_case),
+    "DPFairRegressionPostprocessor": (_XIAN, _fair_regression_case, "laplace"),
+    "DPThresholdOptimizer": (_JAGIELSKI, _threshold_optimizer_case, "laplace"),
+    "DPFairRegressionPostprocessing": (_XIAN, _aif360_fair_regression_case, "laplace"),
+    "DPEqOddsPostprocessing": (_JAGIELSKI, _aif360_eq_odds_case, "laplace"),
+    "DPGroupBudgetRegressor": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=False),
+                               "gaussian"),
+    "DPGroupBudgetClassifier": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=True),
+                                "gaussian"),
+    "DPGroupBudgetRegression": (_WITHIN_GROUP, _aif360_group_budget_regression_case, "gaussian"),
+    "DPGroupBudgetClassification": (_WITHIN_GROUP, _aif360_group_budget_classification_case, "gaussian"),
 }
 
 
@@ -200,7 +359,11 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=40):
     person's (prediction, label) count moves from group 0 to group 1 in the released table). The event
     thresholds the released statistic at those two cells at their true values on ``D`` (computed by a fit with
     ``epsilon=inf``, which adds no noise): see the module docstring for why this event is optimal for the Laplace
-    mechanism. The AIF360 transformers are audited through their ``model_``.
+    mechanism. For the budget-tailoring (zCDP) rows, ``D'`` substitutes one record's label within its group and
+    the event thresholds the one released gradient cell that moves at its true value on ``D`` (computed by a fit
+    with a budget so large that the noise is negligible, ``rho = 1e16``); the declared epsilon and delta are the
+    ``(epsilon, delta)`` the class reports for ``epsilon`` (its ``privacy_spent_``). The AIF360 transformers are
+    audited through their ``model_``.
 
     Parameters
     ----------
@@ -230,7 +393,7 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=40):
         raise NotImplementedError(
             f"Registry row {entry.name!r} ({entry.dp_class}) has no default privacy-audit case: add one for its "
             f"neighbouring relation ({entry.neighbouring!r}) to fairlearn_dp/audit/_registry_cases.py.")
-    relation, builder = _CASES[entry.name]
+    relation, builder, kind = _CASES[entry.name]
     if relation not in entry.neighbouring:
         raise NotImplementedError(
             f"The default audit case of registry row {entry.name!r} assumes the neighbouring relation "
@@ -239,12 +402,16 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=40):
         raise ValueError(f"n must be an integer >= 8, got {n!r}.")
     if not (isinstance(epsilon, (int, float)) and 0 < epsilon < math.inf):
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}.")
-    make, dataset, neighbour, attribute = builder(int(n))
-    event = _optimal_event(make, dataset, neighbour, attribute, entry.name)
-    return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, float(epsilon))
+    make, dataset, neighbour, *attributes = builder(int(n))
+    if kind == "laplace":
+        event = _optimal_event(make, dataset, neighbour, *attributes, entry.name, epsilon=float(epsilon))
+        return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, float(epsilon), 0.0)
+    event, declared = _gaussian_event(make, dataset, neighbour, *attributes, entry.name, epsilon=float(epsilon))
+    return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, declared.epsilon,
+                     declared.delta)
 
 
-def _optimal_event(make, dataset, neighbour, attribute, name):
+def _optimal_event(make, dataset, neighbour, attribute, name, *, epsilon):
     """The two-cell event at the true values on ``D``, after checking that ``D'`` moves exactly one count."""
     truth = np.asarray(_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
     truth_prime = np.asarray(_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
@@ -255,12 +422,40 @@ def _optimal_event(make, dataset, neighbour, attribute, name):
     if changed.size != 2 or not math.isclose(change[lost], -change[gained], rel_tol=1e-9):
         raise RuntimeError(f"The default neighbours of {name!r} do not move exactly one count between two cells "
                            f"of {attribute} (changed cells: {changed.size}).")
-    return _CellEvent(attribute, lost, gained, truth[lost], truth[gained])
+    return _CellEvent(attribute, lost, gained, truth[lost], truth[gained],
+                      expected_probabilities=(0.25, 0.25 * math.exp(-epsilon)))
+
+
+# Budget of the reference fits giving the true values of the Gaussian releases: sigma = Delta / sqrt(rho) (two
+# groups, one iteration), about 1e-8 Delta here, against a declared sigma of about 7.6 Delta at epsilon = 1.
+_NOISELESS_RHO = 1e16
+
+
+def _gaussian_event(make, dataset, neighbour, attribute, sigma_attribute, name, *, epsilon):
+    """The one-cell threshold event at the true value on ``D`` of the released Gaussian statistic that ``D'`` moves,
+    after checking that it moves exactly one cell; also returns the declared spend of a fit at ``epsilon``.
+
+    The two reference fits share their seed, hence their noise draws, so the cells ``D'`` does not change are
+    equal exactly and the changed cell differs by exactly the change of the true value.
+    """
+    truth = np.asarray(_attribute(make(None, 0, rho=_NOISELESS_RHO).fit(**dataset), attribute), dtype=float)
+    truth_prime = np.asarray(_attribute(make(None, 0, rho=_NOISELESS_RHO).fit(**neighbour), attribute),
+                             dtype=float)
+    change = truth_prime - truth
+    changed = np.flatnonzero(change.ravel() != 0)
+    if changed.size != 1:
+        raise RuntimeError(f"The default neighbours of {name!r} do not move exactly one cell of {attribute} "
+                           f"(changed cells: {changed.size}).")
+    cell = np.unravel_index(changed[0], change.shape)
+    declared = make(epsilon, 0).fit(**dataset)
+    sigma = np.asarray(_attribute(declared, sigma_attribute), dtype=float)[cell[1]]      # cell = (t, group, j)
+    event = _ThresholdEvent(attribute, cell, truth[cell], change[cell], sigma)
+    return event, _attribute(declared, "privacy_spent_")
 
 
 def audit_registered(name, *, n_runs=2000, random_state=None, epsilon=1.0, n=40, confidence=0.95, n_jobs=None):
     """Audit registry row ``name`` on its :func:`default_audit_case`; returns an :class:`AuditResult`."""
     case = default_audit_case(name, epsilon=epsilon, n=n)
     return audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,
-                 declared_epsilon=case.declared_epsilon, confidence=confidence, random_state=random_state,
-                 n_jobs=n_jobs)
+                 declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, confidence=confidence,
+                 random_state=random_state, n_jobs=n_jobs)

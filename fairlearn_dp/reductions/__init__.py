@@ -11,12 +11,14 @@ optionally with a bounded-group-loss penalty).
 from ._exponential import exponential_mechanism, exponential_mechanism_probabilities
 from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
 from ._exponentiated_gradient import DPExponentiatedGradient
+from ._gerryfair import DPGerryFairClassifier
 from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor, ZCDPLedger
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions, linear_threshold_hypotheses
 
 __all__ = [
     "DPExponentiatedGradient",
     "ExponentialMechanismFairClassifier",
+    "DPGerryFairClassifier",
     "DPGroupBudgetRegressor",
     "DPGroupBudgetClassifier",
     "ZCDPLedger",

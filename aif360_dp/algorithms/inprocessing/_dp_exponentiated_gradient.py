@@ -1,0 +1,145 @@
+"""AIF360 face of the DP exponentiated-gradient reduction (Jagielski et al. 2019, Alg. 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from aif360.algorithms import Transformer
+from aif360.algorithms.transformer import NotFittedError
+from fairlearn import reductions as fl_reductions
+
+from fairdp_adapters.aif360 import dataset_to_arrays, declared_groups, predict_seed, protected_attribute
+from fairlearn_dp.reductions import DPExponentiatedGradient
+
+__all__ = ["DPExponentiatedGradientReduction"]
+
+_MOMENTS = ("DemographicParity", "EqualizedOdds", "TruePositiveRateParity", "FalsePositiveRateParity")
+
+
+class DPExponentiatedGradientReduction(Transformer):
+    """Differentially private exponentiated gradient reduction for fair classification (AIF360 face).
+
+    Mirrors :class:`aif360.algorithms.inprocessing.ExponentiatedGradientReduction` (``fit(dataset)``,
+    ``predict(dataset)`` returning a new dataset with labels and favorable-label scores) and delegates to
+    :class:`fairlearn_dp.reductions.DPExponentiatedGradient` (Jagielski et al. 2019, Algorithm 3): the Auditor plays
+    exponentiated gradient on Laplace-noised constraint violations, the Learner best-responds through a private
+    cost-sensitive classification oracle, and the randomized classifier is the uniform mixture of the Learner's
+    plays. The classifier does not use the protected attribute at prediction time (``drop_prot_attr=True``).
+
+    Args:
+        estimator: base classifier for ``oracle="estimator"`` (the non-private best response, ``epsilon=inf``
+            only), as AIF360's first argument; None for the private oracles.
+        constraints (str or fairlearn.reductions.Moment): ``"DemographicParity"``, ``"EqualizedOdds"``,
+            ``"TruePositiveRateParity"``, ``"FalsePositiveRateParity"`` or such a Moment object.
+        difference_bound (float): fairness tolerance gamma when ``constraints`` is a string.
+        epsilon, delta (float): total privacy budget of ``fit``.
+        bound_B (float): L1 bound on the Lagrange multipliers (AIF360's ``1 / eps``).
+        max_iter (int, optional): rounds T (None: Algorithm 3's formula; 200 when ``epsilon=inf``).
+        eta (float, optional): the Auditor's learning rate (None: Algorithm 3's).
+        oracle (str): ``"auto"``, ``"exponential"``, ``"regression"`` or ``"estimator"``
+            (see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`).
+        hypotheses (list, optional): finite class for the exponential-mechanism oracle.
+        feature_bound (float): public bound on the absolute feature values (regression oracle).
+        min_count (int, optional): public lower bound on every (group, event) cell count (None: DP estimate).
+        privacy_unit (str): ``"sensitive_attribute"`` (the paper's) or ``"record"``.
+        protected_attribute_name (str, optional): attribute defining the groups (default the dataset's first);
+            its groups are the values declared in the dataset's metadata.
+        drop_prot_attr (bool): drop the protected attributes from the features (needed for the
+            ``sensitive_attribute`` guarantee: the hypotheses must not read them).
+        accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``.
+        seed (int, optional): seeds the privacy noise of ``fit`` and, through a separate stream, the randomized
+            predictions (experiments only: a seeded release is not secure).
+
+    Privacy: as :class:`fairlearn_dp.reductions.DPExponentiatedGradient` (its Privacy section gives the
+    neighbouring relation, the sensitivities and the composition): ``(epsilon, delta)``-DP for the dataset passed
+    to ``fit``, charged once; ``privacy_spent_`` holds the charge and ``model_`` the fitted estimator.
+    """
+
+    def __init__(self, estimator=None, constraints="EqualizedOdds", *, difference_bound=0.01, epsilon=1.0,
+                 delta=1e-7, bound_B=10.0, max_iter=None, eta=None, oracle="auto", hypotheses=None,
+                 feature_bound=1.0, min_count=None, privacy_unit="sensitive_attribute",
+                 protected_attribute_name=None, drop_prot_attr=True, accountant=None, seed=None):
+        super().__init__(estimator=estimator, constraints=constraints, difference_bound=difference_bound,
+                         epsilon=epsilon, delta=delta, bound_B=bound_B, max_iter=max_iter, eta=eta, oracle=oracle,
+                         hypotheses=hypotheses, feature_bound=feature_bound, min_count=min_count,
+                         privacy_unit=privacy_unit, protected_attribute_name=protected_attribute_name,
+                         drop_prot_attr=drop_prot_attr, accountant=accountant, seed=seed)
+        self.estimator = estimator
+        self.constraints = constraints
+        self.difference_bound = difference_bound
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bound_B = bound_B
+        self.max_iter = max_iter
+        self.eta = eta
+        self.oracle = oracle
+        self.hypotheses = hypotheses
+        self.feature_bound = feature_bound
+        self.min_count = min_count
+        self.privacy_unit = privacy_unit
+        self.protected_attribute_name = protected_attribute_name
+        self.drop_prot_attr = drop_prot_attr
+        self.accountant = accountant
+        self.seed = seed
+
+    def _moment(self):
+        if isinstance(self.constraints, str):
+            if self.constraints not in _MOMENTS:
+                raise ValueError(f"constraints must be one of {_MOMENTS} or a Fairlearn Moment, got "
+                                 f"{self.constraints!r}.")
+            return getattr(fl_reductions, self.constraints)(difference_bound=self.difference_bound)
+        return self.constraints
+
+    def _features(self, dataset):
+        frame = pd.DataFrame(dataset.features, columns=dataset.feature_names)
+        if self.drop_prot_attr:
+            frame = frame.drop(columns=[n for n in dataset.protected_attribute_names if n in frame.columns])
+        if frame.shape[1] == 0:
+            raise ValueError("dataset has no feature left once the protected attributes are dropped.")
+        return frame
+
+    def fit(self, dataset):
+        """Train the DP randomized classifier on ``dataset`` (a BinaryLabelDataset with true labels).
+
+        Returns:
+            self.
+        """
+        if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
+            raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
+        name = protected_attribute(dataset, self.protected_attribute_name)
+        arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
+        labels = dataset.labels.ravel()
+        if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
+            raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
+        y = (labels == dataset.favorable_label).astype(int)
+        X = self._features(dataset)
+        model = DPExponentiatedGradient(
+            self.estimator, self._moment(), epsilon=self.epsilon, delta=self.delta, bound_B=self.bound_B,
+            max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
+            feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
+            groups=declared_groups(dataset, name), accountant=self.accountant, random_state=self.seed)
+        model.fit(X.to_numpy(dtype=float), y, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        self.model_ = model
+        self.feature_names_ = list(X.columns)
+        self.protected_attribute_name_ = name
+        self.privacy_spent_ = model.privacy_spent_
+        return self
+
+    def predict(self, dataset):
+        """Return a copy of ``dataset`` with randomized predicted labels and favorable-label probabilities.
+
+        The labels are drawn from the randomized classifier (seeded from ``seed`` through a stream separate from
+        the privacy noise); ``scores`` holds the probability of the favorable label.
+        """
+        if not hasattr(self, "model_"):
+            raise NotFittedError(f"{type(self).__name__} must be fitted before predict.")
+        frame = pd.DataFrame(dataset.features, columns=dataset.feature_names)
+        missing = [n for n in self.feature_names_ if n not in frame.columns]
+        if missing:
+            raise ValueError(f"dataset lacks the feature(s) {missing} the model was fitted on.")
+        X = frame[self.feature_names_].to_numpy(dtype=float)
+        favorable = self.model_.predict(X, random_state=predict_seed(self.seed)) == 1
+        out = dataset.copy(deepcopy=True)
+        out.labels = np.where(favorable, dataset.favorable_label, dataset.unfavorable_label).astype(float)[:, None]
+        out.scores = self.model_._pmf_predict(X)[:, 1].reshape(-1, 1)
+        return out

@@ -1,0 +1,265 @@
+"""AIF360 face of the group-aware DP regression and classification of the budget-tailoring paper (Algs. 1-3)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from aif360.algorithms import Transformer
+from aif360.algorithms.transformer import NotFittedError
+
+from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays, declared_groups, protected_attribute
+from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
+from fairlearn_dp.utils._validation import check_bounds
+
+__all__ = ["DPGroupBudgetRegression", "DPGroupBudgetClassification"]
+
+# Parameters passed unchanged to the Fairlearn-face estimator (``bounded_group_loss`` is converted by the
+# regression face, see DPGroupBudgetRegression).
+_ENGINE_PARAMS = ("rho", "epsilon", "delta", "stage1_fraction", "budget_allocation", "objective",
+                  "lagrange_multiplier", "data_bound", "clip", "n_iter", "learning_rate", "coef_bound",
+                  "fit_intercept")
+
+_ARGS_DOC = """
+        epsilon (float, optional): total budget as (epsilon, delta)-DP; the zCDP budget is then the largest rho
+            whose conversion ``rho + 2 sqrt(rho ln(1/delta))`` equals epsilon. Give either epsilon or rho.
+        delta (float): in (0, 1), for the (epsilon, delta) report of the zCDP spend.
+        rho (float, optional): total zCDP budget (``tau + mu`` of the paper).
+        stage1_fraction (float): ``tau / rho`` (stage 1, the private standard errors), in (0, 1).
+        budget_allocation (str): ``"standard_errors"`` (DPSE, the paper's method) or ``"uniform"`` (DPNoSE: no
+            stage 1, equal shares).
+        objective (str): ``"group_mean"`` (sum of per-group mean losses, Alg. 2) or ``"pooled"`` (Alg. 3).
+        lagrange_multiplier (float): ``G`` of the bounded-group-loss Lagrangian.
+        data_bound (float): public bound ``U`` on the absolute value of every feature used; larger values are
+            clipped with a warning. 1.0 suits AIF360's ``RegressionDataset`` (features min-max scaled to [0, 1]);
+            other datasets (e.g. ``AdultDataset``'s raw ages) must be scaled with public ranges first.
+        clip (float): per-example gradient clipping norm (losses are clipped to ``clip ** 2``).
+        n_iter (int): gradient-descent iterations ``T``.
+        learning_rate (float): step size.
+        coef_bound (float): coefficients are projected onto ``[-coef_bound, coef_bound]``.
+        fit_intercept (bool): add an intercept.
+        protected_attribute_name (str, optional): attribute defining the groups; default the dataset's first.
+            Its groups are the values declared in the dataset's privileged/unprivileged metadata (public), never
+            read from the rows; rows with another value are rejected.
+        drop_prot_attr (bool): drop all protected attributes from the features (as AIF360's
+            ``ExponentiatedGradientReduction``); ``predict`` then does not use them.
+        accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
+        seed (int, optional): seeds the privacy noise of ``fit`` (for experiments; a seeded release is not
+            secure). ``predict`` is deterministic."""
+
+_PRIVACY_DOC = """
+    Privacy: as :class:`fairlearn_dp.reductions.DPGroupBudgetRegressor` (see its Privacy section): rho-zCDP, reported
+    and charged once as ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP, for the substitution of one record (x, a, y)
+    of the dataset passed to ``fit`` within its group; the group sizes are public, and so is the list of groups
+    (from the dataset's metadata). Every release is a Gaussian mechanism: stage 1 the upper triangle of ``X^T X``,
+    ``X^T y`` and the clipped residual sums per group; stage 2 each group's clipped gradient mean (L2 sensitivity
+    ``2 clip / n_k``) and, with ``bounded_group_loss``, its clipped loss mean; the training sees only those. The
+    guarantee covers the dataset as given: AIF360's ``RegressionDataset`` min-max scales its columns with their
+    observed minimum and maximum, a data-dependent step outside the guarantee unless those ranges are public.
+    After ``fit``, ``privacy_spent_`` holds the charge (with ``rho``) and ``model_`` the fitted estimator.
+"""
+
+
+class _GroupBudgetTransformer(Transformer):
+    """Shared ``fit`` / ``predict`` plumbing; subclasses choose the engine and the label conversion."""
+
+    _engine = None
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        for name, value in params.items():
+            setattr(self, name, value)
+
+    def fit(self, dataset):
+        """Train the DP model on ``dataset`` (features, labels and the protected attribute's groups).
+
+        Args:
+            dataset (StructuredDataset): training data with true labels.
+
+        Returns:
+            self.
+        """
+        name = protected_attribute(dataset, self.protected_attribute_name)
+        arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
+        target, params, fitted = self._target(dataset, arrays.y)
+        X = self._features(arrays.X, dataset)
+        if X.shape[1] == 0:
+            raise ValueError("dataset has no feature left once the protected attributes are dropped "
+                             "(drop_prot_attr=True).")
+        model = self._engine(**{key: getattr(self, key) for key in _ENGINE_PARAMS}, **params,
+                             groups=declared_groups(dataset, name), accountant=self.accountant,
+                             random_state=self.seed)
+        model.fit(X, target, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        for key, value in fitted.items():
+            setattr(self, key, value)
+        self.model_ = model
+        self.protected_attribute_name_ = name
+        self.feature_names_ = list(X.columns)
+        self.privacy_spent_ = model.privacy_spent_
+        return self
+
+    def _features(self, X, dataset):
+        """``X`` without the protected attributes when ``drop_prot_attr`` (AIF360 keeps them among the features)."""
+        if self.drop_prot_attr:
+            X = X.drop(columns=[n for n in dataset.protected_attribute_names if n in X.columns])
+        return X
+
+    def _predict_features(self, dataset):
+        """The features the model was fitted on, by name (the protected attributes are not needed when dropped)."""
+        if not hasattr(self, "model_"):
+            raise NotFittedError(f"{type(self).__name__} must be fitted before predict.")
+        frame = pd.DataFrame(dataset.features, columns=dataset.feature_names)
+        missing = [n for n in self.feature_names_ if n not in frame.columns]
+        if missing:
+            raise ValueError(f"dataset lacks the feature(s) {missing} the model was fitted on.")
+        return frame[self.feature_names_]
+
+
+class DPGroupBudgetRegression(_GroupBudgetTransformer):
+    # Assigned, not a bare literal: a docstring built with ``+`` would leave ``__doc__`` None.
+    __doc__ = """DP linear regression with group-aware privacy budget allocation, for AIF360 regression datasets.
+
+    The AIF360 face of :class:`fairlearn_dp.reductions.DPGroupBudgetRegressor` (the budget-tailoring paper, Algs.
+    1-3): a precursor DP OLS fit estimates each group's prediction standard error privately, then DP gradient
+    descent gives every group the share ``s_k^2`` of each iteration's budget, so the groups whose predictions are
+    least certain (often the smallest) get less noise; optionally with a bounded-group-loss penalty. Works on
+    ``RegressionDataset``-like datasets (e.g. :class:`aif360_dp.datasets.LawSchoolGPADataset`); ``predict``
+    returns a copy of a dataset with the predicted labels, in the dataset's stored label units.
+
+    Labels: the engine works on ``y`` in original units (read back with ``metadata['label_scale']`` when present)
+    mapped affinely from the public interval ``bounds = (s, t)`` onto [-1, 1] (``target_bound=1``, so the noise
+    does not grow with the label's offset); predictions are mapped back. ``bounds`` defaults to
+    ``metadata['label_bounds']`` (fairdp's datasets record it), else to (0, 1) for a plain AIF360
+    ``RegressionDataset``, whose stored label is min-max scaled to [0, 1]; a dataset with ``label_scale`` but no
+    ``label_bounds`` needs ``bounds``: the observed range is not public.
+
+    Args:
+        bounds (tuple, optional): public interval (s, t) of the labels in original units (see above); labels
+            outside it are clipped with a warning.
+        bounded_group_loss (float, optional): threshold ``eta`` on a group's mean squared error, in the label's
+            original units squared (converted to the engine's [-1, 1] scale as ``eta * (2 / (t - s)) ** 2``);
+            None: no fairness term.""" + _ARGS_DOC + """
+
+    Attributes:
+        model_ (DPGroupBudgetRegressor): the fitted engine (coefficients on the [-1, 1] label scale).
+        bounds_ (tuple): the label bounds used.
+        privacy_spent_ (PrivacySpend): what ``fit`` charged.
+        feature_names_ (list): the features the model uses.
+""" + _PRIVACY_DOC
+
+    _engine = DPGroupBudgetRegressor
+
+    def __init__(self, *, epsilon=None, delta=1e-6, rho=None, bounds=None, stage1_fraction=0.2,
+                 budget_allocation="standard_errors", objective="group_mean", bounded_group_loss=None,
+                 lagrange_multiplier=1.0, data_bound=1.0, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0,
+                 fit_intercept=True, protected_attribute_name=None, drop_prot_attr=True, accountant=None, seed=None):
+        super().__init__(epsilon=epsilon, delta=delta, rho=rho, bounds=bounds, stage1_fraction=stage1_fraction,
+                         budget_allocation=budget_allocation, objective=objective,
+                         bounded_group_loss=bounded_group_loss, lagrange_multiplier=lagrange_multiplier,
+                         data_bound=data_bound, clip=clip, n_iter=n_iter, learning_rate=learning_rate,
+                         coef_bound=coef_bound, fit_intercept=fit_intercept,
+                         protected_attribute_name=protected_attribute_name, drop_prot_attr=drop_prot_attr,
+                         accountant=accountant, seed=seed)
+
+    def _target(self, dataset, y):
+        low, high = self._bounds(dataset)
+        eta = self.bounded_group_loss
+        if isinstance(eta, numbers.Real) and not isinstance(eta, bool):     # else the engine rejects it
+            eta = float(eta) * (2.0 / (high - low)) ** 2
+        target = (2.0 * y - (low + high)) / (high - low)
+        return target, {"target_bound": 1.0, "bounded_group_loss": eta}, {"bounds_": (low, high)}
+
+    def _bounds(self, dataset):
+        metadata = dataset.metadata or {}
+        if self.bounds is not None:
+            return check_bounds(self.bounds)
+        if metadata.get("label_bounds") is not None:
+            return check_bounds(metadata["label_bounds"])
+        if metadata.get("label_scale") is None:
+            return 0.0, 1.0                 # AIF360's RegressionDataset stores the label min-max scaled to [0, 1]
+        raise ValueError("bounds=(s, t) is required: the dataset records its label's observed range "
+                         "(metadata['label_scale']) but no public bounds (metadata['label_bounds']).")
+
+    def predict(self, dataset):
+        """Return a copy of ``dataset`` whose labels are the DP model's predictions (in the dataset's label units).
+
+        Args:
+            dataset (StructuredDataset): instances to predict (its labels are not used; with
+                ``drop_prot_attr=True`` neither are its protected attributes).
+
+        Returns:
+            StructuredDataset: transformed dataset; ``metadata`` records this transformer.
+        """
+        X = self._predict_features(dataset)
+        scaled = self.model_.predict(X)
+        low, high = self.bounds_
+        return arrays_to_dataset(dataset, low + (scaled + 1.0) * (high - low) / 2.0)
+
+
+class DPGroupBudgetClassification(_GroupBudgetTransformer):
+    # Assigned, not a bare literal: a docstring built with ``+`` would leave ``__doc__`` None.
+    __doc__ = """DP logistic regression with group-aware privacy budget allocation, for AIF360 binary-label datasets.
+
+    The AIF360 face of :class:`fairlearn_dp.reductions.DPGroupBudgetClassifier` (the logistic-loss variant of the
+    budget-tailoring paper, Appendix A): the same two stages as :class:`DPGroupBudgetRegression`, on the
+    favorable label coded +1 and the unfavorable one -1. Works on ``BinaryLabelDataset``s (e.g.
+    :class:`aif360_dp.datasets.AdultDataset`, whose numeric features must first be scaled into
+    ``[-data_bound, data_bound]`` with public ranges); ``predict`` returns a copy with predicted labels and, in
+    ``scores``, the model's probability of the favorable label.
+
+    Args:
+        bounded_group_loss (float, optional): threshold ``eta`` on a group's mean logistic loss; None: no
+            fairness term.""" + _ARGS_DOC + """
+
+    Attributes:
+        model_ (DPGroupBudgetClassifier): the fitted engine (classes 0 = unfavorable, 1 = favorable).
+        privacy_spent_ (PrivacySpend): what ``fit`` charged.
+        feature_names_ (list): the features the model uses.
+""" + _PRIVACY_DOC
+
+    _engine = DPGroupBudgetClassifier
+
+    def __init__(self, *, epsilon=None, delta=1e-6, rho=None, stage1_fraction=0.2,
+                 budget_allocation="standard_errors", objective="group_mean", bounded_group_loss=None,
+                 lagrange_multiplier=1.0, data_bound=1.0, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0,
+                 fit_intercept=True, protected_attribute_name=None, drop_prot_attr=True, accountant=None, seed=None):
+        super().__init__(epsilon=epsilon, delta=delta, rho=rho, stage1_fraction=stage1_fraction,
+                         budget_allocation=budget_allocation, objective=objective,
+                         bounded_group_loss=bounded_group_loss, lagrange_multiplier=lagrange_multiplier,
+                         data_bound=data_bound, clip=clip, n_iter=n_iter, learning_rate=learning_rate,
+                         coef_bound=coef_bound, fit_intercept=fit_intercept,
+                         protected_attribute_name=protected_attribute_name, drop_prot_attr=drop_prot_attr,
+                         accountant=accountant, seed=seed)
+
+    def _target(self, dataset, y):
+        _check_binary(dataset)
+        labels = dataset.labels.ravel()
+        if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
+            raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
+        return (labels == dataset.favorable_label).astype(int), {"bounded_group_loss": self.bounded_group_loss}, {}
+
+    def predict(self, dataset):
+        """Return a copy of ``dataset`` with the DP model's predicted labels and favorable-label probabilities.
+
+        Args:
+            dataset (BinaryLabelDataset): instances to predict (its labels are not used; with
+                ``drop_prot_attr=True`` neither are its protected attributes).
+
+        Returns:
+            BinaryLabelDataset: transformed dataset with ``labels`` and ``scores``; ``metadata`` records this
+            transformer.
+        """
+        X = self._predict_features(dataset)
+        _check_binary(dataset)
+        favorable = self.model_.predict(X) == 1
+        out = dataset.copy(deepcopy=True)
+        out.labels = np.where(favorable, dataset.favorable_label, dataset.unfavorable_label).astype(float)[:, None]
+        out.scores = self.model_.predict_proba(X)[:, 1].reshape(-1, 1)
+        return out
+
+
+def _check_binary(dataset):
+    if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
+        raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset (favorable/unfavorable labels), got "
+                        f"{type(dataset).__name__}.")

@@ -1,0 +1,752 @@
+"""Private Fair No-Regret dynamics for rich-subgroup fairness (Cummings et al. 2019, Sec. 5).
+
+The non-private algorithm is Kearns et al.'s (2018) fair learning game as AIF360's ``GerryFairClassifier``
+implements it (FairFictPlay): a Learner best-responds, through a linear-regression cost-sensitive classification
+(CSC) oracle, to the running average of the Auditor's plays; the Auditor best-responds, through a regression CSC
+oracle over the protected attributes, with the rich subgroup (a halfspace of the protected attributes) whose
+false-positive (or false-negative) rate deviates most from the base rate. Privately, every quantity either player
+reads from the data is a *released statistic*: a noisy sufficient statistic of the regression oracle, drawn by a
+diffprivlib mechanism with fresh noise each round. The Learner's oracle then follows the perturbed leader, and
+everything else is post-processing.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from diffprivlib.mechanisms import GaussianAnalytic, Laplace
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LinearRegression, Ridge
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..privacy import (
+    PrivacySpend,
+    PrivacyWarning,
+    advanced_composition_epsilon,
+    charge,
+    check_spend,
+    validate_epsilon_delta,
+)
+from ..utils._validation import SharedAccountantCloneMixin
+
+__all__ = ["DPGerryFairClassifier", "LinearCSCHypothesis"]
+
+#: Releases per round: the Learner's oracle statistic b_t, the Auditor's oracle statistic S_t, the Auditor's
+#: violation statistic U_t and the error statistic E_t. Two more releases happen once: the two Gram matrices.
+_RELEASES_PER_ROUND = 4
+_ONE_TIME_RELEASES = 2
+
+
+class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEstimator):
+    r"""Differentially private rich-subgroup fair classifier: private Fair No-Regret dynamics (Private-FairNR).
+
+    A private version of Kearns et al.'s fair learning game, as AIF360's ``GerryFairClassifier`` plays it, following
+    the construction of Cummings et al. (2019), Section 5: both players' best responses are computed from
+    differentially private statistics, the Learner's with fresh noise in every round (follow the perturbed
+    leader), and the privacy of the whole run follows from composition over the rounds and post-processing.
+
+    In round ``t`` the Learner solves the cost-sensitive classification (CSC) problem whose costs are the
+    classification costs plus the average of the Auditor's Lagrange multipliers so far, with AIF360's oracle: two
+    least-squares regressions of the costs of labelling 1 and 0 on the features, ``h_t(x) = 1[x~ . beta_t < 0]``
+    with ``beta_t = G_X^{-1} X~^T (c^1 - c^0)`` (``x~`` is ``x`` with an intercept column). The regression
+    depends on the data only through the Gram matrix ``G_X = X~^T X~`` and the vector ``b_t = X~^T (c^1 - c^0)``,
+    which are released with noise. The Auditor takes the Learner's average play ``p_i = (1/t) sum_s h_s(x_i)``,
+    restricted to the audited rows (``y = 0`` for ``fairness_def='FP'``; ``y = 1`` with ``q_i = 1 - p_i`` for
+    'FN') and regresses ``q_i - m`` (``m`` the base rate) on the protected attributes: the subgroup is ``g_t(a) =
+    1[a~ . theta_t < 0]``, ``theta_t = G_A^{-1} S_t``, which again needs only a Gram matrix ``G_A`` and ``S_t =
+    sum_audited a~_i (q_i - m)``. Its weighted disparity ``|U_t| / n`` with ``U_t = sum_audited g_t(a_i) (q_i -
+    m)`` is Kearns et al.'s ``alpha_FP(g) * |FP(h) - FP(h, g)|``; when it is at least ``gamma`` the Auditor puts
+    the whole dual mass ``C`` on that subgroup's violated constraint, which adds ``(C/n) sigma_t (w_t -
+    g_t(a_i))`` to the cost of a false positive (negative) of every audited row (``w_t`` the subgroup's share of
+    the audited rows, ``sigma_t = -sign(U_t)``). The output is the uniform mixture of ``h_1, ..., h_T``.
+
+    Parameters
+    ----------
+    C : float, default=10
+        Bound on the L1 norm of the dual variables (the Auditor's multiplier), as in AIF360.
+    printflag : bool, default=False
+        Print the released error and fairness violation of every round.
+    heatmapflag : bool, default=False
+        Not supported (``True`` raises ``ValueError``): AIF360's heatmap plots the raw training data.
+    heatmap_iter : int, default=10
+        Kept for AIF360 compatibility; unused.
+    heatmap_path : str, default='.'
+        Kept for AIF360 compatibility; unused.
+    max_iters : int, default=10
+        Time horizon of the dynamics; as in AIF360, ``max_iters - 1`` rounds are played (``max_iters >= 2``).
+    gamma : float, default=0.01
+        Fairness approximation parameter: the Auditor penalises a subgroup only when its released weighted
+        disparity is at least ``gamma``.
+    fairness_def : {'FP', 'FN'}, default='FP'
+        Rich-subgroup false-positive or false-negative rate fairness.
+    predictor : LinearRegression or Ridge, default=None
+        The Learner's regression oracle; None means ``LinearRegression()``. Only linear least squares can be run on
+        the released sufficient statistics; its ``fit_intercept`` (and ``alpha`` for ``Ridge``, which does not
+        penalise the intercept) are used; the object itself is never fitted.
+    early_termination : bool, default=True
+        AIF360's rule, on the released values: after at least 5 rounds, stop when the last released violation is
+        below ``gamma`` and the last two released errors or violations are equal. With finite ``epsilon`` the
+        released values are continuous, so the rule practically never fires; the budget is charged for all
+        ``max_iters - 1`` rounds in any case.
+    feature_norm_bound : float or None, default=None
+        Public bound on the norm of each row of ``X``: the L1 norm when ``delta == 0`` (Laplace), the L2 norm when
+        ``delta > 0`` (Gaussian). None means every feature lies in ``[-1, 1]``: ``d`` (L1) or ``sqrt(d)`` (L2).
+        Rows with a larger norm are scaled onto the ball (here and in ``predict``), with a ``PrivacyWarning``.
+    sensitive_norm_bound : float or None, default=None
+        The same for the rows of ``sensitive_features`` (``k`` columns: ``k`` or ``sqrt(k)`` when None).
+    composition : {'auto', 'basic', 'advanced'}, default='auto'
+        How the per-release budgets compose to ``(epsilon, delta)``. With ``delta == 0`` only 'basic' (and 'auto',
+        which then means 'basic') is possible. With ``delta > 0``: 'basic' gives each of the ``K`` releases
+        ``(epsilon/K, delta/K)``; 'advanced' gives each ``(epsilon_0, delta/(2K))`` with ``epsilon_0`` the largest
+        value whose advanced composition with slack ``delta/2`` is at most ``epsilon``; 'auto' takes whichever of
+        the two gives the smaller Gaussian noise.
+    epsilon : float, default=1.0
+        Total privacy budget (> 0); ``numpy.inf`` runs the non-private dynamics (no noise).
+    delta : float, default=0.0
+        Total delta in ``[0, 1)``: 0 for pure DP (Laplace noise), > 0 for the analytic Gaussian mechanism.
+    accountant : diffprivlib.BudgetAccountant or None, default=None
+        Checked before the data are read and charged ``(epsilon, delta)`` once at the end of ``fit``;
+        diffprivlib's default accountant when None.
+    random_state : None, int or numpy.random.RandomState, default=None
+        Seeds the privacy noise. None uses diffprivlib's cryptographically secure generator; a seed makes the run
+        reproducible (experiments only: a seeded release is not secure).
+
+    Attributes
+    ----------
+    predictors_ : list of LinearCSCHypothesis
+        The Learner's plays ``h_1, ..., h_T`` (public: post-processing of releases).
+    weights_ : numpy.ndarray
+        Uniform weights of the mixture.
+    classes_ : numpy.ndarray
+        ``[0, 1]``.
+    errors_ : list of float
+        Released training error ``E~_t / n`` of the average classifier, per round (AIF360's ``errors``).
+    fairness_violations_ : list of float
+        Released weighted disparity ``|U~_t| / n`` of the Auditor's subgroup, per round (AIF360's
+        ``fairness_violations``).
+    history_ : list of dict
+        Per round, everything released and its noise: ``learner_statistic`` (b~_t), ``learner_sensitivity``,
+        ``learner_noise_scale``, ``learner_coef`` (beta_t), ``dual_mass`` (Lambda_t, see Privacy),
+        ``auditor_statistic`` (S~_t), ``auditor_sensitivity``, ``auditor_noise_scale``, ``group_coef``
+        (theta_t), ``violation_statistic`` (U~_t), ``violation_sensitivity``, ``violation_noise_scale``,
+        ``fairness_violation``, ``direction`` (sigma_t, 0 when the subgroup is not penalised), ``error_statistic``
+        (E~_t), ``error_sensitivity``, ``error_noise_scale``, ``error``.
+    gram_releases_ : dict
+        The two one-time releases: ``learner_gram``, ``auditor_gram`` (noisy, symmetric) with their
+        ``*_sensitivity`` and ``*_noise_scale``.
+    n_releases_ : int
+        ``K = 2 + 4 (max_iters - 1)``, the number of releases the budget is split over.
+    per_release_spend_ : PrivacySpend
+        ``(epsilon_0, delta_0)`` of every release.
+    composition_ : str
+        'basic', 'advanced' or 'none' (``epsilon = inf``).
+    composed_spend_ : PrivacySpend
+        The composition theorem's total for ``K`` releases of ``per_release_spend_``; at most ``(epsilon,
+        delta)``.
+    privacy_spent_ : PrivacySpend
+        What was charged: the declared ``(epsilon, delta)``.
+    feature_norm_bound_, sensitive_norm_bound_ : float
+        The bounds used (in the norm of the mechanism).
+    n_features_in_ : int
+    feature_names_in_ : numpy.ndarray
+        Column names of ``X`` when it is a DataFrame.
+    n_iter_ : int
+        Rounds played (fewer than ``max_iters - 1`` only after early termination).
+
+    Privacy
+    -------
+    **Neighbouring relation**: substitution of one record ``(x_i, a_i, y_i)`` (Cummings et al. 2019, Def. 1; the
+    sample size ``n`` is public). Write ``R_x`` for ``feature_norm_bound`` and ``Rx~`` for the bound on ``||x~||``
+    including the intercept (``1 + R_x`` in L1, ``sqrt(1 + R_x^2)`` in L2, ``R_x`` without intercept); ``Ra~``
+    likewise for ``a~ = (1, a)`` (the Auditor's regression always has an intercept).
+
+    **Releases**. ``K = 2 + 4T`` statistics, ``T = max_iters - 1``:
+
+    1. once, ``G_X = sum_i x~_i x~_i^T`` (its upper triangle; the intercept entry ``n`` is then set to the public
+       ``n``). Substitution removes one rank-one term and adds another: ``||x~ x~^T||_1 = ||x~||_1^2`` and
+       ``||x~ x~^T||_F = ||x~||_2^2``, so the L1 / L2 sensitivity is ``2 Rx~^2``.
+    2. once, ``G_A = sum_audited a~_i a~_i^T``: sensitivity ``2 Ra~^2`` in the same way.
+    3. each round, the Learner's ``b_t = sum_i x~_i d_i`` with ``d_i = (1 - 2 y_i) + s [i audited] kappa_i``,
+       ``s = +1`` (FP) / ``-1`` (FN), ``kappa_i = (C / (t-1)) sum_{s<t} sigma_s (w_s - g_s(a_i))``: this is ``n``
+       times ``X~^T (c^1 - c^0)`` for AIF360's costs. The groups ``g_s`` and signs ``sigma_s`` are functions of
+       earlier releases, hence fixed; ``w_s`` (the share of the audited rows in ``g_s``) is computed exactly.
+       With ``Lambda_t = (C / (t-1)) sum_{s<t} |sigma_s|`` (public), ``|kappa_i| <= Lambda_t`` since ``|w - g|
+       <= 1``. Substituting record ``k``: its own term changes by at most ``2 Rx~ (1 + Lambda_t)``; each of the
+       ``O`` other audited rows changes through ``w_s`` only, and a mean of values in ``[0, 1]`` over ``O`` or
+       ``O + 1`` rows moves by at most ``1 / (O + 1)``, so together they move by at most ``O Rx~ Lambda_t / (O +
+       1) < Rx~ Lambda_t``. Sensitivity ``Rx~ (2 + 3 Lambda_t)`` (``2 Rx~`` in round 1).
+    4. each round, the Auditor's ``S_t = sum_audited a~_i (q_i - m)``, with ``q_i in [0, 1]`` a function of the
+       record's own ``x_i`` and the public ``h_s``, and ``m`` their mean over the audited rows (computed exactly).
+       Own term at most ``Ra~`` before and after, the others through ``m`` by at most ``O Ra~ / (O + 1)``:
+       sensitivity ``3 Ra~``.
+    5. each round, ``U_t = sum_audited g_t(a_i) (q_i - m)`` for the released subgroup ``g_t``: own terms at most
+       1 each, the others through ``m`` at most ``O / (O + 1)``: sensitivity 3.
+    6. each round, ``E_t = sum_i |p_i - y_i|``, terms in ``[0, 1]``: sensitivity 1.
+
+    No group size enters a sensitivity (nor needs a private estimate): the statistics are unnormalised sums,
+    normalised afterwards by the public ``n`` or used only through ratios, and the data-dependent ``w_s`` and ``m``
+    are computed inside the statistic that uses them and covered by its sensitivity. Everything else -- ``beta_t``
+    (the Learner's best response to the perturbed statistic: follow the perturbed leader with fresh noise),
+    ``theta_t`` and ``g_t``, ``sigma_t``, ``Lambda_t``, the early-termination rule and the final mixture -- is a
+    function of released values (post-processing).
+
+    **Mechanism and budget**. Every release gets the same ``(epsilon_0, delta_0)``. ``delta == 0``: the Laplace
+    mechanism (diffprivlib ``Laplace``, scale ``Delta_1 / epsilon_0`` per coordinate), ``epsilon_0 = epsilon /
+    K``, basic composition (Dwork & Roth 2014, Thm. 3.16, which holds for adaptively chosen mechanisms), total
+    ``(epsilon, 0)``. ``delta > 0``: the analytic Gaussian mechanism (diffprivlib ``GaussianAnalytic``, Balle &
+    Wang 2018) calibrated to the L2 sensitivity with ``(epsilon_0, delta_0)`` from basic composition (``(epsilon /
+    K, delta / K)``) or advanced composition (Dwork & Roth 2014, Thm. 3.20: ``K`` mechanisms that are each
+    ``(epsilon_0, delta_0)``-DP are ``(sqrt(2 K ln(2/delta)) epsilon_0 + K epsilon_0 (e^epsilon_0 - 1), K delta_0
+    + delta/2)``-DP; ``delta_0 = delta / (2K)``), see ``composition``. Both theorems allow each mechanism to be
+    chosen from the earlier outputs, as ``Lambda_t`` (hence the noise of ``b_t``) is. The run is charged
+    ``(epsilon, delta)`` for all ``T`` rounds even if it stops early (stopping is a function of released values).
+    The vectors are released with one mechanism applied coordinate by coordinate, which is the vector Laplace /
+    Gaussian mechanism for the vector's L1 / L2 sensitivity.
+
+    **Not covered**: the ``PrivacyWarning`` about clipped rows and the ``ValueError`` for a single group or
+    non-binary labels depend on the data; choose bounds that hold by construction.
+
+    Notes
+    -----
+    Choices where Cummings et al. (2019) is a sketch (Section 5 defers Algorithm 3 and FTPL* to the full
+    version): the players' oracles are made private by releasing their regression sufficient statistics (noisy
+    ``b_t`` is a fresh linear perturbation of the Learner's regression objective in every round, the paper's
+    "exponential rather than uniform" noise being the Laplace distribution); the Auditor's subgroup, its weighted
+    disparity and the error are released statistics, so that the Auditor is private too (the error only serves
+    AIF360's ``errors`` and its early-termination rule); the budget is split equally over the ``K`` releases; the
+    sensitivities avoid group sizes altogether instead of estimating them privately (Cummings et al.'s Algorithm 1
+    route), by releasing unnormalised sums; the noisy Gram matrices are made positive definite by raising their
+    eigenvalues to ``s sqrt(p)``, ``s`` the noise's standard deviation per entry (post-processing; with
+    ``epsilon = inf`` a pseudo-inverse gives scikit-learn's least-squares fit). Utility needs ``n`` large against
+    ``K`` times the sensitivities over ``epsilon``: scale the features so that ``feature_norm_bound`` is small, and
+    keep ``max_iters`` modest.
+
+    Differences from AIF360 0.6.1 at ``epsilon = inf``: AIF360's ``Auditor.update_costs`` resets its row index
+    inside the loop, so every audited row receives the subgroup cost of the *first* audited row; here every row
+    receives its own, as in Kearns et al.'s Lagrangian. AIF360 computes the subgroup for both signs and keeps the
+    larger disparity; the two are complementary halfspaces with the same disparity and the same cost update, so
+    one is computed and ``sigma_t`` takes the sign of the violated constraint. The first round (before any
+    multiplier) is AIF360's exactly.
+
+    References
+    ----------
+    Cummings, Gupta, Kimpara & Morgenstern (2019), "On the Compatibility of Privacy and Fairness", FairUMAP.
+    Kearns, Neel, Roth & Wu (2018), "Preventing Fairness Gerrymandering", ICML.
+    Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy".
+    Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy", ICML.
+    """
+
+    def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
+                 gamma=0.01, fairness_def="FP", predictor=None, *, early_termination=True, feature_norm_bound=None,
+                 sensitive_norm_bound=None, composition="auto", epsilon=1.0, delta=0.0, accountant=None,
+                 random_state=None):
+        self.C = C
+        self.printflag = printflag
+        self.heatmapflag = heatmapflag
+        self.heatmap_iter = heatmap_iter
+        self.heatmap_path = heatmap_path
+        self.max_iters = max_iters
+        self.gamma = gamma
+        self.fairness_def = fairness_def
+        self.predictor = predictor
+        self.early_termination = early_termination
+        self.feature_norm_bound = feature_norm_bound
+        self.sensitive_norm_bound = sensitive_norm_bound
+        self.composition = composition
+        self.epsilon = epsilon
+        self.delta = delta
+        self.accountant = accountant
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self):
+        if not (_is_real(self.C) and math.isfinite(self.C) and self.C >= 0):
+            raise ValueError(f"C must be a finite number >= 0, got {self.C!r}.")
+        if not _is_real(self.gamma) or not (math.isfinite(self.gamma) and self.gamma >= 0):
+            raise ValueError(f"gamma must be a finite number >= 0, got {self.gamma!r}.")
+        if isinstance(self.max_iters, bool) or not isinstance(self.max_iters, numbers.Integral) or self.max_iters < 2:
+            raise ValueError(f"max_iters must be an integer >= 2 (max_iters - 1 rounds are played), got "
+                             f"{self.max_iters!r}.")
+        if self.fairness_def not in ("FP", "FN"):
+            raise ValueError(f"fairness_def must be 'FP' or 'FN', got {self.fairness_def!r}.")
+        if self.heatmapflag:
+            raise ValueError("heatmapflag=True is not supported: AIF360's heatmap plots the raw training data, which "
+                             "is not differentially private.")
+        if self.composition not in ("auto", "basic", "advanced"):
+            raise ValueError(f"composition must be 'auto', 'basic' or 'advanced', got {self.composition!r}.")
+        for name in ("feature_norm_bound", "sensitive_norm_bound"):
+            value = getattr(self, name)
+            if value is not None and not (_is_real(value) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be None or a finite number > 0, got {value!r}.")
+        predictor = LinearRegression() if self.predictor is None else self.predictor
+        if not isinstance(predictor, (LinearRegression, Ridge)):
+            raise ValueError("predictor must be a scikit-learn LinearRegression or Ridge: only linear least squares "
+                             "can be computed from the released sufficient statistics, got "
+                             f"{type(predictor).__name__}.")
+        alpha = float(predictor.alpha) if isinstance(predictor, Ridge) else 0.0
+        if not (math.isfinite(alpha) and alpha >= 0):
+            raise ValueError(f"predictor: Ridge alpha must be a finite number >= 0, got {predictor.alpha!r}.")
+        return bool(predictor.fit_intercept), alpha
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y, *, sensitive_features):
+        """Run the private fair learning dynamics and store the Learner's plays.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features (the Learner's inputs; AIF360 includes the protected attributes in them).
+        y : array-like of shape (n_samples,)
+            Binary labels in {0, 1}.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
+            Numeric protected attributes; the Auditor's subgroups are halfspaces over them.
+
+        Returns
+        -------
+        self
+        """
+        fit_intercept, ridge_alpha = self._check_params()
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        rounds = int(self.max_iters) - 1
+        n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
+        eps0, delta0, rule = _per_release_budget(epsilon, delta, n_releases, self.composition)
+        spend = PrivacySpend(epsilon, delta)
+        check_spend(self.accountant, spend)               # before any private data is read
+
+        X, names = _check_matrix(X, "X")
+        y = _check_labels(y, X.shape[0])
+        A = _check_sensitive(sensitive_features, X.shape[0])
+        norm_ord = 1 if delta == 0 else 2
+        feature_bound = _default_bound(self.feature_norm_bound, X.shape[1], norm_ord)
+        sensitive_bound = _default_bound(self.sensitive_norm_bound, A.shape[1], norm_ord)
+        X = _clip_rows(X, feature_bound, norm_ord, "X", "feature_norm_bound")
+        A = _clip_rows(A, sensitive_bound, norm_ord, "sensitive_features", "sensitive_norm_bound")
+        X_design = _with_intercept(X) if fit_intercept else X
+        A_design = _with_intercept(A)
+        x_radius = _radius(feature_bound, norm_ord, fit_intercept)
+        a_radius = _radius(sensitive_bound, norm_ord, True)
+
+        n = X.shape[0]
+        audited = (y == 0) if self.fairness_def == "FP" else (y == 1)
+        release = _Releaser(eps0, delta0, norm_ord, random_state=self.random_state)
+
+        # One-time releases: the two oracles' Gram matrices (Privacy, items 1-2).
+        learner_gram, learner_gram_info = self._release_gram(release, X_design, x_radius)
+        if fit_intercept:
+            learner_gram[-1, -1] = n                                   # the intercept entry is the public n
+        auditor_gram, auditor_gram_info = self._release_gram(release, A_design[audited], a_radius)
+        learner_inverse = _SolvedGram(learner_gram, learner_gram_info["noise_std"], ridge_alpha, fit_intercept)
+        auditor_inverse = _SolvedGram(auditor_gram, auditor_gram_info["noise_std"], 0.0, True)
+
+        predictors, history, errors, violations = [], [], [], []
+        groups = []                 # (g_s on the audited rows, sigma_s) of past Auditor plays; never released
+        average = np.zeros(n)       # p_i, the Learner's average play on the training rows; never released
+        for t in range(1, rounds + 1):
+            # Learner: best response to the perturbed cumulative costs (follow the perturbed leader).
+            b_noisy, b_info = self._release_learner_statistic(release, X_design, y, audited, groups, t,
+                                                              x_radius)
+            hypothesis = self._solve_learner(learner_inverse, b_noisy, fit_intercept, feature_bound, norm_ord)
+            predictors.append(hypothesis)
+            average += (hypothesis.predict_design(X_design) - average) / t
+
+            # Auditor: best response to the Learner's average play, from released statistics only.
+            q = average[audited] if self.fairness_def == "FP" else 1.0 - average[audited]
+            s_noisy, s_info = self._release_auditor_statistic(release, A_design[audited], q, a_radius)
+            theta = self._solve_auditor(auditor_inverse, s_noisy)
+            members = (A_design[audited] @ theta < 0).astype(float)
+            u_value, u_info = self._release_violation(release, members, q)
+            e_value, e_info = self._release_error(release, average, y)
+            violation = abs(u_value) / n
+            sigma = -float(np.sign(u_value)) if violation >= self.gamma else 0.0
+            groups.append((members, sigma))
+            errors.append(e_value / n)
+            violations.append(violation)
+            history.append({
+                "round": t, "dual_mass": b_info["dual_mass"],
+                "learner_statistic": b_noisy, "learner_sensitivity": b_info["sensitivity"],
+                "learner_noise_scale": b_info["noise_scale"], "learner_coef": hypothesis.coef,
+                "auditor_statistic": s_noisy, "auditor_sensitivity": s_info["sensitivity"],
+                "auditor_noise_scale": s_info["noise_scale"], "group_coef": theta,
+                "violation_statistic": u_value, "violation_sensitivity": u_info["sensitivity"],
+                "violation_noise_scale": u_info["noise_scale"], "fairness_violation": violation, "direction": sigma,
+                "error_statistic": e_value, "error_sensitivity": e_info["sensitivity"],
+                "error_noise_scale": e_info["noise_scale"], "error": e_value / n,
+            })
+            if self.printflag:
+                print(f"iteration: {t}, error: {errors[-1]}, fairness violation: {violation}")
+            if self.early_termination and _aif360_stops(errors, violations, self.gamma):
+                break
+
+        self.predictors_ = predictors
+        self.weights_ = np.full(len(predictors), 1.0 / len(predictors))
+        self.classes_ = np.array([0, 1])
+        self.errors_ = errors
+        self.fairness_violations_ = violations
+        self.history_ = history
+        self.gram_releases_ = {
+            "learner_gram": learner_gram, "learner_gram_sensitivity": learner_gram_info["sensitivity"],
+            "learner_gram_noise_scale": learner_gram_info["noise_scale"],
+            "auditor_gram": auditor_gram, "auditor_gram_sensitivity": auditor_gram_info["sensitivity"],
+            "auditor_gram_noise_scale": auditor_gram_info["noise_scale"],
+        }
+        self.n_iter_ = len(predictors)
+        self.n_releases_ = n_releases
+        self.per_release_spend_ = PrivacySpend(eps0, delta0)
+        self.composition_ = rule
+        self.composed_spend_ = _composed(eps0, delta0, n_releases, rule, delta)
+        self.feature_norm_bound_ = feature_bound
+        self.sensitive_norm_bound_ = sensitive_bound
+        self.n_features_in_ = X.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        self.privacy_spent_ = charge(self.accountant, spend)
+        return self
+
+    # ------------------------------------------------------------------ releases (the only data access)
+    @staticmethod
+    def _release_gram(release, design, radius):
+        """Privacy items 1-2: the upper triangle of ``design^T design`` with noise (sensitivity ``2 radius^2``)."""
+        p = design.shape[1]
+        upper = np.triu_indices(p)
+        exact = (design.T @ design)[upper]
+        sensitivity = 2.0 * radius ** 2
+        noisy, info = release(exact, l1=sensitivity, l2=sensitivity)
+        gram = np.zeros((p, p))
+        gram[upper] = noisy
+        gram = gram + np.triu(gram, 1).T
+        return gram, info
+
+    def _release_learner_statistic(self, release, X_design, y, audited, groups, t, radius):
+        """Privacy item 3: ``b_t = sum_i x~_i d_i``, ``n`` times AIF360's ``X~^T (c^1 - c^0)`` in round ``t``.
+
+        ``d_i = 1 - 2 y_i`` (the error costs) plus, on audited rows, ``s kappa_i`` with ``kappa_i`` the average over
+        the ``t - 1`` earlier Auditor plays of ``C sigma_s (w_s - g_s(a_i))`` (AIF360's ``update_costs``, with each
+        row's own membership; ``s = +1`` for FP, ``-1`` for FN). ``groups`` holds ``(g_s on the audited rows,
+        sigma_s)``. Sensitivity ``radius (2 + 3 Lambda_t)``, ``Lambda_t = (C / (t-1)) sum_s |sigma_s|``.
+        """
+        C = float(self.C)
+        dual_mass = C / (t - 1) * sum(abs(sigma) for _, sigma in groups) if t > 1 else 0.0
+        d = 1.0 - 2.0 * y
+        if groups and audited.any():
+            kappa = np.zeros(int(audited.sum()))
+            for members, sigma in groups:
+                if sigma != 0:
+                    kappa += sigma * (members.mean() - members)
+            d[audited] += (1.0 if self.fairness_def == "FP" else -1.0) * C / (t - 1) * kappa
+        sensitivity = radius * (2.0 + 3.0 * dual_mass)
+        noisy, info = release(X_design.T @ d, l1=sensitivity, l2=sensitivity)
+        info["dual_mass"] = dual_mass
+        return noisy, info
+
+    @staticmethod
+    def _release_auditor_statistic(release, A_audited, q, radius):
+        """Privacy item 4: ``S_t = sum_audited a~_i (q_i - m)`` (sensitivity ``3 radius``)."""
+        deviation = q - q.mean() if q.size else q
+        sensitivity = 3.0 * radius
+        return release(A_audited.T @ deviation, l1=sensitivity, l2=sensitivity)
+
+    @staticmethod
+    def _release_violation(release, members, q):
+        """Privacy item 5: ``U_t = sum_audited g_t(a_i) (q_i - m)`` (sensitivity 3)."""
+        deviation = q - q.mean() if q.size else q
+        noisy, info = release(np.array([members @ deviation]), l1=3.0, l2=3.0)
+        return float(noisy[0]), info
+
+    @staticmethod
+    def _release_error(release, average, y):
+        """Privacy item 6: ``E_t = sum_i |p_i - y_i|`` (sensitivity 1)."""
+        noisy, info = release(np.array([np.abs(average - y).sum()]), l1=1.0, l2=1.0)
+        return float(noisy[0]), info
+
+    # ------------------------------------------------------------------ solves (released statistics only)
+    @staticmethod
+    def _solve_learner(gram_inverse, b_noisy, fit_intercept, norm_bound, norm_ord):
+        """The Learner's CSC oracle on released statistics: ``h_t(x) = 1[x~ . G_X^{-1} b~_t < 0]``."""
+        return LinearCSCHypothesis(gram_inverse.solve(b_noisy), fit_intercept=fit_intercept, norm_bound=norm_bound,
+                                   norm_ord=norm_ord)
+
+    @staticmethod
+    def _solve_auditor(gram_inverse, s_noisy):
+        """The Auditor's CSC oracle on released statistics: ``theta_t = G_A^{-1} S~_t``, ``g_t = 1[a~ . theta_t < 0]``.
+
+        AIF360 regresses the cost of including a row, ``(q_i - m) / n``, and of excluding it, 0, on ``a~``; the
+        second regression is identically 0, so the subgroup is where the first is negative.
+        """
+        return gram_inverse.solve(s_noisy)
+
+    # ------------------------------------------------------------------ predict
+    def _decision_matrix(self, X):
+        check_is_fitted(self, "predictors_")
+        X, _ = _check_matrix(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
+                             f"{self.n_features_in_}.")
+        return np.column_stack([h.predict(X) for h in self.predictors_])
+
+    def predict_proba(self, X):
+        """``[P(y=0), P(y=1)]`` under the randomized classifier (the average of the Learner's plays)."""
+        positive = self._decision_matrix(X) @ self.weights_
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, X, *, random_state=None):
+        """0/1 predictions of the randomized classifier: ``h_t`` with ``t`` uniform, i.e. Bernoulli(proba).
+
+        ``random_state`` seeds these draws (not a privacy mechanism); sensitive features are not needed.
+        """
+        positive = self.predict_proba(X)[:, 1]
+        draws = check_random_state(random_state).random_sample(positive.size)
+        return (draws < positive).astype(int)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class LinearCSCHypothesis:
+    """One play of the Learner: ``h(x) = 1[x~ . coef < 0]`` (AIF360's ``RegOracle``: ``1[reg_1(x) < reg_0(x)]``).
+
+    ``coef`` is ``beta_1 - beta_0``, the difference of the two cost regressions, with the intercept last when
+    ``fit_intercept``. Rows of ``X`` whose norm exceeds the bound used in training are scaled onto the ball first,
+    as in training.
+    """
+
+    def __init__(self, coef, *, fit_intercept=True, norm_bound=np.inf, norm_ord=2):
+        self.coef = np.asarray(coef, dtype=float).ravel()
+        self.fit_intercept = bool(fit_intercept)
+        self.norm_bound = float(norm_bound)
+        self.norm_ord = norm_ord
+
+    def predict_design(self, design):
+        return (design @ self.coef < 0).astype(int)
+
+    def predict(self, X):
+        X, _ = _check_matrix(X, "X")
+        X = _clip_rows(X, self.norm_bound, self.norm_ord, "X", None)
+        return self.predict_design(_with_intercept(X) if self.fit_intercept else X)
+
+    def __repr__(self):
+        return f"LinearCSCHypothesis(coef={np.round(self.coef, 4).tolist()}, fit_intercept={self.fit_intercept})"
+
+
+class _Releaser:
+    """Every release of one fit, all with ``(epsilon_0, delta_0)``: diffprivlib mechanisms applied per coordinate.
+
+    Laplace calibrated to the L1 sensitivity when ``delta_0 == 0``, analytic Gaussian calibrated to the L2
+    sensitivity otherwise, no noise for ``epsilon_0 = inf``. A vector is released by one mechanism applied
+    coordinate by coordinate (the vector Laplace / Gaussian mechanism for that sensitivity); mechanisms are cached
+    per sensitivity, and they share one ``RandomState`` built from ``random_state`` so that every draw is fresh
+    (None: each mechanism uses diffprivlib's cryptographically secure generator). Nothing is charged here.
+    """
+
+    def __init__(self, epsilon0, delta0, norm_ord, *, random_state):
+        self.epsilon0, self.delta0, self.norm_ord = epsilon0, delta0, norm_ord
+        self.rng = None if random_state is None else check_random_state(random_state)
+        self._mechanisms = {}
+
+    def mechanism(self, sensitivity):
+        if sensitivity not in self._mechanisms:
+            if self.delta0 == 0:
+                mechanism = Laplace(epsilon=self.epsilon0, sensitivity=sensitivity, random_state=self.rng)
+            else:
+                mechanism = GaussianAnalytic(epsilon=self.epsilon0, delta=self.delta0, sensitivity=sensitivity,
+                                             random_state=self.rng)
+            self._mechanisms[sensitivity] = mechanism
+        return self._mechanisms[sensitivity]
+
+    def noise_scale(self, sensitivity):
+        """Laplace scale ``b = Delta_1 / epsilon_0`` or the Gaussian ``sigma``; 0 without noise."""
+        if math.isinf(self.epsilon0):
+            return 0.0
+        if self.delta0 == 0:
+            return sensitivity / self.epsilon0
+        return float(self.mechanism(sensitivity)._scale)
+
+    def __call__(self, values, *, l1, l2):
+        """``(noisy values, {"sensitivity", "noise_scale", "noise_std"})``; the sensitivity is the mechanism's norm."""
+        values = np.asarray(values, dtype=float)
+        sensitivity = float(l1 if self.norm_ord == 1 else l2)
+        scale = self.noise_scale(sensitivity)
+        if math.isinf(self.epsilon0):
+            noisy = values.copy()
+        else:
+            mechanism = self.mechanism(sensitivity)
+            noisy = np.array([mechanism.randomise(float(v)) for v in values.ravel()]).reshape(values.shape)
+        std = math.sqrt(2.0) * scale if self.delta0 == 0 else scale
+        return noisy, {"sensitivity": sensitivity, "noise_scale": scale, "noise_std": std}
+
+
+class _SolvedGram:
+    """Post-processing of a released Gram matrix into a linear solve (the oracle's normal equations).
+
+    With noise: eigenvalues raised to ``s sqrt(p)`` (``s`` the noise's standard deviation per entry; about half the
+    spectral norm of a symmetric ``p x p`` noise matrix), so the solve is positive definite; a heuristic, and
+    post-processing whatever its value. Without noise: a pseudo-inverse after scaling the matrix to unit diagonal
+    (eigenvalues below ``1e-10`` of the largest dropped), which gives scikit-learn's minimum-norm least-squares
+    fit. ``ridge_alpha`` is added to the diagonal except the intercept entry (last), as scikit-learn's ``Ridge``.
+    """
+
+    def __init__(self, gram, noise_std, ridge_alpha, has_intercept):
+        p = gram.shape[0]
+        gram = (gram + gram.T) / 2
+        if ridge_alpha:
+            penalty = np.full(p, ridge_alpha)
+            if has_intercept:
+                penalty[-1] = 0.0
+            gram = gram + np.diag(penalty)
+        if noise_std > 0:
+            scale = np.ones(p)
+            values, vectors = np.linalg.eigh(gram)
+            inverse_values = 1.0 / np.maximum(values, noise_std * math.sqrt(p))
+        else:
+            diagonal = np.diag(gram)
+            scale = np.where(diagonal > 0, np.sqrt(np.where(diagonal > 0, diagonal, 1.0)), 1.0)
+            values, vectors = np.linalg.eigh(gram / np.outer(scale, scale))
+            top = float(np.abs(values).max()) if values.size else 0.0
+            keep = values > 1e-10 * top
+            inverse_values = np.where(keep, 1.0 / np.where(keep, values, 1.0), 0.0)
+        self.scale, self.vectors, self.inverse_values = scale, vectors, inverse_values
+
+    def solve(self, rhs):
+        rhs = np.asarray(rhs, dtype=float) / self.scale
+        return (self.vectors @ (self.inverse_values * (self.vectors.T @ rhs))) / self.scale
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def _aif360_stops(errors, violations, gamma):
+    """AIF360's early-termination rule, applied to the released errors and violations."""
+    return (len(errors) >= 5 and (errors[-1] == errors[-2] or violations[-1] == violations[-2])
+            and violations[-1] < gamma)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _per_release_budget(epsilon, delta, n_releases, composition):
+    """``(epsilon_0, delta_0, rule)`` for ``n_releases`` releases composing to at most ``(epsilon, delta)``."""
+    if math.isinf(epsilon):
+        return math.inf, 0.0, "none"
+    if delta == 0:
+        if composition == "advanced":
+            raise ValueError("composition='advanced' needs delta > 0 (its slack); use delta > 0 or "
+                             "composition='basic'.")
+        return epsilon / n_releases, 0.0, "basic"
+    basic = (epsilon / n_releases, delta / n_releases)
+    slack = delta / 2
+    low, high = 0.0, epsilon                    # bisection keeping advanced_composition_epsilon(low) <= epsilon
+    for _ in range(200):
+        middle = (low + high) / 2
+        if advanced_composition_epsilon(middle, n_releases, slack) <= epsilon:
+            low = middle
+        else:
+            high = middle
+    advanced = (low, delta / (2 * n_releases))
+    if composition == "basic":
+        return (*basic, "basic")
+    if composition == "advanced":
+        return (*advanced, "advanced")
+
+    def unit_sigma(budget):
+        return GaussianAnalytic(epsilon=budget[0], delta=budget[1], sensitivity=1.0)._scale
+
+    return (*advanced, "advanced") if unit_sigma(advanced) < unit_sigma(basic) else (*basic, "basic")
+
+
+def _composed(eps0, delta0, n_releases, rule, delta):
+    if rule == "none":
+        return PrivacySpend(math.inf, 0.0)
+    if rule == "basic":
+        return PrivacySpend(min(n_releases * eps0, math.inf), min(n_releases * delta0, 1.0))
+    return PrivacySpend(advanced_composition_epsilon(eps0, n_releases, delta / 2), n_releases * delta0 + delta / 2)
+
+
+def _check_matrix(X, name):
+    names = None
+    if isinstance(X, pd.DataFrame):
+        names = np.asarray(X.columns, dtype=object)
+        X = X.to_numpy()
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric.") from exc
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return X, names
+
+
+def _check_labels(y, n):
+    if isinstance(y, (pd.Series, pd.DataFrame)):
+        y = y.to_numpy()
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("y must be numeric binary labels in {0, 1}.") from exc
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1 or y.size != n:
+        raise ValueError(f"y must be 1-D with one label per row of X ({n}), got shape {y.shape}.")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinite values.")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("y must be binary with labels in {0, 1} (non-binary labels found).")
+    return y
+
+
+def _check_sensitive(sensitive_features, n):
+    if sensitive_features is None:
+        raise ValueError("sensitive_features is required.")
+    if isinstance(sensitive_features, (pd.Series, pd.DataFrame)):
+        sensitive_features = sensitive_features.to_numpy()
+    try:
+        A = np.asarray(sensitive_features, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("sensitive_features must be numeric (encode categories with public codes or one-hot "
+                         "columns).") from exc
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.ndim != 2 or A.shape[1] == 0:
+        raise ValueError(f"sensitive_features must be 1-D or 2-D, got shape {A.shape}.")
+    if A.shape[0] != n:
+        raise ValueError(f"sensitive_features has {A.shape[0]} rows but X has {n} (length mismatch).")
+    if not np.all(np.isfinite(A)):
+        raise ValueError("sensitive_features contains NaN or infinite values.")
+    if np.all(A == A[0]):
+        raise ValueError("sensitive_features takes a single value (a single group): no subgroup to audit.")
+    return A
+
+
+def _default_bound(bound, n_columns, norm_ord):
+    """The public row-norm bound: given, or that of a row with every entry in ``[-1, 1]``."""
+    if bound is not None:
+        return float(bound)
+    return float(n_columns) if norm_ord == 1 else math.sqrt(n_columns)
+
+
+def _radius(bound, norm_ord, intercept):
+    """Bound on ``||(x, 1)||`` (or ``||x||``) in the mechanism's norm."""
+    if not intercept:
+        return bound
+    return 1.0 + bound if norm_ord == 1 else math.sqrt(1.0 + bound ** 2)
+
+
+def _clip_rows(M, bound, norm_ord, name, parameter):
+    norms = np.linalg.norm(M, ord=norm_ord, axis=1)
+    over = norms > bound
+    if not over.any():
+        return M
+    if parameter is not None:
+        warnings.warn(f"{int(over.sum())} rows of {name} have an L{norm_ord} norm above {parameter}={bound:g} and "
+                      "were scaled onto the ball (the count depends on the data: choose a bound that holds by "
+                      "construction).", PrivacyWarning, stacklevel=3)
+    M = M.copy()
+    M[over] *= (bound / norms[over])[:, None]
+    return M
+
+
+def _with_intercept(M):
+    """Append the intercept column (last, as ``_SolvedGram`` expects)."""
+    return np.column_stack([M, np.ones(M.shape[0])])

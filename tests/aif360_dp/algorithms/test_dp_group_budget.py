@@ -1,0 +1,246 @@
+"""AIF360 face of the group-aware DP regression / classification: Transformers that delegate to the engine."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from aif360.algorithms import Transformer
+from aif360.datasets import BinaryLabelDataset, RegressionDataset
+from diffprivlib import BudgetAccountant
+from sklearn.linear_model import LinearRegression
+
+from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification, DPGroupBudgetRegression
+from aif360_dp.datasets import AdultDataset, LawSchoolGPADataset
+from fairdp_adapters.aif360 import dataset_to_arrays, declared_groups
+from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, zcdp_to_approx_dp
+from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
+
+LAW_GROUPS = [1.0, 0.0, 1 / 3, 2 / 3]          # white (privileged), then asian, black, hisp as stored
+
+
+def _subset(dataset, n, seed=0):
+    return dataset.subset(np.sort(np.random.default_rng(seed).choice(dataset.features.shape[0], n, replace=False)))
+
+
+@pytest.fixture(scope="module")
+def law():
+    return _subset(LawSchoolGPADataset(), 2000)
+
+
+@pytest.fixture(scope="module")
+def adult():
+    """2,000 Adult rows, numeric features only, scaled into [0, 1] with public ranges (ages and weekly hours below
+    100, education-num 1..16; race and sex are already 0/1)."""
+    data = _subset(AdultDataset(features_to_keep=["age", "education-num", "hours-per-week"],
+                                categorical_features=[]), 2000)
+    assert data.feature_names == ["age", "education-num", "race", "sex", "hours-per-week"]
+    data.features = data.features / np.array([100.0, 16.0, 1.0, 1.0, 100.0])
+    return data
+
+
+def regression(**kwargs):
+    params = dict(epsilon=None if "rho" in kwargs else 2.0, accountant=BudgetAccountant(), seed=0, n_iter=50)
+    params.update(kwargs)
+    return DPGroupBudgetRegression(**params)
+
+
+def classification(**kwargs):
+    params = dict(epsilon=None if "rho" in kwargs else 2.0, accountant=BudgetAccountant(), seed=0, n_iter=50)
+    params.update(kwargs)
+    return DPGroupBudgetClassification(**params)
+
+
+# ------------------------------------------------------------------------------------------ regression
+def test_regression_roundtrip_returns_a_new_dataset_with_the_same_shape_and_metadata(law):
+    before = law.copy(deepcopy=True)
+    model = regression()
+    assert isinstance(model, Transformer)
+    out = model.fit(law).predict(law)
+    assert out is not law and type(out) is type(law)
+    assert out.labels.shape == law.labels.shape and np.all(np.isfinite(out.labels))
+    np.testing.assert_array_equal(out.features, law.features)
+    np.testing.assert_array_equal(out.protected_attributes, law.protected_attributes)
+    assert out.feature_names == law.feature_names and out.protected_attribute_names == law.protected_attribute_names
+    np.testing.assert_array_equal(law.labels, before.labels)                           # the input is untouched
+    assert out.metadata["transformer"] == "DPGroupBudgetRegression.predict"
+    assert out.metadata["params"]["epsilon"] == 2.0 and out.metadata["previous"] == [law]
+    for key in ("label_scale", "label_bounds", "protected_attribute_maps"):
+        assert out.metadata[key] == law.metadata[key]
+    assert model.bounds_ == (1.0, 4.0) == law.metadata["label_bounds"]            # public bounds from metadata
+    assert model.feature_names_ == ["lsat", "pass_bar"]
+    assert model.model_.groups_ == LAW_GROUPS == declared_groups(law)
+
+
+def test_regression_predictions_equal_the_engines(law):
+    model = regression(epsilon=3.0, seed=5, budget_allocation="standard_errors").fit(law)
+    arrays = dataset_to_arrays(law)
+    X = arrays.X.drop(columns=["race"])
+    engine = DPGroupBudgetRegressor(epsilon=3.0, n_iter=50, target_bound=1.0, groups=LAW_GROUPS,
+                                    accountant=BudgetAccountant(), random_state=5)
+    engine.fit(X, (2 * arrays.y - 5.0) / 3.0, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+    np.testing.assert_array_equal(model.model_.coef_, engine.coef_)
+    assert model.model_.intercept_ == engine.intercept_
+    expected_gpa = 1.0 + (engine.predict(X) + 1.0) * 3.0 / 2.0                     # back from [-1, 1] to [1, 4]
+    np.testing.assert_allclose(dataset_to_arrays(model.predict(law)).y, expected_gpa, rtol=1e-12)
+
+
+def test_regression_learns_at_a_large_budget(law):
+    model = regression(rho=1e4, n_iter=300, learning_rate=0.1, budget_allocation="uniform").fit(law)
+    predicted = dataset_to_arrays(model.predict(law)).y
+    arrays = dataset_to_arrays(law)
+    X, y = arrays.X.drop(columns=["race"]), arrays.y
+    ols = LinearRegression().fit(X, y).predict(X)                    # the non-private counterpart, in GPA units
+    assert np.sqrt(np.mean((predicted - y) ** 2)) < 1.01 * np.sqrt(np.mean((ols - y) ** 2))
+
+
+def test_regression_bounds_default_override_and_bgl_conversion():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 10, 300), "a": rng.integers(0, 2, 300).astype(float)})
+    frame["y"] = frame["x"] + rng.normal(size=300)
+    plain = RegressionDataset(df=frame, dep_var_name="y", protected_attribute_names=["a"],
+                              privileged_classes=[[1.0]])
+    model = regression().fit(plain)
+    assert model.bounds_ == (0.0, 1.0)                       # AIF360 stores the label min-max scaled to [0, 1]
+    assert model.model_.groups_ == [1.0, 0.0]
+    model = regression(bounds=(-1.0, 2.0), bounded_group_loss=0.09).fit(plain)
+    assert model.bounds_ == (-1.0, 2.0)
+    assert model.model_.bounded_group_loss == pytest.approx(0.09 * (2 / 3) ** 2)   # original units^2 -> [-1, 1]
+    assert model.model_.target_bound == 1.0
+
+
+# ------------------------------------------------------------------------------------------ classification
+def test_classification_roundtrip_and_delegation(adult):
+    model = classification(seed=3).fit(adult)
+    out = model.predict(adult)
+    assert isinstance(out, BinaryLabelDataset) and out is not adult
+    assert out.labels.shape == adult.labels.shape and out.scores.shape == adult.labels.shape
+    np.testing.assert_array_equal(out.features, adult.features)
+    np.testing.assert_array_equal(out.protected_attributes, adult.protected_attributes)
+    assert out.metadata["transformer"] == "DPGroupBudgetClassification.predict"
+    assert out.metadata["label_maps"] == adult.metadata["label_maps"]
+    assert set(np.unique(out.labels)) <= {adult.favorable_label, adult.unfavorable_label}
+    assert np.all((out.scores >= 0) & (out.scores <= 1))
+    np.testing.assert_array_equal(out.labels == adult.favorable_label, out.scores > 0.5)
+    assert model.model_.groups_ == [1.0, 0.0]                 # race: White (privileged), Non-white, from metadata
+    assert model.feature_names_ == ["age", "education-num", "hours-per-week"]       # race and sex dropped
+
+    arrays = dataset_to_arrays(adult)
+    X = arrays.X.drop(columns=["race", "sex"])
+    engine = DPGroupBudgetClassifier(epsilon=2.0, n_iter=50, groups=[1.0, 0.0], accountant=BudgetAccountant(),
+                                     random_state=3)
+    engine.fit(X, (arrays.y == adult.favorable_label).astype(int),
+               sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+    np.testing.assert_array_equal(out.scores.ravel(), engine.predict_proba(X)[:, 1])
+    assert np.all(out.labels.ravel() == np.where(engine.predict(X) == 1, 1.0, 0.0))
+
+
+def test_classification_groups_by_the_named_attribute(adult):
+    model = classification(protected_attribute_name="sex").fit(adult)
+    assert model.model_.groups_ == [1.0, 0.0] and model.protected_attribute_name_ == "sex"
+    np.testing.assert_array_equal(model.model_.group_sizes_,
+                                  [np.sum(adult.protected_attributes[:, 1] == v) for v in (1.0, 0.0)])
+
+
+# ------------------------------------------------------------------------------------------ both faces
+@pytest.mark.parametrize("make, data", [(regression, "law"), (classification, "adult")])
+def test_privacy_spent_is_charged_once(make, data, request):
+    dataset = request.getfixturevalue(data)
+    acc = BudgetAccountant()
+    model = make(epsilon=1.5, delta=1e-5, accountant=acc).fit(dataset)
+    assert acc.spent_budget == [model.privacy_spent_.as_tuple()]
+    assert model.privacy_spent_ is model.model_.privacy_spent_
+    rho = model.privacy_spent_.rho
+    assert rho == model.model_.rho_spent_
+    assert model.privacy_spent_ == PrivacySpend(zcdp_to_approx_dp(rho, 1e-5), 1e-5, rho=rho)
+    # The full budget, or less when stage 1 fell back early and skipped its residual releases (documented).
+    assert model.privacy_spent_.epsilon <= 1.5 + 1e-9
+    model.predict(dataset)
+    assert len(acc.spent_budget) == 1                         # predict releases nothing new
+
+
+@pytest.mark.parametrize("make, data", [(regression, "law"), (classification, "adult")])
+def test_predict_does_not_need_the_protected_attribute(make, data, request):
+    dataset = request.getfixturevalue(data)
+    model = make().fit(dataset)
+    changed = dataset.copy(deepcopy=True)
+    changed.protected_attributes = 1.0 - changed.protected_attributes      # every protected value altered
+    for name in dataset.protected_attribute_names:
+        column = dataset.feature_names.index(name)
+        changed.features[:, column] = 1.0 - changed.features[:, column]
+    np.testing.assert_array_equal(model.predict(changed).labels, model.predict(dataset).labels)
+    # ... and a dataset holding only the fitted features predicts the same.
+    kept = [dataset.feature_names.index(n) for n in model.feature_names_]
+    frame = pd.DataFrame(dataset.features[:, kept], columns=model.feature_names_)
+    frame["p"], frame["label"] = 0.0, dataset.labels.ravel()
+    if isinstance(dataset, BinaryLabelDataset):
+        bare = BinaryLabelDataset(df=frame, label_names=["label"], protected_attribute_names=["p"])
+    else:
+        bare = dataset.copy(deepcopy=True)
+        bare.features = dataset.features[:, kept]
+        bare.feature_names = list(model.feature_names_)
+    np.testing.assert_array_equal(model.predict(bare).labels, model.predict(dataset).labels)
+
+
+def test_drop_prot_attr_false_uses_the_protected_attribute(law):
+    model = regression(drop_prot_attr=False).fit(law)
+    assert model.feature_names_ == ["lsat", "pass_bar", "race"]
+    changed = law.copy(deepcopy=True)
+    changed.features[:, 2] = 1.0 - changed.features[:, 2]
+    assert not np.array_equal(model.predict(changed).labels, model.predict(law).labels)
+
+
+def test_groups_come_from_the_declared_metadata_not_the_rows(law):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)            # groups are passed: no group list from data
+        model = regression().fit(law)
+    assert model.model_.groups_ == declared_groups(law)
+    no_asian = law.subset(np.flatnonzero(law.protected_attributes[:, 0] != 0.0))
+    with pytest.raises(ValueError, match="every group needs"):       # the declared group is absent, not dropped
+        regression().fit(no_asian)
+    odd = law.copy(deepcopy=True)
+    odd.protected_attributes[0, 0] = 0.5                             # a value the metadata does not declare
+    with pytest.raises(ValueError, match="unseen group"):
+        regression().fit(odd)
+
+
+def test_seed_makes_fits_reproducible(law):
+    first = regression(seed=1).fit(law).predict(law).labels
+    np.testing.assert_array_equal(regression(seed=1).fit(law).predict(law).labels, first)
+    assert not np.array_equal(regression(seed=2).fit(law).predict(law).labels, first)
+
+
+def test_bad_input(law, adult):
+    with pytest.raises(ValueError, match="fitted"):
+        regression().predict(law)
+    with pytest.raises(ValueError, match="fitted"):
+        classification().predict(adult)
+    with pytest.raises(TypeError, match="StructuredDataset"):
+        regression().fit(np.zeros((10, 2)))
+    with pytest.raises(TypeError, match="BinaryLabelDataset"):
+        classification().fit(law)
+    with pytest.raises(ValueError, match="rho .* or epsilon"):
+        regression(epsilon=None).fit(law)
+    with pytest.raises(ValueError, match="either rho or epsilon"):
+        regression(rho=0.1, epsilon=1.0).fit(law)
+    with pytest.raises(ValueError, match="protected_attribute_name"):
+        regression(protected_attribute_name="nope").fit(law)
+    with pytest.raises(ValueError, match="bounds must be finite"):
+        regression(bounds=(4.0, 1.0)).fit(law)
+    no_bounds = law.copy(deepcopy=True)
+    no_bounds.metadata = {k: v for k, v in law.metadata.items() if k != "label_bounds"}
+    with pytest.raises(ValueError, match="bounds=\\(s, t\\) is required"):
+        regression().fit(no_bounds)
+    three = adult.copy(deepcopy=True)
+    three.labels[0, 0] = 2.0
+    with pytest.raises(ValueError, match="non-binary"):
+        classification().fit(three)
+    fitted = regression().fit(law)
+    missing = law.copy(deepcopy=True)
+    missing.features, missing.feature_names = law.features[:, [0, 2]], ["lsat", "race"]
+    with pytest.raises(ValueError, match="pass_bar"):
+        fitted.predict(missing)
+    with pytest.raises(ValueError, match="no feature left"):
+        only_race = law.copy(deepcopy=True)
+        only_race.features, only_race.feature_names = law.features[:, [2]], ["race"]
+        regression().fit(only_race)
