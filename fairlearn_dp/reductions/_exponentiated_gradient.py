@@ -280,6 +280,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         constraint_index = moment.index
         n_constraints = U.shape[1]
         cell_counts = moment.tags.groupby(["event", "group_id"]).size().to_numpy()
+        n_events = moment.tags["event"].dropna().nunique()
+        if n_events == 0 or cell_counts.size != n_events * len(groups):
+            raise ValueError("Every group needs rows in every event of the constraint (e.g. both labels for "
+                             "EqualizedOdds): a (group, event) cell is empty.")
 
         private = not math.isinf(epsilon)
         spend_bound = PrivacySpend(epsilon, delta if private else 0.0)

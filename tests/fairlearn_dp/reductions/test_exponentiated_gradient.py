@@ -140,6 +140,36 @@ def test_declared_sensitivities_bound_the_change_between_neighbours(unit, moment
     assert worst_cost <= model.sensitivity_["learner"] * (1 + 1e-12)
 
 
+@pytest.mark.parametrize("unit", ["sensitive_attribute", "record"])
+@pytest.mark.parametrize("moment_cls", [EqualizedOdds, DemographicParity])
+def test_regression_oracle_sensitivity_bounds_the_change_of_its_release(unit, moment_cls):
+    """The regression oracle releases [X, 1]^T c (c: per-record cost of predicting 1 minus 0); between neighbours it
+    moves by at most the declared L1 sensitivity for every lambda with ||lambda||_1 <= B."""
+    (X, y, a), (X2, y2, a2) = neighbours(unit, label=0)
+    worst, n_min = 0.0, None
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        releases = []
+        for Xd, yd, ad in ((X, y, a), (X2, y2, a2)):
+            moment = moment_cls(difference_bound=0.0)
+            moment.load_data(Xd, pd.Series(yd), sensitive_features=pd.Series(ad))
+            U = moment.U.to_numpy(dtype=float)
+            if n_min is None:
+                n_min = moment.tags.groupby(["event", "group_id"]).size().min()
+            releases.append((U, yd, Xd))
+        lam = rng.dirichlet(np.ones(releases[0][0].shape[1])) * 10.0
+        values = []
+        for U, yd, Xd in releases:
+            c = (1 - 2 * yd) / len(yd) - U @ lam / len(yd)
+            values.append(np.column_stack([Xd, np.ones(len(yd))]).T @ c)
+        worst = max(worst, np.abs(values[0] - values[1]).sum())
+    model = DPExponentiatedGradient(None, moment_cls(difference_bound=0.0), epsilon=1.0, bound_B=10.0,
+                                    oracle="regression", min_count=int(n_min), max_iter=1, privacy_unit=unit,
+                                    groups=["a", "b"], accountant=BudgetAccountant(), random_state=0).fit(
+        X, y, sensitive_features=a)
+    assert 0 < worst <= model.sensitivity_["regression_l1"]
+
+
 def test_auditor_noise_is_laplace_with_the_documented_scale():
     """The released violations minus the exact violations of the released plays are Laplace(0, b) with
     b = (4 / (N - 1)) / epsilon': mean 0 (a scale, not a location) and standard deviation sqrt(2) b."""
@@ -283,6 +313,7 @@ def test_same_seed_same_model_clone_keeps_accountant_and_predict_semantics():
     ({}, {"labels": True}, "binary"),
     ({}, {"nan": True}, "NaN"),
     ({}, {"short_y": True}, "length mismatch"),
+    ({}, {"one_label_in_b": True}, "cell is empty"),
 ])
 def test_bad_input(kwargs, data, match):
     X, y, a = synthetic(11)
@@ -295,6 +326,8 @@ def test_bad_input(kwargs, data, match):
         X[0, 0] = np.nan
     if data.get("short_y"):
         y = y[:-1]
+    if data.get("one_label_in_b"):
+        y = np.where(a == "b", 1, y)
     params = dict(constraints=EqualizedOdds(), epsilon=1.0, oracle="regression",
                   groups=["a"] if data.get("single") else ["a", "b"], accountant=BudgetAccountant(), random_state=0)
     params.update(kwargs)
