@@ -18,7 +18,8 @@ class RegistryEntry:
     Attributes
     ----------
     name : str
-        Class name, unique in the registry.
+        Class name, unique in the registry. When the other face already has a row for a class of the same name
+        (``DPGerryFairClassifier``), the row's name is the class's dotted import path instead.
     dp_class : str
         Dotted import path of the DP class.
     counterpart : str
@@ -50,6 +51,15 @@ _GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic
 
 _JAGIELSKI_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
                            "or one whole record substituted (privacy_unit='record'); m public")
+
+_JAGIELSKI_INPROCESSING_GUARANTEE = ("(epsilon, delta)-DP: Laplace auditor and exponential-mechanism / "
+                                     "Laplace-regression learner, advanced composition over 2T rounds")
+_JAGIELSKI_INPROCESSING_PAPER = "Jagielski et al. 2019, Alg. 3"
+
+_CUMMINGS_NEIGHBOURING = "substitution of one record (x, a, y); n public"
+_GERRYFAIR_GUARANTEE = ("epsilon-DP (Laplace) or (epsilon, delta)-DP (analytic Gaussian), composed over all "
+                        "releases")
+_GERRYFAIR_PAPER = "Cummings et al. 2019, Sec. 5 (private FairNR; Kearns et al. 2018 fair learning game)"
 
 _BUDGET_NEIGHBOURING = "substitution of one record (x, a, y) within its group; group sizes public"
 _BUDGET_GUARANTEE = "rho-zCDP, reported as (rho + 2 sqrt(rho ln(1/delta)), delta)-DP"
@@ -85,6 +95,37 @@ REGISTRY = (
         counterpart="aif360.algorithms.postprocessing.EqOddsPostprocessing",
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
         guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)"),
+    RegistryEntry(
+        name="DPExponentiatedGradient",
+        dp_class="fairlearn_dp.reductions.DPExponentiatedGradient",
+        counterpart="fairlearn.reductions.ExponentiatedGradient",
+        toolkit="fairlearn", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
+        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER),
+    RegistryEntry(
+        name="DPExponentiatedGradientReduction",
+        dp_class="aif360_dp.algorithms.inprocessing.DPExponentiatedGradientReduction",
+        counterpart="aif360.algorithms.inprocessing.ExponentiatedGradientReduction",
+        toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
+        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER),
+    RegistryEntry(
+        name="ExponentialMechanismFairClassifier",
+        dp_class="fairlearn_dp.reductions.ExponentialMechanismFairClassifier",
+        counterpart="same class with epsilon=inf (argmin over a finite class); neither toolkit has one",
+        toolkit="fairlearn", task="classification", neighbouring=_CUMMINGS_NEIGHBOURING,
+        guarantee="(epsilon, delta)-DP, delta = exp(-sqrt(n)) by default", paper="Cummings et al. 2019, Alg. 1"),
+    RegistryEntry(
+        name="DPGerryFairClassifier",
+        dp_class="fairlearn_dp.reductions.DPGerryFairClassifier",
+        counterpart="aif360.algorithms.inprocessing.GerryFairClassifier",
+        toolkit="fairlearn", task="classification", neighbouring=_CUMMINGS_NEIGHBOURING,
+        guarantee=_GERRYFAIR_GUARANTEE, paper=_GERRYFAIR_PAPER),
+    RegistryEntry(
+        # The Fairlearn-face engine above has the same class name: this row is named by its import path.
+        name="aif360_dp.algorithms.inprocessing.DPGerryFairClassifier",
+        dp_class="aif360_dp.algorithms.inprocessing.DPGerryFairClassifier",
+        counterpart="aif360.algorithms.inprocessing.GerryFairClassifier",
+        toolkit="aif360", task="classification", neighbouring=_CUMMINGS_NEIGHBOURING,
+        guarantee=_GERRYFAIR_GUARANTEE, paper=_GERRYFAIR_PAPER),
     RegistryEntry(
         name="DPGroupBudgetRegressor",
         dp_class="fairlearn_dp.reductions.DPGroupBudgetRegressor",
@@ -122,9 +163,12 @@ def entries(toolkit=None):
 
 
 def get(name):
-    """The row for class ``name``."""
+    """The row for class ``name``: a row's name, or the dotted import path of a row's DP class."""
     for entry in REGISTRY:
         if entry.name == name:
+            return entry
+    for entry in REGISTRY:
+        if entry.dp_class == name:
             return entry
     raise KeyError(f"No DP estimator named {name!r}; known: {[e.name for e in REGISTRY]}.")
 

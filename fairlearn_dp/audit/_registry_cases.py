@@ -32,18 +32,32 @@ in the tail. The bound stays far below the declared epsilon even for a correct r
 delta) conversion is loose, and the declared budget also pays for the other groups' releases (sequential
 composition over groups, as the class states), so the record's group uses only ``rho / K`` of it. Such an audit
 can catch gross errors (wrong sensitivity by a large factor, noise not added), not subtle ones.
+
+The in-processing rows (DP exponentiated gradient, the exponential-mechanism learner, private FairNR) release
+several statistics and compose their budgets: their cases (:mod:`._inprocessing_cases`) isolate one release, whose
+distribution alone differs between ``D`` and ``D'`` among those the event reads, and audit it against the epsilon
+the fitted object declares for that release (the estimator gets ``shares x epsilon`` in total, so that release gets
+``epsilon``).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from ._audit import audit
+from ._events import _attribute, _CellEvent, _ThresholdEvent
+from ._inprocessing_cases import (
+    _aif360_exponentiated_gradient_case,
+    _aif360_gerryfair_case,
+    _exponential_mechanism_case,
+    _exponentiated_gradient_case,
+    _gerryfair_case,
+    exponential_mechanism_default_n,
+)
 
 __all__ = ["AuditCase", "default_audit_case", "audit_registered"]
 
@@ -52,8 +66,10 @@ class AuditCase(NamedTuple):
     """Arguments of :func:`~fairlearn_dp.audit.audit` for one registry row (unpacks as a 6-tuple).
 
     ``declared_delta`` is 0 for the pure-DP rows and the delta of the reported ``(epsilon, delta)`` conversion for
-    the zCDP rows. ``event.expected_probabilities`` holds the event's probabilities on ``D`` and ``D'`` when the
-    release is exactly the declared mechanism (a check of the audit's calibration).
+    the zCDP rows. For the in-processing rows, ``declared_epsilon`` and ``declared_delta`` are what the class declares
+    for the one release the event reads (e.g. ``epsilon_per_mechanism_``), not the fit's total.
+    ``event.expected_probabilities`` holds the event's probabilities on ``D`` and ``D'`` when the release is exactly
+    the declared mechanism (a check of the audit's calibration).
     """
 
     factory: Callable[[int], Any]
@@ -62,65 +78,6 @@ class AuditCase(NamedTuple):
     event: Callable[[Any], bool]
     declared_epsilon: float
     declared_delta: float = 0.0
-
-
-class _CellEvent:
-    """``released[lost] >= threshold_lost and released[gained] <= threshold_gained`` on a fitted object."""
-
-    def __init__(self, attribute, lost, gained, threshold_lost, threshold_gained, expected_probabilities=None):
-        self.attribute = attribute
-        self.lost = tuple(int(i) for i in lost)
-        self.gained = tuple(int(i) for i in gained)
-        self.threshold_lost = float(threshold_lost)
-        self.threshold_gained = float(threshold_gained)
-        self.expected_probabilities = expected_probabilities
-
-    @property
-    def description(self):
-        return (f"{self.attribute}[{', '.join(map(str, self.lost))}] >= {self.threshold_lost:.6g} and "
-                f"{self.attribute}[{', '.join(map(str, self.gained))}] <= {self.threshold_gained:.6g} (true values "
-                "on D; D' moves one count from the first cell to the second)")
-
-    def __call__(self, fitted):
-        released = np.asarray(_attribute(fitted, self.attribute), dtype=float)
-        return bool(released[self.lost] >= self.threshold_lost and released[self.gained] <= self.threshold_gained)
-
-    def __repr__(self):
-        return f"_CellEvent({self.description})"
-
-
-class _ThresholdEvent:
-    """``released[cell] <= threshold`` (``>=`` when ``D'`` moves the cell down) on a fitted object: one Gaussian
-    release thresholded at its true value on ``D``."""
-
-    def __init__(self, attribute, cell, threshold, shift, sigma):
-        from scipy.stats import norm
-
-        self.attribute = attribute
-        self.cell = tuple(int(i) for i in cell)
-        self.threshold = float(threshold)
-        self.shift = float(shift)
-        self.sigma = float(sigma)
-        self.expected_probabilities = (0.5, float(norm.cdf(-abs(self.shift) / self.sigma)))
-
-    @property
-    def description(self):
-        return (f"{self.attribute}[{', '.join(map(str, self.cell))}] {'<=' if self.shift > 0 else '>='} "
-                f"{self.threshold:.6g} (true value on D; D' shifts it by {self.shift:+.6g}; declared Gaussian sigma "
-                f"{self.sigma:.6g})")
-
-    def __call__(self, fitted):
-        released = float(np.asarray(_attribute(fitted, self.attribute), dtype=float)[self.cell])
-        return bool(released <= self.threshold if self.shift > 0 else released >= self.threshold)
-
-    def __repr__(self):
-        return f"_ThresholdEvent({self.description})"
-
-
-def _attribute(obj, dotted):
-    """``obj.a.b``, also through dicts (``history_.noisy_gradients`` is ``obj.history_["noisy_gradients"]``)."""
-    return functools.reduce(lambda o, part: o[part] if isinstance(o, Mapping) else getattr(o, part),
-                            dotted.split("."), obj)
 
 
 # --------------------------------------------------------------------------------------------- estimators
@@ -336,6 +293,7 @@ def _aif360_group_budget_classification_case(n):
 _XIAN = "substitution of one fitting record"
 _JAGIELSKI = "one person's sensitive attribute changed"
 _WITHIN_GROUP = "substitution of one record (x, a, y) within its group"
+_RECORD = "substitution of one record (x, a, y); n public"
 _CASES = {
     "DPFairRegressionPostprocessor": (_XIAN, _fair_regression_case, "laplace"),
     "DPThresholdOptimizer": (_JAGIELSKI, _threshold_optimizer_case, "laplace"),
@@ -347,10 +305,21 @@ _CASES = {
                                 "gaussian"),
     "DPGroupBudgetRegression": (_WITHIN_GROUP, _aif360_group_budget_regression_case, "gaussian"),
     "DPGroupBudgetClassification": (_WITHIN_GROUP, _aif360_group_budget_classification_case, "gaussian"),
+    # One release of a multi-release mechanism (builder(n, epsilon) returns the whole case): _inprocessing_cases.
+    "DPExponentiatedGradient": (_JAGIELSKI, _exponentiated_gradient_case, "single_release"),
+    "DPExponentiatedGradientReduction": (_JAGIELSKI, _aif360_exponentiated_gradient_case, "single_release"),
+    "ExponentialMechanismFairClassifier": (_RECORD, _exponential_mechanism_case, "single_release"),
+    "DPGerryFairClassifier": (_RECORD, _gerryfair_case, "single_release"),
+    "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": (_RECORD, _aif360_gerryfair_case, "single_release"),
 }
 
 
-def default_audit_case(entry_name, *, epsilon=1.0, n=40):
+# Records of each default dataset (n=None): 40, or a row's own choice as a function of epsilon.
+_DEFAULT_N = 40
+_ROW_DEFAULT_N = {"ExponentialMechanismFairClassifier": exponential_mechanism_default_n}
+
+
+def default_audit_case(entry_name, *, epsilon=1.0, n=None):
     """The default audit of one registry row: ``(factory, dataset, neighbour, event, declared_epsilon)``.
 
     ``D`` has ``n`` records; ``D'`` differs from it in one unit of the row's declared neighbouring relation:
@@ -362,17 +331,22 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=40):
     mechanism. For the budget-tailoring (zCDP) rows, ``D'`` substitutes one record's label within its group and
     the event thresholds the one released gradient cell that moves at its true value on ``D`` (computed by a fit
     with a budget so large that the noise is negligible, ``rho = 1e16``); the declared epsilon and delta are the
-    ``(epsilon, delta)`` the class reports for ``epsilon`` (its ``privacy_spent_``). The AIF360 transformers are
-    audited through their ``model_``.
+    ``(epsilon, delta)`` the class reports for ``epsilon`` (its ``privacy_spent_``). For the in-processing rows
+    (DP exponentiated gradient, exponential-mechanism learner, private FairNR), the case isolates one release of
+    the mechanism, gives the estimator the total budget that leaves exactly ``epsilon`` to that release, and
+    declares the ``(epsilon, delta)`` the fitted object states for it (see :mod:`._inprocessing_cases` for each
+    row's neighbours and event). The AIF360 transformers are audited through their ``model_``.
 
     Parameters
     ----------
     entry_name : str
         A registry row's name (:func:`fairdp_adapters.registry.get`).
     epsilon : float, default=1.0
-        Budget of the audited estimator (its declared epsilon).
-    n : int, default=40
-        Records in each dataset (>= 8).
+        Budget of the audited estimator (its declared epsilon); for the in-processing rows, the budget of the audited
+        release.
+    n : int or None, default=None
+        Records in each dataset (>= 8). None: 40, except ``ExponentialMechanismFairClassifier`` (an even ``n >=
+        12`` large enough that its noisy group size practically never stops a fit: 58 at ``epsilon = 1``).
 
     Returns
     -------
@@ -398,10 +372,16 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=40):
         raise NotImplementedError(
             f"The default audit case of registry row {entry.name!r} assumes the neighbouring relation "
             f"{relation!r}, but the row declares {entry.neighbouring!r}: update the case.")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 8:
-        raise ValueError(f"n must be an integer >= 8, got {n!r}.")
     if not (isinstance(epsilon, (int, float)) and 0 < epsilon < math.inf):
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}.")
+    if n is None:
+        n = _ROW_DEFAULT_N[entry.name](float(epsilon)) if entry.name in _ROW_DEFAULT_N else _DEFAULT_N
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 8:
+        raise ValueError(f"n must be an integer >= 8, got {n!r}.")
+    if kind == "single_release":
+        make, dataset, neighbour, event, declared = builder(int(n), float(epsilon))
+        return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, declared.epsilon,
+                         declared.delta)
     make, dataset, neighbour, *attributes = builder(int(n))
     if kind == "laplace":
         event = _optimal_event(make, dataset, neighbour, *attributes, entry.name, epsilon=float(epsilon))
@@ -453,7 +433,7 @@ def _gaussian_event(make, dataset, neighbour, attribute, sigma_attribute, name, 
     return event, _attribute(declared, "privacy_spent_")
 
 
-def audit_registered(name, *, n_runs=2000, random_state=None, epsilon=1.0, n=40, confidence=0.95, n_jobs=None):
+def audit_registered(name, *, n_runs=2000, random_state=None, epsilon=1.0, n=None, confidence=0.95, n_jobs=None):
     """Audit registry row ``name`` on its :func:`default_audit_case`; returns an :class:`AuditResult`."""
     case = default_audit_case(name, epsilon=epsilon, n=n)
     return audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,

@@ -1,0 +1,174 @@
+"""Events of the default audit cases: tests on the released attributes of a fitted estimator.
+
+Every event is fixed before the runs (built from the two datasets and the class's declared noise), picklable (so
+:func:`~fairlearn_dp.audit.audit` can send it to joblib workers), described by its ``description`` and carries
+``expected_probabilities``: its probabilities on ``D`` and ``D'`` when the release is exactly the declared
+mechanism (the audit's calibration check).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+__all__ = []
+
+
+def _attribute(obj, dotted):
+    """``obj.a.b``, also through dicts and lists: ``history_.noisy_gradients`` is ``obj.history_["noisy_gradients"]``
+    and ``history_.0.error_statistic`` is ``obj.history_[0]["error_statistic"]``."""
+
+    def step(o, part):
+        if isinstance(o, Mapping):
+            return o[part]
+        if part.isdigit() and isinstance(o, Sequence) and not isinstance(o, str):
+            return o[int(part)]
+        return getattr(o, part)
+
+    return functools.reduce(step, dotted.split("."), obj)
+
+
+def _cell(cell):
+    return "[" + ", ".join(map(str, cell)) + "]"
+
+
+class _CellEvent:
+    """``released[lost] >= threshold_lost and released[gained] <= threshold_gained`` on a fitted object."""
+
+    def __init__(self, attribute, lost, gained, threshold_lost, threshold_gained, expected_probabilities=None):
+        self.attribute = attribute
+        self.lost = tuple(int(i) for i in lost)
+        self.gained = tuple(int(i) for i in gained)
+        self.threshold_lost = float(threshold_lost)
+        self.threshold_gained = float(threshold_gained)
+        self.expected_probabilities = expected_probabilities
+
+    @property
+    def description(self):
+        return (f"{self.attribute}[{', '.join(map(str, self.lost))}] >= {self.threshold_lost:.6g} and "
+                f"{self.attribute}[{', '.join(map(str, self.gained))}] <= {self.threshold_gained:.6g} (true values "
+                "on D; D' moves one count from the first cell to the second)")
+
+    def __call__(self, fitted):
+        released = np.asarray(_attribute(fitted, self.attribute), dtype=float)
+        return bool(released[self.lost] >= self.threshold_lost and released[self.gained] <= self.threshold_gained)
+
+    def __repr__(self):
+        return f"_CellEvent({self.description})"
+
+
+class _ThresholdEvent:
+    """``released[cell] <= threshold`` (``>=`` when ``D'`` moves the cell down) on a fitted object: one Gaussian
+    release thresholded at its true value on ``D``."""
+
+    def __init__(self, attribute, cell, threshold, shift, sigma):
+        from scipy.stats import norm
+
+        self.attribute = attribute
+        self.cell = tuple(int(i) for i in cell)
+        self.threshold = float(threshold)
+        self.shift = float(shift)
+        self.sigma = float(sigma)
+        self.expected_probabilities = (0.5, float(norm.cdf(-abs(self.shift) / self.sigma)))
+
+    @property
+    def description(self):
+        return (f"{self.attribute}[{', '.join(map(str, self.cell))}] {'<=' if self.shift > 0 else '>='} "
+                f"{self.threshold:.6g} (true value on D; D' shifts it by {self.shift:+.6g}; declared Gaussian sigma "
+                f"{self.sigma:.6g})")
+
+    def __call__(self, fitted):
+        released = float(np.asarray(_attribute(fitted, self.attribute), dtype=float)[self.cell])
+        return bool(released <= self.threshold if self.shift > 0 else released >= self.threshold)
+
+    def __repr__(self):
+        return f"_ThresholdEvent({self.description})"
+
+
+class _OrthantEvent:
+    """Every moved cell of one vector Laplace release on the far side of its true value on ``D`` from ``D'``:
+    ``released[c] >= truth_D[c]`` for the cells ``D'`` lowers and ``released[c] <= truth_D[c]`` for those it raises.
+
+    On this event the Laplace privacy loss takes its maximum, ``sum_c |Delta_c| / b`` (``b`` the per-coordinate
+    scale), everywhere; its probability is ``2^-k`` on ``D`` and ``2^-k exp(-sum_c |Delta_c| / b)`` on ``D'`` for
+    ``k`` moved cells.
+    """
+
+    def __init__(self, attribute, lowered, raised, thresholds_lowered, thresholds_raised, expected_probabilities):
+        self.attribute = attribute
+        self.lowered = tuple(tuple(int(i) for i in cell) for cell in lowered)
+        self.raised = tuple(tuple(int(i) for i in cell) for cell in raised)
+        self.thresholds_lowered = tuple(float(t) for t in thresholds_lowered)
+        self.thresholds_raised = tuple(float(t) for t in thresholds_raised)
+        self.expected_probabilities = tuple(float(p) for p in expected_probabilities)
+
+    @property
+    def description(self):
+        tests = [f"{_cell(c)} >= {t:.6g}" for c, t in zip(self.lowered, self.thresholds_lowered)]
+        tests += [f"{_cell(c)} <= {t:.6g}" for c, t in zip(self.raised, self.thresholds_raised)]
+        return (f"{self.attribute}: " + " and ".join(tests) + " (true values on D; D' lowers the first cells and "
+                "raises the others)")
+
+    def __call__(self, fitted):
+        released = np.asarray(_attribute(fitted, self.attribute), dtype=float)
+        return bool(all(released[c] >= t for c, t in zip(self.lowered, self.thresholds_lowered))
+                    and all(released[c] <= t for c, t in zip(self.raised, self.thresholds_raised)))
+
+    def __repr__(self):
+        return f"_OrthantEvent({self.description})"
+
+
+class _PlayErrorEvent:
+    """``released >= sum_i |h(x_i) - y_i|`` on ``D``, with ``h`` the play released with it (read from the fitted
+    object): a one-count Laplace release thresholded at its true value on ``D`` given the play.
+
+    The true value is a function of the released play and of ``D`` (fixed, known to the auditor), so this is an event
+    on the output. When the play has the same distribution on ``D`` and ``D'`` and, for every play, ``D'`` lowers
+    the statistic by exactly the sensitivity, its probability is ``1/2`` on ``D`` and ``e^{-Delta / b} / 2`` on
+    ``D'``, whatever the play.
+    """
+
+    def __init__(self, attribute, play_attribute, X, y, expected_probabilities):
+        self.attribute = attribute
+        self.play_attribute = play_attribute
+        self.X = np.asarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.expected_probabilities = tuple(float(p) for p in expected_probabilities)
+
+    def reference(self, fitted):
+        """The statistic's true value on ``D`` for the fitted object's released play."""
+        play = _attribute(fitted, self.play_attribute)
+        return float(np.abs(np.asarray(play.predict(self.X), dtype=float) - self.y).sum())
+
+    @property
+    def description(self):
+        return (f"{self.attribute} >= sum_i |{self.play_attribute}(x_i) - y_i| over D (its true value on D given the "
+                "released play; D' lowers it by its sensitivity for every play)")
+
+    def __call__(self, fitted):
+        return bool(float(_attribute(fitted, self.attribute)) >= self.reference(fitted))
+
+    def __repr__(self):
+        return f"_PlayErrorEvent({self.description})"
+
+
+class _SelectionEvent:
+    """``released == index``: the exponential mechanism selected the candidate whose cost ``D'`` raises."""
+
+    def __init__(self, attribute, index, expected_probabilities):
+        self.attribute = attribute
+        self.index = int(index)
+        self.expected_probabilities = tuple(float(p) for p in expected_probabilities)
+
+    @property
+    def description(self):
+        return (f"{self.attribute} == {self.index} (the candidate whose cost D' raises; equal costs on D, so "
+                "probability 1/2 on D whatever the mechanism's scale)")
+
+    def __call__(self, fitted):
+        return bool(int(_attribute(fitted, self.attribute)) == self.index)
+
+    def __repr__(self):
+        return f"_SelectionEvent({self.description})"
