@@ -1,6 +1,6 @@
 """The ``fairdp`` command line: reproduce the papers' experiments, sweep an estimator, audit a DP estimator.
 
-    fairdp reproduce {xian2024,jagielski2019,zhu2022,budget2023} [--dataset NAME] [--out DIR] [--quick] ...
+    fairdp reproduce {xian2024,jagielski2019,jagielski2019-inprocessing,zhu2022,budget2023} [--dataset NAME] [--out DIR] [--quick] ...
     fairdp sweep --estimator NAME --dataset NAME --epsilon E [E ...] [--param k=v,...] [--seeds N] [--out DIR]
     fairdp audit NAME [--runs N] [--seed S] [--out DIR]
 
@@ -23,6 +23,8 @@ _REPRODUCTIONS = {
     "jagielski2019": ("jagielski2019_postprocessing.py",
                       "Jagielski et al. 2019: DP post-processing for classification (Fig. 1 right)"),
     "zhu2022": ("zhu2022_allocation.py", "Zhu et al. 2022: census release and allocation (Tables 1-2, Fig. 4)"),
+    "jagielski2019-inprocessing": ("jagielski2019_inprocessing.py",
+                                   "Jagielski et al. 2019: DP-oracle-learner, DP exponentiated gradient (Fig. 1 left)"),
     "budget2023": ("budget2023_group_budget.py",
                    "budget-tailoring paper: group-aware zCDP budget allocation, DPSE vs DPNoSE (Sec. 6.1, App. A)"),
 }
@@ -49,6 +51,12 @@ def load_example(filename):
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    # joblib's worker processes cannot import a module loaded from a file path: send its functions by value.
+    try:
+        import cloudpickle                                    # joblib >= 1.6 depends on it
+    except ImportError:                                       # older joblib vendors it
+        from joblib.externals import cloudpickle
+    cloudpickle.register_pickle_by_value(module)
     return module
 
 

@@ -27,6 +27,8 @@ def advanced_composition_epsilon(epsilon0, k, delta):
         raise ValueError(f"delta must be in (0, 1) for advanced composition, got {delta!r}.")
     if not epsilon0 >= 0:
         raise ValueError(f"epsilon0 must be >= 0, got {epsilon0!r}.")
+    if epsilon0 > 700:                       # e^epsilon0 overflows a float; the bound is then useless anyway
+        return math.inf
     return math.sqrt(2 * k * math.log(1 / delta)) * epsilon0 + k * epsilon0 * math.expm1(epsilon0)
 
 
@@ -49,7 +51,10 @@ def per_mechanism_epsilon(epsilon, k, delta=0.0):
     if delta <= 0:
         return basic, "basic"
     # advanced_composition_epsilon is increasing in epsilon0 and 0 at 0; epsilon0 <= epsilon bounds the root.
-    advanced = brentq(lambda e0: advanced_composition_epsilon(e0, k, delta) - epsilon, 0.0, epsilon,
+    upper = min(epsilon, 50.0)        # beyond 50 advanced composition never beats basic (k eps0 e^eps0 term)
+    if advanced_composition_epsilon(upper, k, delta) <= epsilon:
+        return (upper, "advanced") if upper > basic else (basic, "basic")
+    advanced = brentq(lambda e0: advanced_composition_epsilon(e0, k, delta) - epsilon, 0.0, upper,
                       xtol=1e-15, rtol=1e-12)
     # brentq's root can sit a hair above the target; step down until the composed total is within budget.
     while advanced_composition_epsilon(advanced, k, delta) > epsilon:

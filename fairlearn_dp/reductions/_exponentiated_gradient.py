@@ -67,11 +67,13 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         ``B``, the L1 bound on the Lagrange multipliers. Larger B enforces the constraints harder (violation bound
         ``gamma + (1 + 2 nu) / B``, Thm. 4.4) but raises the Learner's cost sensitivity.
     max_iter : int or None, default=None
-        Rounds ``T``. None: Algorithm 3's formula (Thm. 4.5 for a finite class; ``d_H ln m`` with ``d_H =
-        n_features + 1`` for the regression oracle); 200 when ``epsilon=inf`` (the uniform average of Algorithm 3
+        Rounds ``T``. None: Algorithm 3's formula ``B sqrt(ln(4|A| - 3)) m eps / (2 (2|A|B + 1) sqrt(ln(1/delta))
+        (d_H ln m + ln(2/beta)))`` (``ln |H|`` instead of ``d_H ln m`` for a finite class, Thm. 4.5; ``d_H =
+        n_features + 1`` for the regression oracle). It grows like ``eps``, which keeps each round's budget near
+        a constant: for large epsilon, setting ``max_iter`` spends the budget on fewer, less noisy rounds; 200 when ``epsilon=inf`` (the uniform average of Algorithm 3
         needs more rounds than Fairlearn's 50, whose last step re-weights the plays by a linear program).
     eta : float or None, default=None
-        Auditor's learning rate; None: ``(1/2) sqrt(ln(K + 1) / T)`` for K constraints (Algorithm 3).
+        Auditor's learning rate; None: Algorithm 3's ``(1/2) sqrt(ln(4|A| - 3) / T)``.
     oracle : {"auto", "exponential", "regression", "estimator", "diffprivlib"}, default="auto"
         The Learner's cost-sensitive classification oracle ``CSC_eps'(H)``:
 
@@ -92,6 +94,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         fixed before seeing the data, e.g. :func:`fairlearn_dp.reductions.linear_threshold_hypotheses`.
     feature_bound : float, default=1.0
         Public bound ``R`` on ``|x_j|`` for the regression oracle (features beyond it are clipped, with a warning).
+    ridge : float, default=0.0
+        Public ridge penalty added to the diagonal of ``X^T X`` by the regression oracle (post-processing of the
+        released or public ``X^T X``; a multiple of ``m`` damps the noise on ``X^T c``). A 1e-6 relative jitter is
+        always added for numerical stability.
     min_count : int or None, default=None
         Public lower bound ``N`` on every (group, event) cell count, e.g. ``min_{a,y} q_ay m`` for equalized odds.
         None: estimated privately (Laplace counts minus a margin) with ``min_count_fraction`` of epsilon.
@@ -158,7 +164,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     """
 
     def __init__(self, estimator=None, constraints=None, *, epsilon=1.0, delta=1e-7, bound_B=10.0, max_iter=None,
-                 eta=None, oracle="auto", hypotheses=None, feature_bound=1.0, min_count=None,
+                 eta=None, oracle="auto", hypotheses=None, feature_bound=1.0, ridge=0.0, min_count=None,
                  min_count_fraction=0.1, beta=0.05, privacy_unit="sensitive_attribute", groups=None,
                  accountant=None, random_state=None):
         self.estimator = estimator
@@ -171,6 +177,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         self.oracle = oracle
         self.hypotheses = hypotheses
         self.feature_bound = feature_bound
+        self.ridge = ridge
         self.min_count = min_count
         self.min_count_fraction = min_count_fraction
         self.beta = beta
@@ -205,6 +212,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         if not (isinstance(self.feature_bound, numbers.Real) and math.isfinite(self.feature_bound)
                 and self.feature_bound > 0):
             raise ValueError(f"feature_bound must be a finite number > 0, got {self.feature_bound!r}.")
+        if not (isinstance(self.ridge, numbers.Real) and math.isfinite(self.ridge) and self.ridge >= 0):
+            raise ValueError(f"ridge must be a finite number >= 0, got {self.ridge!r}.")
         if self.min_count is not None and (isinstance(self.min_count, bool)
                                            or not isinstance(self.min_count, numbers.Integral)
                                            or self.min_count < 2):
@@ -314,14 +323,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         self.min_count_ = min_count
 
         sensitivity = self._sensitivities(min_count, n, d, len(groups), oracle)
-        T = self._n_rounds(epsilon, delta, n, d, n_constraints, oracle, private)
+        T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)
         if private:
             eps_prime, rule = per_mechanism_epsilon(eps_rounds, 2 * T, delta_rounds)
             if rule == "advanced":
                 delta_used += delta_rounds
         else:
             eps_prime, rule = math.inf, "none"
-        eta = float(self.eta) if self.eta is not None else 0.5 * math.sqrt(math.log(n_constraints + 1) / T)
+        eta = (float(self.eta) if self.eta is not None
+               else 0.5 * math.sqrt(math.log(4 * len(groups) - 3) / T))           # Algorithm 3's eta
         B = float(self.bound_B)
 
         learner = self._make_oracle(oracle, X_arr, y_arr, U, n, d, eps_prime, sensitivity, rng)
@@ -382,18 +392,18 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                 out["regression_l1"] = 2 * d * R * B / (N - 1)
         return out
 
-    def _n_rounds(self, epsilon, delta, m, d, n_constraints, oracle, private):
+    def _n_rounds(self, epsilon, delta, m, d, n_groups, oracle, private):
+        """Algorithm 3's T (Thm. 4.5's ``ln |H|`` for a finite class), with ``|A|`` the number of groups."""
         if self.max_iter is not None:
             return int(self.max_iter)
         if not private:
             return 200
         B = float(self.bound_B)
         log_class = (math.log(len(self.hypotheses)) if oracle == "exponential" else (d + 1) * math.log(m))
-        # Algorithm 3 / Thm. 4.5 with |A| groups replaced by the moment's constraint count: the paper's 4|A| - 3
-        # is K + 1 for its 4(|A| - 1) constraints, and its (2|A|B + 1) is the cost-sensitivity numerator.
-        numerator = B * math.sqrt(math.log(n_constraints + 1)) * m * epsilon
+        numerator = B * math.sqrt(math.log(4 * n_groups - 3)) * m * epsilon
         log_delta = math.log(1 / delta) if delta > 0 else 1.0
-        denominator = 2 * (2 * B + 1) * math.sqrt(log_delta) * (log_class + math.log(2 / self.beta))
+        denominator = (2 * (2 * n_groups * B + 1) * math.sqrt(log_delta)
+                       * (log_class + math.log(2 / self.beta)))
         return max(1, int(numerator / denominator))
 
     # ------------------------------------------------------------------------------------------ oracles
@@ -440,8 +450,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                 gram[upper] = noisy_upper
                 gram = gram + np.triu(gram, 1).T
             eps_moment = eps_prime / 2 if record else eps_prime
-            ridge = 1e-6 * max(1.0, float(np.trace(np.abs(gram))) / (d + 1))
-            solve_matrix = gram + ridge * np.eye(d + 1)
+            jitter = 1e-6 * max(1.0, float(np.trace(np.abs(gram))) / (d + 1))
+            # The matrix is fixed for the whole run: invert it once (pseudo-inverse: a noisy Gram may be singular).
+            inverse = np.linalg.pinv(gram + (float(self.ridge) + jitter) * np.eye(d + 1))
 
             def best_response(lam):
                 c = base - U @ lam / n
@@ -449,7 +460,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                 if private:
                     moment = noisy_vector(moment, epsilon=eps_moment, l1_sensitivity=sensitivity["regression_l1"],
                                           random_state=rng)
-                beta_hat = np.linalg.lstsq(solve_matrix, moment, rcond=None)[0]
+                beta_hat = inverse @ moment
                 # h(x) = 1 where the predicted cost difference [x, 1] . beta < 0, i.e. x . (-beta_x) >= beta_0.
                 h = LinearThresholdClassifier(-beta_hat[:d], beta_hat[d])
                 predictions = h.predict(Xc).astype(float)
