@@ -111,21 +111,16 @@ import pandas as pd  # noqa: E402
 from diffprivlib import BudgetAccountant  # noqa: E402
 from fairlearn.reductions import EqualizedOdds  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
-from fairlearn_dp.datasets import fetch_communities_crime  # noqa: E402
+from fairdp_adapters.cli import load_example, parse_seeded_args  # noqa: E402
 from fairlearn_dp.privacy import per_mechanism_epsilon  # noqa: E402
 from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "jagielski2019_inprocessing"
 DEFAULT_SEEDS = 10
 QUICK_SEEDS = 2
-TEST_SIZE = 0.3
 
-#: The label is "ViolentCrimesPerPop above this quantile" (Kearns et al. 2018a's preprocessing).
-LABEL_QUANTILE = 0.7
 #: Source column of the sensitive attribute (dropped from the features: A-blind hypotheses).
 GROUP_SOURCE = "racepctblack"
 GROUPS = (0, 1)
@@ -168,20 +163,20 @@ METRICS = ("error", "eo_violation", "fpr_gap", "tpr_gap", "realised_error", "rea
 
 
 # ---------------------------------------------------------------------------------------------------- data
+# The sibling script (Fig. 1 right) defines the rows, label, group, split and metrics; both figures use them.
+_SIBLING = load_example("jagielski2019_postprocessing.py")
+split = _SIBLING.split
+group_rates = _SIBLING.group_rates
+
+
 def load_data():
-    """Features ``X`` (float array in [-1, 1], 98 columns), label ``y`` and group ``a`` (int arrays), and names.
+    """The sibling's data with the features mapped to [-1, 1]: ``(X, y, a, feature_names)``.
 
     - ``y = 1[ViolentCrimesPerPop > its 70th percentile]`` (Kearns et al. 2018a; the threshold is 0.28);
-    - ``a`` = the loader's ``sensitive_features`` ``1[racepctblack > 0.06]``;
+    - ``a = 1[racepctblack > its median (0.06)]``;
     - ``X = 2 x - 1`` for the loader's features without ``racepctblack`` (all in the public range [0, 1]).
-
-    Returns ``(X, y, a, feature_names)``.
     """
-    bunch = fetch_communities_crime(as_frame=True)
-    features, target = bunch.data, bunch.target
-    y = (target > target.quantile(LABEL_QUANTILE)).astype(int).to_numpy()
-    a = bunch.sensitive_features.astype(int).to_numpy()
-    features = features.drop(columns=[GROUP_SOURCE])
+    features, y, a = _SIBLING.load_data()
     return scale_features(features), y, a, list(features.columns)
 
 
@@ -191,11 +186,6 @@ def scale_features(frame):
     if values.min() < 0.0 or values.max() > 1.0:
         raise ValueError("Communities & Crime features are expected in the donors' [0, 1] range.")
     return 2.0 * values - 1.0
-
-
-def split(X, y, a, seed):
-    """70/30 train/test split, stratified on the label; returns ``(X_tr, X_te, y_tr, y_te, a_tr, a_te)``."""
-    return train_test_split(X, y, a, test_size=TEST_SIZE, random_state=seed, stratify=y)
 
 
 def upsample(X, y, a, factor):
@@ -244,29 +234,6 @@ def composition_supported(epsilon, max_iter=MAX_ITER, delta=DELTA):
 
 
 # ------------------------------------------------------------------------------------------------ metrics
-def group_rates(prob_positive, y, a):
-    """Error and equalized-odds statistics of a (randomised) classifier from ``P(Y~ = 1)`` per row.
-
-    Same definitions as the sibling script: ``error`` = mean P(Y~ != y), ``fpr_g`` / ``tpr_g``, the gaps
-    ``fpr_gap`` = |FPR_1 - FPR_0|, ``tpr_gap`` and ``eo_violation`` = the larger gap.
-
-    >>> rates = group_rates([1, 0, 1, 1], [1, 0, 0, 1], [0, 0, 1, 1])
-    >>> rates["error"], rates["fpr_gap"], rates["tpr_gap"], rates["eo_violation"]
-    (0.25, 1.0, 0.0, 1.0)
-    """
-    p = np.asarray(prob_positive, dtype=float)
-    y = np.asarray(y)
-    a = np.asarray(a)
-    out = {"error": float(np.mean(np.where(y == 1, 1.0 - p, p)))}
-    for g in GROUPS:
-        out[f"fpr_{g}"] = float(p[(a == g) & (y == 0)].mean())
-        out[f"tpr_{g}"] = float(p[(a == g) & (y == 1)].mean())
-    out["fpr_gap"] = abs(out["fpr_1"] - out["fpr_0"])
-    out["tpr_gap"] = abs(out["tpr_1"] - out["tpr_0"])
-    out["eo_violation"] = max(out["fpr_gap"], out["tpr_gap"])
-    return out
-
-
 def evaluate(model, X, y, a, *, seed):
     """Exact (from ``_pmf_predict``) and realised (one seeded ``predict`` draw) metrics on one split."""
     exact = group_rates(model._pmf_predict(X)[:, 1], y, a)

@@ -27,7 +27,7 @@ def data(script):
 
 def test_doctests(script):
     result = doctest.testmod(script, verbose=False)
-    assert result.attempted >= 6
+    assert result.attempted >= 4          # group_rates and its doctest live in the sibling script
     assert result.failed == 0
 
 
