@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import os
 import platform
@@ -32,3 +33,28 @@ def source_state(timed_sources):
         return "fairdp source: git state unknown."
     return (f"fairdp source: commit {head}; timed modules "
             + (f"modified vs HEAD: {', '.join(changed)}." if changed else "as committed."))
+
+
+def run_parser(doc, *, default_output, quick_repeats, unit, quick_extra=""):
+    """The options every benchmark has: ``--quick`` (``quick_repeats`` repeats, no file), ``--repeats`` (default 5)
+    and ``--output`` (default ``default_output``). Scripts add their own options, then call
+    :func:`resolve_run_options`."""
+    parser = argparse.ArgumentParser(description=doc.split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true",
+                        help=f"smoke run: {quick_extra}{quick_repeats} repeats, no file")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help=f"{unit} per median (default 5, or {quick_repeats} with --quick)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help=f"markdown file to write (default {default_output}; none with --quick)")
+    return parser
+
+
+def resolve_run_options(parser, args, *, default_output, quick_repeats):
+    """Fill the defaults of :func:`run_parser`'s options and check ``--repeats``."""
+    if args.repeats is None:
+        args.repeats = quick_repeats if args.quick else 5
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    if args.output is None and not args.quick:
+        args.output = default_output
+    return args

@@ -36,7 +36,6 @@ The full run prints a GitHub-markdown table and writes it to ``tests/benchmarks/
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -157,22 +156,16 @@ def check_results(rows, bins):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run: k in {36, 180}, 3 repeats, no file")
-    parser.add_argument("--repeats", type=int, default=None, help="fits per median (default 5, or 3 with --quick)")
+    parser = _common.run_parser(__doc__, default_output=DEFAULT_OUTPUT, quick_repeats=3, unit="fits",
+                                quick_extra="k in {36, 180}, ")
     parser.add_argument("--repeats-large", type=int, default=1,
                         help=f"plain-LP fits per median at k={LARGE_K}, where one solve takes tens of seconds to "
                              "a minute (default 1)")
     parser.add_argument("--clarabel", action="store_true", help=f"also time CLARABEL for k <= {CLARABEL_MAX_K}")
-    parser.add_argument("--output", type=Path, default=None,
-                        help=f"markdown file to write (default {DEFAULT_OUTPUT}; none with --quick)")
-    args = parser.parse_args(argv)
-    if args.repeats is None:
-        args.repeats = 3 if args.quick else 5
-    if args.repeats < 1 or args.repeats_large < 1:
-        parser.error("--repeats and --repeats-large must be at least 1")
-    if args.output is None and not args.quick:
-        args.output = DEFAULT_OUTPUT
+    args = _common.resolve_run_options(parser, parser.parse_args(argv), default_output=DEFAULT_OUTPUT,
+                                       quick_repeats=3)
+    if args.repeats_large < 1:
+        parser.error("--repeats-large must be at least 1")
     return args
 
 

@@ -36,7 +36,6 @@ The full run prints GitHub-markdown tables and writes them to ``tests/benchmarks
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import io
 import math
@@ -225,20 +224,10 @@ def check_lines(models, caught):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run: 2 repeats, no file")
-    parser.add_argument("--repeats", type=int, default=None, help="timed rounds (default 5, or 2 with --quick)")
+    parser = _common.run_parser(__doc__, default_output=DEFAULT_OUTPUT, quick_repeats=2, unit="timed rounds")
     parser.add_argument("--profile", action="store_true", help="append a cProfile of one DPSE fit (top 10)")
-    parser.add_argument("--output", type=Path, default=None,
-                        help=f"markdown file to write (default {DEFAULT_OUTPUT}; none with --quick)")
-    args = parser.parse_args(argv)
-    if args.repeats is None:
-        args.repeats = 2 if args.quick else 5
-    if args.repeats < 1:
-        parser.error("--repeats must be at least 1")
-    if args.output is None and not args.quick:
-        args.output = DEFAULT_OUTPUT
-    return args
+    return _common.resolve_run_options(parser, parser.parse_args(argv), default_output=DEFAULT_OUTPUT,
+                                       quick_repeats=2)
 
 
 def main(argv=None):

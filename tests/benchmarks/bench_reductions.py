@@ -51,7 +51,6 @@ The full run prints a GitHub-markdown report and writes it to ``tests/benchmarks
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import sys
@@ -244,21 +243,12 @@ def private_table(rows, estimator_rows):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run: 3 repeats, no file")
-    parser.add_argument("--repeats", type=int, default=None, help="fits per median (default 5, or 3 with --quick)")
+    parser = _common.run_parser(__doc__, default_output=DEFAULT_OUTPUT, quick_repeats=3, unit="fits")
     parser.add_argument("--n-rows", type=int, default=N_ROWS, help=f"Adult rows used (default {N_ROWS})")
-    parser.add_argument("--output", type=Path, default=None,
-                        help=f"markdown file to write (default {DEFAULT_OUTPUT}; none with --quick)")
-    args = parser.parse_args(argv)
-    if args.repeats is None:
-        args.repeats = 3 if args.quick else 5
-    if args.repeats < 1:
-        parser.error("--repeats must be at least 1")
+    args = _common.resolve_run_options(parser, parser.parse_args(argv), default_output=DEFAULT_OUTPUT,
+                                       quick_repeats=3)
     if args.n_rows < 100:
         parser.error("--n-rows must be at least 100")
-    if args.output is None and not args.quick:
-        args.output = DEFAULT_OUTPUT
     return args
 
 

@@ -42,7 +42,6 @@ rows are printed).
 
 from __future__ import annotations
 
-import argparse
 import logging
 import statistics
 import sys
@@ -269,19 +268,9 @@ def markdown_table(rows):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run: 3 repeats, no file")
-    parser.add_argument("--repeats", type=int, default=None, help="calls per median (default 5, or 3 with --quick)")
-    parser.add_argument("--output", type=Path, default=None,
-                        help=f"markdown file to write (default {DEFAULT_OUTPUT}; none with --quick)")
-    args = parser.parse_args(argv)
-    if args.repeats is None:
-        args.repeats = 3 if args.quick else 5
-    if args.repeats < 1:
-        parser.error("--repeats must be at least 1")
-    if args.output is None and not args.quick:
-        args.output = DEFAULT_OUTPUT
-    return args
+    parser = _common.run_parser(__doc__, default_output=DEFAULT_OUTPUT, quick_repeats=3, unit="calls")
+    return _common.resolve_run_options(parser, parser.parse_args(argv), default_output=DEFAULT_OUTPUT,
+                                       quick_repeats=3)
 
 
 def main(argv=None):
