@@ -154,13 +154,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
       mean_{e,g} x)`` with ``lambda' = lambda_+ - lambda_-``, ``|lambda'|_1 <= B``; a cell mean moves by at most
       ``2 d R / (N - 1)`` in L1 (``d`` features, ``|x_j| <= R``; the intercept column's mean never moves):
       L1 sensitivity ``2 d R B / (N - 1)`` (attribute) or ``2 (d + 1) max(R, 1) / m + 4 d R B / (N - 1)``
-      (record, where ``X^T X``'s upper triangle is also released, L1 sensitivity ``(d+1)(d+2) max(R, 1)^2``,
-      each half of epsilon').
+      (record, where ``X^T X``'s upper triangle is also released, once, with L1 sensitivity ``(d+1)(d+2) max(R,
+      1)^2`` and its own ``epsilon'``).
     - Budget: with ``min_count=None``, ``min_count_fraction * epsilon`` goes to Laplace cell counts (L1
       sensitivity 2), and the lower bound ``min(noisy) - (2/eps_0) ln(1/delta)`` fails with probability at most
-      ``delta/2`` (counted in delta). The 2T per-round mechanisms get the largest ``epsilon'`` for which basic
-      composition, or advanced composition with the remaining delta, stays within the remaining epsilon. The
-      accountant is charged once with ``(epsilon, delta)`` (``delta`` only when it was used).
+      ``delta/2`` (counted in delta). The 2T per-round mechanisms (2T + 1 with that ``X^T X``) get the largest
+      ``epsilon'`` for which basic composition, or advanced composition with the remaining delta, stays within
+      the remaining epsilon. The accountant is charged once with ``(epsilon, delta)`` (``delta`` only when it
+      was used).
     """
 
     def __init__(self, estimator=None, constraints=None, *, epsilon=1.0, delta=1e-7, bound_B=10.0, max_iter=None,
@@ -325,7 +326,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         sensitivity = self._sensitivities(min_count, n, d, len(groups), oracle)
         T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)
         if private:
-            eps_prime, rule = per_mechanism_epsilon(eps_rounds, 2 * T, delta_rounds)
+            # 2T per-round mechanisms, plus the one release of X^T X by the regression oracle under "record".
+            n_mechanisms = 2 * T + int(oracle == "regression" and self.privacy_unit == "record")
+            eps_prime, rule = per_mechanism_epsilon(eps_rounds, n_mechanisms, delta_rounds)
             if rule == "advanced":
                 delta_used += delta_rounds
         else:
@@ -444,12 +447,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
             record = self.privacy_unit == "record"
             if record and private:
                 upper = np.triu_indices(d + 1)
-                noisy_upper = noisy_vector(gram[upper], epsilon=eps_prime / 2, l1_sensitivity=sensitivity["gram_l1"],
+                noisy_upper = noisy_vector(gram[upper], epsilon=eps_prime, l1_sensitivity=sensitivity["gram_l1"],
                                            random_state=rng)
                 gram = np.zeros_like(gram)
                 gram[upper] = noisy_upper
                 gram = gram + np.triu(gram, 1).T
-            eps_moment = eps_prime / 2 if record else eps_prime
             jitter = 1e-6 * max(1.0, float(np.trace(np.abs(gram))) / (d + 1))
             # The matrix is fixed for the whole run: invert it once (pseudo-inverse: a noisy Gram may be singular).
             inverse = np.linalg.pinv(gram + (float(self.ridge) + jitter) * np.eye(d + 1))
@@ -458,7 +460,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                 c = base - U @ lam / n
                 moment = design.T @ c
                 if private:
-                    moment = noisy_vector(moment, epsilon=eps_moment, l1_sensitivity=sensitivity["regression_l1"],
+                    moment = noisy_vector(moment, epsilon=eps_prime, l1_sensitivity=sensitivity["regression_l1"],
                                           random_state=rng)
                 beta_hat = inverse @ moment
                 # h(x) = 1 where the predicted cost difference [x, 1] . beta < 0, i.e. x . (-beta_x) >= beta_0.

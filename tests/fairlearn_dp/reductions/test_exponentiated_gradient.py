@@ -217,6 +217,16 @@ def test_rounds_compose_within_the_budget_and_the_accountant_is_charged_once(eps
     assert model.privacy_spent_.epsilon == epsilon and model.privacy_spent_.delta <= delta
 
 
+def test_record_level_regression_oracle_counts_its_gram_release():
+    """Under privacy_unit="record" the regression oracle also releases X^T X once: 2T + 1 mechanisms."""
+    X, y, a = synthetic(13, n=2000)
+    model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0, delta=0.0, oracle="regression", max_iter=10,
+                                    min_count=20, privacy_unit="record", groups=["a", "b"],
+                                    accountant=BudgetAccountant(), random_state=0).fit(X, y, sensitive_features=a)
+    assert model.epsilon_per_mechanism_ == pytest.approx(1.0 / 21)
+    assert model.sensitivity_["gram_l1"] == pytest.approx((3 + 1) * (3 + 2) * 1.0)
+
+
 def test_private_min_count_is_a_lower_bound_and_failure_is_charged():
     X, y, a = synthetic(7, n=3000)
     moment = EqualizedOdds()
