@@ -79,13 +79,9 @@ is then about ``(0.9 epsilon) / 200`` (basic composition; advanced composition d
 epsilon = 100). The CSV records what the paper's formula would have given (``T_paper_formula``).
 
 Outputs (under ``--out``): ``per_seed.csv`` (one row per seed, setting, epsilon, gamma: metrics, T, per-round
-epsilon, the private cell-count bound ``min_count_``, noise scale, fit time, warnings, status), ``summary.csv``
+epsilon, the private cell-count bound ``min_count_``, noise scale, fit time, warnings), ``summary.csv``
 (mean and std over seeds), ``pareto_fronts.csv`` and ``fig1_left_inprocessing.png`` (columns: regression oracle,
 its 10x-upsampled run with the original curves dotted, exponential oracle; rows: train and test).
-
-Fits whose per-round budget the installed ``fairlearn_dp.privacy.per_mechanism_epsilon`` cannot compute (it raises
-``OverflowError`` when the rounds' epsilon exceeds ~709 in some versions) are not run: their rows have status
-``skipped: ...`` and NaN metrics, and the run prints which ones.
 
 Usage::
 
@@ -114,7 +110,6 @@ from joblib import Parallel, delayed  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from fairdp_adapters.cli import load_example, parse_seeded_args  # noqa: E402
-from fairlearn_dp.privacy import per_mechanism_epsilon  # noqa: E402
 from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "jagielski2019_inprocessing"
@@ -216,23 +211,6 @@ def paper_rounds(m, n_features, epsilon, *, bound_B=BOUND_B, n_groups=len(GROUPS
     return numerator / denominator
 
 
-def composition_supported(epsilon, max_iter=MAX_ITER, delta=DELTA):
-    """Whether the installed library can split ``epsilon`` over the 2T rounds (None) or why not (a message).
-
-    Mirrors the budget split of ``DPExponentiatedGradient.fit`` with ``min_count=None``: ``(1 - min_count_fraction)
-    epsilon`` and ``delta / 2`` for the 2T per-round mechanisms.
-    """
-    if math.isinf(epsilon):
-        return None
-    fraction = DPExponentiatedGradient().min_count_fraction
-    try:
-        per_mechanism_epsilon((1 - fraction) * epsilon, 2 * max_iter, delta / 2)
-    except OverflowError as error:
-        return (f"skipped: fairlearn_dp.privacy.per_mechanism_epsilon raised OverflowError ({error}) for "
-                f"epsilon={epsilon:g}")
-    return None
-
-
 # ------------------------------------------------------------------------------------------------ metrics
 def evaluate(model, X, y, a, *, seed):
     """Exact (from ``_pmf_predict``) and realised (one seeded ``predict`` draw) metrics on one split."""
@@ -279,16 +257,11 @@ def run_seed(X, y, a, seed, settings, gammas):
         for setting, oracle, factor, epsilons in settings:
             X_fit, y_fit, a_fit = upsample(X_tr, y_tr, a_tr, factor) if factor > 1 else (X_tr, y_tr, a_tr)
             for epsilon in epsilons:
-                skip = composition_supported(epsilon)
                 for gamma in gammas:
                     row = {"seed": seed, "setting": setting, "oracle": oracle, "upsample": factor,
                            "epsilon": epsilon, "epsilon_original_scale": epsilon * factor, "gamma": gamma,
                            "m_fit": y_fit.size, "T": MAX_ITER,
                            "T_paper_formula": paper_rounds(y_fit.size, X.shape[1], epsilon)}
-                    if skip is not None:
-                        row.update({"status": skip, "warnings": ""})
-                        rows.append(row)
-                        continue
                     model, caught, seconds = fit_inprocessor(X_fit, y_fit, a_fit, oracle=oracle, epsilon=epsilon,
                                                              gamma=gamma, seed=seed, hypotheses=hypotheses)
                     for name, (X_s, y_s, a_s) in evaluation.items():
@@ -298,7 +271,7 @@ def run_seed(X, y, a, seed, settings, gammas):
                                 "n_distinct_plays": len(model.predictors_),
                                 "privacy_spent_epsilon": model.privacy_spent_.epsilon,
                                 "privacy_spent_delta": model.privacy_spent_.delta, "fit_seconds": seconds,
-                                "status": "ok", "warnings": " | ".join(sorted(set(caught)))})
+                                "warnings": " | ".join(sorted(set(caught)))})
                     rows.append(row)
     return rows
 
@@ -344,7 +317,7 @@ def pareto_front(points):
 
 
 def summarise(per_seed):
-    """Mean and std (ddof=1) over the seeds that ran, per (setting, epsilon, gamma); skipped cells keep NaN."""
+    """Mean and std (ddof=1) over the seeds, per (setting, epsilon, gamma)."""
     frame = per_seed.copy()
     for column in [f"{m}_{s}" for s in SPLITS for m in METRICS] + ["epsilon_per_round", "min_count",
                                                                    "auditor_noise_scale", "n_distinct_plays",
@@ -361,8 +334,7 @@ def summarise(per_seed):
         aggregations[f"{column}_mean"] = (column, "mean")
     for column in ("oracle", "upsample", "epsilon_original_scale", "m_fit", "T", "T_paper_formula"):
         aggregations[column] = (column, "first")
-    aggregations["n_seeds"] = ("status", lambda s: int((s == "ok").sum()))
-    aggregations["status"] = ("status", lambda s: "ok" if (s == "ok").all() else s[s != "ok"].iloc[0])
+    aggregations["n_seeds"] = ("seed", "nunique")
     aggregations["n_fits_with_warnings"] = ("warnings", lambda s: int((s.fillna("") != "").sum()))
     grouped = frame.groupby(["setting", "epsilon", "gamma"], sort=False)
     return grouped.agg(**aggregations).reset_index()
@@ -371,7 +343,7 @@ def summarise(per_seed):
 def pareto_fronts(summary):
     """Pareto fronts of the seed-averaged points per (setting, epsilon, split), with the gamma of each vertex."""
     rows = []
-    for (setting, epsilon), frame in summary[summary["n_seeds"] > 0].groupby(["setting", "epsilon"], sort=False):
+    for (setting, epsilon), frame in summary.groupby(["setting", "epsilon"], sort=False):
         for split_name in SPLITS:
             x, v = f"error_{split_name}_mean", f"eo_violation_{split_name}_mean"
             for vertex, (error, violation) in enumerate(pareto_front(frame[[x, v]].to_numpy())):
@@ -400,11 +372,6 @@ def markdown_table(summary, gammas):
         if not any(math.isclose(row.gamma, g) for g in gammas):
             continue
         paper_t = "-" if math.isinf(row.T_paper_formula) else f"{row.T_paper_formula:,.0f}"
-        if row.n_seeds == 0:
-            lines.append(f"| {row.setting} | {_eps_label(row.epsilon)} | {_eps_label(row.epsilon_original_scale)} | "
-                         f"{row.gamma:g} | {row.T} ({paper_t}) | - | - | not run: OverflowError in "
-                         "per_mechanism_epsilon | | | | | 0 |")
-            continue
         lines.append(f"| {row.setting} | {_eps_label(row.epsilon)} | {_eps_label(row.epsilon_original_scale)} | "
                      f"{row.gamma:g} | {row.T} ({paper_t}) | {row.epsilon_per_round_mean:.3g} | "
                      f"{row.min_count_mean:.0f} | {cell(row, 'error_train')} | {cell(row, 'eo_violation_train')} | "
@@ -440,13 +407,9 @@ def plot_figure(summary, fronts, settings, path):
             ax = axes[row_index, col]
             x, v = f"error_{split_name}_mean", f"eo_violation_{split_name}_mean"
             part = summary[summary["setting"] == name]
-            skipped = []
             for eps in sorted(set(part["epsilon"]), reverse=True):
                 points = part[part["epsilon"] == eps]
                 scale = points["epsilon_original_scale"].iloc[0]
-                if points["n_seeds"].max() == 0:
-                    skipped.append(_eps_label(eps))
-                    continue
                 ax.scatter(points[x], points[v], s=9, color=colors[scale], alpha=0.35, zorder=2)
                 front = fronts[(fronts["setting"] == name) & (fronts["epsilon"] == eps)
                                & (fronts["split"] == split_name)]
@@ -470,9 +433,6 @@ def plot_figure(summary, fronts, settings, path):
                     ax.plot(reference["error_mean"], reference["eo_violation_mean"], lw=1.2, ls="--", color="black",
                             label="ε = ∞ (original data)", zorder=4)
                 ax.plot([], [], ls=":", color="gray", label="original data at ε = 10 ε' (dotted)")
-            if skipped:
-                ax.text(0.98, 0.98, "not run (library OverflowError):\nε = " + ", ".join(skipped),
-                        transform=ax.transAxes, ha="right", va="top", fontsize=7, color="firebrick")
             where = "in-sample (train), as in the paper" if split_name == "train" else "held-out (test)"
             ax.set_title(f"{titles.get(name, name)}\n{where}", fontsize=9)
             ax.set_xlabel("Error (1 - accuracy)")
@@ -518,17 +478,10 @@ def main(argv=None):
     elapsed = time.perf_counter() - start
 
     table = markdown_table(summary, TABLE_GAMMAS)
-    ran = per_seed[per_seed["status"] == "ok"]
-    skipped = per_seed[per_seed["status"] != "ok"]
-    n_warned = int((ran["warnings"].fillna("") != "").sum())
+    n_warned = int((per_seed["warnings"].fillna("") != "").sum())
     print(f"Jagielski et al. (2019) Fig. 1 left: {args.seeds} seeds, gammas {list(gammas)}, T = {MAX_ITER}, "
           f"B = {BOUND_B:g}, delta = {DELTA:g}, n_jobs={args.n_jobs}")
-    print(f"{len(ran)} fits ({ran['fit_seconds'].sum():.0f} s of fitting), {n_warned} with warnings")
-    if len(skipped):
-        pairs = sorted({(s, e) for s, e in zip(skipped["setting"], skipped["epsilon"])}, key=lambda p: (p[0], -p[1]))
-        print(f"NOT RUN ({len(skipped)} fits): the installed fairlearn_dp cannot compose these budgets "
-              "(OverflowError in fairlearn_dp.privacy.per_mechanism_epsilon): "
-              + ", ".join(f"{s} ε={e:g}" for s, e in pairs))
+    print(f"{len(per_seed)} fits ({per_seed['fit_seconds'].sum():.0f} s of fitting), {n_warned} with warnings")
     print()
     print(table)
     print(f"\nFits: {elapsed_runs:.1f} s; total with CSVs and plot: {elapsed:.1f} s")

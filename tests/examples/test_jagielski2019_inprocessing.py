@@ -81,16 +81,10 @@ def test_paper_rounds_and_composition_check(script):
     t1, t2 = script.paper_rounds(1395, 98, 1e4), script.paper_rounds(1395, 98, 1e6)
     assert t2 == pytest.approx(100 * t1)
     assert 0.07 < t1 / 1e4 < 0.08
-    assert script.composition_supported(math.inf) is None
-    assert script.composition_supported(1.0) is None
-    # Huge budgets run exactly when the installed library can compose them (it may raise OverflowError).
-    for epsilon in (1e2, 1e7):
-        try:
-            per_mechanism_epsilon(0.9 * epsilon, 2 * script.MAX_ITER, script.DELTA / 2)
-            works = True
-        except OverflowError:
-            works = False
-        assert (script.composition_supported(epsilon) is None) == works
+    # Every budget of the sweep composes (advanced composition used to overflow beyond epsilon ~ 788).
+    for epsilon in (1e2, 1e7, 1e8):
+        e0, _ = per_mechanism_epsilon(0.9 * epsilon, 2 * script.MAX_ITER, script.DELTA / 2)
+        assert 0 < e0 < math.inf
 
 
 def test_one_seed_non_private_regression_row(script, data):
@@ -98,7 +92,7 @@ def test_one_seed_non_private_regression_row(script, data):
     rows = script.run_seed(X, y, a, 0, (("regression", "regression", 1, (math.inf,)),), (0.0,))
     assert len(rows) == 1
     row = rows[0]
-    assert row["status"] == "ok" and row["T"] == script.MAX_ITER and row["m_fit"] == 1395
+    assert row["T"] == script.MAX_ITER and row["m_fit"] == 1395
     assert row["privacy_spent_epsilon"] == math.inf
     assert row["min_count"] == 73                                 # the exact smallest cell of the train split
     assert 0.1 < row["error_train"] < 0.2 and row["eo_violation_train"] < 0.06
@@ -116,15 +110,12 @@ def test_quick_reproduction(script, tmp_path):
     assert set(summary["gamma"]) == set(script.QUICK_GAMMAS)
     expected = {(name, eps) for name, _, _, epsilons in script.QUICK_SETTINGS for eps in epsilons}
     assert set(zip(summary["setting"], summary["epsilon"])) == expected
-    ran = summary[summary["n_seeds"] > 0]
-    assert (ran["n_seeds"] == script.QUICK_SEEDS).all()
-    skipped = summary[summary["n_seeds"] == 0]
-    assert skipped["status"].str.contains("OverflowError").all()   # the only reason a fit is not run
+    assert (summary["n_seeds"] == script.QUICK_SEEDS).all()         # every fit ran
 
     def point(setting, eps, gamma):
         rows = summary[(summary["setting"] == setting) & (summary["epsilon"] == eps) & (summary["gamma"] == gamma)]
         row = rows.iloc[0]
-        return None if row["n_seeds"] == 0 else (row["error_train_mean"], row["eo_violation_train_mean"])
+        return row["error_train_mean"], row["eo_violation_train_mean"]
 
     # Non-private game: tightening gamma trades error for fairness (gamma = 0 vs the unconstrained gamma = 1).
     for setting in ("regression", "exponential"):
@@ -136,18 +127,13 @@ def test_quick_reproduction(script, tmp_path):
     # non-private one. The upsampled run at epsilon' = 1e6 matches the original at 1e7 (the paper's claim).
     for gamma in script.QUICK_GAMMAS:
         reference = point("regression", math.inf, gamma)
-        noisy = point("regression", 1e5, gamma)
-        if noisy is not None:
-            assert noisy[0] > 0.4
+        assert point("regression", 1e5, gamma)[0] > 0.4
         close = point("regression", 1e7, gamma)
-        if close is not None:
-            assert abs(close[0] - reference[0]) < 0.03 and abs(close[1] - reference[1]) < 0.03
+        assert abs(close[0] - reference[0]) < 0.03 and abs(close[1] - reference[1]) < 0.03
         upsampled = point("regression_upsampled10", 1e6, gamma)
-        if upsampled is not None and close is not None:
-            assert abs(upsampled[0] - close[0]) < 0.01 and abs(upsampled[1] - close[1]) < 0.01
+        assert abs(upsampled[0] - close[0]) < 0.01 and abs(upsampled[1] - close[1]) < 0.01
         exponential = point("exponential", 1e4, gamma)
-        if exponential is not None:
-            assert abs(exponential[0] - point("exponential", math.inf, gamma)[0]) < 0.04
+        assert abs(exponential[0] - point("exponential", math.inf, gamma)[0]) < 0.04
 
     fronts = result["pareto_fronts"]
     for _, front in fronts.groupby(["setting", "epsilon", "split"]):
