@@ -7,6 +7,7 @@ import datetime
 import os
 import platform
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -58,3 +59,12 @@ def resolve_run_options(parser, args, *, default_output, quick_repeats):
     if args.output is None and not args.quick:
         args.output = default_output
     return args
+
+
+def publish(report, output):
+    """Print ``report`` and, unless ``output`` is None, write it there (creating the folder)."""
+    print(report)
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(report)
+        print(f"Written to {output}", file=sys.stderr)

@@ -666,11 +666,7 @@ def main(argv=None):
         report += ["## cProfile (single process, n_jobs=1, " f"{PROFILE_DRAWS:,} draws, by own time)", "", "```",
                    *profile, "```", ""]
     report = "\n".join(report)
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report)
-        print(f"Written to {args.output}", file=sys.stderr)
+    _common.publish(report, args.output)
     if not ok:
         print("bench_allocation: FAILED - see the FAIL lines above.", file=sys.stderr)
         return 1

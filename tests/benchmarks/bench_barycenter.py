@@ -197,11 +197,7 @@ def main(argv=None):
         notes.append(f"CLARABEL is run for k <= {CLARABEL_MAX_K} only; its difference is informational.")
     report = "\n".join(["# bench_barycenter: exact 1-D solver vs plain cvxpy LP", "", machine_header(mode), "",
                         markdown_table(rows, args.clarabel), "", *notes, "", "Checks:", *check_lines, ""])
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report)
-        print(f"Written to {args.output}", file=sys.stderr)
+    _common.publish(report, args.output)
     if not ok:
         print("bench_barycenter: FAILED - see the FAIL lines above (objective mismatch above "
               f"{OBJECTIVE_TOLERANCE:g} or a speed goal missed).", file=sys.stderr)

@@ -273,11 +273,7 @@ def main(argv=None):
         report += ["## cProfile of one DPSE fit (top 10 by cumulative time)", "", "```", profile[0], "```", "",
                    "By own time:", "", "```", profile[1], "```", ""]
     report = "\n".join(report)
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report)
-        print(f"Written to {args.output}", file=sys.stderr)
+    _common.publish(report, args.output)
     if not ok:
         print("bench_group_budget: FAILED - see the FAIL lines above.", file=sys.stderr)
         return 1

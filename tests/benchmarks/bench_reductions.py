@@ -308,11 +308,7 @@ def main(argv=None):
                         private_table(dp_rows, estimator_rows), "", *notes, "",
                         f"Goal: ours per iteration within {GOAL_RATIO:g}x of Fairlearn per oracle call, per row:",
                         *check_lines, "", "Raw fit times (s):", *raw_lines, ""])
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report)
-        print(f"Written to {args.output}", file=sys.stderr)
+    _common.publish(report, args.output)
     if failures:
         print(f"bench_reductions: FAILED - slower than {GOAL_RATIO:g}x Fairlearn per oracle call in "
               f"{len(failures)} row(s): " + "; ".join(f"{row['constraint']} "

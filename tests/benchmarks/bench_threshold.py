@@ -314,11 +314,7 @@ def main(argv=None):
     report = "\n".join(["# bench_threshold: DP post-processing for group fairness vs Fairlearn / AIF360", "",
                         machine_header(mode), source, "", markdown_table(rows), "", *notes, "",
                         f"Goal: DP fit within {GOAL_RATIO:g}x of the non-private fit, per row:", *check_lines, ""])
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report)
-        print(f"Written to {args.output}", file=sys.stderr)
+    _common.publish(report, args.output)
     if failures:
         print(f"bench_threshold: FAILED - DP fit slower than {GOAL_RATIO:g}x the non-private fit in "
               f"{len(failures)} row(s): " + "; ".join(f"{row['toolkit']} {row['setting']} {row['constraint']} "
