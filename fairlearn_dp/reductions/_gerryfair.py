@@ -739,9 +739,9 @@ def _clip_rows(M, bound, norm_ord, name, parameter):
     if not over.any():
         return M
     if parameter is not None:
-        warnings.warn(f"{int(over.sum())} rows of {name} have an L{norm_ord} norm above {parameter}={bound:g} and "
-                      "were scaled onto the ball (the count depends on the data: choose a bound that holds by "
-                      "construction).", PrivacyWarning, stacklevel=3)
+        # No count in the message: only the public bound (the warning itself depends on the data, as documented).
+        warnings.warn(f"Some rows of {name} have an L{norm_ord} norm above {parameter}={bound:g} and were scaled "
+                      "onto the ball: choose a bound that holds by construction.", PrivacyWarning, stacklevel=3)
     M = M.copy()
     M[over] *= (bound / norms[over])[:, None]
     return M
