@@ -11,8 +11,8 @@ from sklearn.base import clone
 
 from ..privacy import PrivacyWarning
 
-__all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_bounds",
-           "check_alpha", "SharedAccountantCloneMixin"]
+__all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
+           "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin"]
 
 
 def as_1d_float(values, name):
@@ -93,17 +93,14 @@ def encode_groups(group_vector, groups, name="sensitive_features"):
     codes = pd.Index(pd.Series(list(groups), dtype=object)).get_indexer(pd.Series(group_vector, dtype=object))
     unknown = codes < 0
     if unknown.any():
-        raise ValueError(f"{name} has {int(unknown.sum())} rows whose group is not one of the {len(groups)} groups "
-                         "known to the estimator (unseen group).")
+        raise ValueError(f"{name} contains a group that is not one of the {len(groups)} groups known to the "
+                         "estimator (unseen group); declare every group in `groups`.")
     return codes.astype(np.intp)
 
 
-def check_n_bins(n_bins):
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral):
-        raise TypeError(f"n_bins must be an integer, got {type(n_bins).__name__}.")
-    if n_bins < 1:
-        raise ValueError(f"n_bins must be >= 1, got {n_bins}.")
-    return int(n_bins)
+def check_n_bins(n_bins, name="n_bins", *, maximum=None, reason=""):
+    """``n_bins`` as an int in ``[1, maximum]``; errors name ``name`` (e.g. ``"n_score_bins"``)."""
+    return check_positive_int(n_bins, name, maximum=maximum, reason=reason)
 
 
 def check_bounds(bounds):
@@ -139,3 +136,37 @@ class SharedAccountantCloneMixin:
         accountant = params.pop("accountant", None)
         new_params = {name: clone(value, safe=False) for name, value in params.items()}
         return type(self)(**new_params, accountant=accountant)
+
+
+def check_positive_int(value, name, *, maximum=None, reason=""):
+    """``value`` as an int >= 1 (and <= ``maximum`` when given), with errors that name ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}{reason}, got {value}.")
+    return int(value)
+
+
+def atomic_fit(fit):
+    """Decorate ``fit`` so that a fit that raises leaves the estimator exactly as it was before the call.
+
+    A refit that fails half-way would otherwise leave a mixed object (e.g. a new bin grid with the old transport
+    plans) that still predicts. The instance ``__dict__`` is snapshotted (shallowly: fits assign new attributes,
+    they do not mutate fitted arrays in place) and restored on any exception; an estimator that was unfitted stays
+    unfitted. Budget already charged by the failed call stays charged.
+    """
+    import functools
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    return wrapper
