@@ -34,6 +34,10 @@ class RegistryEntry:
         Type of guarantee (pure / approximate DP, zCDP ...).
     paper : str
         Where the algorithm comes from.
+    public_inputs : str
+        Everything the guarantee treats as public: the only inputs besides released (noisy) values that a fit's
+        success, its errors and warnings, and its fitted attributes may depend on (README, "Failure paths and what
+        is public").
     """
 
     name: str
@@ -44,6 +48,7 @@ class RegistryEntry:
     neighbouring: str
     guarantee: str
     paper: str
+    public_inputs: str
 
 
 _XIAN_NEIGHBOURING = "substitution of one fitting record (x, a); n public"
@@ -69,6 +74,23 @@ _BUDGET_REGRESSION_COUNTERPART = ("fairlearn.reductions.ExponentiatedGradient wi
 _BUDGET_CLASSIFICATION_COUNTERPART = ("fairlearn.reductions.ExponentiatedGradient with BoundedGroupLoss (non-private); "
                                       "sklearn LogisticRegression without the fairness term")
 
+_XIAN_PUBLIC = ("n (number of fitting rows); bounds; n_bins; alpha; groups; the regressor (prefit on other data, or "
+                "DP)")
+_XIAN_AIF360_PUBLIC = _XIAN_PUBLIC + ("; the label bounds in original units (the dataset's "
+                                      "metadata['label_bounds'], or bounds=)")
+_JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, flip; score_range, n_score_bins; the "
+                     "base classifier; with privacy_unit='sensitive_attribute' (default) also the features, labels "
+                     "and base predictions (only the sensitive attribute is protected)")
+_EQODDS_PUBLIC = ("m; the privileged and unprivileged group definitions; with privacy_unit='sensitive_attribute' "
+                  "(default) also the labels and the classifier's predictions")
+_JAGIELSKI_INPROCESSING_PUBLIC = ("m; groups; constraints, difference_bound; bound_B, max_iter, eta; min_count when "
+                                  "given; the hypothesis class; the feature bound (X in [-1, 1]); with "
+                                  "privacy_unit='sensitive_attribute' (default) also X and y")
+_CUMMINGS_PUBLIC = "n; groups; the hypothesis class (fixed before seeing the data); delta"
+_GERRYFAIR_PUBLIC = "n; C, gamma, max_iters; the feature and label bounds; the protected columns"
+_BUDGET_PUBLIC = ("group sizes n_k; groups; data_bound, target_bound, clip; n_iter, learning rate, stage1_fraction; "
+                  "the label set (classifier)")
+
 REGISTRY = (
     RegistryEntry(
         name="DPFairRegressionPostprocessor",
@@ -76,82 +98,87 @@ REGISTRY = (
         counterpart="same class with epsilon=inf (binning + Wasserstein-barycenter post-processing, Chzhen et al. "
                     "2020); Fairlearn has no fair-regression post-processor",
         toolkit="fairlearn", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_GUARANTEE,
-        paper="Xian et al. 2024, Alg. 1"),
+        paper="Xian et al. 2024, Alg. 1", public_inputs=_XIAN_PUBLIC),
     RegistryEntry(
         name="DPFairRegressionPostprocessing",
         dp_class="aif360_dp.algorithms.postprocessing.DPFairRegressionPostprocessing",
         counterpart="same class with epsilon=inf; AIF360 has no regression post-processor",
         toolkit="aif360", task="regression", neighbouring=_XIAN_NEIGHBOURING, guarantee=_GUARANTEE,
-        paper="Xian et al. 2024, Alg. 1"),
+        paper="Xian et al. 2024, Alg. 1", public_inputs=_XIAN_AIF360_PUBLIC),
     RegistryEntry(
         name="DPThresholdOptimizer",
         dp_class="fairlearn_dp.postprocessing.DPThresholdOptimizer",
         counterpart="fairlearn.postprocessing.ThresholdOptimizer",
         toolkit="fairlearn", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
-        guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)"),
+        guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)",
+        public_inputs=_JAGIELSKI_PUBLIC),
     RegistryEntry(
         name="DPEqOddsPostprocessing",
         dp_class="aif360_dp.algorithms.postprocessing.DPEqOddsPostprocessing",
         counterpart="aif360.algorithms.postprocessing.EqOddsPostprocessing",
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
-        guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)"),
+        guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)",
+        public_inputs=_EQODDS_PUBLIC),
     RegistryEntry(
         name="DPExponentiatedGradient",
         dp_class="fairlearn_dp.reductions.DPExponentiatedGradient",
         counterpart="fairlearn.reductions.ExponentiatedGradient",
         toolkit="fairlearn", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
-        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER),
+        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER,
+        public_inputs=_JAGIELSKI_INPROCESSING_PUBLIC),
     RegistryEntry(
         name="DPExponentiatedGradientReduction",
         dp_class="aif360_dp.algorithms.inprocessing.DPExponentiatedGradientReduction",
         counterpart="aif360.algorithms.inprocessing.ExponentiatedGradientReduction",
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
-        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER),
+        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER,
+        public_inputs=_JAGIELSKI_INPROCESSING_PUBLIC),
     RegistryEntry(
         name="ExponentialMechanismFairClassifier",
         dp_class="fairlearn_dp.reductions.ExponentialMechanismFairClassifier",
         counterpart="same class with epsilon=inf (argmin over a finite class); neither toolkit has one",
         toolkit="fairlearn", task="classification", neighbouring=_CUMMINGS_NEIGHBOURING,
-        guarantee="(epsilon, delta)-DP, delta = exp(-sqrt(n)) by default", paper="Cummings et al. 2019, Alg. 1"),
+        guarantee="(epsilon, delta)-DP, delta = exp(-sqrt(n)) by default", paper="Cummings et al. 2019, Alg. 1",
+        public_inputs=_CUMMINGS_PUBLIC),
     RegistryEntry(
         name="DPGerryFairClassifier",
         dp_class="fairlearn_dp.reductions.DPGerryFairClassifier",
         counterpart="aif360.algorithms.inprocessing.GerryFairClassifier",
         toolkit="fairlearn", task="classification", neighbouring=_CUMMINGS_NEIGHBOURING,
-        guarantee=_GERRYFAIR_GUARANTEE, paper=_GERRYFAIR_PAPER),
+        guarantee=_GERRYFAIR_GUARANTEE, paper=_GERRYFAIR_PAPER, public_inputs=_GERRYFAIR_PUBLIC),
     RegistryEntry(
         # The Fairlearn-face engine above has the same class name: this row is named by its import path.
         name="aif360_dp.algorithms.inprocessing.DPGerryFairClassifier",
         dp_class="aif360_dp.algorithms.inprocessing.DPGerryFairClassifier",
         counterpart="aif360.algorithms.inprocessing.GerryFairClassifier",
         toolkit="aif360", task="classification", neighbouring=_CUMMINGS_NEIGHBOURING,
-        guarantee=_GERRYFAIR_GUARANTEE, paper=_GERRYFAIR_PAPER),
+        guarantee=_GERRYFAIR_GUARANTEE, paper=_GERRYFAIR_PAPER, public_inputs=_GERRYFAIR_PUBLIC),
     RegistryEntry(
         name="DPGroupBudgetRegressor",
         dp_class="fairlearn_dp.reductions.DPGroupBudgetRegressor",
         counterpart=_BUDGET_REGRESSION_COUNTERPART,
         toolkit="fairlearn", task="regression", neighbouring=_BUDGET_NEIGHBOURING, guarantee=_BUDGET_GUARANTEE,
-        paper=_BUDGET_PAPER),
+        paper=_BUDGET_PAPER, public_inputs=_BUDGET_PUBLIC),
     RegistryEntry(
         name="DPGroupBudgetClassifier",
         dp_class="fairlearn_dp.reductions.DPGroupBudgetClassifier",
         counterpart=_BUDGET_CLASSIFICATION_COUNTERPART,
         toolkit="fairlearn", task="classification", neighbouring=_BUDGET_NEIGHBOURING,
-        guarantee=_BUDGET_GUARANTEE, paper=_BUDGET_PAPER),
+        guarantee=_BUDGET_GUARANTEE, paper=_BUDGET_PAPER, public_inputs=_BUDGET_PUBLIC),
     RegistryEntry(
         name="DPGroupBudgetRegression",
         dp_class="aif360_dp.algorithms.inprocessing.DPGroupBudgetRegression",
         counterpart=("aif360.algorithms.inprocessing.GridSearchReduction with loss='Square' and BoundedGroupLoss "
                      "(non-private); sklearn LinearRegression without the fairness term"),
         toolkit="aif360", task="regression", neighbouring=_BUDGET_NEIGHBOURING, guarantee=_BUDGET_GUARANTEE,
-        paper=_BUDGET_PAPER),
+        paper=_BUDGET_PAPER, public_inputs=_BUDGET_PUBLIC),
     RegistryEntry(
         name="DPGroupBudgetClassification",
         dp_class="aif360_dp.algorithms.inprocessing.DPGroupBudgetClassification",
         counterpart=("aif360.algorithms.inprocessing.ExponentiatedGradientReduction (non-private); sklearn "
                      "LogisticRegression without the fairness term"),
         toolkit="aif360", task="classification", neighbouring=_BUDGET_NEIGHBOURING,
-        guarantee=_BUDGET_GUARANTEE, paper=_BUDGET_PAPER),
+        guarantee=_BUDGET_GUARANTEE, paper=_BUDGET_PAPER, public_inputs=_BUDGET_PUBLIC),
 )
 
 

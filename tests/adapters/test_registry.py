@@ -41,3 +41,15 @@ def test_lookup_and_frame():
     aif360_row = registry.get("aif360_dp.algorithms.inprocessing.DPGerryFairClassifier")
     assert aif360_row.toolkit == "aif360" and registry.load(aif360_row).__module__.startswith("aif360_dp.")
     assert all(registry.get(e.dp_class) is e for e in registry.entries())
+
+
+def test_readme_lists_every_rows_public_inputs():
+    """The README's "Failure paths and what is public" table is the registry's ``public_inputs`` column."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("## Failure paths and what is public", 1)[1].split("\n## ", 1)[0]
+    for entry in registry.entries():
+        assert entry.public_inputs.strip()
+        row = f"| `{entry.name.rpartition('.')[2]}` ({entry.toolkit}) | {entry.public_inputs} |"
+        assert row in section, row
