@@ -5,10 +5,14 @@ noisy census counts treats entities unequally. This script repeats its two exper
 :mod:`fairlearn_dp.allocation` (Monte-Carlo *simulation* path: numpy draws, nothing is released):
 
 1. **Table 1 analogue (data release, Section 6).** The non-negative, sum-preserving projection ``pi_S+`` of
-   noisy county household counts (public total ``C = sum(x)``), Laplace ``lambda = 10`` and Gaussian
-   ``sigma = 25``: the empirical alpha-fairness (``max_i B_i - min_i B_i`` of the bias ``B = E[pi_S+(x~)] - x``,
-   :func:`~fairlearn_dp.allocation.monte_carlo`, 1,000,000 draws), its Monte-Carlo standard error (from the
-   standard errors of the two extreme entities) and the bounds of Theorem 1
+   noisy county household counts, Laplace ``lambda = 10`` and Gaussian ``sigma = 25``. The paper's setting: the
+   total ``C = sum(x)`` is a PUBLIC INVARIANT (published exactly), so neighbouring datasets are substitutions (one
+   household moves between counties: L1 sensitivity 2, L2 sqrt(2)); the release that matches it is
+   ``release_counts(x, epsilon=..., invariant_total=True)``. The noise is given by its scale, as in the paper's
+   Example 3, so nothing here depends on that calibration; for reference, ``lambda = 10`` is the Laplace scale of
+   ``epsilon = 2 / 10 = 0.2`` under substitution. Measured: the empirical alpha-fairness (``max_i B_i - min_i B_i``
+   of the bias ``B = E[pi_S+(x~)] - x``, :func:`~fairlearn_dp.allocation.monte_carlo`, 1,000,000 draws), its
+   Monte-Carlo standard error (from the standard errors of the two extreme entities) and the bounds of Theorem 1
    (:func:`~fairlearn_dp.allocation.theorem1_bounds`: exact for Gaussian, Monte Carlo for Laplace). Instances:
 
    - ``hawaii``: :func:`~fairlearn_dp.datasets.fetch_hawaii_counties` -- a DOCUMENTED STAND-IN (ACS 2006-2010
@@ -22,20 +26,21 @@ noisy census counts treats entities unequally. This script repeats its two exper
    bound (``B((pi_S)_+)_i = E[(pi_S(x~)_i)_-]``) and the tighter upper bound of Lemma 3 (2b),
    ``lower + E[T(pi_S(x~))]`` with ``T`` the threshold of Lemma 2.
 
-2. **Table 2 analogue (downstream allocation, Sections 7-8).** Title I-style allocation ``P^F(x) = x / sum(x)``
-   over all 13,545 SAIPE 2012 school districts (:func:`~fairlearn_dp.datasets.fetch_school_districts`; weights
-   ``a_i = 1`` because the paper's per-district weights are unavailable -- the loader's ``state_weights`` hook
-   accepts a weight per state), Laplace noise ``lambda = 1 / epsilon`` for ``epsilon`` in {0.1, 0.01, 0.001},
-   200,000 draws per epsilon, the baseline ``pi_BL`` and the projection onto the simplex ``pi_PoS`` evaluated on
-   the same draws. Per (epsilon, mechanism): alpha-fairness and the cost of privacy
+2. **Table 2 analogue (downstream allocation, Sections 7-8).** Title I-style allocation ``P^F(x) = x / sum(x)`` over
+   all 13,545 SAIPE 2012 school districts (:func:`~fairlearn_dp.datasets.fetch_school_districts`; weights ``a_i = 1``
+   because the paper's per-district weights are unavailable -- the loader's ``state_weights`` hook accepts a weight
+   per state), Laplace noise ``lambda = 1 / epsilon`` for ``epsilon`` in {0.1, 0.01, 0.001} (the paper's calibration:
+   sensitivity 1, the add/remove relation of ``release_counts(x, epsilon=...)``; BL and PoS use no total, so none has
+   to be public), 200,000 draws per epsilon, the baseline ``pi_BL`` and the projection onto the simplex ``pi_PoS``
+   evaluated on the same draws. Per (epsilon, mechanism): alpha-fairness and the cost of privacy
    (:mod:`fairlearn_dp.metrics`, budget ``B = 6.5e9`` dollars; in dollars and as a share of ``B``, the unit of the
    paper's Table 2) and the expected under-allocation of the largest district (New York City). Diagnostics: the
-   Monte-Carlo standard error of alpha, the "noise floor" each metric would show on an unbiased mechanism with
-   the same standard errors, a control-variate estimate (the first-order expansion of ``P^F(x~)``, whose mean is
-   exactly ``P^F(x)``, subtracted draw by draw through a third statistic, the noisy counts themselves) and, for
-   ``pi_BL``, the first-order analytic value ``E[(x~)_+] / sum E[(x~)_+] - P^F(x)``.
-   Then the per-group report (:func:`fairdp_adapters.reporting.allocation_bias_report`, by state and by
-   district-size decile) at ``epsilon = 0.01`` and a Figure 4-style scatter of the biases
+   Monte-Carlo standard error of alpha, the "noise floor" each metric would show on an unbiased mechanism with the
+   same standard errors, a control-variate estimate (the first-order expansion of ``P^F(x~)``, whose mean is exactly
+   ``P^F(x)``, subtracted draw by draw through a third statistic, the noisy counts themselves) and, for ``pi_BL``,
+   the first-order analytic value ``E[(x~)_+] / sum E[(x~)_+] - P^F(x)``. Then the per-group report
+   (:func:`fairdp_adapters.reporting.allocation_bias_report`, by state and by district-size decile) at
+   ``epsilon = 0.01`` and a Figure 4-style scatter of the biases
    (:func:`fairdp_adapters.reporting.plot_allocation_biases`).
 
 Outputs (under ``--out``):
@@ -149,7 +154,7 @@ class SumProjectionResidual:
         self.total = total
 
     def __call__(self, rows):
-        return project_nonnegative_sum(rows, self.total) - project_sum(rows, self.total)
+        return project_nonnegative_sum(rows, public_total=self.total) - project_sum(rows, public_total=self.total)
 
 
 class Lemma2Threshold:
@@ -163,7 +168,7 @@ class Lemma2Threshold:
         self.total = total
 
     def __call__(self, rows):
-        gap = project_sum(rows, self.total) - project_nonnegative_sum(rows, self.total)
+        gap = project_sum(rows, public_total=self.total) - project_nonnegative_sum(rows, public_total=self.total)
         return np.repeat(gap.max(axis=1, keepdims=True), rows.shape[1], axis=1)
 
 

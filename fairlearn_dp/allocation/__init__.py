@@ -1,6 +1,8 @@
 """DP census release and fair allocation (Zhu, Fioretto & Van Hentenryck, IJCAI 2022).
 
-Release counts privately (:func:`release_counts`, diffprivlib), post-process them by projection
+Release counts privately (:func:`release_counts`, diffprivlib; it returns a :class:`CountRelease` that records the
+neighbouring relation: add/remove with sensitivity 1 by default, substitution with sensitivity 2 when the total is
+declared a public invariant with ``invariant_total=True``), post-process them by projection
 (:func:`project_sum` = pi_S, :func:`project_nonnegative_sum` = pi_S+, :func:`project_with_invariants` for declared
 linear invariants), allocate a budget in proportion to them with the mechanisms BL, PoS and CoP (one interface:
 ``allocate(noisy)``), and measure what post-processing does to each entity: a vectorised, chunked, parallel
@@ -28,10 +30,10 @@ from ._mechanisms import (
     proportional_allocation,
 )
 from ._projections import project_nonnegative_sum, project_simplex, project_sum, project_with_invariants
-from ._release import COUNT_SENSITIVITY, GaussianNoise, LaplaceNoise, release_counts
+from ._release import COUNT_SENSITIVITY, CountRelease, GaussianNoise, LaplaceNoise, count_sensitivity, release_counts
 
 __all__ = [
-    "release_counts", "COUNT_SENSITIVITY", "LaplaceNoise", "GaussianNoise",
+    "release_counts", "CountRelease", "count_sensitivity", "COUNT_SENSITIVITY", "LaplaceNoise", "GaussianNoise",
     "project_sum", "project_nonnegative_sum", "project_simplex", "project_with_invariants",
     "proportional_allocation", "AllocationMechanism", "BaselineAllocation", "ProjectionOntoSimplexAllocation",
     "CostOfPrivacyAllocation",

@@ -1,7 +1,10 @@
 """Bias of post-processing and allocation mechanisms: a vectorised Monte-Carlo engine and exact values.
 
 Monte Carlo is the SIMULATION path of DESIGN.md: noise is drawn with numpy ``Generator`` s to estimate what a
-mechanism does in expectation; nothing here releases data. Draws are split into chunks (bounded memory), each
+mechanism does in expectation; nothing here releases data. The data-release statistics (``pi_S``, ``pi_S+``) use
+the paper's setting: the total ``C = sum(x)`` is a public invariant, which is what
+``release_counts(..., invariant_total=True)`` releases (substitution neighbours; ``LaplaceNoise.from_epsilon(eps,
+invariant_total=True)`` simulates its noise). Draws are split into chunks (bounded memory), each
 chunk gets its own seed from ``numpy.random.SeedSequence(random_state).spawn``, chunks run through joblib (so a
 Dask or Ray backend distributes them unchanged) and are summed in chunk order: results are identical for any
 ``n_jobs``.
@@ -11,12 +14,14 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import integrate, stats
 
+from ._checks import as_real_array, check_finite_real, check_positive_real
 from ._projections import project_nonnegative_sum, project_sum
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
@@ -36,24 +41,27 @@ class MonteCarloResult:
 
 
 class NonNegativeSumProjection:
-    """Statistic ``pi_S+(x~)`` (projection onto ``{v >= 0, sum v = total}``), batched; picklable for joblib."""
+    """Statistic ``pi_S+(x~)`` (projection onto ``{v >= 0, sum v = total}``), batched; picklable for joblib.
+
+    ``total`` is the public total ``C`` of the simulated setting (> 0).
+    """
 
     def __init__(self, total):
-        self.total = total
+        self.total = check_positive_real(total, "total")
 
     def __call__(self, rows):
-        return project_nonnegative_sum(rows, self.total)
+        return project_nonnegative_sum(rows, public_total=self.total)
 
 
 class ProjectionShift:
     """Statistic ``T(pi_S(x~))`` of Lemma 2 (the scalar with ``pi_S+ = (pi_S - T)_+``), repeated in every column."""
 
     def __init__(self, total):
-        self.total = total
+        self.total = check_positive_real(total, "total")
 
     def __call__(self, rows):
-        plus = project_nonnegative_sum(rows, self.total)
-        shift = np.where(plus > 0, project_sum(rows, self.total) - plus, np.nan)
+        plus = project_nonnegative_sum(rows, public_total=self.total)
+        shift = np.where(plus > 0, project_sum(rows, public_total=self.total) - plus, np.nan)
         return np.repeat(np.nanmean(shift, axis=1, keepdims=True), rows.shape[1], axis=1)
 
 
@@ -61,10 +69,10 @@ class NegativePartOfSumProjection:
     """Statistic ``(pi_S(x~))_-``, used by the upper bound of Theorem 1 (Proposition 1)."""
 
     def __init__(self, total):
-        self.total = total
+        self.total = check_finite_real(total, "total")
 
     def __call__(self, rows):
-        return np.maximum(-project_sum(rows, self.total), 0.0)
+        return np.maximum(-project_sum(rows, public_total=self.total), 0.0)
 
 
 def _chunk_sums(counts, noise, statistics, n_rows, seed):
@@ -73,8 +81,21 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed):
     sums = {}
     for name, statistic in statistics.items():
         values = np.asarray(statistic(noisy), dtype=float)
+        if values.shape != noisy.shape:
+            raise ValueError(f"statistic {name!r} must return an array of shape (draws, n) = {noisy.shape}, "
+                             f"got {values.shape}.")
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"statistic {name!r} returned NaN or infinite values.")
         sums[name] = (values.sum(axis=0), np.square(values).sum(axis=0))
     return sums
+
+
+def _check_int(value, name, *, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
+    return int(value)
 
 
 def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs=1, chunk_size=None,
@@ -108,10 +129,24 @@ def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs
     counts = _check_counts(counts)
     if not isinstance(noise, (LaplaceNoise, GaussianNoise)):
         raise TypeError("noise must be a LaplaceNoise or GaussianNoise (simulation) object.")
+    if not isinstance(statistics, Mapping):
+        raise TypeError(f"statistics must be a dict of name -> callable, got {type(statistics).__name__}.")
     if not statistics:
         raise ValueError("statistics must name at least one statistic.")
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
+    for name, statistic in statistics.items():
+        if not isinstance(name, str) or not callable(statistic):
+            raise TypeError("statistics must map names (str) to callables.")
+    n_draws = _check_int(n_draws, "n_draws", minimum=1)
+    if chunk_size is not None:
+        chunk_size = _check_int(chunk_size, "chunk_size", minimum=1)
+    max_chunk_mb = check_positive_real(max_chunk_mb, "max_chunk_mb")
+    if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer))
+                               or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a non-zero integer (joblib: -1 for all cores), got {n_jobs!r}.")
+    if random_state is not None:
+        random_state = _check_int(random_state, "random_state", minimum=0)
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None, got {type(progress).__name__}.")
     if chunk_size is None:
         per_row = 8 * counts.size * (4 + 2 * len(statistics))
         chunk_size = max(1, min(n_draws, int(max_chunk_mb * 1e6 // per_row)))
@@ -140,8 +175,15 @@ def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs
 
 
 def bias(expected, target):
-    """``B = E[pi(x~)] - P(x)`` (Sec. 4): expected output minus the value on the true data."""
-    return np.asarray(expected, dtype=float) - np.asarray(target, dtype=float)
+    """``B = E[pi(x~)] - P(x)`` (Sec. 4): expected output minus the value on the true data (same shapes)."""
+    expected = as_real_array(expected, "expected")
+    target = as_real_array(target, "target")
+    if expected.shape != target.shape or expected.size == 0:
+        raise ValueError(f"expected and target must be non-empty and of the same shape, got {expected.shape} and "
+                         f"{target.shape}.")
+    if not (np.all(np.isfinite(expected)) and np.all(np.isfinite(target))):
+        raise ValueError("expected and target must not contain NaN or infinite values.")
+    return expected - target
 
 
 # ---------------------------------------------------------------------------------------------- exact values
@@ -172,6 +214,7 @@ def sum_projection_positive_part_bias(counts, sigma):
     E[Y_-]``), the term of Proposition 1.
     """
     x = _check_counts(counts)
+    sigma = check_positive_real(sigma, "sigma")
     if x.size < 2:
         raise ValueError("counts needs at least 2 entities.")
     return _gaussian_positive_part_bias(x, sigma * math.sqrt(1.0 - 1.0 / x.size))
@@ -181,8 +224,12 @@ def proposition2_integral(x_min, x_max, sigma, n):
     """Proposition 2: ``B((pi_S)_+)_1 - B((pi_S)_+)_n = int_{-x_n}^{-x_1} Phi(a t) dt``, ``a = sqrt(n/(n-1)) /
     sigma``, by quadrature. Returns ``(value, (lower, upper))`` with the proposition's bracket ``[Phi(-a x_n),
     Phi(-a x_1)] * (x_n - x_1)``."""
-    if not (sigma > 0 and n >= 2 and x_max >= x_min):
-        raise ValueError("need sigma > 0, n >= 2 and x_max >= x_min.")
+    x_min = check_finite_real(x_min, "x_min")
+    x_max = check_finite_real(x_max, "x_max")
+    sigma = check_positive_real(sigma, "sigma")
+    n = _check_int(n, "n", minimum=2)
+    if x_max < x_min:
+        raise ValueError("x_max must be >= x_min.")
     a = math.sqrt(n / (n - 1)) / sigma
     value, _ = integrate.quad(lambda t: stats.norm.cdf(a * t), -x_max, -x_min, epsabs=1e-12, epsrel=1e-12)
     width = x_max - x_min
@@ -207,9 +254,12 @@ def theorem1_bounds(counts, noise, *, total=None, n_draws=200_000, random_state=
     ``std_errors`` (Monte-Carlo standard errors of the estimated quantities).
     """
     x = _check_counts(counts)
+    if not isinstance(noise, (LaplaceNoise, GaussianNoise)):
+        raise TypeError("noise must be a LaplaceNoise or GaussianNoise (simulation) object.")
     if x.size < 2:
         raise ValueError("counts needs at least 2 entities.")
-    if total is not None and not math.isclose(float(total), x.sum(), rel_tol=0, abs_tol=1e-9):
+    if total is not None and not math.isclose(check_finite_real(total, "total"), x.sum(), rel_tol=0,
+                                              abs_tol=1e-9):
         raise ValueError(f"total={total} contradicts the counts, which sum to {x.sum():g}: the public total C of "
                          "the data-release setting is the true total.")
     total = float(x.sum())

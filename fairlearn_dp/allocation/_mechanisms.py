@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import as_real_array
 from ._projections import _as_rows, project_simplex
 
 __all__ = ["proportional_allocation", "AllocationMechanism", "BaselineAllocation", "ProjectionOntoSimplexAllocation",
@@ -16,10 +17,12 @@ __all__ = ["proportional_allocation", "AllocationMechanism", "BaselineAllocation
 
 
 def check_weights(weights, n):
-    """Allocation weights ``a_i``: ``None`` means all 1; otherwise ``n`` finite values > 0."""
+    """Allocation weights ``a_i``: ``None`` means all 1; otherwise ``n`` finite real numbers > 0 (1-D)."""
     if weights is None:
         return np.ones(n)
-    arr = np.asarray(weights, dtype=float).ravel()
+    arr = as_real_array(weights, "weights")
+    if arr.ndim != 1:
+        raise ValueError(f"weights must be a 1-D array with one weight per entity, got shape {arr.shape}.")
     if arr.size != n:
         raise ValueError(f"weights has {arr.size} entries but there are {n} entities (length mismatch).")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
@@ -27,21 +30,53 @@ def check_weights(weights, n):
     return arr
 
 
-def proportional_allocation(counts, weights=None):
-    """``P^F(x)_i = a_i x_i / sum_j a_j x_j`` (the Title I formula), for one vector or a batch of rows.
-
-    Rows whose weighted total is not positive have no proportional allocation; they get ``nan`` (callers decide
-    how to handle them, see the mechanisms).
-    """
-    arr, _ = _as_rows(counts, "counts")
-    weighted = arr * check_weights(weights, arr.shape[-1]) if weights is not None else arr.copy()
+def _proportional(rows, weights):
+    """``P^F`` of each row of a 2-D batch (entries may be negative); ``nan`` rows where the weighted total <= 0."""
+    weighted = rows * weights
     total = weighted.sum(axis=-1, keepdims=True)
     positive = total > 0
     if positive.all():
-        weighted /= total
-        return weighted
+        return weighted / total
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(positive, weighted / np.where(positive, total, 1.0), np.nan)
+
+
+def proportional_allocation(counts, weights=None, *, allow_negative=False):
+    """``P^F(x)_i = a_i x_i / sum_j a_j x_j`` (the Title I formula), for one vector or a batch of rows.
+
+    Parameters
+    ----------
+    counts : array-like of shape (n,) or (k, n), or CountRelease
+        Counts (one vector per row): finite real numbers, non-negative unless ``allow_negative``.
+    weights : array-like of shape (n,) or None, default=None
+        The formula's weights ``a_i`` (finite, > 0); all 1 when None.
+    allow_negative : bool, default=False
+        Accept negative entries, as noisy counts ``x~`` have: ``P^F(x~)`` then sums to 1 but may lie off the
+        simplex (the input that :class:`ProjectionOntoSimplexAllocation` projects). The allocation mechanisms are
+        the way to allocate from noisy counts.
+
+    Returns
+    -------
+    ndarray of the shape of ``counts``, each row summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If an entry is negative (without ``allow_negative``) or a row's weighted total is not > 0 (all-zero
+        counts, or noisy counts summing below 0): the formula is undefined there.
+    """
+    arr, single = _as_rows(counts, "counts")
+    if not isinstance(allow_negative, (bool, np.bool_)):
+        raise TypeError(f"allow_negative must be True or False, got {type(allow_negative).__name__}.")
+    if not allow_negative and np.any(arr < 0):
+        raise ValueError("counts must be non-negative (noisy counts: use an allocation mechanism, or "
+                         "allow_negative=True for the raw formula P^F(x~)).")
+    rows = np.atleast_2d(arr)
+    shares = _proportional(rows, check_weights(weights, rows.shape[1]))
+    if not np.all(np.isfinite(shares)):
+        raise ValueError("counts must have a (weighted) total > 0 in every row: the proportional allocation of "
+                         "all-zero counts (or of noisy counts summing to <= 0) is undefined.")
+    return shares[0] if single else shares
 
 
 class AllocationMechanism:
@@ -92,7 +127,7 @@ class BaselineAllocation(AllocationMechanism):
     name = "BL"
 
     def _allocate(self, rows, weights):
-        return _uniform_where_undefined(proportional_allocation(np.maximum(rows, 0.0), weights))
+        return _uniform_where_undefined(_proportional(np.maximum(rows, 0.0), weights))
 
 
 class ProjectionOntoSimplexAllocation(AllocationMechanism):
@@ -106,7 +141,7 @@ class ProjectionOntoSimplexAllocation(AllocationMechanism):
     name = "PoS"
 
     def _allocate(self, rows, weights):
-        proportional = proportional_allocation(rows, weights)
+        proportional = _proportional(rows, weights)
         defined = np.all(np.isfinite(proportional), axis=1)
         out = np.full_like(rows, 1.0 / rows.shape[1])
         if defined.any():
@@ -131,7 +166,9 @@ class CostOfPrivacyAllocation(AllocationMechanism):
     def _allocate(self, rows, weights):
         import cvxpy as cp
 
-        proportional = proportional_allocation(rows, weights)
+        if not isinstance(self.solver, str):
+            raise TypeError(f"solver must be a cvxpy solver name, got {type(self.solver).__name__}.")
+        proportional = _proportional(rows, weights)
         out = np.full_like(rows, 1.0 / rows.shape[1])
         n = rows.shape[1]
         target = cp.Parameter(n)

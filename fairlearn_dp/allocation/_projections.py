@@ -2,19 +2,39 @@
 
 All functions are batched: a 1-D input is one vector, a 2-D input holds one vector per row (e.g. one Monte-Carlo
 draw per row), and the projection is applied row by row.
+
+Which total? The sum constraint must use a PUBLIC total, or the projection publishes it exactly. Pass the
+:class:`~fairlearn_dp.allocation.CountRelease` returned by :func:`~fairlearn_dp.allocation.release_counts` and the
+total is taken from it: its public total when the release was made with ``invariant_total=True`` (substitution
+neighbours, noise calibrated for sensitivity 2), otherwise the released total (the sum of the noisy counts, which
+is post-processing). Giving ``public_total=`` next to an add/remove release is refused: the true total differs by
+one between add/remove neighbours, so publishing it exactly is an epsilon = infinity release. For plain arrays
+(simulation, or a total that is public by other means, e.g. released separately with its own budget) the caller
+passes ``public_total=`` and thereby declares it public.
 """
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
+
+from ._checks import as_real_array, check_finite_real
+from ._release import CountRelease
 
 __all__ = ["project_sum", "project_nonnegative_sum", "project_simplex", "project_with_invariants"]
 
+_ADD_REMOVE_TOTAL = (
+    "public_total was given with a count release made under add/remove neighbours (invariant_total=False), whose "
+    "true total is private: a total computed from the counts (e.g. x.sum()) differs by one between neighbouring "
+    "datasets and would be published exactly (epsilon = infinity). Release with invariant_total=True if the total "
+    "is a public invariant (noise calibrated for sensitivity 2), or omit public_total to use the released total "
+    "(the sum of the noisy counts); a total public by other means (e.g. released with its own budget) can be "
+    "passed with release.noisy.")
+
 
 def _as_rows(values, name):
-    arr = np.asarray(values, dtype=float)
+    if isinstance(values, CountRelease):
+        values = values.noisy
+    arr = as_real_array(values, name)
     if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
         raise ValueError(f"{name} must be a non-empty 1-D vector or a 2-D array with one vector per row.")
     if not np.all(np.isfinite(arr)):
@@ -22,23 +42,53 @@ def _as_rows(values, name):
     return arr, arr.ndim == 1
 
 
-def _check_total(total):
-    if isinstance(total, bool) or not isinstance(total, numbers.Real) or not np.isfinite(total):
-        raise TypeError(f"total must be a finite number, got {total!r}.")
-    return float(total)
+def _check_total(total, name="public_total"):
+    return check_finite_real(total, name)
 
 
-def project_sum(noisy, total):
+def _rows_and_total(noisy, public_total, *, required):
+    """``(rows, single, total)``: the total from a :class:`CountRelease`, else the caller's public total."""
+    if isinstance(noisy, CountRelease):
+        if noisy.public_total is None:
+            if public_total is not None:
+                raise ValueError(_ADD_REMOVE_TOTAL)
+            total = noisy.released_total
+        else:
+            total = noisy.public_total
+            if public_total is not None and _check_total(public_total) != total:
+                raise ValueError(f"public_total={public_total!r} contradicts the release's public total "
+                                 f"{total:g} (invariant_total=True); omit public_total.")
+        arr, single = _as_rows(noisy.noisy, "noisy")
+        return arr, single, total
+    arr, single = _as_rows(noisy, "noisy")
+    if public_total is None:
+        if required:
+            raise TypeError("public_total is required when noisy is an array (pass the CountRelease from "
+                            "release_counts to take the total from it).")
+        return arr, single, None
+    return arr, single, _check_total(public_total)
+
+
+def project_sum(noisy, *, public_total=None):
     """``pi_S``: Euclidean projection onto ``{v : sum(v) = total}`` (Lemma 1).
 
     Closed form ``v_i = x~_i + (total - sum_j x~_j) / n``.
+
+    Parameters
+    ----------
+    noisy : CountRelease or array-like of shape (n,) or (k, n)
+        A release from :func:`release_counts` (the total is taken from it), or noisy vectors (one per row).
+    public_total : float or None, default=None
+        The total, which must be PUBLIC (a published invariant, or a value released with its own budget; never a
+        sum of private counts). Required for arrays. With a release: must agree with an invariant-total release's
+        public total, and is refused with an add/remove release (whose projection uses the released total, i.e.
+        returns the noisy counts unchanged).
     """
-    arr, _ = _as_rows(noisy, "noisy")
-    total = _check_total(total)
+    arr, _, total = _rows_and_total(noisy, public_total, required=True)
     return arr + (total - arr.sum(axis=-1, keepdims=True)) / arr.shape[-1]
 
 
-def project_nonnegative_sum(noisy, total):
+def project_nonnegative_sum(noisy, *, public_total=None):
     """``pi_S+``: Euclidean projection onto ``{v >= 0 : sum(v) = total}`` (program P_S+, Lemma 2).
 
     Lemma 2: ``pi_S+(x~) = (pi_S(x~) - T)_+`` where the scalar ``T >= 0`` solves ``sum_i (pi_S(x~)_i - T)_+ =
@@ -46,64 +96,123 @@ def project_nonnegative_sum(noisy, total):
     Michelot's (1986) active-set iteration, vectorised over rows: start from ``theta = (sum(x~) - total) / n``
     (that is, ``pi_S``), keep the entries above ``theta``, recompute ``theta = (sum of kept - total) / #kept`` and
     repeat until the kept set stops shrinking (at most ``n`` rounds; a handful in practice). ``O(n)`` per round, no
-    sort. ``total`` must be > 0.
+    sort.
+
+    Parameters
+    ----------
+    noisy : CountRelease or array-like of shape (n,) or (k, n)
+        A release from :func:`release_counts` (the total is taken from it: the public total of an
+        ``invariant_total=True`` release, else the released total), or noisy vectors (one per row).
+    public_total : float or None, default=None
+        The total (> 0), which must be PUBLIC: see :func:`project_sum`. Required for arrays.
     """
-    arr, single = _as_rows(noisy, "noisy")
-    total = _check_total(total)
+    arr, single, total = _rows_and_total(noisy, public_total, required=True)
     if total <= 0:
-        raise ValueError(f"total must be > 0 for the non-negative projection, got {total}.")
+        if isinstance(noisy, CountRelease) and noisy.public_total is None:
+            raise ValueError("the released total (sum of the noisy counts) is not > 0: the non-negative projection "
+                             "onto it is undefined.")
+        raise ValueError(f"public_total must be > 0 for the non-negative projection, got {total}.")
     rows = np.atleast_2d(arr)
     theta = (rows.sum(axis=1) - total) / rows.shape[1]
     kept = np.full(rows.shape[0], rows.shape[1])
+    mask = np.ones(rows.shape, dtype=bool)
     active = np.ones(rows.shape[0], dtype=bool)
     while active.any():
-        sub = rows[active]
-        above = sub > theta[active, None]
+        index = np.flatnonzero(active)
+        sub = rows[index]
+        above = sub > theta[index, None]
         count = above.sum(axis=1)
-        theta[active] = (np.where(above, sub, 0.0).sum(axis=1) - total) / count
-        changed = count != kept[active]
-        kept[active] = count
-        active[np.flatnonzero(active)[~changed]] = False
-    out = np.maximum(rows - theta[:, None], 0.0)
+        lost = count == 0
+        if lost.any():                  # rounding put theta at the largest entries: keep those
+            above[lost] = sub[lost] == sub[lost].max(axis=1, keepdims=True)
+            count = above.sum(axis=1)
+        theta[index] = (np.where(above, sub, 0.0).sum(axis=1) - total) / count
+        mask[index] = above
+        changed = count != kept[index]
+        kept[index] = count
+        active[index[~changed]] = False
+    # (x - theta)_+ on the kept set, written as (x - mean of the kept) + total / #kept: the same number, without
+    # the cancellation of x - theta when the entries dwarf the total (e.g. [1e30, 0] onto 1 gave [0, 0]).
+    mean_kept = np.where(mask, rows, 0.0).sum(axis=1) / kept
+    out = np.where(mask, np.maximum(rows - mean_kept[:, None] + (total / kept)[:, None], 0.0), 0.0)
     return out[0] if single else out
 
 
 def project_simplex(values):
-    """Euclidean projection onto the probability simplex ``{v >= 0 : sum(v) = 1}`` (the PoS step, program P_PoS)."""
-    return project_nonnegative_sum(values, 1.0)
+    """Euclidean projection onto the probability simplex ``{v >= 0 : sum(v) = 1}`` (the PoS step, program P_PoS).
+
+    The total 1 is a constant, so any vectors (a release, noisy counts or proportional shares) may be projected.
+    """
+    arr, _ = _as_rows(values, "values")
+    return project_nonnegative_sum(arr, public_total=1.0)
 
 
-def project_with_invariants(noisy, *, total=None, nonnegative=True, A_eq=None, b_eq=None, A_ub=None, b_ub=None,
-                            solver=None):
+def _check_constraint(matrix, vector, n, name, vector_name):
+    if (matrix is None) != (vector is None):
+        raise ValueError(f"{name} and {vector_name} must be given together.")
+    if matrix is None:
+        return None, None
+    matrix = as_real_array(matrix, name)
+    vector = as_real_array(vector, vector_name)
+    matrix = np.atleast_2d(matrix) if matrix.ndim == 1 else matrix
+    vector = np.atleast_1d(vector)
+    if matrix.ndim != 2 or vector.ndim != 1 or matrix.shape != (vector.size, n):
+        raise ValueError(f"{name} must have shape (len({vector_name}), n) = ({vector.size}, {n}), "
+                         f"got {matrix.shape}.")
+    if not (np.all(np.isfinite(matrix)) and np.all(np.isfinite(vector))):
+        raise ValueError(f"{name} and {vector_name} must be finite.")
+    return matrix, vector
+
+
+def project_with_invariants(noisy, *, public_total=None, nonnegative=True, A_eq=None, b_eq=None, A_ub=None,
+                            b_ub=None, solver=None):
     """Euclidean projection of one vector onto a polyhedron of user-declared invariants, solved with cvxpy.
 
-    ``{v : sum(v) = total (if given), v >= 0 (if nonnegative), A_eq v = b_eq, A_ub v <= b_ub}``; e.g. hierarchical
+    ``{v : sum(v) = total (if any), v >= 0 (if nonnegative), A_eq v = b_eq, A_ub v <= b_ub}``; e.g. hierarchical
     invariants (county counts summing to published state totals) as rows of ``A_eq``. Returns the projection, or
     raises ``ValueError`` if the invariants are infeasible.
 
+    Parameters
+    ----------
+    noisy : CountRelease or array-like of shape (n,)
+        One release or vector. With a :class:`CountRelease` the sum constraint is always present, with the total
+        taken from it (as :func:`project_nonnegative_sum`).
+    public_total : float or None, default=None
+        For arrays, the PUBLIC total of the sum constraint (None: no sum constraint); see :func:`project_sum`.
+    nonnegative : bool, default=True
+    A_eq, b_eq, A_ub, b_ub : array-like or None
+        Further invariants; their right-hand sides must be public too (published numbers, never sums of private
+        counts under add/remove). Exact invariants beyond the total restrict the neighbouring relation further:
+        the guarantee then covers only the moves of one person that keep them fixed.
+    solver : str or None, default=None
+        None uses OSQP with polishing and tight tolerances; any installed cvxpy solver name can be passed instead.
+
+    Notes
+    -----
     This is the general (slow) path: for the plain sum/non-negativity invariants use :func:`project_sum` and
-    :func:`project_nonnegative_sum`, which tests show agree with it. ``solver=None`` uses OSQP with polishing and
-    tight tolerances; any installed cvxpy solver name can be passed instead.
+    :func:`project_nonnegative_sum`, which tests show agree with it.
     """
     import cvxpy as cp
 
-    arr, single = _as_rows(noisy, "noisy")
+    arr, single, total = _rows_and_total(noisy, public_total, required=False)
     if not single:
         raise ValueError("project_with_invariants projects one vector at a time (1-D noisy).")
+    if not isinstance(nonnegative, (bool, np.bool_)):
+        raise TypeError(f"nonnegative must be True or False, got {type(nonnegative).__name__}.")
+    if solver is not None and not isinstance(solver, str):
+        raise TypeError(f"solver must be a cvxpy solver name or None, got {type(solver).__name__}.")
+    equalities = _check_constraint(A_eq, b_eq, arr.size, "A_eq", "b_eq")
+    inequalities = _check_constraint(A_ub, b_ub, arr.size, "A_ub", "b_ub")
     v = cp.Variable(arr.size)
     constraints = []
     if total is not None:
-        constraints.append(cp.sum(v) == _check_total(total))
+        constraints.append(cp.sum(v) == total)
     if nonnegative:
         constraints.append(v >= 0)
-    for matrix, vector, equality, name in ((A_eq, b_eq, True, "A_eq"), (A_ub, b_ub, False, "A_ub")):
-        if matrix is None:
-            continue
-        matrix = np.atleast_2d(np.asarray(matrix, dtype=float))
-        vector = np.atleast_1d(np.asarray(vector, dtype=float))
-        if matrix.shape != (vector.size, arr.size):
-            raise ValueError(f"{name} must have shape (len(b), n) = ({vector.size}, {arr.size}), got {matrix.shape}.")
-        constraints.append(matrix @ v == vector if equality else matrix @ v <= vector)
+    if equalities[0] is not None:
+        constraints.append(equalities[0] @ v == equalities[1])
+    if inequalities[0] is not None:
+        constraints.append(inequalities[0] @ v <= inequalities[1])
     problem = cp.Problem(cp.Minimize(cp.sum_squares(v - arr)), constraints)
     if solver is None:
         # OSQP with solution polishing recovers the exact active set; cvxpy's default tolerances (and Clarabel's)

@@ -1,7 +1,20 @@
 """Count release mechanisms: the DP release path (diffprivlib) and their simulation counterparts (numpy).
 
-Neighbouring relation: one person added to or removed from the population. Each person is counted in exactly one
-entity (district, county), so the count vector changes by 1 in one coordinate: L1 and L2 sensitivity 1.
+Two neighbouring relations, chosen by what is public:
+
+- ``invariant_total=False`` (default), **add/remove**: one person added to or removed from the population. Each
+  person is counted in exactly one entity (district, county), so the count vector changes by 1 in one coordinate:
+  L1 and L2 sensitivity 1. The total ``sum(x)`` changes too, so it is private: it is neither recorded nor usable
+  as a public total (the released total is the sum of the noisy counts).
+- ``invariant_total=True``, **substitution**: the total ``C = sum(x)`` is a public invariant (the census setting
+  of Zhu, Fioretto & Van Hentenryck 2022, Sec. 6: the population total is published exactly). Neighbours then
+  have the same total, so one person *moves* from one entity to another: one coordinate falls by 1 and another
+  rises by 1, L1 sensitivity 2 and L2 sensitivity ``sqrt(2)``. The release is calibrated for that and records the
+  public total, which the projections use.
+
+Publishing the exact total next to an add/remove release is an epsilon = infinity release of the total (it differs
+by one between neighbours). :class:`CountRelease` records the relation so the projections can refuse that
+combination.
 """
 
 from __future__ import annotations
@@ -12,49 +25,189 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
+from ._checks import as_real_array, check_positive_real
 
-__all__ = ["release_counts", "COUNT_SENSITIVITY", "LaplaceNoise", "GaussianNoise"]
+__all__ = ["release_counts", "CountRelease", "count_sensitivity", "COUNT_SENSITIVITY", "LaplaceNoise",
+           "GaussianNoise"]
 
 #: L1 and L2 sensitivity of a vector of counts under adding or removing one person.
 COUNT_SENSITIVITY = 1.0
 
+ADD_REMOVE = "add/remove"
+SUBSTITUTION = "substitution"
 
-def _check_counts(counts):
-    arr = np.asarray(counts)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError("counts must be a non-empty 1-D array.")
-    try:
-        values = arr.astype(float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError("counts must be numeric.") from exc
+
+def count_sensitivity(*, invariant_total=False):
+    """``(l1, l2)`` sensitivity of a count vector: ``(1, 1)`` under add/remove, ``(2, sqrt 2)`` under substitution.
+
+    Parameters
+    ----------
+    invariant_total : bool, default=False
+        Whether the total is a public invariant (then neighbours are substitutions: one person moves between
+        entities, one count falls by 1 and another rises by 1).
+    """
+    if not isinstance(invariant_total, (bool, np.bool_)):
+        raise TypeError(f"invariant_total must be True or False, got {type(invariant_total).__name__}.")
+    if invariant_total:
+        return 2.0, math.sqrt(2.0)
+    return COUNT_SENSITIVITY, COUNT_SENSITIVITY
+
+
+def _check_counts(counts, name="counts"):
+    """Counts: a non-empty 1-D array of non-negative integers (numbers, not booleans or strings)."""
+    if isinstance(counts, CountRelease):
+        raise TypeError(f"{name} must be the true counts, got a CountRelease (noisy counts).")
+    values = as_real_array(counts, name)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array.")
     if not np.all(np.isfinite(values)):
-        raise ValueError("counts contains NaN or infinite values.")
+        raise ValueError(f"{name} contains NaN or infinite values.")
     if np.any(values < 0) or np.any(values != np.round(values)):
-        raise ValueError("counts must be non-negative integers.")
+        raise ValueError(f"{name} must be non-negative integers.")
     return values
 
 
-def release_counts(counts, *, epsilon, delta=0.0, accountant=None, random_state=None):
+@dataclass(frozen=True, eq=False, repr=False)
+class CountRelease:
+    """A released vector of noisy counts and what makes it safe to post-process.
+
+    Returned by :func:`release_counts`; not built by hand. Pass it (not its ``noisy`` array) to the projections
+    (:func:`~fairlearn_dp.allocation.project_sum`, :func:`~fairlearn_dp.allocation.project_nonnegative_sum`,
+    :func:`~fairlearn_dp.allocation.project_with_invariants`) so they take the total from the release, and to
+    the allocation mechanisms (``allocate(release)``). It also converts to an array (``np.asarray(release)``).
+
+    Attributes
+    ----------
+    noisy : ndarray of shape (n,)
+        The released noisy counts (read-only).
+    spend : PrivacySpend
+        What the release charged.
+    neighbouring : {"add/remove", "substitution"}
+        The neighbouring relation the noise is calibrated for.
+    l1_sensitivity, l2_sensitivity : float
+        The sensitivities used (1 and 1 under add/remove; 2 and sqrt(2) under substitution).
+    mechanism : {"Laplace", "GaussianAnalytic"}
+        The diffprivlib mechanism that drew the noise.
+    public_total : float or None
+        The total ``C``, public by declaration, when the release was made with ``invariant_total=True``; None
+        under add/remove (the true total is private there).
+    """
+
+    noisy: np.ndarray
+    spend: PrivacySpend
+    neighbouring: str
+    l1_sensitivity: float
+    l2_sensitivity: float
+    mechanism: str
+    public_total: float | None = None
+
+    def __post_init__(self):
+        if self.neighbouring not in (ADD_REMOVE, SUBSTITUTION):
+            raise ValueError(f"neighbouring must be {ADD_REMOVE!r} or {SUBSTITUTION!r}, got {self.neighbouring!r}.")
+        if (self.public_total is None) != (self.neighbouring == ADD_REMOVE):
+            raise ValueError("public_total is recorded exactly when the release is under substitution "
+                             "(invariant total).")
+        array = np.array(self.noisy, dtype=float)
+        array.setflags(write=False)
+        object.__setattr__(self, "noisy", array)
+        object.__setattr__(self, "l1_sensitivity", float(self.l1_sensitivity))
+        object.__setattr__(self, "l2_sensitivity", float(self.l2_sensitivity))
+        if self.public_total is not None:
+            object.__setattr__(self, "public_total", float(self.public_total))
+
+    @property
+    def invariant_total(self):
+        """True when the total is a public invariant (substitution neighbours)."""
+        return self.neighbouring == SUBSTITUTION
+
+    @property
+    def released_total(self):
+        """The sum of the noisy counts: post-processing of the release, public whatever the relation."""
+        return float(self.noisy.sum())
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None and not copy:
+            return self.noisy
+        return np.array(self.noisy, dtype=dtype, copy=True)
+
+    def __len__(self):
+        return self.noisy.size
+
+    def __repr__(self):
+        total = "" if self.public_total is None else f", public_total={self.public_total:g}"
+        return (f"CountRelease(n={self.noisy.size}, {self.mechanism}, neighbouring={self.neighbouring!r}, "
+                f"epsilon={self.spend.epsilon:g}, delta={self.spend.delta:g}{total})")
+
+
+def _check_noise_scale(epsilon, delta, l1, l2):
+    """Refuse parameters for which the mechanism's noise scale is not a finite number > 0.
+
+    A subnormal epsilon makes ``l1 / epsilon`` overflow (infinite noise); diffprivlib's analytic Gaussian returns
+    a standard deviation of 0 -- no noise at all -- for epsilon below about 1e-27 (measured with diffprivlib
+    0.6.6, delta = 1e-6). Both depend on public parameters only.
+    """
+    if delta == 0:
+        scale = l1 / epsilon
+    else:
+        from diffprivlib.mechanisms import GaussianAnalytic
+
+        with np.errstate(all="ignore"):
+            scale = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=l2).variance(0.0))
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"epsilon={epsilon!r} (delta={delta!r}) gives no usable noise scale (got {scale!r}): "
+                         "epsilon is too small for a numerically sound mechanism.")
+    return scale
+
+
+def release_counts(counts, *, epsilon, delta=0.0, invariant_total=False, accountant=None, random_state=None):
     """Release a vector of counts with noise from a diffprivlib mechanism; charge the accountant once.
 
-    Laplace noise of scale ``1 / epsilon`` per entity when ``delta == 0`` (epsilon-DP), analytic Gaussian noise
-    for L2 sensitivity 1 when ``delta > 0`` ((epsilon, delta)-DP), for the add/remove-one-person relation (each
-    person is in one entity: sensitivity 1). The output is the raw noisy vector (not post-processed): apply the
-    projections or allocation mechanisms of this package to it; they cost no further privacy.
+    Parameters
+    ----------
+    counts : array-like of shape (n,)
+        True counts (non-negative integers; booleans and strings are refused).
+    epsilon : float
+        Privacy budget (> 0, finite).
+    delta : float, default=0.0
+        0 for Laplace noise (epsilon-DP); > 0 for analytic Gaussian noise ((epsilon, delta)-DP).
+    invariant_total : bool, default=False
+        False: the add/remove relation (sensitivity 1); the true total is private and the release carries none.
+        True: the total ``sum(counts)`` is a public invariant, published exactly; neighbours are substitutions
+        (one person moves between entities) and the noise is calibrated for L1 sensitivity 2 (Laplace scale
+        ``2 / epsilon``) or L2 sensitivity ``sqrt(2)`` (Gaussian). The release records the public total and the
+        projections use it. Declare it only if the total really is published.
+    accountant : diffprivlib BudgetAccountant or None, default=None
+        Checked before the counts are read, charged once after the release (None: diffprivlib's default).
+    random_state : None, int or numpy.random.RandomState, default=None
+        None draws from diffprivlib's secure source; a seed makes the release reproducible (experiments only).
 
     Returns
     -------
-    noisy : ndarray of shape (n,)
-    spend : PrivacySpend
+    CountRelease
+        The raw noisy vector (``.noisy``, not post-processed), the spend (``.spend``), the neighbouring relation
+        and, with ``invariant_total=True``, the public total. Post-process it with the projections or allocation
+        mechanisms of this package: they cost no further privacy.
+
+    Privacy
+    -------
+    Laplace (``delta == 0``) or analytic Gaussian (``delta > 0``) noise on every entity, independently, from
+    diffprivlib; sensitivities as in :func:`count_sensitivity`. Public: the number of entities ``n`` and, only
+    with ``invariant_total=True``, the total. Errors depend only on the parameters and on whether ``counts`` is in
+    the domain (non-negative integers); messages carry no counts.
     """
-    values = _check_counts(counts)
     epsilon, delta = validate_epsilon_delta(epsilon, delta, allow_inf=False)
+    l1, l2 = count_sensitivity(invariant_total=invariant_total)
+    _check_noise_scale(epsilon, delta, l1, l2)
     spend = PrivacySpend(epsilon, delta)
     check_spend(accountant, spend)
-    noisy = noisy_vector(values, epsilon=epsilon, delta=delta, l1_sensitivity=COUNT_SENSITIVITY,
-                         l2_sensitivity=COUNT_SENSITIVITY, random_state=random_state)
+    values = _check_counts(counts)
+    noisy = noisy_vector(values, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
+                         random_state=random_state)
     charge(accountant, spend)
-    return noisy, spend
+    return CountRelease(noisy=noisy, spend=spend, neighbouring=SUBSTITUTION if invariant_total else ADD_REMOVE,
+                        l1_sensitivity=l1, l2_sensitivity=l2,
+                        mechanism="Laplace" if delta == 0 else "GaussianAnalytic",
+                        public_total=float(values.sum()) if invariant_total else None)
 
 
 @dataclass(frozen=True)
@@ -67,14 +220,14 @@ class LaplaceNoise:
     lam: float
 
     def __post_init__(self):
-        if not (isinstance(self.lam, (int, float)) and math.isfinite(self.lam) and self.lam > 0):
-            raise ValueError(f"lam must be a finite number > 0, got {self.lam!r}.")
+        object.__setattr__(self, "lam", check_positive_real(self.lam, "lam"))
 
     @classmethod
-    def from_epsilon(cls, epsilon):
-        """The scale diffprivlib's Laplace uses for count sensitivity 1: ``1 / epsilon``."""
+    def from_epsilon(cls, epsilon, *, invariant_total=False):
+        """The scale :func:`release_counts` uses: ``1 / epsilon`` (add/remove) or ``2 / epsilon`` (public total)."""
         epsilon, _ = validate_epsilon_delta(epsilon, 0.0, allow_inf=False)
-        return cls(COUNT_SENSITIVITY / epsilon)
+        l1, l2 = count_sensitivity(invariant_total=invariant_total)
+        return cls(_check_noise_scale(epsilon, 0.0, l1, l2))
 
     def sample(self, rng, shape):
         return rng.laplace(0.0, self.lam, size=shape)
@@ -93,19 +246,19 @@ class GaussianNoise:
     sigma: float
 
     def __post_init__(self):
-        if not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma > 0):
-            raise ValueError(f"sigma must be a finite number > 0, got {self.sigma!r}.")
+        object.__setattr__(self, "sigma", check_positive_real(self.sigma, "sigma"))
 
     @classmethod
-    def from_epsilon(cls, epsilon, delta):
-        """The sigma of diffprivlib's analytic Gaussian mechanism for L2 sensitivity 1 (what the release uses)."""
-        from diffprivlib.mechanisms import GaussianAnalytic
+    def from_epsilon(cls, epsilon, delta, *, invariant_total=False):
+        """The sigma of diffprivlib's analytic Gaussian mechanism that :func:`release_counts` uses.
 
+        L2 sensitivity 1 (add/remove) or ``sqrt(2)`` (``invariant_total=True``).
+        """
         epsilon, delta = validate_epsilon_delta(epsilon, delta, allow_inf=False)
         if delta <= 0:
             raise ValueError("delta must be > 0 for the Gaussian mechanism.")
-        variance = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=COUNT_SENSITIVITY).variance(0.0)
-        return cls(math.sqrt(variance))
+        l1, l2 = count_sensitivity(invariant_total=invariant_total)
+        return cls(_check_noise_scale(epsilon, delta, l1, l2))
 
     def sample(self, rng, shape):
         return rng.normal(0.0, self.sigma, size=shape)

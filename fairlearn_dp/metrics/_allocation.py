@@ -2,22 +2,40 @@
 
 Signature ``metric(y_true, y_pred)`` with ``y_true`` the allocation on the true data ``P(x)`` and ``y_pred`` the
 expected allocation of a mechanism ``E[pi(x~)]`` (e.g. a Monte-Carlo mean), so they work per group inside a
-``MetricFrame`` (e.g. grouped by state or by district-size decile).
+``MetricFrame`` (e.g. grouped by state or by district-size decile). Both must be non-empty vectors of finite real
+numbers of the same length (booleans and strings are refused); ``budget`` a finite number > 0.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..allocation._checks import as_real_array, check_positive_real
+
 __all__ = ["alpha_fairness", "cost_of_privacy", "cost_of_privacy_l1", "mean_bias", "misallocated_funds"]
 
 
+def _vector(values, name):
+    arr = as_real_array(values, name)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (or a single column), got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return arr
+
+
 def _bias(y_true, y_pred):
-    true = np.asarray(y_true, dtype=float).ravel()
-    pred = np.asarray(y_pred, dtype=float).ravel()
+    true = _vector(y_true, "y_true")
+    pred = _vector(y_pred, "y_pred")
     if true.shape != pred.shape or true.size == 0:
         raise ValueError("y_true and y_pred must be non-empty and of the same length.")
     return pred - true
+
+
+def _budget(budget):
+    return check_positive_real(budget, "budget")
 
 
 def alpha_fairness(y_true, y_pred):
@@ -27,13 +45,18 @@ def alpha_fairness(y_true, y_pred):
 
 
 def cost_of_privacy(y_true, y_pred, *, budget=1.0):
-    """``B+ = budget * sum_{j : B_j < 0} |B_j|`` (Def. 5): the extra budget that would make every entity whole."""
+    """``B+ = budget * sum_{j : B_j < 0} |B_j|`` (Def. 5): the extra budget that would make every entity whole.
+
+    ``budget`` (the amount allocated, e.g. dollars) must be a finite number > 0.
+    """
+    budget = _budget(budget)
     b = _bias(y_true, y_pred)
     return float(budget * -b[b < 0].sum())
 
 
 def cost_of_privacy_l1(y_true, y_pred, *, budget=1.0):
     """``(budget / 2) ||B||_1`` (Prop. 3): equals :func:`cost_of_privacy` when both allocations sum to the same."""
+    budget = _budget(budget)
     return float(budget / 2 * np.abs(_bias(y_true, y_pred)).sum())
 
 
@@ -44,4 +67,5 @@ def mean_bias(y_true, y_pred):
 
 def misallocated_funds(y_true, y_pred, *, budget=1.0):
     """``budget * sum_i B_i``: net money a group of entities gains (> 0) or loses (< 0) in expectation."""
+    budget = _budget(budget)
     return float(budget * _bias(y_true, y_pred).sum())

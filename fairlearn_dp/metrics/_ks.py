@@ -12,12 +12,21 @@ from ..utils._validation import as_1d_float, as_group_vector
 __all__ = ["ks_distance", "ks_distance_to", "ks_statistical_parity"]
 
 
+def _sample(values, name):
+    """``as_1d_float``, with Python integers beyond float range a ``ValueError`` (numpy raises OverflowError)."""
+    try:
+        return as_1d_float(values, name)
+    except OverflowError as exc:
+        raise ValueError(f"{name} contains numbers too large to represent as floats.") from exc
+
+
 def ks_distance(sample_a, sample_b):
-    """Two-sample KS distance ``sup_t |F_a(t) - F_b(t)|`` between the empirical distributions of two samples."""
-    a = np.sort(np.asarray(sample_a, dtype=float).ravel())
-    b = np.sort(np.asarray(sample_b, dtype=float).ravel())
-    if a.size == 0 or b.size == 0:
-        raise ValueError("ks_distance needs two non-empty samples.")
+    """Two-sample KS distance ``sup_t |F_a(t) - F_b(t)|`` between the empirical distributions of two samples.
+
+    Each sample is a non-empty 1-D array (or single column) of finite numbers; NaN/inf are a ``ValueError``.
+    """
+    a = np.sort(_sample(sample_a, "sample_a"))
+    b = np.sort(_sample(sample_b, "sample_b"))
     points = np.concatenate([a, b])
     cdf_a = np.searchsorted(a, points, side="right") / a.size
     cdf_b = np.searchsorted(b, points, side="right") / b.size
@@ -31,7 +40,7 @@ def ks_statistical_parity(y_true, y_pred, *, sensitive_features):
     distributions. Signature as Fairlearn's aggregate metrics (``demographic_parity_difference``); several
     sensitive-feature columns are combined into one group label per row, as ``MetricFrame`` does.
     """
-    y_pred = as_1d_float(y_pred, "y_pred")
+    y_pred = _sample(y_pred, "y_pred")
     codes, uniques = pd.factorize(pd.Series(as_group_vector(sensitive_features, y_pred.size), dtype=object))
     if len(uniques) < 2:
         raise ValueError("sensitive_features must define at least 2 groups.")
@@ -45,7 +54,7 @@ def ks_distance_to(reference):
     Example: ``MetricFrame(metrics={"ks_to_all": ks_distance_to(y_pred)}, y_true=y, y_pred=y_pred,
     sensitive_features=a)`` shows how far each group's outputs are from everyone's.
     """
-    reference = np.asarray(reference, dtype=float).ravel()
+    reference = _sample(reference, "reference")
 
     def ks_to_reference(y_true, y_pred):
         return ks_distance(y_pred, reference)

@@ -1,0 +1,69 @@
+"""Bad input for the metrics (issue 11): a clear ValueError/TypeError naming the argument, never a silent NaN or
+negative cost."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from fairlearn.metrics import MetricFrame
+
+from fairlearn_dp.metrics import (
+    alpha_fairness,
+    cost_of_privacy,
+    cost_of_privacy_l1,
+    ks_distance,
+    ks_distance_to,
+    ks_statistical_parity,
+    mean_bias,
+    misallocated_funds,
+)
+
+TRUE = [0.5, 0.3, 0.2]
+PRED = [0.45, 0.35, 0.2]
+
+
+@pytest.mark.parametrize("metric", [cost_of_privacy, cost_of_privacy_l1, misallocated_funds])
+@pytest.mark.parametrize("budget, error", [(-1, ValueError), (0, ValueError), (np.nan, ValueError),
+                                           (np.inf, ValueError), (True, TypeError), ("6.5e9", TypeError),
+                                           (None, TypeError)])
+def test_budget_must_be_a_finite_positive_number(metric, budget, error):
+    with pytest.raises(error, match="budget"):
+        metric(TRUE, PRED, budget=budget)
+
+
+@pytest.mark.parametrize("metric", [alpha_fairness, mean_bias, cost_of_privacy, cost_of_privacy_l1,
+                                    misallocated_funds])
+@pytest.mark.parametrize("y_true, y_pred, error, match", [
+    ([0.5, np.nan, 0.2], PRED, ValueError, "y_true"),
+    (TRUE, [0.45, np.inf, 0.2], ValueError, "y_pred"),
+    (["0.5", "0.3", "0.2"], PRED, TypeError, "y_true"),
+    (TRUE, [True, False, True], TypeError, "y_pred"),
+    (TRUE, [[0.45, 0.35, 0.2], [0.1, 0.1, 0.1]], ValueError, "y_pred"),
+    (TRUE, [0.45, 0.55], ValueError, "same length"),
+    ([], [], ValueError, "non-empty"),
+])
+def test_allocations_must_be_finite_numeric_vectors_of_equal_length(metric, y_true, y_pred, error, match):
+    with pytest.raises(error, match=match):
+        metric(y_true, y_pred)
+
+
+def test_valid_values_and_metricframe_still_work():
+    assert cost_of_privacy(TRUE, PRED, budget=100) == pytest.approx(5.0)
+    assert cost_of_privacy(np.array(TRUE), pd.Series(PRED), budget=np.float32(100)) == pytest.approx(5.0)
+    assert alpha_fairness(np.array([[0.5], [0.5]]), [0.4, 0.6]) == pytest.approx(0.2)
+    frame = MetricFrame(metrics={"cost": cost_of_privacy, "alpha": alpha_fairness}, y_true=TRUE, y_pred=PRED,
+                        sensitive_features=["a", "a", "b"])
+    assert frame.by_group.loc["a", "cost"] == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: ks_distance([np.nan, 1.0], [1.0, 2.0]), ValueError, "sample_a"),
+    (lambda: ks_distance([1.0, 2.0], [np.inf]), ValueError, "sample_b"),
+    (lambda: ks_distance(["a"], [1.0]), TypeError, "sample_a"),
+    (lambda: ks_distance([], [1.0]), ValueError, "sample_a"),
+    (lambda: ks_distance_to([1.0, np.nan]), ValueError, "reference"),
+    (lambda: ks_statistical_parity(None, [1.0, np.nan], sensitive_features=[0, 1]), ValueError, "y_pred"),
+    (lambda: ks_statistical_parity(None, [1.0, 2.0], sensitive_features=[0, 1, 1]), ValueError, "length"),
+])
+def test_ks_metrics_refuse_nan_and_non_numbers(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
