@@ -14,8 +14,8 @@ import numpy as np
 
 from ._spend import PrivacySpend
 
-__all__ = ["check_rho", "compose_zcdp", "zcdp_to_approx_dp", "pure_dp_to_zcdp", "zcdp_gaussian_sigma",
-           "zcdp_spend", "zcdp_gaussian_mechanism", "noisy_vector_zcdp"]
+__all__ = ["check_rho", "compose_zcdp", "zcdp_to_approx_dp", "approx_dp_to_zcdp", "pure_dp_to_zcdp",
+           "zcdp_gaussian_sigma", "zcdp_spend", "zcdp_gaussian_mechanism", "noisy_vector_zcdp"]
 
 # (epsilon, delta) used only to parametrise diffprivlib's analytic Gaussian; sigma is set through its sensitivity.
 _PARAMETRISING_DELTA = 1e-9
@@ -39,6 +39,39 @@ def zcdp_to_approx_dp(rho, delta):
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1) for the zCDP conversion, got {delta}.")
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def approx_dp_to_zcdp(epsilon, delta):
+    """The largest ``rho`` whose conversion :func:`zcdp_to_approx_dp` (``rho + 2 sqrt(rho ln(1/delta))``) is at most
+    ``epsilon``: the zCDP budget to spend when a user asks for ``(epsilon, delta)``.
+
+    The exact solution is ``rho = (sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)))^2``. Computed in floating
+    point it can convert back to a few ulps *more* than ``epsilon`` (e.g. ``1.0000000000000016`` for ``epsilon = 1,
+    delta = 1e-6``), and an accountant with ceiling ``epsilon`` would then refuse the spend. When that formula
+    converts back to at most ``epsilon`` (and agrees with the cancellation-free form below to 1e-9) it is returned
+    unchanged, so budgets derived before this check keep their exact value; otherwise the cancellation-free form
+    ``(epsilon / (sqrt(ln(1/delta) + epsilon) + sqrt(ln(1/delta))))^2`` is nudged down (by a relative ``2^-52``,
+    doubled until it fits: a few ulps in practice) until ``zcdp_to_approx_dp(rho, delta) <= epsilon`` holds in
+    floating point.
+    """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (math.isfinite(epsilon)
+                                                                                and epsilon > 0):
+        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}.")
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1) for the zCDP conversion, got {delta!r}.")
+    epsilon, delta = float(epsilon), float(delta)
+    log_term = math.log(1 / delta)
+    plain = (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
+    stable = (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
+    if plain > 0 and abs(plain - stable) <= 1e-9 * stable and zcdp_to_approx_dp(plain, delta) <= epsilon:
+        return plain
+    rho, step = stable, 2.0 ** -52
+    while rho > 0 and zcdp_to_approx_dp(rho, delta) > epsilon:
+        rho = stable * (1.0 - step)
+        step *= 2.0
+    if not rho > 0:
+        raise ValueError(f"epsilon={epsilon!r} is too small to convert to a zCDP budget at delta={delta!r}.")
+    return rho
 
 
 def pure_dp_to_zcdp(epsilon):

@@ -16,10 +16,16 @@ import numpy as np
 import pandas as pd
 from diffprivlib.utils import check_random_state
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
-from ..utils._validation import SharedAccountantCloneMixin, as_group_vector, encode_groups, resolve_groups
+from ..utils._validation import (
+    SharedAccountantCloneMixin,
+    as_group_vector,
+    atomic_fit,
+    encode_groups,
+    resolve_groups,
+)
 from ._exponential import exponential_mechanism, exponential_mechanism_probabilities
 from ._hypotheses import hypothesis_predictions
 
@@ -42,8 +48,9 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
     the in-sample equal-opportunity gap ``Gamma^Z(h) = max_{a, b} |gamma_{1a}^Z(h) - gamma_{1b}^Z(h)|`` (true
     positive rates ``gamma_{1a}^Z(h)`` over the positive examples of group ``a``; for two groups this is the
     paper's ``|gamma_10 - gamma_11|``) plus the in-sample misclassification rate; ``w = fairness_weight`` is 1 in
-    the paper. A noisy lower bound on the smallest group's number of positive examples (lines 2-3) fixes the
-    sensitivity ``Delta = 2 w / (M - 1) + 1/n`` (line 4), and one hypothesis is drawn with probability
+    the paper. A noisy lower bound ``M`` on the smallest group's number of positive examples (lines 2-3) fixes
+    the sensitivity ``Delta = 2 w / (M - 1) + 1/n`` (line 4; ``M`` floored at 2, see Privacy), and one hypothesis
+    is drawn with probability
     proportional to ``exp(-epsilon_em u(Z, h) / (2 Delta))`` (line 5). Theorem 2: with enough data the chosen
     hypothesis has ``Gamma(h) + err(h) <= OPT + alpha`` on the population with probability ``1 - beta`` (its
     sample size holds here with the paper's ``epsilon`` read as ``epsilon / 2``, see Privacy).
@@ -88,8 +95,12 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
     min_group_size_estimate_ : float
         ``M`` of Algorithm 1: the noisy smallest number of positive examples in a group minus the margin. A DP
         release (post-processing of the Laplace mechanism), safe to publish.
+    rate_floor_ : float
+        ``L = max(M, 2) - 1``: each group's true positive rate is its positives' summed predictions divided by
+        ``max(m_a, L)`` (a function of the release ``M``).
     sensitivity_ : float
-        ``Delta = 2 w / (M - 1) + 1/n`` used by the exponential mechanism (a function of ``M`` and the public ``n``).
+        ``Delta = 2 w / L + 1/n`` used by the exponential mechanism (``2 w / (M - 1) + 1/n`` when ``M >= 2``; a
+        function of ``M`` and the public ``n``).
     delta_ : float
         The delta used: ``exp(-sqrt(n))`` when ``delta=None``.
     min_group_size_epsilon_, exponential_mechanism_epsilon_ : float
@@ -119,26 +130,36 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
       A substitution changes each count ``|Z_{1a}|`` by at most 1, so ``m`` has sensitivity 1. diffprivlib's
       ``Laplace`` with scale ``1 / epsilon_size`` releases ``m + Y`` (``epsilon_size``-DP) and
       ``M = m + Y - ln(1/delta) / epsilon_size``.
-    - Sensitivity of ``u`` (the paper's Lemma 2, re-derived). Let ``m_a, m'_a`` be group ``a``'s positive counts
-      in ``Z, Z'``. A true positive rate moves by at most ``1 / max(m_a, m'_a)``: the substituted record either
-      stays among ``a``'s positives (its prediction changes the sum by <= 1 at a fixed count), leaves (``|s/m -
-      (s - h)/(m - 1)| = |m h - s| / (m (m - 1)) <= 1/m``) or joins (``<= 1/(m + 1)``). ``Gamma`` is the max minus
-      the min of the rates, so it moves by at most twice the largest rate change, ``2 / min_a max(m_a, m'_a) <=
-      2 / max(m(Z), m(Z'))``; ``err^Z`` moves by at most ``1/n``. Hence ``|u(Z, h) - u(Z', h)| <= 2 w / max(m(Z),
-      m(Z')) + 1/n`` for every ``h``, and the paper's ``Delta = 2 w / (M - 1) + 1/n`` bounds it whenever ``1 < M <=
-      m(Z) + 1``. The same bound holds for more than two groups, so the max pairwise gap is used for ``|A| > 2``.
-      A group with no positive example has rate 0 by convention (any value in [0, 1] keeps the bound).
+    - Sensitivity of ``u`` (the paper's Lemma 2, re-derived so that it holds for every dataset). With ``L =
+      max(M, 2) - 1 >= 1`` (a function of the release), group ``a``'s rate is ``gamma_{1a} = s_a / max(m_a, L)``
+      (``s_a`` the predictions summed over its ``m_a`` positive examples). Substituting one record moves each rate
+      by at most ``1 / L``, whatever ``m_a``: the record stays among ``a``'s positives (the sum moves by <= 1 at a
+      fixed denominator ``>= L``), leaves (if ``m_a - 1 >= L``, ``|s/m - (s - h)/(m - 1)| = |m h - s| / (m (m -
+      1)) <= 1/m <= 1/L``; if ``m_a <= L``, both denominators are ``L`` and the sum moves by <= 1; if ``L < m_a <
+      L + 1``, ``|s/m - (s - h)/L| <= 1/L`` by the same computation) or joins (the reverse). ``Gamma`` is the max
+      minus the min of the rates, so it moves by at most ``2 / L``; ``err^Z`` moves by at most ``1/n``. Hence
+      ``|u(Z, h) - u(Z', h)| <= 2 w / L + 1/n = Delta`` for every ``h`` and every pair of neighbours, which is
+      the paper's ``Delta = 2 w / (M - 1) + 1/n`` when ``M >= 2``. The same bound holds for more than two groups,
+      so the max pairwise gap is used for ``|A| > 2``.
+    - Bias, not failure: when ``M - 1 <= m(Z)`` (probability ``>= 1 - delta/2``) every denominator is the group's
+      own count and ``u`` is the paper's in-sample loss exactly. Otherwise the rates of the groups with fewer
+      than ``L`` positive examples are shrunk toward 0 (multiplied by ``m_a / L``; a group without positive
+      examples has rate 0, as in the paper's convention), so the fairness term is biased; privacy is unaffected.
+      A released ``M < 2`` (possible on small data or a group with no positive example) is floored at 2: the fit
+      goes on with ``Delta = 2 w + 1/n`` (a nearly uniform draw, with the warning below) instead of raising.
     - Exponential mechanism (line 5): ``exp(-epsilon_em u / (2 Delta))`` through diffprivlib's ``Exponential``.
-    - Guarantee: given ``M``, the draw is ``epsilon_em``-DP for the pair ``(Z, Z')`` when ``M <= m(Z) + 1``, and
-      ``M``'s density changes by at most ``exp(epsilon_size)``. The bad event ``Y > ln(1/delta)/epsilon_size + 1``
-      has probability ``(delta/2) exp(-epsilon_size) <= delta``. So the fit is ``(epsilon_size + epsilon_em,
-      delta) = (epsilon, delta)``-DP (Thm. 2 (1)); ``delta`` is charged as the paper states it.
-    - Failure path: if ``M <= 1`` the sensitivity is undefined. ``fit`` then charges ``(epsilon / 2, 0)`` (only
-      the Laplace release happened, and the error is a function of it) and raises ``ValueError``. Before anything
-      is spent, ``fit`` also refuses data too small for any group to clear the margin, using public quantities
-      only: ``floor(n / |A|) <= margin + 1``. The input checks only enforce the public data domain (binary
-      labels, finite features, declared groups); no data-dependent check gates the release: a group without
-      positive examples is handled by the noisy ``M``, not by an error that would reveal it.
+    - Guarantee: ``M`` is ``epsilon_size``-DP, and given ``M`` the draw is ``epsilon_em``-DP for every pair of
+      neighbours (the sensitivity above holds unconditionally), so the fit is ``(epsilon_size + epsilon_em, 0) =
+      (epsilon, 0)``-DP. The accountant is charged ``(epsilon, delta)`` as Theorem 2 (1) states it
+      (conservative: the ``delta`` of the paper's bad event ``M > m(Z) + 1`` now only bounds the probability of
+      the bias above).
+    - Failure paths: ``fit`` validates the public parameters, computes ``delta`` from the public ``n`` and checks
+      the budget before it reads the data. It then refuses, before anything is spent, data too small for any
+      group to clear the margin, using public quantities only: ``floor(n / |A|) <= margin + 1``. The other
+      errors are domain checks (binary labels, finite features, declared groups, hypotheses predicting 0/1)
+      whose messages carry no counts; no data-dependent check gates the release. The only warning (a nearly
+      uniform mechanism) is a function of the released ``M`` and public values. A failed fit leaves the
+      estimator as it was.
 
     References
     ----------
@@ -158,8 +179,12 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
+    @atomic_fit
     def fit(self, X, y, *, sensitive_features):
         """Select one hypothesis with (epsilon, delta)-differential privacy (Algorithm 1).
+
+        Order: the public parameters are validated and the budget is checked before the data are read; every
+        dataset inside the domain then fits (see Privacy). A fit that raises leaves the estimator as it was.
 
         Parameters
         ----------
@@ -171,46 +196,46 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
             Group membership (several columns are combined into one label per row).
         """
         epsilon, weight, hypotheses = self._check_params()
+        n = _num_samples(X)                          # the public data size (a shape, not a value)
+        delta = self._resolve_delta(n)
+        spend = PrivacySpend(epsilon, delta)
+        check_spend(self.accountant, spend)
         n_features, labels, group_vector = self._check_data(X, y, sensitive_features)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
-        n, n_groups = labels.size, len(groups)
-        delta = self._resolve_delta(n)
+        n_groups = len(groups)
         eps_size = _MIN_GROUP_SIZE_SHARE * epsilon
         eps_em = epsilon - eps_size if math.isfinite(epsilon) else math.inf
         margin = _margin(delta, eps_size)
-        # Public pre-check: the smallest group has at most n // |A| positive examples, and M <= 1 is then the
-        # likely outcome (its median would be <= 1), so refuse before spending anything.
+        # Public pre-check (n, |A|, epsilon, delta only): the smallest group has at most n // |A| positive examples,
+        # and M <= 1 is then the likely outcome (its median would be <= 1), so refuse before spending anything.
         if n // n_groups <= margin + 1:
             raise ValueError(
                 f"n={n} samples in {n_groups} groups are too few for epsilon={epsilon:g}, delta={delta:.3g}: the noisy "
                 f"group size is reduced by ln(1/delta)/(epsilon/2) = {margin:.3g}, so even {n // n_groups} positive "
                 "examples per group would leave no usable sensitivity. Nothing was spent.")
-        spend = PrivacySpend(epsilon, delta)
-        check_spend(self.accountant, spend)
-        rng = check_random_state(self.random_state, secure=True)
+        # Release noise only: None reaches diffprivlib as None (its secure generator); a seed gives one stream.
+        rng = None if self.random_state is None else check_random_state(self.random_state, secure=True)
 
-        losses = self._utility_losses(hypotheses, X, labels, group_index, n_groups, weight)
+        predictions = hypothesis_predictions(hypotheses, X)        # (n, |H|); its domain errors come before noise
         positive_counts = np.bincount(group_index[labels == 1], minlength=n_groups)
         estimate = self._release_min_group_size(positive_counts, epsilon=eps_size, delta=delta, random_state=rng)
-        if not estimate > 1:
-            charge(self.accountant, PrivacySpend(eps_size, 0.0))
-            raise ValueError(
-                f"The private lower bound on the smallest group's number of positive examples is M = {estimate:.3g} "
-                "<= 1, so the sensitivity 2/(M - 1) + 1/n of Algorithm 1 is undefined. The Laplace step's budget "
-                f"(epsilon={eps_size:g}, delta=0) was charged. Use more data, a larger epsilon or fewer groups.")
+        floor = _rate_floor(estimate)               # L = max(M, 2) - 1 >= 1, a function of the release
+        losses = _utility_loss(predictions, labels, group_index, n_groups, weight, floor)
         sensitivity = _sensitivity(estimate, n, weight)
         index = self._release_hypothesis(losses, epsilon=eps_em, sensitivity=sensitivity, random_state=rng)
         charge(self.accountant, spend)
 
         if math.isfinite(eps_em) and eps_em * (1.0 + weight) / (2.0 * sensitivity) <= 1.0:
+            # A function of the released M and the public n, epsilon, w: not a data-dependent warning.
             warnings.warn(
                 f"The exponential mechanism is close to uniform: with sensitivity {sensitivity:.3g} and epsilon "
                 f"{eps_em:g}, any two hypotheses' probabilities differ by at most a factor e. Use more data or a "
-                "larger epsilon.", RuntimeWarning, stacklevel=2)
+                "larger epsilon.", RuntimeWarning, stacklevel=3)
         self.hypothesis_index_ = int(index)
         self.hypothesis_ = hypotheses[self.hypothesis_index_]
         self.min_group_size_estimate_ = float(estimate)
+        self.rate_floor_ = float(floor)
         self.sensitivity_ = float(sensitivity)
         self.delta_ = delta
         self.min_group_size_epsilon_ = eps_size
@@ -258,9 +283,12 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         return math.exp(-math.sqrt(n)) if self.delta is None else float(self.delta)
 
     @staticmethod
-    def _utility_losses(hypotheses, X, labels, group_index, n_groups, weight):
-        """Alg. 1, line 1: ``u(Z, h)`` for every hypothesis (reads the private data; not released)."""
-        return _utility_loss(hypothesis_predictions(hypotheses, X), labels, group_index, n_groups, weight)
+    def _utility_losses(hypotheses, X, labels, group_index, n_groups, weight, floor=1.0):
+        """Alg. 1, line 1: ``u(Z, h)`` for every hypothesis (reads the private data; not released).
+
+        ``floor`` is the released ``L`` of the rates' denominators ``max(m_a, L)`` (see :func:`_utility_loss`).
+        """
+        return _utility_loss(hypothesis_predictions(hypotheses, X), labels, group_index, n_groups, weight, floor)
 
     @staticmethod
     def _release_min_group_size(positive_counts, *, epsilon, delta, random_state):
@@ -283,7 +311,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         _check_X(X)
         labels = _binary_labels(y)
         group_index = encode_groups(as_group_vector(sensitive_features, labels.size), self.groups_)
-        losses = self._utility_losses(hypotheses, X, labels, group_index, len(self.groups_), weight)
+        losses = self._utility_losses(hypotheses, X, labels, group_index, len(self.groups_), weight, self.rate_floor_)
         return exponential_mechanism_probabilities(losses, epsilon=self.exponential_mechanism_epsilon_,
                                                    sensitivity=self.sensitivity_)
 
@@ -297,22 +325,32 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         return hypothesis_predictions([self.hypothesis_], X)[:, 0].astype(int)
 
 
-def _utility_loss(predictions, labels, group_index, n_groups, weight=1.0):
+def _utility_loss(predictions, labels, group_index, n_groups, weight=1.0, floor=1.0):
     """``u(Z, h) = w Gamma^Z(h) + err^Z(h)`` for each column ``h`` of the ``(n, |H|)`` 0/1 ``predictions``.
 
-    ``err^Z(h) = (1/n) sum_i 1[h(x_i) != y_i]``; ``gamma_{1a}^Z(h)`` is the mean prediction over the positive
-    examples of group ``a`` (0 for a group without positive examples); ``Gamma^Z(h) = max_a gamma_{1a} - min_a
-    gamma_{1a}`` (``|gamma_10 - gamma_11|`` for two groups, Definition 5 restricted to y = 1 as in Section 4).
+    ``err^Z(h) = (1/n) sum_i 1[h(x_i) != y_i]``; ``gamma_{1a}^Z(h)`` is the sum of the predictions over the
+    positive examples of group ``a`` divided by ``max(m_a, floor)`` (``m_a`` their number): the mean prediction
+    when ``m_a >= floor``, shrunk toward 0 below it, and 0 for a group without positive examples (``floor=1``
+    gives exactly the mean, and 0 for an empty group). ``Gamma^Z(h) = max_a gamma_{1a} - min_a gamma_{1a}``
+    (``|gamma_10 - gamma_11|`` for two groups, Definition 5 restricted to y = 1 as in Section 4).
     """
     predictions = np.asarray(predictions, dtype=float)
     error = np.mean(predictions != labels[:, None], axis=0)
     tpr = np.zeros((n_groups, predictions.shape[1]))
     for a in range(n_groups):
         rows = (labels == 1) & (group_index == a)
-        if rows.any():
+        count = int(rows.sum())
+        if count >= floor and count > 0:
             tpr[a] = predictions[rows].mean(axis=0)
+        elif count > 0:
+            tpr[a] = predictions[rows].sum(axis=0) / floor
     gap = tpr.max(axis=0) - tpr.min(axis=0)
     return weight * gap + error
+
+
+def _rate_floor(estimate):
+    """``L = max(M, 2) - 1``: the released floor of the rates' denominators (at least 1)."""
+    return max(float(estimate), 2.0) - 1.0
 
 
 def _margin(delta, epsilon):
@@ -332,14 +370,14 @@ def _noisy_min_group_size(positive_counts, *, epsilon, delta, random_state=None)
 
 
 def _sensitivity(estimate, n, weight=1.0):
-    """Alg. 1, line 4: ``Delta = 2 w / (M - 1) + 1/n`` (``w = 1`` in the paper); needs ``M > 1``.
+    """Alg. 1, line 4: ``Delta = 2 w / (M - 1) + 1/n`` (``w = 1`` in the paper), with ``M`` floored at 2.
 
-    Derivation (class docstring, Privacy): substituting one record moves each group's true positive rate by at most
-    ``1 / max(m_a, m'_a)``, so the max-minus-min gap ``Gamma`` moves by at most ``2 / max(m(Z), m(Z'))`` and ``w
-    Gamma + err`` by at most ``2 w / max(m(Z), m(Z')) + 1/n``, which this value dominates when ``M <= m(Z) + 1``.
+    Derivation (class docstring, Privacy): with the rates' denominators ``max(m_a, L)``, ``L = max(M, 2) - 1``,
+    substituting one record moves each group's rate by at most ``1 / L`` whatever the data, so the max-minus-min
+    gap ``Gamma`` moves by at most ``2 / L`` and ``w Gamma + err`` by at most ``2 w / L + 1/n``.
     """
-    # 2 w / (M - 1): the gap term, one rate change from each end of the max - min; 1/n: the error term.
-    return 2.0 * weight / (estimate - 1.0) + 1.0 / n
+    # 2 w / L: the gap term, one rate change from each end of the max - min; 1/n: the error term.
+    return 2.0 * weight / _rate_floor(estimate) + 1.0 / n
 
 
 def _check_X(X):

@@ -7,10 +7,8 @@ a private cost-sensitive-classification oracle; the output is the uniform mixtur
 
 from __future__ import annotations
 
-import copy
 import math
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -22,11 +20,18 @@ from fairlearn.reductions import (
 )
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.dummy import DummyClassifier
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state as _seeded_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, per_mechanism_epsilon, validate_epsilon_delta
-from ..utils._validation import SharedAccountantCloneMixin, as_group_vector, encode_groups, resolve_groups
+from ..utils._random import check_random_state
+from ..utils._validation import (
+    SharedAccountantCloneMixin,
+    as_group_vector,
+    atomic_fit,
+    encode_groups,
+    resolve_groups,
+)
 from ._exponential import exponential_mechanism
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 
@@ -70,8 +75,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         Rounds ``T``. None: Algorithm 3's formula ``B sqrt(ln(4|A| - 3)) m eps / (2 (2|A|B + 1) sqrt(ln(1/delta))
         (d_H ln m + ln(2/beta)))`` (``ln |H|`` instead of ``d_H ln m`` for a finite class, Thm. 4.5; ``d_H =
         n_features + 1`` for the regression oracle). It grows like ``eps``, which keeps each round's budget near
-        a constant: for large epsilon, setting ``max_iter`` spends the budget on fewer, less noisy rounds; 200 when ``epsilon=inf`` (the uniform average of Algorithm 3
-        needs more rounds than Fairlearn's 50, whose last step re-weights the plays by a linear program).
+        a constant: for large epsilon, setting ``max_iter`` spends the budget on fewer, less noisy rounds. 200
+        when ``epsilon=inf`` (the uniform average of Algorithm 3 needs more rounds than Fairlearn's 50, whose last
+        step re-weights the plays by a linear program).
     eta : float or None, default=None
         Auditor's learning rate; None: Algorithm 3's ``(1/2) sqrt(ln(4|A| - 3) / T)``.
     oracle : {"auto", "exponential", "regression", "estimator", "diffprivlib"}, default="auto"
@@ -93,14 +99,17 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         Finite hypothesis class for ``oracle="exponential"`` (fitted classifiers or callables returning 0/1),
         fixed before seeing the data, e.g. :func:`fairlearn_dp.reductions.linear_threshold_hypotheses`.
     feature_bound : float, default=1.0
-        Public bound ``R`` on ``|x_j|`` for the regression oracle (features beyond it are clipped, with a warning).
+        Public bound ``R`` on ``|x_j|`` for the regression oracle. Features beyond it are clipped to ``[-R, R]``
+        (in ``fit`` and ``predict``), silently: a warning would say whether the private data exceed the bound.
     ridge : float, default=0.0
         Public ridge penalty added to the diagonal of ``X^T X`` by the regression oracle (post-processing of the
         released or public ``X^T X``; a multiple of ``m`` damps the noise on ``X^T c``). A 1e-6 relative jitter is
         always added for numerical stability.
     min_count : int or None, default=None
-        Public lower bound ``N`` on every (group, event) cell count, e.g. ``min_{a,y} q_ay m`` for equalized odds.
-        None: estimated privately (Laplace counts minus a margin) with ``min_count_fraction`` of epsilon.
+        Public lower bound ``N >= 2`` on the (group, event) cell counts, e.g. ``min_{a,y} q_ay m`` for equalized
+        odds. It sets the sensitivities; a cell with fewer rows (or none) is not an error: its conditional mean is
+        shrunk toward 0 (see Privacy). None: estimated privately (Laplace counts minus a margin, floored at 2) with
+        ``min_count_fraction`` of epsilon.
     min_count_fraction : float, default=0.1
         Share of epsilon spent on the private lower bound when ``min_count`` is None.
     beta : float, default=0.05
@@ -110,7 +119,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     groups : list or None, default=None
         Public list of groups (None: read from the data, with a ``PrivacyWarning``).
     accountant : diffprivlib.BudgetAccountant or None, default=None
+        Checked before the data are read and charged once per successful ``fit``.
     random_state : None, int or RandomState, default=None
+        Seeds the release noise (one stream for all the fit's diffprivlib mechanisms; experiments only: a seeded
+        release is not secure). None: diffprivlib's cryptographically secure generator, never numpy's global one.
 
     Attributes
     ----------
@@ -130,7 +142,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     composition_ : str
         "basic" or "advanced".
     min_count_ : float
-        The cell-count lower bound the sensitivities used (public, or the DP estimate).
+        ``N``, the cell-count floor the sensitivities and the moments used: ``min_count``, or ``max(2,
+        min_count_estimate_)``; with ``epsilon=inf`` the smallest non-empty cell (no floor is applied).
+    min_count_estimate_ : float or None
+        The DP lower bound on the cell counts before the floor at 2 (None when ``min_count`` is public or
+        ``epsilon=inf``). A release, safe to publish.
     sensitivity_ : dict
         ``auditor_l1`` (of the violation vector) and ``learner`` (of the cost) or ``regression_l1``.
     privacy_spent_ : PrivacySpend
@@ -140,28 +156,52 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     - Neighbouring relation: ``privacy_unit="sensitive_attribute"`` (the paper's): one person's sensitive
       attribute changes, X and y are public; the hypotheses must not read the sensitive attribute (keep it out of
       X). ``"record"``: one whole record ``(x, a, y)`` is substituted; the data size ``m`` is public in both.
-    - Every (group, event) cell must hold at least ``N`` rows (``min_count``, or its DP estimate; a public
-      ``min_count`` above the data's actual minimum is an error, since the guarantee would not hold). Then a group
-      mean changes by at most ``1/(N - 1)`` between neighbours.
-    - Auditor: the violation vector ``gamma(h_t)`` has entries ``+-(E[h|e, g] - E[h|e])``. Changing one
-      attribute moves one record between two cells of the same event (E[h|e] unchanged): L1 sensitivity
-      ``4 / (N - 1)`` (two cells, two signs). Substituting a record also moves the event means (at most two
-      events, each entering ``2 |G|`` coordinates with change ``<= 1/(|G| N - 1)``): ``8 / (N - 1)``. Laplace
-      noise of scale ``sensitivity / epsilon'`` (diffprivlib ``Laplace``) on each coordinate.
+    - Public: ``m``, the declared ``groups``, the constraint (hence its events, and the list of (event, group)
+      cells, fixed by the two without looking at the data), every parameter (``min_count``, ``bound_B``,
+      ``feature_bound``, ``max_iter``, ``hypotheses``, ...). Everything else is read only through the releases.
+    - Floored moments. Each (event, group) cell's conditional mean is computed with the denominator ``max(n_eg,
+      N)`` and each event's with ``max(n_e, |G| N)`` (``N`` = ``min_count_``): ``E^[h | e, g] = sum_cell h /
+      max(n_eg, N)``. For values in ``[0, 1]`` such a mean moves by at most ``1/N`` when one record joins,
+      leaves or changes inside the cell, *whatever the cell's size*. A record leaving a cell of ``k`` rows (the
+      sum ``s`` loses ``v``): if ``k - 1 >= N`` both means are ordinary and ``|s/k - (s - v)/(k - 1)| = |k v -
+      s| / (k (k - 1)) <= 1/k < 1/N``; if ``k <= N`` both denominators are ``N`` (``N`` is an integer, so there
+      is no third case) and the sum moves by at most 1; joining is the reverse, and a change inside the cell
+      keeps the denominator. For values in ``[-R, R]`` the same cases give at most ``2R/(k-1) <= 2R/N`` and
+      ``R/N`` per coordinate, and the constant column of ``[x, 1]`` (mean ``k / max(k, N)``) moves by ``1/N``
+      while ``k <= N``, by 0 otherwise. Hence the
+      sensitivities below hold for every dataset of the domain, including declared groups with no rows and cells
+      below ``N`` (a public ``min_count`` larger than some cells is not an error). The price is bias: a cell with
+      ``n_eg < N`` rows has its mean multiplied by ``n_eg / N`` (shrunk toward 0; an empty cell's mean is 0), so
+      its constraints ``|E^[h|e,g] - E^[h|e]| <= gamma`` push ``E^[h | e]`` toward 0 and the fairness guarantee of
+      Thm. 4.4 holds only for the cells with at least ``N`` rows. When every cell has at least ``N`` rows the
+      moments are Fairlearn's exactly.
+    - Auditor: the violation vector ``gamma(h_t)`` has entries ``+-(E^[h|e, g] - E^[h|e])``. Changing one
+      attribute moves one record between two cells of the same event (``E^[h|e]`` unchanged): L1 sensitivity
+      ``4/N <= 4 / (N - 1)`` (two cells, two signs). Substituting a record also moves the event means (at most
+      two events, each entering ``2 |G|`` coordinates with change ``<= 1/(|G| N)``): ``8/N <= 8 / (N - 1)``.
+      Laplace noise of scale ``sensitivity / epsilon'`` (diffprivlib ``Laplace``) on each coordinate.
     - Learner, exponential mechanism: the cost ``err(h) + lambda^T (gamma(h) - bound)`` changes by at most
       ``||lambda||_1 max_k |Delta gamma_k| <= B / (N - 1)`` (attribute) or ``1/m + 2B/(N - 1)`` (record).
-    - Learner, regression oracle: ``X^T c = (1/m) sum_i x_i (1 - 2 y_i) - sum_{e,g} lambda'_{e,g} (mean_e x -
-      mean_{e,g} x)`` with ``lambda' = lambda_+ - lambda_-``, ``|lambda'|_1 <= B``; a cell mean moves by at most
-      ``2 d R / (N - 1)`` in L1 (``d`` features, ``|x_j| <= R``; the intercept column's mean never moves):
-      L1 sensitivity ``2 d R B / (N - 1)`` (attribute) or ``2 (d + 1) max(R, 1) / m + 4 d R B / (N - 1)``
-      (record, where ``X^T X``'s upper triangle is also released, once, with L1 sensitivity ``(d+1)(d+2) max(R,
-      1)^2`` and its own ``epsilon'``).
-    - Budget: with ``min_count=None``, ``min_count_fraction * epsilon`` goes to Laplace cell counts (L1
-      sensitivity 2), and the lower bound ``min(noisy) - (2/eps_0) ln(1/delta)`` fails with probability at most
-      ``delta/2`` (counted in delta). The 2T per-round mechanisms (2T + 1 with that ``X^T X``) get the largest
+    - Learner, regression oracle: ``X^T c = (1/m) sum_i x~_i (1 - 2 y_i) - sum_{e,g} lambda'_{e,g} (mu_e -
+      mu_{e,g})`` with ``x~ = [x, 1]``, ``mu`` the floored means of ``x~``, ``lambda' = lambda_+ - lambda_-``,
+      ``|lambda'|_1 <= B``. One cell's ``mu`` moves by at most ``s/N`` in L1 with ``s = max(2 d R, d R + 1)``
+      (``d`` features, ``|x_j| <= R``; ``2 d R`` for the ordinary means, ``d R + 1`` for a cell at or below
+      ``N``, whose constant column moves): L1 sensitivity ``s B / (N - 1)`` (attribute: two cells of one event)
+      or ``2 (d + 1) max(R, 1) / m + 2 s B / (N - 1)`` (record: a cell and its event for each ``lambda'``; there
+      ``X^T X``'s upper triangle is also released, once, with L1 sensitivity ``(d+1)(d+2) max(R, 1)^2`` and its
+      own ``epsilon'``).
+    - Budget: with ``min_count=None``, ``min_count_fraction * epsilon`` goes to Laplace cell counts over all
+      declared cells (L1 sensitivity 2), and ``N = max(2, floor(min(noisy) - (2/eps_0) ln(1/delta)))``. Thanks to
+      the floored moments the sensitivities hold for any ``N``: a low estimate costs accuracy (larger noise), a
+      high one (probability at most ``delta/2``) bias, never privacy; ``delta/2`` is still reserved for it in
+      the accounting (conservative). The 2T per-round mechanisms (2T + 1 with that ``X^T X``) get the largest
       ``epsilon'`` for which basic composition, or advanced composition with the remaining delta, stays within
       the remaining epsilon. The accountant is charged once with ``(epsilon, delta)`` (``delta`` only when it
       was used).
+    - Failure paths: ``fit`` validates the public parameters, then checks the budget, then reads the data. The
+      only errors after that are domain errors (non-finite X, labels other than 0/1, a group not in ``groups``,
+      length mismatches), whose messages carry no counts; every dataset inside the domain fits, and no warning
+      depends on the data. A failed fit leaves the estimator as it was.
     """
 
     def __init__(self, estimator=None, constraints=None, *, epsilon=1.0, delta=1e-7, bound_B=10.0, max_iter=None,
@@ -249,7 +289,18 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                              "with a small probability that must be counted in delta.")
         return epsilon, delta, oracle
 
+    def _check_public(self):
+        """Validate the public parameters, then check the budget: the first two steps of ``fit``, before any data.
+
+        Returns ``(epsilon, delta, oracle)``. The AIF360 face calls it before it reads its dataset.
+        """
+        epsilon, delta, oracle = self._check_params()
+        private = not math.isinf(epsilon)
+        check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))
+        return epsilon, delta, oracle
+
     def _load(self, X, y, sensitive_features):
+        """Domain checks only (types, NaN, lengths, binary labels, declared groups); messages carry no counts."""
         X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
         if X_arr.ndim != 2 or X_arr.shape[0] == 0:
             raise ValueError("X must be a non-empty 2-D array.")
@@ -267,63 +318,58 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         group_vector = as_group_vector(sensitive_features, n)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
-        if len(groups) < 2:
-            raise ValueError("sensitive_features: at least two groups are needed (single group).")
-        counts = np.bincount(group_index, minlength=len(groups))
-        if np.any(counts == 0):
-            raise ValueError("sensitive_features: a declared group has no rows (empty group).")
+        # A declared group without rows, or a (group, event) cell below min_count, is inside the domain: it fits
+        # (its moments are shrunk, see Privacy), so that success never depends on the private counts.
         return X_arr, y_arr, group_index, groups
 
     # ------------------------------------------------------------------------------------------ fit
+    @atomic_fit
     def fit(self, X, y, *, sensitive_features, **kwargs):
-        """Run T rounds of the private Learner/Auditor game on ``(X, y)`` with ``sensitive_features``."""
+        """Run T rounds of the private Learner/Auditor game on ``(X, y)`` with ``sensitive_features``.
+
+        Order: public parameters are validated and the budget is checked before the data are read; every fit of
+        data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
+        """
         if kwargs:
             raise TypeError(f"Unexpected fit arguments: {sorted(kwargs)}.")
-        epsilon, delta, oracle = self._check_params()
+        epsilon, delta, oracle = self._check_public()
         X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features)
         n, d = X_arr.shape
-        moment = copy.deepcopy(self.constraints)
-        # The moment sees group codes (public labels' positions), never raw strings that might differ in dtype.
-        moment.load_data(X_arr, pd.Series(y_arr), sensitive_features=pd.Series(group_index, name="group"))
-        U = moment.U.to_numpy(dtype=float)                       # (n, K): gamma(h) = -U^T h / n
-        bound = moment.bound().to_numpy(dtype=float)
-        constraint_index = moment.index
-        n_constraints = U.shape[1]
-        cell_counts = moment.tags.groupby(["event", "group_id"]).size().to_numpy()
-        n_events = moment.tags["event"].dropna().nunique()
-        if n_events == 0 or cell_counts.size != n_events * len(groups):
-            raise ValueError("Every group needs rows in every event of the constraint (e.g. both labels for "
-                             "EqualizedOdds): a (group, event) cell is empty.")
-
         private = not math.isinf(epsilon)
-        spend_bound = PrivacySpend(epsilon, delta if private else 0.0)
-        check_spend(self.accountant, spend_bound)
-        rng = check_random_state(self.random_state)
+        # Release noise: None reaches diffprivlib as None (its secure generator); a seed gives one reproducible
+        # stream shared by all the fit's mechanisms, in the order they run.
+        rng = None if self.random_state is None else _seeded_random_state(self.random_state)
+        events = _moment_events(self.constraints)
+        event_index = _event_index(self.constraints, y_arr)
+        cell_counts = _cell_counts(event_index, group_index, len(events), len(groups))      # (|E|, |G|)
 
         # --- the cell-count lower bound N (public or DP), then the per-round budget
         eps_rounds, delta_rounds, delta_used = epsilon, delta, 0.0
+        estimate = None
         if not private:
-            min_count = float(cell_counts.min())
+            present = cell_counts[cell_counts > 0]
+            min_count = float(present.min()) if present.size else 0.0
         elif self.min_count is not None:
-            if cell_counts.min() < self.min_count:
-                raise ValueError(f"min_count={self.min_count} exceeds the smallest (group, event) cell of the data:"
-                                 " the declared sensitivity, hence the privacy guarantee, would not hold.")
             min_count = float(self.min_count)
         else:
             eps0 = self.min_count_fraction * epsilon
             delta0 = delta / 2
-            noisy = noisy_vector(cell_counts.astype(float), epsilon=eps0, l1_sensitivity=2.0, random_state=rng)
+            noisy = noisy_vector(cell_counts.ravel().astype(float), epsilon=eps0, l1_sensitivity=2.0,
+                                 random_state=rng)
             # P(Laplace(2/eps0) > t) = exp(-t eps0 / 2) / 2 = delta0 at t = (2/eps0) ln(1/(2 delta0)).
-            min_count = float(np.floor(noisy.min() - (2.0 / eps0) * math.log(1.0 / (2.0 * delta0))))
+            estimate = float(np.floor(noisy.min() - (2.0 / eps0) * math.log(1.0 / (2.0 * delta0))))
+            min_count = max(estimate, 2.0)          # a released value; floored so that 1/(N - 1) is defined
             eps_rounds, delta_rounds, delta_used = epsilon - eps0, delta - delta0, delta0
-            if min_count < 2:
-                charge(self.accountant, PrivacySpend(eps0, delta0))
-                raise ValueError(f"The private lower bound on the (group, event) cell counts is {min_count:.0f} < "
-                                 "2: too few rows per cell for this epsilon (its share was spent). Give a public "
-                                 "min_count or more data.")
         self.min_count_ = min_count
+        self.min_count_estimate_ = estimate
 
-        sensitivity = self._sensitivities(min_count, n, d, len(groups), oracle)
+        # gamma(h) = -U^T h / n, with each cell's (and event's) denominator floored at N (|G| N): Privacy.
+        U, constraint_index = _constraint_matrix(event_index, group_index, events, cell_counts,
+                                                 floor=min_count if private else 0.0, keep_empty=private)
+        bound = np.full(U.shape[1], float(self.constraints.eps))
+        n_constraints = U.shape[1]
+
+        sensitivity = self._sensitivities(min_count if private else max(min_count, 2.0), n, d, len(groups), oracle)
         T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)
         if private:
             # 2T per-round mechanisms, plus the one release of X^T X by the regression oracle under "record".
@@ -344,8 +390,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         history = {"lambda": [], "noisy_gamma": [], "hypothesis": []}
         counts = []
         for _ in range(T):
-            weights = np.exp(theta - theta.max())
-            lam = B * weights / (math.exp(-theta.max()) + weights.sum())     # B e^theta / (1 + sum e^theta)
+            if n_constraints:
+                weights = np.exp(theta - theta.max())
+                lam = B * weights / (math.exp(-theta.max()) + weights.sum())     # B e^theta / (1 + sum e^theta)
+            else:                                   # epsilon=inf and no row in any event: nothing to constrain
+                lam = np.zeros(0)
             h, key, predictions = learner(lam)
             if key not in play_index:
                 play_index[key] = len(plays)
@@ -380,7 +429,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         return self
 
     def _sensitivities(self, N, m, d, n_groups, oracle):
-        """The derivations are in the class docstring (Privacy)."""
+        """The derivations are in the class docstring (Privacy); ``N >= 2``."""
         B = float(self.bound_B)
         R = float(self.feature_bound)
         record = self.privacy_unit == "record"
@@ -388,11 +437,13 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         if oracle == "exponential":
             out["learner"] = (1.0 / m + 2 * B / (N - 1)) if record else B / (N - 1)
         elif oracle == "regression":
+            # L1 change of one cell's floored mean of [x, 1] when a record joins or leaves it, times N.
+            spread = max(2 * d * R, d * R + 1)
             if record:
-                out["regression_l1"] = 2 * (d + 1) * max(R, 1.0) / m + 4 * d * R * B / (N - 1)
+                out["regression_l1"] = 2 * (d + 1) * max(R, 1.0) / m + 2 * spread * B / (N - 1)
                 out["gram_l1"] = (d + 1) * (d + 2) * max(R, 1.0) ** 2
             else:
-                out["regression_l1"] = 2 * d * R * B / (N - 1)
+                out["regression_l1"] = spread * B / (N - 1)
         return out
 
     def _n_rounds(self, epsilon, delta, m, d, n_groups, oracle, private):
@@ -438,9 +489,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
 
         if oracle == "regression":
             R = float(self.feature_bound)
-            if np.any(np.abs(X) > R):
-                warnings.warn(f"Some feature values exceed feature_bound={R} in absolute value and were clipped.",
-                              UserWarning, stacklevel=4)
+            # Values beyond the public bound are clipped silently: whether any was clipped depends on the data.
             Xc = np.clip(X, -R, R)
             design = np.column_stack([Xc, np.ones(n)])
             gram = design.T @ design
@@ -500,5 +549,69 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     def predict(self, X, random_state=None):
         """Randomized 0/1 predictions: 1 with probability ``_pmf_predict(X)[:, 1]`` (Fairlearn's semantics)."""
         positive = self._pmf_predict(X)[:, 1]
-        rng = check_random_state(random_state)
+        rng = check_random_state(random_state)          # None: OS entropy, never numpy's global generator
         return (positive >= rng.rand(len(positive))).astype(int)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The moments' public structure: events and (group, event) cells, fixed by the constraint type and the declared
+# groups (never by the data), with Fairlearn's labels and order.
+_EVENTS = ((DemographicParity, ("all",)), (EqualizedOdds, ("label=0", "label=1")),
+           (TruePositiveRateParity, ("label=1",)), (FalsePositiveRateParity, ("label=0",)))
+
+
+def _moment_events(moment):
+    """Fairlearn's event labels of ``moment`` (sorted, as its ``index``)."""
+    for cls, events in _EVENTS:
+        if isinstance(moment, cls):
+            return events
+    raise ValueError(f"unsupported moment {type(moment).__name__}.")
+
+
+def _event_index(moment, y):
+    """Each row's event (position in :func:`_moment_events`), -1 for rows outside every event."""
+    if isinstance(moment, DemographicParity):
+        return np.zeros(y.size, dtype=np.intp)
+    if isinstance(moment, EqualizedOdds):
+        return y.astype(np.intp)
+    label = 1 if isinstance(moment, TruePositiveRateParity) else 0
+    return np.where(y == label, 0, -1).astype(np.intp)
+
+
+def _cell_counts(event_index, group_index, n_events, n_groups):
+    """``(n_events, n_groups)`` row counts of the (event, group) cells (zeros included)."""
+    inside = event_index >= 0
+    flat = event_index[inside] * n_groups + group_index[inside]
+    return np.bincount(flat, minlength=n_events * n_groups).reshape(n_events, n_groups)
+
+
+def _constraint_matrix(event_index, group_index, events, cell_counts, *, floor, keep_empty):
+    """Fairlearn's ``U`` (``gamma(h) = -U^T h / n``) with denominators floored, and its constraint index.
+
+    Column ``(+, e, g)`` holds ``1[e_i = e] / P(e) - 1[e_i = e, g_i = g] / P(e, g)`` and ``(-, e, g)`` its negative,
+    so that ``gamma_(+,e,g)(h) = E^[h | e, g] - E^[h | e]`` (Agarwal et al. 2018, above Thm. 1), computed exactly as
+    Fairlearn's ``UtilityParity.load_data`` does, except that ``P(e, g) = max(n_eg, N) / n`` and ``P(e) = max(n_e,
+    |G| N) / n`` with ``N = floor``: ``E^[h | e, g] = sum_{cell} h / max(n_eg, N)``. With ``floor=0`` and
+    ``keep_empty=False`` (the non-private fit) this is Fairlearn's matrix over the cells present in the data; with
+    ``keep_empty=True`` every declared (event, group) cell has its two columns, whatever the data.
+    """
+    n = event_index.size
+    n_events, n_groups = cell_counts.shape
+    event_counts = cell_counts.sum(axis=1)
+    cells = [(e, g) for e in range(n_events) for g in range(n_groups) if keep_empty or cell_counts[e, g] > 0]
+    plus = np.empty((n, len(cells)))
+    minus = np.empty((n, len(cells)))
+    for column, (e, g) in enumerate(cells):
+        p_event = max(event_counts[e], n_groups * floor) / n
+        p_cell = max(cell_counts[e, g], floor) / n
+        event_select = (event_index == e).astype(np.int64)
+        cell_select = event_select * (group_index == g)
+        # Fairlearn's expressions with ratio = 1, operation for operation (same floating-point results).
+        plus[:, column] = event_select / p_event + (-1.0) * cell_select / p_cell
+        minus[:, column] = (-1.0) * event_select / p_event + cell_select / p_cell
+    tuples = ([("+", events[e], g) for e, g in cells] + [("-", events[e], g) for e, g in cells])
+    names = ["sign", "event", "group_id"]
+    index = (pd.MultiIndex.from_tuples(tuples, names=names) if tuples
+             else pd.MultiIndex.from_arrays([[], [], []], names=names))
+    # Column-major like Fairlearn's DataFrame.to_numpy(), so that the products with U sum in the same order.
+    return np.asfortranarray(np.hstack([plus, minus])), index

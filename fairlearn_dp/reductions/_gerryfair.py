@@ -14,25 +14,24 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 from diffprivlib.mechanisms import GaussianAnalytic, Laplace
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LinearRegression, Ridge
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state as _seeded_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
     PrivacySpend,
-    PrivacyWarning,
     advanced_composition_epsilon,
     charge,
     check_spend,
     validate_epsilon_delta,
 )
-from ..utils._validation import SharedAccountantCloneMixin
+from ..utils._random import check_random_state
+from ..utils._validation import SharedAccountantCloneMixin, atomic_fit
 
 __all__ = ["DPGerryFairClassifier", "LinearCSCHypothesis"]
 
@@ -96,7 +95,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     feature_norm_bound : float or None, default=None
         Public bound on the norm of each row of ``X``: the L1 norm when ``delta == 0`` (Laplace), the L2 norm when
         ``delta > 0`` (Gaussian). None means every feature lies in ``[-1, 1]``: ``d`` (L1) or ``sqrt(d)`` (L2).
-        Rows with a larger norm are scaled onto the ball (here and in ``predict``), with a ``PrivacyWarning``.
+        Rows with a larger norm, if any, are scaled onto the ball (here and in ``predict``). No warning is emitted:
+        whether some row was scaled depends on the private data. Choose a bound that holds by construction.
     sensitive_norm_bound : float or None, default=None
         The same for the rows of ``sensitive_features`` (``k`` columns: ``k`` or ``sqrt(k)`` when None).
     composition : {'auto', 'basic', 'advanced'}, default='auto'
@@ -113,8 +113,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         Checked before the data are read and charged ``(epsilon, delta)`` once at the end of ``fit``;
         diffprivlib's default accountant when None.
     random_state : None, int or numpy.random.RandomState, default=None
-        Seeds the privacy noise. None uses diffprivlib's cryptographically secure generator; a seed makes the run
-        reproducible (experiments only: a seeded release is not secure).
+        Seeds the privacy noise. None uses diffprivlib's cryptographically secure generator (never numpy's global
+        one); a seed makes the run reproducible (experiments only: a seeded release is not secure).
 
     Attributes
     ----------
@@ -208,8 +208,14 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     The vectors are released with one mechanism applied coordinate by coordinate, which is the vector Laplace /
     Gaussian mechanism for the vector's L1 / L2 sensitivity.
 
-    **Not covered**: the ``PrivacyWarning`` about clipped rows and the ``ValueError`` for a single group or
-    non-binary labels depend on the data; choose bounds that hold by construction.
+    **Public inputs and failure paths**: public are ``n``, the numbers of columns of ``X`` and of
+    ``sensitive_features``, the norm bounds and every parameter. ``fit`` validates the parameters, checks the
+    budget, then reads the data; the errors after that are domain checks (numeric and finite ``X``, ``y`` and
+    ``sensitive_features``, labels in {0, 1}, matching lengths) whose messages carry no counts or values. Every
+    dataset inside the domain fits: rows beyond a norm bound are scaled onto the ball without a warning (only the
+    public bound is known to the caller), and protected attributes that take one value only (no subgroup to
+    find) are not an error (the Auditor's released statistics are then noise around zero). A failed fit leaves
+    the estimator as it was.
 
     Notes
     -----
@@ -293,7 +299,24 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
             raise ValueError(f"predictor: Ridge alpha must be a finite number >= 0, got {predictor.alpha!r}.")
         return bool(predictor.fit_intercept), alpha
 
+    def _check_public(self):
+        """Validate the public parameters, then check the budget: the first two steps of ``fit``, before any data.
+
+        The AIF360 face calls it before it reads its dataset. Returns the public quantities ``fit`` needs.
+        """
+        fit_intercept, ridge_alpha = self._check_params()
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        rounds = int(self.max_iters) - 1
+        n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
+        eps0, delta0, rule = _per_release_budget(epsilon, delta, n_releases, self.composition)
+        spend = PrivacySpend(epsilon, delta)
+        check_spend(self.accountant, spend)
+        return {"fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon, "delta": delta,
+                "rounds": rounds, "n_releases": n_releases, "eps0": eps0, "delta0": delta0, "rule": rule,
+                "spend": spend}
+
     # ------------------------------------------------------------------ fit
+    @atomic_fit
     def fit(self, X, y, *, sensitive_features):
         """Run the private fair learning dynamics and store the Learner's plays.
 
@@ -310,13 +333,11 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         -------
         self
         """
-        fit_intercept, ridge_alpha = self._check_params()
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        rounds = int(self.max_iters) - 1
-        n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
-        eps0, delta0, rule = _per_release_budget(epsilon, delta, n_releases, self.composition)
-        spend = PrivacySpend(epsilon, delta)
-        check_spend(self.accountant, spend)               # before any private data is read
+        public = self._check_public()                    # parameters, then the budget: before any data is read
+        fit_intercept, ridge_alpha = public["fit_intercept"], public["ridge_alpha"]
+        epsilon, delta, spend = public["epsilon"], public["delta"], public["spend"]
+        eps0, delta0, rule = public["eps0"], public["delta0"], public["rule"]
+        rounds, n_releases = public["rounds"], public["n_releases"]
 
         X, names = _check_matrix(X, "X")
         y = _check_labels(y, X.shape[0])
@@ -324,8 +345,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         norm_ord = 1 if delta == 0 else 2
         feature_bound = _default_bound(self.feature_norm_bound, X.shape[1], norm_ord)
         sensitive_bound = _default_bound(self.sensitive_norm_bound, A.shape[1], norm_ord)
-        X = _clip_rows(X, feature_bound, norm_ord, "X", "feature_norm_bound")
-        A = _clip_rows(A, sensitive_bound, norm_ord, "sensitive_features", "sensitive_norm_bound")
+        X = _clip_rows(X, feature_bound, norm_ord)
+        A = _clip_rows(A, sensitive_bound, norm_ord)
         X_design = _with_intercept(X) if fit_intercept else X
         A_design = _with_intercept(A)
         x_radius = _radius(feature_bound, norm_ord, fit_intercept)
@@ -499,6 +520,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         ``random_state`` seeds these draws (not a privacy mechanism); sensitive features are not needed.
         """
         positive = self.predict_proba(X)[:, 1]
+        # None: a generator seeded from OS entropy, never numpy's global one (which any caller may have seeded).
         draws = check_random_state(random_state).random_sample(positive.size)
         return (draws < positive).astype(int)
 
@@ -523,7 +545,7 @@ class LinearCSCHypothesis:
 
     def predict(self, X):
         X, _ = _check_matrix(X, "X")
-        X = _clip_rows(X, self.norm_bound, self.norm_ord, "X", None)
+        X = _clip_rows(X, self.norm_bound, self.norm_ord)
         return self.predict_design(_with_intercept(X) if self.fit_intercept else X)
 
     def __repr__(self):
@@ -542,7 +564,8 @@ class _Releaser:
 
     def __init__(self, epsilon0, delta0, norm_ord, *, random_state):
         self.epsilon0, self.delta0, self.norm_ord = epsilon0, delta0, norm_ord
-        self.rng = None if random_state is None else check_random_state(random_state)
+        # None stays None (diffprivlib's secure generator); a seed gives one shared, reproducible stream.
+        self.rng = None if random_state is None else _seeded_random_state(random_state)
         self._mechanisms = {}
 
     def mechanism(self, sensitivity):
@@ -714,8 +737,7 @@ def _check_sensitive(sensitive_features, n):
         raise ValueError(f"sensitive_features has {A.shape[0]} rows but X has {n} (length mismatch).")
     if not np.all(np.isfinite(A)):
         raise ValueError("sensitive_features contains NaN or infinite values.")
-    if np.all(A == A[0]):
-        raise ValueError("sensitive_features takes a single value (a single group): no subgroup to audit.")
+    # A column taking one value only is inside the domain (a neighbour may differ in one row): no error.
     return A
 
 
@@ -733,15 +755,13 @@ def _radius(bound, norm_ord, intercept):
     return 1.0 + bound if norm_ord == 1 else math.sqrt(1.0 + bound ** 2)
 
 
-def _clip_rows(M, bound, norm_ord, name, parameter):
+def _clip_rows(M, bound, norm_ord):
+    """Rows of ``M`` with a norm above the public ``bound`` scaled onto the ball; silently (Privacy: the caller
+    knows only the bound, and a warning would tell whether the private data exceed it)."""
     norms = np.linalg.norm(M, ord=norm_ord, axis=1)
     over = norms > bound
     if not over.any():
         return M
-    if parameter is not None:
-        # No count in the message: only the public bound (the warning itself depends on the data, as documented).
-        warnings.warn(f"Some rows of {name} have an L{norm_ord} norm above {parameter}={bound:g} and were scaled "
-                      "onto the ball: choose a bound that holds by construction.", PrivacyWarning, stacklevel=3)
     M = M.copy()
     M[over] *= (bound / norms[over])[:, None]
     return M

@@ -12,8 +12,8 @@ import numbers
 import warnings
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
@@ -25,7 +25,15 @@ from ..privacy import (
     zcdp_gaussian_sigma,
     zcdp_to_approx_dp,
 )
-from ..utils._validation import SharedAccountantCloneMixin, as_group_vector, encode_groups, resolve_groups
+from ..privacy._zcdp import approx_dp_to_zcdp
+from ..utils._random import release_seeds
+from ..utils._validation import (
+    SharedAccountantCloneMixin,
+    as_group_vector,
+    atomic_fit,
+    encode_groups,
+    resolve_groups,
+)
 
 __all__ = ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "ZCDPLedger"]
 
@@ -90,7 +98,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ parameters
     def _total_rho(self):
-        if not 0 < self.delta < 1:
+        """The zCDP budget: ``rho``, or the largest rho whose (epsilon, delta) conversion is at most ``epsilon``."""
+        if isinstance(self.delta, bool) or not (isinstance(self.delta, numbers.Real) and 0 < self.delta < 1):
             raise ValueError(f"delta must be in (0, 1) (used to report the zCDP spend as (epsilon, delta)), got "
                              f"{self.delta!r}.")
         if self.rho is not None:
@@ -99,14 +108,17 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
             return check_rho(self.rho)
         if self.epsilon is None:
             raise ValueError("rho (zCDP budget) or epsilon is required.")
-        if not (isinstance(self.epsilon, numbers.Real) and math.isfinite(self.epsilon) and self.epsilon > 0):
+        if isinstance(self.epsilon, bool) or not (isinstance(self.epsilon, numbers.Real)
+                                                  and math.isfinite(self.epsilon) and self.epsilon > 0):
             raise ValueError(f"epsilon must be a finite number > 0, got {self.epsilon!r}.")
-        # Largest rho whose Bun-Steinke conversion rho + 2 sqrt(rho ln(1/delta)) equals epsilon.
-        log_term = math.log(1 / self.delta)
-        return (math.sqrt(log_term + self.epsilon) - math.sqrt(log_term)) ** 2
+        # Largest rho whose Bun-Steinke conversion rho + 2 sqrt(rho ln(1/delta)) is at most epsilon, also in
+        # floating point (the plain formula can convert back to epsilon + a few ulps, which an accountant whose
+        # ceiling is epsilon refuses).
+        return approx_dp_to_zcdp(self.epsilon, self.delta)
 
     def _check_params(self):
-        if not (isinstance(self.stage1_fraction, numbers.Real) and 0 < self.stage1_fraction < 1):
+        if isinstance(self.stage1_fraction, bool) or not (isinstance(self.stage1_fraction, numbers.Real)
+                                                          and 0 < self.stage1_fraction < 1):
             raise ValueError(f"stage1_fraction must be in (0, 1), got {self.stage1_fraction!r}.")
         if self.budget_allocation not in ("standard_errors", "uniform"):
             raise ValueError("budget_allocation must be 'standard_errors' (DPSE) or 'uniform' (DPNoSE), got "
@@ -117,101 +129,168 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
             raise ValueError("bounded_group_loss needs objective='group_mean' (Alg. 2).")
         for name in ("data_bound", "clip", "learning_rate", "coef_bound", "lagrange_multiplier"):
             value = getattr(self, name)
-            if not (isinstance(value, numbers.Real) and math.isfinite(value) and value > 0):
+            if isinstance(value, bool) or not (isinstance(value, numbers.Real) and math.isfinite(value)
+                                               and value > 0):
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}.")
         if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral) or self.n_iter < 1:
             raise ValueError(f"n_iter must be an integer >= 1, got {self.n_iter!r}.")
-        if self.bounded_group_loss is not None and not (isinstance(self.bounded_group_loss, numbers.Real)
-                                                        and self.bounded_group_loss >= 0):
-            raise ValueError(f"bounded_group_loss must be None or >= 0, got {self.bounded_group_loss!r}.")
-        if self.target_bound is not None and not (isinstance(self.target_bound, numbers.Real)
-                                                  and math.isfinite(self.target_bound) and self.target_bound > 0):
+        if self.bounded_group_loss is not None and (
+                isinstance(self.bounded_group_loss, bool) or not (isinstance(self.bounded_group_loss, numbers.Real)
+                                                                  and math.isfinite(self.bounded_group_loss)
+                                                                  and self.bounded_group_loss >= 0)):
+            raise ValueError(f"bounded_group_loss must be None or a finite number >= 0, got "
+                             f"{self.bounded_group_loss!r}.")
+        if self.target_bound is not None and (
+                isinstance(self.target_bound, bool) or not (isinstance(self.target_bound, numbers.Real)
+                                                            and math.isfinite(self.target_bound)
+                                                            and self.target_bound > 0)):
             raise ValueError(f"target_bound must be None or a finite number > 0, got {self.target_bound!r}.")
+        self._target_bound()                        # the classifier refuses a target_bound here, before the data
 
     def _target_bound(self):
         """Public bound on ``|y|``: ``target_bound``, or ``data_bound`` when it is None (1 for the classifier)."""
         return float(self.data_bound if self.target_bound is None else self.target_bound)
 
+    def _check_public_inputs(self):
+        """Everything ``fit`` checks before it reads a row: the parameters, the declared groups and the budget.
+
+        Returns ``(rho, groups)`` (``groups`` None when they are to be read from the data). Raises diffprivlib's
+        ``BudgetError`` when the accountant cannot pay the whole budget, whatever the data (the AIF360 faces call
+        this before they convert their dataset).
+        """
+        self._check_params()
+        rho = self._total_rho()
+        groups = None
+        if self.groups is not None:
+            groups = resolve_groups(self.groups, None, estimator_name=type(self).__name__)
+        check_spend(self.accountant, self._spend(rho))
+        return rho, groups
+
+    def _label_attributes(self):
+        """Fitted attributes fixed by public label parameters (the classifier's ``classes_``)."""
+        return {}
+
+    def _spend(self, rho):
+        """What ``rho`` zCDP costs as ``(epsilon, delta)``; with ``epsilon`` given, ``rho`` converts to at most it."""
+        return PrivacySpend(zcdp_to_approx_dp(rho, self.delta), self.delta, rho=rho)
+
     # ------------------------------------------------------------------ data
-    def _design(self, X):
-        X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+    def _design(self, X, *, warn_clipped=False):
+        """``X`` clipped to ``[-data_bound, data_bound]``, with the constant column at the bound (intercept).
+
+        Clipping in ``fit`` is silent: a warning emitted only when some value exceeded the bound would tell whether
+        the private data hold such a value. ``predict`` (``warn_clipped=True``) warns, its data are not the fit's.
+        """
+        if isinstance(X, (pd.DataFrame, pd.Series)):
+            X = X.to_numpy()
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("X must be numeric.") from exc
         if X.ndim != 2 or X.shape[0] == 0:
             raise ValueError("X must be a non-empty 2-D array.")
         if not np.all(np.isfinite(X)):
             raise ValueError("X contains NaN or infinite values.")
         bound = float(self.data_bound)
-        if np.any(np.abs(X) > bound):
+        if warn_clipped and np.any(np.abs(X) > bound):
             warnings.warn(f"Some feature values exceed data_bound={bound} in absolute value and were clipped.",
-                          UserWarning, stacklevel=3)
-            X = np.clip(X, -bound, bound)
+                          UserWarning, stacklevel=4)
+        X = np.clip(X, -bound, bound)
         if self.fit_intercept:
             X = np.column_stack([X, np.full(X.shape[0], bound)])   # constant column at the bound: |x_j| <= U
         return X
 
     # ------------------------------------------------------------------ fit
+    @atomic_fit
     def fit(self, X, y, *, sensitive_features):
-        """Fit the DP model (group sizes are treated as public, see Privacy)."""
-        self._check_params()
-        rho = self._total_rho()
+        """Fit the DP model (group sizes are treated as public, see Privacy).
+
+        Order: the public parameters and groups are validated and the accountant is checked for the whole budget
+        before the data are read; a fit that raises leaves the estimator as it was.
+        """
+        rho, groups = self._check_public_inputs()
         design = self._design(X)
         target = self._target(y, design.shape[0])
         group_vector = as_group_vector(sensitive_features, design.shape[0])
-        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
+        if groups is None:
+            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
         sizes = np.bincount(group_index, minlength=len(groups))
-        n_features = design.shape[1]
-        if sizes.min() < n_features + 1:
-            raise ValueError(f"sensitive_features: every group needs at least d + 1 = {n_features + 1} rows "
-                             "(a group is too small for its standard error).")
-        spend_bound = PrivacySpend(zcdp_to_approx_dp(rho, self.delta), self.delta, rho=rho)
-        check_spend(self.accountant, spend_bound)
         # One independent stream per stage, both derived from random_state (DPNoSE draws the stage-1 seed too and
         # leaves it unused): DPSE and DPNoSE fitted with the same random_state then share their stage-2 standard
         # normal draws, which makes paired comparisons of the two allocations far less noisy (common random
-        # numbers). Each release still gets fresh, independent noise.
-        stage_seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=2)
-        stage1_rng, stage2_rng = (np.random.RandomState(seed) for seed in stage_seeds)
+        # numbers). Each release still gets fresh, independent noise. random_state=None: diffprivlib's secure
+        # source for every release (never numpy's global generator).
+        stage1_rng, stage2_rng = release_seeds(self.random_state, 2)
         ledger = ZCDPLedger()
-        if self.budget_allocation == "standard_errors":
+        present = sizes > 0
+        uniform = present / present.sum()           # equal shares over the groups that have rows (sizes are public)
+        fallback = None
+        if self.budget_allocation == "standard_errors" and np.any(sizes >= design.shape[1] + 1):
             tau = self.stage1_fraction * rho
             mu = rho - tau
-            shares = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger, stage1_rng)
+            shares, fallback = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger,
+                                                            stage1_rng)
         else:
             mu = rho
-            shares = np.full(len(groups), 1.0 / len(groups))
+            shares = uniform
+            if self.budget_allocation == "standard_errors":
+                fallback = "no group has d + 1 rows"         # public: stage 1 is skipped, its budget goes to stage 2
         coef, history = self._stage2_gradient_descent(design, target, group_index, sizes, mu, shares, ledger,
                                                       stage2_rng)
+        spent = self._charged_rho(ledger.total(), rho)
+        privacy_spent = charge(self.accountant, self._spend(spent))
 
         self.groups_ = groups
         self.group_sizes_ = sizes
         self.budget_shares_ = shares
+        self.stage1_fallback_ = fallback
         self.coef_ = coef[:-1] if self.fit_intercept else coef
         self.intercept_ = float(coef[-1] * self.data_bound) if self.fit_intercept else 0.0
         self.ledger_ = ledger
         self.history_ = history
         self.n_features_in_ = design.shape[1] - int(self.fit_intercept)
-        total = ledger.total()
-        self.rho_spent_ = total
-        self.privacy_spent_ = charge(self.accountant, PrivacySpend(zcdp_to_approx_dp(total, self.delta),
-                                                                   self.delta, rho=total))
+        self.rho_spent_ = spent
+        self.privacy_spent_ = privacy_spent
+        for name, value in self._label_attributes().items():
+            setattr(self, name, value)
         return self
 
-    def _stage1_standard_errors(self, design, target, group_index, sizes, tau, ledger, rng):
-        """Algorithm 1: tau-zCDP per-group standard errors of a precursor DP OLS fit; returns ``s_k^2``.
+    @staticmethod
+    def _charged_rho(total, rho):
+        """The zCDP spend to charge: the ledger's sum of its releases' costs, capped at the budget ``rho`` when it
+        exceeds it only by floating-point rounding (the per-release costs are recomputed from their sigmas and
+        summed over up to ``T K`` releases; the budget splits sum to ``rho`` exactly in real arithmetic). A larger
+        excess would be a bug and is charged as it is."""
+        if rho < total <= rho * (1 + 1e-9):
+            return rho
+        return total
 
-        Budget: ``tau_k = tau / (K + 1)``; ``tau_k / 2`` each for ``X^T X`` and ``X^T y`` (Analyze Gauss), and
-        ``tau_k`` for each group's clipped residual sum ``S_k``. Sensitivities under substitution of one record
-        with feature entries bounded by ``U = data_bound`` and ``|y| <= V = target_bound``: ``||x x^T - x'
-        x'^T||_F <= ||x||^2 + ||x'||^2 <= 2 d U^2`` (noise on the upper triangle, mirrored: each entry is released
-        once, and the Frobenius bound covers the upper triangle), ``||x y - x' y'||_2 <= 2 sqrt(d) U V``; a
-        clipped squared residual lies in ``[0, clip^2]``, so ``S_k`` moves by at most ``clip^2``. Fallbacks of the paper: a non-positive-definite noisy
-        ``X^T X`` or a non-positive ``S_k`` give uniform shares.
+    def _stage1_standard_errors(self, design, target, group_index, sizes, tau, ledger, rng):
+        """Algorithm 1: tau-zCDP per-group standard errors of a precursor DP OLS fit; returns ``(s_k^2, fallback)``.
+
+        Budget: ``tau_k = tau / (K_e + 1)`` with ``K_e`` the number of groups with at least ``d + 1`` rows (the
+        groups that get a standard error; all ``K`` groups in the usual case); ``tau_k / 2`` each for ``X^T X`` and
+        ``X^T y`` (Analyze Gauss), and ``tau_k`` for each such group's clipped residual sum ``S_k``. Sensitivities
+        under substitution of one record with feature entries bounded by ``U = data_bound`` and ``|y| <= V =
+        target_bound``: ``||x x^T - x' x'^T||_F <= ||x||^2 + ||x'||^2 <= 2 d U^2`` (noise on the upper triangle,
+        mirrored: each entry is released once, and the Frobenius bound covers the upper triangle), ``||x y - x'
+        y'||_2 <= 2 sqrt(d) U V``; a clipped squared residual lies in ``[0, clip^2]``, so ``S_k`` moves by at most
+        ``clip^2``.
+
+        Degraded cases (they depend on the public sizes or on released values only): a group with ``1 <= n_k <=
+        d`` rows is too small for a standard error and gets the default share ``1 / K'`` (``K'``: groups with
+        rows); the others split the rest in proportion to ``s_k^2``; an empty group gets share 0. Fallbacks of the
+        paper: a non-positive-definite noisy ``X^T X`` or a non-positive noisy ``S_k`` give equal shares ``1 / K'``.
         """
         n_groups = sizes.size
         d = design.shape[1]
         bound = float(self.data_bound)
         target_bound = self._target_bound()
-        tau_k = tau / (n_groups + 1)
+        present = sizes > 0
+        uniform = present / present.sum()
+        estimable = np.flatnonzero(sizes >= d + 1)
+        tau_k = tau / (estimable.size + 1)
         upper = np.triu_indices(d)
         gram = design.T @ design
         noisy_upper = ledger.release(gram[upper], stage="stage1", l2_sensitivity=2 * d * bound ** 2,
@@ -223,21 +302,25 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
                                 l2_sensitivity=2 * math.sqrt(d) * bound * target_bound, rho=tau_k / 2,
                                 random_state=rng)
         residual_clip = float(self.clip) ** 2
-        uniform = np.full(n_groups, 1.0 / n_groups)
         if np.linalg.eigvalsh(noisy_gram).min() <= 0:
-            self.stage1_fallback_ = "X^T X not positive definite"     # the residual sums are then not released
-            return uniform
+            return uniform, "X^T X not positive definite"      # the residual sums are then not released
         beta = np.linalg.solve(noisy_gram, moment)
-        residuals = np.clip((target - design @ beta) ** 2, 0.0, residual_clip)
+        with np.errstate(all="ignore"):       # beta is released; an overflow must not surface as a warning
+            squared_residuals = (target - design @ beta) ** 2
+        # Each clipped squared residual lies in [0, clip^2] (one that overflowed counts as clip^2).
+        residuals = np.where(np.isfinite(squared_residuals), np.clip(squared_residuals, 0.0, residual_clip),
+                             residual_clip)
         sums = np.bincount(group_index, weights=residuals, minlength=n_groups)
         noisy_sums = np.array([ledger.release(sums[k], stage="stage1", l2_sensitivity=residual_clip, rho=tau_k,
-                                              random_state=rng) for k in range(n_groups)])
+                                              random_state=rng) for k in estimable])
         if np.any(noisy_sums <= 0):
-            self.stage1_fallback_ = "a noisy residual sum <= 0"
-            return uniform
-        self.stage1_fallback_ = None
-        squared = noisy_sums / sizes
-        return squared / squared.sum()
+            return uniform, "a noisy residual sum <= 0"
+        squared = noisy_sums / sizes[estimable]
+        small = present.copy()
+        small[estimable] = False                       # groups with 1..d rows: the default share 1 / K'
+        shares = np.where(small, uniform, 0.0)
+        shares[estimable] = (1.0 - shares.sum()) * (squared / squared.sum())
+        return shares, None
 
     def _stage2_gradient_descent(self, design, target, group_index, sizes, mu, shares, ledger, rng):
         """Algorithm 2 (``objective="group_mean"``, optional BGL) or Algorithm 3 (``"pooled"``): mu-zCDP projected
@@ -246,7 +329,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         Per-example gradients are clipped to L2 norm ``clip``; under substitution within group k the clipped sum
         moves by at most ``2 clip`` (the mean by ``2 clip / n_k``); per-example losses are clipped to ``[0,
         clip^2]`` (the mean moves by ``clip^2 / n_k``). The iterate is projected onto ``[-coef_bound,
-        coef_bound]^P``.
+        coef_bound]^P``. A group without rows (share 0, public) contributes nothing and releases nothing: its
+        gradient is recorded as 0, its loss and sigma as NaN.
         """
         n_groups = sizes.size
         T = int(self.n_iter)
@@ -255,7 +339,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         use_bgl = self.bounded_group_loss is not None
         theta = np.zeros(d)
         history = {"theta": [], "noisy_gradients": [], "noisy_losses": [], "sigma_gradient": None}
-        sigma_gradient = np.zeros(n_groups)
+        sigma_gradient = np.full(n_groups, np.nan)
         # Split the data by group once. Every per-example gradient is a scalar times x_i (2 r_i x_i for the squared
         # loss), so its norm is |scalar| ||x_i||: the clipped mean is X_k^T (scalar * clip factor) / n_k, one
         # matrix-vector product per group and iteration instead of an (n_k, d) array.
@@ -266,13 +350,16 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
             blocks.append((X_k, target[rows], np.linalg.norm(X_k, axis=1)))
         for _ in range(T):
             gradients = np.zeros((n_groups, d))
-            losses = np.zeros(n_groups)
+            losses = np.full(n_groups, np.nan)
             history["theta"].append(theta.copy())
             for k, (X_k, y_k, row_norms) in enumerate(blocks):
+                if sizes[k] == 0:
+                    continue
                 budget = mu * shares[k] / T
                 gradient_budget = budget / 2 if use_bgl else budget
                 margin = X_k @ theta
-                scale = self._gradient_scalars(margin, y_k)
+                with np.errstate(over="ignore"):      # exp overflow (the limit is exact) must not warn
+                    scale = self._gradient_scalars(margin, y_k)
                 factor = 1.0 / np.maximum(1.0, np.abs(scale) * row_norms / clip)     # per-example L2 clipping
                 clipped_sum = X_k.T @ (scale * factor)
                 if self.objective == "group_mean":
@@ -288,7 +375,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
                                                rho=budget / 2, random_state=rng)
             direction = gradients.sum(axis=0)
             if use_bgl:
-                worst = int(np.argmax(losses))
+                worst = int(np.nanargmax(losses))
                 if losses[worst] - float(self.bounded_group_loss) >= 0:
                     direction = direction + float(self.lagrange_multiplier) * gradients[worst]
             theta = np.clip(theta - float(self.learning_rate) * direction, -self.coef_bound, self.coef_bound)
@@ -300,7 +387,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
 
     def _decision(self, X):
         check_is_fitted(self, "coef_")
-        design = self._design(X)
+        design = self._design(X, warn_clipped=True)
         if design.shape[1] - int(self.fit_intercept) != self.n_features_in_:
             raise ValueError(f"X has {design.shape[1] - int(self.fit_intercept)} features, the model "
                              f"{self.n_features_in_}.")
@@ -311,22 +398,40 @@ _PRIVACY_DOC = """
     Privacy
     -------
     - Neighbouring relation: datasets with the same group sizes differing in one record (x, a, y) within a group
-      (substitution); the group sizes ``n_k`` are public, as in the paper. Values of X are clipped to
-      ``[-data_bound, data_bound]`` and, for regression, y to ``[-target_bound, target_bound]`` (public bounds),
-      with a warning.
+      (substitution). Public inputs: the group sizes ``n_k`` (as in the paper), the declared ``groups``,
+      ``data_bound``, ``target_bound``, ``clip``, ``n_iter``, ``learning_rate``, ``stage1_fraction``, the other
+      parameters, and for the classifier its label set ``classes``. Values of X are clipped to ``[-data_bound,
+      data_bound]`` and, for regression, y to ``[-target_bound, target_bound]`` (public bounds) without a warning
+      (one emitted only when a value was clipped would depend on the data): the guarantee is for the clipped data.
     - Stage 1 (``budget_allocation="standard_errors"``, tau = ``stage1_fraction * rho``): Gaussian noise on the
       upper triangle of ``X^T X`` (L2 sensitivity ``2 d U^2``) and on ``X^T y`` (``2 sqrt(d) U V``), tau/(2(K+1))
       zCDP each, and on each group's clipped residual sum (sensitivity ``clip^2``), tau/(K+1) each.
     - Stage 2 (mu = rho - tau): T iterations; group k's clipped gradient mean (sensitivity ``2 clip / n_k``; the
       sum for ``objective="pooled"``: ``2 clip``) gets ``mu s_k^2 / T`` zCDP (half of it, and half for the clipped
       loss mean, sensitivity ``clip^2 / n_k``, when ``bounded_group_loss`` is set).
+    - Small and empty groups (decided by the public sizes, never an error): a declared group with ``1 <= n_k <= d``
+      rows (``d`` features, plus 1 with the intercept) is too small for a stage-1 standard error; it gets the
+      default share ``1 / K'`` (``K'``: the number of groups with rows) and stage 1 releases residual sums only
+      for the other groups (tau/(K_e+1) each, ``K_e`` of them). A declared group with no rows gets share 0 and
+      releases nothing. When no group has ``d + 1`` rows, stage 1 is skipped (``stage1_fallback_``) and all of
+      rho goes to stage 2 with equal shares.
     - The paper calibrates to sensitivity ``clip`` (add/remove); this class uses the substitution sensitivities
       above, which are twice as large, so its noise is correct for the paper's stated (bounded) relation.
     - Composition: every release is a Gaussian mechanism recorded in ``ledger_``; ``rho_spent_`` is their sum
-      (equal to ``rho``; less if stage 1 fell back early and skipped its residual releases). Since a record changes only its own group's statistics, parallel composition would
-      allow ``max`` instead of the sum over groups; the sum is kept (conservative, as in the paper).
-    - Noise is drawn by diffprivlib's analytic Gaussian mechanism set to the zCDP sigma. The accountant is
-      charged once with ``(rho + 2 sqrt(rho ln(1/delta)), delta)``; ``privacy_spent_.rho`` holds rho.
+      (equal to ``rho`` up to floating-point rounding, which is capped at ``rho``; less if stage 1 fell back
+      early and skipped its residual releases). Since a record changes only its own group's statistics, parallel
+      composition would allow ``max`` instead of the sum over groups; the sum is kept (conservative, as in the
+      paper).
+    - Noise is drawn by diffprivlib's analytic Gaussian mechanism set to the zCDP sigma; with
+      ``random_state=None`` from diffprivlib's cryptographically secure source (a seed makes the noise
+      reproducible and is for experiments only). The accountant is checked for the whole budget before the data
+      are read and charged once with ``(rho + 2 sqrt(rho ln(1/delta)), delta)``; ``privacy_spent_.rho`` holds
+      rho. Given ``epsilon``, rho is the largest value whose conversion is at most ``epsilon`` in floating point,
+      so the charge never exceeds ``epsilon``.
+    - Failure paths: whether ``fit`` succeeds, its errors and the fitted attributes depend only on the public
+      inputs above and on released values. Errors after the budget check concern the data's domain only (wrong
+      type, NaN/inf, length mismatch, a group not in ``groups``, a label not in ``classes``) and carry no counts
+      or values of the data. A fit that raises leaves the estimator as it was.
 """
 
 
@@ -360,11 +465,12 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     lagrange_multiplier : float, default=1.0
         ``G`` of the Lagrangian.
     data_bound : float, default=1.0
-        Public bound ``U`` on ``|x_j|`` (features are clipped to it; scale your data accordingly).
+        Public bound ``U`` on ``|x_j|`` (features are clipped to it silently in ``fit``, with a warning in
+        ``predict``; scale your data accordingly).
     target_bound : float or None, default=None
-        Public bound ``V`` on ``|y|`` (targets are clipped to it); None uses ``data_bound``. Give it separately
-        when the target's range differs from the features': a loose bound on X inflates the stage-1 noise on
-        ``X^T X`` by ``U^2``.
+        Public bound ``V`` on ``|y|`` (targets are clipped to it, silently); None uses ``data_bound``. Give it
+        separately when the target's range differs from the features': a loose bound on X inflates the stage-1
+        noise on ``X^T X`` by ``U^2``.
     clip : float, default=2.0
         Per-example gradient clipping norm ``Delta`` (losses are clipped to ``Delta^2``); the paper uses 2.
     n_iter : int, default=200
@@ -374,18 +480,29 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
         Coefficients are projected onto ``[-coef_bound, coef_bound]^P`` (the paper's ``C_P = [-5, 5]^P``).
     fit_intercept : bool, default=True
     groups : list or None
-        Public group labels (None: read from the data with a PrivacyWarning).
+        Public group labels (None: read from the data with a PrivacyWarning). A declared group may have no rows
+        (see Privacy).
     accountant : diffprivlib.BudgetAccountant or None
     random_state : None, int or RandomState
+        None: the release noise comes from diffprivlib's secure source (never numpy's global generator). An int
+        or a RandomState makes the noise reproducible (experiments only).
 
     Attributes
     ----------
     coef_, intercept_ : the DP model.
+    groups_ : list
+        The groups, in the order of the per-group attributes.
+    group_sizes_ : ndarray of shape (n_groups,)
+        ``n_k`` (public).
     budget_shares_ : ndarray of shape (n_groups,)
-        ``s_k^2`` (sums to 1).
+        ``s_k^2`` (sums to 1; 0 for a group without rows, ``1 / K'`` for a group too small for a standard error).
+    stage1_fallback_ : str or None
+        Why stage 1 gave equal shares (a released ``X^T X`` not positive definite, a released residual sum <= 0,
+        or no group with ``d + 1`` rows), None otherwise.
     ledger_ : ZCDPLedger
         Every Gaussian release with its stage, sensitivity, sigma and zCDP cost.
     rho_spent_ : float
+        The zCDP spent (the ledger's sum, see Privacy).
     privacy_spent_ : PrivacySpend
     history_ : dict
         Iterates and noisy gradients / losses per iteration (diagnostics, all DP).
@@ -394,15 +511,15 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     _loss = "squared"
 
     def _target(self, y, n):
-        values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=float).ravel()
-        if values.size != n:
-            raise ValueError(f"y has {values.size} rows but X has {n} (length mismatch).")
+        """``y`` as floats clipped to ``[-target_bound, target_bound]`` (silently: see Privacy)."""
+        values = _as_column(y, n)
+        try:
+            values = values.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("y must be numeric.") from exc
         if not np.all(np.isfinite(values)):
             raise ValueError("y contains NaN or infinite values.")
         bound = self._target_bound()
-        if np.any(np.abs(values) > bound):
-            warnings.warn(f"Some targets exceed target_bound={bound} in absolute value and were clipped.",
-                          UserWarning, stacklevel=3)
         return np.clip(values, -bound, bound)
 
     @staticmethod
@@ -425,10 +542,36 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
     Stage 1 is the same DP OLS precursor on labels coded -1/+1; stage 2 runs the same DP gradient descent on the
     logistic loss ``log(1 + exp(-y theta^T x))`` (per-example gradients clipped to ``clip``, losses to
     ``clip^2``). Parameters and Privacy are those of :class:`DPGroupBudgetRegressor`, except that
-    ``target_bound`` does not apply: labels are in {-1, +1}, so the bound on ``|y|`` is 1.
+    ``target_bound`` does not apply (labels are in {-1, +1}, so the bound on ``|y|`` is 1) and the label set is
+    declared, not read from the data:
+
+    Parameters
+    ----------
+    classes : sequence of two labels or None, default=None
+        The public label set ``[negative, positive]`` (e.g. ``["no", "yes"]``); the positive class is coded +1.
+        None means the labels are 0 and 1 (``classes_ = [0, 1]``; booleans count as 0/1). ``y`` holding any other
+        value is a ``ValueError`` naming ``y``. A label set read from the data would tell, e.g., whether some
+        record has the positive label, so it is never inferred.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``classes`` (or ``[0, 1]``), whatever labels the data hold; ``predict`` returns these.
     """
 
     _loss = "logistic"
+
+    def __init__(self, *, rho=None, epsilon=None, delta=1e-6, stage1_fraction=0.2, budget_allocation="standard_errors",
+                 objective="group_mean", bounded_group_loss=None, lagrange_multiplier=1.0, data_bound=1.0,
+                 target_bound=None, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0, fit_intercept=True,
+                 groups=None, classes=None, accountant=None, random_state=None):
+        super().__init__(rho=rho, epsilon=epsilon, delta=delta, stage1_fraction=stage1_fraction,
+                         budget_allocation=budget_allocation, objective=objective,
+                         bounded_group_loss=bounded_group_loss, lagrange_multiplier=lagrange_multiplier,
+                         data_bound=data_bound, target_bound=target_bound, clip=clip, n_iter=n_iter,
+                         learning_rate=learning_rate, coef_bound=coef_bound, fit_intercept=fit_intercept,
+                         groups=groups, accountant=accountant, random_state=random_state)
+        self.classes = classes
 
     def _target_bound(self):
         """Labels are coded -1/+1, so the bound on ``|y|`` is 1 (``target_bound`` does not apply)."""
@@ -437,15 +580,47 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
                              "leave it None.")
         return 1.0
 
+    def _check_params(self):
+        super()._check_params()
+        self._declared_classes()
+
+    def _declared_classes(self):
+        """The public label set as a list ``[negative, positive]`` (``[0, 1]`` when ``classes`` is None)."""
+        if self.classes is None:
+            return [0, 1]
+        if isinstance(self.classes, (str, bytes)) or not hasattr(self.classes, "__iter__"):
+            raise TypeError("classes must be None or a sequence of two labels [negative, positive].")
+        labels = list(np.asarray(self.classes, dtype=object).ravel())
+        if len(labels) != 2:
+            raise ValueError(f"classes must hold exactly two labels [negative, positive], got {len(labels)}.")
+        for label in labels:
+            try:
+                hash(label)
+            except TypeError as exc:
+                raise TypeError("classes must hold hashable labels.") from exc
+            if label is None or (isinstance(label, numbers.Real) and math.isnan(label)):
+                raise ValueError("classes must not contain None or NaN.")
+        if labels[0] == labels[1]:
+            raise ValueError("classes must hold two distinct labels.")
+        return labels
+
+    def _label_attributes(self):
+        labels = self._declared_classes()
+        kinds = {type(label) for label in labels}
+        return {"classes_": np.asarray(labels) if len(kinds) == 1 else np.array(labels, dtype=object)}
+
     def _target(self, y, n):
-        values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
-        if values.size != n:
-            raise ValueError(f"y has {values.size} rows but X has {n} (length mismatch).")
-        classes = np.unique(values)
-        if classes.size != 2:
-            raise ValueError(f"y must contain exactly two classes (binary labels), got {classes.size}.")
-        self.classes_ = classes
-        return np.where(values == classes[1], 1.0, -1.0)
+        """Labels in the declared ``classes`` coded -1 (negative) / +1 (positive); anything else is an error."""
+        values = _as_column(y, n)
+        if pd.isna(values).any():
+            raise ValueError("y contains missing values (NaN/None); labels must be one of classes.")
+        labels = self._declared_classes()
+        codes = pd.Index(pd.Series(labels, dtype=object)).get_indexer(pd.Series(values, dtype=object))
+        if np.any(codes < 0):
+            declared = "classes=[0, 1] (the default)" if self.classes is None else "the declared classes"
+            raise ValueError(f"y contains a label that is not one of {declared}; pass classes=[negative, "
+                             "positive] to declare the label set.")
+        return np.where(codes == 1, 1.0, -1.0)
 
     @staticmethod
     def _gradient_scalars(margin, y):
@@ -460,11 +635,28 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
         return self._decision(X)
 
     def predict_proba(self, X):
-        p = 1.0 / (1.0 + np.exp(-self._decision(X)))
+        decision = self._decision(X)
+        with np.errstate(over="ignore"):          # exp overflow: the probability is 0, exactly the limit
+            p = 1.0 / (1.0 + np.exp(-decision))
         return np.column_stack([1 - p, p])
 
     def predict(self, X):
+        check_is_fitted(self, "coef_")
         return self.classes_[(self._decision(X) > 0).astype(int)]
+
+
+def _as_column(y, n):
+    """``y`` as a 1-D array of length ``n`` (a one-column 2-D input is accepted)."""
+    if isinstance(y, (pd.DataFrame, pd.Series)):
+        y = y.to_numpy()
+    values = np.asarray(y)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.ndim != 1:
+        raise ValueError("y must be one-dimensional (or a single column).")
+    if values.size != n:
+        raise ValueError(f"y has {values.size} rows but X has {n} (length mismatch).")
+    return values
 
 
 # A class docstring must be a literal, so the shared Privacy section is appended here.

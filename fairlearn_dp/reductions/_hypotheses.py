@@ -12,7 +12,8 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.utils import check_random_state
+
+from ..utils._random import check_random_state
 
 __all__ = ["LinearThresholdClassifier", "linear_threshold_hypotheses", "hypothesis_predictions"]
 
@@ -64,7 +65,8 @@ def linear_threshold_hypotheses(n_features, *, n_directions=64, n_thresholds=16,
         Public bound on ``|x_j|`` (scale the features to it).
     include_constants : bool, default=True
     random_state : None, int or RandomState
-        Seed for the directions (public randomness: it may be published with the model).
+        Seed for the directions (public randomness: it may be published with the model). None draws them from a
+        generator seeded by the operating system's entropy, never from numpy's global generator.
 
     Returns
     -------

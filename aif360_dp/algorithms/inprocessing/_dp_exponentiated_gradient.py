@@ -10,6 +10,7 @@ from fairlearn import reductions as fl_reductions
 
 from fairdp_adapters.aif360 import dataset_to_arrays, declared_groups, predict_seed, protected_attribute
 from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.utils._validation import atomic_fit
 
 __all__ = ["DPExponentiatedGradientReduction"]
 
@@ -48,11 +49,17 @@ class DPExponentiatedGradientReduction(Transformer):
             ``sensitive_attribute`` guarantee: the hypotheses must not read them).
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``.
         seed (int, optional): seeds the privacy noise of ``fit`` and, through a separate stream, the randomized
-            predictions (experiments only: a seeded release is not secure).
+            predictions (experiments only: a seeded release is not secure). None: a secure source for the noise
+            and OS entropy for the predictions, never numpy's global generator.
 
     Privacy: as :class:`fairlearn_dp.reductions.DPExponentiatedGradient` (its Privacy section gives the
     neighbouring relation, the sensitivities and the composition): ``(epsilon, delta)``-DP for the dataset passed
-    to ``fit``, charged once; ``privacy_spent_`` holds the charge and ``model_`` the fitted estimator.
+    to ``fit``, charged once; ``privacy_spent_`` holds the charge and ``model_`` the fitted estimator. Public:
+    the number of rows, the dataset's schema (feature and protected attribute names, the groups declared in its
+    privileged/unprivileged metadata, favorable/unfavorable labels) and the parameters. The budget is checked
+    before any row is read; a declared group without rows or a cell below ``min_count`` fits (see the engine's
+    floored moments); errors after the budget check are domain errors without counts. A failed ``fit`` leaves
+    the transformer as it was.
     """
 
     def __init__(self, estimator=None, constraints="EqualizedOdds", *, difference_bound=0.01, epsilon=1.0,
@@ -98,26 +105,33 @@ class DPExponentiatedGradientReduction(Transformer):
             raise ValueError("dataset has no feature left once the protected attributes are dropped.")
         return frame
 
+    @atomic_fit
     def fit(self, dataset):
         """Train the DP randomized classifier on ``dataset`` (a BinaryLabelDataset with true labels).
+
+        Order: the parameters are validated and the budget is checked (through the engine) before the dataset's
+        rows are read; only its schema (protected attribute names, declared groups) is read before. A fit that
+        raises leaves the transformer as it was.
 
         Returns:
             self.
         """
         if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
+        model = DPExponentiatedGradient(
+            self.estimator, self._moment(), epsilon=self.epsilon, delta=self.delta, bound_B=self.bound_B,
+            max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
+            feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
+            accountant=self.accountant, random_state=self.seed)
+        model._check_public()                       # public parameters, then the budget: before any row is read
         name = protected_attribute(dataset, self.protected_attribute_name)
+        model.set_params(groups=declared_groups(dataset, name))          # the schema's groups (public)
         arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
         labels = dataset.labels.ravel()
         if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
             raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
         y = (labels == dataset.favorable_label).astype(int)
         X = self._features(dataset)
-        model = DPExponentiatedGradient(
-            self.estimator, self._moment(), epsilon=self.epsilon, delta=self.delta, bound_B=self.bound_B,
-            max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
-            feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
-            groups=declared_groups(dataset, name), accountant=self.accountant, random_state=self.seed)
         model.fit(X.to_numpy(dtype=float), y, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
         self.model_ = model
         self.feature_names_ = list(X.columns)

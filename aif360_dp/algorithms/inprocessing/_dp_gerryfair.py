@@ -9,6 +9,7 @@ from sklearn.linear_model import LinearRegression
 
 from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier as _Engine
+from fairlearn_dp.utils._validation import atomic_fit
 
 __all__ = ["DPGerryFairClassifier"]
 
@@ -41,10 +42,11 @@ class DPGerryFairClassifier(Transformer):
         delta (float): 0 for pure DP (Laplace), > 0 for the analytic Gaussian mechanism.
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
         random_state (int, optional): seeds the privacy noise (for experiments; a seeded release is not secure).
+            None: diffprivlib's secure generator, never numpy's global one.
         feature_norm_bound, sensitive_norm_bound (float, optional): public bounds on the row norms of the features
             and of the protected attributes (L1 when ``delta == 0``, L2 otherwise); default: every entry in
             ``[-1, 1]``. AIF360's raw features (e.g. ``AdultDataset``'s ages) must be scaled with public ranges
-            first, or larger rows are scaled onto the ball with a warning.
+            first, or larger rows are scaled onto the ball (silently: a warning would depend on the data).
         composition (str): ``'auto'``, ``'basic'`` or ``'advanced'`` (see the engine).
 
     Privacy: as the engine (see its Privacy section): ``(epsilon, delta)``-DP for the substitution of one record
@@ -52,7 +54,10 @@ class DPGerryFairClassifier(Transformer):
     (two Gram matrices once; per round the Learner's and the Auditor's regression statistics, the subgroup's
     disparity and the error), each with an equal share of the budget under basic or advanced composition. After
     ``fit``, ``privacy_spent_`` holds the charge; ``classifiers``, ``errors`` and ``fairness_violations`` are
-    AIF360's attributes (the errors and violations are the released, noisy values).
+    AIF360's attributes (the errors and violations are the released, noisy values). Public: the number of rows,
+    the dataset's schema (feature and protected attribute names), the norm bounds and the parameters. The budget
+    is checked before any row is read, errors after it are domain errors without counts, and a failed ``fit``
+    leaves the transformer as it was.
     """
 
     def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
@@ -84,8 +89,12 @@ class DPGerryFairClassifier(Transformer):
         self.errors = None
         self.fairness_violations = None
 
+    @atomic_fit
     def fit(self, dataset, early_termination=True):
         """Run the private fair learning dynamics on ``dataset``.
+
+        The parameters are validated and the budget is checked before the dataset's rows are read; a fit that
+        raises leaves the transformer as it was (unfitted if it was).
 
         Args:
             dataset (BinaryLabelDataset): training data; labels in {0, 1}.
@@ -94,17 +103,19 @@ class DPGerryFairClassifier(Transformer):
         Returns:
             DPGerryFairClassifier: self.
         """
-        arrays = dataset_to_arrays(dataset)
-        protected = pd.DataFrame(dataset.protected_attributes, columns=list(dataset.protected_attribute_names),
-                                 index=arrays.X.index)
-        self.model_ = _Engine(
+        model = _Engine(
             C=self.C, printflag=self.printflag, heatmapflag=self.heatmapflag, heatmap_iter=self.heatmap_iter,
             heatmap_path=self.heatmap_path, max_iters=self.max_iters, gamma=self.gamma,
             fairness_def=self.fairness_def, predictor=self.predictor, early_termination=early_termination,
             feature_norm_bound=self.feature_norm_bound, sensitive_norm_bound=self.sensitive_norm_bound,
             composition=self.composition, epsilon=self.epsilon, delta=self.delta, accountant=self.accountant,
             random_state=self.random_state)
-        self.model_.fit(arrays.X, arrays.y, sensitive_features=protected)
+        model._check_public()                       # public parameters, then the budget: before any row is read
+        arrays = dataset_to_arrays(dataset)
+        protected = pd.DataFrame(dataset.protected_attributes, columns=list(dataset.protected_attribute_names),
+                                 index=arrays.X.index)
+        model.fit(arrays.X, arrays.y, sensitive_features=protected)
+        self.model_ = model
         self.classifiers = self.model_.predictors_
         self.errors = self.model_.errors_
         self.fairness_violations = self.model_.fairness_violations_

@@ -11,7 +11,7 @@ from aif360.algorithms.transformer import NotFittedError
 
 from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays, declared_groups, protected_attribute
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils._validation import check_bounds
+from fairlearn_dp.utils._validation import atomic_fit, check_bounds
 
 __all__ = ["DPGroupBudgetRegression", "DPGroupBudgetClassification"]
 
@@ -32,8 +32,9 @@ _ARGS_DOC = """
         objective (str): ``"group_mean"`` (sum of per-group mean losses, Alg. 2) or ``"pooled"`` (Alg. 3).
         lagrange_multiplier (float): ``G`` of the bounded-group-loss Lagrangian.
         data_bound (float): public bound ``U`` on the absolute value of every feature used; larger values are
-            clipped with a warning. 1.0 suits AIF360's ``RegressionDataset`` (features min-max scaled to [0, 1]);
-            other datasets (e.g. ``AdultDataset``'s raw ages) must be scaled with public ranges first.
+            clipped (silently in ``fit``: a warning only when a value was clipped would depend on the data).
+            1.0 suits AIF360's ``RegressionDataset`` (features min-max scaled to [0, 1]); other datasets (e.g.
+            ``AdultDataset``'s raw ages) must be scaled with public ranges first.
         clip (float): per-example gradient clipping norm (losses are clipped to ``clip ** 2``).
         n_iter (int): gradient-descent iterations ``T``.
         learning_rate (float): step size.
@@ -46,7 +47,8 @@ _ARGS_DOC = """
             ``ExponentiatedGradientReduction``); ``predict`` then does not use them.
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
         seed (int, optional): seeds the privacy noise of ``fit`` (for experiments; a seeded release is not
-            secure). ``predict`` is deterministic."""
+            secure). None: diffprivlib's cryptographically secure source, never numpy's global generator.
+            ``predict`` is deterministic."""
 
 _PRIVACY_DOC = """
     Privacy: as :class:`fairlearn_dp.reductions.DPGroupBudgetRegressor` (see its Privacy section): rho-zCDP, reported
@@ -58,6 +60,13 @@ _PRIVACY_DOC = """
     guarantee covers the dataset as given: AIF360's ``RegressionDataset`` min-max scales its columns with their
     observed minimum and maximum, a data-dependent step outside the guarantee unless those ranges are public.
     After ``fit``, ``privacy_spent_`` holds the charge (with ``rho``) and ``model_`` the fitted estimator.
+
+    Failure paths: ``fit`` validates the parameters and the dataset's public schema and checks the accountant for
+    the whole budget before it reads a row (an exhausted budget is a ``BudgetError`` whatever the data); later
+    errors concern the data's domain only (labels outside the declared favorable/unfavorable labels, a protected
+    value not declared in the metadata, NaN) and carry no counts or values. Declared groups with few or no rows
+    fit (see the engine's Privacy section). Given ``epsilon``, the charge never exceeds it. A fit that raises
+    leaves the transformer as it was.
 """
 
 
@@ -71,8 +80,13 @@ class _GroupBudgetTransformer(Transformer):
         for name, value in params.items():
             setattr(self, name, value)
 
+    @atomic_fit
     def fit(self, dataset):
         """Train the DP model on ``dataset`` (features, labels and the protected attribute's groups).
+
+        The parameters, the dataset's public schema (protected attribute, declared groups, feature names, label
+        bounds) and the accountant's budget are checked before any row is read; a fit that raises leaves the
+        transformer as it was.
 
         Args:
             dataset (StructuredDataset): training data with true labels.
@@ -81,29 +95,32 @@ class _GroupBudgetTransformer(Transformer):
             self.
         """
         name = protected_attribute(dataset, self.protected_attribute_name)
-        arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
-        target, params, fitted = self._target(dataset, arrays.y)
-        X = self._features(arrays.X, dataset)
-        if X.shape[1] == 0:
-            raise ValueError("dataset has no feature left once the protected attributes are dropped "
-                             "(drop_prot_attr=True).")
+        params, fitted = self._public_params(dataset)
+        features = self._feature_names(dataset)
         model = self._engine(**{key: getattr(self, key) for key in _ENGINE_PARAMS}, **params,
                              groups=declared_groups(dataset, name), accountant=self.accountant,
                              random_state=self.seed)
-        model.fit(X, target, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        model._check_public_inputs()            # parameters, groups and the whole budget: before the rows
+        arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
+        target = self._target(dataset, arrays.y)
+        model.fit(arrays.X[features], target, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
         for key, value in fitted.items():
             setattr(self, key, value)
         self.model_ = model
         self.protected_attribute_name_ = name
-        self.feature_names_ = list(X.columns)
+        self.feature_names_ = features
         self.privacy_spent_ = model.privacy_spent_
         return self
 
-    def _features(self, X, dataset):
-        """``X`` without the protected attributes when ``drop_prot_attr`` (AIF360 keeps them among the features)."""
+    def _feature_names(self, dataset):
+        """The features used (the dataset's schema, without the protected attributes when ``drop_prot_attr``)."""
+        names = list(dataset.feature_names)
         if self.drop_prot_attr:
-            X = X.drop(columns=[n for n in dataset.protected_attribute_names if n in X.columns])
-        return X
+            names = [n for n in names if n not in dataset.protected_attribute_names]
+        if not names:
+            raise ValueError("dataset has no feature left once the protected attributes are dropped "
+                             "(drop_prot_attr=True).")
+        return names
 
     def _predict_features(self, dataset):
         """The features the model was fitted on, by name (the protected attributes are not needed when dropped)."""
@@ -136,7 +153,7 @@ class DPGroupBudgetRegression(_GroupBudgetTransformer):
 
     Args:
         bounds (tuple, optional): public interval (s, t) of the labels in original units (see above); labels
-            outside it are clipped with a warning.
+            outside it are clipped, silently (the guarantee is for the clipped labels).
         bounded_group_loss (float, optional): threshold ``eta`` on a group's mean squared error, in the label's
             original units squared (converted to the engine's [-1, 1] scale as ``eta * (2 / (t - s)) ** 2``);
             None: no fairness term.""" + _ARGS_DOC + """
@@ -162,13 +179,18 @@ class DPGroupBudgetRegression(_GroupBudgetTransformer):
                          protected_attribute_name=protected_attribute_name, drop_prot_attr=drop_prot_attr,
                          accountant=accountant, seed=seed)
 
-    def _target(self, dataset, y):
+    def _public_params(self, dataset):
+        """Engine parameters and fitted attributes fixed by public inputs (the label bounds)."""
         low, high = self._bounds(dataset)
         eta = self.bounded_group_loss
         if isinstance(eta, numbers.Real) and not isinstance(eta, bool):     # else the engine rejects it
             eta = float(eta) * (2.0 / (high - low)) ** 2
-        target = (2.0 * y - (low + high)) / (high - low)
-        return target, {"target_bound": 1.0, "bounded_group_loss": eta}, {"bounds_": (low, high)}
+        return {"target_bound": 1.0, "bounded_group_loss": eta}, {"bounds_": (low, high)}
+
+    def _target(self, dataset, y):
+        """``y`` (original units) mapped affinely from the public bounds onto [-1, 1] (the engine clips to it)."""
+        low, high = self._bounds(dataset)
+        return (2.0 * y - (low + high)) / (high - low)
 
     def _bounds(self, dataset):
         metadata = dataset.metadata or {}
@@ -232,12 +254,17 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
                          protected_attribute_name=protected_attribute_name, drop_prot_attr=drop_prot_attr,
                          accountant=accountant, seed=seed)
 
-    def _target(self, dataset, y):
+    def _public_params(self, dataset):
+        """Engine parameters fixed by public inputs; the dataset must declare its favorable/unfavorable labels."""
         _check_binary(dataset)
+        return {"bounded_group_loss": self.bounded_group_loss}, {}
+
+    def _target(self, dataset, y):
+        """1 for the favorable label, 0 for the unfavorable one (the declared label set); others are an error."""
         labels = dataset.labels.ravel()
         if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
             raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
-        return (labels == dataset.favorable_label).astype(int), {"bounded_group_loss": self.bounded_group_loss}, {}
+        return (labels == dataset.favorable_label).astype(int)
 
     def predict(self, dataset):
         """Return a copy of ``dataset`` with the DP model's predicted labels and favorable-label probabilities.

@@ -196,8 +196,9 @@ def test_groups_come_from_the_declared_metadata_not_the_rows(law):
         model = regression().fit(law)
     assert model.model_.groups_ == declared_groups(law)
     no_asian = law.subset(np.flatnonzero(law.protected_attributes[:, 0] != 0.0))
-    with pytest.raises(ValueError, match="every group needs"):       # the declared group is absent, not dropped
-        regression().fit(no_asian)
+    absent = regression().fit(no_asian)           # the declared group is kept, with no rows: share 0, no release
+    assert absent.model_.groups_ == declared_groups(law)
+    assert absent.model_.group_sizes_[1] == 0 and absent.model_.budget_shares_[1] == 0.0
     odd = law.copy(deepcopy=True)
     odd.protected_attributes[0, 0] = 0.5                             # a value the metadata does not declare
     with pytest.raises(ValueError, match="unseen group"):

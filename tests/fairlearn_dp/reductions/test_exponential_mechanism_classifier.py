@@ -253,8 +253,10 @@ def test_budget_is_checked_before_the_data_are_read():
     assert accountant.spent_budget == []
 
 
-def test_too_small_noisy_group_size_charges_the_laplace_step_and_raises():
-    """Group 1 has no positive example: M = 0 + Y - 20 <= 1 unless Y > 21 (probability e^-21 / 2)."""
+def test_too_small_noisy_group_size_degrades_instead_of_raising():
+    """Group 1 has no positive example: M = 0 + Y - 20 <= 1 unless Y > 21 (probability e^-21 / 2). Today's main
+    raised (after charging the Laplace step); the fit now floors M at 2 (L = 1: the ordinary rates, 0 for the
+    empty group), charges the whole budget once and warns that the draw is nearly uniform (a function of M)."""
     rng = np.random.default_rng(0)
     n = 400
     a = np.repeat([0, 1], n // 2)
@@ -263,10 +265,11 @@ def test_too_small_noisy_group_size_charges_the_laplace_step_and_raises():
     accountant = BudgetAccountant()
     model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=2.0, groups=[0, 1],
                                                accountant=accountant, random_state=0)
-    with pytest.raises(ValueError, match="M = .* <= 1"):
+    with pytest.warns(RuntimeWarning, match="close to uniform"):
         model.fit(X, y, sensitive_features=a)
-    assert accountant.spent_budget == [(1.0, 0.0)]
-    assert not hasattr(model, "hypothesis_")
+    assert model.min_group_size_estimate_ <= 1 and model.rate_floor_ == 1.0
+    assert model.sensitivity_ == pytest.approx(2.0 + 1 / n)
+    assert accountant.spent_budget == [(2.0, math.exp(-math.sqrt(n)))]
 
 
 def test_data_too_small_for_the_margin_is_refused_without_spending():
@@ -291,10 +294,7 @@ def test_near_uniform_mechanism_warns():
                                                    accountant=BudgetAccountant(), random_state=seed)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            try:
-                model.fit(X, y, sensitive_features=a)
-            except ValueError:
-                continue
+            model.fit(X, y, sensitive_features=a)          # never refuses: M is floored at 2
         warned = any("close to uniform" in str(w.message) for w in caught)
         assert warned == (1.0 * 2 / (2 * model.sensitivity_) <= 1.0)
         fired += warned

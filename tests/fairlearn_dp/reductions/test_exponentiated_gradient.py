@@ -227,7 +227,7 @@ def test_record_level_regression_oracle_counts_its_gram_release():
     assert model.sensitivity_["gram_l1"] == pytest.approx((3 + 1) * (3 + 2) * 1.0)
 
 
-def test_private_min_count_is_a_lower_bound_and_failure_is_charged():
+def test_private_min_count_is_a_lower_bound_and_a_low_estimate_degrades():
     X, y, a = synthetic(7, n=3000)
     moment = EqualizedOdds()
     moment.load_data(X, pd.Series(y), sensitive_features=pd.Series(a))
@@ -239,13 +239,17 @@ def test_private_min_count_is_a_lower_bound_and_failure_is_charged():
     margin = (2 / 0.1) * math.log(1 / 1e-6)
     assert max(estimates) <= true_min
     assert np.mean(estimates) == pytest.approx(true_min - margin, abs=3 * 2 / 0.1 * math.sqrt(2))
+    # Too few rows for the margin: the released bound is below 2. It used to raise (after charging its share);
+    # now N is floored at 2 and the fit goes on, charged once with the whole budget (issue 11: a released value
+    # may decide a failure, but a degraded fit is the documented behaviour).
     acc = BudgetAccountant()
     X_small, y_small, a_small = synthetic(8, n=60)
-    with pytest.raises(ValueError, match="lower bound"):
-        DPExponentiatedGradient(None, EqualizedOdds(), epsilon=0.5, delta=1e-6, oracle="regression",
-                                groups=["a", "b"], accountant=acc, random_state=0).fit(
-            X_small, y_small, sensitive_features=a_small)
-    assert acc.spent_budget == [(0.05, 5e-7)]
+    model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=0.5, delta=1e-6, oracle="regression",
+                                    groups=["a", "b"], accountant=acc, random_state=0).fit(
+        X_small, y_small, sensitive_features=a_small)
+    assert model.min_count_estimate_ < 2 and model.min_count_ == 2.0
+    assert model.sensitivity_["auditor_l1"] == pytest.approx(4.0)
+    assert acc.spent_budget == [(0.5, model.privacy_spent_.delta)]
 
 
 def test_exponential_mechanism_probabilities_and_draws():
@@ -316,14 +320,12 @@ def test_same_seed_same_model_clone_keeps_accountant_and_predict_semantics():
     ({"oracle": "diffprivlib"}, {}, "sample_weight"),
     ({"bound_B": 0}, {}, "bound_B"),
     ({"privacy_unit": "row"}, {}, "privacy_unit"),
+    ({"min_count": 1}, {}, "min_count"),
     ({"groups": ["a", "c"]}, {}, "unseen group"),
-    ({"groups": ["a", "b", "c"]}, {}, "empty group"),
-    ({"min_count": 10_000}, {}, "min_count"),
     ({}, {"single": True}, "at least 2 groups"),
     ({}, {"labels": True}, "binary"),
     ({}, {"nan": True}, "NaN"),
     ({}, {"short_y": True}, "length mismatch"),
-    ({}, {"one_label_in_b": True}, "cell is empty"),
 ])
 def test_bad_input(kwargs, data, match):
     X, y, a = synthetic(11)
@@ -336,8 +338,6 @@ def test_bad_input(kwargs, data, match):
         X[0, 0] = np.nan
     if data.get("short_y"):
         y = y[:-1]
-    if data.get("one_label_in_b"):
-        y = np.where(a == "b", 1, y)
     params = dict(constraints=EqualizedOdds(), epsilon=1.0, oracle="regression",
                   groups=["a"] if data.get("single") else ["a", "b"], accountant=BudgetAccountant(), random_state=0)
     params.update(kwargs)
