@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._bounds import epsilon_lower_bound
+from ._events import FitFailure
 
 __all__ = ["AuditResult", "audit"]
 
@@ -35,6 +36,8 @@ class AuditResult:
         Description of the event tested.
     confidence : float
         Confidence level of the lower bound.
+    failures : tuple of int
+        ``(failed fits on D, failed fits on D')``; always ``(0, 0)`` with ``fit_failures="raise"``.
     """
 
     epsilon_lower_bound: float
@@ -45,10 +48,11 @@ class AuditResult:
     n_runs: int
     event: str
     confidence: float
+    failures: tuple = (0, 0)
 
 
 def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsilon, declared_delta=0.0,
-          confidence=0.95, random_state=None, n_jobs=None):
+          confidence=0.95, random_state=None, n_jobs=None, fit_failures="raise"):
     """Empirically audit the privacy of an estimator's fit on one pair of neighbouring datasets.
 
     Fits ``estimator_factory(seed)`` on ``dataset`` and on ``neighbour`` ``n_runs`` times each, every fit with its
@@ -67,9 +71,11 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
         ``dataset_true`` / ``dataset_pred`` for an AIF360 transformer). They must be neighbours under the
         estimator's declared neighbouring relation, otherwise the bound means nothing.
     event : callable
-        ``event(fitted) -> bool``, a test on the released attributes of the fitted object. It must be fixed before
-        the runs (not chosen from their results). Its ``description`` attribute (or its docstring, or its repr)
-        describes it in the result.
+        ``event(outcome) -> bool``, a test on the outcome of one fit: the fitted object (its released attributes)
+        or, with ``fit_failures="output"``, a :class:`FitFailure` when ``fit`` raised (:class:`FitFailed` tests
+        that; the built-in attribute events are ``False`` on a failure). It must be fixed before the runs (not
+        chosen from their results). Its ``description`` attribute (or its docstring, or its repr) describes it in
+        the result.
     n_runs : int
         Fits on each dataset, >= 1.
     declared_epsilon : float
@@ -83,6 +89,14 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
     n_jobs : int or None, default=None
         None runs in this process; otherwise the runs are split into chunks run through :class:`joblib.Parallel`
         (so a Dask or Ray backend can take them). The result does not depend on ``n_jobs``.
+    fit_failures : {"raise", "output"}, default="raise"
+        What a fit that raises an :class:`Exception` is. "raise": an error of the audit setup, re-raised. "output":
+        an observable outcome like any other release -- whether a fit succeeds, and what its error says, may depend
+        only on public inputs and released values, so a fit that fails on one neighbour and not on the other is a
+        leak. The event then receives a :class:`FitFailure` (exception class and message) for that run, and the
+        result counts the failures. Exceptions of the factory (building the estimator) and of the event always
+        propagate; a ``RuntimeWarning`` says when every fit on both datasets failed (then only failures were
+        audited, usually a broken setup).
 
     Returns
     -------
@@ -91,7 +105,7 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
     Notes
     -----
     Warnings raised inside the fits (e.g. noise-driven slack or empty-group warnings at the small sizes audits
-    use) are silenced; exceptions are not.
+    use) are silenced; exceptions propagate unless ``fit_failures="output"``.
     """
     if isinstance(n_runs, bool) or not isinstance(n_runs, numbers.Integral) or n_runs < 1:
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}.")
@@ -102,38 +116,56 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
         raise TypeError("estimator_factory and event must be callable.")
     if not isinstance(dataset, dict) or not isinstance(neighbour, dict):
         raise TypeError("dataset and neighbour must be dicts of fit keyword arguments.")
+    if fit_failures not in _FIT_FAILURES:
+        raise ValueError(f"fit_failures must be one of {_FIT_FAILURES}, got {fit_failures!r}.")
+    observe = fit_failures == "output"
     n_runs = int(n_runs)
     seeds = _distinct_seeds(random_state, 2 * n_runs)
     seeds_d, seeds_d_prime = seeds[:n_runs], seeds[n_runs:]
     if n_jobs is None:
-        hits_d = _count_hits(estimator_factory, dataset, event, seeds_d)
-        hits_d_prime = _count_hits(estimator_factory, neighbour, event, seeds_d_prime)
+        hits_d, failures_d = _count_hits(estimator_factory, dataset, event, seeds_d, observe)
+        hits_d_prime, failures_d_prime = _count_hits(estimator_factory, neighbour, event, seeds_d_prime, observe)
     else:
         from joblib import Parallel, delayed
 
         n_chunks = max(1, min(n_runs, 4 * abs(int(n_jobs)) if n_jobs != -1 else 16))
         tasks = [(fit_kwargs, chunk) for fit_kwargs, part in ((dataset, seeds_d), (neighbour, seeds_d_prime))
                  for chunk in np.array_split(part, n_chunks)]
-        counts = Parallel(n_jobs=n_jobs)(delayed(_count_hits)(estimator_factory, fit_kwargs, event, chunk)
+        counts = Parallel(n_jobs=n_jobs)(delayed(_count_hits)(estimator_factory, fit_kwargs, event, chunk, observe)
                                          for fit_kwargs, chunk in tasks)
-        hits_d, hits_d_prime = sum(counts[:n_chunks]), sum(counts[n_chunks:])
+        hits_d, failures_d = map(sum, zip(*counts[:n_chunks]))
+        hits_d_prime, failures_d_prime = map(sum, zip(*counts[n_chunks:]))
+    if observe and failures_d == failures_d_prime == n_runs:
+        warnings.warn(f"Every fit failed on both datasets ({n_runs} runs each): the audit tested only the failure "
+                      "outcome; check the factory and the fit arguments.", RuntimeWarning, stacklevel=2)
     bound = epsilon_lower_bound(hits_d, hits_d_prime, n_runs, confidence=confidence, delta=declared_delta)
     return AuditResult(epsilon_lower_bound=bound, declared_epsilon=float(declared_epsilon),
                        declared_delta=float(declared_delta), passed=bool(bound <= declared_epsilon),
                        hits=(int(hits_d), int(hits_d_prime)), n_runs=n_runs, event=_describe(event),
-                       confidence=float(confidence))
+                       confidence=float(confidence), failures=(int(failures_d), int(failures_d_prime)))
 
 
-def _count_hits(estimator_factory, fit_kwargs, event, seeds):
-    """Fit one fresh estimator per seed and count the fitted objects that satisfy ``event``."""
-    hits = 0
+_FIT_FAILURES = ("raise", "output")
+
+
+def _count_hits(estimator_factory, fit_kwargs, event, seeds, observe_failures=False):
+    """Fit one fresh estimator per seed; count the outcomes that satisfy ``event`` and the fits that raised (an
+    outcome, a :class:`FitFailure`, when ``observe_failures``; otherwise the exception propagates)."""
+    hits = failures = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for seed in seeds:
-            fitted = estimator_factory(int(seed))
-            fitted.fit(**fit_kwargs)
-            hits += bool(event(fitted))
-    return hits
+            estimator = estimator_factory(int(seed))
+            try:
+                estimator.fit(**fit_kwargs)
+                outcome = estimator
+            except Exception as error:
+                if not observe_failures:
+                    raise
+                outcome = FitFailure(type(error), str(error))
+                failures += 1
+            hits += bool(event(outcome))
+    return hits, failures
 
 
 def _distinct_seeds(random_state, count):

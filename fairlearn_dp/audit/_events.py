@@ -1,22 +1,30 @@
-"""Events of the default audit cases: tests on the released attributes of a fitted estimator.
+"""Events: tests on the released outcome of one fit, fixed before the audit's runs.
 
-Every event is fixed before the runs (built from the two datasets and the class's declared noise), picklable (so
-:func:`~fairlearn_dp.audit.audit` can send it to joblib workers), described by its ``description`` and carries
-``expected_probabilities``: its probabilities on ``D`` and ``D'`` when the release is exactly the declared
-mechanism (the audit's calibration check).
+An event maps a fit's outcome to ``True`` or ``False``. The outcome is the fitted object, or -- when the audit
+treats failures as outputs (``audit(..., fit_failures="output")``) -- a :class:`FitFailure` recording that ``fit``
+raised and what it said. :class:`FitFailed` tests the latter; the other events read a released attribute of the
+fitted object and are ``False`` on a failure (a failed fit releases no attribute), so a neighbour that fails where
+the other fits also moves their frequencies.
+
+Every event here is picklable (so :func:`~fairlearn_dp.audit.audit` can send it to joblib workers) and described by
+its ``description``. The threshold events are built from the two datasets and the class's declared noise (the
+per-estimator cases in ``fairdp_adapters.audit_cases`` build them) and carry ``expected_probabilities``: their
+probabilities on ``D`` and ``D'`` when the release is exactly the declared mechanism (the audit's calibration check).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = []
+__all__ = ["released_attribute", "FitFailure", "FitFailed", "CellEvent", "ThresholdEvent", "OrthantEvent",
+           "PlayErrorEvent", "SelectionEvent"]
 
 
-def _attribute(obj, dotted):
+def released_attribute(obj, dotted):
     """``obj.a.b``, also through dicts and lists: ``history_.noisy_gradients`` is ``obj.history_["noisy_gradients"]``
     and ``history_.0.error_statistic`` is ``obj.history_[0]["error_statistic"]``."""
 
@@ -30,11 +38,72 @@ def _attribute(obj, dotted):
     return functools.reduce(step, dotted.split("."), obj)
 
 
+@dataclass(frozen=True)
+class FitFailure:
+    """The observable outcome of a fit that raised: what an observer of a failed fit learns.
+
+    Attributes
+    ----------
+    exception_type : type
+        The class of the exception ``fit`` raised.
+    message : str
+        Its text (``str(exception)``).
+    """
+
+    exception_type: type
+    message: str
+
+
+class FitFailed:
+    """The event "the fit raised" (optionally: an exception of one of ``exception_types``).
+
+    With ``audit(..., fit_failures="output")`` a fit that raises is an output like any other, and this event counts
+    it: a fit whose success depends on one person's data (e.g. a group with one member fits, the neighbour with that
+    record substituted away raises) is flagged like any other leak. DP fits fail only as a function of public inputs
+    and released (noisy) values, so its frequencies must satisfy the same inequality as any other event's.
+
+    Parameters
+    ----------
+    exception_types : exception class or tuple of them, default=Exception
+        Which failures count.
+    """
+
+    def __init__(self, exception_types=Exception):
+        types = exception_types if isinstance(exception_types, tuple) else (exception_types,)
+        if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
+            raise TypeError(f"exception_types must be an exception class or a tuple of them, got "
+                            f"{exception_types!r}.")
+        self.exception_types = types
+
+    @property
+    def description(self):
+        names = ", ".join(t.__name__ for t in self.exception_types)
+        return f"the fit raised ({names})"
+
+    def __call__(self, outcome):
+        return bool(isinstance(outcome, FitFailure) and issubclass(outcome.exception_type, self.exception_types))
+
+    def __repr__(self):
+        return f"FitFailed({self.description})"
+
+
+class _ReleaseEvent:
+    """An event on a released attribute of a fitted object; ``False`` on a :class:`FitFailure`."""
+
+    def __call__(self, outcome):
+        if isinstance(outcome, FitFailure):
+            return False
+        return self._holds(outcome)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.description})"
+
+
 def _cell(cell):
     return "[" + ", ".join(map(str, cell)) + "]"
 
 
-class _CellEvent:
+class CellEvent(_ReleaseEvent):
     """``released[lost] >= threshold_lost and released[gained] <= threshold_gained`` on a fitted object."""
 
     def __init__(self, attribute, lost, gained, threshold_lost, threshold_gained, expected_probabilities=None):
@@ -51,15 +120,12 @@ class _CellEvent:
                 f"{self.attribute}[{', '.join(map(str, self.gained))}] <= {self.threshold_gained:.6g} (true values "
                 "on D; D' moves one count from the first cell to the second)")
 
-    def __call__(self, fitted):
-        released = np.asarray(_attribute(fitted, self.attribute), dtype=float)
+    def _holds(self, fitted):
+        released = np.asarray(released_attribute(fitted, self.attribute), dtype=float)
         return bool(released[self.lost] >= self.threshold_lost and released[self.gained] <= self.threshold_gained)
 
-    def __repr__(self):
-        return f"_CellEvent({self.description})"
 
-
-class _ThresholdEvent:
+class ThresholdEvent(_ReleaseEvent):
     """``released[cell] <= threshold`` (``>=`` when ``D'`` moves the cell down) on a fitted object: one Gaussian
     release thresholded at its true value on ``D``."""
 
@@ -79,15 +145,12 @@ class _ThresholdEvent:
                 f"{self.threshold:.6g} (true value on D; D' shifts it by {self.shift:+.6g}; declared Gaussian sigma "
                 f"{self.sigma:.6g})")
 
-    def __call__(self, fitted):
-        released = float(np.asarray(_attribute(fitted, self.attribute), dtype=float)[self.cell])
+    def _holds(self, fitted):
+        released = float(np.asarray(released_attribute(fitted, self.attribute), dtype=float)[self.cell])
         return bool(released <= self.threshold if self.shift > 0 else released >= self.threshold)
 
-    def __repr__(self):
-        return f"_ThresholdEvent({self.description})"
 
-
-class _OrthantEvent:
+class OrthantEvent(_ReleaseEvent):
     """Every moved cell of one vector Laplace release on the far side of its true value on ``D`` from ``D'``:
     ``released[c] >= truth_D[c]`` for the cells ``D'`` lowers and ``released[c] <= truth_D[c]`` for those it raises.
 
@@ -111,16 +174,13 @@ class _OrthantEvent:
         return (f"{self.attribute}: " + " and ".join(tests) + " (true values on D; D' lowers the first cells and "
                 "raises the others)")
 
-    def __call__(self, fitted):
-        released = np.asarray(_attribute(fitted, self.attribute), dtype=float)
+    def _holds(self, fitted):
+        released = np.asarray(released_attribute(fitted, self.attribute), dtype=float)
         return bool(all(released[c] >= t for c, t in zip(self.lowered, self.thresholds_lowered))
                     and all(released[c] <= t for c, t in zip(self.raised, self.thresholds_raised)))
 
-    def __repr__(self):
-        return f"_OrthantEvent({self.description})"
 
-
-class _PlayErrorEvent:
+class PlayErrorEvent(_ReleaseEvent):
     """``released >= sum_i |h(x_i) - y_i|`` on ``D``, with ``h`` the play released with it (read from the fitted
     object): a one-count Laplace release thresholded at its true value on ``D`` given the play.
 
@@ -139,7 +199,7 @@ class _PlayErrorEvent:
 
     def reference(self, fitted):
         """The statistic's true value on ``D`` for the fitted object's released play."""
-        play = _attribute(fitted, self.play_attribute)
+        play = released_attribute(fitted, self.play_attribute)
         return float(np.abs(np.asarray(play.predict(self.X), dtype=float) - self.y).sum())
 
     @property
@@ -147,14 +207,11 @@ class _PlayErrorEvent:
         return (f"{self.attribute} >= sum_i |{self.play_attribute}(x_i) - y_i| over D (its true value on D given the "
                 "released play; D' lowers it by its sensitivity for every play)")
 
-    def __call__(self, fitted):
-        return bool(float(_attribute(fitted, self.attribute)) >= self.reference(fitted))
-
-    def __repr__(self):
-        return f"_PlayErrorEvent({self.description})"
+    def _holds(self, fitted):
+        return bool(float(released_attribute(fitted, self.attribute)) >= self.reference(fitted))
 
 
-class _SelectionEvent:
+class SelectionEvent(_ReleaseEvent):
     """``released == index``: the exponential mechanism selected the candidate whose cost ``D'`` raises."""
 
     def __init__(self, attribute, index, expected_probabilities):
@@ -167,8 +224,5 @@ class _SelectionEvent:
         return (f"{self.attribute} == {self.index} (the candidate whose cost D' raises; equal costs on D, so "
                 "probability 1/2 on D whatever the mechanism's scale)")
 
-    def __call__(self, fitted):
-        return bool(int(_attribute(fitted, self.attribute)) == self.index)
-
-    def __repr__(self):
-        return f"_SelectionEvent({self.description})"
+    def _holds(self, fitted):
+        return bool(int(released_attribute(fitted, self.attribute)) == self.index)

@@ -1,36 +1,190 @@
-"""The ``fairdp`` command line."""
+"""The ``fairdp`` command line.
 
+Run in-process through ``main()`` (fast); one smoke test runs the real entry point in a subprocess.
+"""
+
+import re
 import subprocess
 import sys
 import time
 
 import pytest
 
+from fairdp_adapters import cli
 from fairdp_adapters.cli import main
+from fairdp_adapters.registry import entries
 
 
 def run(*args):
     return subprocess.run([sys.executable, "-m", "fairdp_adapters.cli", *args], capture_output=True, text=True)
 
 
-def test_help_documents_every_command():
-    result = run("--help")
-    assert result.returncode == 0
-    for command in ("reproduce", "sweep", "audit"):
-        assert command in result.stdout
-    for command in ("reproduce", "sweep", "audit"):
-        assert run(command, "--help").returncode == 0
+def usage_error(capsys, argv):
+    """Run ``main(argv)`` expecting a usage error; return its standard error."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    captured = capsys.readouterr()
+    assert exit_info.value.code == 2, captured.err
+    assert "Traceback" not in captured.out + captured.err
+    return captured.err
 
 
-@pytest.mark.parametrize("args", [("reproduce", "nope"), ("sweep", "--estimator", "X"), ("frobnicate",),
-                                  ("reproduce", "zhu2022", "--dataset", "law_school"),
-                                  ("sweep", "--estimator", "DPThresholdOptimizer", "--dataset", "law_school",
-                                   "--epsilon", "1"),
-                                  ("reproduce", "xian2024", "--n-jobs", "0")])
-def test_bad_arguments_exit_non_zero_with_one_line(args):
-    result = run(*args)
-    assert result.returncode != 0
-    assert len(result.stderr.strip().splitlines()) == 1 and "fairdp: error" in result.stderr
+def help_text(capsys, argv):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--help"])
+    assert exit_info.value.code == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_help_documents_every_command(capsys):
+    text = help_text(capsys, [])
+    for command in ("reproduce", "sweep", "audit"):
+        assert command in text
+        help_text(capsys, [command])
+
+
+def test_entry_point_smoke():
+    """The installed entry point (a subprocess): a bad argument is one line on stderr, exit 2, no traceback."""
+    result = run("sweep", "--estimator", "DPFairRegressionPostprocessor", "--epsilon", "-1")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == ["fairdp: error: argument --epsilon: must be > 0 (or 'inf'), got '-1'"]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+SWEEP = ["sweep", "--estimator", "DPFairRegressionPostprocessor", "--dataset", "communities_crime"]
+AUDIT = ["audit", "DPFairRegressionPostprocessor"]
+
+#: (argv, text the one-line message must contain). "{file}" is replaced by the path of an existing file.
+BAD_ARGUMENTS = [
+    # sweep: budgets
+    ([*SWEEP, "--epsilon", "-1"], "--epsilon"),
+    ([*SWEEP, "--epsilon", "0"], "--epsilon"),
+    ([*SWEEP, "--epsilon", "abc"], "--epsilon"),
+    ([*SWEEP, "--epsilon", "nan"], "--epsilon"),
+    ([*SWEEP, "--epsilon", "1", "-0.5"], "--epsilon"),
+    (["sweep", "--estimator", "DPGroupBudgetRegressor", "--epsilon", "1", "inf"], "--epsilon"),
+    # sweep: names
+    (["sweep", "--estimator", "Foo", "--epsilon", "1"], "--estimator"),
+    (["sweep", "--estimator", "DPEqOddsPostprocessing", "--epsilon", "1"], "--estimator"),
+    (["sweep", "--estimator", "X"], "--epsilon"),
+    ([*SWEEP[:3], "--dataset", "adult", "--epsilon", "1"], "--dataset"),
+    ([*SWEEP[:3], "--dataset", "mnist", "--epsilon", "1"], "--dataset"),
+    (["sweep", "--estimator", "DPThresholdOptimizer", "--dataset", "law_school", "--epsilon", "1"], "--dataset"),
+    # sweep: --param names and syntax
+    ([*SWEEP, "--epsilon", "1", "--param", "bogus=1"], "bogus"),
+    ([*SWEEP, "--epsilon", "1", "--param", "alpha"], "--param"),
+    ([*SWEEP, "--epsilon", "1", "--param", "=1"], "--param"),
+    ([*SWEEP, "--epsilon", "1", "--param", "alpha=0|"], "--param"),
+    ([*SWEEP, "--epsilon", "1", "--param", "alpha=abc"], "alpha"),
+    ([*SWEEP, "--epsilon", "1", "--param", "alpha=nan"], "alpha"),
+    ([*SWEEP, "--epsilon", "1", "--param", "alpha=0", "--param", "alpha=1"], "alpha"),
+    ([*SWEEP, "--epsilon", "1", "--param", "epsilon=2"], "--param"),
+    ([*SWEEP, "--epsilon", "1", "--param", "random_state=2"], "--param"),
+    ([*SWEEP, "--epsilon", "1", "--param", "groups=a"], "groups"),
+    ([*SWEEP, "--epsilon", "1", "--param", "estimator=a"], "estimator"),
+    (["sweep", "--estimator", "DPGroupBudgetRegressor", "--epsilon", "1", "--param", "rho=0.1"], "rho"),
+    # sweep: values only the estimator's own validation rejects (during the run)
+    ([*SWEEP, "--epsilon", "1", "--param", "alpha=-1", "--seeds", "1"], "alpha"),
+    ([*SWEEP, "--epsilon", "1", "--param", "n_bins=0", "--seeds", "1"], "n_bins"),
+    (["sweep", "--estimator", "DPGroupBudgetClassifier", "--epsilon", "1", "--param", "clip=-1", "--seeds", "1"],
+     "clip"),
+    # sweep: seeds, workers, output
+    ([*SWEEP, "--epsilon", "1", "--seeds", "0"], "--seeds"),
+    ([*SWEEP, "--epsilon", "1", "--seeds", "two"], "--seeds"),
+    ([*SWEEP, "--epsilon", "1", "--n-jobs", "0"], "--n-jobs"),
+    ([*SWEEP, "--epsilon", "1", "--seed", "-1"], "--seed"),
+    ([*SWEEP, "--epsilon", "1", "--seed", str(2 ** 32)], "--seed"),
+    ([*SWEEP, "--epsilon", "1", "--out", "{file}"], "--out"),
+    # audit
+    (["audit", "Foo"], "NAME"),
+    (["audit"], "NAME"),
+    ([*AUDIT, "--runs", "0"], "--runs"),
+    ([*AUDIT, "--runs", "many"], "--runs"),
+    ([*AUDIT, "--seed", "-1"], "--seed"),
+    ([*AUDIT, "--out", "{file}"], "--out"),
+    # reproduce
+    (["reproduce", "nope"], "name"),
+    (["reproduce", "zhu2022", "--dataset", "law_school"], "--dataset"),
+    (["reproduce", "zhu2022", "--seeds", "3"], "--seeds"),
+    (["reproduce", "xian2024", "--dataset", "adult"], "--dataset"),
+    (["reproduce", "xian2024", "--n-jobs", "0"], "--n-jobs"),
+    (["reproduce", "xian2024", "--seeds", "-3"], "--seeds"),
+    (["reproduce", "xian2024", "--out", "{file}"], "--out"),
+    # no or unknown command
+    (["frobnicate"], "command"),
+    ([], "command"),
+]
+
+
+@pytest.mark.parametrize("argv, names", BAD_ARGUMENTS, ids=[" ".join(a) or "<none>" for a, _ in BAD_ARGUMENTS])
+def test_bad_argument_is_one_line_exit_2_no_traceback(argv, names, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                                  # default output folders land here
+    file = tmp_path / "a_file"
+    file.write_text("")
+    err = usage_error(capsys, [a.replace("{file}", str(file)) for a in argv])
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fairdp: error: "), err
+    assert names in lines[0]
+
+
+def _listed_sweep_estimators(capsys):
+    """The estimator names ``fairdp sweep --help`` lists, with their datasets."""
+    text = help_text(capsys, ["sweep"])
+    listing = re.search(r"one of: (.*?) -- datasets", text).group(1)
+    return {m.group(1): tuple(m.group(2).split(", ")) for m in re.finditer(r"(\w+) \(([\w, ]+)\)", listing)}
+
+
+def test_sweep_lists_exactly_the_accepted_estimators(capsys):
+    listed = _listed_sweep_estimators(capsys)
+    # every Fairlearn-face registry row, in --help and in the error message alike; no AIF360 transformer
+    assert set(listed) == {e.name for e in entries("fairlearn")} == set(cli._SWEEPS)
+    err = usage_error(capsys, ["sweep", "--estimator", "DPExponentiatedGradientReduction", "--epsilon", "1"])
+    assert set(re.search(r"choose from (.*)$", err.strip()).group(1).split(", ")) == set(listed)
+    assert "DPExponentiatedGradientReduction is an AIF360 transformer" in err
+    for name, datasets in listed.items():
+        assert datasets == cli._SWEEPS[name].datasets
+
+
+def test_every_listed_estimator_and_dataset_passes_validation(capsys):
+    """The dry run checks every argument without loading data: each listed (estimator, dataset) is accepted."""
+    for name, datasets in _listed_sweep_estimators(capsys).items():
+        for dataset in datasets:
+            assert main(["sweep", "--estimator", name, "--dataset", dataset, "--epsilon", "1", "2",
+                         "--seeds", "3", "--dry-run"]) == 0
+            assert f"{name} on {dataset}: 2 settings x 3 seeds = 6 fits" in capsys.readouterr().out
+
+
+#: A cheap setting per estimator, so that a one-fit sweep of each takes a fraction of a second.
+CHEAP = {"DPFairRegressionPostprocessor": "n_bins=6", "DPThresholdOptimizer": "n_score_bins=4",
+         "DPExponentiatedGradient": "max_iter=2", "ExponentialMechanismFairClassifier": "fairness_weight=1",
+         "DPGerryFairClassifier": "max_iters=2", "DPGroupBudgetRegressor": "n_iter=5",
+         "DPGroupBudgetClassifier": "n_iter=5"}
+
+
+def test_every_listed_estimator_runs_a_one_fit_sweep(capsys, tmp_path):
+    """``fairdp sweep --estimator DPExponentiatedGradient`` was rejected although the error message listed it."""
+    listed = _listed_sweep_estimators(capsys)
+    assert set(CHEAP) == set(listed)
+    start = time.perf_counter()
+    for name, datasets in listed.items():
+        out = tmp_path / name
+        dataset = "communities_crime" if "communities_crime" in datasets else datasets[0]   # the smallest
+        assert main(["sweep", "--estimator", name, "--dataset", dataset, "--epsilon", "1e4", "--param", CHEAP[name],
+                     "--seeds", "1", "--out", str(out)]) == 0
+        assert (out / "tradeoff.png").stat().st_size > 0
+    assert time.perf_counter() - start < 30                      # about 3 s alone on the project's machine
+
+
+def test_param_values_are_typed_by_the_estimators_parameters(capsys):
+    template = cli._SWEEPS["DPThresholdOptimizer"].problem("communities_crime")
+    from fairlearn_dp.postprocessing import DPThresholdOptimizer
+
+    estimator = DPThresholdOptimizer(**template.params)
+    grid = cli._check_params([cli._param("tol=0|0.05|none,n_score_bins=12|1e1,privacy_slack=false,solver=3")],
+                             estimator, "DPThresholdOptimizer", template.params)
+    assert grid == {"tol": [0, 0.05, None], "n_score_bins": [12, 10.0], "privacy_slack": [False], "solver": ["3"]}
+    with pytest.raises(cli._UsageError, match="privacy_slack expects true or false"):
+        cli._check_params([cli._param("privacy_slack=1")], estimator, "DPThresholdOptimizer", template.params)
 
 
 def test_sweep_writes_files_and_prints_a_table(tmp_path, capsys):
@@ -46,6 +200,12 @@ def test_audit_command(tmp_path):
     assert main(["audit", "DPFairRegressionPostprocessor", "--runs", "400", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "audit_DPFairRegressionPostprocessor.csv").is_file()
     assert (tmp_path / "audit_DPFairRegressionPostprocessor.png").stat().st_size > 0
+
+
+def test_audit_help_lists_every_registry_name(capsys):
+    text = help_text(capsys, ["audit"])
+    for entry in entries():
+        assert entry.name in text
 
 
 @pytest.mark.slow

@@ -1,0 +1,991 @@
+"""Default privacy-audit cases for every row of :mod:`fairdp_adapters.registry`, built from the row's neighbouring
+relation.
+
+The generic audit (:func:`fairlearn_dp.audit.audit`, the events, the bounds) is part of the engine and knows no
+estimator; the cases, which build each registered estimator and its two neighbouring datasets (through the AIF360
+face where the row belongs to it), live here next to the registry, so that the engine never imports its faces. A new
+registry row without a case makes :func:`default_audit_case` raise ``NotImplementedError`` (and the test suite
+fail).
+
+Post-processing and zCDP rows
+-----------------------------
+Each case fits the estimator on a small synthetic dataset ``D`` and on a neighbour ``D'`` that differs in exactly
+one unit of the row's declared relation, so that one cell of the released statistic loses one count and one cell
+gains one. The event tests the released statistic at those two cells:
+
+    released[lost] >= true_D[lost]   and   released[gained] <= true_D[gained].
+
+For Laplace noise of scale ``b = 2 / (n epsilon)`` per cell and a count change of ``1 / n`` in each of the two cells
+(L1 sensitivity ``2 / n``), this event has probability exactly ``1/4`` on ``D`` and ``e^{-epsilon} / 4`` on ``D'``:
+the likelihood ratio reaches ``e^epsilon`` everywhere on it, so it is an optimal event for this mechanism. A
+threshold on one cell alone, at the true value of one dataset, reaches only ``e^{epsilon/2}`` (the budget is spread
+over two cells); a one-cell threshold at the midpoint of the two true values gives a ratio of
+``(2 e^{epsilon/4} - 1)`` (about ``e^{0.45}`` at ``epsilon = 1``).
+
+The zCDP rows (the budget-tailoring estimators, whose neighbours substitute one record within its group) release
+Gaussian noise instead, and declare ``(epsilon, delta)`` with ``delta > 0``: the conversion ``epsilon = rho + 2
+sqrt(rho ln(1/delta))`` they report and charge. Their case isolates one Gaussian release -- ``n_iter=1`` and
+``budget_allocation="uniform"`` (no stage 1), one feature, no intercept -- so the released statistic is each
+group's clipped mean gradient at ``theta = 0`` (``history_["noisy_gradients"]``), and the substituted record turns
+its clipped gradient from ``-clip`` into ``+clip``: the changed group's mean moves by exactly the declared L2
+sensitivity ``2 clip / n_k`` in one cell, nothing else moves. The event thresholds that cell at its true value on
+``D``:
+
+    released[cell] <= true_D[cell]     (D' moves the cell up by ``Delta = 2 clip / n_k``)
+
+which has probability ``1/2`` on ``D`` and ``Phi(-Delta / sigma)`` on ``D'`` with the declared ``sigma``. The
+bound uses the declared delta, ``epsilon >= ln((p - delta) / p')``. This threshold keeps probability 1/2 on ``D``
+whatever the noise scale, so a release with far too little noise is caught (the test suite checks one with a
+twentieth of the declared sigma), and at a few thousand runs it gives a larger lower bound than thresholds further
+in the tail. The bound stays far below the declared epsilon even for a correct release: the zCDP-to-(epsilon,
+delta) conversion is loose, and the declared budget also pays for the other groups' releases (sequential
+composition over groups, as the class states), so the record's group uses only ``rho / K`` of it. Such an audit
+can catch gross errors (wrong sensitivity by a large factor, noise not added), not subtle ones.
+
+In-processing rows
+------------------
+The DP exponentiated gradient (Jagielski et al. 2019, Alg. 3), the exponential-mechanism learner (Cummings et al.
+2019, Alg. 1) and private FairNR (Cummings et al. 2019, Sec. 5) each release several statistics and compose their
+budgets. An audit of the whole output against the total budget would be hopelessly loose, so each case fixes a
+configuration in which the event reads one release whose distribution differs between ``D`` and ``D'``, every other
+release it depends on having the same distribution on both, and compares the lower bound with the epsilon the fitted
+object declares for that release (``epsilon_per_mechanism_``, ``exponential_mechanism_epsilon_``,
+``per_release_spend_``). The factories give the estimator a total budget of (number of equal shares) x
+``epsilon``, so that the audited release gets exactly ``epsilon`` (1 by default) as in the single-release rows; the
+case checks that the fitted object declares that value. Per row:
+
+- ``DPExponentiatedGradient`` / ``DPExponentiatedGradientReduction`` (neighbours: one person's sensitive attribute
+  changed): ``max_iter=1``, ``DemographicParity``, ``delta=0`` with a public ``min_count`` (basic composition over
+  the 2T = 2 mechanisms: each gets ``epsilon_total / 2``) and a one-hypothesis class, so the Learner's exponential
+  mechanism is data-independent and the only data-dependent release is the Auditor's Laplace-noised violation vector
+  ``history_["noisy_gamma"]`` (L1 sensitivity ``4 / (N - 1)``, scale ``history_["noise_scale"]``). Person 0, the
+  only one the hypothesis labels 1, moves from group 0 to group 1: group 0's mean prediction drops from ``1/n_0`` to
+  0 and group 1's rises from 0 to ``1/(n_1 + 1)``, moving all four coordinates (each group's ``+`` and ``-``
+  constraint) by ``2/n_0 + 2/(n_1 + 1)`` in L1 -- about 0.88 of the declared sensitivity at ``n = 40`` (``N = 19``),
+  the most one attribute change can move them with these group sizes. The event is the orthant of the four moved
+  coordinates beyond their true values on ``D`` (probabilities ``1/16`` and ``e^{-0.88 epsilon} / 16``). A
+  two-hypothesis class would not make the Learner's release auditable here: in round 1 the multipliers are uniform,
+  so the ``+`` and ``-`` violations cancel in every hypothesis' cost, which then does not depend on the sensitive
+  attribute at all.
+- ``ExponentialMechanismFairClassifier`` (substitution of one record; ``n = 58`` records by default, see
+  :func:`exponential_mechanism_default_n`, so that the fit's refusal when its noisy group size is <= 1 has
+  probability < 1e-9 per fit): two hypotheses ``1[x_1 >= 1/2]`` and ``1[x_2 >= 1/2]`` with equal utility losses on
+  ``D``; ``D'`` substitutes record 0's features ``(1, 0)`` by ``(0, 1)``. Every group's positive count is unchanged,
+  so the Laplace release ``M`` has the same distribution on both, and the exponential mechanism's choice is the
+  audited release (``exponential_mechanism_epsilon_``, with the class's ``delta_``, the probability that ``M``
+  overshoots and the sensitivity is too small). The first hypothesis' loss rises by ``1/m + 1/n`` (its true positive
+  rate in group 0 falls by ``1/m`` below group 1's, and it errs on record 0), the second's falls by as much. The
+  event "the first hypothesis is selected" has probability exactly ``1/2`` on ``D`` whatever the mechanism's scale,
+  so a mechanism with far too little noise is caught; on ``D'`` its probability is the exponential mechanism's
+  averaged over ``M`` (computed by quadrature). The bound stays well below epsilon even for a correct mechanism: one
+  substitution moves a loss by ``1/m + 1/n``, about half of Lemma 2's worst case ``2/m + 1/n``, and the declared
+  sensitivity ``2/(M - 1) + 1/n`` is larger still since ``M`` is biased down by ``ln(1/delta) / epsilon_size``.
+- ``DPGerryFairClassifier`` (both faces; substitution of one record): ``max_iters=2`` (one round, ``K = 6`` releases
+  of ``epsilon_total / 6`` each, Laplace with ``delta = 0``), a Learner without intercept, and record 0 with ``x =
+  0`` (its protected attribute too, which AIF360's features include) and label 1, substituted by the same record
+  with label 0. Its design row is zero, so the Learner's statistics (``G_X``, ``b_1``) and hence its play ``h_1``
+  have the same distribution on ``D`` and ``D'`` and ``h_1(x_0) = 0``; the Auditor's releases (``G_A``, ``S_1``,
+  ``U_1``) do change, but the event does not read them and ``E_1`` does not depend on them. The audited release is
+  the error statistic ``E_1 = sum_i |h_1(x_i) - y_i|`` (``history_[0]["error_statistic"]``, sensitivity 1, scale ``K
+  / epsilon_total``, as its author suggested); ``D'`` lowers it by exactly 1 for every play. The event thresholds it
+  at its true value on ``D`` for the released play: probabilities ``1/2`` and ``e^{-epsilon} / 2``. (The true
+  ``E_1`` alone is not a fixed number: it depends on ``h_1``, hence on the noise of the Learner's releases.)
+
+Failure paths and the global generator
+--------------------------------------
+Whether a fit succeeds is an output too. :func:`audit_registered` runs with ``fit_failures="output"`` (a fit that
+raises counts as a :class:`~fairlearn_dp.audit.FitFailure`, outside the default event), and
+:func:`audit_registered_failures` audits the event "the fit raised" (:class:`~fairlearn_dp.audit.FitFailed`) on a
+row's default neighbours. :func:`audit_registered_unseeded` checks that ``random_state=None`` (``seed=None`` for the
+AIF360 faces) is unpredictable: after ``np.random.seed(s)``, two unseeded fits must release different statistics
+(:func:`released_statistics` names them per row).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from fairlearn_dp.audit import (
+    CellEvent,
+    FitFailed,
+    OrthantEvent,
+    PlayErrorEvent,
+    SelectionEvent,
+    ThresholdEvent,
+    audit,
+    audit_unseeded_reproducibility,
+    released_attribute,
+)
+from fairlearn_dp.privacy import PrivacySpend
+
+from . import registry
+
+__all__ = ["AuditCase", "default_audit_case", "audit_registered", "audit_registered_failures", "failure_audit_case",
+           "audit_registered_edge_failures", "audit_registered_unseeded", "released_statistics",
+           "exponential_mechanism_default_n"]
+
+
+class AuditCase(NamedTuple):
+    """Arguments of :func:`~fairlearn_dp.audit.audit` for one registry row (unpacks as a 6-tuple).
+
+    ``declared_delta`` is 0 for the pure-DP rows and the delta of the reported ``(epsilon, delta)`` conversion for
+    the zCDP rows. For the in-processing rows, ``declared_epsilon`` and ``declared_delta`` are what the class declares
+    for the one release the event reads (e.g. ``epsilon_per_mechanism_``), not the fit's total.
+    ``event.expected_probabilities`` holds the event's probabilities on ``D`` and ``D'`` when the release is exactly
+    the declared mechanism (a check of the audit's calibration).
+    """
+
+    factory: Callable[[int], Any]
+    dataset: dict
+    neighbour: dict
+    event: Callable[[Any], bool]
+    declared_epsilon: float
+    declared_delta: float = 0.0
+
+
+# --------------------------------------------------------------------------------------------- estimators
+def _accountant():
+    from diffprivlib import BudgetAccountant
+
+    return BudgetAccountant()
+
+
+def _make_fair_regression(epsilon, seed):
+    from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+
+    return DPFairRegressionPostprocessor(epsilon=epsilon, bounds=(0.0, 1.0), n_bins=_N_BINS, groups=[0, 1],
+                                         accountant=_accountant(), random_state=seed)
+
+
+def _make_threshold_optimizer(epsilon, seed):
+    from fairlearn_dp.postprocessing import DPThresholdOptimizer
+
+    return DPThresholdOptimizer(constraints="equalized_odds", predict_method="predict", flip=True,
+                                epsilon=epsilon, groups=[0, 1], privacy_unit="sensitive_attribute",
+                                accountant=_accountant(), random_state=seed)
+
+
+def _make_aif360_fair_regression(epsilon, seed):
+    from aif360_dp.algorithms.postprocessing import DPFairRegressionPostprocessing
+
+    return DPFairRegressionPostprocessing(epsilon=epsilon, bounds=(0.0, 1.0), n_bins=_N_BINS,
+                                          accountant=_accountant(), seed=seed)
+
+
+def _make_aif360_eq_odds(epsilon, seed):
+    from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
+
+    return DPEqOddsPostprocessing([{"a": 0.0}], [{"a": 1.0}], seed=seed, epsilon=epsilon,
+                                  accountant=_accountant())
+
+
+def _group_budget_params(epsilon, rho, clip):
+    """One Gaussian release per group: DPNoSE (no stage 1), one iteration, no intercept (see the module docstring).
+    ``rho`` given: the (near-)noiseless reference fit that gives the true values."""
+    return dict(epsilon=None if rho is not None else epsilon, rho=rho, budget_allocation="uniform", n_iter=1,
+                fit_intercept=False, data_bound=1.0, clip=clip, accountant=_accountant())
+
+
+def _make_group_budget_regressor(epsilon, seed, rho=None):
+    from fairlearn_dp.reductions import DPGroupBudgetRegressor
+
+    return DPGroupBudgetRegressor(**_group_budget_params(epsilon, rho, clip=2.0), groups=[0, 1],
+                                  random_state=seed)
+
+
+def _make_group_budget_classifier(epsilon, seed, rho=None):
+    from fairlearn_dp.reductions import DPGroupBudgetClassifier
+
+    return DPGroupBudgetClassifier(**_group_budget_params(epsilon, rho, clip=0.5), groups=[0, 1],
+                                   random_state=seed)
+
+
+def _make_aif360_group_budget_regression(epsilon, seed, rho=None):
+    from aif360_dp.algorithms.inprocessing import DPGroupBudgetRegression
+
+    return DPGroupBudgetRegression(**_group_budget_params(epsilon, rho, clip=2.0), seed=seed)
+
+
+def _make_aif360_group_budget_classification(epsilon, seed, rho=None):
+    from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification
+
+    return DPGroupBudgetClassification(**_group_budget_params(epsilon, rho, clip=0.5), seed=seed)
+
+
+# ------------------------------------------------------------------------------------------------ data
+_N_BINS = 4
+_CENTRES = (np.arange(_N_BINS) + 0.5) / _N_BINS      # outputs sit on bin centres: no rounding at bin edges
+
+
+def _regression_records(n):
+    """``n`` regressor outputs on bin centres and groups 0/1; record 0 is (lowest bin, group 0)."""
+    rng = np.random.default_rng(2024)
+    groups = np.arange(n) % 2
+    outputs = _CENTRES[rng.integers(0, _N_BINS, n)]
+    outputs[0], groups[0] = _CENTRES[0], 0
+    # Substitution of record 0 by (highest bin, group 1): cell (0, 0) loses one count, cell (1, k-1) gains one.
+    outputs_prime, groups_prime = outputs.copy(), groups.copy()
+    outputs_prime[0], groups_prime[0] = _CENTRES[-1], 1
+    return (outputs, groups), (outputs_prime, groups_prime)
+
+
+def _classification_records(n):
+    """Base predictions, labels and groups 0/1 with every (group, label) present; neighbour: person 0's group
+    changes from 0 to 1 (predictions and labels unchanged)."""
+    rng = np.random.default_rng(2019)
+    groups = np.arange(n) % 2
+    labels = (np.arange(n) // 2) % 2
+    predictions = np.where(rng.random(n) < 0.75, labels, 1 - labels)
+    groups_prime = groups.copy()
+    groups_prime[0] = 1
+    return predictions, labels, groups, groups_prime
+
+
+def _fair_regression_case(n):
+    (x, a), (x_prime, a_prime) = _regression_records(n)
+    return (_make_fair_regression, {"X": x[:, None], "sensitive_features": a},
+            {"X": x_prime[:, None], "sensitive_features": a_prime}, "noisy_joint_pmf_")
+
+
+def _threshold_optimizer_case(n):
+    predictions, labels, a, a_prime = _classification_records(n)
+    X = predictions[:, None].astype(float)
+    return (_make_threshold_optimizer, {"X": X, "y": labels, "sensitive_features": a},
+            {"X": X, "y": labels, "sensitive_features": a_prime}, "noisy_table_")
+
+
+def _aif360_regression_dataset(outputs, groups):
+    import pandas as pd
+
+    from aif360_dp.datasets._base import BundledRegressionDataset
+
+    index = pd.RangeIndex(outputs.size)
+    features = pd.DataFrame({"x": np.linspace(0.0, 1.0, outputs.size)}, index=index)
+    return BundledRegressionDataset(features=features, target=pd.Series(outputs, index=index, name="y"),
+                                    groups=pd.Series(groups, index=index, name="a"),
+                                    group_names={0: "group 0", 1: "group 1"}, privileged_group=0,
+                                    label_bounds=(0.0, 1.0))
+
+
+def _aif360_fair_regression_case(n):
+    (x, a), (x_prime, a_prime) = _regression_records(n)
+    return (_make_aif360_fair_regression, {"dataset_true": _aif360_regression_dataset(x, a)},
+            {"dataset_true": _aif360_regression_dataset(x_prime, a_prime)}, "model_.noisy_joint_pmf_")
+
+
+def _aif360_binary_datasets(predictions, labels, groups):
+    import pandas as pd
+    from aif360.datasets import BinaryLabelDataset
+
+    frame = pd.DataFrame({"a": groups.astype(float), "x": np.linspace(0.0, 1.0, groups.size),
+                          "y": labels.astype(float)})
+    truth = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])
+    predicted = truth.copy(deepcopy=True)
+    predicted.labels = predictions.astype(float).reshape(-1, 1)
+    return {"dataset_true": truth, "dataset_pred": predicted}
+
+
+def _aif360_eq_odds_case(n):
+    predictions, labels, a, a_prime = _classification_records(n)
+    return (_make_aif360_eq_odds, _aif360_binary_datasets(predictions, labels, a),
+            _aif360_binary_datasets(predictions, labels, a_prime), "model_.noisy_table_")
+
+
+def _group_budget_records(n, *, classification):
+    """One feature in [-1, 1] and groups 0/1 alternating; record 0 is (x = 1, group 0, y = +1 / class 1). ``D'``
+    substitutes record 0 within group 0 by (x = 1, y = -1 / class 0). At ``theta = 0`` its per-example gradient
+    (``-2 y x`` squared loss, ``-y x / 2`` logistic loss with y coded -1/+1) goes from ``-clip`` to ``+clip`` for
+    clip 2 (regressor) and 0.5 (classifier). Other records hold the extreme values (x = -1; y = -1 and +1), so that
+    an AIF360 RegressionDataset's min-max scaling is the same on both datasets."""
+    rng = np.random.default_rng(2023)
+    groups = np.arange(n) % 2
+    x = rng.uniform(-1.0, 1.0, n)
+    y = (np.arange(n) // 2 % 2).astype(float) if classification else rng.uniform(-1.0, 1.0, n)
+    x[0], y[0] = 1.0, 1.0
+    x[1] = -1.0
+    if not classification:
+        y[2], y[4] = -1.0, 1.0                  # the label range stays [-1, 1] on D' (record 0 becomes -1)
+    y_prime = y.copy()
+    y_prime[0] = 0.0 if classification else -1.0
+    return x, y, y_prime, groups
+
+
+def _group_budget_case(n, *, classification):
+    x, y, y_prime, groups = _group_budget_records(n, classification=classification)
+    make = _make_group_budget_classifier if classification else _make_group_budget_regressor
+    return (make, {"X": x[:, None], "y": y, "sensitive_features": groups},
+            {"X": x[:, None], "y": y_prime, "sensitive_features": groups}, "history_.noisy_gradients",
+            "history_.sigma_gradient")
+
+
+def _aif360_group_budget_regression_case(n):
+    import pandas as pd
+
+    from aif360_dp.datasets._base import BundledRegressionDataset
+
+    x, y, y_prime, groups = _group_budget_records(n, classification=False)
+    index = pd.RangeIndex(n)
+
+    def dataset(target):
+        # AIF360 min-max scales x to (x + 1) / 2 (record 0 stays at 1) and the label from its observed range
+        # [-1, 1]; label_bounds (-1, 1) maps it back onto [-1, 1] for the engine.
+        return {"dataset": BundledRegressionDataset(
+            features=pd.DataFrame({"x": x}, index=index), target=pd.Series(target, index=index, name="y"),
+            groups=pd.Series(groups, index=index, name="a"), group_names={0: "group 0", 1: "group 1"},
+            privileged_group=0, label_bounds=(-1.0, 1.0))}
+
+    return (_make_aif360_group_budget_regression, dataset(y), dataset(y_prime), "model_.history_.noisy_gradients",
+            "model_.history_.sigma_gradient")
+
+
+def _aif360_group_budget_classification_case(n):
+    import pandas as pd
+    from aif360.datasets import BinaryLabelDataset
+
+    x, y, y_prime, groups = _group_budget_records(n, classification=True)
+
+    def dataset(labels):
+        frame = pd.DataFrame({"a": groups.astype(float), "x": x, "y": labels})
+        return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+
+    return (_make_aif360_group_budget_classification, dataset(y), dataset(y_prime),
+            "model_.history_.noisy_gradients", "model_.history_.sigma_gradient")
+
+
+# ------------------------------------------------------------------------------- in-processing rows
+def _check_share(name, declared, epsilon, what):
+    """The factory's total budget must give the audited release exactly ``epsilon``."""
+    if not math.isclose(declared, epsilon, rel_tol=1e-9):
+        raise RuntimeError(f"The default case of {name!r} expects {what} = {epsilon:g} for the audited release, but "
+                           f"the fitted object declares {declared!r}: update the case's share of the budget.")
+
+
+# ------------------------------------------------------------------------------- DP exponentiated gradient
+_EG_SHARES = 2                 # 2T mechanisms with T = max_iter = 1, basic composition (delta = 0)
+
+
+def _eg_estimator_params(epsilon, min_count):
+    from fairlearn_dp.reductions import LinearThresholdClassifier
+
+    return dict(epsilon=_EG_SHARES * epsilon, delta=0.0, max_iter=1, oracle="exponential",
+                hypotheses=[LinearThresholdClassifier([1.0], 0.5)], min_count=min_count,
+                accountant=_accountant())
+
+
+def _make_exponentiated_gradient(epsilon, seed, *, min_count):
+    from fairlearn.reductions import DemographicParity
+
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+
+    return DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05),
+                                   **_eg_estimator_params(epsilon, min_count), groups=[0, 1], random_state=seed)
+
+
+def _make_aif360_exponentiated_gradient(epsilon, seed, *, min_count):
+    from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
+
+    return DPExponentiatedGradientReduction(constraints="DemographicParity", difference_bound=0.05,
+                                            **_eg_estimator_params(epsilon, min_count), seed=seed)
+
+
+def _attribute_change_records(n):
+    """One public feature, 1 for person 0 and 0 for everyone else (the hypothesis ``1[x >= 1/2]`` labels only person
+    0 with 1); groups 0/1 alternating; ``D'`` moves person 0 from group 0 to group 1. ``min_count`` is the smallest
+    group on either dataset (the DemographicParity cells are the groups)."""
+    groups = np.arange(n) % 2
+    x = np.zeros(n)
+    x[0] = 1.0
+    labels = (np.arange(n) // 2) % 2
+    groups_prime = groups.copy()
+    groups_prime[0] = 1
+    min_count = int(min(np.bincount(groups, minlength=2).min(), np.bincount(groups_prime, minlength=2).min()))
+    return x, labels, groups, groups_prime, min_count
+
+
+def _exponentiated_gradient_case(n, epsilon):
+    x, labels, groups, groups_prime, min_count = _attribute_change_records(n)
+    make = functools.partial(_make_exponentiated_gradient, min_count=min_count)
+    dataset = {"X": x[:, None], "y": labels, "sensitive_features": groups}
+    neighbour = {"X": x[:, None], "y": labels, "sensitive_features": groups_prime}
+    return (make, dataset, neighbour, *_orthant_event(make, dataset, neighbour, "", "DPExponentiatedGradient",
+                                                      epsilon=epsilon))
+
+
+def _aif360_exponentiated_gradient_case(n, epsilon):
+    import pandas as pd
+    from aif360.datasets import BinaryLabelDataset
+
+    x, labels, groups, groups_prime, min_count = _attribute_change_records(n)
+
+    def dataset(a):
+        frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
+        return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+
+    make = functools.partial(_make_aif360_exponentiated_gradient, min_count=min_count)
+    data, neighbour = dataset(groups), dataset(groups_prime)
+    return (make, data, neighbour, *_orthant_event(make, data, neighbour, "model_.",
+                                                   "DPExponentiatedGradientReduction", epsilon=epsilon))
+
+
+def _orthant_event(make, dataset, neighbour, prefix, name, *, epsilon):
+    """The orthant event on the Auditor's violation vector and the declared spend of that release."""
+    attribute = prefix + "history_.noisy_gamma"
+    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    truth_prime = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
+    change = truth_prime - truth
+    lowered = [tuple(c) for c in np.argwhere(change < -1e-12)]
+    raised = [tuple(c) for c in np.argwhere(change > 1e-12)]
+    if not lowered or not raised:
+        raise RuntimeError(f"The default neighbours of {name!r} do not move {attribute} both ways.")
+    declared = make(epsilon, 0).fit(**dataset)
+    release_epsilon = float(released_attribute(declared, prefix + "epsilon_per_mechanism_"))
+    _check_share(name, release_epsilon, epsilon, "epsilon_per_mechanism_")
+    scale = float(released_attribute(declared, prefix + "history_.noise_scale"))
+    sensitivity = float(released_attribute(declared, prefix + "sensitivity_")["auditor_l1"])
+    if not math.isclose(scale, sensitivity / release_epsilon, rel_tol=1e-9):
+        raise RuntimeError(f"{name!r} declares a Laplace scale {scale!r} that is not its sensitivity over its "
+                           "epsilon_per_mechanism_.")
+    moved = len(lowered) + len(raised)
+    l1 = float(np.abs(change).sum())
+    expected = (0.5 ** moved, 0.5 ** moved * math.exp(-l1 / scale))
+    event = OrthantEvent(attribute, lowered, raised, [truth[c] for c in lowered], [truth[c] for c in raised],
+                         expected)
+    return event, PrivacySpend(release_epsilon, 0.0)
+
+
+# ------------------------------------------------------------------------- exponential-mechanism learner
+def _selection_hypotheses():
+    from fairlearn_dp.reductions import LinearThresholdClassifier
+
+    return [LinearThresholdClassifier([1.0, 0.0], 0.5), LinearThresholdClassifier([0.0, 1.0], 0.5)]
+
+
+def _em_total(epsilon):
+    from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
+
+    return epsilon / (1.0 - _MIN_GROUP_SIZE_SHARE)
+
+
+def _make_exponential_mechanism_classifier(epsilon, seed):
+    from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
+
+    return ExponentialMechanismFairClassifier(_selection_hypotheses(), epsilon=_em_total(epsilon), groups=[0, 1],
+                                              accountant=_accountant(), random_state=seed)
+
+
+# The fit refuses (raises) when the noisy group size M falls to <= 1; the case keeps that below this per-fit
+# probability, so that audits of tens of thousands of fits do not stop on it.
+_MAX_REFUSAL_PROBABILITY = 1e-9
+
+
+def _refusal_probability(n, epsilon):
+    """``P(M <= 1)`` for the case's data (``m = n / 2`` positives per group) at the default ``delta = exp(-sqrt(n))``:
+    ``M = m - ln(1/delta) / epsilon_size + Y`` with ``Y ~ Laplace(1 / epsilon_size)``, ``epsilon_size = epsilon``."""
+    from fairlearn_dp.reductions._exponential_mechanism_classifier import _margin
+
+    size_epsilon = _em_total(epsilon) - epsilon
+    offset = n // 2 - _margin(math.exp(-math.sqrt(n)), size_epsilon)
+    tail = 0.5 * math.exp(-abs(1.0 - offset) * size_epsilon)         # Laplace CDF at 1 - offset
+    return tail if offset >= 1 else 1.0 - tail
+
+
+def exponential_mechanism_default_n(epsilon):
+    """The smallest even ``n >= 40`` at which the case's fits practically never refuse (58 at ``epsilon = 1``)."""
+    n = 40
+    while _refusal_probability(n, epsilon) > _MAX_REFUSAL_PROBABILITY:
+        n += 2
+    return n
+
+
+def _selection_records(n):
+    """All labels 1, groups 0/1 alternating (``g = n/2`` positives each), features ``(x_1, x_2)`` in {0, 1}^2.
+
+    With ``a = g // 2``: ``x_1 = 1`` on ``a`` rows of each group (record 0 among them), ``x_2 = 1`` on ``a + 1`` rows
+    of group 0 (not record 0) and ``a + 3`` of group 1. ``h_1 = 1[x_1 >= 1/2]`` has equal true positive rates and
+    error ``1 - 2a/n``; ``h_2 = 1[x_2 >= 1/2]`` a rate gap ``2/g = 4/n`` and error ``1 - (2a + 4)/n``: equal losses
+    ``1 - 2a/n``. ``D'`` substitutes record 0's features by ``(0, 1)``.
+    """
+    if n % 2 or n < 12:
+        raise ValueError(f"The default case of 'ExponentialMechanismFairClassifier' needs an even n >= 12, got {n}.")
+    g = n // 2
+    a = g // 2
+    index = np.arange(n)
+    groups = index % 2
+    group0, group1 = index[groups == 0], index[groups == 1]
+    X = np.zeros((n, 2))
+    X[group0[:a], 0] = 1.0
+    X[group0[1:a + 2], 1] = 1.0
+    X[group1[:a], 0] = 1.0
+    X[group1[:a + 3], 1] = 1.0
+    X_prime = X.copy()
+    X_prime[0] = (0.0, 1.0)
+    return X, X_prime, np.ones(n, dtype=int), groups
+
+
+def _exponential_mechanism_case(n, epsilon):
+    from scipy import integrate
+    from scipy.stats import laplace
+
+    from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
+    from fairlearn_dp.reductions._exponential_mechanism_classifier import _margin, _sensitivity
+
+    name = "ExponentialMechanismFairClassifier"
+    X, X_prime, labels, groups = _selection_records(n)
+    if _refusal_probability(n, epsilon) > _MAX_REFUSAL_PROBABILITY:
+        raise ValueError(f"n={n} is too small for the default case of {name!r} at epsilon={epsilon:g}: its fits would "
+                         f"refuse (noisy group size M <= 1) with probability {_refusal_probability(n, epsilon):.2g} "
+                         f"each; use n >= {exponential_mechanism_default_n(epsilon)} (n=None chooses it).")
+    make = _make_exponential_mechanism_classifier
+    dataset = {"X": X, "y": labels, "sensitive_features": groups}
+    neighbour = {"X": X_prime, "y": labels, "sensitive_features": groups}
+    declared = make(epsilon, 0).fit(**dataset)
+    release_epsilon = float(declared.exponential_mechanism_epsilon_)
+    _check_share(name, release_epsilon, epsilon, "exponential_mechanism_epsilon_")
+    weight = float(declared.fairness_weight)
+    hypotheses = _selection_hypotheses()
+
+    def losses(features):
+        return ExponentialMechanismFairClassifier._utility_losses(hypotheses, features, labels, groups, 2, weight)
+
+    loss, loss_prime = losses(X), losses(X_prime)
+    change = loss_prime - loss
+    raised = int(np.argmax(change))
+    positives = np.bincount(groups[labels == 1], minlength=2)
+    m = int(positives.min())
+    if not (math.isclose(loss[0], loss[1], abs_tol=1e-12) and change[raised] > 0 > change[1 - raised]
+            and np.max(np.abs(change)) <= 2 * weight / m + 1 / n + 1e-12):
+        raise RuntimeError(f"The default neighbours of {name!r} do not move the two utility losses apart from equal "
+                           "values within the declared sensitivity.")
+    # D' keeps every group's positive count, so the Laplace release M has one distribution on both datasets; given M
+    # the choice is the exponential mechanism at the declared sensitivity 2 w / (M - 1) + 1 / n.
+    gap = float(loss_prime[raised] - loss_prime[1 - raised])
+    size_epsilon = float(declared.min_group_size_epsilon_)
+    delta = float(declared.delta_)
+    offset = m - _margin(delta, size_epsilon)            # M = offset + Y, Y ~ Laplace(1 / size_epsilon)
+    noise = laplace(scale=1.0 / size_epsilon)
+    lowest = 1.0 - offset                                # fit refuses M <= 1 (probability ~ e^{-offset}/2)
+
+    def chosen_on_d_prime(y):
+        return noise.pdf(y) / (1.0 + math.exp(min(700.0, release_epsilon * gap
+                                                  / (2.0 * _sensitivity(offset + y, n, weight)))))
+
+    p_prime = integrate.quad(chosen_on_d_prime, lowest, math.inf, limit=200)[0] / noise.sf(lowest)
+    event = SelectionEvent("hypothesis_index_", raised, (0.5, p_prime))
+    return make, dataset, neighbour, event, PrivacySpend(release_epsilon, delta)
+
+
+# ---------------------------------------------------------------------------------------- private FairNR
+_GERRYFAIR_MAX_ITERS = 2                                     # one round
+_GERRYFAIR_RELEASES = 2 + 4 * (_GERRYFAIR_MAX_ITERS - 1)     # two Gram matrices, four statistics per round
+
+
+def _gerryfair_params(epsilon, seed):
+    from sklearn.linear_model import LinearRegression
+
+    return dict(max_iters=_GERRYFAIR_MAX_ITERS, predictor=LinearRegression(fit_intercept=False),
+                epsilon=_GERRYFAIR_RELEASES * epsilon, delta=0.0, accountant=_accountant(), random_state=seed)
+
+
+def _make_gerryfair(epsilon, seed):
+    from fairlearn_dp.reductions import DPGerryFairClassifier
+
+    return DPGerryFairClassifier(**_gerryfair_params(epsilon, seed))
+
+
+def _make_aif360_gerryfair(epsilon, seed):
+    from aif360_dp.algorithms.inprocessing import DPGerryFairClassifier
+
+    return DPGerryFairClassifier(**_gerryfair_params(epsilon, seed))
+
+
+def _label_substitution_records(n):
+    """One feature in [-1, 1], groups 0/1 alternating, labels alternating in pairs; record 0 is ``(x = 0, a = 0, y =
+    1)`` and ``D'`` substitutes it by ``(0, 0, 0)``."""
+    rng = np.random.default_rng(2019)
+    groups = (np.arange(n) % 2).astype(float)
+    x = rng.uniform(-1.0, 1.0, n)
+    labels = ((np.arange(n) // 2) % 2).astype(float)
+    x[0], groups[0], labels[0] = 0.0, 0.0, 1.0
+    labels_prime = labels.copy()
+    labels_prime[0] = 0.0
+    return x, groups, labels, labels_prime
+
+
+def _gerryfair_case(n, epsilon):
+    x, groups, labels, labels_prime = _label_substitution_records(n)
+    dataset = {"X": x[:, None], "y": labels, "sensitive_features": groups}
+    neighbour = {"X": x[:, None], "y": labels_prime, "sensitive_features": groups}
+    return (_make_gerryfair, dataset, neighbour,
+            *_play_error_event(_make_gerryfair, dataset, neighbour, "", x[:, None], labels, "DPGerryFairClassifier",
+                               epsilon=epsilon))
+
+
+def _aif360_gerryfair_case(n, epsilon):
+    import pandas as pd
+    from aif360.datasets import BinaryLabelDataset
+
+    x, groups, labels, labels_prime = _label_substitution_records(n)
+
+    def dataset(y):
+        frame = pd.DataFrame({"a": groups, "x": x, "y": y})
+        return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+
+    data, neighbour = dataset(labels), dataset(labels_prime)
+    features = np.asarray(data["dataset"].features, dtype=float)          # (a, x): the Learner sees both
+    return (_make_aif360_gerryfair, data, neighbour,
+            *_play_error_event(_make_aif360_gerryfair, data, neighbour, "model_.", features, labels,
+                               "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier", epsilon=epsilon))
+
+
+def _play_error_event(make, dataset, neighbour, prefix, X, y, name, *, epsilon):
+    """The round-1 error statistic thresholded at its true value on ``D`` given the released play, after checking
+    that the play does not depend on the substituted record and that ``D'`` lowers the statistic by exactly its
+    declared sensitivity; also returns the declared per-release spend."""
+    statistic, play = prefix + "history_.0.error_statistic", prefix + "predictors_.0"
+    truth, truth_prime = make(math.inf, 0).fit(**dataset), make(math.inf, 0).fit(**neighbour)
+    declared = make(epsilon, 0).fit(**dataset)
+    spend = released_attribute(declared, prefix + "per_release_spend_")
+    _check_share(name, float(spend.epsilon), epsilon, "per_release_spend_.epsilon")
+    if int(released_attribute(declared, prefix + "n_releases_")) != _GERRYFAIR_RELEASES or spend.delta != 0:
+        raise RuntimeError(f"{name!r} no longer splits a pure-DP budget over {_GERRYFAIR_RELEASES} releases for "
+                           f"max_iters={_GERRYFAIR_MAX_ITERS}: update the case.")
+    sensitivity = float(released_attribute(declared, prefix + "history_.0.error_sensitivity"))
+    scale = float(released_attribute(declared, prefix + "history_.0.error_noise_scale"))
+    if not math.isclose(scale, sensitivity / float(spend.epsilon), rel_tol=1e-9):
+        raise RuntimeError(f"{name!r} declares a Laplace scale {scale!r} that is not its sensitivity over its "
+                           "per-release epsilon.")
+    event = PlayErrorEvent(statistic, play, X, y, (0.5, 0.5 * math.exp(-sensitivity / scale)))
+    shift = float(released_attribute(truth, statistic)) - float(released_attribute(truth_prime, statistic))
+    if not (np.array_equal(released_attribute(truth, play).coef, released_attribute(truth_prime, play).coef)
+            and math.isclose(shift, sensitivity, rel_tol=1e-12)
+            and math.isclose(event.reference(truth), float(released_attribute(truth, statistic)), rel_tol=1e-12)):
+        raise RuntimeError(f"The default neighbours of {name!r} do not leave the released play unchanged and lower "
+                           f"{statistic} by exactly its declared sensitivity.")
+    return event, PrivacySpend(float(spend.epsilon), 0.0)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Registry row -> (phrase its declared neighbouring relation must contain, case builder, event builder).
+_XIAN = "substitution of one fitting record"
+_JAGIELSKI = "one person's sensitive attribute changed"
+_WITHIN_GROUP = "substitution of one record (x, a, y) within its group"
+_RECORD = "substitution of one record (x, a, y); n public"
+_CASES = {
+    "DPFairRegressionPostprocessor": (_XIAN, _fair_regression_case, "laplace"),
+    "DPThresholdOptimizer": (_JAGIELSKI, _threshold_optimizer_case, "laplace"),
+    "DPFairRegressionPostprocessing": (_XIAN, _aif360_fair_regression_case, "laplace"),
+    "DPEqOddsPostprocessing": (_JAGIELSKI, _aif360_eq_odds_case, "laplace"),
+    "DPGroupBudgetRegressor": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=False),
+                               "gaussian"),
+    "DPGroupBudgetClassifier": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=True),
+                                "gaussian"),
+    "DPGroupBudgetRegression": (_WITHIN_GROUP, _aif360_group_budget_regression_case, "gaussian"),
+    "DPGroupBudgetClassification": (_WITHIN_GROUP, _aif360_group_budget_classification_case, "gaussian"),
+    # One release of a multi-release mechanism (builder(n, epsilon) returns the whole case).
+    "DPExponentiatedGradient": (_JAGIELSKI, _exponentiated_gradient_case, "single_release"),
+    "DPExponentiatedGradientReduction": (_JAGIELSKI, _aif360_exponentiated_gradient_case, "single_release"),
+    "ExponentialMechanismFairClassifier": (_RECORD, _exponential_mechanism_case, "single_release"),
+    "DPGerryFairClassifier": (_RECORD, _gerryfair_case, "single_release"),
+    "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": (_RECORD, _aif360_gerryfair_case, "single_release"),
+}
+
+
+# Records of each default dataset (n=None): 40, or a row's own choice as a function of epsilon.
+_DEFAULT_N = 40
+_ROW_DEFAULT_N = {"ExponentialMechanismFairClassifier": exponential_mechanism_default_n}
+
+
+def default_audit_case(entry_name, *, epsilon=1.0, n=None):
+    """The default audit of one registry row: ``(factory, dataset, neighbour, event, declared_epsilon)``.
+
+    ``D`` has ``n`` records; ``D'`` differs from it in one unit of the row's declared neighbouring relation:
+    substitution of one record ``(x, a)`` for the Xian et al. post-processors (one cell of the joint PMF loses a
+    count, another gains one), one person's sensitive attribute for the Jagielski et al. post-processors (the
+    person's (prediction, label) count moves from group 0 to group 1 in the released table). The event
+    thresholds the released statistic at those two cells at their true values on ``D`` (computed by a fit with
+    ``epsilon=inf``, which adds no noise): see the module docstring for why this event is optimal for the Laplace
+    mechanism. For the budget-tailoring (zCDP) rows, ``D'`` substitutes one record's label within its group and
+    the event thresholds the one released gradient cell that moves at its true value on ``D`` (computed by a fit
+    with a budget so large that the noise is negligible, ``rho = 1e16``); the declared epsilon and delta are the
+    ``(epsilon, delta)`` the class reports for ``epsilon`` (its ``privacy_spent_``). For the in-processing rows
+    (DP exponentiated gradient, exponential-mechanism learner, private FairNR), the case isolates one release of
+    the mechanism, gives the estimator the total budget that leaves exactly ``epsilon`` to that release, and
+    declares the ``(epsilon, delta)`` the fitted object states for it (see the module docstring for each
+    row's neighbours and event). The AIF360 transformers are audited through their ``model_``.
+
+    Parameters
+    ----------
+    entry_name : str
+        A registry row's name (:func:`fairdp_adapters.registry.get`).
+    epsilon : float, default=1.0
+        Budget of the audited estimator (its declared epsilon); for the in-processing rows, the budget of the audited
+        release.
+    n : int or None, default=None
+        Records in each dataset (>= 8). None: 40, except ``ExponentialMechanismFairClassifier`` (an even ``n >=
+        12`` large enough that its noisy group size practically never stops a fit: 58 at ``epsilon = 1``).
+
+    Returns
+    -------
+    AuditCase
+
+    Raises
+    ------
+    KeyError
+        ``entry_name`` is not a registry row.
+    NotImplementedError
+        The row has no default audit case (a new row: add one here), or its declared neighbouring relation is not
+        the one the case was built for.
+    """
+    entry = registry.get(entry_name)
+    if entry.name not in _CASES:
+        raise NotImplementedError(
+            f"Registry row {entry.name!r} ({entry.dp_class}) has no default privacy-audit case: add one for its "
+            f"neighbouring relation ({entry.neighbouring!r}) to fairdp_adapters.audit_cases (adapters/audit_cases.py).")
+    relation, builder, kind = _CASES[entry.name]
+    if relation not in entry.neighbouring:
+        raise NotImplementedError(
+            f"The default audit case of registry row {entry.name!r} assumes the neighbouring relation "
+            f"{relation!r}, but the row declares {entry.neighbouring!r}: update the case.")
+    if not (isinstance(epsilon, (int, float)) and 0 < epsilon < math.inf):
+        raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}.")
+    if n is None:
+        n = _ROW_DEFAULT_N[entry.name](float(epsilon)) if entry.name in _ROW_DEFAULT_N else _DEFAULT_N
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 8:
+        raise ValueError(f"n must be an integer >= 8, got {n!r}.")
+    if kind == "single_release":
+        make, dataset, neighbour, event, declared = builder(int(n), float(epsilon))
+        return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, declared.epsilon,
+                         declared.delta)
+    make, dataset, neighbour, *attributes = builder(int(n))
+    if kind == "laplace":
+        event = _optimal_event(make, dataset, neighbour, *attributes, entry.name, epsilon=float(epsilon))
+        return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, float(epsilon), 0.0)
+    event, declared = _gaussian_event(make, dataset, neighbour, *attributes, entry.name, epsilon=float(epsilon))
+    return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, declared.epsilon,
+                     declared.delta)
+
+
+def _optimal_event(make, dataset, neighbour, attribute, name, *, epsilon):
+    """The two-cell event at the true values on ``D``, after checking that ``D'`` moves exactly one count."""
+    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    truth_prime = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
+    change = truth - truth_prime
+    changed = np.flatnonzero(np.abs(change.ravel()) > 1e-12)
+    lost, gained = np.unravel_index(np.argmax(change), change.shape), np.unravel_index(np.argmin(change),
+                                                                                       change.shape)
+    if changed.size != 2 or not math.isclose(change[lost], -change[gained], rel_tol=1e-9):
+        raise RuntimeError(f"The default neighbours of {name!r} do not move exactly one count between two cells "
+                           f"of {attribute} (changed cells: {changed.size}).")
+    return CellEvent(attribute, lost, gained, truth[lost], truth[gained],
+                     expected_probabilities=(0.25, 0.25 * math.exp(-epsilon)))
+
+
+# Budget of the reference fits giving the true values of the Gaussian releases: sigma = Delta / sqrt(rho) (two
+# groups, one iteration), about 1e-8 Delta here, against a declared sigma of about 7.6 Delta at epsilon = 1.
+_NOISELESS_RHO = 1e16
+
+
+def _gaussian_event(make, dataset, neighbour, attribute, sigma_attribute, name, *, epsilon):
+    """The one-cell threshold event at the true value on ``D`` of the released Gaussian statistic that ``D'`` moves,
+    after checking that it moves exactly one cell; also returns the declared spend of a fit at ``epsilon``.
+
+    The two reference fits share their seed, hence their noise draws, so the cells ``D'`` does not change are
+    equal exactly and the changed cell differs by exactly the change of the true value.
+    """
+    truth = np.asarray(released_attribute(make(None, 0, rho=_NOISELESS_RHO).fit(**dataset), attribute),
+                       dtype=float)
+    truth_prime = np.asarray(released_attribute(make(None, 0, rho=_NOISELESS_RHO).fit(**neighbour), attribute),
+                             dtype=float)
+    change = truth_prime - truth
+    changed = np.flatnonzero(change.ravel() != 0)
+    if changed.size != 1:
+        raise RuntimeError(f"The default neighbours of {name!r} do not move exactly one cell of {attribute} "
+                           f"(changed cells: {changed.size}).")
+    cell = np.unravel_index(changed[0], change.shape)
+    declared = make(epsilon, 0).fit(**dataset)
+    sigma = np.asarray(released_attribute(declared, sigma_attribute), dtype=float)[cell[1]]      # cell = (t, group, j)
+    event = ThresholdEvent(attribute, cell, truth[cell], change[cell], sigma)
+    return event, released_attribute(declared, "privacy_spent_")
+
+
+def audit_registered(name, *, n_runs=2000, random_state=None, epsilon=1.0, n=None, confidence=0.95, n_jobs=None,
+                     fit_failures="output"):
+    """Audit registry row ``name`` on its :func:`default_audit_case`; returns an
+    :class:`~fairlearn_dp.audit.AuditResult`.
+
+    A fit that raises is an outcome outside the default event (``fit_failures="output"``, see
+    :func:`fairlearn_dp.audit.audit`): a neighbour on which the fit fails more often than on the other moves the
+    event's frequencies and is flagged; ``result.failures`` counts the failed fits. ``fit_failures="raise"``
+    re-raises the first failure instead.
+    """
+    case = default_audit_case(name, epsilon=epsilon, n=n)
+    return audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,
+                 declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, confidence=confidence,
+                 random_state=random_state, n_jobs=n_jobs, fit_failures=fit_failures)
+
+
+def audit_registered_failures(name, *, n_runs=200, random_state=None, epsilon=1.0, n=None, confidence=0.95,
+                              n_jobs=None):
+    """Audit the event "the fit raised" (:class:`~fairlearn_dp.audit.FitFailed`) on row ``name``'s default
+    neighbours.
+
+    Whether a fit succeeds may depend only on public inputs and released values, so its frequency obeys the same
+    inequality as any other event's; a fit that fails on one neighbour and not on the other is flagged (with 200
+    runs, a deterministic difference gives a lower bound of about 3.8). Returns an
+    :class:`~fairlearn_dp.audit.AuditResult`.
+    """
+    case = default_audit_case(name, epsilon=epsilon, n=n)
+    return audit(case.factory, case.dataset, case.neighbour, event=FitFailed(), n_runs=n_runs,
+                 declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, confidence=confidence,
+                 random_state=random_state, n_jobs=n_jobs, fit_failures="output")
+
+
+# Edge neighbours for the failure audit. Relations that let one record's group change (Xian: (x, a) substituted;
+# Jagielski: one attribute changed; Cummings: one record substituted): on D record 0 is the only member of group 1,
+# on D' it is in group 0, so group 1 is declared but empty. Within-group substitution (group sizes public): record 0
+# is substituted within its group by one outside the public bounds (x = 3 data_bound; the regressors' y = 10
+# target_bound), and for the classifiers it is the only positive label on D (none on D').
+_EDGE_OUTSIDE_X = 3.0
+_EDGE_OUTSIDE_Y = 10.0
+
+
+def failure_audit_case(name, *, epsilon=1.0, n=None):
+    """Neighbours at the edge of row ``name``'s data domain, with the event "the fit raised".
+
+    The estimator is built as in :func:`default_audit_case` (same parameters, same public ``groups``); the datasets
+    are the default case's, changed so that ``D`` and ``D'`` are neighbours under the row's relation and sit where a
+    data-dependent check would fire: for the relations that let one record change its group, a declared group with
+    one member on ``D`` and none on ``D'``; for the within-group rows (group sizes public), one record outside the
+    public bounds on ``D'`` and, for the classifiers, no positive label left. Both lie in the declared domain, so
+    every fit must succeed (README, "Failure paths and what is public"); the audit flags a fit that fails on one
+    of them only, and ``result.failures`` shows fits that fail on both.
+
+    Returns
+    -------
+    AuditCase
+        With ``event=FitFailed()``.
+    """
+    case = default_audit_case(name, epsilon=epsilon, n=n)
+    entry = registry.get(name)
+    size = _n_records(case.dataset)
+    if _CASES[entry.name][0] == _WITHIN_GROUP:
+        classification = entry.task == "classification"
+        labels = np.zeros(size) if classification else None
+        if classification:
+            labels[0] = 1.0
+        dataset = _edited(case.dataset, labels=labels)
+        labels_prime = np.zeros(size) if classification else _labels(case.dataset).copy()
+        if not classification:
+            labels_prime[0] = _EDGE_OUTSIDE_Y
+        features_prime = _x(case.dataset).copy()
+        features_prime[0] = _EDGE_OUTSIDE_X
+        neighbour = _edited(case.dataset, labels=labels_prime, x=features_prime)
+    else:
+        groups = np.zeros(size)
+        groups[0] = 1.0
+        dataset, neighbour = _edited(case.dataset, groups=groups), _edited(case.dataset, groups=np.zeros(size))
+    return AuditCase(case.factory, dataset, neighbour, FitFailed(), case.declared_epsilon, case.declared_delta)
+
+
+def _aif360_datasets(fit_kwargs):
+    return {key: value for key, value in fit_kwargs.items() if hasattr(value, "protected_attribute_names")}
+
+
+def _n_records(fit_kwargs):
+    datasets = _aif360_datasets(fit_kwargs)
+    if datasets:
+        return next(iter(datasets.values())).features.shape[0]
+    return len(fit_kwargs["sensitive_features"])
+
+
+def _labels(fit_kwargs):
+    from .aif360 import dataset_to_arrays
+
+    datasets = _aif360_datasets(fit_kwargs)
+    return (np.asarray(dataset_to_arrays(next(iter(datasets.values()))).y, dtype=float) if datasets
+            else np.asarray(fit_kwargs["y"], dtype=float))
+
+
+def _x(fit_kwargs):
+    """The one non-protected feature ``x`` of a case's records."""
+    datasets = _aif360_datasets(fit_kwargs)
+    if datasets:
+        dataset = next(iter(datasets.values()))
+        return np.asarray(dataset.features[:, dataset.feature_names.index("x")], dtype=float)
+    return np.asarray(fit_kwargs["X"], dtype=float)[:, -1]
+
+
+def _edited(fit_kwargs, *, groups=None, labels=None, x=None):
+    """A copy of a case's fit arguments with the protected attribute, the labels (original units) and/or the
+    feature ``x`` replaced; an AIF360 dataset keeps its declared (privileged / unprivileged) groups."""
+    from .aif360 import _label_scale
+
+    edited = dict(fit_kwargs)
+    datasets = _aif360_datasets(fit_kwargs)
+    if not datasets:
+        if groups is not None:
+            edited["sensitive_features"] = np.asarray(groups).astype(np.asarray(fit_kwargs["sensitive_features"]).dtype)
+        if labels is not None:
+            edited["y"] = np.asarray(labels).astype(np.asarray(fit_kwargs["y"]).dtype)
+        if x is not None:
+            X = np.array(fit_kwargs["X"], dtype=float)
+            X[:, -1] = x
+            edited["X"] = X
+        return edited
+    for key, dataset in datasets.items():
+        dataset = dataset.copy(deepcopy=True)
+        if groups is not None:
+            name = dataset.protected_attribute_names[0]
+            dataset.protected_attributes[:, 0] = groups
+            if name in dataset.feature_names:
+                dataset.features[:, dataset.feature_names.index(name)] = groups
+        if labels is not None and key != "dataset_pred":
+            low, width = _label_scale(dataset)
+            dataset.labels[:, 0] = (np.asarray(labels, dtype=float) - low) / width
+        if x is not None:
+            dataset.features[:, dataset.feature_names.index("x")] = x
+        edited[key] = dataset
+    return edited
+
+
+def audit_registered_edge_failures(name, *, n_runs=20, random_state=None, epsilon=1.0, n=None, confidence=0.95,
+                                   n_jobs=None):
+    """Audit the event "the fit raised" on row ``name``'s :func:`failure_audit_case` (edge neighbours); returns an
+    :class:`~fairlearn_dp.audit.AuditResult`, whose ``failures`` must be ``(0, 0)`` for a row that keeps the rule
+    "inside the domain every dataset fits"."""
+    case = failure_audit_case(name, epsilon=epsilon, n=n)
+    return audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,
+                 declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, confidence=confidence,
+                 random_state=random_state, n_jobs=n_jobs, fit_failures="output")
+
+
+# Continuous released statistics of each row's default case compared by audit_registered_unseeded: the event's
+# attribute, except where that is a discrete choice (two unseeded fits then agree by chance).
+_UNSEEDED_STATISTICS = {"ExponentialMechanismFairClassifier": ("min_group_size_estimate_",)}
+
+
+def released_statistics(name, *, epsilon=1.0, n=None):
+    """Dotted attribute paths of the continuous noisy statistics that row ``name``'s default case releases."""
+    return _released_statistics(name, default_audit_case(name, epsilon=epsilon, n=n))
+
+
+def _released_statistics(name, case):
+    return _UNSEEDED_STATISTICS.get(registry.get(name).name, (case.event.attribute,))
+
+
+def audit_registered_unseeded(name, *, global_seeds=(0, 1, 2), epsilon=1.0, n=None):
+    """Check that row ``name`` with ``random_state=None`` (``seed=None`` for the AIF360 faces) is unpredictable.
+
+    Builds the row's estimator as its :func:`default_audit_case` does, but unseeded (each fit with a fresh
+    accountant), and runs :func:`fairlearn_dp.audit.audit_unseeded_reproducibility` on the case's ``D`` and ``D'``
+    with the statistics of :func:`released_statistics`: after ``np.random.seed(s)`` two unseeded fits must release
+    different values. Returns a :class:`~fairlearn_dp.audit.ReproducibilityResult`.
+    """
+    case = default_audit_case(name, epsilon=epsilon, n=n)
+    return audit_unseeded_reproducibility(functools.partial(case.factory, None), case.dataset, case.neighbour,
+                                          statistics=_released_statistics(name, case),
+                                          global_seeds=global_seeds)
