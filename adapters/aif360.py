@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["DatasetArrays", "dataset_to_arrays", "arrays_to_dataset", "declared_groups", "protected_attribute",
-           "predict_seed"]
+           "predict_seed", "public_label_bounds"]
 
 
 class DatasetArrays(NamedTuple):
@@ -51,6 +51,27 @@ def _label_scale(dataset):
     if not high > low:
         raise ValueError("metadata['label_scale'] must have max > min.")
     return low, high - low
+
+
+def public_label_bounds(dataset, bounds=None):
+    """The public bounds ``(s, t)`` of a regression dataset's labels, in the units :func:`dataset_to_arrays` returns.
+
+    ``bounds`` when given (the caller declares them public), else ``dataset.metadata['label_bounds']`` (fairdp's
+    datasets record the target's public range in original units). A dataset with neither is refused: AIF360's
+    ``RegressionDataset`` min-max scales its label with the data's own minimum and maximum, so its stored [0, 1]
+    labels, and any bounds on them, depend on the private data (one record can rescale every other label).
+    """
+    from fairlearn_dp.utils._validation import check_bounds
+
+    if bounds is not None:
+        return check_bounds(bounds)
+    metadata = dataset.metadata or {}
+    if metadata.get("label_bounds") is not None:
+        return check_bounds(metadata["label_bounds"])
+    raise ValueError("bounds=(s, t) is required: the dataset has no public label bounds (metadata['label_bounds']), "
+                     "and AIF360 min-max scales a RegressionDataset's label with the data's own min and max, so "
+                     "bounds read from it would depend on the private data. Pass public bounds in the label's "
+                     "original units (they are used with metadata['label_scale'] when the dataset records it).")
 
 
 def dataset_to_arrays(dataset, *, protected_attribute_name=None):

@@ -6,14 +6,15 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacyWarning, private_joint_histogram, validate_epsilon_delta
+from ..privacy import PrivacySpend, PrivacyWarning, check_spend, private_joint_histogram, validate_epsilon_delta
+from ..utils._random import check_random_state
 from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_1d_float,
     as_group_vector,
+    atomic_fit,
     check_alpha,
     check_bounds,
     check_n_bins,
@@ -22,7 +23,12 @@ from ..utils._validation import (
 )
 from ._barycenter import solve_barycenter
 
-__all__ = ["DPFairRegressionPostprocessor"]
+__all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS"]
+
+# The fitted object holds three dense (n_groups, n_bins, n_bins) float64 arrays (couplings, kernels, their CDFs), and
+# the solver builds as many temporaries: about 6 * 8 * |A| * k^2 bytes. k = 2,000 keeps a 4-group fit near 0.8 GB;
+# k = 10^4 would need ~20 GB and k = 10^5 cannot allocate. Checked before any work, so a too-large k fails fast.
+MAX_N_BINS = 2000
 
 
 class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
@@ -50,15 +56,18 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         0 for pure epsilon-DP with the Laplace mechanism; > 0 switches to the analytic Gaussian mechanism.
     bounds : tuple (s, t)
         Public interval that contains the outputs. Required; must not be computed from the private data. Outputs
-        outside it are clipped to it, with a warning.
+        outside it are clipped to it: silently in ``fit`` (a warning there would tell whether the private data
+        hold such an output; the guarantee is for the clipped outputs), with a warning in ``predict``.
     n_bins : int, default=36
-        Number ``k`` of equal-width bins of ``bounds``; outputs are rounded to bin midpoints. Fewer bins favour
-        fairness at the expense of error (Xian et al., Thm. 3.3).
+        Number ``k`` of equal-width bins of ``bounds``, in ``[1, MAX_N_BINS]`` (2,000: memory grows as
+        ``|A| k^2``); outputs are rounded to bin midpoints. Fewer bins favour fairness at the expense of error
+        (Xian et al., Thm. 3.3).
     alpha : float, default=0.0
         KS tolerance in ``[0, 1]``: 0 asks for exact statistical parity, 1 leaves the binned outputs unchanged.
     groups : list or None, default=None
         Public list of group labels. If None, the groups found in ``sensitive_features`` are used and a
-        :class:`~fairlearn_dp.privacy.PrivacyWarning` says so.
+        :class:`~fairlearn_dp.privacy.PrivacyWarning` says so. A declared group with no fitting rows is fine: its
+        cells are released with noise like any other.
     prefit : bool, default=False
         As in :class:`fairlearn.postprocessing.ThresholdOptimizer`: if True, ``estimator`` is already fitted and is
         not refitted.
@@ -118,8 +127,11 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
       ``prefit=False`` and a non-DP estimator, a :class:`~fairlearn_dp.privacy.PrivacyWarning` is issued.
     - Public inputs: ``bounds``, ``n_bins``, ``alpha``, ``groups``. Choosing ``alpha`` or ``n_bins`` by looking
       at results on the same data spends extra budget that this class does not account for (Xian et al., Sec. 3.4).
-    - Input validation (NaN, group counts, clipping warnings) runs on the private data on the curator's side before
-      the release; its messages carry no counts or values of the data.
+    - Failure paths (README, "Failure paths and what is public"): the parameters are validated and the accountant
+      is checked for the whole spend before the data are read; the data checks are domain checks only (numeric,
+      finite, matching lengths, every group declared) and their messages carry no counts or values. Inside the
+      domain every dataset fits: declared groups without rows, outputs outside ``bounds`` (clipped silently) do
+      not raise or warn. A fit that raises leaves the estimator as it was.
 
     Notes
     -----
@@ -163,6 +175,27 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         self.solver = solver
 
     # ------------------------------------------------------------------ fit
+    def _check_public_inputs(self):
+        """Validate the public parameters and check the budget, before anything reads the data.
+
+        Returns ``(epsilon, delta, (lower, upper), n_bins, alpha, groups)``; ``groups`` is None when they are to
+        be read from the data. Raises diffprivlib's ``BudgetError`` if the accountant cannot pay ``(epsilon,
+        delta)``, whatever the data.
+        """
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        lower, upper = check_bounds(self.bounds)
+        n_bins = check_n_bins(self.n_bins, maximum=MAX_N_BINS, reason=" (memory grows as n_groups * n_bins^2)")
+        alpha = check_alpha(self.alpha)
+        if not isinstance(self.solver, str):
+            raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
+        if not isinstance(self.predict_method, str):
+            raise TypeError(f"predict_method must be a string, got {type(self.predict_method).__name__}.")
+        groups = None if self.groups is None else resolve_groups(self.groups, None,
+                                                                 estimator_name=type(self).__name__)
+        check_spend(self.accountant, PrivacySpend(epsilon, delta))
+        return epsilon, delta, (lower, upper), n_bins, alpha, groups
+
+    @atomic_fit
     def fit(self, X, y=None, *, sensitive_features, **kwargs):
         """Fit the private post-processor.
 
@@ -181,27 +214,22 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         -------
         self
         """
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        lower, upper = check_bounds(self.bounds)
-        n_bins = check_n_bins(self.n_bins)
-        alpha = check_alpha(self.alpha)
-        if not isinstance(self.solver, str):
-            raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
+        epsilon, delta, (lower, upper), n_bins, alpha, groups = self._check_public_inputs()
 
         self.estimator_ = self._fit_estimator(X, y, **kwargs)
         outputs = self._outputs(X)
         if y is not None and len(y) != outputs.size:
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, outputs.size)
-        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
+        if groups is None:
+            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
-        if np.bincount(group_index, minlength=len(groups)).min() == 0:
-            raise ValueError("sensitive_features: every group in `groups` must have at least one row (empty group).")
+        # A declared group without rows is not an error: its cells are released with noise like any other.
 
         self.groups_ = groups
         self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
         self.bin_centers_ = lower + (np.arange(n_bins) + 0.5) * (upper - lower) / n_bins
-        bin_index = self._discretize(outputs)
+        bin_index = self._discretize(outputs, warn_clipped=False)
 
         # Release (the only step that reads the data), then post-process the released statistic only.
         self.noisy_joint_pmf_, self.privacy_spent_ = self._release_joint_histogram(
@@ -231,7 +259,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
                     "The estimator is fitted non-privately on the same data that the post-processor is fitted "
                     "on: the post-processed model as a whole is then NOT differentially private. Use a prefit "
                     "estimator trained on other data, or a DP estimator (e.g. from diffprivlib).",
-                    PrivacyWarning, stacklevel=3)
+                    PrivacyWarning, stacklevel=4)
             return clone(self.estimator).fit(X, y, **kwargs)
         check_is_fitted(self.estimator)
         return self.estimator
@@ -241,10 +269,14 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
             return as_1d_float(X, "X")
         return as_1d_float(getattr(self.estimator_, self.predict_method)(X), f"estimator.{self.predict_method}(X)")
 
-    def _discretize(self, outputs):
-        """``h`` of Alg. 1, line 2: index of the nearest bin midpoint, after clipping to ``bounds`` (warned)."""
+    def _discretize(self, outputs, *, warn_clipped=True):
+        """``h`` of Alg. 1, line 2: index of the nearest bin midpoint, after clipping to ``bounds``.
+
+        ``fit`` clips silently (``warn_clipped=False``): whether a warning fires would depend on the private data.
+        ``predict`` warns.
+        """
         lower, upper = self.bin_edges_[0], self.bin_edges_[-1]
-        if np.any((outputs < lower) | (outputs > upper)):
+        if warn_clipped and np.any((outputs < lower) | (outputs > upper)):
             warnings.warn(f"Some outputs lie outside bounds=({lower}, {upper}) and were clipped to it.",
                           UserWarning, stacklevel=3)
         n_bins = self.bin_centers_.size
@@ -286,7 +318,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         sensitive_features : array-like
             Group membership of each row; every group must be one seen in ``fit``.
         random_state : None, int or numpy.random.RandomState, default=None
-            Seeds the randomised transport; the same seed gives the same predictions.
+            Seeds the randomised transport; the same seed gives the same predictions. None draws from a generator
+            seeded by the operating system (never numpy's global generator).
 
         Returns
         -------

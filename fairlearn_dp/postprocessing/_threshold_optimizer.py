@@ -9,20 +9,25 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacyWarning, private_joint_histogram, validate_epsilon_delta
+from ..privacy import PrivacySpend, PrivacyWarning, check_spend, private_joint_histogram, validate_epsilon_delta
+from ..utils._random import check_random_state
 from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_1d_float,
     as_group_vector,
+    atomic_fit,
     check_n_bins,
     encode_groups,
     resolve_groups,
 )
 
-__all__ = ["DPThresholdOptimizer"]
+__all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]
+
+# The mixing LP has 2 |A| (B + 1) variables and its constraint rows are built densely (|A|^2 B entries per rate):
+# B = 10^4 solves in about a second for 10 groups; far larger B only adds noisy, empty bins. Checked before any work.
+MAX_N_SCORE_BINS = 10_000
 
 # Fairlearn's constraint names -> the group rates they equalise.
 _CONSTRAINT_RATES = {
@@ -99,11 +104,13 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         Add the paper's confidence slack to every constraint (see Privacy). False keeps the constraints at
         ``tol`` on the private statistics: fairer on average, but the non-private optimum may be infeasible.
     n_score_bins : int, default=10
-        Public number of score bins for score-based post-processing (ignored for binary predictions). Fewer bins
-        mean less noise per rate and a tighter slack; more bins a finer ROC curve.
+        Public number of score bins for score-based post-processing (ignored for binary predictions), in ``[1,
+        MAX_N_SCORE_BINS]`` (10,000). Fewer bins mean less noise per rate and a tighter slack; more bins a finer
+        ROC curve.
     score_range : tuple (low, high) or None, default=None
         Public range of the scores; None means (0, 1), valid for ``predict_proba``. Required for
-        ``decision_function``. Scores outside are clipped, with a warning.
+        ``decision_function``. Scores outside are clipped: silently in ``fit`` (the guarantee is for the clipped
+        scores), with a warning in ``predict``.
     groups : list or None, default=None
         Public list of group labels; the first is the anchor group ``0`` of the paper. None reads them from the
         data (sorted) with a :class:`~fairlearn_dp.privacy.PrivacyWarning`.
@@ -162,8 +169,14 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
       hold. The slack protects accuracy (the non-private optimum stays feasible) at the price of fairness;
       ``privacy_slack=False`` drops it (fairness target ``gamma`` on the noisy statistics).
     - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol``; ``m`` (the number of rows)
-      is public under both relations. Input checks (binary labels, each group having both labels) run on the
-      curator's side before the release; their messages carry no data values.
+      is public under both relations.
+    - Failure paths (README, "Failure paths and what is public"): parameters are validated and the accountant is
+      checked for the whole spend before the data are read; the data checks are domain checks (binary labels,
+      binary base predictions with ``predict_method="predict"``, matching lengths, declared groups) whose messages
+      carry no counts or values. Inside the domain every dataset fits: a declared group with no rows, or without
+      one of the labels, is released with noise like any other cell; if its noisy mass is not positive its
+      constraint is dropped with a warning (a function of the released table only). A fit that raises leaves the
+      estimator as it was.
 
     References
     ----------
@@ -197,6 +210,20 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         self.solver = solver
 
     # ------------------------------------------------------------------ fit
+    def _check_public_inputs(self):
+        """Validate the public parameters and check the budget, before anything reads the data.
+
+        Returns ``(epsilon, delta, gamma, groups)`` (``groups`` None when they are to be read from the data).
+        Raises diffprivlib's ``BudgetError`` if the accountant cannot pay ``(epsilon, delta)``, whatever the data.
+        """
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        gamma = self._check_params()
+        groups = None if self.groups is None else resolve_groups(self.groups, None,
+                                                                 estimator_name=type(self).__name__)
+        check_spend(self.accountant, PrivacySpend(epsilon, delta))
+        return epsilon, delta, gamma, groups
+
+    @atomic_fit
     def fit(self, X, y, *, sensitive_features, **kwargs):
         """Fit the private post-processor.
 
@@ -211,8 +238,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         **kwargs
             Passed to ``estimator.fit``.
         """
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        gamma = self._check_params()
+        epsilon, delta, gamma, groups = self._check_public_inputs()
         labels = _binary_labels(y)
         self.estimator_ = self._fit_estimator(X, labels, **kwargs)
         self._predict_method = self._resolve_predict_method()
@@ -220,16 +246,14 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         if outputs.size != labels.size:
             raise ValueError(f"y has {labels.size} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, labels.size)
-        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
+        if groups is None:
+            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
-        counts = np.zeros((len(groups), 2), dtype=int)
-        np.add.at(counts, (group_index, labels), 1)
-        if counts.min() == 0:
-            raise ValueError("sensitive_features: every group must contain both label values (a group is missing "
-                             "label 0 or 1), otherwise its error rates are undefined.")
+        # A declared group without rows, or without one label, is not an error: its cells are released with noise
+        # like any other, and a constraint whose noisy mass is not positive is dropped (see _private_rates).
         self.groups_ = groups
         self._set_grid(outputs)
-        bin_index = self._discretize(outputs)
+        bin_index = self._discretize(outputs, warn_clipped=False)
         n_bins = self.bin_edges_.size - 1
 
         self.noisy_table_, self.privacy_spent_ = self._release_joint_table(
@@ -244,7 +268,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
             warnings.warn(
                 f"The privacy slack is >= 1 for some group on {vacuous}: those constraints cannot bind, so fairness "
                 "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
-                "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=2)
+                "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=3)
         self.mixing_rates_, self.objective_value_ = self._solve_mixing_lp(rates, gamma)
         return self
 
@@ -265,7 +289,12 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         gamma = 0.0 if self.tol is None else self.tol
         if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
             raise ValueError(f"tol must be None or in [0, 1], got {self.tol!r}.")
-        check_n_bins(self.n_score_bins)
+        check_n_bins(self.n_score_bins, "n_score_bins", maximum=MAX_N_SCORE_BINS,
+                     reason=" (the mixing LP grows with it)")
+        if self.score_range is not None:
+            _check_score_range(self.score_range)
+        if not isinstance(self.solver, str):
+            raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
         return float(gamma)
 
     def _fit_estimator(self, X, labels, **kwargs):
@@ -281,7 +310,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
                 "privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
                 "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
                 "estimator trained on other data or a DP estimator (e.g. from diffprivlib).", PrivacyWarning,
-                stacklevel=3)
+                stacklevel=4)
         return clone(self.estimator).fit(X, labels, **kwargs)
 
     def _resolve_predict_method(self):
@@ -313,19 +342,19 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         if self._predict_method == "decision_function" and self.score_range is None:
             raise ValueError("score_range=(low, high) is required with decision_function scores; it must be public, "
                              "not computed from the data.")
-        low, high = (0.0, 1.0) if self.score_range is None else (float(v) for v in self.score_range)
-        if not (np.isfinite(low) and np.isfinite(high) and low < high):
-            raise ValueError(f"score_range must be finite with low < high, got {self.score_range}.")
+        low, high = (0.0, 1.0) if self.score_range is None else _check_score_range(self.score_range)
         self.mode_ = "scores"
-        self.bin_edges_ = np.linspace(low, high, check_n_bins(self.n_score_bins) + 1)
+        self.bin_edges_ = np.linspace(low, high, int(self.n_score_bins) + 1)
 
-    def _discretize(self, outputs):
+    def _discretize(self, outputs, *, warn_clipped=True):
+        """Bin index of each output; ``fit`` clips scores to ``score_range`` silently (a warning would depend on the
+        private data), ``predict`` warns."""
         if self.mode_ == "binary":
             if not np.all(np.isin(outputs, (0.0, 1.0))):
                 raise ValueError("The base predictions must be binary (0 or 1), as at fit time.")
             return outputs.astype(np.intp)
         low, high = self.bin_edges_[0], self.bin_edges_[-1]
-        if np.any((outputs < low) | (outputs > high)):
+        if warn_clipped and np.any((outputs < low) | (outputs > high)):
             warnings.warn(f"Some scores lie outside score_range=({low}, {high}) and were clipped to it.",
                           UserWarning, stacklevel=3)
         n_bins = self.bin_edges_.size - 1
@@ -351,7 +380,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
 
     # -------------------------------------------------------------- predict
     def predict(self, X, *, sensitive_features, random_state=None):
-        """Randomised fair predictions (0/1) for each row; ``random_state`` makes them reproducible."""
+        """Randomised fair predictions (0/1) for each row; ``random_state`` makes them reproducible (None: a
+        generator seeded by the operating system, never numpy's global one)."""
         probability = self._pmf_predict(X, sensitive_features=sensitive_features)[:, 1]
         uniforms = check_random_state(random_state).random_sample(probability.size)
         return (uniforms < probability).astype(int)
@@ -524,6 +554,17 @@ def _solve_mixing_lp(rates, *, gamma, slack, constraints, objective, flip, solve
         positive = positive + np.cumsum(z[1][:, ::-1], axis=1)[:, ::-1][:, 1:]
     return np.clip(positive, 0.0, 1.0), float(value + constant)
 
+
+
+def _check_score_range(score_range):
+    """``score_range`` as a finite pair ``low < high``, with errors naming it."""
+    try:
+        low, high = (float(v) for v in score_range)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"score_range must be a pair of numbers (low, high), got {score_range!r}.") from exc
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"score_range must be finite with low < high, got {score_range!r}.")
+    return low, high
 
 
 def _binary_labels(y):

@@ -9,9 +9,15 @@ import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays, declared_groups, protected_attribute
+from fairdp_adapters.aif360 import (
+    arrays_to_dataset,
+    dataset_to_arrays,
+    declared_groups,
+    protected_attribute,
+    public_label_bounds,
+)
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils._validation import atomic_fit, check_bounds
+from fairlearn_dp.utils._validation import atomic_fit
 
 __all__ = ["DPGroupBudgetRegression", "DPGroupBudgetClassification"]
 
@@ -147,9 +153,9 @@ class DPGroupBudgetRegression(_GroupBudgetTransformer):
     Labels: the engine works on ``y`` in original units (read back with ``metadata['label_scale']`` when present)
     mapped affinely from the public interval ``bounds = (s, t)`` onto [-1, 1] (``target_bound=1``, so the noise
     does not grow with the label's offset); predictions are mapped back. ``bounds`` defaults to
-    ``metadata['label_bounds']`` (fairdp's datasets record it), else to (0, 1) for a plain AIF360
-    ``RegressionDataset``, whose stored label is min-max scaled to [0, 1]; a dataset with ``label_scale`` but no
-    ``label_bounds`` needs ``bounds``: the observed range is not public.
+    ``metadata['label_bounds']`` (fairdp's datasets record it); a dataset without them needs ``bounds``: a plain
+    AIF360 ``RegressionDataset`` min-max scales its label with the data's own min and max, so bounds on the stored
+    label would depend on the private data.
 
     Args:
         bounds (tuple, optional): public interval (s, t) of the labels in original units (see above); labels
@@ -193,15 +199,7 @@ class DPGroupBudgetRegression(_GroupBudgetTransformer):
         return (2.0 * y - (low + high)) / (high - low)
 
     def _bounds(self, dataset):
-        metadata = dataset.metadata or {}
-        if self.bounds is not None:
-            return check_bounds(self.bounds)
-        if metadata.get("label_bounds") is not None:
-            return check_bounds(metadata["label_bounds"])
-        if metadata.get("label_scale") is None:
-            return 0.0, 1.0                 # AIF360's RegressionDataset stores the label min-max scaled to [0, 1]
-        raise ValueError("bounds=(s, t) is required: the dataset records its label's observed range "
-                         "(metadata['label_scale']) but no public bounds (metadata['label_bounds']).")
+        return public_label_bounds(dataset, self.bounds)
 
     def predict(self, dataset):
         """Return a copy of ``dataset`` whose labels are the DP model's predictions (in the dataset's label units).

@@ -11,6 +11,7 @@ from aif360.metrics import utils as aif360_utils
 
 from fairdp_adapters.aif360 import predict_seed
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.utils._validation import atomic_fit
 
 __all__ = ["DPEqOddsPostprocessing"]
 
@@ -44,6 +45,11 @@ class DPEqOddsPostprocessing(Transformer):
     table of (predicted label, group, true label) over the rows of the two groups, L1 sensitivity 2/m, Laplace
     noise of scale 2/(m epsilon) per cell; everything else is post-processing. Rows that belong to neither group
     are rejected (AIF360 silently ignores them). After ``fit``, ``privacy_spent_`` holds the charge.
+
+    Failure paths: the parameters and the accountant's budget are checked before any row is read; the data checks
+    are domain checks (labels other than the favorable/unfavorable ones, rows in neither declared group) without
+    counts or values; a group without rows or without one label fits; a fit that raises leaves the transformer as
+    it was.
     """
 
     def __init__(self, unprivileged_groups, privileged_groups, seed=None, *, epsilon=1.0, delta=0.0, beta=0.05,
@@ -81,6 +87,7 @@ class DPEqOddsPostprocessing(Transformer):
             raise ValueError(f"{name} has labels other than its favorable/unfavorable labels (non-binary).")
         return (labels == dataset.favorable_label).astype(int)
 
+    @atomic_fit
     def fit(self, dataset_true, dataset_pred):
         """Compute private mixing rates from true and predicted labels.
 
@@ -91,14 +98,16 @@ class DPEqOddsPostprocessing(Transformer):
         Returns:
             DPEqOddsPostprocessing: self.
         """
-        if dataset_true.labels.shape != dataset_pred.labels.shape:
-            raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
-        groups = self._groups(dataset_pred)
-        self.model_ = DPThresholdOptimizer(
+        model = DPThresholdOptimizer(
             constraints="equalized_odds", objective="sum_of_group_tpr_minus_fpr", flip=True,
             predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta, beta=self.beta,
             groups=[_PRIVILEGED, _UNPRIVILEGED], privacy_unit=self.privacy_unit, accountant=self.accountant,
             random_state=self.seed)
+        model._check_public_inputs()            # parameters and the whole budget: before the rows
+        if dataset_true.labels.shape != dataset_pred.labels.shape:
+            raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
+        groups = self._groups(dataset_pred)
+        self.model_ = model
         self.model_.fit(self._favorable(dataset_pred, "dataset_pred")[:, None],
                         self._favorable(dataset_true, "dataset_true"), sensitive_features=groups)
         rates = self.model_.mixing_rates_

@@ -11,8 +11,10 @@ from fairdp_adapters.aif360 import (
     declared_groups,
     predict_seed,
     protected_attribute,
+    public_label_bounds,
 )
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+from fairlearn_dp.utils._validation import atomic_fit
 
 __all__ = ["DPFairRegressionPostprocessing"]
 
@@ -28,8 +30,10 @@ class DPFairRegressionPostprocessing(Transformer):
     Args:
         epsilon (float): privacy budget (> 0; ``numpy.inf`` for the non-private baseline).
         delta (float): 0 for pure DP (Laplace); > 0 for the analytic Gaussian mechanism.
-        bounds (tuple): public interval (s, t) of the labels **in original units** (for fairdp's datasets,
-            ``dataset.metadata['label_bounds']``).
+        bounds (tuple, optional): public interval (s, t) of the labels **in original units**. Default: the
+            dataset's ``metadata['label_bounds']`` (fairdp's datasets record it). A dataset without them needs
+            ``bounds``: AIF360 min-max scales a ``RegressionDataset``'s label with the data's own min and max, so
+            bounds read from the stored label would depend on the private data.
         n_bins (int): number of histogram bins.
         alpha (float): KS tolerance in [0, 1].
         protected_attribute_name (str, optional): attribute defining the groups; default the dataset's first.
@@ -44,6 +48,10 @@ class DPFairRegressionPostprocessing(Transformer):
     delta)-DP) for the substitution of one record of the dataset passed to ``fit``; L1 sensitivity of the released
     joint histogram 2/n. The predictions being post-processed must come from a model that did not see this data,
     or from a DP model whose spend is accounted separately. After ``fit``, ``privacy_spent_`` holds the charge.
+
+    Failure paths: the parameters, the dataset's public schema (protected attribute, declared groups, label bounds)
+    and the accountant's budget are checked before any row is read; declared groups without rows fit; a fit that
+    raises leaves the transformer as it was.
     """
 
     def __init__(self, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, protected_attribute_name=None,
@@ -61,6 +69,7 @@ class DPFairRegressionPostprocessing(Transformer):
         self.seed = seed
         self.solver = solver
 
+    @atomic_fit
     def fit(self, dataset_true, dataset_pred=None):
         """Fit on the predictions in ``dataset_pred`` (or on ``dataset_true``'s labels when it is None).
 
@@ -76,12 +85,14 @@ class DPFairRegressionPostprocessing(Transformer):
         if dataset_pred is not None and dataset_pred.labels.shape != dataset_true.labels.shape:
             raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
         name = protected_attribute(source, self.protected_attribute_name)
+        model = DPFairRegressionPostprocessor(
+            epsilon=self.epsilon, delta=self.delta, bounds=public_label_bounds(source, self.bounds),
+            n_bins=self.n_bins, alpha=self.alpha, groups=declared_groups(source, name), accountant=self.accountant,
+            random_state=self.seed, solver=self.solver)
+        model._check_public_inputs()            # parameters, groups and the whole budget: before the rows
         arrays = dataset_to_arrays(source, protected_attribute_name=name)
-        self.model_ = DPFairRegressionPostprocessor(
-            epsilon=self.epsilon, delta=self.delta, bounds=self.bounds, n_bins=self.n_bins, alpha=self.alpha,
-            groups=declared_groups(source, name), accountant=self.accountant, random_state=self.seed,
-            solver=self.solver)
-        self.model_.fit(arrays.y[:, None], sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        model.fit(arrays.y[:, None], sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        self.model_ = model
         self.protected_attribute_name_ = name
         self.privacy_spent_ = self.model_.privacy_spent_
         return self

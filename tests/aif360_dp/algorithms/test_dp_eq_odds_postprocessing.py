@@ -66,3 +66,24 @@ def test_bad_input():
     with pytest.raises(ValueError, match="epsilon"):
         DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, epsilon=0, accountant=BudgetAccountant()).fit(truth,
                                                                                                          predicted)
+
+
+def test_budget_check_comes_before_the_datasets_are_read_and_a_failed_fit_changes_nothing():
+    from diffprivlib.utils import BudgetError
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"s": rng.integers(0, 2, 200).astype(float), "y": rng.integers(0, 2, 200).astype(float)})
+    true = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["s"])
+    pred = true.copy(deepcopy=True)
+    odd = true.copy(deepcopy=True)
+    odd.protected_attributes[0, 0] = 5.0            # a row in neither declared group: a domain error
+    groups = dict(unprivileged_groups=[{"s": 0}], privileged_groups=[{"s": 1}])
+    exhausted = BudgetAccountant(epsilon=0.5)
+    for dataset in (pred, odd):
+        with pytest.raises(BudgetError):
+            DPEqOddsPostprocessing(**groups, seed=0, accountant=exhausted).fit(true, dataset)
+    post = DPEqOddsPostprocessing(**groups, seed=0, accountant=BudgetAccountant()).fit(true, pred)
+    params = post.model_params
+    with pytest.raises(ValueError, match="neither"):
+        post.fit(true, odd)
+    assert post.model_params is params

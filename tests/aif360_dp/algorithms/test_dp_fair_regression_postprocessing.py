@@ -75,3 +75,38 @@ def test_fit_on_predictions_and_not_fitted_error(communities):
     with pytest.raises(ValueError, match="protected_attribute_name"):
         DPFairRegressionPostprocessing(epsilon=1.0, bounds=(0, 1), protected_attribute_name="nope",
                                        accountant=BudgetAccountant()).fit(communities)
+
+
+def test_labels_without_public_bounds_are_refused_before_the_budget_is_touched():
+    """AIF360's RegressionDataset min-max scales the label with the data's own min and max, so bounds on the stored
+    label are data-dependent: a dataset without metadata['label_bounds'] needs bounds= (in original units)."""
+    import pandas as pd
+    from aif360.datasets import RegressionDataset
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 1, 200), "a": rng.integers(0, 2, 200).astype(float)})
+    frame["y"] = 3 * frame["x"] + rng.normal(size=200)
+    plain = RegressionDataset(df=frame, dep_var_name="y", protected_attribute_names=["a"],
+                              privileged_classes=[[1.0]])
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="bounds=.*required.*min-max"):
+        DPFairRegressionPostprocessing(epsilon=1.0, n_bins=5, accountant=accountant, seed=0).fit(plain)
+    assert accountant.spent_budget == []
+    post = DPFairRegressionPostprocessing(epsilon=1.0, bounds=(0.0, 1.0), n_bins=5, accountant=accountant,
+                                          seed=0).fit(plain)
+    assert post.model_.bounds == (0.0, 1.0)
+    # The dataset's own public bounds are the default.
+    law = LawSchoolGPADataset()
+    assert DPFairRegressionPostprocessing(epsilon=1.0, n_bins=5, accountant=accountant, seed=0).fit(
+        law).model_.bounds == law.metadata["label_bounds"]
+
+
+def test_budget_check_comes_before_the_dataset_is_read(communities):
+    from diffprivlib.utils import BudgetError
+
+    broken = communities.copy(deepcopy=True)
+    broken.labels[0, 0] = np.nan
+    exhausted = BudgetAccountant(epsilon=0.5)
+    for dataset in (communities, broken):
+        with pytest.raises(BudgetError):
+            DPFairRegressionPostprocessing(epsilon=1.0, n_bins=5, accountant=exhausted, seed=0).fit(dataset)

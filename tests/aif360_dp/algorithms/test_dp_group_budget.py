@@ -100,8 +100,13 @@ def test_regression_bounds_default_override_and_bgl_conversion():
     frame["y"] = frame["x"] + rng.normal(size=300)
     plain = RegressionDataset(df=frame, dep_var_name="y", protected_attribute_names=["a"],
                               privileged_classes=[[1.0]])
-    model = regression().fit(plain)
-    assert model.bounds_ == (0.0, 1.0)                       # AIF360 stores the label min-max scaled to [0, 1]
+    # AIF360 min-max scales the label with the data's own min and max: bounds on it would be data-dependent.
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="bounds=.*required.*min-max"):
+        regression(accountant=accountant).fit(plain)
+    assert accountant.spent_budget == []
+    model = regression(bounds=(0.0, 1.0)).fit(plain)         # declared public by the caller
+    assert model.bounds_ == (0.0, 1.0)
     assert model.model_.groups_ == [1.0, 0.0]
     model = regression(bounds=(-1.0, 2.0), bounded_group_loss=0.09).fit(plain)
     assert model.bounds_ == (-1.0, 2.0)
