@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
+from ..privacy._release import noise_scale
 from ._checks import as_real_array, check_positive_real
 
 __all__ = ["release_counts", "CountRelease", "count_sensitivity", "COUNT_SENSITIVITY", "LaplaceNoise",
@@ -139,26 +140,6 @@ class CountRelease:
                 f"epsilon={self.spend.epsilon:g}, delta={self.spend.delta:g}{total})")
 
 
-def _check_noise_scale(epsilon, delta, l1, l2):
-    """Refuse parameters for which the mechanism's noise scale is not a finite number > 0.
-
-    A subnormal epsilon makes ``l1 / epsilon`` overflow (infinite noise); diffprivlib's analytic Gaussian returns
-    a standard deviation of 0 -- no noise at all -- for epsilon below about 1e-27 (measured with diffprivlib
-    0.6.6, delta = 1e-6). Both depend on public parameters only.
-    """
-    if delta == 0:
-        scale = l1 / epsilon
-    else:
-        from diffprivlib.mechanisms import GaussianAnalytic
-
-        with np.errstate(all="ignore"):
-            scale = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=l2).variance(0.0))
-    if not (math.isfinite(scale) and scale > 0):
-        raise ValueError(f"epsilon={epsilon!r} (delta={delta!r}) gives no usable noise scale (got {scale!r}): "
-                         "epsilon is too small for a numerically sound mechanism.")
-    return scale
-
-
 def release_counts(counts, *, epsilon, delta=0.0, invariant_total=False, accountant=None, random_state=None):
     """Release a vector of counts with noise from a diffprivlib mechanism; charge the accountant once.
 
@@ -197,7 +178,7 @@ def release_counts(counts, *, epsilon, delta=0.0, invariant_total=False, account
     """
     epsilon, delta = validate_epsilon_delta(epsilon, delta, allow_inf=False)
     l1, l2 = count_sensitivity(invariant_total=invariant_total)
-    _check_noise_scale(epsilon, delta, l1, l2)
+    noise_scale(epsilon, delta, l1, l2)
     spend = PrivacySpend(epsilon, delta)
     check_spend(accountant, spend)
     values = _check_counts(counts)
@@ -227,7 +208,7 @@ class LaplaceNoise:
         """The scale :func:`release_counts` uses: ``1 / epsilon`` (add/remove) or ``2 / epsilon`` (public total)."""
         epsilon, _ = validate_epsilon_delta(epsilon, 0.0, allow_inf=False)
         l1, l2 = count_sensitivity(invariant_total=invariant_total)
-        return cls(_check_noise_scale(epsilon, 0.0, l1, l2))
+        return cls(noise_scale(epsilon, 0.0, l1, l2))
 
     def sample(self, rng, shape):
         return rng.laplace(0.0, self.lam, size=shape)
@@ -258,7 +239,7 @@ class GaussianNoise:
         if delta <= 0:
             raise ValueError("delta must be > 0 for the Gaussian mechanism.")
         l1, l2 = count_sensitivity(invariant_total=invariant_total)
-        return cls(_check_noise_scale(epsilon, delta, l1, l2))
+        return cls(noise_scale(epsilon, delta, l1, l2))
 
     def sample(self, rng, shape):
         return rng.normal(0.0, self.sigma, size=shape)

@@ -32,7 +32,10 @@ def validate_epsilon_delta(epsilon, delta=0.0, *, allow_inf=True):
         raise TypeError(f"epsilon must be a real number, got {type(epsilon).__name__}.")
     if isinstance(delta, bool) or not isinstance(delta, Real):
         raise TypeError(f"delta must be a real number, got {type(delta).__name__}.")
-    epsilon, delta = float(epsilon), float(delta)
+    try:
+        epsilon, delta = float(epsilon), float(delta)
+    except OverflowError as exc:                # a Python int beyond float range
+        raise ValueError("epsilon and delta must be within float range.") from exc
     if math.isnan(epsilon) or epsilon <= 0:
         raise ValueError(f"epsilon must be > 0, got {epsilon}.")
     if math.isinf(epsilon) and not allow_inf:

@@ -16,7 +16,28 @@ from diffprivlib.mechanisms import GaussianAnalytic, Laplace
 from ._accountant import charge, check_spend, validate_epsilon_delta
 from ._spend import PrivacySpend
 
-__all__ = ["noisy_vector", "private_joint_histogram", "joint_histogram_sensitivity"]
+__all__ = ["noisy_vector", "noise_scale", "private_joint_histogram", "joint_histogram_sensitivity"]
+
+
+def noise_scale(epsilon, delta, l1_sensitivity, l2_sensitivity):
+    """The release noise's scale (Laplace ``b``, or the analytic Gaussian's ``sigma``); refuse one that is unusable.
+
+    A subnormal ``epsilon`` makes ``l1 / epsilon`` overflow (infinite noise); diffprivlib's analytic Gaussian
+    returns a standard deviation of 0 -- no noise at all, the exact values released -- for epsilon below about
+    1e-27 (measured with diffprivlib 0.6.6, delta = 1e-6). Both depend on public parameters only, so refusing them
+    is a public failure path.
+    """
+    if delta == 0:
+        with np.errstate(all="ignore"):
+            scale = float(l1_sensitivity) / epsilon
+    else:
+        with np.errstate(all="ignore"):
+            scale = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta,
+                                               sensitivity=float(l2_sensitivity)).variance(0.0))
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"epsilon={epsilon!r} (delta={delta!r}) gives no usable noise scale (got {scale!r}): "
+                         "epsilon is too small for a numerically sound mechanism.")
+    return scale
 
 
 def noisy_vector(values, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitivity=None, random_state=None):
@@ -52,10 +73,12 @@ def noisy_vector(values, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitiv
     if delta == 0:
         if l1_sensitivity is None:
             raise ValueError("l1_sensitivity is required for the Laplace mechanism (delta == 0).")
+        noise_scale(epsilon, delta, l1_sensitivity, None)
         mechanism = Laplace(epsilon=epsilon, sensitivity=float(l1_sensitivity), random_state=random_state)
     else:
         if l2_sensitivity is None:
             raise ValueError("l2_sensitivity is required for the Gaussian mechanism (delta > 0).")
+        noise_scale(epsilon, delta, None, l2_sensitivity)
         mechanism = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=float(l2_sensitivity),
                                      random_state=random_state)
     flat = values.ravel()

@@ -21,6 +21,8 @@ def as_1d_float(values, name):
         values = values.to_numpy()
     try:
         arr = np.asarray(values, dtype=float)
+    except OverflowError as exc:                # Python ints beyond float range
+        raise ValueError(f"{name} holds a number beyond float range.") from exc
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric.") from exc
     if arr.ndim == 2 and arr.shape[1] == 1:
@@ -52,6 +54,8 @@ def as_group_vector(sensitive_features, n_samples, name="sensitive_features"):
         if arr.ndim > 2:
             raise ValueError(f"{name} must be 1-D or 2-D, got {arr.ndim} dimensions.")
         frame = pd.DataFrame(arr if arr.ndim == 2 else arr[:, None])
+    if frame.shape[1] == 0:
+        raise ValueError(f"{name} has no columns.")
     if len(frame) != n_samples:
         raise ValueError(f"{name} has {len(frame)} rows but the data have {n_samples} (length mismatch).")
     if frame.isna().to_numpy().any():
@@ -81,7 +85,13 @@ def resolve_groups(groups, group_vector, *, estimator_name):
         if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
             raise TypeError("groups must be a list of group labels or None.")
         resolved = list(groups)
-        if len(set(resolved)) != len(resolved):
+        if pd.isna(pd.Series(resolved, dtype=object)).any():
+            raise ValueError("groups contains a missing label (NaN/None).")
+        try:
+            duplicates = len(set(resolved)) != len(resolved)
+        except TypeError as exc:
+            raise TypeError("groups must hold hashable group labels.") from exc
+        if duplicates:
             raise ValueError("groups contains duplicates.")
     if len(resolved) < 2:
         raise ValueError(f"sensitive_features must define at least 2 groups, got {len(resolved)}.")
@@ -90,7 +100,10 @@ def resolve_groups(groups, group_vector, *, estimator_name):
 
 def encode_groups(group_vector, groups, name="sensitive_features"):
     """Map each label to its index in ``groups``; unknown labels are a ``ValueError``."""
-    codes = pd.Index(pd.Series(list(groups), dtype=object)).get_indexer(pd.Series(group_vector, dtype=object))
+    index = pd.Index(pd.Series(list(groups), dtype=object))
+    if not index.is_unique:
+        raise ValueError("groups contains duplicates.")
+    codes = index.get_indexer(pd.Series(group_vector, dtype=object))
     unknown = codes < 0
     if unknown.any():
         raise ValueError(f"{name} contains a group that is not one of the {len(groups)} groups known to the "
@@ -107,8 +120,12 @@ def check_bounds(bounds):
     if bounds is None:
         raise ValueError("bounds=(s, t) is required: a public interval containing the regressor's outputs. "
                          "It must not be computed from the private data.")
+    if isinstance(bounds, (str, bytes)):
+        raise TypeError("bounds must be a pair of numbers (s, t), not a string.")
     try:
         lower, upper = (float(b) for b in bounds)
+    except OverflowError as exc:
+        raise ValueError("bounds must be finite numbers within float range.") from exc
     except (TypeError, ValueError) as exc:
         raise TypeError("bounds must be a pair of numbers (s, t).") from exc
     if not (np.isfinite(lower) and np.isfinite(upper)) or lower >= upper:
