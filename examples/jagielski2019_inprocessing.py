@@ -104,7 +104,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from diffprivlib import BudgetAccountant  # noqa: E402
+from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 from fairlearn.reductions import EqualizedOdds  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402

@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-from diffprivlib import BudgetAccountant
+from fairlearn_dp.privacy import BudgetAccountant
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline

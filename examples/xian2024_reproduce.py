@@ -53,7 +53,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from diffprivlib import BudgetAccountant  # noqa: E402
+from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 

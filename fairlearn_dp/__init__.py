@@ -5,4 +5,6 @@ Subpackages: :mod:`fairlearn_dp.privacy` (budgets, accountant bridge, noisy rele
 metrics) and :mod:`fairlearn_dp.datasets` (bundled real data, loaded offline).
 """
 
+from . import _compat  # noqa: F401  (before anything imports diffprivlib: scikit-learn 1.9 support)
+
 __version__ = "0.1.0"

@@ -2,7 +2,9 @@
 
 import numpy as np
 import pytest
-from diffprivlib import BudgetAccountant
+
+import fairlearn_dp  # noqa: F401  (first: makes diffprivlib importable on scikit-learn 1.9, see fairlearn_dp._compat)
+from diffprivlib import BudgetAccountant  # noqa: E402
 
 
 @pytest.fixture

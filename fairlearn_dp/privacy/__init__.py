@@ -13,6 +13,8 @@ solve. Inside the domain every dataset fits: empty declared groups are released 
 public bound are clipped. A failed fit leaves the estimator as it was. ``random_state=None`` is a secure source.
 """
 
+from diffprivlib.accountant import BudgetAccountant
+
 from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._accountant import PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
@@ -29,6 +31,7 @@ from ._zcdp import (
 )
 
 __all__ = [
+    "BudgetAccountant",
     "PrivacySpend",
     "PrivacyWarning",
     "charge",

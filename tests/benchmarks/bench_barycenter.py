@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from diffprivlib import BudgetAccountant
+from fairlearn_dp.privacy import BudgetAccountant
 
 import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school

@@ -48,7 +48,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from diffprivlib import BudgetAccountant
+from fairlearn_dp.privacy import BudgetAccountant  # first: makes diffprivlib importable on scikit-learn 1.9
 from diffprivlib.models import LinearRegression as DiffprivlibLinearRegression
 from sklearn.linear_model import LinearRegression as SklearnLinearRegression
 

@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from diffprivlib import BudgetAccountant
+from fairlearn_dp.privacy import BudgetAccountant
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split

@@ -169,6 +169,9 @@ class _BundledFilesReader:
         return pd.read_csv(BUNDLED_DATA_DIR / os.path.basename(path), **kwargs)
 
 
+@pytest.mark.skipif(int(pd.__version__.split(".")[0]) >= 3,
+                    reason="AIF360 0.6.1's own AdultDataset fails on pandas 3 (np.issubdtype on a pandas StringDtype "
+                           "column); the reference cannot be built there. Our AdultDataset is tested on pandas 3 above.")
 @pytest.mark.parametrize(
     "kwargs",
     [{}, {"protected_attribute_names": ["sex"], "privileged_classes": [["Male"]], "features_to_keep": ["age"]}],

@@ -1,0 +1,30 @@
+"""Compatibility with the users' current stack (scikit-learn 1.6-1.9, pandas 2-3): one private module.
+
+diffprivlib 0.6.6 imports ``DOUBLE`` and ``DTYPE`` from ``sklearn.tree._tree`` (in its random-forest model) when it
+is first imported; scikit-learn 1.9 no longer defines them, so ``import diffprivlib`` fails there. fairdp uses only
+diffprivlib's mechanisms, accountant and utilities, none of which touch those names. Before diffprivlib's first
+import, :func:`ensure_diffprivlib_importable` defines the two names with the values older scikit-learn gave them
+(``float64`` and ``float32``: the tree code's double and feature dtypes), and only when they are missing. It installs
+no warning filter and changes nothing on scikit-learn < 1.9.
+
+Import ``fairlearn_dp`` (or any fairdp package) before ``diffprivlib`` in your own code on scikit-learn 1.9, or take
+the accountant from ``fairlearn_dp.privacy.BudgetAccountant`` (the same class).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ensure_diffprivlib_importable"]
+
+
+def ensure_diffprivlib_importable():
+    """Define ``sklearn.tree._tree.DOUBLE``/``DTYPE`` if scikit-learn no longer does (1.9+). Idempotent."""
+    import numpy as np
+    import sklearn.tree._tree as tree_module
+
+    if not hasattr(tree_module, "DOUBLE"):
+        tree_module.DOUBLE = np.float64
+    if not hasattr(tree_module, "DTYPE"):
+        tree_module.DTYPE = np.float32
+
+
+ensure_diffprivlib_importable()
