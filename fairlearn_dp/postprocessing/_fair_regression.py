@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -222,7 +223,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, outputs.size)
         if groups is None:
-            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__)
+            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
+                                        private=not math.isinf(epsilon))
         group_index = encode_groups(group_vector, groups)
         # A declared group without rows is not an error: its cells are released with noise like any other.
 

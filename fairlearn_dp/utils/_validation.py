@@ -69,12 +69,17 @@ def as_group_vector(sensitive_features, n_samples, name="sensitive_features"):
     return combined.to_numpy(dtype=object)
 
 
-def resolve_groups(groups, group_vector, *, estimator_name):
-    """The public list of groups: ``groups`` if given, else the data's (with a :class:`PrivacyWarning`)."""
-    if groups is None:
+def resolve_groups(groups, group_vector, *, estimator_name, private=True):
+    """The public list of groups: ``groups`` if given, else the data's.
+
+    Reading them from the data is warned about with a :class:`PrivacyWarning` when ``private`` (a finite epsilon);
+    at ``epsilon=inf`` nothing is private and, as in the Fairlearn class replaced, no warning is issued.
+    """
+    if groups is None and private:
         warnings.warn(
             f"{estimator_name}: `groups` was not given, so the list of groups is read from the private data and "
             "treated as public. Pass groups=[...] to make this explicit.", PrivacyWarning, stacklevel=3)
+    if groups is None:
         found = pd.unique(pd.Series(group_vector, dtype=object))
         try:
             found = sorted(found)
@@ -149,10 +154,17 @@ class SharedAccountantCloneMixin:
     """
 
     def __sklearn_clone__(self):
+        import copy
+
         params = self.get_params(deep=False)
         accountant = params.pop("accountant", None)
         new_params = {name: clone(value, safe=False) for name, value in params.items()}
-        return type(self)(**new_params, accountant=accountant)
+        new = type(self)(**new_params, accountant=accountant)
+        # As sklearn.base.clone does: keep the metadata-routing requests (set_fit_request(...)), without which
+        # cross_validate / GridSearchCV with routed sensitive_features fail.
+        if hasattr(self, "_metadata_request"):
+            new._metadata_request = copy.deepcopy(self._metadata_request)
+        return new
 
 
 def check_positive_int(value, name, *, maximum=None, reason=""):
