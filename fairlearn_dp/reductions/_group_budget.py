@@ -53,6 +53,10 @@ class ZCDPLedger:
 
         One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream.
         """
+        if math.isinf(rho):                         # epsilon = inf: the non-private baseline, no noise
+            self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": 0.0,
+                                 "rho": math.inf})
+            return np.asarray(values, dtype=float).copy()
         key = (float(l2_sensitivity), float(rho))
         if key not in self._mechanisms:
             self._mechanisms[key] = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
@@ -105,12 +109,17 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         if self.rho is not None:
             if self.epsilon is not None:
                 raise ValueError("Give either rho or epsilon, not both.")
+            if not isinstance(self.rho, bool) and isinstance(self.rho, numbers.Real) and math.isinf(self.rho) \
+                    and self.rho > 0:
+                return math.inf                     # the non-private baseline
             return check_rho(self.rho)
         if self.epsilon is None:
             raise ValueError("rho (zCDP budget) or epsilon is required.")
         if isinstance(self.epsilon, bool) or not (isinstance(self.epsilon, numbers.Real)
-                                                  and math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise ValueError(f"epsilon must be a finite number > 0, got {self.epsilon!r}.")
+                                                  and not math.isnan(self.epsilon) and self.epsilon > 0):
+            raise ValueError(f"epsilon must be a number > 0 (inf: no privacy), got {self.epsilon!r}.")
+        if math.isinf(self.epsilon):
+            return math.inf                         # the non-private baseline: no noise, charged (inf, 0)
         # Largest rho whose Bun-Steinke conversion rho + 2 sqrt(rho ln(1/delta)) is at most epsilon, also in
         # floating point (the plain formula can convert back to epsilon + a few ulps, which an accountant whose
         # ceiling is epsilon refuses).
@@ -172,6 +181,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
 
     def _spend(self, rho):
         """What ``rho`` zCDP costs as ``(epsilon, delta)``; with ``epsilon`` given, ``rho`` converts to at most it."""
+        if math.isinf(rho):
+            return PrivacySpend(math.inf, 0.0, rho=math.inf)
         return PrivacySpend(zcdp_to_approx_dp(rho, self.delta), self.delta, rho=rho)
 
     # ------------------------------------------------------------------ data
@@ -213,7 +224,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         target = self._target(y, design.shape[0])
         group_vector = as_group_vector(sensitive_features, design.shape[0])
         if groups is None:
-            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__)
+            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
+                                    private=not math.isinf(rho))
         group_index = encode_groups(group_vector, groups)
         sizes = np.bincount(group_index, minlength=len(groups))
         # One independent stream per stage, both derived from random_state (DPNoSE draws the stage-1 seed too and
@@ -228,7 +240,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         fallback = None
         if self.budget_allocation == "standard_errors" and np.any(sizes >= design.shape[1] + 1):
             tau = self.stage1_fraction * rho
-            mu = rho - tau
+            mu = rho if math.isinf(rho) else rho - tau
             shares, fallback = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger,
                                                             stage1_rng)
         else:
@@ -262,7 +274,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         exceeds it only by floating-point rounding (the per-release costs are recomputed from their sigmas and
         summed over up to ``T K`` releases; the budget splits sum to ``rho`` exactly in real arithmetic). A larger
         excess would be a bug and is charged as it is."""
-        if rho < total <= rho * (1 + 1e-9):
+        if math.isinf(rho) or rho < total <= rho * (1 + 1e-9):
             return rho
         return total
 
@@ -355,7 +367,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
             for k, (X_k, y_k, row_norms) in enumerate(blocks):
                 if sizes[k] == 0:
                     continue
-                budget = mu * shares[k] / T
+                budget = math.inf if math.isinf(mu) else mu * shares[k] / T
                 gradient_budget = budget / 2 if use_bgl else budget
                 margin = X_k @ theta
                 with np.errstate(over="ignore"):      # exp overflow (the limit is exact) must not warn
@@ -368,7 +380,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
                     value, sensitivity = clipped_sum, 2 * clip
                 gradients[k] = ledger.release(value, stage="stage2", l2_sensitivity=sensitivity,
                                               rho=gradient_budget, random_state=rng)
-                sigma_gradient[k] = zcdp_gaussian_sigma(sensitivity, gradient_budget)
+                sigma_gradient[k] = (0.0 if math.isinf(gradient_budget)
+                                     else zcdp_gaussian_sigma(sensitivity, gradient_budget))
                 if use_bgl:
                     loss = np.clip(self._losses_from_margin(margin, y_k), 0, clip ** 2)
                     losses[k] = ledger.release(loss.mean(), stage="stage2", l2_sensitivity=clip ** 2 / sizes[k],
@@ -452,6 +465,8 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
         Total zCDP budget (``tau + mu``). Alternatively give ``epsilon`` (and ``delta``): rho is then the largest
         value whose conversion is ``(epsilon, delta)``.
     epsilon : float or None
+        ``numpy.inf`` (or ``rho=numpy.inf``) is the non-private baseline, as for every fairdp estimator: the same
+        two stages with exact statistics (no noise), charged ``(inf, 0)``, no ``PrivacyWarning``.
     delta : float, default=1e-6
         For the (epsilon, delta) report of the zCDP spend.
     stage1_fraction : float, default=0.2

@@ -366,3 +366,27 @@ def test_a_failing_first_fit_leaves_the_model_unfitted(cls):
     assert vars(model) == params
     with pytest.raises(NotFittedError):
         model.predict(X)
+
+
+@pytest.mark.parametrize("kwargs", [{"epsilon": np.inf}, {"rho": np.inf}])
+def test_infinite_budget_is_the_non_private_baseline(kwargs):
+    """epsilon=inf (or rho=inf) is accepted like every other estimator's: exact statistics, charged (inf, 0), no
+    PrivacyWarning even without declared groups, and the same fit as the limit of ever larger budgets."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (600, 2))
+    a = np.arange(600) % 2
+    y = np.clip(X @ [0.5, -0.3] + 0.1 * rng.normal(size=600), -1, 1)
+    accountant = BudgetAccountant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = DPGroupBudgetRegressor(**kwargs, accountant=accountant, random_state=None).fit(
+            X, y, sensitive_features=a)
+    assert model.privacy_spent_.epsilon == np.inf and model.privacy_spent_.delta == 0
+    assert accountant.spent_budget == [(np.inf, 0.0)]
+    assert all(entry["sigma"] == 0 for entry in model.ledger_.entries)
+    again = DPGroupBudgetRegressor(**kwargs, groups=[0, 1], accountant=BudgetAccountant()).fit(
+        X, y, sensitive_features=a)
+    np.testing.assert_allclose(model.coef_, again.coef_)          # no noise: deterministic
+    large = DPGroupBudgetRegressor(rho=1e9, groups=[0, 1], accountant=BudgetAccountant(), random_state=0).fit(
+        X, y, sensitive_features=a)
+    np.testing.assert_allclose(large.coef_, model.coef_, atol=1e-3)
