@@ -1,0 +1,46 @@
+"""pytest plugin: run an upstream test suite with fairdp's classes substituted at ``epsilon=inf``.
+
+Loaded with ``-p fairdp_substitution`` (this folder on ``sys.path``). Before the upstream tests import anything,
+it rebinds ``fairlearn.postprocessing.ThresholdOptimizer`` and ``fairlearn.reductions.ExponentiatedGradient`` (in the
+packages and in their defining modules) to subclasses of :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`
+and :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` whose only change is the default ``epsilon=inf``, so
+every upstream construction ``ThresholdOptimizer(...)`` builds our class with the same arguments. The subclasses
+keep our ``__init__`` code (only its default changes), so ``get_params``/``clone`` see our signature.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+
+
+def _with_infinite_epsilon(cls, name):
+    init = cls.__init__
+    new_init = types.FunctionType(init.__code__, init.__globals__, "__init__", init.__defaults__, init.__closure__)
+    new_init.__kwdefaults__ = {**(init.__kwdefaults__ or {}), "epsilon": math.inf}
+    new_init.__doc__ = init.__doc__
+    return type(name, (cls,), {"__init__": new_init, "__module__": cls.__module__, "__doc__": cls.__doc__})
+
+
+def substitute():
+    """Rebind Fairlearn's names; returns ``{qualified name: substituted class}``."""
+    import fairlearn.postprocessing
+    import fairlearn.postprocessing._threshold_optimizer
+    import fairlearn.reductions
+    import fairlearn.reductions._exponentiated_gradient.exponentiated_gradient as eg_module
+
+    from fairlearn_dp.postprocessing import DPThresholdOptimizer
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+
+    threshold = _with_infinite_epsilon(DPThresholdOptimizer, "ThresholdOptimizer")
+    reduction = _with_infinite_epsilon(DPExponentiatedGradient, "ExponentiatedGradient")
+    fairlearn.postprocessing.ThresholdOptimizer = threshold
+    fairlearn.postprocessing._threshold_optimizer.ThresholdOptimizer = threshold
+    fairlearn.reductions.ExponentiatedGradient = reduction
+    eg_module.ExponentiatedGradient = reduction
+    return {"fairlearn.postprocessing.ThresholdOptimizer": threshold,
+            "fairlearn.reductions.ExponentiatedGradient": reduction}
+
+
+def pytest_configure(config):
+    substitute()
