@@ -8,10 +8,37 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils.validation import check_is_fitted
+import pandas as pd
+from fairlearn.postprocessing import ThresholdOptimizer
+from fairlearn.postprocessing._constants import BASE_ESTIMATOR_NONE_ERROR_MESSAGE
+from fairlearn.postprocessing._threshold_optimizer import (
+    NO_CONTROL_FEATURES,
+    NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE,
+    NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE,
+    NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE,
+    OBJECTIVES_FOR_EQUALIZED_ODDS,
+    OBJECTIVES_FOR_SIMPLE_CONSTRAINTS,
+    SIMPLE_CONSTRAINTS,
+)
+from fairlearn.utils._input_validation import (
+    _KW_CONTROL_FEATURES,
+    _LABELS_NOT_0_1_ERROR_MESSAGE,
+    _MESSAGE_SENSITIVE_FEATURES_NONE,
+    _MESSAGE_X_SENSITIVE_ROWS,
+    _MESSAGE_X_Y_ROWS,
+    _MESSAGE_Y_NONE,
+)
+from sklearn.base import clone
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from ..privacy import PrivacySpend, PrivacyWarning, check_spend, private_joint_histogram, validate_epsilon_delta
+from ..privacy import (
+    PrivacySpend,
+    PrivacyWarning,
+    charge,
+    check_spend,
+    private_joint_histogram,
+    validate_epsilon_delta,
+)
 from ..utils._random import check_random_state
 from ..utils._validation import (
     SharedAccountantCloneMixin,
@@ -39,15 +66,19 @@ _CONSTRAINT_RATES = {
     "demographic_parity": ("selection",),
     "selection_rate_parity": ("selection",),
 }
-_SIMPLE_OBJECTIVES = ("accuracy_score", "balanced_accuracy_score", "selection_rate", "true_positive_rate",
-                      "true_negative_rate")
-_EQUALIZED_ODDS_OBJECTIVES = ("accuracy_score", "balanced_accuracy_score")
 # AIF360's EqOddsPostprocessing minimises sum_g (FPR_g - TPR_g) over its two groups; kept for the AIF360 face.
 _AIF360_OBJECTIVE = "sum_of_group_tpr_minus_fpr"
+_AIF360_OBJECTIVE_NOTE = f" (fairdp also accepts {_AIF360_OBJECTIVE!r}.)"
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
+# Attributes set by our DP fit; Fairlearn's fit sets ``interpolated_thresholder_`` and the private ones below.
+_DP_FITTED = ("estimator_", "groups_", "mode_", "bin_edges_", "noisy_table_", "table_", "group_label_mass_",
+              "slack_", "mixing_rates_", "objective_value_", "privacy_spent_", "_predict_method")
+_FAIRLEARN_FITTED = ("estimator_", "interpolated_thresholder_", "x_metric_", "y_metric_", "privacy_spent_",
+                     "_predict_method", "_tradeoff_curve", "_x_grid", "_y_min", "_x_best", "_y_best",
+                     "_x_best_per_group", "_overall_tradeoff_curve", "_between_groups")
 
 
-class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
+class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     r"""Differentially private post-processing of a classifier for group fairness (a DP ``ThresholdOptimizer``).
 
     Fits group-specific randomised thresholds on a classifier's predictions or scores so that a fairness
@@ -66,11 +97,17 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
     mixtures of thresholds at the bin edges, plus flipped thresholds when ``flip=True``) and the same LP picks the
     mixture. That extension goes beyond the paper; its privacy accounting is identical (one table, one release).
 
+    The class is a subclass of Fairlearn's ``ThresholdOptimizer`` and, at ``epsilon=inf``, *is* it: ``fit``,
+    ``predict`` and ``_pmf_predict`` are Fairlearn's own (see Notes), so it can replace Fairlearn's class anywhere,
+    including :func:`fairlearn.postprocessing.plot_threshold_optimizer`.
+
     Parameters
     ----------
     estimator : object, default=None
-        A classifier. ``None`` post-processes the values passed in: ``X`` is then the one-column array of the base
-        classifier's predictions (``predict_method="predict"``) or scores.
+        A classifier. ``None`` (a mode Fairlearn's class does not have) post-processes the values passed in: ``X``
+        is then the one-column array of the base classifier's predictions (``predict_method="predict"``) or
+        scores, and the fit is the LP below at every ``epsilon`` (noise-free at ``inf``). ``None`` with a feature
+        matrix of several columns raises Fairlearn's "The base estimator cannot be `None`." error.
     constraints : str, default="demographic_parity"
         One of "equalized_odds", "demographic_parity", "selection_rate_parity", "true_positive_rate_parity",
         "false_negative_rate_parity", "false_positive_rate_parity", "true_negative_rate_parity" (Fairlearn's
@@ -80,7 +117,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         "true_positive_rate", "true_negative_rate" (not with "equalized_odds", as in Fairlearn); or
         "sum_of_group_tpr_minus_fpr" (the objective of AIF360's ``EqOddsPostprocessing``).
     grid_size : int, default=1000
-        Accepted for signature compatibility with Fairlearn. Unused: the LP is solved exactly, no grid search.
+        Fairlearn's grid over the constraint metric, used at ``epsilon=inf``. Unused at finite ``epsilon``: the LP
+        is solved exactly, no grid search.
     flip : bool, default=False
         Also allow flipped decisions (predict 1 below a threshold), as Fairlearn's ``flip``. Jagielski et al.'s
         LP over ``p_{yhat a}`` in [0, 1] corresponds to ``flip=True``.
@@ -91,9 +129,10 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         "decision_function" or "predict" (binary outputs: the paper's setting).
     tol : float or None, default=None
         The fairness tolerance ``gamma`` of the paper: constrained rates of every group may differ from group 0's
-        by ``gamma`` plus the privacy slack. None means 0.
+        by ``gamma`` plus the privacy slack. None means 0. At ``epsilon=inf`` Fairlearn's ``tol`` (not supported
+        with "equalized_odds", as in Fairlearn).
     epsilon : float, default=1.0
-        Privacy budget (> 0); ``numpy.inf`` reproduces the non-private post-processor (no noise, no slack).
+        Privacy budget (> 0). ``numpy.inf`` is Fairlearn's non-private ``ThresholdOptimizer`` exactly (see Notes).
     delta : float, default=0.0
         0 for pure DP (Laplace); > 0 uses the analytic Gaussian mechanism (the slack formula assumes Laplace, so
         with ``delta > 0`` it is computed for a Laplace scale of the same standard deviation).
@@ -178,6 +217,35 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
       constraint is dropped with a warning (a function of the released table only). A fit that raises leaves the
       estimator as it was.
 
+    Notes
+    -----
+    **epsilon = inf.** With ``epsilon=numpy.inf``, an ``estimator`` and any objective Fairlearn supports, ``fit``
+    validates the privacy parameters (``epsilon``, ``delta``, ``beta``, ``privacy_unit``, ``n_score_bins``, ``score_range``,
+    ``groups``, ``solver``), checks the accountant, calls
+    :meth:`fairlearn.postprocessing.ThresholdOptimizer.fit` and then charges ``(inf, delta)`` (``privacy_spent_``).
+    Behaviour, errors and their messages, warnings, fitted attributes, ``predict`` (including its use of
+    ``random_state``) and ``_pmf_predict`` are then exactly Fairlearn's ThresholdOptimizer's: whatever the chosen
+    ``predict`` method returns is thresholded as a score, control features are refused, several sensitive columns
+    are combined, ``prefit``/``flip``/``predict_method="auto"``/``tol``/``grid_size`` mean what they mean there.
+    The DP-only parameters (``beta``, ``privacy_slack``, ``n_score_bins``, ``score_range``, ``groups``,
+    ``privacy_unit``, ``random_state``, ``solver``) are then not used, and no PrivacyWarning is issued (nothing is
+    private). The fitted attributes are Fairlearn's (``estimator_``, ``interpolated_thresholder_``, ``x_metric_``,
+    ``y_metric_`` and the private ones ``plot_threshold_optimizer`` reads) plus ``privacy_spent_``; the Attributes
+    listed above are those of a fit at finite ``epsilon``. The objective "sum_of_group_tpr_minus_fpr" (not in
+    Fairlearn) and ``estimator=None`` (``X`` holds the base outputs, a mode Fairlearn does not have) keep the
+    exact, noise-free LP at ``epsilon=inf`` (nothing is released with noise, no PrivacyWarning).
+
+    **Finite epsilon.** Differences from Fairlearn's class, all for privacy: the thresholds come from the LP on the
+    released noisy table (exact optimum, no ``grid_size`` grid) with the confidence slack; scores are binned on the
+    public grid ``score_range`` x ``n_score_bins`` (clipped outside it), and ``predict_method="predict"`` requires
+    binary base predictions; the groups should be declared (``groups``); ``tol`` also applies to
+    "equalized_odds" (the paper's ``gamma``); ``estimator=None`` post-processes the values in ``X``; ``fit``
+    reads the data only after the parameters and budget are checked, and errors that depend on the data carry no
+    counts or values (inputs Fairlearn also rejects -- unsupported constraints/objective, missing or non-binary
+    labels, length mismatches, missing sensitive features, control features -- raise Fairlearn's error type with
+    Fairlearn's message); ``predict(random_state=None)`` draws from a generator seeded by the operating system,
+    never numpy's global one.
+
     References
     ----------
     .. [Hardt2016] M. Hardt, E. Price, N. Srebro. "Equality of Opportunity in Supervised Learning." NeurIPS 2016.
@@ -218,10 +286,36 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
         gamma = self._check_params()
-        groups = None if self.groups is None else resolve_groups(self.groups, None,
-                                                                 estimator_name=type(self).__name__)
+        groups = self._check_groups_param()
         check_spend(self.accountant, PrivacySpend(epsilon, delta))
         return epsilon, delta, gamma, groups
+
+    def _check_groups_param(self):
+        return None if self.groups is None else resolve_groups(self.groups, None, estimator_name=type(self).__name__)
+
+    def _delegates_to_fairlearn(self, epsilon):
+        """True when ``fit`` is Fairlearn's: ``epsilon=inf``, an estimator, and an objective Fairlearn has (a public
+        decision). ``estimator=None`` (the values in ``X`` post-processed, which Fairlearn has no mode for) and the
+        AIF360 objective keep the noise-free LP."""
+        return (math.isinf(epsilon) and self.estimator is not None
+                and not (isinstance(self.objective, str) and self.objective == _AIF360_OBJECTIVE))
+
+    def _forget_fit(self):
+        """Drop the fitted attributes of a previous fit, so that ``predict`` dispatches on this fit's kind only
+        (``atomic_fit`` restores them if this fit raises)."""
+        for name in set(_DP_FITTED + _FAIRLEARN_FITTED):
+            self.__dict__.pop(name, None)
+
+    def _fit_fairlearn(self, X, y, *, sensitive_features, epsilon, delta, **kwargs):
+        """``epsilon=inf``: our privacy parameters and the accountant, then Fairlearn's ``fit`` unchanged."""
+        self._check_dp_params()
+        self._check_groups_param()
+        spend = PrivacySpend(epsilon, delta)
+        check_spend(self.accountant, spend)
+        self._forget_fit()
+        super().fit(X, y, sensitive_features=sensitive_features, **kwargs)
+        self.privacy_spent_ = charge(self.accountant, spend)
+        return self
 
     @atomic_fit
     def fit(self, X, y, *, sensitive_features, **kwargs):
@@ -237,17 +331,34 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
             Group membership (several columns are combined into one label per row).
         **kwargs
             Passed to ``estimator.fit``.
+
+        At ``epsilon=inf`` (with an estimator and an objective Fairlearn supports) this is Fairlearn's
+        ``ThresholdOptimizer.fit`` after the privacy parameters are validated; the accountant is charged
+        ``(inf, delta)``.
         """
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        if self._delegates_to_fairlearn(epsilon):
+            return self._fit_fairlearn(X, y, sensitive_features=sensitive_features, epsilon=epsilon, delta=delta,
+                                       **kwargs)
         epsilon, delta, gamma, groups = self._check_public_inputs()
+        if kwargs.get(_KW_CONTROL_FEATURES) is not None:
+            raise ValueError(NO_CONTROL_FEATURES)
+        if self.estimator is None and _n_columns(X) not in (None, 1):
+            # A feature matrix without an estimator: Fairlearn's error (its shape is public).
+            raise ValueError(BASE_ESTIMATOR_NONE_ERROR_MESSAGE + " With estimator=None, X must be the single column "
+                             "of the base classifier's predictions or scores.")
+        self._forget_fit()
         labels = _binary_labels(y)
-        self.estimator_ = self._fit_estimator(X, labels, **kwargs)
+        _check_lengths(X, sensitive_features, labels.size)
+        self.estimator_ = self._fit_estimator(X, labels, private=not math.isinf(epsilon), **kwargs)
         self._predict_method = self._resolve_predict_method()
         outputs = self._outputs(X)
         if outputs.size != labels.size:
-            raise ValueError(f"y has {labels.size} rows but X has {outputs.size} (length mismatch).")
+            raise ValueError(_MESSAGE_X_Y_ROWS)
         group_vector = as_group_vector(sensitive_features, labels.size)
         if groups is None:
-            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__)
+            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
+                                    private=not math.isinf(epsilon))
         group_index = encode_groups(group_vector, groups)
         # A declared group without rows, or without one label, is not an error: its cells are released with noise
         # like any other, and a constraint whose noisy mass is not positive is dropped (see _private_rates).
@@ -273,31 +384,31 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         return self
 
     def _check_params(self):
-        if self.constraints not in _CONSTRAINT_RATES:
-            raise ValueError(f"constraints must be one of {sorted(_CONSTRAINT_RATES)}, got {self.constraints!r}.")
-        allowed = (_EQUALIZED_ODDS_OBJECTIVES if self.constraints == "equalized_odds" else _SIMPLE_OBJECTIVES)
-        if self.objective not in allowed + (_AIF360_OBJECTIVE,):
-            raise ValueError(f"objective must be one of {list(allowed) + [_AIF360_OBJECTIVE]} for constraints="
-                             f"{self.constraints!r}, got {self.objective!r}.")
-        if isinstance(self.beta, bool) or not isinstance(self.beta, numbers.Real) or not 0 < self.beta < 1:
-            raise ValueError(f"beta must be in (0, 1), got {self.beta!r}.")
-        if self.privacy_unit not in _PRIVACY_UNITS:
-            raise ValueError(f"privacy_unit must be one of {_PRIVACY_UNITS}, got {self.privacy_unit!r}.")
+        """All public parameters of the DP path; constraints/objective errors are Fairlearn's."""
+        _check_constraints_and_objective(self.constraints, self.objective)
+        self._check_dp_params()
         if self.predict_method not in ("auto", "predict_proba", "decision_function", "predict"):
             raise ValueError(f"predict_method must be 'auto', 'predict_proba', 'decision_function' or 'predict', "
                              f"got {self.predict_method!r}.")
         gamma = 0.0 if self.tol is None else self.tol
         if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
             raise ValueError(f"tol must be None or in [0, 1], got {self.tol!r}.")
+        return float(gamma)
+
+    def _check_dp_params(self):
+        """The parameters Fairlearn does not have (checked on both paths)."""
+        if isinstance(self.beta, bool) or not isinstance(self.beta, numbers.Real) or not 0 < self.beta < 1:
+            raise ValueError(f"beta must be in (0, 1), got {self.beta!r}.")
+        if self.privacy_unit not in _PRIVACY_UNITS:
+            raise ValueError(f"privacy_unit must be one of {_PRIVACY_UNITS}, got {self.privacy_unit!r}.")
         check_n_bins(self.n_score_bins, "n_score_bins", maximum=MAX_N_SCORE_BINS,
                      reason=" (the mixing LP grows with it)")
         if self.score_range is not None:
             _check_score_range(self.score_range)
         if not isinstance(self.solver, str):
             raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
-        return float(gamma)
 
-    def _fit_estimator(self, X, labels, **kwargs):
+    def _fit_estimator(self, X, labels, *, private=True, **kwargs):
         if self.estimator is None:
             if kwargs:
                 raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
@@ -305,7 +416,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
         if self.prefit:
             check_is_fitted(self.estimator)
             return self.estimator
-        if self.privacy_unit == "record" and not type(self.estimator).__module__.startswith("diffprivlib"):
+        if private and self.privacy_unit == "record" and not type(self.estimator).__module__.startswith("diffprivlib"):
             warnings.warn(
                 "privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
                 "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
@@ -379,15 +490,29 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseE
                                 objective=self.objective, flip=bool(self.flip), solver=self.solver)
 
     # -------------------------------------------------------------- predict
+    def _dp_fitted(self):
+        return "mixing_rates_" in self.__dict__
+
     def predict(self, X, *, sensitive_features, random_state=None):
-        """Randomised fair predictions (0/1) for each row; ``random_state`` makes them reproducible (None: a
-        generator seeded by the operating system, never numpy's global one)."""
+        """Randomised fair predictions (0/1) for each row; ``random_state`` makes them reproducible.
+
+        After a fit at finite ``epsilon``: randomised thresholding with the private mixing rates; ``None`` draws
+        from a generator seeded by the operating system, never numpy's global one. After a fit at
+        ``epsilon=inf``: Fairlearn's ``ThresholdOptimizer.predict``, with ``None`` likewise turned into an
+        OS-seeded generator (Fairlearn's would use numpy's global state).
+        """
+        if not self._dp_fitted():
+            return super().predict(X, sensitive_features=sensitive_features,
+                                   random_state=check_random_state(random_state))
         probability = self._pmf_predict(X, sensitive_features=sensitive_features)[:, 1]
         uniforms = check_random_state(random_state).random_sample(probability.size)
         return (uniforms < probability).astype(int)
 
     def _pmf_predict(self, X, *, sensitive_features):
-        """``[P(Y_tilde = 0), P(Y_tilde = 1)]`` for each row, shape (n_samples, 2)."""
+        """``[P(Y_tilde = 0), P(Y_tilde = 1)]`` for each row, shape (n_samples, 2) (Fairlearn's after a fit at
+        ``epsilon=inf``)."""
+        if not self._dp_fitted():
+            return super()._pmf_predict(X, sensitive_features=sensitive_features)
         check_is_fitted(self, "mixing_rates_")
         outputs = self._outputs(X)
         group_index = encode_groups(as_group_vector(sensitive_features, outputs.size), self.groups_)
@@ -567,20 +692,62 @@ def _check_score_range(score_range):
     return low, high
 
 
-def _binary_labels(y):
-    if y is None:
-        raise ValueError("y is required: binary labels 0/1.")
-    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if values.ndim != 1:
-        values = values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError("y must be a non-empty 1-D array of binary labels.")
+def _check_constraints_and_objective(constraints, objective):
+    """Fairlearn's checks and messages (``ThresholdOptimizer.fit``), plus our AIF360 objective."""
+    if isinstance(objective, str) and objective == _AIF360_OBJECTIVE and constraints in _CONSTRAINT_RATES:
+        return
+    if isinstance(constraints, str) and constraints in SIMPLE_CONSTRAINTS:
+        if not (isinstance(objective, str) and objective in OBJECTIVES_FOR_SIMPLE_CONSTRAINTS):
+            raise ValueError(NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE.format(constraints)
+                             + _AIF360_OBJECTIVE_NOTE)
+    elif isinstance(constraints, str) and constraints == "equalized_odds":
+        if not (isinstance(objective, str) and objective in OBJECTIVES_FOR_EQUALIZED_ODDS):
+            raise ValueError(NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE + _AIF360_OBJECTIVE_NOTE)
+    else:
+        raise ValueError(NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE)
+
+
+def _n_columns(X):
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(X)
+        except (TypeError, ValueError):
+            return None
+    return 1 if len(shape) == 1 else (shape[1] if len(shape) == 2 else None)
+
+
+def _n_rows(data):
     try:
-        numeric = values.astype(float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("y must contain binary labels 0 and 1.") from exc
-    if np.isnan(numeric).any():
-        raise ValueError("y contains NaN.")
-    if not np.all(np.isin(numeric, (0.0, 1.0))):
-        raise ValueError("y must contain binary labels 0 and 1 only (non-binary labels found).")
-    return numeric.astype(np.intp)
+        return _num_samples(data)
+    except TypeError:
+        return None
+
+
+def _check_lengths(X, sensitive_features, n_labels):
+    """Fairlearn's length checks with count-free messages (the DP path's errors carry no counts)."""
+    n_x = _n_rows(X)
+    if n_x is not None and n_x != n_labels:
+        raise ValueError(_MESSAGE_X_Y_ROWS)
+    if sensitive_features is None:
+        raise ValueError(_MESSAGE_SENSITIVE_FEATURES_NONE)
+    n_sf = _n_rows(sensitive_features)
+    if n_sf is not None and n_sf != n_labels:
+        raise ValueError(_MESSAGE_X_SENSITIVE_ROWS)
+
+
+def _binary_labels(y):
+    """Labels as 0/1 ints; errors are Fairlearn's (``_validate_and_reformat_input``) without the data's values."""
+    if y is None:
+        raise ValueError(_MESSAGE_Y_NONE + ".")
+    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if values.size == 0:
+        raise ValueError(_MESSAGE_Y_NONE + ".")
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values.ravel()
+    if values.ndim != 1:
+        raise ValueError("`y` must be of shape (n,) or (n,1).")
+    found = pd.unique(pd.Series(values, dtype=object))
+    if not all(isinstance(v, (numbers.Number, np.bool_)) and not pd.isna(v) and v in (0, 1) for v in found):
+        raise ValueError(_LABELS_NOT_0_1_ERROR_MESSAGE)
+    return values.astype(float).astype(np.intp)

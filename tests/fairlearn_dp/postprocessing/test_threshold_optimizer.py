@@ -283,7 +283,7 @@ def test_record_privacy_unit_warns_about_non_private_estimator():
     ({"objective": "selection_rate"}, {}, ValueError, "objective"),
     ({"privacy_unit": "row"}, {}, ValueError, "privacy_unit"),
     ({"tol": -0.1}, {}, ValueError, "tol"),
-    ({}, {"y": "three"}, ValueError, "binary"),
+    ({}, {"y": "three"}, ValueError, "Supplied y labels are not 0 or 1"),       # Fairlearn's message
     ({"n_score_bins": 0, "predict_method": "predict_proba"}, {}, ValueError, "n_score_bins must be >= 1"),
     ({"n_score_bins": 10_001}, {}, ValueError, "n_score_bins must be <= 10000"),
     ({"score_range": (1, 0)}, {}, ValueError, "score_range"),
