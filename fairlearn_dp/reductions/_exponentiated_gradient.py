@@ -2,7 +2,8 @@
 
 The Auditor plays exponentiated gradient on Laplace-noised constraint violations; the Learner best-responds through
 a private cost-sensitive-classification oracle; the output is the uniform mixture of the Learner's plays. Fairlearn's
-``Moment`` objects define the constraints (the Agarwal et al. 2018 reduction Fairlearn implements).
+``Moment`` objects define the constraints (the Agarwal et al. 2018 reduction Fairlearn implements). At
+``epsilon=inf`` with an estimator the class *is* Fairlearn's ``ExponentiatedGradient`` (its ``fit`` runs unchanged).
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import pandas as pd
 from fairlearn.reductions import (
     DemographicParity,
     EqualizedOdds,
+    ErrorRate,
+    ErrorRateParity,
+    ExponentiatedGradient as _FairlearnExponentiatedGradient,
     FalsePositiveRateParity,
     TruePositiveRateParity,
 )
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.dummy import DummyClassifier
 from sklearn.utils import check_random_state as _seeded_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -37,12 +39,14 @@ from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 
 __all__ = ["DPExponentiatedGradient"]
 
-SUPPORTED_MOMENTS = (DemographicParity, EqualizedOdds, TruePositiveRateParity, FalsePositiveRateParity)
+SUPPORTED_MOMENTS = (DemographicParity, EqualizedOdds, TruePositiveRateParity, FalsePositiveRateParity, ErrorRateParity)
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
 _ORACLES = ("auto", "exponential", "regression", "estimator", "diffprivlib")
+_FAIRLEARN_MAX_ITER = 50            # Fairlearn's default rounds, used by the Fairlearn path when max_iter is None
+_FAIRLEARN_EPS, _FAIRLEARN_ETA0 = 0.01, 2.0
 
 
-class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
+class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiatedGradient):
     """Differentially private exponentiated-gradient reduction for fair classification (DP-oracle-learner).
 
     Jagielski et al. (2019), Algorithm 3: the Lagrangian game of Agarwal et al. (2018) between a Learner, who
@@ -50,18 +54,69 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     Auditor, who plays exponentiated gradient (multiplicative weights) on the constraint violations of the
     Learner's play with Laplace noise added. After ``T`` rounds the randomized classifier ``Q`` is the uniform
     mixture of the Learner's ``T`` plays. The classifier does not use the sensitive feature at prediction time.
-    Drop-in for :class:`fairlearn.reductions.ExponentiatedGradient`: same ``Moment`` constraints, same
-    ``predict(X, random_state=None)`` and ``_pmf_predict(X)`` semantics.
+    Drop-in for :class:`fairlearn.reductions.ExponentiatedGradient` (a subclass of it): same constructor arguments
+    with the same defaults, same ``Moment`` constraints, same ``predict(X, random_state=None)`` and
+    ``_pmf_predict(X)`` semantics.
+
+    Two algorithms, chosen by ``epsilon`` and ``oracle``:
+
+    - **Fairlearn's** (``epsilon=inf`` and ``oracle`` ``"auto"`` with an estimator, or ``"estimator"``): after our
+      own parameters are validated and the accountant is charged ``(inf, 0)``, Fairlearn's ``fit`` runs unchanged,
+      so its behaviour, errors, messages and fitted attributes (``predictors_``, ``weights_``, ``lambda_vecs_``,
+      ``constraints_``, ``best_gap_``, ...) are exactly Fairlearn's, for every Fairlearn ``Moment`` (ratio bounds,
+      ``ErrorRateParity``, ``BoundedGroupLoss`` for regression, ``control_features``) and every Fairlearn
+      argument. No privacy, no ``PrivacyWarning``. Our private parameters (``bound_B``, ``eta``, ``groups``,
+      ``min_count``, ...) are validated but not used.
+    - **Algorithm 3** (any finite ``epsilon``; or ``epsilon=inf`` with ``oracle="regression"``/``"exponential"``,
+      the noise-free game): described below. Fairlearn's arguments that cannot be honoured privately are handled
+      as follows (the same rules apply to the noise-free game, so that it is the private algorithm without noise):
+
+      - ``objective``: None or ``ErrorRate()`` with its default unit costs (the objective of the paper); anything
+        else is a ``ValueError``.
+      - ``eps`` (Fairlearn's ``B = 1/eps``): the L1 bound on the multipliers is ``bound_B``; ``eps`` must be left at
+        Fairlearn's default 0.01 (ignored) or equal ``1/bound_B``, else a ``ValueError`` asks for ``bound_B``.
+      - ``max_iter``: Algorithm 3's ``T`` (fixed in advance: the budget is split over ``2T`` releases).
+      - ``nu`` (Fairlearn's early stop when the duality gap, computed on the raw data, falls below ``nu``): a
+        data-dependent stopping time; must be None (``T`` rounds are always played), else ``ValueError``.
+      - ``eta0`` (Fairlearn's initial learning rate ``eta0/B``, shrunk when the raw-data regret stalls): the Auditor's
+        fixed learning rate is ``eta``; ``eta0`` must be left at Fairlearn's 2.0 (ignored), else ``ValueError``.
+      - ``run_linprog_step`` (Fairlearn re-weights the plays by a linear program on the raw data, and keeps the
+        iterate with the smallest raw-data gap: data-dependent): both values give the private equivalent, the
+        uniform average of the rounds' plays (Algorithm 3's output ``Q``).
+      - ``sample_weight_name``: used only by the estimator oracle (Fairlearn's path, ``epsilon=inf``); the private
+        oracles fit no estimator, so it must be left at ``"sample_weight"``, else ``ValueError``.
+      - ``fit(..., control_features=...)``: not supported privately (``TypeError``).
 
     Parameters
     ----------
     estimator : estimator or None, default=None
-        Base classifier with ``fit(X, y, sample_weight=...)``, used only by ``oracle="estimator"`` (the
-        non-private best response of Fairlearn, allowed only with ``epsilon=inf``).
+        Base estimator with ``fit(X, y, sample_weight=...)``: Fairlearn's best response, used only at
+        ``epsilon=inf`` (``oracle="auto"`` or ``"estimator"``).
     constraints : fairlearn.reductions.Moment
-        ``DemographicParity``, ``EqualizedOdds``, ``TruePositiveRateParity`` or ``FalsePositiveRateParity``
-        (difference bounds; no ratio bounds or control features). Its ``difference_bound`` is the fairness
-        tolerance gamma of the paper.
+        Algorithm 3: ``DemographicParity``, ``EqualizedOdds``, ``TruePositiveRateParity``,
+        ``FalsePositiveRateParity`` or ``ErrorRateParity`` (difference bounds; no ratio bounds or control features).
+        Its ``difference_bound`` is the fairness tolerance gamma of the paper. Fairlearn's path: any ``Moment``
+        Fairlearn accepts (e.g. ``BoundedGroupLoss``).
+    objective : fairlearn.reductions.Moment or None, default=None
+        Fairlearn's objective. Algorithm 3: only the error rate (None or ``ErrorRate()``).
+    eps : float, default=0.01
+        Fairlearn's ``B = 1/eps`` (Fairlearn's path). Algorithm 3 uses ``bound_B`` (see above).
+    max_iter : int or None, default=None
+        Fairlearn's path: Fairlearn's maximum number of iterations (None: Fairlearn's 50).
+        Algorithm 3: rounds ``T``. None: Algorithm 3's formula ``B sqrt(ln(4|A| - 3)) m eps / (2 (2|A|B + 1)
+        sqrt(ln(1/delta)) (d_H ln m + ln(2/beta)))`` (``ln |H|`` instead of ``d_H ln m`` for a finite class, Thm. 4.5;
+        ``d_H = n_features + 1`` for the regression oracle). It grows like ``eps``, which keeps each round's budget
+        near a constant: for large epsilon, setting ``max_iter`` spends the budget on fewer, less noisy rounds. 200
+        in the noise-free game (``epsilon=inf`` with the regression or exponential oracle).
+    nu : float or None, default=None
+        Fairlearn's duality-gap threshold (Fairlearn's path; as Fairlearn, ``fit`` sets it when None). Algorithm 3:
+        must be None.
+    eta0 : float, default=2.0
+        Fairlearn's initial learning rate (Fairlearn's path). Algorithm 3: ignored at its default, see ``eta``.
+    run_linprog_step : bool, default=True
+        Fairlearn's final linear-programming step (Fairlearn's path). Algorithm 3: uniform average of the plays.
+    sample_weight_name : str, default="sample_weight"
+        Name of the ``estimator.fit`` argument receiving the weights (Fairlearn's path only).
     epsilon : float, default=1.0
         Total privacy budget of the fit (``inf``: no noise).
     delta : float, default=1e-7
@@ -71,13 +126,6 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     bound_B : float, default=10.0
         ``B``, the L1 bound on the Lagrange multipliers. Larger B enforces the constraints harder (violation bound
         ``gamma + (1 + 2 nu) / B``, Thm. 4.4) but raises the Learner's cost sensitivity.
-    max_iter : int or None, default=None
-        Rounds ``T``. None: Algorithm 3's formula ``B sqrt(ln(4|A| - 3)) m eps / (2 (2|A|B + 1) sqrt(ln(1/delta))
-        (d_H ln m + ln(2/beta)))`` (``ln |H|`` instead of ``d_H ln m`` for a finite class, Thm. 4.5; ``d_H =
-        n_features + 1`` for the regression oracle). It grows like ``eps``, which keeps each round's budget near
-        a constant: for large epsilon, setting ``max_iter`` spends the budget on fewer, less noisy rounds. 200
-        when ``epsilon=inf`` (the uniform average of Algorithm 3 needs more rounds than Fairlearn's 50, whose last
-        step re-weights the plays by a linear program).
     eta : float or None, default=None
         Auditor's learning rate; None: Algorithm 3's ``(1/2) sqrt(ln(4|A| - 3) / T)``.
     oracle : {"auto", "exponential", "regression", "estimator", "diffprivlib"}, default="auto"
@@ -89,12 +137,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
           regression of the per-record cost difference on ``[X, 1]``, released as ``(X^T X)^{-1} noisy(X^T c)``;
           predicts 1 where the predicted cost of 1 is lower. Laplace noise on ``X^T c``, and on ``X^T X`` too when
           ``privacy_unit="record"``. Needs ``feature_bound``.
-        - ``"estimator"``: Fairlearn's best response (``estimator`` fitted on the signed weights), no privacy;
-          only with ``epsilon=inf`` (the equivalence baseline).
+        - ``"estimator"``: Fairlearn's algorithm itself (see above), no privacy; only with ``epsilon=inf``.
         - ``"diffprivlib"``: a diffprivlib model as oracle. Refused: diffprivlib's models ignore
           ``sample_weight`` (they warn and fit unweighted), so the best response would silently be wrong.
-        - ``"auto"``: ``"estimator"`` when ``epsilon=inf`` and an estimator is given, else ``"exponential"`` when
-          ``hypotheses`` is given, else ``"regression"``.
+        - ``"auto"``: ``"estimator"`` (Fairlearn's path) when ``epsilon=inf`` and an estimator is given, else
+          ``"exponential"`` when ``hypotheses`` is given, else ``"regression"``.
     hypotheses : list or None, default=None
         Finite hypothesis class for ``oracle="exponential"`` (fitted classifiers or callables returning 0/1),
         fixed before seeing the data, e.g. :func:`fairlearn_dp.reductions.linear_threshold_hypotheses`.
@@ -117,7 +164,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
         Neighbouring relation protected (see Privacy).
     groups : list or None, default=None
-        Public list of groups (None: read from the data, with a ``PrivacyWarning``).
+        Public list of groups (None: read from the data, with a ``PrivacyWarning`` when ``epsilon`` is finite).
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Checked before the data are read and charged once per successful ``fit``.
     random_state : None, int or RandomState, default=None
@@ -150,6 +197,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
     sensitivity_ : dict
         ``auditor_l1`` (of the violation vector) and ``learner`` (of the cost) or ``regression_l1``.
     privacy_spent_ : PrivacySpend
+    oracle_ : str
+        The oracle used; ``"estimator"`` means Fairlearn's path, whose fitted attributes are Fairlearn's
+        (``predictors_`` and ``weights_`` are then pandas Series, as in Fairlearn, and the Algorithm-3 attributes
+        above are not set).
 
     Privacy
     -------
@@ -180,6 +231,16 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
       ``4/N <= 4 / (N - 1)`` (two cells, two signs). Substituting a record also moves the event means (at most
       two events, each entering ``2 |G|`` coordinates with change ``<= 1/(|G| N)``): ``8/N <= 8 / (N - 1)``.
       Laplace noise of scale ``sensitivity / epsilon'`` (diffprivlib ``Laplace``) on each coordinate.
+    - ``ErrorRateParity``: one event ("all"), and the per-record value is the error ``v_i = |h(x_i) - y_i| = h(x_i)
+      (1 - 2 y_i) + y_i`` in ``[0, 1]`` instead of ``h(x_i)``: ``gamma_(+-, g)(h) = +-(E^[v | g] - E^[v])`` with
+      the same floored means. Attribute: ``v_i`` does not depend on ``a_i``, the event mean is unchanged, two cells
+      move by ``<= 1/N`` each: ``4/N``, as above. Record: two cells by ``<= 1/N``, the event mean (denominator
+      ``max(m, |G| N)``, ``m`` public) by ``<= 1/(|G| N)`` in each of ``2 |G|`` coordinates: ``4/N + 2/N = 6/N <=
+      8/N``. The declared ``4/(N - 1)`` and ``8/(N - 1)`` hold. Linear in ``h``: ``gamma(h) = -U'^T h / m + gamma_0``
+      with ``U' = diag(1 - 2y) U`` and ``gamma_0 = -U^T y / m``; the Learner's costs drop ``lambda . gamma_0`` (the
+      same for every ``h``: the exponential mechanism is invariant to a shift of all costs, so its privacy follows
+      from the sensitivity of the full cost, bounded as for the other moments: ``B/(N - 1)`` or ``1/m + 2B/(N -
+      1)``).
     - Learner, exponential mechanism: the cost ``err(h) + lambda^T (gamma(h) - bound)`` changes by at most
       ``||lambda||_1 max_k |Delta gamma_k| <= B / (N - 1)`` (attribute) or ``1/m + 2B/(N - 1)`` (record).
     - Learner, regression oracle: ``X^T c = (1/m) sum_i x~_i (1 - 2 y_i) - sum_{e,g} lambda'_{e,g} (mu_e -
@@ -189,7 +250,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
       ``N``, whose constant column moves): L1 sensitivity ``s B / (N - 1)`` (attribute: two cells of one event)
       or ``2 (d + 1) max(R, 1) / m + 2 s B / (N - 1)`` (record: a cell and its event for each ``lambda'``; there
       ``X^T X``'s upper triangle is also released, once, with L1 sensitivity ``(d+1)(d+2) max(R, 1)^2`` and its
-      own ``epsilon'``).
+      own ``epsilon'``). With ``ErrorRateParity`` the means are those of ``z_i = x~_i (1 - 2 y_i)``, whose
+      constant column is ``+-1`` and moves inside an ordinary cell as well: ``s = 2 (d R + 1)`` (ordinary cell:
+      ``2R/N`` per feature and ``2/N`` for the constant; floored cell: ``(d R + 1)/N``), in the same formulas (for
+      the record relation the event mean moves by ``<= 2 (d R + 1) / (|G| N) <= s/N``, within the ``2 s B``).
     - Budget: with ``min_count=None``, ``min_count_fraction * epsilon`` goes to Laplace cell counts over all
       declared cells (L1 sensitivity 2), and ``N = max(2, floor(min(noisy) - (2/eps_0) ln(1/delta)))``. Thanks to
       the floored moments the sensitivities hold for any ``N``: a low estimate costs accuracy (larger noise), a
@@ -204,16 +268,25 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
       depends on the data. A failed fit leaves the estimator as it was.
     """
 
-    def __init__(self, estimator=None, constraints=None, *, epsilon=1.0, delta=1e-7, bound_B=10.0, max_iter=None,
-                 eta=None, oracle="auto", hypotheses=None, feature_bound=1.0, ridge=0.0, min_count=None,
-                 min_count_fraction=0.1, beta=0.05, privacy_unit="sensitive_attribute", groups=None,
-                 accountant=None, random_state=None):
+    def __init__(self, estimator=None, constraints=None, *, objective=None, eps=_FAIRLEARN_EPS, max_iter=None,
+                 nu=None, eta0=_FAIRLEARN_ETA0, run_linprog_step=True, sample_weight_name="sample_weight",
+                 epsilon=1.0, delta=1e-7, bound_B=10.0, eta=None, oracle="auto", hypotheses=None, feature_bound=1.0,
+                 ridge=0.0, min_count=None, min_count_fraction=0.1, beta=0.05, privacy_unit="sensitive_attribute",
+                 groups=None, accountant=None, random_state=None):
+        # Fairlearn's arguments (its __init__ is not called: it would type max_iter=None as Fairlearn's 50).
         self.estimator = estimator
         self.constraints = constraints
+        self.objective = objective
+        self.eps = eps
+        self.max_iter = max_iter
+        self.nu = nu
+        self.eta0 = eta0
+        self.run_linprog_step = run_linprog_step
+        self.sample_weight_name = sample_weight_name
+        # Ours.
         self.epsilon = epsilon
         self.delta = delta
         self.bound_B = bound_B
-        self.max_iter = max_iter
         self.eta = eta
         self.oracle = oracle
         self.hypotheses = hypotheses
@@ -229,20 +302,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
 
     # ------------------------------------------------------------------------------------------ validation
     def _check_params(self):
+        """Validate the public parameters; returns ``(epsilon, delta, oracle)`` with ``oracle`` resolved.
+
+        ``oracle == "estimator"`` (only at ``epsilon=inf``) means Fairlearn's path: Fairlearn's own arguments and
+        the constraints are then left to Fairlearn's ``fit`` (its errors and messages).
+        """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        if not isinstance(self.constraints, SUPPORTED_MOMENTS):
-            raise ValueError("constraints must be one of Fairlearn's DemographicParity, EqualizedOdds, "
-                             f"TruePositiveRateParity, FalsePositiveRateParity; got {type(self.constraints).__name__}"
-                             " (unsupported moment).")
-        if getattr(self.constraints, "ratio", 1.0) != 1.0:
-            raise ValueError("constraints: ratio bounds are not supported (use difference_bound).")
-        if getattr(self.constraints, "data_loaded", False):
-            raise ValueError("constraints already holds data; pass a fresh Moment object.")
         if not (isinstance(self.bound_B, numbers.Real) and math.isfinite(self.bound_B) and self.bound_B > 0):
             raise ValueError(f"bound_B must be a finite number > 0, got {self.bound_B!r}.")
-        if self.max_iter is not None and (isinstance(self.max_iter, bool)
-                                          or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
-            raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
         if self.eta is not None and not (isinstance(self.eta, numbers.Real) and math.isfinite(self.eta)
                                          and self.eta > 0):
             raise ValueError(f"eta must be None or a finite number > 0, got {self.eta!r}.")
@@ -273,10 +340,51 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                 oracle = "regression"
         if oracle == "estimator":
             if not math.isinf(epsilon):
-                raise ValueError("oracle='estimator' is Fairlearn's non-private best response: it needs "
-                                 "epsilon=inf. Use oracle='exponential' or 'regression' for a private fit.")
-            if self.estimator is None or not hasattr(self.estimator, "fit"):
-                raise ValueError("oracle='estimator' needs an estimator with fit(X, y, sample_weight=...).")
+                raise ValueError("oracle='estimator' is Fairlearn's non-private algorithm: it needs epsilon=inf. "
+                                 "Use oracle='exponential' or 'regression' for a private fit.")
+            return epsilon, delta, oracle              # Fairlearn's path: Fairlearn validates the rest
+        self._check_algorithm3_params(epsilon, delta, oracle)
+        return epsilon, delta, oracle
+
+    def _check_algorithm3_params(self, epsilon, delta, oracle):
+        """The constraints and Fairlearn's arguments, for Algorithm 3 (see the class docstring)."""
+        if not isinstance(self.constraints, SUPPORTED_MOMENTS):
+            hint = (" BoundedGroupLoss (and other loss moments) run only through Fairlearn's algorithm: "
+                    "epsilon=inf with an estimator." if self.constraints is not None else "")
+            raise ValueError("constraints must be one of Fairlearn's DemographicParity, EqualizedOdds, "
+                             "TruePositiveRateParity, FalsePositiveRateParity, ErrorRateParity; got "
+                             f"{type(self.constraints).__name__} (unsupported moment).{hint}")
+        if getattr(self.constraints, "ratio", 1.0) != 1.0:
+            raise ValueError("constraints: ratio bounds are not supported (use difference_bound).")
+        if getattr(self.constraints, "data_loaded", False):
+            raise ValueError("constraints already holds data; pass a fresh Moment object.")
+        objective = self.objective
+        if objective is not None and not (type(objective) is ErrorRate and getattr(objective, "fp_cost", None) == 1.0
+                                          and getattr(objective, "fn_cost", None) == 1.0
+                                          and not getattr(objective, "data_loaded", False)):
+            raise ValueError("objective: the private algorithm minimizes the error rate only; pass objective=None or "
+                             f"a fresh ErrorRate() with unit costs, got {objective!r}.")
+        if not (isinstance(self.eps, numbers.Real) and (self.eps == _FAIRLEARN_EPS
+                                                         or math.isclose(self.eps * self.bound_B, 1.0))):
+            raise ValueError(f"eps={self.eps!r}: the private algorithm bounds the multipliers by bound_B (Fairlearn's "
+                             "B = 1/eps); set bound_B=1/eps instead and leave eps at its default 0.01.")
+        if self.max_iter is not None and (isinstance(self.max_iter, bool)
+                                          or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
+            raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
+        if self.nu is not None:
+            raise ValueError(f"nu={self.nu!r}: Fairlearn's early stop on the duality gap measured on the raw data "
+                             "is a data-dependent stopping time; the private algorithm plays max_iter rounds. "
+                             "Leave nu=None.")
+        if not (isinstance(self.eta0, numbers.Real) and self.eta0 == _FAIRLEARN_ETA0):
+            raise ValueError(f"eta0={self.eta0!r}: Fairlearn's learning rate eta0/B is shrunk when the raw-data "
+                             "regret stalls (data-dependent); the private algorithm's fixed learning rate is `eta`. "
+                             "Set eta instead and leave eta0 at its default 2.0.")
+        if not isinstance(self.run_linprog_step, (bool, np.bool_)):
+            raise ValueError(f"run_linprog_step must be True or False, got {self.run_linprog_step!r}.")
+        if self.sample_weight_name != "sample_weight":
+            raise ValueError(f"sample_weight_name={self.sample_weight_name!r} is used only by Fairlearn's "
+                             "estimator oracle (epsilon=inf with an estimator); the private oracles fit no "
+                             "estimator. Leave it at 'sample_weight'.")
         if oracle == "diffprivlib":
             raise ValueError("oracle='diffprivlib' is not available: diffprivlib's models (0.6) ignore "
                              "sample_weight, so the cost-sensitive best response would silently be an unweighted "
@@ -287,7 +395,6 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         if delta == 0 and self.min_count is None and not math.isinf(epsilon):
             raise ValueError("delta=0 needs a public min_count: the private lower bound on the cell counts fails "
                              "with a small probability that must be counted in delta.")
-        return epsilon, delta, oracle
 
     def _check_public(self):
         """Validate the public parameters, then check the budget: the first two steps of ``fit``, before any data.
@@ -299,7 +406,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))
         return epsilon, delta, oracle
 
-    def _load(self, X, y, sensitive_features):
+    def _load(self, X, y, sensitive_features, *, private=True):
         """Domain checks only (types, NaN, lengths, binary labels, declared groups); messages carry no counts."""
         X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
         if X_arr.ndim != 2 or X_arr.shape[0] == 0:
@@ -316,7 +423,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
             raise ValueError("y must hold binary labels 0/1.")
         y_arr = y_arr.astype(int)
         group_vector = as_group_vector(sensitive_features, n)
-        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
+        groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__, private=private)
         group_index = encode_groups(group_vector, groups)
         # A declared group without rows, or a (group, event) cell below min_count, is inside the domain: it fits
         # (its moments are shrunk, see Privacy), so that success never depends on the private counts.
@@ -324,18 +431,23 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
 
     # ------------------------------------------------------------------------------------------ fit
     @atomic_fit
-    def fit(self, X, y, *, sensitive_features, **kwargs):
-        """Run T rounds of the private Learner/Auditor game on ``(X, y)`` with ``sensitive_features``.
+    def fit(self, X, y, *, sensitive_features=None, **kwargs):
+        """Fit on ``(X, y)`` with ``sensitive_features``: Fairlearn's algorithm at ``epsilon=inf`` with an
+        estimator, else T rounds of the (private) Learner/Auditor game.
 
         Order: public parameters are validated and the budget is checked before the data are read; every fit of
         data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
         """
+        epsilon, delta, oracle = self._check_params()
+        if oracle == "estimator":
+            return self._fit_fairlearn(X, y, sensitive_features, kwargs)
         if kwargs:
-            raise TypeError(f"Unexpected fit arguments: {sorted(kwargs)}.")
-        epsilon, delta, oracle = self._check_public()
-        X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features)
-        n, d = X_arr.shape
+            raise TypeError(f"Unexpected fit arguments: {sorted(kwargs)} (control_features and other Fairlearn fit "
+                            "arguments are not supported by the private algorithm).")
         private = not math.isinf(epsilon)
+        check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))
+        X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features, private=private)
+        n, d = X_arr.shape
         # Release noise: None reaches diffprivlib as None (its secure generator); a seed gives one reproducible
         # stream shared by all the fit's mechanisms, in the order they run.
         rng = None if self.random_state is None else _seeded_random_state(self.random_state)
@@ -366,10 +478,16 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         # gamma(h) = -U^T h / n, with each cell's (and event's) denominator floored at N (|G| N): Privacy.
         U, constraint_index = _constraint_matrix(event_index, group_index, events, cell_counts,
                                                  floor=min_count if private else 0.0, keep_empty=private)
+        offset = np.zeros(U.shape[1])
+        if isinstance(self.constraints, ErrorRateParity):
+            # The value is the error h (1 - 2y) + y: gamma(h) = -U'^T h / n + gamma_0 (Privacy, ErrorRateParity).
+            offset = -(U.T @ y_arr.astype(float)) / n
+            U = np.asfortranarray(U * (1.0 - 2.0 * y_arr)[:, None])
         bound = np.full(U.shape[1], float(self.constraints.eps))
         n_constraints = U.shape[1]
 
-        sensitivity = self._sensitivities(min_count if private else max(min_count, 2.0), n, d, len(groups), oracle)
+        # No sensitivity without noise (and none is defined for a cell of one row).
+        sensitivity = self._sensitivities(min_count, n, d, len(groups), oracle) if private else {}
         T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)
         if private:
             # 2T per-round mechanisms, plus the one release of X^T X by the regression oracle under "record".
@@ -402,7 +520,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                 counts.append(0)
             index = play_index[key]
             counts[index] += 1
-            gamma = -(U.T @ predictions) / n
+            gamma = -(U.T @ predictions) / n + offset
             noisy_gamma = (noisy_vector(gamma, epsilon=eps_prime, l1_sensitivity=sensitivity["auditor_l1"],
                                         random_state=rng) if private else gamma)
             theta = theta + eta * (noisy_gamma - bound)
@@ -428,6 +546,23 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
         self.privacy_spent_ = charge(self.accountant, spent)
         return self
 
+    def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
+        """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call)."""
+        check_spend(self.accountant, PrivacySpend(math.inf, 0.0))
+        if sensitive_features is not None:
+            kwargs = {"sensitive_features": sensitive_features, **kwargs}
+        default_rounds = self.max_iter is None
+        if default_rounds:
+            self.max_iter = _FAIRLEARN_MAX_ITER
+        try:
+            super().fit(X, y, **kwargs)
+        finally:
+            if default_rounds:
+                self.max_iter = None
+        self.oracle_ = "estimator"
+        self.privacy_spent_ = charge(self.accountant, PrivacySpend(math.inf, 0.0))
+        return self
+
     def _sensitivities(self, N, m, d, n_groups, oracle):
         """The derivations are in the class docstring (Privacy); ``N >= 2``."""
         B = float(self.bound_B)
@@ -438,7 +573,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
             out["learner"] = (1.0 / m + 2 * B / (N - 1)) if record else B / (N - 1)
         elif oracle == "regression":
             # L1 change of one cell's floored mean of [x, 1] when a record joins or leaves it, times N.
-            spread = max(2 * d * R, d * R + 1)
+            spread = (2 * (d * R + 1) if isinstance(self.constraints, ErrorRateParity)
+                      else max(2 * d * R, d * R + 1))
             if record:
                 out["regression_l1"] = 2 * (d + 1) * max(R, 1.0) / m + 2 * spread * B / (N - 1)
                 out["gram_l1"] = (d + 1) * (d + 2) * max(R, 1.0) ** 2
@@ -518,23 +654,13 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
                 return h, ("R", h), predictions
             return best_response
 
-        # oracle == "estimator": Fairlearn's reduction to weighted classification, no privacy (epsilon = inf).
-        def best_response(lam):
-            signed = -(base - U @ lam / n) * n                      # Fairlearn's signed weights
-            red_y = (signed > 0).astype(int)
-            red_w = np.abs(signed)
-            red_w = n * red_w / red_w.sum()
-            if np.unique(red_y).size == 1:
-                model = DummyClassifier(strategy="constant", constant=int(red_y[0])).fit(X, red_y)
-            else:
-                model = clone(self.estimator).fit(X, red_y, sample_weight=red_w)
-            predictions = np.asarray(model.predict(X), dtype=float)
-            return model, ("E", id(model)), predictions
-        return best_response
+        raise AssertionError(f"unexpected oracle {oracle!r}")       # "estimator" runs Fairlearn's own fit
 
     # ------------------------------------------------------------------------------------------ predict
     def _pmf_predict(self, X):
         """``(n, 2)`` probabilities of predicting 0 and 1 under the randomized classifier Q (Fairlearn's form)."""
+        if getattr(self, "oracle_", None) == "estimator":
+            return super()._pmf_predict(X)
         check_is_fitted(self, "predictors_")
         X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
         if X_arr.ndim != 2 or X_arr.shape[1] != self.n_features_in_:
@@ -548,6 +674,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
 
     def predict(self, X, random_state=None):
         """Randomized 0/1 predictions: 1 with probability ``_pmf_predict(X)[:, 1]`` (Fairlearn's semantics)."""
+        if getattr(self, "oracle_", None) == "estimator":      # Fairlearn's predict; None: OS entropy here too
+            return super().predict(X, random_state=check_random_state(random_state))
         positive = self._pmf_predict(X)[:, 1]
         rng = check_random_state(random_state)          # None: OS entropy, never numpy's global generator
         return (positive >= rng.rand(len(positive))).astype(int)
@@ -556,7 +684,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, MetaEstimatorMixin, Ba
 # ---------------------------------------------------------------------------------------------------------------
 # The moments' public structure: events and (group, event) cells, fixed by the constraint type and the declared
 # groups (never by the data), with Fairlearn's labels and order.
-_EVENTS = ((DemographicParity, ("all",)), (EqualizedOdds, ("label=0", "label=1")),
+_EVENTS = ((DemographicParity, ("all",)), (ErrorRateParity, ("all",)), (EqualizedOdds, ("label=0", "label=1")),
            (TruePositiveRateParity, ("label=1",)), (FalsePositiveRateParity, ("label=0",)))
 
 
@@ -570,7 +698,7 @@ def _moment_events(moment):
 
 def _event_index(moment, y):
     """Each row's event (position in :func:`_moment_events`), -1 for rows outside every event."""
-    if isinstance(moment, DemographicParity):
+    if isinstance(moment, (DemographicParity, ErrorRateParity)):
         return np.zeros(y.size, dtype=np.intp)
     if isinstance(moment, EqualizedOdds):
         return y.astype(np.intp)

@@ -14,7 +14,8 @@ from fairlearn_dp.utils._validation import atomic_fit
 
 __all__ = ["DPExponentiatedGradientReduction"]
 
-_MOMENTS = ("DemographicParity", "EqualizedOdds", "TruePositiveRateParity", "FalsePositiveRateParity")
+_MOMENTS = ("DemographicParity", "EqualizedOdds", "TruePositiveRateParity", "FalsePositiveRateParity",
+            "ErrorRateParity")
 
 
 class DPExponentiatedGradientReduction(Transformer):
@@ -31,11 +32,18 @@ class DPExponentiatedGradientReduction(Transformer):
         estimator: base classifier for ``oracle="estimator"`` (the non-private best response, ``epsilon=inf``
             only), as AIF360's first argument; None for the private oracles.
         constraints (str or fairlearn.reductions.Moment): ``"DemographicParity"``, ``"EqualizedOdds"``,
-            ``"TruePositiveRateParity"``, ``"FalsePositiveRateParity"`` or such a Moment object.
+            ``"TruePositiveRateParity"``, ``"FalsePositiveRateParity"``, ``"ErrorRateParity"`` or a Moment object
+            (any Fairlearn Moment on Fairlearn's path, ``epsilon=inf`` with an estimator).
         difference_bound (float): fairness tolerance gamma when ``constraints`` is a string.
         epsilon, delta (float): total privacy budget of ``fit``.
-        bound_B (float): L1 bound on the Lagrange multipliers (AIF360's ``1 / eps``).
-        max_iter (int, optional): rounds T (None: Algorithm 3's formula; 200 when ``epsilon=inf``).
+        bound_B (float): L1 bound on the Lagrange multipliers of the private algorithm (the counterpart of AIF360's
+            ``1 / eps``, which Fairlearn's path takes from ``eps``).
+        eps, nu, eta0, run_linprog_step: AIF360's (Fairlearn's) arguments, passed to the engine: used as AIF360
+            does on Fairlearn's path (``epsilon=inf`` with an estimator); for the private algorithm see
+            :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` (``eps`` and ``eta0`` must stay at their
+            defaults, ``nu`` None; ``run_linprog_step`` gives the uniform average of the plays).
+        max_iter (int, optional): rounds T (None: Algorithm 3's formula; Fairlearn's 50 on Fairlearn's path; 200
+            for the noise-free game, ``epsilon=inf`` with the regression or exponential oracle).
         eta (float, optional): the Auditor's learning rate (None: Algorithm 3's).
         oracle (str): ``"auto"``, ``"exponential"``, ``"regression"`` or ``"estimator"``
             (see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`).
@@ -62,17 +70,23 @@ class DPExponentiatedGradientReduction(Transformer):
     the transformer as it was.
     """
 
-    def __init__(self, estimator=None, constraints="EqualizedOdds", *, difference_bound=0.01, epsilon=1.0,
-                 delta=1e-7, bound_B=10.0, max_iter=None, eta=None, oracle="auto", hypotheses=None,
-                 feature_bound=1.0, min_count=None, privacy_unit="sensitive_attribute",
-                 protected_attribute_name=None, drop_prot_attr=True, accountant=None, seed=None):
-        super().__init__(estimator=estimator, constraints=constraints, difference_bound=difference_bound,
+    def __init__(self, estimator=None, constraints="EqualizedOdds", *, eps=0.01, max_iter=None, nu=None, eta0=2.0,
+                 run_linprog_step=True, difference_bound=0.01, epsilon=1.0, delta=1e-7, bound_B=10.0, eta=None,
+                 oracle="auto", hypotheses=None, feature_bound=1.0, min_count=None,
+                 privacy_unit="sensitive_attribute", protected_attribute_name=None, drop_prot_attr=True,
+                 accountant=None, seed=None):
+        super().__init__(estimator=estimator, constraints=constraints, eps=eps, nu=nu, eta0=eta0,
+                         run_linprog_step=run_linprog_step, difference_bound=difference_bound,
                          epsilon=epsilon, delta=delta, bound_B=bound_B, max_iter=max_iter, eta=eta, oracle=oracle,
                          hypotheses=hypotheses, feature_bound=feature_bound, min_count=min_count,
                          privacy_unit=privacy_unit, protected_attribute_name=protected_attribute_name,
                          drop_prot_attr=drop_prot_attr, accountant=accountant, seed=seed)
         self.estimator = estimator
         self.constraints = constraints
+        self.eps = eps
+        self.nu = nu
+        self.eta0 = eta0
+        self.run_linprog_step = run_linprog_step
         self.difference_bound = difference_bound
         self.epsilon = epsilon
         self.delta = delta
@@ -119,7 +133,8 @@ class DPExponentiatedGradientReduction(Transformer):
         if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
         model = DPExponentiatedGradient(
-            self.estimator, self._moment(), epsilon=self.epsilon, delta=self.delta, bound_B=self.bound_B,
+            self.estimator, self._moment(), eps=self.eps, nu=self.nu, eta0=self.eta0,
+            run_linprog_step=self.run_linprog_step, epsilon=self.epsilon, delta=self.delta, bound_B=self.bound_B,
             max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
             feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
             accountant=self.accountant, random_state=self.seed)

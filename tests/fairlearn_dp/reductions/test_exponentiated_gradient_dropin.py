@@ -1,0 +1,303 @@
+"""DPExponentiatedGradient as a drop-in for fairlearn.reductions.ExponentiatedGradient: at epsilon=inf with an
+estimator it is Fairlearn's algorithm exactly; every Fairlearn constructor argument is accepted; the arguments that
+cannot be honoured privately are refused clearly at finite epsilon (before the budget is charged); ErrorRateParity is
+supported privately with a declared sensitivity checked on neighbouring datasets."""
+
+import inspect
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from diffprivlib import BudgetAccountant
+from fairlearn.reductions import (
+    BoundedGroupLoss,
+    DemographicParity,
+    EqualizedOdds,
+    ErrorRate,
+    ErrorRateParity,
+    ExponentiatedGradient,
+    SquareLoss,
+    TruePositiveRateParity,
+)
+from sklearn.base import clone
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from threadpoolctl import threadpool_limits
+
+from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.reductions import DPExponentiatedGradient, hypothesis_predictions, linear_threshold_hypotheses
+
+
+def synthetic(seed, n=300, n_features=3, groups=("a", "b")):
+    rng = np.random.default_rng(seed)
+    a = rng.choice(list(groups), size=n)
+    X = rng.uniform(-1, 1, (n, n_features))
+    logits = 2 * X[:, 0] - X[:, 1] + 0.8 * (a == groups[0])
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-logits))).astype(int)
+    return X, y, a
+
+
+FAIRLEARN_ARGS = {"objective": ErrorRate(), "eps": 0.05, "max_iter": 7, "nu": 1e-4, "eta0": 1.5,
+                  "run_linprog_step": False, "sample_weight_name": "sample_weight"}
+
+
+# ------------------------------------------------------------------------------------------------- epsilon = inf
+@pytest.mark.parametrize("moment, kwargs", [
+    (DemographicParity, {}),
+    (EqualizedOdds, {"eps": 0.05, "max_iter": 20}),
+    (ErrorRateParity, {"nu": 1e-3}),
+    (TruePositiveRateParity, {"run_linprog_step": False, "eta0": 1.0}),
+    (lambda: DemographicParity(ratio_bound=0.9, ratio_bound_slack=0.01), {}),
+])
+def test_epsilon_inf_is_fairlearns_exponentiated_gradient(moment, kwargs):
+    X, y, a = synthetic(0)
+    with threadpool_limits(limits=1):
+        reference = ExponentiatedGradient(LogisticRegression(), moment(), **kwargs).fit(X, y, sensitive_features=a)
+        ours = DPExponentiatedGradient(LogisticRegression(), moment(), epsilon=math.inf, random_state=0,
+                                       **kwargs).fit(X, y, sensitive_features=a)
+    assert ours.oracle_ == "estimator"
+    np.testing.assert_array_equal(ours._pmf_predict(X), reference._pmf_predict(X))
+    for seed in (0, 1):
+        np.testing.assert_array_equal(ours.predict(X, random_state=seed), reference.predict(X, random_state=seed))
+    for name in ("weights_", "lambda_vecs_", "lambda_vecs_EG_", "lambda_vecs_LP_"):
+        assert getattr(ours, name).equals(getattr(reference, name)), name
+    assert (ours.best_iter_, ours.best_gap_, ours.last_iter_, ours.n_oracle_calls_) == (
+        reference.best_iter_, reference.best_gap_, reference.last_iter_, reference.n_oracle_calls_)
+    assert type(ours.constraints_) is type(reference.constraints_)
+    assert ours.nu == reference.nu                                # Fairlearn sets nu during fit when None
+    assert ours.max_iter == kwargs.get("max_iter")                # None stays None (Fairlearn's 50 were played)
+    assert ours.privacy_spent_.epsilon == math.inf and ours.privacy_spent_.delta == 0
+
+
+def test_epsilon_inf_bounded_group_loss_regression_and_control_features_are_fairlearns():
+    X, y, a = synthetic(1)
+    y_reg = X[:, 0] + 0.1 * (a == "a")
+    reference = ExponentiatedGradient(LinearRegression(), BoundedGroupLoss(SquareLoss(-2, 2), upper_bound=0.3),
+                                      nu=1e-6).fit(X, y_reg, sensitive_features=a)
+    acc = BudgetAccountant()
+    ours = DPExponentiatedGradient(LinearRegression(), BoundedGroupLoss(SquareLoss(-2, 2), upper_bound=0.3), nu=1e-6,
+                                   epsilon=math.inf, accountant=acc).fit(X, y_reg, sensitive_features=a)
+    np.testing.assert_array_equal(np.asarray(ours._pmf_predict(X)), np.asarray(reference._pmf_predict(X)))
+    np.testing.assert_array_equal(ours.predict(X, random_state=3), reference.predict(X, random_state=3))
+    assert acc.spent_budget == [(math.inf, 0.0)]
+    control = (X[:, 2] > 0).astype(int)
+    with threadpool_limits(limits=1):
+        reference = ExponentiatedGradient(LogisticRegression(), DemographicParity()).fit(
+            X, y, sensitive_features=a, control_features=control)
+        ours = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf).fit(
+            X, y, sensitive_features=a, control_features=control)
+    np.testing.assert_array_equal(ours._pmf_predict(X), reference._pmf_predict(X))
+
+
+def test_epsilon_inf_errors_are_fairlearns():
+    X, y, a = synthetic(2)
+    messages = []
+    for cls, extra in ((ExponentiatedGradient, {}), (DPExponentiatedGradient, {"epsilon": math.inf})):
+        with pytest.raises(ValueError) as info:
+            cls(LogisticRegression(), DemographicParity(), max_iter=1, **extra).fit(X, y + 1, sensitive_features=a)
+        messages.append(info.value.args[0])
+    assert messages[0] == messages[1]
+
+
+def test_no_privacy_warning_at_epsilon_inf():
+    X, y, a = synthetic(3)
+    with warnings.catch_warnings():
+        # PrivacyWarning (and any other of ours) is an error; Fairlearn 0.15 itself emits Pandas4Warnings on pandas 3.
+        warnings.simplefilter("error")
+        pandas4 = getattr(__import__("pandas").errors, "Pandas4Warning", None)
+        if pandas4 is not None:
+            warnings.simplefilter("default", pandas4)
+        with threadpool_limits(limits=1):
+            DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf, max_iter=3).fit(
+                X, y, sensitive_features=a)
+        DPExponentiatedGradient(None, EqualizedOdds(), epsilon=math.inf, oracle="regression", max_iter=3).fit(
+            X, y, sensitive_features=a)
+    with pytest.warns(PrivacyWarning):                           # finite epsilon, groups read from the data
+        DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0, oracle="regression", max_iter=3,
+                                min_count=5).fit(X, y, sensitive_features=a)
+
+
+def test_epsilon_inf_with_a_one_row_cell_fits():
+    """Used to raise ZeroDivisionError (1/(N - 1) with N = 1): no sensitivity is computed without noise."""
+    X, y, a = synthetic(4, n=60)
+    a = a.copy()
+    a[:] = "a"
+    a[0] = "b"
+    model = DPExponentiatedGradient(None, DemographicParity(), epsilon=math.inf, oracle="regression",
+                                    max_iter=5).fit(X, y, sensitive_features=a)
+    assert model.min_count_ == 1 and model.sensitivity_ == {}
+    with threadpool_limits(limits=1):
+        DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf, max_iter=3).fit(
+            X, y, sensitive_features=a)
+
+
+def test_every_fairlearn_argument_is_accepted_and_in_get_params():
+    fairlearn_params = inspect.signature(ExponentiatedGradient.__init__).parameters
+    ours_params = inspect.signature(DPExponentiatedGradient.__init__).parameters
+    for name, parameter in fairlearn_params.items():
+        if name == "self":
+            continue
+        assert name in ours_params, name
+        if name == "max_iter":
+            assert ours_params[name].default is None         # None: Fairlearn's 50 at epsilon=inf (documented)
+        elif parameter.default is not inspect.Parameter.empty:
+            assert ours_params[name].default == parameter.default, name
+    model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf, **FAIRLEARN_ARGS)
+    params = model.get_params(deep=False)
+    for name, value in FAIRLEARN_ARGS.items():
+        assert params[name] is value or params[name] == value, name
+    clone_params = clone(model).get_params(deep=False)
+    assert {k: clone_params[k] for k in FAIRLEARN_ARGS if k != "objective"} == {
+        k: v for k, v in FAIRLEARN_ARGS.items() if k != "objective"}
+    assert isinstance(model, ExponentiatedGradient)
+
+
+def test_fitted_model_pickles():
+    X, y, a = synthetic(5)
+    with threadpool_limits(limits=1):
+        model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf,
+                                        max_iter=5).fit(X, y, sensitive_features=a)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again._pmf_predict(X), model._pmf_predict(X))
+
+
+# ------------------------------------------------------------------------------------------------- finite epsilon
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"objective": ErrorRate(costs={"fp": 2.0, "fn": 1.0})}, ValueError, "objective"),
+    ({"objective": SquareLoss(0, 1)}, ValueError, "objective"),
+    ({"eps": 0.5}, ValueError, "bound_B"),
+    ({"nu": 1e-3}, ValueError, "nu"),
+    ({"eta0": 1.0}, ValueError, "eta0"),
+    ({"sample_weight_name": "weights"}, ValueError, "sample_weight_name"),
+    ({"run_linprog_step": "yes"}, ValueError, "run_linprog_step"),
+    ({"max_iter": 0}, ValueError, "max_iter"),
+    ({"constraints": BoundedGroupLoss(SquareLoss(0, 1), upper_bound=0.1)}, ValueError, "BoundedGroupLoss"),
+    ({"oracle": "estimator", "estimator": LogisticRegression()}, ValueError, "epsilon=inf"),
+    ({"fit": {"control_features": "ctrl"}}, TypeError, "control_features"),
+])
+def test_arguments_refused_at_finite_epsilon(kwargs, error, match):
+    X, y, a = synthetic(6)
+    kwargs = dict(kwargs)
+    fit_kwargs = kwargs.pop("fit", {})
+    if fit_kwargs:
+        fit_kwargs = {"control_features": (X[:, 0] > 0).astype(int)}
+    acc = BudgetAccountant()
+    params = dict(constraints=DemographicParity(), epsilon=1.0, oracle="regression", min_count=5, groups=["a", "b"],
+                  accountant=acc, random_state=0)
+    params.update(kwargs)
+    with pytest.raises(error, match=match):
+        DPExponentiatedGradient(**params).fit(X, y, sensitive_features=a, **fit_kwargs)
+    assert acc.spent_budget == []
+
+
+def test_fairlearn_arguments_accepted_at_finite_epsilon():
+    """Defaults, objective=ErrorRate(), eps = 1/bound_B and either run_linprog_step give the same private fit (the
+    uniform average of the plays): the same seed, the same release."""
+    X, y, a = synthetic(7)
+    fits = []
+    for extra in ({}, {"objective": ErrorRate(), "eps": 0.1, "run_linprog_step": False}, {"run_linprog_step": True}):
+        model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=2.0, oracle="regression", max_iter=10,
+                                        min_count=5, groups=["a", "b"], bound_B=10.0, accountant=BudgetAccountant(),
+                                        random_state=1, **extra).fit(X, y, sensitive_features=a)
+        fits.append(model)
+        assert model.weights_.sum() == pytest.approx(1.0)
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.history_["noisy_gamma"], fits[0].history_["noisy_gamma"])
+        np.testing.assert_array_equal(other._pmf_predict(X), fits[0]._pmf_predict(X))
+
+
+# ------------------------------------------------------------------------------------------------- ErrorRateParity
+def neighbours(unit, seed=3, n=300):
+    """D and D' differing in one person's sensitive attribute, or (record) in one whole record."""
+    X, y, a = synthetic(seed, n=n)
+    X2, y2, a2 = X.copy(), y.copy(), a.copy()
+    j = int(np.flatnonzero(a == "a")[0])
+    a2[j] = "b"
+    if unit == "record":
+        X2[j] = -X[j]
+        y2[j] = 1 - y[j]
+    return (X, y, a), (X2, y2, a2)
+
+
+def fairlearn_error_rate_parity_gammas(X, y, a, hypotheses):
+    """Fairlearn's own violation vectors (one column per hypothesis), in Fairlearn's index order."""
+    moment = ErrorRateParity(difference_bound=0.0)
+    moment.load_data(X, pd.Series(y), sensitive_features=pd.Series(a))
+    columns = [moment.gamma(lambda Z, h=h: h.predict(np.asarray(Z))).to_numpy(dtype=float) for h in hypotheses]
+    return np.column_stack(columns), moment
+
+
+@pytest.mark.parametrize("unit", ["sensitive_attribute", "record"])
+def test_error_rate_parity_declared_sensitivities_bound_the_change_between_neighbours(unit):
+    """Violation vector (Fairlearn's ErrorRateParity.gamma), the Learner's full cost err(h) + lambda . gamma(h) and
+    the regression oracle's release [X, 1]^T c, on neighbours, for many hypotheses and ||lambda||_1 = B."""
+    (X, y, a), (X2, y2, a2) = neighbours(unit)
+    hypotheses = linear_threshold_hypotheses(3, n_directions=20, n_thresholds=8, random_state=1)
+    g1, m1 = fairlearn_error_rate_parity_gammas(X, y, a, hypotheses)
+    g2, _ = fairlearn_error_rate_parity_gammas(X2, y2, a2, hypotheses)
+    n_min = int(min(pd.Series(a).value_counts().min(), pd.Series(a2).value_counts().min()))
+    P1 = hypothesis_predictions(hypotheses, X).astype(float)
+    P2 = hypothesis_predictions(hypotheses, X2).astype(float)
+    err1, err2 = (P1 != y[:, None]).mean(axis=0), (P2 != y2[:, None]).mean(axis=0)
+    rng = np.random.default_rng(4)
+    B = 10.0
+    worst_gamma = np.abs(g1 - g2).sum(axis=0).max()
+    worst_cost = worst_release = 0.0
+    index = list(m1.index)                                         # (sign, event, group)
+    for _ in range(50):
+        lam = rng.dirichlet(np.ones(len(index))) * B
+        worst_cost = max(worst_cost, np.abs((err1 + lam @ g1) - (err2 + lam @ g2)).max())
+        # Per-record cost of predicting 1 minus 0, from the definition: (1 - 2y)/n (1 + n sum_g lam'_g
+        # (1[a = g]/n_g - 1/n)), lam' = lam_+ - lam_-.
+        lam_prime = {g: 0.0 for g in ("a", "b")}
+        for (sign, _, group), value in zip(index, lam):
+            lam_prime[group] += value if sign == "+" else -value
+        releases = []
+        for Xd, yd, ad in ((X, y, a), (X2, y2, a2)):
+            n = len(yd)
+            counts = pd.Series(ad).value_counts()
+            weight = sum(lp * ((ad == g) / counts[g] - 1.0 / n) for g, lp in lam_prime.items())
+            c = (1 - 2 * yd) / n + (1 - 2 * yd) * weight
+            releases.append(np.column_stack([Xd, np.ones(n)]).T @ c)
+        worst_release = max(worst_release, np.abs(releases[0] - releases[1]).sum())
+    common = dict(epsilon=1.0, delta=0.0, bound_B=B, min_count=n_min, max_iter=1, privacy_unit=unit,
+                  groups=["a", "b"], random_state=0)
+    exponential = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.0), oracle="exponential",
+                                          hypotheses=hypotheses, accountant=BudgetAccountant(), **common).fit(
+        X, y, sensitive_features=a)
+    regression = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.0), oracle="regression",
+                                         accountant=BudgetAccountant(), **common).fit(X, y, sensitive_features=a)
+    assert worst_gamma > 0 and worst_cost > 0 and worst_release > 0
+    assert worst_gamma <= exponential.sensitivity_["auditor_l1"] * (1 + 1e-12)
+    assert worst_cost <= exponential.sensitivity_["learner"] * (1 + 1e-12)
+    assert worst_release <= regression.sensitivity_["regression_l1"] * (1 + 1e-12)
+    d, R = X.shape[1], 1.0
+    assert regression.sensitivity_["regression_l1"] >= 2 * (d * R + 1) * B / (n_min - 1)
+
+
+def test_error_rate_parity_noise_free_game_uses_fairlearns_violations():
+    """At epsilon=inf with the regression oracle the released violations are Fairlearn's ErrorRateParity.gamma."""
+    X, y, a = synthetic(8)
+    model = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.02), epsilon=math.inf,
+                                    oracle="regression", max_iter=10, groups=["a", "b"]).fit(
+        X, y, sensitive_features=a)
+    moment = ErrorRateParity(difference_bound=0.02)
+    moment.load_data(X, pd.Series(y), sensitive_features=pd.Series(a))
+    groups = ["a", "b"]                                           # our index holds the group's position
+    assert [(s, e, groups[g]) for s, e, g in model.constraint_index_] == list(moment.index)
+    for t, index in enumerate(model.history_["hypothesis"]):
+        h = model.predictors_[index]
+        expected = moment.gamma(lambda Z, h=h: h.predict(np.asarray(Z))).to_numpy(dtype=float)
+        np.testing.assert_allclose(model.history_["noisy_gamma"][t], expected, atol=1e-12)
+
+
+def test_error_rate_parity_private_fit_runs_and_charges_once():
+    X, y, a = synthetic(9, n=2000)
+    acc = BudgetAccountant()
+    model = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.05), epsilon=2.0, delta=1e-6,
+                                    oracle="regression", max_iter=20, groups=["a", "b"], accountant=acc,
+                                    random_state=0).fit(X, y, sensitive_features=a)
+    assert acc.spent_budget == [(2.0, model.privacy_spent_.delta)]
+    assert model._pmf_predict(X).shape == (len(y), 2)
