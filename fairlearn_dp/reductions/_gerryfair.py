@@ -14,26 +14,28 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from diffprivlib.mechanisms import GaussianAnalytic, Laplace
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.utils import check_random_state as _seeded_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
     PrivacySpend,
+    PrivacyWarning,
     advanced_composition_epsilon,
     charge,
     check_spend,
     validate_epsilon_delta,
 )
 from ..utils._random import check_random_state
-from ..utils._validation import SharedAccountantCloneMixin, atomic_fit
+from ..utils._validation import SharedAccountantCloneMixin, atomic_fit, encode_groups, resolve_groups
 
-__all__ = ["DPGerryFairClassifier", "LinearCSCHypothesis"]
+__all__ = ["DPGerryFairClassifier", "LinearCSCHypothesis", "RegressionCSCHypothesis"]
 
 #: Releases per round: the Learner's oracle statistic b_t, the Auditor's oracle statistic S_t, the Auditor's
 #: violation statistic U_t and the error statistic E_t. Two more releases happen once: the two Gram matrices.
@@ -71,11 +73,14 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     printflag : bool, default=False
         Print the released error and fairness violation of every round.
     heatmapflag : bool, default=False
-        Not supported (``True`` raises ``ValueError``): AIF360's heatmap plots the raw training data.
+        As AIF360: save a heatmap (AIF360's ``heat_map`` over the first two protected attributes, on the latest
+        play's predictions) every ``heatmap_iter`` rounds. Only with ``epsilon = inf``: the heatmap plots the raw
+        training data, which is not differentially private, so ``True`` with a finite ``epsilon`` raises
+        ``ValueError`` (before any data are read).
     heatmap_iter : int, default=10
-        Kept for AIF360 compatibility; unused.
+        Rounds between two heatmaps (``heatmapflag=True`` only).
     heatmap_path : str, default='.'
-        Kept for AIF360 compatibility; unused.
+        Folder of the heatmaps (``heatmap_iteration_<t>.png``), as AIF360.
     max_iters : int, default=10
         Time horizon of the dynamics; as in AIF360, ``max_iters - 1`` rounds are played (``max_iters >= 2``).
     gamma : float, default=0.01
@@ -83,10 +88,17 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         disparity is at least ``gamma``.
     fairness_def : {'FP', 'FN'}, default='FP'
         Rich-subgroup false-positive or false-negative rate fairness.
-    predictor : LinearRegression or Ridge, default=None
-        The Learner's regression oracle; None means ``LinearRegression()``. Only linear least squares can be run on
-        the released sufficient statistics; its ``fit_intercept`` (and ``alpha`` for ``Ridge``, which does not
-        penalise the intercept) are used; the object itself is never fitted.
+    predictor : scikit-learn regressor, default=None
+        The Learner's regression oracle; None means ``LinearRegression()``. With a finite ``epsilon`` it must be a
+        ``LinearRegression`` or a ``Ridge``: only linear least squares can be computed from the released
+        sufficient statistics (there is no differentially private best response for other regressors here, and
+        any other predictor raises a ``ValueError`` naming ``predictor`` before any data are read); its
+        ``fit_intercept`` (and ``alpha`` for ``Ridge``, which does not penalise the intercept) are used and the
+        object itself is never fitted. With ``epsilon = inf`` (non-private) any scikit-learn regressor works, as in
+        AIF360 (e.g. ``LinearSVR``, ``DecisionTreeRegressor``, ``KernelRidge``): for the linear two the
+        closed-form path above is used; any other is cloned and fitted each round on AIF360's costs of labelling
+        0 and 1 (:class:`RegressionCSCHypothesis`), on the features as given (no norm clipping: the norm bound only
+        calibrates noise).
     early_termination : bool, default=True
         AIF360's rule, on the released values: after at least 5 rounds, stop when the last released violation is
         below ``gamma`` and the last two released errors or violations are equal. With finite ``epsilon`` the
@@ -105,6 +117,17 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         ``(epsilon/K, delta/K)``; 'advanced' gives each ``(epsilon_0, delta/(2K))`` with ``epsilon_0`` the largest
         value whose advanced composition with slack ``delta/2`` is at most ``epsilon``; 'auto' takes whichever of
         the two gives the smaller Gaussian noise.
+    sensitive_values : None, list, list of lists or dict, default=None
+        Public list of the values of each categorical (non-numeric, e.g. ``"F"``/``"M"``) column of
+        ``sensitive_features``: a list for a single column, a list with one entry per column (a list of values, or
+        None for a numeric column), or a dict from column name (or position) to list. A categorical column with
+        values ``[v_1, ..., v_m]`` becomes the ``m - 1`` indicators ``1[a = v_j]``, ``j >= 2`` (one indicator
+        when ``m == 1``): the Auditor's halfspaces over them with an intercept are all subgroups defined by the
+        column's values, and a row's indicators have L1 and L2 norm at most 1, as a numeric column in
+        ``[-1, 1]``. A value outside the declared list is a ``ValueError`` (outside the domain). A column with
+        declared values is encoded even if numeric; numeric columns without are used as they are. When a
+        non-numeric column has no declared list, its sorted values are read from the data and treated as public,
+        with a :class:`~fairlearn_dp.privacy.PrivacyWarning` when ``epsilon`` is finite.
     epsilon : float, default=1.0
         Total privacy budget (> 0); ``numpy.inf`` runs the non-private dynamics (no noise).
     delta : float, default=0.0
@@ -118,8 +141,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
 
     Attributes
     ----------
-    predictors_ : list of LinearCSCHypothesis
-        The Learner's plays ``h_1, ..., h_T`` (public: post-processing of releases).
+    predictors_ : list of LinearCSCHypothesis or RegressionCSCHypothesis
+        The Learner's plays ``h_1, ..., h_T`` (public: post-processing of releases); ``RegressionCSCHypothesis``
+        for a generic regressor (``epsilon = inf`` only).
     weights_ : numpy.ndarray
         Uniform weights of the mixture.
     classes_ : numpy.ndarray
@@ -135,7 +159,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         ``auditor_statistic`` (S~_t), ``auditor_sensitivity``, ``auditor_noise_scale``, ``group_coef``
         (theta_t), ``violation_statistic`` (U~_t), ``violation_sensitivity``, ``violation_noise_scale``,
         ``fairness_violation``, ``direction`` (sigma_t, 0 when the subgroup is not penalised), ``error_statistic``
-        (E~_t), ``error_sensitivity``, ``error_noise_scale``, ``error``.
+        (E~_t), ``error_sensitivity``, ``error_noise_scale``, ``error``. With a generic regressor (``epsilon =
+        inf``) the Learner's entries are None (nothing is released).
     gram_releases_ : dict
         The two one-time releases: ``learner_gram``, ``auditor_gram`` (noisy, symmetric) with their
         ``*_sensitivity`` and ``*_noise_scale``.
@@ -155,6 +180,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     n_features_in_ : int
     feature_names_in_ : numpy.ndarray
         Column names of ``X`` when it is a DataFrame.
+    sensitive_values_ : list
+        Per column of ``sensitive_features``: the list of values it was encoded with, or None (numeric column).
     n_iter_ : int
         Rounds played (fewer than ``max_iters - 1`` only after early termination).
 
@@ -210,8 +237,13 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
 
     **Public inputs and failure paths**: public are ``n``, the numbers of columns of ``X`` and of
     ``sensitive_features``, the norm bounds and every parameter. ``fit`` validates the parameters, checks the
-    budget, then reads the data; the errors after that are domain checks (numeric and finite ``X``, ``y`` and
-    ``sensitive_features``, labels in {0, 1}, matching lengths) whose messages carry no counts or values. Every
+    budget, then reads the data; the errors after that are domain checks (numeric and finite ``X`` and ``y``,
+    finite numeric or declared categorical ``sensitive_features`` -- a value outside ``sensitive_values`` is
+    outside the domain --, labels in {0, 1}, matching lengths) whose messages carry no counts or values. A
+    predictor other than ``LinearRegression``/``Ridge`` and ``heatmapflag=True`` are refused with a finite
+    ``epsilon`` among the parameter checks, before the budget and the data. The list of values of a categorical
+    column is public: declared in ``sensitive_values``, or read from the data with a ``PrivacyWarning`` (whether
+    a column is categorical is its type, part of the public schema). Every
     dataset inside the domain fits: rows beyond a norm bound are scaled onto the ball without a warning (only the
     public bound is known to the caller), and protected attributes that take one value only (no subgroup to
     find) are not an error (the Auditor's released statistics are then noise around zero). A failed fit leaves
@@ -249,8 +281,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
 
     def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
                  gamma=0.01, fairness_def="FP", predictor=None, *, early_termination=True, feature_norm_bound=None,
-                 sensitive_norm_bound=None, composition="auto", epsilon=1.0, delta=0.0, accountant=None,
-                 random_state=None):
+                 sensitive_norm_bound=None, composition="auto", sensitive_values=None, epsilon=1.0, delta=0.0,
+                 accountant=None, random_state=None):
         self.C = C
         self.printflag = printflag
         self.heatmapflag = heatmapflag
@@ -264,6 +296,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         self.feature_norm_bound = feature_norm_bound
         self.sensitive_norm_bound = sensitive_norm_bound
         self.composition = composition
+        self.sensitive_values = sensitive_values
         self.epsilon = epsilon
         self.delta = delta
         self.accountant = accountant
@@ -280,38 +313,55 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
                              f"{self.max_iters!r}.")
         if self.fairness_def not in ("FP", "FN"):
             raise ValueError(f"fairness_def must be 'FP' or 'FN', got {self.fairness_def!r}.")
-        if self.heatmapflag:
-            raise ValueError("heatmapflag=True is not supported: AIF360's heatmap plots the raw training data, which "
-                             "is not differentially private.")
+        if self.heatmapflag and (isinstance(self.heatmap_iter, bool)
+                                 or not isinstance(self.heatmap_iter, numbers.Integral) or self.heatmap_iter < 1):
+            raise ValueError(f"heatmap_iter must be an integer >= 1, got {self.heatmap_iter!r}.")
         if self.composition not in ("auto", "basic", "advanced"):
             raise ValueError(f"composition must be 'auto', 'basic' or 'advanced', got {self.composition!r}.")
         for name in ("feature_norm_bound", "sensitive_norm_bound"):
             value = getattr(self, name)
             if value is not None and not (_is_real(value) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be None or a finite number > 0, got {value!r}.")
+        _check_sensitive_values(self.sensitive_values)
+
+    def _check_predictor(self, epsilon):
+        """``(linear, fit_intercept, ridge_alpha)``: the closed-form linear oracle, or (``epsilon = inf`` only) a
+        generic scikit-learn regressor."""
         predictor = LinearRegression() if self.predictor is None else self.predictor
-        if not isinstance(predictor, (LinearRegression, Ridge)):
-            raise ValueError("predictor must be a scikit-learn LinearRegression or Ridge: only linear least squares "
-                             "can be computed from the released sufficient statistics, got "
-                             f"{type(predictor).__name__}.")
-        alpha = float(predictor.alpha) if isinstance(predictor, Ridge) else 0.0
-        if not (math.isfinite(alpha) and alpha >= 0):
-            raise ValueError(f"predictor: Ridge alpha must be a finite number >= 0, got {predictor.alpha!r}.")
-        return bool(predictor.fit_intercept), alpha
+        if isinstance(predictor, (LinearRegression, Ridge)):
+            alpha = float(predictor.alpha) if isinstance(predictor, Ridge) else 0.0
+            if not (math.isfinite(alpha) and alpha >= 0):
+                raise ValueError(f"predictor: Ridge alpha must be a finite number >= 0, got {predictor.alpha!r}.")
+            return True, bool(predictor.fit_intercept), alpha
+        if not math.isinf(epsilon):
+            raise ValueError(
+                f"predictor={type(predictor).__name__} has no differentially private best response: with a finite "
+                "epsilon the predictor must be a scikit-learn LinearRegression or Ridge (only linear least squares "
+                "can be computed from the released sufficient statistics). Other regressors run only with "
+                "epsilon=numpy.inf (non-private).")
+        if not (hasattr(predictor, "fit") and hasattr(predictor, "predict")) or is_classifier(predictor):
+            raise ValueError("predictor must be a scikit-learn regressor (with fit and predict; the Learner's oracle "
+                             f"regresses real-valued costs), got {type(predictor).__name__}.")
+        return False, False, 0.0
 
     def _check_public(self):
         """Validate the public parameters, then check the budget: the first two steps of ``fit``, before any data.
 
         The AIF360 face calls it before it reads its dataset. Returns the public quantities ``fit`` needs.
         """
-        fit_intercept, ridge_alpha = self._check_params()
+        self._check_params()
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        linear, fit_intercept, ridge_alpha = self._check_predictor(epsilon)
+        if self.heatmapflag and not math.isinf(epsilon):
+            raise ValueError("heatmapflag=True needs epsilon=numpy.inf: AIF360's heatmap plots the raw training data, "
+                             "which is not differentially private.")
         rounds = int(self.max_iters) - 1
         n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
         eps0, delta0, rule = _per_release_budget(epsilon, delta, n_releases, self.composition)
         spend = PrivacySpend(epsilon, delta)
         check_spend(self.accountant, spend)
-        return {"fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon, "delta": delta,
+        return {"linear": linear, "fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon,
+                "delta": delta,
                 "rounds": rounds, "n_releases": n_releases, "eps0": eps0, "delta0": delta0, "rule": rule,
                 "spend": spend}
 
@@ -327,27 +377,40 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         y : array-like of shape (n_samples,)
             Binary labels in {0, 1}.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
-            Numeric protected attributes; the Auditor's subgroups are halfspaces over them.
+            Protected attributes; the Auditor's subgroups are halfspaces over them. Numeric columns are used as
+            they are; categorical ones (strings or other hashable values) are encoded with the public
+            ``sensitive_values``.
 
         Returns
         -------
         self
         """
         public = self._check_public()                    # parameters, then the budget: before any data is read
-        fit_intercept, ridge_alpha = public["fit_intercept"], public["ridge_alpha"]
+        linear, fit_intercept, ridge_alpha = public["linear"], public["fit_intercept"], public["ridge_alpha"]
         epsilon, delta, spend = public["epsilon"], public["delta"], public["spend"]
         eps0, delta0, rule = public["eps0"], public["delta0"], public["rule"]
         rounds, n_releases = public["rounds"], public["n_releases"]
 
         X, names = _check_matrix(X, "X")
         y = _check_labels(y, X.shape[0])
-        A = _check_sensitive(sensitive_features, X.shape[0])
+        A, sensitive_values, sensitive_names = _encode_sensitive(
+            sensitive_features, X.shape[0], self.sensitive_values, private=not math.isinf(epsilon),
+            estimator_name=type(self).__name__)
         norm_ord = 1 if delta == 0 else 2
         feature_bound = _default_bound(self.feature_norm_bound, X.shape[1], norm_ord)
-        sensitive_bound = _default_bound(self.sensitive_norm_bound, A.shape[1], norm_ord)
-        X = _clip_rows(X, feature_bound, norm_ord)
+        # An encoded categorical column has norm <= 1, as a numeric column in [-1, 1]: the default bound counts the
+        # columns of ``sensitive_features`` as given.
+        sensitive_bound = _default_bound(self.sensitive_norm_bound, len(sensitive_values), norm_ord)
         A = _clip_rows(A, sensitive_bound, norm_ord)
-        X_design = _with_intercept(X) if fit_intercept else X
+        if linear:
+            X = _clip_rows(X, feature_bound, norm_ord)
+            X_design = _with_intercept(X) if fit_intercept else X
+        else:                       # epsilon = inf, a generic regressor: the features as given (AIF360)
+            feature_bound = math.inf
+            X_design = X
+        if self.heatmapflag and A.shape[1] < 2:
+            raise ValueError("heatmapflag=True needs at least two protected attributes (AIF360's heatmap plots the "
+                             "first two).")
         A_design = _with_intercept(A)
         x_radius = _radius(feature_bound, norm_ord, fit_intercept)
         a_radius = _radius(sensitive_bound, norm_ord, True)
@@ -357,23 +420,33 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         release = _Releaser(eps0, delta0, norm_ord, random_state=self.random_state)
 
         # One-time releases: the two oracles' Gram matrices (Privacy, items 1-2).
-        learner_gram, learner_gram_info = self._release_gram(release, X_design, x_radius)
-        if fit_intercept:
-            learner_gram[-1, -1] = n                                   # the intercept entry is the public n
+        if linear:
+            learner_gram, learner_gram_info = self._release_gram(release, X_design, x_radius)
+            if fit_intercept:
+                learner_gram[-1, -1] = n                               # the intercept entry is the public n
+            learner_inverse = _SolvedGram(learner_gram, learner_gram_info["noise_std"], ridge_alpha, fit_intercept)
+        else:                       # epsilon = inf only: no statistic to release, the regressor sees the costs
+            learner_gram, learner_gram_info = None, {"sensitivity": None, "noise_scale": 0.0}
         auditor_gram, auditor_gram_info = self._release_gram(release, A_design[audited], a_radius)
-        learner_inverse = _SolvedGram(learner_gram, learner_gram_info["noise_std"], ridge_alpha, fit_intercept)
         auditor_inverse = _SolvedGram(auditor_gram, auditor_gram_info["noise_std"], 0.0, True)
 
         predictors, history, errors, violations = [], [], [], []
         groups = []                 # (g_s on the audited rows, sigma_s) of past Auditor plays; never released
         average = np.zeros(n)       # p_i, the Learner's average play on the training rows; never released
+        heat_range = (None, None)
         for t in range(1, rounds + 1):
             # Learner: best response to the perturbed cumulative costs (follow the perturbed leader).
-            b_noisy, b_info = self._release_learner_statistic(release, X_design, y, audited, groups, t,
-                                                              x_radius)
-            hypothesis = self._solve_learner(learner_inverse, b_noisy, fit_intercept, feature_bound, norm_ord)
+            if linear:
+                b_noisy, b_info = self._release_learner_statistic(release, X_design, y, audited, groups, t,
+                                                                  x_radius)
+                hypothesis = self._solve_learner(learner_inverse, b_noisy, fit_intercept, feature_bound, norm_ord)
+            else:
+                d, dual_mass = self._learner_costs(y, audited, groups, t)
+                b_noisy, b_info = None, {"dual_mass": dual_mass, "sensitivity": None, "noise_scale": 0.0}
+                hypothesis = RegressionCSCHypothesis.best_response(self.predictor, X, d / n, self.fairness_def)
             predictors.append(hypothesis)
-            average += (hypothesis.predict_design(X_design) - average) / t
+            played = hypothesis.predict_design(X_design)
+            average += (played - average) / t
 
             # Auditor: best response to the Learner's average play, from released statistics only.
             q = average[audited] if self.fairness_def == "FP" else 1.0 - average[audited]
@@ -390,7 +463,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
             history.append({
                 "round": t, "dual_mass": b_info["dual_mass"],
                 "learner_statistic": b_noisy, "learner_sensitivity": b_info["sensitivity"],
-                "learner_noise_scale": b_info["noise_scale"], "learner_coef": hypothesis.coef,
+                "learner_noise_scale": b_info["noise_scale"], "learner_coef": getattr(hypothesis, "coef", None),
                 "auditor_statistic": s_noisy, "auditor_sensitivity": s_info["sensitivity"],
                 "auditor_noise_scale": s_info["noise_scale"], "group_coef": theta,
                 "violation_statistic": u_value, "violation_sensitivity": u_info["sensitivity"],
@@ -400,6 +473,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
             })
             if self.printflag:
                 print(f"iteration: {t}, error: {errors[-1]}, fairness violation: {violation}")
+            if self.heatmapflag and t % int(self.heatmap_iter) == 0:        # epsilon = inf only (_check_public)
+                heat_range = _save_heatmap(X, A[:, :2], sensitive_names[:2], y, played,
+                                           f"{self.heatmap_path}/heatmap_iteration_{t}", heat_range, t == 1)
             if self.early_termination and _aif360_stops(errors, violations, self.gamma):
                 break
 
@@ -425,6 +501,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         self.n_features_in_ = X.shape[1]
         if names is not None:
             self.feature_names_in_ = names
+        self.sensitive_values_ = sensitive_values
         self.privacy_spent_ = charge(self.accountant, spend)
         return self
 
@@ -450,6 +527,14 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         row's own membership; ``s = +1`` for FP, ``-1`` for FN). ``groups`` holds ``(g_s on the audited rows,
         sigma_s)``. Sensitivity ``radius (2 + 3 Lambda_t)``, ``Lambda_t = (C / (t-1)) sum_s |sigma_s|``.
         """
+        d, dual_mass = self._learner_costs(y, audited, groups, t)
+        sensitivity = radius * (2.0 + 3.0 * dual_mass)
+        noisy, info = release(X_design.T @ d, l1=sensitivity, l2=sensitivity)
+        info["dual_mass"] = dual_mass
+        return noisy, info
+
+    def _learner_costs(self, y, audited, groups, t):
+        """``(d, Lambda_t)``: ``d_i = n (c^1_i - c^0_i)``, AIF360's costs in round ``t`` (see Privacy, item 3)."""
         C = float(self.C)
         dual_mass = C / (t - 1) * sum(abs(sigma) for _, sigma in groups) if t > 1 else 0.0
         d = 1.0 - 2.0 * y
@@ -459,10 +544,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
                 if sigma != 0:
                     kappa += sigma * (members.mean() - members)
             d[audited] += (1.0 if self.fairness_def == "FP" else -1.0) * C / (t - 1) * kappa
-        sensitivity = radius * (2.0 + 3.0 * dual_mass)
-        noisy, info = release(X_design.T @ d, l1=sensitivity, l2=sensitivity)
-        info["dual_mass"] = dual_mass
-        return noisy, info
+        return d, dual_mass
 
     @staticmethod
     def _release_auditor_statistic(release, A_audited, q, radius):
@@ -550,6 +632,75 @@ class LinearCSCHypothesis:
 
     def __repr__(self):
         return f"LinearCSCHypothesis(coef={np.round(self.coef, 4).tolist()}, fit_intercept={self.fit_intercept})"
+
+
+class RegressionCSCHypothesis:
+    """One play of the Learner with a generic regressor (``epsilon = inf`` only): AIF360's ``RegOracle``.
+
+    ``reg0`` and ``reg1`` are clones of the predictor fitted on the costs of labelling 0 and 1; ``h(x) =
+    1[reg1(x) < reg0(x)]``.
+    """
+
+    def __init__(self, reg0, reg1):
+        self.reg0, self.reg1 = reg0, reg1
+
+    @classmethod
+    def best_response(cls, predictor, X, difference, fairness_def):
+        """AIF360's ``Learner.best_response``: ``c^1 - c^0 = difference``, with ``c^0 = 0`` ('FP') or ``c^1 = 0``
+        ('FN'), as AIF360 initialises and updates them."""
+        zeros = np.zeros_like(difference)
+        costs_0, costs_1 = (zeros, difference) if fairness_def == "FP" else (-difference, zeros)
+        reg0 = clone(predictor).fit(X, costs_0)
+        reg1 = clone(predictor).fit(X, costs_1)
+        return cls(reg0, reg1)
+
+    def predict_design(self, X):
+        return (np.asarray(self.reg1.predict(X)) < np.asarray(self.reg0.predict(X))).astype(int)
+
+    def predict(self, X):
+        X, _ = _check_matrix(X, "X")
+        return self.predict_design(X)
+
+    def __repr__(self):
+        return f"RegressionCSCHypothesis(reg0={self.reg0!r}, reg1={self.reg1!r})"
+
+
+def private_fn_fp_audit(A, y, labels, fairness_def, *, epsilon, delta, sensitive_norm_bound=None,
+                        random_state=None):
+    """The Auditor's search, once, on a fixed classifier's 0/1 (or soft) predictions: ``|U~| / n``.
+
+    Used by the AIF360 face's ``pareto`` to audit the fitted model for the other fairness notion. With a finite
+    ``epsilon`` this is a DP release of its own, charged by the caller: three statistics of the engine's Privacy
+    section, items 2, 4 and 5 (the Gram matrix of the audited rows, ``S`` and ``U``, with ``q_i`` a function of
+    the record's own features through the public classifier), each with ``(epsilon / 3, delta / 3)`` (basic
+    composition). ``epsilon = inf``: the exact (non-private) audit. ``A`` is numeric (already encoded).
+    """
+    epsilon, delta = validate_epsilon_delta(epsilon, delta)
+    norm_ord = 1 if delta == 0 else 2
+    eps0, delta0, _ = _per_release_budget(epsilon, delta, 3, "basic")
+    A = np.asarray(A, dtype=float)
+    bound = _default_bound(sensitive_norm_bound, A.shape[1], norm_ord)
+    A_design = _with_intercept(_clip_rows(A, bound, norm_ord))
+    radius = _radius(bound, norm_ord, True)
+    labels = np.clip(np.asarray(labels, dtype=float).ravel(), 0.0, 1.0)
+    audited = (y == 0) if fairness_def == "FP" else (y == 1)
+    q = labels[audited] if fairness_def == "FP" else 1.0 - labels[audited]
+    release = _Releaser(eps0, delta0, norm_ord, random_state=random_state)
+    gram, gram_info = DPGerryFairClassifier._release_gram(release, A_design[audited], radius)
+    inverse = _SolvedGram(gram, gram_info["noise_std"], 0.0, True)
+    s_noisy, _ = DPGerryFairClassifier._release_auditor_statistic(release, A_design[audited], q, radius)
+    members = (A_design[audited] @ inverse.solve(s_noisy) < 0).astype(float)
+    u_value, _ = DPGerryFairClassifier._release_violation(release, members, q)
+    return abs(u_value) / y.size
+
+
+def _save_heatmap(X, A2, names, y, predictions, path, heat_range, first):
+    """AIF360's in-fit heatmap (``GerryFairClassifier.save_heatmap``), ``epsilon = inf`` only."""
+    from aif360.algorithms.inprocessing.gerryfair import heatmap
+
+    minmax = heatmap.heat_map(pd.DataFrame(X), pd.DataFrame(A2, columns=names), tuple(y), predictions, 0.1, path,
+                              *heat_range)
+    return (minmax[0], minmax[1]) if first else heat_range
 
 
 class _Releaser:
@@ -719,26 +870,101 @@ def _check_labels(y, n):
     return y
 
 
-def _check_sensitive(sensitive_features, n):
+def _check_sensitive_values(declared):
+    """Shape check of the public ``sensitive_values`` (before any data): None, a list, a list of lists, a dict."""
+    if declared is None or isinstance(declared, dict):
+        return
+    if isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__"):
+        raise ValueError("sensitive_values must be None, a list of values, a list of lists (one per column) or a "
+                         "dict from column to list of values.")
+
+
+def _declared_per_column(declared, frame):
+    """The declared list of values of each column of ``frame`` (None: not declared)."""
+    k = frame.shape[1]
+    if declared is None:
+        return [None] * k
+    if isinstance(declared, dict):
+        known = set()
+        lists = []
+        for position, column in enumerate(frame.columns):
+            key = column if column in declared else position if position in declared else None
+            lists.append(None if key is None else declared[key])
+            if key is not None:
+                known.add(key)
+        if set(declared) - known:
+            raise ValueError("sensitive_values names a column that sensitive_features does not have.")
+        return lists
+    entries = list(declared)
+    nested = len(entries) > 0 and all(entry is None or (hasattr(entry, "__iter__")
+                                                         and not isinstance(entry, (str, bytes)))
+                                      for entry in entries)
+    if nested and len(entries) == k:
+        return entries
+    if k == 1:
+        return [entries]
+    raise ValueError("sensitive_values must hold one entry per column of sensitive_features (a list of values, or "
+                     "None for a numeric column), or be a dict from column to list of values.")
+
+
+def _encode_sensitive(sensitive_features, n, declared, *, private, estimator_name):
+    """``(A, values per column, column names)``: numeric columns as they are, categorical ones as indicators.
+
+    A categorical column with public values ``[v_1, ..., v_m]`` becomes ``1[a = v_j]`` for ``j >= 2`` (for
+    ``j = 1`` when ``m == 1``); a value outside the list is a ``ValueError``. Values read from the data (no
+    declared list) come with a ``PrivacyWarning`` when ``private``.
+    """
     if sensitive_features is None:
         raise ValueError("sensitive_features is required.")
-    if isinstance(sensitive_features, (pd.Series, pd.DataFrame)):
-        sensitive_features = sensitive_features.to_numpy()
-    try:
-        A = np.asarray(sensitive_features, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("sensitive_features must be numeric (encode categories with public codes or one-hot "
-                         "columns).") from exc
-    if A.ndim == 1:
-        A = A[:, None]
-    if A.ndim != 2 or A.shape[1] == 0:
-        raise ValueError(f"sensitive_features must be 1-D or 2-D, got shape {A.shape}.")
-    if A.shape[0] != n:
-        raise ValueError(f"sensitive_features has {A.shape[0]} rows but X has {n} (length mismatch).")
-    if not np.all(np.isfinite(A)):
-        raise ValueError("sensitive_features contains NaN or infinite values.")
-    # A column taking one value only is inside the domain (a neighbour may differ in one row): no error.
-    return A
+    if isinstance(sensitive_features, pd.DataFrame):
+        frame = sensitive_features.reset_index(drop=True)
+    elif isinstance(sensitive_features, pd.Series):
+        frame = sensitive_features.reset_index(drop=True).to_frame()
+    else:
+        arr = np.asarray(sensitive_features, dtype=object)
+        if arr.ndim == 0 or arr.ndim > 2:
+            raise ValueError(f"sensitive_features must be 1-D or 2-D, got shape {arr.shape}.")
+        frame = pd.DataFrame(arr if arr.ndim == 2 else arr[:, None])
+    if frame.shape[1] == 0:
+        raise ValueError(f"sensitive_features must be 1-D or 2-D with at least one column, got shape {frame.shape}.")
+    if frame.shape[0] != n:
+        raise ValueError(f"sensitive_features has {frame.shape[0]} rows but X has {n} (length mismatch).")
+    if frame.isna().to_numpy().any():
+        raise ValueError("sensitive_features contains NaN or infinite values (or missing values).")
+    names = [str(column) for column in frame.columns]
+    blocks, values_used = [], []
+    for column, values in zip(range(frame.shape[1]), _declared_per_column(declared, frame)):
+        raw = frame.iloc[:, column]
+        if values is None:
+            try:
+                numeric = np.asarray(raw.to_numpy(), dtype=float)
+            except (TypeError, ValueError):
+                numeric = None
+            if numeric is not None:
+                if not np.all(np.isfinite(numeric)):
+                    raise ValueError("sensitive_features contains NaN or infinite values.")
+                blocks.append(numeric[:, None])
+                values_used.append(None)
+                continue
+            if private:
+                warnings.warn(
+                    f"{estimator_name}: `sensitive_values` was not given for a categorical column of "
+                    "sensitive_features, so its values are read from the private data and treated as public. Pass "
+                    "sensitive_values=[...] to make this explicit.", PrivacyWarning, stacklevel=4)
+            found = list(pd.unique(pd.Series(raw.to_numpy(), dtype=object)))
+            try:
+                values = sorted(found)
+            except TypeError:
+                values = found
+        else:
+            values = resolve_groups(values, None, estimator_name=estimator_name) if len(list(values)) != 1 \
+                else list(values)
+        values = list(values)
+        codes = encode_groups(raw.to_numpy(dtype=object), values, name="sensitive_features")
+        levels = range(1, len(values)) if len(values) > 1 else range(1)
+        blocks.append(np.column_stack([(codes == level).astype(float) for level in levels]))
+        values_used.append(values)
+    return np.column_stack(blocks), values_used, names
 
 
 def _default_bound(bound, n_columns, norm_ord):

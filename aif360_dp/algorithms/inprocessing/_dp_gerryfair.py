@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
+
+import numpy as np
 import pandas as pd
 from aif360.algorithms import Transformer
+from aif360.algorithms.inprocessing.gerryfair_classifier import GerryFairClassifier as _AIF360GerryFair
 from aif360.algorithms.transformer import NotFittedError
 from sklearn.linear_model import LinearRegression
 
 from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays
+from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, charge, check_spend, validate_epsilon_delta
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier as _Engine
+from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
+from fairlearn_dp.utils._random import release_seeds
 from fairlearn_dp.utils._validation import atomic_fit
 
 __all__ = ["DPGerryFairClassifier"]
@@ -31,13 +40,19 @@ class DPGerryFairClassifier(Transformer):
     Args:
         C (float): maximum L1 norm of the dual variables.
         printflag (bool): print the released error and violation of every round.
-        heatmapflag (bool): not supported (``True`` raises ``ValueError`` in ``fit``: the heatmap plots raw data).
-        heatmap_iter (int): unused (AIF360 compatibility).
-        heatmap_path (str): unused (AIF360 compatibility).
+        heatmapflag (bool): save AIF360's heatmap every ``heatmap_iter`` rounds of ``fit``; only with
+            ``epsilon=numpy.inf`` (``True`` with a finite epsilon raises ``ValueError`` in ``fit``: the heatmap
+            plots the raw training data).
+        heatmap_iter (int): rounds between two heatmaps.
+        heatmap_path (str): where heatmaps are saved (``generate_heatmap`` saves ``<heatmap_path>.png``).
         max_iters (int): time horizon; ``max_iters - 1`` rounds are played, as in AIF360.
         gamma (float): fairness approximation parameter.
         fairness_def (str): ``'FP'`` or ``'FN'``.
-        predictor: ``LinearRegression`` or ``Ridge`` (only linear least squares runs on private statistics).
+        predictor: the Learner's scikit-learn regressor. With a finite epsilon, ``LinearRegression`` or ``Ridge``
+            only (linear least squares is what runs on the released statistics; any other predictor is a
+            ``ValueError`` naming ``predictor``, raised before the data are read). With ``epsilon=numpy.inf`` any
+            regressor AIF360 accepts (``LinearSVR``, ``DecisionTreeRegressor``, ``KernelRidge``, ...), fitted on
+            AIF360's costs each round, as AIF360 does.
         epsilon (float): total privacy budget (> 0; ``numpy.inf`` for the non-private dynamics).
         delta (float): 0 for pure DP (Laplace), > 0 for the analytic Gaussian mechanism.
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
@@ -58,6 +73,12 @@ class DPGerryFairClassifier(Transformer):
     the dataset's schema (feature and protected attribute names), the norm bounds and the parameters. The budget
     is checked before any row is read, errors after it are domain errors without counts, and a failed ``fit``
     leaves the transformer as it was.
+
+    Methods beyond ``fit``/``predict``, as AIF360's: ``pareto`` (one fit per gamma, each a separate DP release
+    charged on its own, plus a private audit per gamma; see its docstring), ``generate_heatmap``,
+    ``save_heatmap`` and ``print_outputs`` (AIF360's plotting / printing helpers, which read the dataset they are
+    given directly and are therefore not differentially private: a ``PrivacyWarning`` says so when ``epsilon``
+    is finite).
     """
 
     def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
@@ -103,14 +124,7 @@ class DPGerryFairClassifier(Transformer):
         Returns:
             DPGerryFairClassifier: self.
         """
-        model = _Engine(
-            C=self.C, printflag=self.printflag, heatmapflag=self.heatmapflag, heatmap_iter=self.heatmap_iter,
-            heatmap_path=self.heatmap_path, max_iters=self.max_iters, gamma=self.gamma,
-            fairness_def=self.fairness_def, predictor=self.predictor, early_termination=early_termination,
-            feature_norm_bound=self.feature_norm_bound, sensitive_norm_bound=self.sensitive_norm_bound,
-            composition=self.composition, epsilon=self.epsilon, delta=self.delta, accountant=self.accountant,
-            random_state=self.random_state)
-        model._check_public()                       # public parameters, then the budget: before any row is read
+        model = self._engine(early_termination=early_termination, gamma=self.gamma)
         arrays = dataset_to_arrays(dataset)
         protected = pd.DataFrame(dataset.protected_attributes, columns=list(dataset.protected_attribute_names),
                                  index=arrays.X.index)
@@ -121,6 +135,23 @@ class DPGerryFairClassifier(Transformer):
         self.fairness_violations = self.model_.fairness_violations_
         self.privacy_spent_ = self.model_.privacy_spent_
         return self
+
+    def _engine(self, *, early_termination, gamma, check_budget=True):
+        """The engine for these parameters, its public parameters validated and (``check_budget``) the budget
+        checked: before any row is read."""
+        model = _Engine(
+            C=self.C, printflag=self.printflag, heatmapflag=self.heatmapflag, heatmap_iter=self.heatmap_iter,
+            heatmap_path=self.heatmap_path, max_iters=self.max_iters, gamma=gamma,
+            fairness_def=self.fairness_def, predictor=self.predictor, early_termination=early_termination,
+            feature_norm_bound=self.feature_norm_bound, sensitive_norm_bound=self.sensitive_norm_bound,
+            composition=self.composition, epsilon=self.epsilon, delta=self.delta, accountant=self.accountant,
+            random_state=self.random_state)
+        if check_budget:
+            model._check_public()
+        else:
+            model._check_params()
+            model._check_predictor(validate_epsilon_delta(self.epsilon, self.delta)[0])
+        return model
 
     def predict(self, dataset, threshold=.5):
         """Return a copy of ``dataset`` whose labels are the fitted model's predictions (AIF360's rule).
@@ -143,3 +174,113 @@ class DPGerryFairClassifier(Transformer):
         out = arrays_to_dataset(dataset, labels)
         out.scores = soft.reshape(-1, 1)
         return out
+
+    # ------------------------------------------------------------------ AIF360's other methods
+    def pareto(self, dataset, gamma_list, *, audit_epsilon=None, audit_delta=None):
+        """Fit once per gamma; return AIF360's ``(errors, fp_violations, fn_violations)``, one entry per gamma.
+
+        As AIF360's ``GerryFairClassifier.pareto``: for each ``g`` in ``gamma_list``, ``self.gamma = g`` and the
+        model is fitted with early termination (the transformer stays fitted with the last gamma); the entries are
+        the last round's error and fairness violation of the fit (``fairness_def``'s violation: AIF360 assumes
+        'FP') and the FN violation of the fitted model's 0/1 predictions (threshold 0.5) found by an audit.
+
+        Privacy: with a finite ``epsilon`` every fit is a separate DP release of the dataset and charges the
+        accountant ``(epsilon, delta)`` on its own, and every FN audit is another release (the Auditor's three
+        statistics on the predictions of the released model, ``(audit_epsilon, audit_delta)`` split equally over
+        them, basic composition) charged on its own: ``len(gamma_list)`` charges of ``(epsilon, delta)`` and
+        ``len(gamma_list)`` of ``(audit_epsilon, audit_delta)``, which the accountant composes. Before the dataset
+        is read, the parameters, every gamma and the whole spend (the sum of all these charges) are checked.
+        The errors and violations returned are released values. With ``epsilon=numpy.inf`` nothing is private and
+        the audit is AIF360's ``Auditor(dataset, 'FN').audit`` exactly.
+
+        Args:
+            dataset (BinaryLabelDataset): training data.
+            gamma_list (list of float): the gammas (each finite and >= 0).
+            audit_epsilon (float, optional): budget of each FN audit; default ``epsilon``.
+            audit_delta (float, optional): delta of each FN audit; default ``delta``.
+
+        Returns:
+            tuple: (list of errors, list of fp violations, list of fn violations).
+        """
+        if isinstance(gamma_list, (str, bytes)) or not hasattr(gamma_list, "__iter__"):
+            raise ValueError("gamma_list must be a list of numbers.")
+        gammas = list(gamma_list)
+        if not gammas:
+            raise ValueError("gamma_list must not be empty.")
+        for g in gammas:
+            if isinstance(g, bool) or not isinstance(g, numbers.Real) or not (math.isfinite(g) and g >= 0):
+                raise ValueError(f"gamma_list must hold finite numbers >= 0, got {g!r}.")
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        private = not math.isinf(epsilon)
+        audit_spend = None
+        if private:
+            audit_epsilon, audit_delta = validate_epsilon_delta(
+                epsilon if audit_epsilon is None else audit_epsilon, delta if audit_delta is None else audit_delta,
+                allow_inf=False)
+            audit_spend = PrivacySpend(audit_epsilon, audit_delta)
+        for g in gammas:                     # every fit's public parameters, without reading or charging anything
+            self._engine(early_termination=True, gamma=g, check_budget=False)
+        if private:
+            k = len(gammas)
+            total_delta = k * (delta + audit_delta)
+            if total_delta >= 1:
+                raise ValueError("pareto: the total delta of the sweep, len(gamma_list) * (delta + audit_delta), "
+                                 "must be < 1.")
+            check_spend(self.accountant, PrivacySpend(k * (epsilon + audit_epsilon), total_delta))
+            audit_seeds = release_seeds(self.random_state, k + 1)[1:]
+
+        all_errors, all_fp_violations, all_fn_violations = [], [], []
+        aif360_auditor = None
+        for index, g in enumerate(gammas):
+            self.gamma = g
+            self.fit(dataset, early_termination=True)
+            labels = self.predict(dataset).labels
+            if private:
+                arrays = dataset_to_arrays(dataset)
+                fn_violation = private_fn_fp_audit(
+                    dataset.protected_attributes, np.asarray(arrays.y, dtype=float), labels, "FN", epsilon=audit_epsilon,
+                    delta=audit_delta, sensitive_norm_bound=self.sensitive_norm_bound,
+                    random_state=audit_seeds[index])
+                charge(self.accountant, audit_spend)
+            else:
+                from aif360.algorithms.inprocessing.gerryfair.auditor import Auditor
+                from aif360.algorithms.inprocessing.gerryfair.clean import array_to_tuple
+
+                if aif360_auditor is None:
+                    aif360_auditor = Auditor(dataset, "FN")
+                _, fn_violation = aif360_auditor.audit(array_to_tuple(labels))
+            all_errors.append(self.errors[-1])
+            all_fp_violations.append(self.fairness_violations[-1])
+            all_fn_violations.append(float(fn_violation))
+        return all_errors, all_fp_violations, all_fn_violations
+
+    def _warn_not_private(self, method):
+        try:
+            finite = not math.isinf(float(self.epsilon))
+        except (TypeError, ValueError):
+            finite = True
+        if finite:
+            warnings.warn(f"DPGerryFairClassifier.{method} reads the dataset it is given directly (AIF360's "
+                          "plotting/auditing code): its output is not differentially private.", PrivacyWarning,
+                          stacklevel=3)
+
+    def generate_heatmap(self, dataset, predictions, vmin=None, vmax=None, cols_index=[0, 1], eta=.1):
+        """AIF360's ``generate_heatmap``: the weighted disparity of ``predictions`` over a grid of halfspaces of
+        two protected attributes (``cols_index``), saved to ``<heatmap_path>.png``.
+
+        Delegates to AIF360's code. Not a DP release: it reads the dataset's labels and protected attributes
+        directly (a ``PrivacyWarning`` says so when ``epsilon`` is finite).
+        """
+        self._warn_not_private("generate_heatmap")
+        return _AIF360GerryFair.generate_heatmap(self, dataset, predictions, vmin=vmin, vmax=vmax,
+                                                 cols_index=cols_index, eta=eta)
+
+    def save_heatmap(self, iteration, dataset, predictions, vmin, vmax):
+        """AIF360's ``save_heatmap`` helper (when ``heatmapflag`` and ``iteration % heatmap_iter == 0``); not DP."""
+        if self.heatmapflag and iteration % self.heatmap_iter == 0:
+            self._warn_not_private("save_heatmap")
+        return _AIF360GerryFair.save_heatmap(self, iteration, dataset, predictions, vmin, vmax)
+
+    def print_outputs(self, iteration, error, group):
+        """AIF360's ``print_outputs`` helper: print a round's error and an AIF360 ``Group`` when ``printflag``."""
+        return _AIF360GerryFair.print_outputs(self, iteration, error, group)

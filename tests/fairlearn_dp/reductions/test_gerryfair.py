@@ -370,8 +370,9 @@ def test_bad_data_raise_naming_the_argument():
             make(accountant=acc).fit(args["X"], args["y"], sensitive_features=args["sensitive_features"])
     with pytest.raises(ValueError, match="sensitive_features .*length"):
         make(accountant=acc).fit(X, y, sensitive_features=a[:-1])
-    with pytest.raises(ValueError, match="sensitive_features must be numeric"):
-        make(accountant=acc).fit(X, y, sensitive_features=np.where(a[:, 0] > 0, "f", "m"))
+    with pytest.raises(ValueError, match="sensitive_features contains a group that is not one of the 2 groups"):
+        make(accountant=acc, sensitive_values=["f", "x"]).fit(X, y, sensitive_features=np.where(a[:, 0] > 0, "f",
+                                                                                                 "m"))
     assert acc.spent_budget == []
     model = make().fit(X, y, sensitive_features=a)
     with pytest.raises(ValueError, match="X has 3 features"):
