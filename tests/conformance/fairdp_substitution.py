@@ -19,7 +19,10 @@ def _with_infinite_epsilon(cls, name):
     new_init = types.FunctionType(init.__code__, init.__globals__, "__init__", init.__defaults__, init.__closure__)
     new_init.__kwdefaults__ = {**(init.__kwdefaults__ or {}), "epsilon": math.inf}
     new_init.__doc__ = init.__doc__
-    return type(name, (cls,), {"__init__": new_init, "__module__": cls.__module__, "__doc__": cls.__doc__})
+    # Defined as a name of this module, so that pickle finds the subclass (upstream tests pickle fitted objects).
+    subclass = type(name, (cls,), {"__init__": new_init, "__module__": __name__, "__doc__": cls.__doc__})
+    globals()[name] = subclass
+    return subclass
 
 
 def substitute():
