@@ -3,8 +3,8 @@ AIF360's demo, heatmaps, refusals at finite epsilon, and AIF360's demo notebook 
 
 import functools
 import json
+import os
 import logging
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,8 @@ from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
 
 logging.getLogger().setLevel(logging.ERROR)
 
-NOTEBOOK = Path("/tmp/aif/demo_gerryfair.ipynb")
+# AIF360's examples/demo_gerryfair.ipynb in an AIF360 source checkout (Apache-2.0; read there, not copied here).
+NOTEBOOK = Path(os.environ.get("FAIRDP_AIF360_SRC", "/nonexistent")) / "examples" / "demo_gerryfair.ipynb"
 DEMO_PREDICTORS = {
     "Linear": lambda: linear_model.LinearRegression(),
     "SVR": lambda: svm.LinearSVR(),
@@ -180,7 +181,8 @@ def _demo_source(max_iterations, pareto_iters):
     return source
 
 
-@pytest.mark.skipif(not NOTEBOOK.exists(), reason="AIF360's demo_gerryfair.ipynb is not at /tmp/aif")
+@pytest.mark.skipif(not NOTEBOOK.exists(),
+                    reason="FAIRDP_AIF360_SRC (an AIF360 source checkout with examples/demo_gerryfair.ipynb) is not set")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_aif360_demo_notebook_runs_with_our_class(tmp_path, monkeypatch, capsys):
     """AIF360's examples/demo_gerryfair.ipynb, every code cell, with GerryFairClassifier replaced by ours
@@ -199,14 +201,12 @@ def test_aif360_demo_notebook_runs_with_our_class(tmp_path, monkeypatch, capsys)
     plt.switch_backend("Agg")
     namespace = {"__name__": "demo_gerryfair",
                  "GerryFairClassifier": functools.partial(DPGerryFairClassifier, epsilon=np.inf)}
-    start = time.perf_counter()
     try:
         exec(compile(_demo_source(max_iterations=3, pareto_iters=2), str(NOTEBOOK), "exec"), namespace)
     finally:
         plt.close("all")
         if backend.lower() != "agg":
             plt.switch_backend(backend)
-    elapsed = time.perf_counter() - start
     data_set = namespace["data_set"]
     assert data_set.features.shape == (1000, 18) and set(data_set.protected_attribute_names) == {"sex", "race"}
     assert float(data_set.labels.mean()) == 0.5                                    # balance=True
@@ -221,4 +221,3 @@ def test_aif360_demo_notebook_runs_with_our_class(tmp_path, monkeypatch, capsys)
     for predictor in DEMO_PREDICTORS:
         assert f"Curr Predictor: {predictor}" in out
     assert "iteration: 1, error:" in out and "gamma: 0.05" in out
-    assert elapsed < 60                     # about 15 s on an idle machine (notebook: 500 / 50 iterations)
