@@ -57,26 +57,25 @@ def _one_line(text):
 
 
 # ------------------------------------------------------------------------------------ argument value checks
-def _positive_int(text):
-    """argparse type of --seeds, --n-jobs, --runs: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
+def _integer_type(low, high=None, what="an integer >= 1"):
+    """An argparse type: an integer in ``[low, high]`` (no upper bound when ``high`` is None)."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {what[len('an integer '):]}, got {value}")
+        return value
+
+    return parse
 
 
-def _seed(text):
-    """argparse type of --seed: an integer in [0, 2**32 - 1]."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, {_MAX_SEED}], got {text!r}") from None
-    if not 0 <= value <= _MAX_SEED:
-        raise argparse.ArgumentTypeError(f"must be in [0, {_MAX_SEED}], got {value}")
-    return value
+#: argparse type of --seeds, --n-jobs, --runs: an integer >= 1.
+_positive_int = _integer_type(1)
+#: argparse type of --seed: an integer in [0, 2**32 - 1].
+_seed = _integer_type(0, _MAX_SEED, f"an integer in [0, {_MAX_SEED}]")
 
 
 def _epsilon(text):
