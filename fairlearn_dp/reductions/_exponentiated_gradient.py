@@ -408,7 +408,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
 
     def _load(self, X, y, sensitive_features, *, private=True):
         """Domain checks only (types, NaN, lengths, binary labels, declared groups); messages carry no counts."""
-        X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+        try:                                        # the message must not quote a value of the private data
+            X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError("X must be numeric (finite floats).") from None
         if X_arr.ndim != 2 or X_arr.shape[0] == 0:
             raise ValueError("X must be a non-empty 2-D array.")
         if not np.all(np.isfinite(X_arr)):

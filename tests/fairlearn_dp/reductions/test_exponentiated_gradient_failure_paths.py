@@ -347,3 +347,17 @@ def test_unseeded_hypothesis_classes_do_not_use_numpys_global_generator():
     assert classes[0] != classes[1]
     assert (linear_threshold_hypotheses(3, n_directions=5, n_thresholds=2, random_state=4)
             == linear_threshold_hypotheses(3, n_directions=5, n_thresholds=2, random_state=4))
+
+
+def test_a_non_numeric_feature_value_is_not_quoted_in_the_error():
+    from fairlearn.reductions import DemographicParity
+
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+
+    X = np.zeros((40, 2), dtype=object)
+    X[3, 1] = "secret-42"
+    with pytest.raises(TypeError) as info:
+        DPExponentiatedGradient(None, DemographicParity(), epsilon=1.0, oracle="regression", max_iter=3, min_count=5,
+                                groups=[0, 1], accountant=BudgetAccountant()).fit(
+            X, np.arange(40) % 2, sensitive_features=np.arange(40) % 2)
+    assert "secret" not in str(info.value) and "X must be numeric" in str(info.value)
