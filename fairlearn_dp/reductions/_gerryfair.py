@@ -921,7 +921,9 @@ def _encode_sensitive(sensitive_features, n, declared, *, private, estimator_nam
     elif isinstance(sensitive_features, pd.Series):
         frame = sensitive_features.reset_index(drop=True).to_frame()
     else:
-        arr = np.asarray(sensitive_features, dtype=object)
+        arr = np.asarray(sensitive_features)
+        if arr.dtype.kind not in "biuf":            # numeric only by the input's type, never by its values
+            arr = np.asarray(sensitive_features, dtype=object)
         if arr.ndim == 0 or arr.ndim > 2:
             raise ValueError(f"sensitive_features must be 1-D or 2-D, got shape {arr.shape}.")
         frame = pd.DataFrame(arr if arr.ndim == 2 else arr[:, None])
@@ -936,10 +938,10 @@ def _encode_sensitive(sensitive_features, n, declared, *, private, estimator_nam
     for column, values in zip(range(frame.shape[1]), _declared_per_column(declared, frame)):
         raw = frame.iloc[:, column]
         if values is None:
-            try:
-                numeric = np.asarray(raw.to_numpy(), dtype=float)
-            except (TypeError, ValueError):
-                numeric = None
+            # Whether a column is numeric is decided by its dtype (public schema), not by whether every value parses
+            # as a number: one record's value must not switch the encoding, the release's shape or the warning.
+            numeric = (np.asarray(raw.to_numpy(), dtype=float) if pd.api.types.is_numeric_dtype(raw.dtype)
+                       else None)
             if numeric is not None:
                 if not np.all(np.isfinite(numeric)):
                     raise ValueError("sensitive_features contains NaN or infinite values.")

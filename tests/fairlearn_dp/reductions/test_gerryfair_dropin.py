@@ -132,3 +132,23 @@ def test_classifier_as_predictor_is_refused_at_infinite_epsilon():
     X, y, a = make_data(n=50)
     with pytest.raises(ValueError, match="predictor must be a scikit-learn regressor"):
         make(epsilon=np.inf, predictor=LogisticRegression()).fit(X, y, sensitive_features=a)
+
+
+def test_one_records_value_does_not_switch_the_sensitive_encoding():
+    """Neighbours ["1", "0", ...] and ["x", "0", ...]: the column's type (strings), not its values, makes it
+    categorical on both neighbours, so both emit the same PrivacyWarning (before, only the neighbour holding "x" did,
+    and only it was encoded with indicators). The value list itself is read from the data, which is what the warning
+    says; with sensitive_values= declared nothing depends on the data."""
+    import warnings as _warnings
+
+    from fairlearn_dp.privacy import PrivacyWarning
+    from fairlearn_dp.reductions._gerryfair import _encode_sensitive
+
+    a = np.array(["1", "0"] * 20, dtype=object)
+    a_prime = a.copy()
+    a_prime[0] = "x"
+    for column in (a, a_prime):
+        with _warnings.catch_warnings(record=True) as caught:
+            _warnings.simplefilter("always")
+            _encode_sensitive(column, column.size, None, estimator_name="E", private=True)
+        assert any(issubclass(w.category, PrivacyWarning) for w in caught)
