@@ -56,16 +56,22 @@ def _label_scale(dataset):
 def public_label_bounds(dataset, bounds=None):
     """The public bounds ``(s, t)`` of a regression dataset's labels, in the units :func:`dataset_to_arrays` returns.
 
-    ``bounds`` when given (the caller declares them public), else ``dataset.metadata['label_bounds']`` (fairdp's
-    datasets record the target's public range in original units). A dataset with neither is refused: AIF360's
-    ``RegressionDataset`` min-max scales its label with the data's own minimum and maximum, so its stored [0, 1]
-    labels, and any bounds on them, depend on the private data (one record can rescale every other label).
+    The dataset must record ``metadata['label_scale']`` (so labels are read back in original units; fairdp's datasets
+    do): a plain AIF360 ``RegressionDataset`` min-max scales its label with the data's own minimum and maximum, so
+    its stored [0, 1] labels depend on every record and no bounds can make a release on them private. Then
+    ``bounds`` when given (declared public, original units), else ``metadata['label_bounds']``.
     """
     from fairlearn_dp.utils._validation import check_bounds
 
+    metadata = dataset.metadata or {}
+    if metadata.get("label_scale") is None:
+        raise ValueError("dataset has no metadata['label_scale']: AIF360 min-max scales a RegressionDataset's label "
+                         "with the data's own min and max, so every stored label depends on every record (one record "
+                         "can rescale all others) and no bounds make that private. Record the label's public "
+                         "original range in metadata['label_scale'] (and its bounds in metadata['label_bounds']), as "
+                         "fairdp's datasets do.")
     if bounds is not None:
         return check_bounds(bounds)
-    metadata = dataset.metadata or {}
     if metadata.get("label_bounds") is not None:
         return check_bounds(metadata["label_bounds"])
     raise ValueError("bounds=(s, t) is required: the dataset has no public label bounds (metadata['label_bounds']), "

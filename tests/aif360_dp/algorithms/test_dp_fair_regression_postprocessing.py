@@ -89,9 +89,14 @@ def test_labels_without_public_bounds_are_refused_before_the_budget_is_touched()
     plain = RegressionDataset(df=frame, dep_var_name="y", protected_attribute_names=["a"],
                               privileged_classes=[[1.0]])
     accountant = BudgetAccountant()
-    with pytest.raises(ValueError, match="bounds=.*required.*min-max"):
+    with pytest.raises(ValueError, match="label_scale.*min-max"):
         DPFairRegressionPostprocessing(epsilon=1.0, n_bins=5, accountant=accountant, seed=0).fit(plain)
     assert accountant.spent_budget == []
+    with pytest.raises(ValueError, match="label_scale"):     # bounds cannot make the data-scaled labels private
+        DPFairRegressionPostprocessing(epsilon=1.0, bounds=(0.0, 1.0), n_bins=5, accountant=accountant,
+                                       seed=0).fit(plain)
+    assert accountant.spent_budget == []
+    plain.metadata["label_scale"] = {"min": 0.0, "max": 1.0}  # the caller declares the label's public scale
     post = DPFairRegressionPostprocessing(epsilon=1.0, bounds=(0.0, 1.0), n_bins=5, accountant=accountant,
                                           seed=0).fit(plain)
     assert post.model_.bounds == (0.0, 1.0)

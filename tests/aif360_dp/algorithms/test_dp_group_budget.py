@@ -102,10 +102,14 @@ def test_regression_bounds_default_override_and_bgl_conversion():
                               privileged_classes=[[1.0]])
     # AIF360 min-max scales the label with the data's own min and max: bounds on it would be data-dependent.
     accountant = BudgetAccountant()
-    with pytest.raises(ValueError, match="bounds=.*required.*min-max"):
+    with pytest.raises(ValueError, match="label_scale.*min-max"):
         regression(accountant=accountant).fit(plain)
     assert accountant.spent_budget == []
-    model = regression(bounds=(0.0, 1.0)).fit(plain)         # declared public by the caller
+    with pytest.raises(ValueError, match="label_scale"):     # bounds cannot make the data-scaled labels private
+        regression(bounds=(0.0, 1.0), accountant=accountant).fit(plain)
+    assert accountant.spent_budget == []
+    plain.metadata["label_scale"] = {"min": 0.0, "max": 1.0}  # the caller declares the label's public scale
+    model = regression(bounds=(0.0, 1.0)).fit(plain)
     assert model.bounds_ == (0.0, 1.0)
     assert model.model_.groups_ == [1.0, 0.0]
     model = regression(bounds=(-1.0, 2.0), bounded_group_loss=0.09).fit(plain)
