@@ -108,6 +108,12 @@ class CountRelease:
         if (self.public_total is None) != (self.neighbouring == ADD_REMOVE):
             raise ValueError("public_total is recorded exactly when the release is under substitution "
                              "(invariant total).")
+        # The noise was calibrated to a sensitivity: relabelling an add/remove release as a substitution one (to pair
+        # it with the exact total) would keep its smaller noise, so the sensitivities must match the relation.
+        expected = count_sensitivity(invariant_total=self.neighbouring == SUBSTITUTION)
+        if not np.allclose((float(self.l1_sensitivity), float(self.l2_sensitivity)), expected):
+            raise ValueError(f"a {self.neighbouring!r} count release has sensitivities {expected}, got "
+                             f"({self.l1_sensitivity}, {self.l2_sensitivity}): the noise does not fit the relation.")
         array = np.array(self.noisy, dtype=float)
         array.setflags(write=False)
         object.__setattr__(self, "noisy", array)

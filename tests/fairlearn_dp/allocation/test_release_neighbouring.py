@@ -152,3 +152,12 @@ def test_budget_is_checked_before_the_counts_are_read():
     for counts in ([1, 2, 3], [1, -2, 3], ["a", "b"]):       # in or out of the domain: the same BudgetError
         with pytest.raises(BudgetError):
             release_counts(counts, epsilon=1.0, accountant=exhausted)
+
+
+def test_an_add_remove_release_cannot_be_relabelled_to_use_the_exact_total():
+    import dataclasses
+
+    counts = np.array([5.0, 20.0, 28.0])
+    release = release_counts(counts, epsilon=1.0, accountant=BudgetAccountant(), random_state=0)
+    with pytest.raises(ValueError, match="sensitivities"):
+        dataclasses.replace(release, neighbouring="substitution", public_total=float(counts.sum()))
