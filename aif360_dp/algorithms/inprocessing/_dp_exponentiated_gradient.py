@@ -29,15 +29,20 @@ class DPExponentiatedGradientReduction(Transformer):
     plays. The classifier does not use the protected attribute at prediction time (``drop_prot_attr=True``).
 
     Args:
-        estimator: base classifier for ``oracle="estimator"`` (the non-private best response, ``epsilon=inf``
-            only), as AIF360's first argument; None for the private oracles.
+        estimator: base classifier, as AIF360's first argument: the Learner of the statistics game (fitted on the
+            public features and labels with weights derived from released statistics) and of Fairlearn's path at
+            ``epsilon=inf``; None for the least-squares oracle or the paper's oracles.
         constraints (str or fairlearn.reductions.Moment): ``"DemographicParity"``, ``"EqualizedOdds"``,
             ``"TruePositiveRateParity"``, ``"FalsePositiveRateParity"``, ``"ErrorRateParity"`` or a Moment object
             (any Fairlearn Moment on Fairlearn's path, ``epsilon=inf`` with an estimator).
         difference_bound (float): fairness tolerance gamma when ``constraints`` is a string.
         epsilon, delta (float): total privacy budget of ``fit``.
-        bound_B (float): L1 bound on the Lagrange multipliers of the private algorithm (the counterpart of AIF360's
-            ``1 / eps``, which Fairlearn's path takes from ``eps``).
+        mode (str): ``"auto"``, ``"statistics"`` (the practical private game: one release of sufficient
+            statistics, the estimator as Learner; the default for a private fit) or ``"paper"`` (Algorithm 3 as
+            published); see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`.
+        bound_B (float, optional): L1 bound on the Lagrange multipliers (None: AIF360's ``1 / eps`` in the
+            statistics game, Algorithm 3's 10 in the paper mode).
+        row_norm_bound (float, optional): public bound on the L2 norm of a feature row (statistics game).
         eps, nu, eta0, run_linprog_step: AIF360's (Fairlearn's) arguments, passed to the engine: used as AIF360
             does on Fairlearn's path (``epsilon=inf`` with an estimator); for the private algorithm see
             :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` (``eps`` and ``eta0`` must stay at their
@@ -71,13 +76,13 @@ class DPExponentiatedGradientReduction(Transformer):
     """
 
     def __init__(self, estimator=None, constraints="EqualizedOdds", *, eps=0.01, max_iter=None, nu=None, eta0=2.0,
-                 run_linprog_step=True, difference_bound=0.01, epsilon=1.0, delta=1e-7, bound_B=10.0, eta=None,
-                 oracle="auto", hypotheses=None, feature_bound=1.0, min_count=None,
+                 run_linprog_step=True, difference_bound=0.01, epsilon=1.0, delta=1e-7, mode="auto", bound_B=None,
+                 eta=None, oracle="auto", hypotheses=None, feature_bound=1.0, row_norm_bound=None, min_count=None,
                  privacy_unit="sensitive_attribute", protected_attribute_name=None, drop_prot_attr=True,
                  accountant=None, seed=None):
         super().__init__(estimator=estimator, constraints=constraints, eps=eps, nu=nu, eta0=eta0,
                          run_linprog_step=run_linprog_step, difference_bound=difference_bound,
-                         epsilon=epsilon, delta=delta, bound_B=bound_B, max_iter=max_iter, eta=eta, oracle=oracle,
+                         epsilon=epsilon, delta=delta, mode=mode, bound_B=bound_B, row_norm_bound=row_norm_bound, max_iter=max_iter, eta=eta, oracle=oracle,
                          hypotheses=hypotheses, feature_bound=feature_bound, min_count=min_count,
                          privacy_unit=privacy_unit, protected_attribute_name=protected_attribute_name,
                          drop_prot_attr=drop_prot_attr, accountant=accountant, seed=seed)
@@ -90,7 +95,9 @@ class DPExponentiatedGradientReduction(Transformer):
         self.difference_bound = difference_bound
         self.epsilon = epsilon
         self.delta = delta
+        self.mode = mode
         self.bound_B = bound_B
+        self.row_norm_bound = row_norm_bound
         self.max_iter = max_iter
         self.eta = eta
         self.oracle = oracle
@@ -134,7 +141,8 @@ class DPExponentiatedGradientReduction(Transformer):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
         model = DPExponentiatedGradient(
             self.estimator, self._moment(), eps=self.eps, nu=self.nu, eta0=self.eta0,
-            run_linprog_step=self.run_linprog_step, epsilon=self.epsilon, delta=self.delta, bound_B=self.bound_B,
+            run_linprog_step=self.run_linprog_step, epsilon=self.epsilon, delta=self.delta, mode=self.mode,
+            bound_B=self.bound_B, row_norm_bound=self.row_norm_bound,
             max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
             feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
             accountant=self.accountant, random_state=self.seed)

@@ -84,7 +84,7 @@ def test_epsilon_inf_with_the_estimator_oracle_is_close_to_aif360(adult):
 @pytest.mark.parametrize("kwargs, match", [
     ({"constraints": "BoundedGroupLoss"}, "constraints"),
     ({"epsilon": 0.0}, "epsilon"),
-    ({"oracle": "estimator", "estimator": LogisticRegression()}, "epsilon=inf"),
+    ({"oracle": "estimator", "estimator": LogisticRegression(), "mode": "paper"}, "epsilon=inf"),
     ({"protected_attribute_name": "age"}, "protected_attribute_name"),
     ({"eps": 0.5}, "bound_B"),
     ({"nu": 0.01}, "nu"),

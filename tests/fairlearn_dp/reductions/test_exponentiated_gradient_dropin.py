@@ -173,7 +173,7 @@ def test_fitted_model_pickles():
     ({"run_linprog_step": "yes"}, ValueError, "run_linprog_step"),
     ({"max_iter": 0}, ValueError, "max_iter"),
     ({"constraints": BoundedGroupLoss(SquareLoss(0, 1), upper_bound=0.1)}, ValueError, "BoundedGroupLoss"),
-    ({"oracle": "estimator", "estimator": LogisticRegression()}, ValueError, "epsilon=inf"),
+    ({"oracle": "estimator", "estimator": LogisticRegression(), "mode": "paper"}, ValueError, "epsilon=inf"),
     ({"fit": {"control_features": "ctrl"}}, TypeError, "control_features"),
 ])
 def test_arguments_refused_at_finite_epsilon(kwargs, error, match):

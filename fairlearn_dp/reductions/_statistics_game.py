@@ -1,0 +1,377 @@
+"""The Lagrangian game of Agarwal et al. (2018) played on statistics released once (fairdp's practical DP reduction).
+
+Jagielski et al. (2019, Algorithm 3) release two noisy values per round, so the budget of each round shrinks like
+``1/sqrt(T)`` under advanced composition and the Learner's oracle is itself a private mechanism. Here the game is
+rearranged so that almost nothing is released per round:
+
+1. **One release of sufficient statistics** (Gaussian mechanism, zCDP). For every (label, group) cell ``(l, g)``
+   the sum ``S_lg = sum_{y_i = l, a_i = g} phi_i`` of ``phi_i = [x_i, 1]`` (its last coordinate is the cell count).
+   Under ``privacy_unit="record"`` also the upper triangle of ``Phi^T Phi``. Every moment Fairlearn's reduction
+   uses (demographic parity, equalized odds, TPR/FPR parity, error-rate parity) has events that are unions of
+   label cells, so these statistics serve them all.
+2. **The Learner's best responses are post-processing** of that release and of public data. The cost of
+   predicting 1 for record ``i`` is ``c_i = (1 - 2 y_i)/n + m_i sum_g lambda'_{e_i g} (1[a_i = g]/n_{e_i g} -
+   1/n_{e_i})`` (``m_i = 1``, or ``1 - 2 y_i`` for error-rate parity; ``lambda' = lambda_+ - lambda_-``): linear
+   in the cell indicators. With ``privacy_unit="sensitive_attribute"`` (X and y public) the indicator
+   ``1[a_i = g]`` is replaced by a linear-probability estimate ``p_ig = phi_i . theta_eg`` of the group given
+   ``(x, event)``, fitted by ridge regression from the released ``S`` and the public ``Phi_e^T Phi_e``; for every
+   hypothesis in the span of ``phi`` the substitution is exact (least-squares residuals are orthogonal to
+   ``phi``). The user's estimator is then fitted on ``(X, 1[c_i < 0])`` with weights ``|c_i|``, exactly as
+   Fairlearn's reduction does. With ``privacy_unit="record"`` the Learner is the least-squares cost oracle
+   ``beta = (Phi^T Phi + ridge I)^{-1} Phi^T c`` (Kearns et al. 2018's regression oracle), whose ``Phi^T c`` is a
+   linear combination of the released sums.
+3. **The Auditor's per-round release** is the vector of (label, group) cell sums of the play's predictions
+   (Gaussian, zCDP; L2 sensitivity ``sqrt 2``). The violations ``gamma(h)`` and, under ``"record"``, the error
+   are post-processing of it. Under ``"sensitive_attribute"`` each play's violation is estimated with a control
+   variate: its proxy violation (computed with ``p``, free) plus the mean over the rounds played so far of
+   (released violation - proxy violation), which averages the per-round noise away.
+4. **The output** is Fairlearn's: the mixture of the plays found by the linear program ``min_Q err(Q) + B s``
+   subject to ``gamma(Q) - bound <= s`` over the plays, solved on the released violations and errors (public
+   errors under ``"sensitive_attribute"``). The game stops early when the program's value has not improved
+   for ``PATIENCE`` rounds (a stopping rule on released values; the budget of the planned ``T`` rounds is
+   charged all the same).
+
+zCDP composes by addition: ``rho = rho_stats + T rho_round`` with ``rho_stats = statistics_fraction * rho``; the
+accountant is charged the ``(epsilon, delta)`` the user asked for, whose zCDP budget ``rho`` is the largest with
+``rho + 2 sqrt(rho ln(1/delta)) <= epsilon`` (Bun & Steinke 2016, Prop. 1.3).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import linprog
+from sklearn.base import clone
+
+from ..privacy import noisy_vector_zcdp
+from ..privacy._zcdp import approx_dp_to_zcdp, zcdp_gaussian_sigma
+from ._hypotheses import LinearThresholdClassifier
+
+__all__ = ["StatisticsGame", "label_cell_sensitivity", "gram_sensitivity", "round_sensitivity"]
+
+PATIENCE = 8            # rounds without improvement of the LP value before the game stops
+MIN_ROUNDS = 20         # the game plays at least this many rounds (or T if smaller)
+IMPROVEMENT = 1e-4      # an LP value must drop by this much to count as an improvement
+LP_SLACK_SD = 1.0       # the LP bound is relaxed by this many standard deviations of each violation estimate
+FLOOR_SD = 3.0          # a released cell count is floored at FLOOR_SD noise standard deviations
+
+
+def label_cell_sensitivity(row_norm, *, record):
+    """L2 sensitivity of the (label, group) cell sums ``S`` of ``phi = [x, 1]`` with ``||x||_2 <= row_norm``.
+
+    Sensitive attribute: one record moves from ``(y, g)`` to ``(y, g')``; two cells change by ``+-phi_i``:
+    ``sqrt(2) ||phi_i|| <= sqrt(2 (row_norm^2 + 1))``. Record: ``(x, a, y)`` becomes ``(x', a', y')``; cell
+    ``(y, a)`` loses ``phi`` and ``(y', a')`` gains ``phi'`` (or one cell changes by ``phi' - phi``):
+    ``||phi|| + ||phi'|| <= 2 sqrt(row_norm^2 + 1)``.
+    """
+    norm = math.sqrt(float(row_norm) ** 2 + 1.0)
+    return (2.0 if record else math.sqrt(2.0)) * norm
+
+
+def gram_sensitivity(row_norm):
+    """L2 (Frobenius) sensitivity of ``Phi^T Phi`` under substitution: ``||phi phi^T - phi' phi'^T||_F <= ||phi||^2 +
+    ||phi'||^2 <= 2 (row_norm^2 + 1)``; releasing its upper triangle only (a sub-vector) cannot increase it."""
+    return 2.0 * (float(row_norm) ** 2 + 1.0)
+
+
+def round_sensitivity():
+    """L2 sensitivity of the per-round (label, group) cell sums of a play's predictions ``h_i`` in ``[0, 1]``.
+
+    The play ``h`` is a function of released values and (under ``"sensitive_attribute"``) public data, so it is
+    the same on neighbouring datasets. Sensitive attribute: ``h_i`` moves between two cells: ``sqrt 2``. Record:
+    ``h(x_i)`` leaves one cell and ``h(x'_i)`` joins one: at most ``sqrt 2`` (1 when the cell is the same).
+    """
+    return math.sqrt(2.0)
+
+
+class StatisticsGame:
+    """One fit of the game (see the module docstring). Built by :class:`DPExponentiatedGradient`; not public.
+
+    Parameters are resolved values: ``X`` (clipped to the public row norm under ``"record"``), ``y`` (0/1),
+    ``group_index``, ``events`` (per row, -1 outside every event), ``n_events``, ``n_groups``, ``error_parity``.
+    """
+
+    def __init__(self, *, X, y, group_index, event_index, n_events, n_groups, error_parity, record, row_norm,
+                 epsilon, delta, statistics_fraction, n_rounds, bound, B, eta, ridge, estimator,
+                 sample_weight_name, rng):
+        self.X, self.y, self.g = X, y, group_index
+        self.ev, self.E, self.G = event_index, n_events, n_groups
+        self.error_parity, self.record = error_parity, record
+        self.n, self.d = X.shape
+        self.T, self.bound, self.B, self.eta = n_rounds, bound, B, eta
+        self.estimator, self.sample_weight_name, self.rng = estimator, sample_weight_name, rng
+        self.private = math.isfinite(epsilon)
+        self.phi = np.column_stack([X, np.ones(self.n)])
+        self.label_cell = y * n_groups + group_index                       # (label, group) cell of each row
+        if self.private:
+            rho = approx_dp_to_zcdp(epsilon, delta)
+            self.rho_stats = statistics_fraction * rho
+            self.rho_round = (rho - self.rho_stats) / n_rounds
+            self.sensitivity = {"statistics_l2": label_cell_sensitivity(row_norm, record=record),
+                                "round_l2": round_sensitivity()}
+            if record:
+                self.sensitivity["gram_l2"] = gram_sensitivity(row_norm)
+                # The statistics release is split between S and the Gram matrix in proportion to their
+                # sensitivities squared (equal noise-to-sensitivity ratio): each part gets rho_stats * share.
+            self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"],
+                                                   self.rho_stats * (0.5 if record else 1.0))
+            self.sigma_round = zcdp_gaussian_sigma(self.sensitivity["round_l2"], self.rho_round)
+            self.sigma_gram = (zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_stats * 0.5) if record
+                               else 0.0)
+        else:
+            self.rho_stats = self.rho_round = math.inf
+            self.sensitivity = {}
+            self.sigma_stats = self.sigma_round = self.sigma_gram = 0.0
+        self.ridge = None if ridge is None else float(ridge)      # None: set from the noise after the release
+
+    # ------------------------------------------------------------------------------ step 1: the one release
+    def release_statistics(self):
+        """``S`` (2 x G x (d + 1)), noisy under finite epsilon; under ``"record"`` also the noisy Gram matrix."""
+        n_cells = 2 * self.G
+        S = np.zeros((n_cells, self.d + 1))
+        np.add.at(S, self.label_cell, self.phi)
+        if self.private:
+            S = noisy_vector_zcdp(S, l2_sensitivity=self.sensitivity["statistics_l2"],
+                                  rho=self.rho_stats * (0.5 if self.record else 1.0), random_state=self.rng)
+        self.S_ = S.reshape(2, self.G, self.d + 1)
+        if self.record:
+            gram = self.phi.T @ self.phi
+            if self.private:
+                upper = np.triu_indices(self.d + 1)
+                noisy = noisy_vector_zcdp(gram[upper], l2_sensitivity=self.sensitivity["gram_l2"],
+                                          rho=self.rho_stats * 0.5, random_state=self.rng)
+                gram = np.zeros_like(gram)
+                gram[upper] = noisy
+                gram = gram + np.triu(gram, 1).T
+            self.gram_ = gram
+        # Event-cell sums and counts from the label cells (post-processing); counts floored at a public multiple of
+        # the noise, so that a small or empty cell cannot blow the costs up.
+        labels_in_event = self._labels_in_events()
+        self.event_S_ = np.stack([self.S_[list(labels)].sum(axis=0) for labels in labels_in_event])   # (E, G, d+1)
+        floors = np.array([max(1.0, FLOOR_SD * self.sigma_stats * math.sqrt(len(labels)))
+                           for labels in labels_in_event])
+        self.cell_counts_ = np.maximum(self.event_S_[:, :, -1], floors[:, None])                  # (E, G)
+        if self.ridge is None:
+            self.ridge = self.default_ridge()
+        if self.record:
+            self.event_counts_ = np.maximum(self.event_S_[:, :, -1].sum(axis=1), floors * self.G)
+            self.n_positive_ = float(np.clip(self.S_[1, :, -1].sum(), 0.0, self.n))
+        else:
+            self.event_counts_ = np.array([np.sum(self.ev == e) for e in range(self.E)], dtype=float)
+            self.n_positive_ = float(self.y.sum())
+
+    def default_ridge(self):
+        """The ridge that keeps the released noise from dominating (a function of noise scales and released counts).
+
+        A coefficient of ``theta_eg`` (or ``beta``) whose feature occurs ``c`` times carries noise of about
+        ``sigma_stats / (c + ridge)``; for the proxy of the smallest group (share ``p_min``, a released value) it
+        must stay well below ``p_min``, hence ``ridge = sigma_stats / p_min``. Under ``"record"`` the released Gram
+        matrix adds noise of spectral norm about ``2 sigma_gram sqrt(d + 1)``, which the ridge must exceed so that
+        the matrix stays positive definite. 1 without noise.
+        """
+        if not self.private:
+            return 1.0
+        counts = self.S_[:, :, -1].sum(axis=0)                                 # released group counts
+        p_min = max(float(counts.min()), FLOOR_SD * self.sigma_stats) / self.n
+        ridge = self.sigma_stats / min(p_min, 1.0)
+        if self.record:
+            ridge = max(ridge, 2.0 * self.sigma_gram * math.sqrt(self.d + 1))
+        return float(ridge)
+
+    def _labels_in_events(self):
+        """The labels each event is made of (events are unions of label cells): set by the constraint."""
+        return self._event_labels
+
+    # ------------------------------------------------------------------------------ step 2: the Learner
+    def prepare_learner(self):
+        if self.record or self.estimator is None:
+            self._prepare_least_squares()
+        else:
+            self._prepare_proxy()
+
+    def _prepare_proxy(self):
+        """Linear-probability estimates ``p_ig`` of ``1[a_i = g]`` for the rows of each event (public X, y)."""
+        self.P_ = np.zeros((self.n, self.G))
+        for e in range(self.E):
+            rows = self.ev == e
+            if not rows.any():
+                continue
+            phi_e = self.phi[rows]
+            gram = phi_e.T @ phi_e + self.ridge * np.eye(self.d + 1)
+            theta = np.linalg.solve(gram, self.event_S_[e].T)                 # (d + 1, G)
+            self.P_[rows] = phi_e @ theta
+
+    def _prepare_least_squares(self):
+        gram = self.gram_ if self.record else self.phi.T @ self.phi
+        jitter = 1e-6 * max(1.0, float(np.trace(np.abs(gram))) / (self.d + 1))
+        self.inverse_ = np.linalg.pinv(gram + (self.ridge + jitter) * np.eye(self.d + 1))
+        total = self.S_.sum(axis=(0, 1))                                       # Phi^T 1
+        positive = self.S_[1].sum(axis=0)                                      # Phi^T y
+        self.base_moment_ = (total - 2.0 * positive) / self.n                  # Phi^T (1 - 2y) / n
+        # Error-rate parity: the constraint part sums phi_i (1 - 2 y_i) over each group's rows.
+        if self.error_parity:
+            self.signed_S_ = (self.S_[0] - self.S_[1])[None]                   # (1, G, d+1)
+        else:
+            self.signed_S_ = self.event_S_
+
+    def best_response(self, lam_prime):
+        """The Learner's play for multipliers ``lambda'`` (E x G): returns ``(classifier, predictions on X)``."""
+        n = self.n
+        if self.record or self.estimator is None:
+            # Phi^T c = Phi^T (1 - 2y)/n + sum_{e,g} lambda'_eg (S_eg / n_eg - S_e / n_e)   (m_i folded into S)
+            event_totals = self.signed_S_.sum(axis=1)                          # (E, d+1)
+            moment = self.base_moment_.copy()
+            for e in range(self.E):
+                moment += (lam_prime[e] / self.cell_counts_[e]) @ self.signed_S_[e]
+                moment -= lam_prime[e].sum() / self.event_counts_[e] * event_totals[e]
+            beta = self.inverse_ @ moment
+            h = LinearThresholdClassifier(-beta[:-1], beta[-1])
+            return h, h.predict(self.X).astype(float)
+        inside = self.ev >= 0
+        constraint = np.zeros(n)
+        e = self.ev[inside]
+        constraint[inside] = (np.einsum("ng,ng->n", self.P_[inside], (lam_prime / self.cell_counts_)[e])
+                              - (lam_prime.sum(axis=1) / self.event_counts_)[e])
+        if self.error_parity:
+            constraint *= 1.0 - 2.0 * self.y
+        cost = (1.0 - 2.0 * self.y) / n + constraint
+        labels = (cost < 0).astype(int)
+        weights = np.abs(cost)
+        weights = n * weights / weights.sum() if weights.sum() > 0 else np.ones(n)
+        model = clone(self.estimator)
+        model.fit(self.X, labels, **{self.sample_weight_name: weights})
+        predictions = np.asarray(model.predict(self.X), dtype=float).ravel()
+        return model, predictions
+
+    # ------------------------------------------------------------------------------ step 3: the Auditor
+    def values(self, predictions):
+        """Per-row value whose conditional means the constraint compares: ``h``, or the error for error parity."""
+        if self.error_parity:
+            return predictions * (1.0 - 2.0 * self.y) + self.y
+        return predictions
+
+    def release_round(self, predictions):
+        """The noisy (label, group) cell sums of the play's predictions: the round's only release."""
+        sums = np.bincount(self.label_cell, weights=predictions, minlength=2 * self.G)
+        if self.private:
+            sums = noisy_vector_zcdp(sums, l2_sensitivity=self.sensitivity["round_l2"], rho=self.rho_round,
+                                     random_state=self.rng)
+        return sums.reshape(2, self.G)
+
+    def violations(self, released, predictions):
+        """``gamma`` (2 E G: the ``+`` block then the ``-`` block) and the error of the play, from the release."""
+        labels_in_event = self._event_labels
+        if self.error_parity:
+            # value sums per label cell: sum h (1 - 2y) + y = sum h (label 0), n_1g - sum h (label 1)
+            value_sums = np.stack([released[0], self.S_[1, :, -1] - released[1]])
+        else:
+            value_sums = released
+        cell_means = np.stack([value_sums[list(labels)].sum(axis=0) for labels in labels_in_event])
+        cell_means = cell_means / self.cell_counts_
+        if self.record:
+            event_means = np.stack([value_sums[list(labels)].sum() for labels in labels_in_event]) / self.event_counts_
+            error = (released[0].sum() - released[1].sum() + self.n_positive_) / self.n
+        else:
+            value = self.values(predictions)
+            event_means = np.array([value[self.ev == e].mean() if np.any(self.ev == e) else 0.0
+                                    for e in range(self.E)])
+            error = float(np.mean(predictions != self.y))
+        gamma = (cell_means - event_means[:, None]).ravel()
+        return np.clip(np.concatenate([gamma, -gamma]), -1.0, 1.0), float(np.clip(error, 0.0, 1.0))
+
+    def proxy_violations(self, predictions):
+        """``gamma`` computed with the proxy memberships ``p`` (post-processing, no release)."""
+        value = self.values(predictions)
+        out = np.zeros((self.E, self.G))
+        for e in range(self.E):
+            rows = self.ev == e
+            if rows.any():
+                out[e] = (self.P_[rows].T @ value[rows]) / self.cell_counts_[e] - value[rows].mean()
+        gamma = out.ravel()
+        return np.concatenate([gamma, -gamma])
+
+    def lp_bound(self, rounds, proxy):
+        """The LP's bound per constraint: ``bound`` plus two standard deviations of the violation estimate.
+
+        A cell mean's noise is ``sigma_round / n_eg`` (released, floored count); the control variate averages it
+        over the rounds played. Without the slack the program would select plays whose noise happens to look
+        fair, and a small group's unmeasurable violation would dominate the mixture. Public: noise scales and
+        released counts only.
+        """
+        sd = self.sigma_round / self.cell_counts_
+        if proxy:
+            sd = sd / math.sqrt(rounds)
+        sd = sd.ravel()
+        return self.bound + LP_SLACK_SD * np.concatenate([sd, sd])
+
+    # ------------------------------------------------------------------------------ step 4: the game
+    def play(self, event_labels, *, linprog_step=True):
+        """Play up to T rounds; the output mixture is the LP's (``linprog_step``) or the uniform average."""
+        self._event_labels = event_labels
+        self.release_statistics()
+        self.prepare_learner()
+        proxy = not (self.record or self.estimator is None)
+        K = self.E * self.G
+        theta = np.zeros(2 * K)
+        plays, predictions_list, errors, released_gammas, proxy_gammas, lambdas, values = [], [], [], [], [], [], []
+        rounds_played = 0
+        for t in range(self.T):
+            weights = np.exp(theta - theta.max())
+            lam = self.B * weights / (math.exp(-theta.max()) + weights.sum())
+            lam_prime = (lam[:K] - lam[K:]).reshape(self.E, self.G)
+            h, predictions = self.best_response(lam_prime)
+            released = self.release_round(predictions)
+            gamma, error = self.violations(released, predictions)
+            plays.append(h)
+            errors.append(error)
+            released_gammas.append(gamma)
+            lambdas.append(lam)
+            if proxy:
+                proxy_gammas.append(self.proxy_violations(predictions))
+                offset = np.mean(np.array(released_gammas) - np.array(proxy_gammas), axis=0)
+                auditor_gamma = proxy_gammas[-1] + offset
+            else:
+                auditor_gamma = gamma
+            theta = theta + self.eta * (auditor_gamma - self.bound)
+            rounds_played = t + 1
+            gammas = (np.array(proxy_gammas) + offset) if proxy else np.array(released_gammas)
+            _, value = _mixture_lp(np.array(errors), gammas.T, self.lp_bound(rounds_played, proxy), self.B)
+            values.append(value)
+            if (linprog_step and rounds_played >= min(MIN_ROUNDS, self.T) and rounds_played > PATIENCE
+                    and value > values[-1 - PATIENCE] - IMPROVEMENT):
+                break
+        gammas = (np.array(proxy_gammas) + offset) if proxy else np.array(released_gammas)
+        if linprog_step:
+            q, value = _mixture_lp(np.array(errors), gammas.T, self.lp_bound(rounds_played, proxy), self.B)
+        else:
+            q = np.full(len(plays), 1.0 / len(plays))           # Q_EG: the uniform average of the rounds' plays
+        self.plays_, self.q_ = plays, q
+        self.errors_, self.gammas_ = np.array(errors), gammas
+        self.lambdas_ = np.array(lambdas)
+        self.released_gammas_ = np.array(released_gammas)
+        self.lp_values_ = np.array(values)
+        self.rounds_played_ = rounds_played
+        self.estimated_error_ = float(np.array(errors) @ q)
+        self.estimated_violation_ = float(np.max(gammas.T @ q - self.bound)) if gammas.size else 0.0
+        return self
+
+
+def _mixture_lp(errors, gammas, bound, B):
+    """Fairlearn's final step: ``min_q errors . q + B s`` s.t. ``gammas q - bound <= s``, ``sum q = 1``, ``q, s >= 0``.
+
+    ``gammas`` is (K, H). Solved with HiGHS; returns ``(q, value)``.
+    """
+    H = errors.size
+    K = gammas.shape[0]
+    cost = np.concatenate([errors, [B]])
+    A_ub = np.hstack([gammas, -np.ones((K, 1))]) if K else None
+    b_ub = np.broadcast_to(np.asarray(bound, dtype=float), (K,)) if K else None
+    A_eq = np.concatenate([np.ones(H), [0.0]])[None, :]
+    result = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=[(0, None)] * (H + 1),
+                     method="highs")
+    if result.status != 0:                          # cannot happen (q uniform, s large is feasible); be safe
+        q = np.full(H, 1.0 / H)
+        return q, float(errors @ q)
+    q = np.clip(result.x[:H], 0.0, None)
+    return q / q.sum(), float(result.fun)
