@@ -248,7 +248,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
 
     - Release 1, once: the (label, group) cell sums ``S_lg`` of ``phi = [x, 1]`` (their last coordinate is the
       count). Attribute: a record moves between two cells of its label, ``L2 <= sqrt(2 (C^2 + 1))``. Record: one
-      cell loses ``phi``, one gains ``phi'``: ``L2 <= 2 sqrt(C^2 + 1)``; and the upper triangle of ``Phi^T Phi``,
+      cell loses ``phi`` and another gains ``phi'`` (``L2 <= sqrt(2 (C^2 + 1))``), or one cell changes by
+      ``[x' - x, 0]`` (``<= 2C``): ``L2 <= max(sqrt(2 (C^2 + 1)), 2C)``; and the upper triangle of ``Phi^T Phi``,
       ``L2 <= ||phi||^2 + ||phi'||^2 <= 2 (C^2 + 1)``, each with half of ``rho_stats``.
     - Release 2, each round: the (label, group) cell sums of the play's 0/1 predictions. The play is a function
       of earlier releases (and public X, y under the attribute relation), so it is the same on neighbours; one

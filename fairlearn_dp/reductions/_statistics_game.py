@@ -61,12 +61,14 @@ def label_cell_sensitivity(row_norm, *, record):
     """L2 sensitivity of the (label, group) cell sums ``S`` of ``phi = [x, 1]`` with ``||x||_2 <= row_norm``.
 
     Sensitive attribute: one record moves from ``(y, g)`` to ``(y, g')``; two cells change by ``+-phi_i``:
-    ``sqrt(2) ||phi_i|| <= sqrt(2 (row_norm^2 + 1))``. Record: ``(x, a, y)`` becomes ``(x', a', y')``; cell
-    ``(y, a)`` loses ``phi`` and ``(y', a')`` gains ``phi'`` (or one cell changes by ``phi' - phi``):
-    ``||phi|| + ||phi'|| <= 2 sqrt(row_norm^2 + 1)``.
+    ``sqrt(2) ||phi_i|| <= sqrt(2 (row_norm^2 + 1))``. Record: ``(x, a, y)`` becomes ``(x', a', y')``. In two
+    different cells, one loses ``phi`` and one gains ``phi'``: ``sqrt(||phi||^2 + ||phi'||^2) <= sqrt(2 (row_norm^2
+    + 1))``; in the same cell it changes by ``phi' - phi = [x' - x, 0]``: ``||x' - x|| <= 2 row_norm``. The
+    sensitivity is the larger of the two (each is attained).
     """
-    norm = math.sqrt(float(row_norm) ** 2 + 1.0)
-    return (2.0 if record else math.sqrt(2.0)) * norm
+    C = float(row_norm)
+    attribute = math.sqrt(2.0 * (C ** 2 + 1.0))
+    return max(attribute, 2.0 * C) if record else attribute
 
 
 def gram_sensitivity(row_norm):
