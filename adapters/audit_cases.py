@@ -124,7 +124,7 @@ from fairlearn_dp.privacy import PrivacySpend
 
 from . import registry
 
-__all__ = ["AuditCase", "default_audit_case", "audit_registered", "audit_registered_failures", "failure_audit_case",
+__all__ = ["AuditCase", "VARIANTS", "default_audit_case", "audit_registered", "audit_registered_failures", "failure_audit_case",
            "audit_registered_edge_failures", "audit_registered_unseeded", "released_statistics",
            "exponential_mechanism_default_n"]
 
@@ -668,6 +668,79 @@ def _play_error_event(make, dataset, neighbour, prefix, X, y, name, *, epsilon):
     return event, PrivacySpend(float(spend.epsilon), 0.0)
 
 
+# ------------------------------------------------------------------------------- the statistics game (variant)
+_STATISTICS_DELTA = 1e-5
+
+
+def _make_statistics_game(epsilon, seed, *, face):
+    """The statistics game (mode="statistics") with the least-squares Learner, two planned rounds; ``epsilon`` is
+    the fit's total budget (inf: the noise-free reference)."""
+    from fairlearn.reductions import DemographicParity
+
+    params = dict(mode="statistics", epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=2, accountant=_accountant())
+    if face == "aif360":
+        from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
+
+        return DPExponentiatedGradientReduction(None, "DemographicParity", difference_bound=0.05, **params, seed=seed)
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+
+    return DPExponentiatedGradient(None, DemographicParity(difference_bound=0.05), **params, groups=[0, 1],
+                                   random_state=seed)
+
+
+def _statistics_game_case(n, epsilon, *, face):
+    """One person's attribute changes (person 0, whose feature is 0, moves from group 0 to group 1): in the one
+    release of sufficient statistics (``history_["statistics"]``, the (label, group) sums of ``[x, 1]``) only the
+    two count coordinates of the person's label cells move, by -1 and +1. The event thresholds the gaining cell at
+    its true value on ``D``: probability 1/2 on ``D``, ``Phi(-1/sigma)`` on ``D'`` (``sigma`` the release's declared
+    noise, ``noise_scale_["statistics"]``). Declared: that release's own zCDP budget ``rho_stats`` converted at the
+    fit's delta (the rest of the budget pays for the per-round releases the event does not read)."""
+    from fairlearn_dp.privacy import zcdp_to_approx_dp
+    from fairlearn_dp.audit import ThresholdEvent
+
+    x = (np.arange(n) % 5) / 4.0
+    x[0] = 0.0
+    labels = (np.arange(n) // 2) % 2
+    groups = np.arange(n) % 2
+    groups_prime = groups.copy()
+    groups_prime[0] = 1
+    prefix = "model_." if face == "aif360" else ""
+    if face == "aif360":
+        import pandas as pd
+        from aif360.datasets import BinaryLabelDataset
+
+        def data(a):
+            frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
+            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+    else:
+        def data(a):
+            return {"X": x[:, None], "y": labels, "sensitive_features": a}
+    make = functools.partial(_make_statistics_game, face=face)
+    dataset, neighbour = data(groups), data(groups_prime)
+    attribute = prefix + "history_.statistics"
+    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    truth_prime = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
+    change = truth_prime - truth
+    moved = np.argwhere(np.abs(change) > 1e-12)
+    gained = tuple(int(i) for i in np.unravel_index(np.argmax(change), change.shape))   # group order: the face's
+    if len(moved) != 2 or not math.isclose(change[gained], 1.0) or not math.isclose(change.min(), -1.0):
+        raise RuntimeError("The statistics-game neighbours must move exactly two count coordinates by -1 and +1.")
+    fitted = make(epsilon, 0).fit(**dataset)
+    model = fitted.model_ if face == "aif360" else fitted
+    sigma = float(model.noise_scale_["statistics"])
+    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, sigma)
+    declared = PrivacySpend(zcdp_to_approx_dp(model.rho_["statistics"], _STATISTICS_DELTA), _STATISTICS_DELTA)
+    return make, dataset, neighbour, event, declared
+
+
+# Extra cases for rows whose class runs more than one algorithm: (row, variant) -> builder(n, epsilon).
+_VARIANT_CASES = {
+    ("DPExponentiatedGradient", "statistics"): functools.partial(_statistics_game_case, face="fairlearn"),
+    ("DPExponentiatedGradientReduction", "statistics"): functools.partial(_statistics_game_case, face="aif360"),
+}
+VARIANTS = tuple(_VARIANT_CASES)
+
+
 # ----------------------------------------------------------------------------------------------------
 # Registry row -> (phrase its declared neighbouring relation must contain, case builder, event builder).
 _XIAN = "substitution of one fitting record"
@@ -699,7 +772,7 @@ _DEFAULT_N = 40
 _ROW_DEFAULT_N = {"ExponentialMechanismFairClassifier": exponential_mechanism_default_n}
 
 
-def default_audit_case(entry_name, *, epsilon=1.0, n=None):
+def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
     """The default audit of one registry row: ``(factory, dataset, neighbour, event, declared_epsilon)``.
 
     ``D`` has ``n`` records; ``D'`` differs from it in one unit of the row's declared neighbouring relation:
@@ -728,6 +801,11 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None):
         Records in each dataset (>= 8). None: 40, except ``ExponentialMechanismFairClassifier`` (an even ``n >=
         12`` large enough that its noisy group size practically never stops a fit: 58 at ``epsilon = 1``).
 
+    variant : str or None, default=None
+        A second algorithm of the row's class (:data:`VARIANTS`), e.g. ``"statistics"`` for the statistics game of
+        ``DPExponentiatedGradient``: its one release of sufficient statistics is audited (see
+        ``_statistics_game_case``). None: the row's default case.
+
     Returns
     -------
     AuditCase
@@ -752,6 +830,16 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None):
             f"{relation!r}, but the row declares {entry.neighbouring!r}: update the case.")
     if not (isinstance(epsilon, (int, float)) and 0 < epsilon < math.inf):
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}.")
+    if variant is not None:
+        if (entry.name, variant) not in _VARIANT_CASES:
+            raise NotImplementedError(f"Registry row {entry.name!r} has no audit variant {variant!r} "
+                                      f"(variants: {VARIANTS}).")
+        n = _DEFAULT_N if n is None else n
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 8:
+            raise ValueError(f"n must be an integer >= 8, got {n!r}.")
+        make, dataset, neighbour, event, declared = _VARIANT_CASES[entry.name, variant](int(n), float(epsilon))
+        return AuditCase(functools.partial(make, float(epsilon)), dataset, neighbour, event, declared.epsilon,
+                         declared.delta)
     if n is None:
         n = _ROW_DEFAULT_N[entry.name](float(epsilon)) if entry.name in _ROW_DEFAULT_N else _DEFAULT_N
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 8:
@@ -813,7 +901,7 @@ def _gaussian_event(make, dataset, neighbour, attribute, sigma_attribute, name, 
 
 
 def audit_registered(name, *, n_runs=2000, random_state=None, epsilon=1.0, n=None, confidence=0.95, n_jobs=None,
-                     fit_failures="output"):
+                     fit_failures="output", variant=None):
     """Audit registry row ``name`` on its :func:`default_audit_case`; returns an
     :class:`~fairlearn_dp.audit.AuditResult`.
 
@@ -822,7 +910,7 @@ def audit_registered(name, *, n_runs=2000, random_state=None, epsilon=1.0, n=Non
     event's frequencies and is flagged; ``result.failures`` counts the failed fits. ``fit_failures="raise"``
     re-raises the first failure instead.
     """
-    case = default_audit_case(name, epsilon=epsilon, n=n)
+    case = default_audit_case(name, epsilon=epsilon, n=n, variant=variant)
     return audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,
                  declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, confidence=confidence,
                  random_state=random_state, n_jobs=n_jobs, fit_failures=fit_failures)

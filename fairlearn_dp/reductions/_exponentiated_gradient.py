@@ -218,10 +218,19 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     lambda_ : numpy.ndarray
         The Auditor's average multipliers (``lambda~`` of Algorithm 3), indexed like ``constraint_index_``.
     history_ : dict of numpy arrays
-        Per round: ``lambda`` (T, K), ``noisy_gamma`` (T, K), ``hypothesis`` (T,) index into the plays,
-        ``noise_scale`` (the auditor's Laplace scale). Everything in it is a DP release or post-processing.
+        Algorithm 3, per round: ``lambda`` (T, K), ``noisy_gamma`` (T, K), ``hypothesis`` (T,) index into the plays,
+        ``noise_scale`` (the auditor's Laplace scale). Statistics game: ``statistics`` (the one release ``S``, 2 x
+        |G| x (d + 1)), per round ``lambda``, ``released_gamma`` (violations from the round's release),
+        ``gamma`` (the estimates the LP used), ``error``, ``lp_value``; ``noise_scale`` (the per-round sigma).
+        Everything in it is a DP release or post-processing.
     n_iter_ : int
-        T.
+        T (statistics game: the rounds played, at most ``max_iter``).
+    mode_ : str
+        ``"statistics"`` for the statistics game (absent on the other paths).
+    rho_, noise_scale_, estimated_error_, estimated_violation_, row_norm_bound_, ridge_, bound_B_
+        Statistics game: the zCDP budgets (``statistics``, ``per_round``, ``rounds_planned``, ``total``), the
+        Gaussian sigmas, the LP's released estimates of the mixture's error and largest violation, the row-norm
+        bound ``C`` used, the ridge and ``B``.
     epsilon_per_mechanism_ : float
         epsilon' of each of the 2T per-round mechanisms.
     composition_ : str
@@ -737,7 +746,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.predictors_ = list(game.plays_)
         self.weights_ = np.asarray(game.q_, dtype=float)
         self.lambda_ = game.lambdas_.mean(axis=0)
-        self.history_ = {"lambda": game.lambdas_, "released_gamma": game.released_gammas_,
+        self.history_ = {"statistics": game.S_, "lambda": game.lambdas_, "released_gamma": game.released_gammas_,
                          "gamma": game.gammas_, "error": game.errors_, "lp_value": game.lp_values_,
                          "noise_scale": game.sigma_round}
         self.n_iter_ = game.rounds_played_

@@ -10,6 +10,7 @@ from diffprivlib import BudgetAccountant
 
 from fairdp_adapters import registry
 from fairdp_adapters.audit_cases import (
+    VARIANTS,
     audit_registered,
     audit_registered_edge_failures,
     audit_registered_failures,
@@ -378,3 +379,33 @@ def test_released_statistics_are_continuous_noisy_values(name):
         assert np.all(np.isfinite(values))
         np.testing.assert_array_equal(values, np.asarray(released_attribute(again, statistic), dtype=float))
         assert not np.array_equal(values, np.asarray(released_attribute(other, statistic), dtype=float))
+
+
+# ----------------------------------------------------------------------------------- the statistics game (variant)
+@pytest.mark.parametrize("name, variant", VARIANTS)
+def test_statistics_game_release_passes_its_audit(name, variant):
+    """The one release of sufficient statistics of DPExponentiatedGradient's statistics game (both faces): no
+    violation detected, and the event's frequencies match 1/2 and Phi(-1/sigma) within five standard deviations."""
+    result = audit_registered(name, variant=variant, n_runs=400, random_state=3)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
+    expected = default_audit_case(name, variant=variant).event.expected_probabilities
+    assert expected[0] == 0.5
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
+def test_statistics_game_audit_catches_too_little_noise(monkeypatch):
+    """Negative control: a release with a twentieth of the declared sigma is flagged."""
+    from fairlearn_dp.reductions import _statistics_game
+
+    real = _statistics_game.noisy_vector_zcdp
+
+    def weak(values, *, l2_sensitivity, rho, random_state=None):
+        return real(values, l2_sensitivity=l2_sensitivity / 20, rho=rho, random_state=random_state)
+
+    case = default_audit_case("DPExponentiatedGradient", variant="statistics")
+    monkeypatch.setattr(_statistics_game, "noisy_vector_zcdp", weak)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=5)
+    assert not result.passed
