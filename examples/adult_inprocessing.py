@@ -176,10 +176,12 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="1 seed, epsilon in {1, inf}")
     parser.add_argument("--sensitive", choices=("sex", "race"), default="sex")
     parser.add_argument("--constraint", choices=("dp", "eo"), default="dp")
+    parser.add_argument("--epsilons", type=float, nargs="+", default=None,
+                        help="epsilon grid (default 0.25 0.5 1 2 4 8 inf)")
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", default=str(Path(__file__).parent / "output"))
     args = parser.parse_args(argv)
-    epsilons = (1.0, math.inf) if args.quick else EPSILONS
+    epsilons = (1.0, math.inf) if args.quick else tuple(args.epsilons or EPSILONS)
     seeds = range(1 if args.quick else args.seeds)
     results = run(epsilons, seeds, args.sensitive, args.constraint, args.n_jobs)
     summary = summarise(results)
