@@ -57,9 +57,12 @@ _GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic
 _JAGIELSKI_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
                            "or one whole record substituted (privacy_unit='record'); m public")
 
-_JAGIELSKI_INPROCESSING_GUARANTEE = ("(epsilon, delta)-DP: Laplace auditor and exponential-mechanism / "
-                                     "Laplace-regression learner, advanced composition over 2T rounds")
-_JAGIELSKI_INPROCESSING_PAPER = "Jagielski et al. 2019, Alg. 3"
+_JAGIELSKI_INPROCESSING_GUARANTEE = ("(epsilon, delta)-DP. Default (mode='statistics'): one Gaussian release of "
+                                     "sufficient statistics plus one per round, zCDP composition. mode='paper': "
+                                     "Laplace auditor and exponential-mechanism / Laplace-regression learner, "
+                                     "advanced composition over 2T rounds")
+_JAGIELSKI_INPROCESSING_PAPER = ("Agarwal et al. 2018 reduction on released statistics (fairdp); Jagielski et al. "
+                                 "2019, Alg. 3 (mode='paper')")
 
 _CUMMINGS_NEIGHBOURING = "substitution of one record (x, a, y); n public"
 _GERRYFAIR_GUARANTEE = ("epsilon-DP (Laplace) or (epsilon, delta)-DP (analytic Gaussian), composed over all "
@@ -83,8 +86,9 @@ _JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, f
                      "and base predictions (only the sensitive attribute is protected)")
 _EQODDS_PUBLIC = ("m; the privileged and unprivileged group definitions; with privacy_unit='sensitive_attribute' "
                   "(default) also the labels and the classifier's predictions")
-_JAGIELSKI_INPROCESSING_PUBLIC = ("m; groups; constraints, difference_bound; bound_B, max_iter, eta; min_count when "
-                                  "given; the hypothesis class; the feature bound (X in [-1, 1]); with "
+_JAGIELSKI_INPROCESSING_PUBLIC = ("m; groups; constraints, difference_bound; eps/bound_B, max_iter, eta0/eta; the "
+                                  "estimator; row_norm_bound (statistics game, record); min_count when given, the "
+                                  "hypothesis class and the feature bound (paper mode); with "
                                   "privacy_unit='sensitive_attribute' (default) also X and y")
 _CUMMINGS_PUBLIC = "n; groups; the hypothesis class (fixed before seeing the data); delta"
 _GERRYFAIR_PUBLIC = "n; C, gamma, max_iters; the feature and label bounds; the protected columns"

@@ -127,6 +127,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         Fairlearn's ``B = 1/eps`` (Fairlearn's path). Algorithm 3 uses ``bound_B`` (see above).
     max_iter : int or None, default=None
         Fairlearn's path: Fairlearn's maximum number of iterations (None: Fairlearn's 50).
+        Statistics game: the planned rounds ``T`` (None: 50), over which the per-round budget is split; the game
+        may stop earlier (see above) and is charged for all of them.
         Algorithm 3: rounds ``T``. None: Algorithm 3's formula ``B sqrt(ln(4|A| - 3)) m eps / (2 (2|A|B + 1)
         sqrt(ln(1/delta)) (d_H ln m + ln(2/beta)))`` (``ln |H|`` instead of ``d_H ln m`` for a finite class, Thm. 4.5;
         ``d_H = n_features + 1`` for the regression oracle). It grows like ``eps``, which keeps each round's budget
@@ -148,7 +150,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         ``"auto"``: Fairlearn's own algorithm at ``epsilon=inf`` with an estimator; Algorithm 3 when
         ``oracle`` is ``"exponential"``/``"regression"`` or ``hypotheses`` is given; otherwise the statistics game.
     delta : float, default=1e-7
-        Total delta: half of it is the failure probability of the private lower bound on the cell counts (when
+        Total delta. Statistics game: the delta of the zCDP-to-(epsilon, delta) conversion (must be in (0, 1)).
+        Algorithm 3: half of it is the failure probability of the private lower bound on the cell counts (when
         ``min_count`` is None), the rest the slack of advanced composition over the rounds. ``delta=0`` needs a
         public ``min_count`` and uses basic composition.
     bound_B : float or None, default=None
