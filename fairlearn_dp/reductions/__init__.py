@@ -1,8 +1,9 @@
 """Differentially private in-processing algorithms.
 
 Estimators here train a model under a fairness objective while the training is differentially private, and the
-model needs no sensitive attribute at prediction time: the DP exponentiated-gradient reduction of Jagielski et al.
-(2019, Alg. 3) on Fairlearn's moments, the exponential-mechanism learner and private Fair No-Regret dynamics of
+model needs no sensitive attribute at prediction time: the DP exponentiated-gradient reduction on Fairlearn's
+moments (by default Fairlearn's game played on statistics released once, ``_statistics_game``; Jagielski et al.
+2019, Alg. 3 as ``mode="paper"``), the exponential-mechanism learner and private Fair No-Regret dynamics of
 Cummings et al. (2019), and the group-aware privacy budget allocation of the budget-tailoring paper (DP gradient
 descent in which each group's share of the budget follows its privately estimated prediction standard error,
 optionally with a bounded-group-loss penalty).

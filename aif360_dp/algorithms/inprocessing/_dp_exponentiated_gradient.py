@@ -1,4 +1,4 @@
-"""AIF360 face of the DP exponentiated-gradient reduction (Jagielski et al. 2019, Alg. 3)."""
+"""AIF360 face of the DP exponentiated-gradient reduction (statistics game; Jagielski et al. 2019, Alg. 3)."""
 
 from __future__ import annotations
 
@@ -23,10 +23,12 @@ class DPExponentiatedGradientReduction(Transformer):
 
     Mirrors :class:`aif360.algorithms.inprocessing.ExponentiatedGradientReduction` (``fit(dataset)``,
     ``predict(dataset)`` returning a new dataset with labels and favorable-label scores) and delegates to
-    :class:`fairlearn_dp.reductions.DPExponentiatedGradient` (Jagielski et al. 2019, Algorithm 3): the Auditor plays
-    exponentiated gradient on Laplace-noised constraint violations, the Learner best-responds through a private
-    cost-sensitive classification oracle, and the randomized classifier is the uniform mixture of the Learner's
-    plays. The classifier does not use the protected attribute at prediction time (``drop_prot_attr=True``).
+    :class:`fairlearn_dp.reductions.DPExponentiatedGradient`. By default (``mode="auto"`` at a finite epsilon) that
+    is the statistics game: one Gaussian release of sufficient statistics, your ``estimator`` as the Learner, one
+    small Gaussian release per round for the Auditor, and Fairlearn's LP mixture of the plays. ``mode="paper"`` is
+    Jagielski et al. (2019)'s Algorithm 3: a Laplace-noised Auditor, a private oracle as Learner, the uniform
+    mixture of the plays. The classifier does not use the protected attribute at prediction time
+    (``drop_prot_attr=True``).
 
     Args:
         estimator: base classifier, as AIF360's first argument: the Learner of the statistics game (fitted on the
