@@ -230,6 +230,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         T (statistics game: the rounds played, at most ``max_iter``).
     mode_ : str
         ``"statistics"`` for the statistics game (absent on the other paths).
+    proxy_reliability_ : numpy.ndarray or None
+        Statistics game with the estimator as Learner: per (event, group), the share ``kappa`` of the proxy's
+        spread that is signal rather than release noise (1 without noise); 0 means the group's constraint cannot be
+        enforced at this epsilon (a warning says so). Post-processing of the release.
     rho_, noise_scale_, estimated_error_, estimated_violation_, row_norm_bound_, ridge_, bound_B_
         Statistics game: the zCDP budgets (``statistics``, ``per_round``, ``rounds_planned``, ``total``), the
         Gaussian sigmas, the LP's released estimates of the mixture's error and largest violation, the row-norm
@@ -767,11 +771,18 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.ridge_ = game.ridge
         self.min_count_ = None
         self.min_count_estimate_ = None
+        self.proxy_reliability_ = getattr(game, "kappa_", None)
         self.estimated_error_ = game.estimated_error_
         self.estimated_violation_ = game.estimated_violation_
         self.groups_ = groups
         self.n_features_in_ = d
         del K
+        if private and oracle == "weighted_estimator" and np.any(game.kappa_ == 0):
+            blind = [str(groups[g]) for g in sorted(set(np.nonzero(game.kappa_ == 0)[1].tolist()))]
+            warnings.warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
+                          f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0), so "
+                          "the Learner cannot correct their violations; they are measured (released) but not "
+                          "enforced. More data or a larger epsilon would help.", PrivacyWarning, stacklevel=3)
         if private:
             self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.sigma_round / n,
                                               record)

@@ -192,22 +192,50 @@ class StatisticsGame:
         else:
             self._prepare_proxy()
 
+    def _penalty(self):
+        """The ridge on the feature coefficients; the intercept (the constant column of ``phi``) is not penalised.
+
+        An unpenalised intercept makes the proxies of each (event, group) cell sum to its released count exactly
+        (the intercept's normal equation), so a play's proxy cell mean is unbiased for a constant play and the
+        control variate's offset does not drift when the plays' positive rate changes.
+        """
+        penalty = self.ridge * np.eye(self.d + 1)
+        penalty[-1, -1] = 0.0
+        return penalty
+
     def _prepare_proxy(self):
         """Linear-probability estimates ``p_ig`` of ``1[a_i = g]`` for the rows of each event (public X, y)."""
         self.P_ = np.zeros((self.n, self.G))
+        self.kappa_ = np.ones((self.E, self.G))
         for e in range(self.E):
             rows = self.ev == e
             if not rows.any():
                 continue
             phi_e = self.phi[rows]
-            gram = phi_e.T @ phi_e + self.ridge * np.eye(self.d + 1)
-            theta = np.linalg.solve(gram, self.event_S_[e].T)                 # (d + 1, G)
-            self.P_[rows] = phi_e @ theta
+            gram_e = phi_e.T @ phi_e
+            A = gram_e + self._penalty()
+            theta = np.linalg.solve(A, self.event_S_[e].T)                    # (d + 1, G)
+            P = phi_e @ theta
+            # Shrink each group's proxy toward its mean by the share of its spread that is signal, not noise
+            # (James-Stein style): the noise of theta is A^{-1} xi with xi ~ N(0, s^2 I), s^2 = sigma_stats^2 times
+            # the number of label cells in the event, so a row's proxy carries noise variance s^2 phi^T A^{-2} phi,
+            # on average s^2 tr(A^{-2} Phi_e^T Phi_e) / n_e. A group the features cannot tell apart at this noise
+            # level gets kappa = 0: its proxy is its (released) share, and the Learner's cost ignores it.
+            if self.private:
+                A_inv = np.linalg.inv(A)
+                noise_var = (self.sigma_stats ** 2 * len(self._event_labels[e])
+                             * float(np.trace(A_inv @ A_inv @ gram_e)) / rows.sum())
+                mean = P.mean(axis=0)
+                spread = P.var(axis=0)
+                kappa = np.clip(1.0 - noise_var / np.maximum(spread, 1e-300), 0.0, 1.0)
+                P = mean + kappa * (P - mean)
+                self.kappa_[e] = kappa
+            self.P_[rows] = P
 
     def _prepare_least_squares(self):
         gram = self.gram_ if self.record else self.phi.T @ self.phi
         jitter = 1e-6 * max(1.0, float(np.trace(np.abs(gram))) / (self.d + 1))
-        self.inverse_ = np.linalg.pinv(gram + (self.ridge + jitter) * np.eye(self.d + 1))
+        self.inverse_ = np.linalg.pinv(gram + self._penalty() + jitter * np.eye(self.d + 1))
         total = self.S_.sum(axis=(0, 1))                                       # Phi^T 1
         positive = self.S_[1].sum(axis=0)                                      # Phi^T y
         self.base_moment_ = (total - 2.0 * positive) / self.n                  # Phi^T (1 - 2y) / n
