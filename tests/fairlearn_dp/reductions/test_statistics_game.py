@@ -253,3 +253,59 @@ def test_budget_is_checked_before_the_data_are_read():
     spent = BudgetAccountant(epsilon=0.5, delta=1e-5)
     with pytest.raises(BudgetError):
         make(accountant=spent).fit(X, y, sensitive_features=a)
+
+
+# ------------------------------------------------------------------------------------------- the proxy
+def _proxy_game(X, y, a, groups, epsilon):
+    g = np.searchsorted(groups, a)
+    constraints = DemographicParity()
+    events = _moment_events(constraints)
+    game = StatisticsGame(X=X, y=y, group_index=g, event_index=_event_index(constraints, y), n_events=1,
+                          n_groups=len(groups), error_parity=False, record=False,
+                          row_norm=float(np.linalg.norm(X, axis=1).max()), epsilon=epsilon, delta=1e-5,
+                          statistics_fraction=0.5, n_rounds=10, bound=0.01, B=100.0, eta=0.02, ridge=None,
+                          estimator=LogisticRegression(), sample_weight_name="sample_weight",
+                          rng=np.random.RandomState(0))
+    game._event_labels = _EVENT_LABELS[events]
+    game.release_statistics()
+    game.prepare_learner()
+    return game
+
+
+def test_proxies_sum_to_the_released_counts_and_keep_a_visible_group():
+    """The intercept is not penalised, so each (event, group) cell's proxies sum to its released count; a group
+    the features identify keeps kappa near 1."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    a = rng.choice(["a", "b"], size=n)
+    X = np.column_stack([(a == "a") + 0.1 * rng.normal(size=n), rng.normal(size=n)])
+    y = (rng.uniform(size=n) < 0.3 + 0.2 * (X[:, 1] > 0)).astype(int)
+    game = _proxy_game(X, y, a, np.array(["a", "b"]), 0.5)
+    np.testing.assert_allclose(game.P_.sum(axis=0), game.event_S_[0, :, -1], rtol=1e-8)
+    assert np.all(game.kappa_ > 0.9)
+
+
+def test_proxies_of_groups_the_features_cannot_see_are_shrunk():
+    """Groups independent of 40 features: the proxies' spread is release noise (about chi^2_40 / 40 times the
+    declared noise variance), so kappa stays small; with constant features it is exactly 0."""
+    rng = np.random.default_rng(12)
+    n = 3000
+    a = rng.choice(["a", "b"], size=n)
+    X = rng.uniform(0, 1, size=(n, 40))
+    y = rng.integers(0, 2, size=n)
+    game = _proxy_game(X, y, a, np.array(["a", "b"]), 0.5)
+    assert np.all(game.kappa_ < 0.5)
+    constant = _proxy_game(np.ones((n, 3)), y, a, np.array(["a", "b"]), 0.5)
+    assert np.all(constant.kappa_ == 0)
+    np.testing.assert_allclose(constant.P_, constant.P_[0][None, :].repeat(n, axis=0))
+
+
+def test_warns_when_a_group_cannot_be_told_apart():
+    rng = np.random.default_rng(13)
+    n = 2000
+    a = rng.choice(["a", "b"], size=n)
+    X = np.column_stack([np.ones(n), np.zeros(n)])                    # features carry nothing
+    y = rng.integers(0, 2, size=n)
+    with pytest.warns(PrivacyWarning, match="cannot tell the members"):
+        model = make(epsilon=1.0, max_iter=5).fit(X, y, sensitive_features=a)
+    assert np.all(model.proxy_reliability_ == 0)
