@@ -229,7 +229,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     n_iter_ : int
         T (statistics game: the rounds played, at most ``max_iter``).
     mode_ : str
-        ``"statistics"`` for the statistics game (absent on the other paths).
+        The algorithm that ran: ``"statistics"``, ``"paper"`` (Algorithm 3) or ``"fairlearn"`` (Fairlearn's own).
     proxy_reliability_ : numpy.ndarray or None
         Statistics game with the estimator as Learner: per (event, group), the share ``kappa`` of the proxy's
         spread that is signal rather than release noise (1 without noise); 0 means the group's constraint cannot be
@@ -507,6 +507,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             raise ValueError("objective: the private algorithm minimizes the error rate only; pass objective=None or "
                              f"a fresh ErrorRate() with unit costs, got {objective!r}.")
 
+    def _paper_mode(self):
+        return getattr(self, "mode_", None) == "paper"
+
     def _B(self):
         """The bound on the multipliers: ``bound_B``; None: Algorithm 3's 10, or Fairlearn's ``1/eps`` (statistics)."""
         if self.bound_B is not None:
@@ -696,11 +699,18 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.n_iter_ = T
         self.eta_ = eta
         self.oracle_ = oracle
+        self.mode_ = "paper"
         self.epsilon_per_mechanism_ = eps_prime
         self.composition_ = rule
         self.sensitivity_ = sensitivity
         self.groups_ = groups
         self.n_features_in_ = d
+        if private and self.privacy_unit == "sensitive_attribute":
+            # X and y are public under this relation and the plays are released: the training error of Q is
+            # post-processing, and so is the warning (Algorithm 3 at a small epsilon is often noise).
+            positive = self._pmf_predict(X_arr)[:, 1]
+            error = float(np.mean(positive * (1 - y_arr) + (1 - positive) * y_arr))
+            self._warn_if_worse_than_constant(error, float(y_arr.mean()), 0.0, False)
         spent = PrivacySpend(epsilon, delta_used) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)
         return self
@@ -798,7 +808,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         """
         constant_error = min(positive_rate, 1.0 - positive_rate)
         if estimated_error + 2.0 * error_noise >= constant_error:
-            hint = ("more data or a larger epsilon" if not record else
+            hint = ("more data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
+                    if not record else
                     "more data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
                     "private)")
             warnings.warn(f"{type(self).__name__}: the private fit is not clearly better than a constant classifier "
@@ -820,6 +831,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             if default_rounds:
                 self.max_iter = None
         self.oracle_ = "estimator"
+        self.mode_ = "fairlearn"
         self.privacy_spent_ = charge(self.accountant, PrivacySpend(math.inf, 0.0))
         return self
 

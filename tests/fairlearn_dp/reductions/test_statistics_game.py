@@ -309,3 +309,14 @@ def test_warns_when_a_group_cannot_be_told_apart():
     with pytest.warns(PrivacyWarning, match="cannot tell the members"):
         model = make(epsilon=1.0, max_iter=5).fit(X, y, sensitive_features=a)
     assert np.all(model.proxy_reliability_ == 0)
+
+
+def test_paper_mode_warns_when_no_better_than_constant():
+    """Algorithm 3 under the attribute relation: the training error of Q is post-processing of public X, y and the
+    released plays; at a tiny epsilon it is no better than the majority rate, and the warning points to
+    mode='statistics'."""
+    X, y, a = synthetic(14, n=400)
+    with pytest.warns(PrivacyWarning, match="mode='statistics'"):
+        model = make(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3, delta=1e-5)
+        model.fit(X, y, sensitive_features=a)
+    assert model.mode_ == "paper"
