@@ -14,9 +14,11 @@ rearranged so that almost nothing is released per round:
    1/n_{e_i})`` (``m_i = 1``, or ``1 - 2 y_i`` for error-rate parity; ``lambda' = lambda_+ - lambda_-``): linear
    in the cell indicators. With ``privacy_unit="sensitive_attribute"`` (X and y public) the indicator
    ``1[a_i = g]`` is replaced by a linear-probability estimate ``p_ig = phi_i . theta_eg`` of the group given
-   ``(x, event)``, fitted by ridge regression from the released ``S`` and the public ``Phi_e^T Phi_e``; for every
-   hypothesis in the span of ``phi`` the substitution is exact (least-squares residuals are orthogonal to
-   ``phi``). The user's estimator is then fitted on ``(X, 1[c_i < 0])`` with weights ``|c_i|``, exactly as
+   ``(x, event)``, fitted by ridge regression (intercept unpenalised) from the released ``S`` and the public
+   ``Phi_e^T Phi_e``; for every hypothesis in the span of ``phi`` the substitution is exact without noise
+   (least-squares residuals are orthogonal to ``phi``). Each group's proxy is then shrunk toward its released
+   share by the fraction of its spread that is release noise (``proxy_reliability_``), so a group the features
+   cannot tell apart at this epsilon does not turn noise into costs. The user's estimator is then fitted on ``(X, 1[c_i < 0])`` with weights ``|c_i|``, exactly as
    Fairlearn's reduction does. With ``privacy_unit="record"`` the Learner is the least-squares cost oracle
    ``beta = (Phi^T Phi + ridge I)^{-1} Phi^T c`` (Kearns et al. 2018's regression oracle), whose ``Phi^T c`` is a
    linear combination of the released sums.
@@ -26,8 +28,9 @@ rearranged so that almost nothing is released per round:
    variate: its proxy violation (computed with ``p``, free) plus the mean over the rounds played so far of
    (released violation - proxy violation), which averages the per-round noise away.
 4. **The output** is Fairlearn's: the mixture of the plays found by the linear program ``min_Q err(Q) + B s``
-   subject to ``gamma(Q) - bound <= s`` over the plays, solved on the released violations and errors (public
-   errors under ``"sensitive_attribute"``). The game stops early when the program's value has not improved
+   subject to ``gamma(Q) - bound - slack <= s`` over the plays, solved on the released violations and errors
+   (public errors under ``"sensitive_attribute"``); ``slack`` is ``LP_SLACK_SD`` standard deviations of each
+   violation estimate, so that the program does not select plays whose noise happens to look fair. The game stops early when the program's value has not improved
    for ``PATIENCE`` rounds (a stopping rule on released values; the budget of the planned ``T`` rounds is
    charged all the same).
 
@@ -114,8 +117,7 @@ class StatisticsGame:
                                 "round_l2": round_sensitivity()}
             if record:
                 self.sensitivity["gram_l2"] = gram_sensitivity(row_norm)
-                # The statistics release is split between S and the Gram matrix in proportion to their
-                # sensitivities squared (equal noise-to-sensitivity ratio): each part gets rho_stats * share.
+                # Under "record" rho_stats is split evenly between S and the Gram matrix (two Gaussian releases).
             self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"],
                                                    self.rho_stats * (0.5 if record else 1.0))
             self.sigma_round = zcdp_gaussian_sigma(self.sensitivity["round_l2"], self.rho_round)
