@@ -473,9 +473,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         if self.bound_B is not None and self.eps != _FAIRLEARN_EPS and not math.isclose(self.eps * self.bound_B, 1):
             raise ValueError(f"eps={self.eps!r} and bound_B={self.bound_B!r} disagree (Fairlearn's B = 1/eps): "
                              "set one of them.")
-        if self.max_iter is not None and (isinstance(self.max_iter, bool)
-                                          or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
-            raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
+        self._check_max_iter()
         if self.nu is not None:
             raise ValueError(f"nu={self.nu!r}: Fairlearn's early stop compares a duality gap measured on the raw "
                              "data; the private game stops on released values only. Leave nu=None.")
@@ -488,6 +486,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         if oracle == "weighted_estimator" and not hasattr(self.estimator, "fit"):
             raise TypeError(f"estimator must have fit(X, y, {self.sample_weight_name}=...), got "
                             f"{type(self.estimator).__name__}.")
+
+    def _check_max_iter(self):
+        if self.max_iter is not None and (isinstance(self.max_iter, bool)
+                                          or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
+            raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
 
     def _check_moment(self):
         if not isinstance(self.constraints, SUPPORTED_MOMENTS):
@@ -525,9 +528,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                                                          or math.isclose(self.eps * self._B(), 1.0))):
             raise ValueError(f"eps={self.eps!r}: the private algorithm bounds the multipliers by bound_B (Fairlearn's "
                              "B = 1/eps); set bound_B=1/eps instead and leave eps at its default 0.01.")
-        if self.max_iter is not None and (isinstance(self.max_iter, bool)
-                                          or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
-            raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
+        self._check_max_iter()
         if self.nu is not None:
             raise ValueError(f"nu={self.nu!r}: Fairlearn's early stop on the duality gap measured on the raw data "
                              "is a data-dependent stopping time; the private algorithm plays max_iter rounds. "
