@@ -91,6 +91,15 @@ case checks that the fitted object declares that value. Per row:
   at its true value on ``D`` for the released play: probabilities ``1/2`` and ``e^{-epsilon} / 2``. (The true
   ``E_1`` alone is not a fixed number: it depends on ``h_1``, hence on the noise of the Learner's releases.)
 
+The statistics game (variants)
+------------------------------
+``DPExponentiatedGradient`` (and its AIF360 face) runs a second algorithm by default, the statistics game, with two
+Gaussian releases: the one release of sufficient statistics and the per-round cell sums of the play's predictions.
+``default_audit_case(name, variant="statistics")`` and ``variant="statistics_round"`` isolate each (one person's
+attribute changed; a one-cell threshold event at the true value on ``D``, probabilities 1/2 and
+``Phi(-1/sigma)``) and declare that release's own zCDP budget converted at the fit's delta. As for the other zCDP
+rows, these audits catch gross errors (noise missing or far too small), not subtle ones.
+
 Failure paths and the global generator
 --------------------------------------
 Whether a fit succeeds is an output too. :func:`audit_registered` runs with ``fit_failures="output"`` (a fit that
@@ -733,10 +742,74 @@ def _statistics_game_case(n, epsilon, *, face):
     return make, dataset, neighbour, event, declared
 
 
+def _statistics_round_case(n, epsilon, *, face):
+    """The statistics game's per-round release (``history_["round_sums"][0]``: the (label, group) cell sums of the
+    first play's 0/1 predictions). With the estimator as Learner and ``max_iter=1``, the first play is the
+    estimator fitted on the public ``(X, y)`` with unit weights (the multipliers start balanced, so the constraint
+    part of every cost is 0): it is the same on both datasets. Person 0, whom it labels 1, moves from group 0 to
+    group 1: one cell sum drops by 1 and one rises by 1. The event thresholds the rising cell at its true value on
+    ``D`` (probabilities 1/2 and ``Phi(-1/sigma)``, ``sigma = noise_scale_["per_round"]``). Declared: the round's
+    own zCDP budget ``rho_round`` converted at the fit's delta."""
+    from sklearn.linear_model import LogisticRegression
+
+    from fairlearn_dp.audit import ThresholdEvent
+    from fairlearn_dp.privacy import zcdp_to_approx_dp
+
+    x = np.linspace(0.0, 1.0, n)
+    x[0] = 1.0
+    labels = (x > 0.5).astype(int)
+    groups = np.arange(n) % 2
+    groups_prime = groups.copy()
+    groups_prime[0] = 1
+
+    def make(epsilon, seed):
+        from fairlearn.reductions import DemographicParity
+
+        params = dict(mode="statistics", epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=1,
+                      accountant=_accountant())
+        if face == "aif360":
+            from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
+
+            return DPExponentiatedGradientReduction(LogisticRegression(), "DemographicParity", difference_bound=0.05,
+                                                    **params, seed=seed)
+        from fairlearn_dp.reductions import DPExponentiatedGradient
+
+        return DPExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.05), **params,
+                                       groups=[0, 1], random_state=seed)
+
+    if face == "aif360":
+        import pandas as pd
+        from aif360.datasets import BinaryLabelDataset
+
+        def data(a):
+            frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
+            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+    else:
+        def data(a):
+            return {"X": x[:, None], "y": labels, "sensitive_features": a}
+    dataset, neighbour = data(groups), data(groups_prime)
+    attribute = ("model_." if face == "aif360" else "") + "history_.round_sums"
+    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    truth_prime = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
+    change = truth_prime - truth
+    gained = tuple(int(i) for i in np.unravel_index(np.argmax(change), change.shape))
+    if np.count_nonzero(np.abs(change) > 1e-12) != 2 or not (math.isclose(change[gained], 1.0)
+                                                             and math.isclose(change.min(), -1.0)):
+        raise RuntimeError("The per-round neighbours must move exactly two cell sums of the first play by -1 and +1.")
+    fitted = make(epsilon, 0).fit(**dataset)
+    model = fitted.model_ if face == "aif360" else fitted
+    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, float(model.noise_scale_["per_round"]))
+    declared = PrivacySpend(zcdp_to_approx_dp(model.rho_["per_round"], _STATISTICS_DELTA), _STATISTICS_DELTA)
+    return make, dataset, neighbour, event, declared
+
+
 # Extra cases for rows whose class runs more than one algorithm: (row, variant) -> builder(n, epsilon).
 _VARIANT_CASES = {
     ("DPExponentiatedGradient", "statistics"): functools.partial(_statistics_game_case, face="fairlearn"),
     ("DPExponentiatedGradientReduction", "statistics"): functools.partial(_statistics_game_case, face="aif360"),
+    ("DPExponentiatedGradient", "statistics_round"): functools.partial(_statistics_round_case, face="fairlearn"),
+    ("DPExponentiatedGradientReduction", "statistics_round"): functools.partial(_statistics_round_case,
+                                                                                face="aif360"),
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
@@ -802,9 +875,9 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         12`` large enough that its noisy group size practically never stops a fit: 58 at ``epsilon = 1``).
 
     variant : str or None, default=None
-        A second algorithm of the row's class (:data:`VARIANTS`), e.g. ``"statistics"`` for the statistics game of
-        ``DPExponentiatedGradient``: its one release of sufficient statistics is audited (see
-        ``_statistics_game_case``). None: the row's default case.
+        A second algorithm of the row's class (:data:`VARIANTS`): ``"statistics"`` audits the statistics game's
+        one release of sufficient statistics (``_statistics_game_case``), ``"statistics_round"`` its per-round
+        release (``_statistics_round_case``). None: the row's default case.
 
     Returns
     -------

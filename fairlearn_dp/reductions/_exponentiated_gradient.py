@@ -223,7 +223,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     history_ : dict of numpy arrays
         Algorithm 3, per round: ``lambda`` (T, K), ``noisy_gamma`` (T, K), ``hypothesis`` (T,) index into the plays,
         ``noise_scale`` (the auditor's Laplace scale). Statistics game: ``statistics`` (the one release ``S``, 2 x
-        |G| x (d + 1)), per round ``lambda``, ``released_gamma`` (violations from the round's release),
+        |G| x (d + 1)), per round ``round_sums`` (the round's release: 2 x |G| cell sums of the play's predictions),
+        ``lambda``, ``released_gamma`` (violations from the round's release),
         ``gamma`` (the estimates the LP used), ``error``, ``lp_value``; ``noise_scale`` (the per-round sigma).
         Everything in it is a DP release or post-processing.
     n_iter_ : int
@@ -764,7 +765,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.predictors_ = list(game.plays_)
         self.weights_ = np.asarray(game.q_, dtype=float)
         self.lambda_ = game.lambdas_.mean(axis=0)
-        self.history_ = {"statistics": game.S_, "lambda": game.lambdas_, "released_gamma": game.released_gammas_,
+        self.history_ = {"statistics": game.S_, "round_sums": game.round_sums_, "lambda": game.lambdas_,
+                         "released_gamma": game.released_gammas_,
                          "gamma": game.gammas_, "error": game.errors_, "lp_value": game.lp_values_,
                          "noise_scale": game.sigma_round}
         self.n_iter_ = game.rounds_played_

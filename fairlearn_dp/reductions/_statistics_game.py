@@ -373,7 +373,7 @@ class StatisticsGame:
         proxy = not (self.record or self.estimator is None)
         K = self.E * self.G
         theta = np.zeros(2 * K)
-        plays, predictions_list, errors, released_gammas, proxy_gammas, lambdas, values = [], [], [], [], [], [], []
+        plays, errors, released_gammas, proxy_gammas, lambdas, values, round_sums = [], [], [], [], [], [], []
         rounds_played = 0
         for t in range(self.T):
             weights = np.exp(theta - theta.max())
@@ -385,6 +385,7 @@ class StatisticsGame:
             plays.append(h)
             errors.append(error)
             released_gammas.append(gamma)
+            round_sums.append(released)
             lambdas.append(lam)
             if proxy:
                 proxy_gammas.append(self.proxy_violations(predictions))
@@ -409,6 +410,7 @@ class StatisticsGame:
         self.errors_, self.gammas_ = np.array(errors), gammas
         self.lambdas_ = np.array(lambdas)
         self.released_gammas_ = np.array(released_gammas)
+        self.round_sums_ = np.array(round_sums)
         self.lp_values_ = np.array(values)
         self.rounds_played_ = rounds_played
         self.estimated_error_ = float(np.array(errors) @ q)

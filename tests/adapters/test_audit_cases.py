@@ -395,8 +395,9 @@ def test_statistics_game_release_passes_its_audit(name, variant):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
-def test_statistics_game_audit_catches_too_little_noise(monkeypatch):
-    """Negative control: a release with a twentieth of the declared sigma is flagged."""
+@pytest.mark.parametrize("variant", ["statistics", "statistics_round"])
+def test_statistics_game_audit_catches_too_little_noise(monkeypatch, variant):
+    """Negative control: a release with a twentieth of the declared sigma is flagged (both releases)."""
     from fairlearn_dp.reductions import _statistics_game
 
     real = _statistics_game.noisy_vector_zcdp
@@ -404,7 +405,7 @@ def test_statistics_game_audit_catches_too_little_noise(monkeypatch):
     def weak(values, *, l2_sensitivity, rho, random_state=None):
         return real(values, l2_sensitivity=l2_sensitivity / 20, rho=rho, random_state=random_state)
 
-    case = default_audit_case("DPExponentiatedGradient", variant="statistics")
+    case = default_audit_case("DPExponentiatedGradient", variant=variant)
     monkeypatch.setattr(_statistics_game, "noisy_vector_zcdp", weak)
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=5)
