@@ -681,126 +681,85 @@ def _play_error_event(make, dataset, neighbour, prefix, X, y, name, *, epsilon):
 _STATISTICS_DELTA = 1e-5
 
 
-def _make_statistics_game(epsilon, seed, *, face):
-    """The statistics game (mode="statistics") with the least-squares Learner, two planned rounds; ``epsilon`` is
-    the fit's total budget (inf: the noise-free reference)."""
+def _make_statistics_game(epsilon, seed, *, face, estimator=False, max_iter=2):
+    """The statistics game (mode="statistics"): ``estimator`` False for the least-squares Learner, True for a
+    ``LogisticRegression``; ``epsilon`` is the fit's total budget (inf: the noise-free reference)."""
     from fairlearn.reductions import DemographicParity
+    from sklearn.linear_model import LogisticRegression
 
-    params = dict(mode="statistics", epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=2, accountant=_accountant())
+    base = LogisticRegression() if estimator else None
+    params = dict(mode="statistics", epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=max_iter,
+                  accountant=_accountant())
     if face == "aif360":
         from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 
-        return DPExponentiatedGradientReduction(None, "DemographicParity", difference_bound=0.05, **params, seed=seed)
+        return DPExponentiatedGradientReduction(base, "DemographicParity", difference_bound=0.05, **params, seed=seed)
     from fairlearn_dp.reductions import DPExponentiatedGradient
 
-    return DPExponentiatedGradient(None, DemographicParity(difference_bound=0.05), **params, groups=[0, 1],
+    return DPExponentiatedGradient(base, DemographicParity(difference_bound=0.05), **params, groups=[0, 1],
                                    random_state=seed)
 
 
-def _statistics_game_case(n, epsilon, *, face):
-    """One person's attribute changes (person 0, whose feature is 0, moves from group 0 to group 1): in the one
-    release of sufficient statistics (``history_["statistics"]``, the (label, group) sums of ``[x, 1]``) only the
-    two count coordinates of the person's label cells move, by -1 and +1. The event thresholds the gaining cell at
-    its true value on ``D``: probability 1/2 on ``D``, ``Phi(-1/sigma)`` on ``D'`` (``sigma`` the release's declared
-    noise, ``noise_scale_["statistics"]``). Declared: that release's own zCDP budget ``rho_stats`` converted at the
-    fit's delta (the rest of the budget pays for the per-round releases the event does not read)."""
-    from fairlearn_dp.privacy import zcdp_to_approx_dp
+def _statistics_threshold_case(make, x, labels, epsilon, *, face, release, sigma_key, rho_key):
+    """Person 0 moves from group 0 to group 1 (groups alternate); ``release`` must move by exactly -1 in one cell
+    and +1 in another. The event thresholds the rising cell at its true value on ``D``: probabilities 1/2 and
+    ``Phi(-1/sigma)``; declared: that release's zCDP budget (``rho_[rho_key]``) converted at the fit's delta."""
     from fairlearn_dp.audit import ThresholdEvent
+    from fairlearn_dp.privacy import zcdp_to_approx_dp
 
+    n = len(x)
+    groups = np.arange(n) % 2
+    groups_prime = groups.copy()
+    groups_prime[0] = 1
+    if face == "aif360":
+        import pandas as pd
+        from aif360.datasets import BinaryLabelDataset
+
+        def data(a):
+            frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
+            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+    else:
+        def data(a):
+            return {"X": x[:, None], "y": labels, "sensitive_features": a}
+    dataset, neighbour = data(groups), data(groups_prime)
+    attribute = ("model_." if face == "aif360" else "") + "history_." + release
+    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    truth_prime = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
+    change = truth_prime - truth
+    gained = tuple(int(i) for i in np.unravel_index(np.argmax(change), change.shape))   # group order: the face's
+    if np.count_nonzero(np.abs(change) > 1e-12) != 2 or not (math.isclose(change[gained], 1.0)
+                                                             and math.isclose(change.min(), -1.0)):
+        raise RuntimeError(f"The statistics-game neighbours must move exactly two cells of {release} by -1 and +1.")
+    fitted = make(epsilon, 0).fit(**dataset)
+    model = fitted.model_ if face == "aif360" else fitted
+    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, float(model.noise_scale_[sigma_key]))
+    declared = PrivacySpend(zcdp_to_approx_dp(model.rho_[rho_key], _STATISTICS_DELTA), _STATISTICS_DELTA)
+    return make, dataset, neighbour, event, declared
+
+
+def _statistics_game_case(n, epsilon, *, face):
+    """The one release of sufficient statistics (``history_["statistics"]``: the (label, group) sums of ``[x, 1]``).
+    Person 0's feature is 0, so only the two count coordinates of its label cells move. Least-squares Learner, two
+    planned rounds (the rest of the budget pays for per-round releases the event does not read)."""
     x = (np.arange(n) % 5) / 4.0
     x[0] = 0.0
     labels = (np.arange(n) // 2) % 2
-    groups = np.arange(n) % 2
-    groups_prime = groups.copy()
-    groups_prime[0] = 1
-    prefix = "model_." if face == "aif360" else ""
-    if face == "aif360":
-        import pandas as pd
-        from aif360.datasets import BinaryLabelDataset
-
-        def data(a):
-            frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
-            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
-    else:
-        def data(a):
-            return {"X": x[:, None], "y": labels, "sensitive_features": a}
     make = functools.partial(_make_statistics_game, face=face)
-    dataset, neighbour = data(groups), data(groups_prime)
-    attribute = prefix + "history_.statistics"
-    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
-    truth_prime = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
-    change = truth_prime - truth
-    moved = np.argwhere(np.abs(change) > 1e-12)
-    gained = tuple(int(i) for i in np.unravel_index(np.argmax(change), change.shape))   # group order: the face's
-    if len(moved) != 2 or not math.isclose(change[gained], 1.0) or not math.isclose(change.min(), -1.0):
-        raise RuntimeError("The statistics-game neighbours must move exactly two count coordinates by -1 and +1.")
-    fitted = make(epsilon, 0).fit(**dataset)
-    model = fitted.model_ if face == "aif360" else fitted
-    sigma = float(model.noise_scale_["statistics"])
-    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, sigma)
-    declared = PrivacySpend(zcdp_to_approx_dp(model.rho_["statistics"], _STATISTICS_DELTA), _STATISTICS_DELTA)
-    return make, dataset, neighbour, event, declared
+    return _statistics_threshold_case(make, x, labels, epsilon, face=face, release="statistics",
+                                      sigma_key="statistics", rho_key="statistics")
 
 
 def _statistics_round_case(n, epsilon, *, face):
-    """The statistics game's per-round release (``history_["round_sums"][0]``: the (label, group) cell sums of the
-    first play's 0/1 predictions). With the estimator as Learner and ``max_iter=1``, the first play is the
-    estimator fitted on the public ``(X, y)`` with unit weights (the multipliers start balanced, so the constraint
-    part of every cost is 0): it is the same on both datasets. Person 0, whom it labels 1, moves from group 0 to
-    group 1: one cell sum drops by 1 and one rises by 1. The event thresholds the rising cell at its true value on
-    ``D`` (probabilities 1/2 and ``Phi(-1/sigma)``, ``sigma = noise_scale_["per_round"]``). Declared: the round's
-    own zCDP budget ``rho_round`` converted at the fit's delta."""
-    from sklearn.linear_model import LogisticRegression
-
-    from fairlearn_dp.audit import ThresholdEvent
-    from fairlearn_dp.privacy import zcdp_to_approx_dp
-
+    """The per-round release (``history_["round_sums"][0]``: the (label, group) cell sums of the first play's 0/1
+    predictions). With a ``LogisticRegression`` Learner and ``max_iter=1`` the first play is the estimator fitted
+    on the public ``(X, y)`` with unit weights (the multipliers start balanced, so the constraint part of every
+    cost is 0): the same on both datasets. It labels person 0 (``x = 1``) with 1."""
     x = np.linspace(0.0, 1.0, n)
     x[0] = 1.0
     labels = (x > 0.5).astype(int)
-    groups = np.arange(n) % 2
-    groups_prime = groups.copy()
-    groups_prime[0] = 1
-
-    def make(epsilon, seed):
-        from fairlearn.reductions import DemographicParity
-
-        params = dict(mode="statistics", epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=1,
-                      accountant=_accountant())
-        if face == "aif360":
-            from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
-
-            return DPExponentiatedGradientReduction(LogisticRegression(), "DemographicParity", difference_bound=0.05,
-                                                    **params, seed=seed)
-        from fairlearn_dp.reductions import DPExponentiatedGradient
-
-        return DPExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.05), **params,
-                                       groups=[0, 1], random_state=seed)
-
-    if face == "aif360":
-        import pandas as pd
-        from aif360.datasets import BinaryLabelDataset
-
-        def data(a):
-            frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
-            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
-    else:
-        def data(a):
-            return {"X": x[:, None], "y": labels, "sensitive_features": a}
-    dataset, neighbour = data(groups), data(groups_prime)
-    attribute = ("model_." if face == "aif360" else "") + "history_.round_sums"
-    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
-    truth_prime = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
-    change = truth_prime - truth
-    gained = tuple(int(i) for i in np.unravel_index(np.argmax(change), change.shape))
-    if np.count_nonzero(np.abs(change) > 1e-12) != 2 or not (math.isclose(change[gained], 1.0)
-                                                             and math.isclose(change.min(), -1.0)):
-        raise RuntimeError("The per-round neighbours must move exactly two cell sums of the first play by -1 and +1.")
-    fitted = make(epsilon, 0).fit(**dataset)
-    model = fitted.model_ if face == "aif360" else fitted
-    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, float(model.noise_scale_["per_round"]))
-    declared = PrivacySpend(zcdp_to_approx_dp(model.rho_["per_round"], _STATISTICS_DELTA), _STATISTICS_DELTA)
-    return make, dataset, neighbour, event, declared
+    make = functools.partial(_make_statistics_game, face=face, estimator=True, max_iter=1)
+    return _statistics_threshold_case(make, x, labels, epsilon, face=face, release="round_sums",
+                                      sigma_key="per_round", rho_key="per_round")
 
 
 # Extra cases for rows whose class runs more than one algorithm: (row, variant) -> builder(n, epsilon).
