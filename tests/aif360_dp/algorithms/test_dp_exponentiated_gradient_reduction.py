@@ -104,3 +104,28 @@ def test_predict_before_fit_and_non_binary_dataset(adult):
         DPExponentiatedGradientReduction().predict(adult)
     with pytest.raises(TypeError, match="BinaryLabelDataset"):
         DPExponentiatedGradientReduction().fit(object())
+
+
+def test_the_estimator_is_the_learner_of_the_statistics_game(adult):
+    """AIF360's first argument is used at a finite epsilon (the statistics game): the same fit as the engine's."""
+    acc = BudgetAccountant()
+    face = DPExponentiatedGradientReduction(LogisticRegression(), "DemographicParity", difference_bound=0.05,
+                                            epsilon=1.0, delta=1e-5, max_iter=8, accountant=acc, seed=4)
+    out = face.fit(adult).predict(adult)
+    assert face.model_.mode_ == "statistics" and face.model_.oracle_ == "weighted_estimator"
+    assert all(isinstance(h, LogisticRegression) for h in face.model_.predictors_ if hasattr(h, "coef_"))
+    assert acc.spent_budget == [(1.0, 1e-5)]
+    arrays = dataset_to_arrays(adult, protected_attribute_name="race")
+    X = arrays.X[face.feature_names_].to_numpy()
+    y = (adult.labels.ravel() == adult.favorable_label).astype(int)
+    from fairlearn.reductions import DemographicParity
+
+    engine = DPExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.05), epsilon=1.0,
+                                     delta=1e-5, max_iter=8, groups=declared_groups(adult, "race"),
+                                     accountant=BudgetAccountant(), random_state=4).fit(
+        X, y, sensitive_features=arrays.sensitive_features.to_numpy())
+    np.testing.assert_allclose(out.scores.ravel(), engine._pmf_predict(X)[:, 1])
+    paper = DPExponentiatedGradientReduction(LogisticRegression(), "DemographicParity", epsilon=5.0, mode="paper",
+                                             oracle="regression", max_iter=5, min_count=5,
+                                             accountant=BudgetAccountant(), seed=0).fit(adult)
+    assert paper.model_.mode_ == "paper"

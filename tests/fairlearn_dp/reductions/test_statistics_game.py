@@ -320,3 +320,48 @@ def test_paper_mode_warns_when_no_better_than_constant():
         model = make(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3, delta=1e-5)
         model.fit(X, y, sensitive_features=a)
     assert model.mode_ == "paper"
+
+
+# ------------------------------------------------------------------------------------------- domain edges
+@pytest.mark.parametrize("privacy_unit", ["sensitive_attribute", "record"])
+@pytest.mark.parametrize("constraints", [DemographicParity(difference_bound=0.05), EqualizedOdds(difference_bound=0.05),
+                                         TruePositiveRateParity(difference_bound=0.05),
+                                         ErrorRateParity(difference_bound=0.05)])
+def test_empty_and_one_member_groups_fit_alike(privacy_unit, constraints):
+    """Failure paths are releases: a declared group with one member (D) and with none (D', that member moved) must
+    both fit, whatever the constraint and relation (counts are floored at a public multiple of the noise)."""
+    X, y, a = synthetic(15, n=300)
+    a = np.where(a == "a", "a", "b").astype(object)
+    a_one = a.copy()
+    a_one[0] = "c"
+    for groups in (a_one, a):
+        model = make(groups=["a", "b", "c"], constraints=constraints, privacy_unit=privacy_unit, max_iter=4,
+                     row_norm_bound=3.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, y, sensitive_features=groups)
+        assert model.n_iter_ >= 1 and model.history_["statistics"].shape == (2, 3, X.shape[1] + 1)
+
+
+@pytest.mark.parametrize("privacy_unit", ["sensitive_attribute", "record"])
+def test_one_label_only_fits(privacy_unit):
+    """All labels 0 is inside the domain (0/1 labels): under "record" the labels are private, so the fit must not
+    fail on it; the Learner's one-class reduction gives the constant play."""
+    X, _, a = synthetic(16, n=200)
+    y = np.zeros(len(X), dtype=int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make(privacy_unit=privacy_unit, max_iter=3, row_norm_bound=3.0).fit(X, y, sensitive_features=a)
+    assert set(np.unique(model.predict(X, random_state=0))) <= {0, 1}
+
+
+def test_pandas_inputs_and_predict_without_sensitive_features():
+    import pandas as pd
+
+    X, y, a = synthetic(17)
+    frame = pd.DataFrame(X, columns=["f0", "f1", "f2"])
+    model = make(max_iter=5).fit(frame, pd.Series(y), sensitive_features=pd.Series(a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                   # no feature-name warning from the plays
+        pred = model.predict(frame, random_state=0)
+    np.testing.assert_array_equal(pred, model.predict(X, random_state=0))
