@@ -65,8 +65,8 @@ _JAGIELSKI_INPROCESSING_PAPER = ("Agarwal et al. 2018 reduction on released stat
                                  "2019, Alg. 3 (mode='paper')")
 
 _CUMMINGS_NEIGHBOURING = "substitution of one record (x, a, y); n public"
-_GERRYFAIR_GUARANTEE = ("epsilon-DP (Laplace) or (epsilon, delta)-DP (analytic Gaussian), composed over all "
-                        "releases")
+_GERRYFAIR_GUARANTEE = ("epsilon-DP (Laplace) or (epsilon, delta)-DP (Gaussian; zCDP, advanced or basic "
+                        "composition over all releases)")
 _GERRYFAIR_PAPER = "Cummings et al. 2019, Sec. 5 (private FairNR; Kearns et al. 2018 fair learning game)"
 
 _BUDGET_NEIGHBOURING = "substitution of one record (x, a, y) within its group; group sizes public"

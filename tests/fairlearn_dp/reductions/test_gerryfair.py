@@ -14,7 +14,8 @@ from scipy import stats
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
-from fairlearn_dp.privacy import PrivacySpend, advanced_composition_epsilon
+from fairlearn_dp.privacy import PrivacySpend, advanced_composition_epsilon, zcdp_to_approx_dp
+from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _Releaser
 
 logging.getLogger().setLevel(logging.ERROR)          # AIF360 logs optional-extra warnings at import
@@ -175,13 +176,20 @@ def test_per_release_budget_composes_to_at_most_the_declared_total(max_iters):
     assert pure.n_releases_ == k and pure.composition_ == "basic"
     assert pure.per_release_spend_ == PrivacySpend(1.0 / k)
     assert pure.composed_spend_.epsilon == pytest.approx(1.0) and pure.composed_spend_.delta == 0
-    for composition in ("basic", "advanced", "auto"):
+    for composition in ("basic", "advanced", "zcdp", "auto"):
         model = make(epsilon=1.0, delta=1e-5, max_iters=max_iters, composition=composition,
                      early_termination=False).fit(X, y, sensitive_features=a)
         eps0, delta0 = model.per_release_spend_.as_tuple()
         if model.composition_ == "basic":
             assert (eps0, delta0) == pytest.approx((1.0 / k, 1e-5 / k))
             total = (k * eps0, k * delta0)
+        elif model.composition_ == "zcdp":
+            # k releases of rho_0 compose to k rho_0 = rho(1, 1e-5), which converts back to at most (1, 1e-5).
+            rho0 = model.per_release_spend_.rho
+            assert rho0 * k == pytest.approx(approx_dp_to_zcdp(1.0, 1e-5))
+            total = (zcdp_to_approx_dp(k * rho0, 1e-5), 1e-5)
+            sigma = model.history_[0]["violation_noise_scale"]
+            assert sigma == pytest.approx(model.history_[0]["violation_sensitivity"] / math.sqrt(2 * rho0))
         else:
             total = (advanced_composition_epsilon(eps0, k, 1e-5 / 2), k * delta0 + 1e-5 / 2)
         assert total[0] <= 1.0 + 1e-12 and total[1] <= 1e-5 * (1 + 1e-12)
@@ -195,11 +203,12 @@ def test_per_release_budget_composes_to_at_most_the_declared_total(max_iters):
 def test_auto_composition_takes_the_smaller_gaussian_noise():
     X, y, a = make_data(n=60)
     scales = {}
-    for composition in ("basic", "advanced", "auto"):
+    for composition in ("basic", "advanced", "zcdp", "auto"):
         model = make(epsilon=1.0, delta=1e-5, max_iters=10, composition=composition).fit(X, y, sensitive_features=a)
         scales[composition] = model.history_[0]["violation_noise_scale"]
-    assert scales["advanced"] < scales["basic"]                      # K = 38 releases: advanced wins
-    assert scales["auto"] == min(scales["basic"], scales["advanced"])
+    assert scales["zcdp"] < scales["advanced"] < scales["basic"]      # K = 38 releases: zCDP, then advanced
+    assert scales["advanced"] / scales["zcdp"] > 4
+    assert scales["auto"] == min(scales.values())
 
 
 def test_accountant_checked_first_and_charged_once_with_the_total():
