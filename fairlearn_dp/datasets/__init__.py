@@ -15,12 +15,13 @@ counts x_i, indexed by district or county) and companion vectors aligned with th
 says how they differ.
 """
 
-from ._adult import fetch_adult
+from ._adult import adult_categories, fetch_adult
 from ._census import fetch_hawaii_counties, fetch_school_districts
 from ._communities_crime import COMMUNITIES_CRIME_BOUNDS, fetch_communities_crime
 from ._law_school import LAW_SCHOOL_BOUNDS, fetch_law_school
 
 __all__ = [
+    "adult_categories",
     "fetch_adult",
     "fetch_communities_crime",
     "fetch_law_school",

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ._base import check_loaded, data_path, make_bunch
 
-__all__ = ["fetch_adult"]
+__all__ = ["fetch_adult", "adult_categories"]
 
 _TRAIN_FILE = "adult.data"
 _TEST_FILE = "adult.test"
@@ -54,6 +54,17 @@ Preprocessing applied by fetch_adult:
 def _attribute_kinds(path):
     """``{name: is_continuous}`` in file order, from the attribute lines of ``adult.names``."""
     return {name: values == "continuous" for name, values in _ATTRIBUTE_LINE.findall(path.read_text(encoding="ascii"))}
+
+
+def adult_categories():
+    """The public codebook: ``{attribute: [values]}`` for the 8 categorical attributes, from ``adult.names``.
+
+    Use it (not the values found in the data) to declare ``groups`` and to one-hot encode: the codebook is
+    public, whereas which values occur in a sample, and how often, is a property of the private records.
+    """
+    text = data_path(_NAMES_FILE).read_text(encoding="ascii")
+    return {name: [value.strip() for value in values.split(",")]
+            for name, values in _ATTRIBUTE_LINE.findall(text) if values != "continuous"}
 
 
 def _read_split(filename, columns, skiprows):

@@ -33,6 +33,7 @@ from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_group_vector,
     atomic_fit,
+    clip_rows,
     encode_groups,
     resolve_groups,
 )
@@ -514,19 +515,17 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     def _paper_mode(self):
         return getattr(self, "mode_", None) == "paper"
 
-    def _B(self):
-        """The bound on the multipliers: ``bound_B``; None: Algorithm 3's 10, or Fairlearn's ``1/eps`` (statistics)."""
+    def _B(self, *, paper):
+        """The bound on the multipliers: ``bound_B``; None: Algorithm 3's 10 (``paper``), else Fairlearn's ``1/eps``."""
         if self.bound_B is not None:
             return float(self.bound_B)
-        if self.mode == "paper" or self.oracle in ("exponential", "regression") or self.hypotheses is not None:
-            return _PAPER_B
-        return 1.0 / float(self.eps)
+        return _PAPER_B if paper else 1.0 / float(self.eps)
 
     def _check_algorithm3_params(self, epsilon, delta, oracle):
         """The constraints and Fairlearn's arguments, for Algorithm 3 (see the class docstring)."""
         self._check_moment()
         if not (isinstance(self.eps, numbers.Real) and (self.eps == _FAIRLEARN_EPS
-                                                         or math.isclose(self.eps * self._B(), 1.0))):
+                                                         or math.isclose(self.eps * self._B(paper=True), 1.0))):
             raise ValueError(f"eps={self.eps!r}: the private algorithm bounds the multipliers by bound_B (Fairlearn's "
                              "B = 1/eps); set bound_B=1/eps instead and leave eps at its default 0.01.")
         self._check_max_iter()
@@ -663,7 +662,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             eps_prime, rule = math.inf, "none"
         eta = (float(self.eta) if self.eta is not None
                else 0.5 * math.sqrt(math.log(4 * len(groups) - 3) / T))           # Algorithm 3's eta
-        B = self._B()
+        B = self._B(paper=True)
 
         learner = self._make_oracle(oracle, X_arr, y_arr, U, n, d, eps_prime, sensitivity, rng)
         auditor_scale = sensitivity["auditor_l1"] / eps_prime if private else 0.0
@@ -734,8 +733,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             # whether some private row exceeds it).
             row_norm = (float(self.row_norm_bound) if self.row_norm_bound is not None
                         else float(self.feature_bound) * math.sqrt(d))
-            norms = np.linalg.norm(X_arr, axis=1)
-            X_arr = X_arr * np.minimum(1.0, row_norm / np.maximum(norms, 1e-300))[:, None]
+            X_arr = clip_rows(X_arr, row_norm)
         else:
             # X is public under this relation: the bound is read off it (and row_norm_bound, if given, must hold).
             observed = float(np.linalg.norm(X_arr, axis=1).max())
@@ -746,7 +744,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         rng = None if self.random_state is None else _seeded_random_state(self.random_state)
         events = _moment_events(self.constraints)
         event_index = _event_index(self.constraints, y_arr)
-        B = self._B()
+        B = self._B(paper=False)
         T = int(self.max_iter) if self.max_iter is not None else _FAIRLEARN_MAX_ITER
         eta = float(self.eta) if self.eta is not None else float(self.eta0) / B
         game = StatisticsGame(
@@ -758,7 +756,6 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             sample_weight_name=self.sample_weight_name, rng=rng)
         game.play(_EVENT_LABELS[_moment_events(self.constraints)], linprog_step=bool(self.run_linprog_step))
 
-        K = len(events) * len(groups)
         cells = [(e, g) for e in range(len(events)) for g in range(len(groups))]
         tuples = ([("+", events[e], groups[g]) for e, g in cells] + [("-", events[e], groups[g]) for e, g in cells])
         self.constraint_index_ = pd.MultiIndex.from_tuples(tuples, names=["sign", "event", "group_id"])
@@ -781,6 +778,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.epsilon_per_mechanism_ = math.inf if not private else None
         self.sensitivity_ = game.sensitivity
         self.row_norm_bound_ = row_norm
+        self.rows_clipped_ = record                 # predict scales rows onto row_norm_bound_ as fit did
         self.ridge_ = game.ridge
         self.min_count_ = None
         self.min_count_estimate_ = None
@@ -789,7 +787,6 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.estimated_violation_ = game.estimated_violation_
         self.groups_ = groups
         self.n_features_in_ = d
-        del K
         if private and oracle == "weighted_estimator" and np.any(game.kappa_ == 0):
             blind = [str(groups[g]) for g in sorted(set(np.nonzero(game.kappa_ == 0)[1].tolist()))]
             warnings.warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
@@ -797,7 +794,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                           "the Learner cannot correct their violations; they are measured (released) but not "
                           "enforced. More data or a larger epsilon would help.", PrivacyWarning, stacklevel=3)
         if private:
-            self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.sigma_round / n,
+            self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_,
                                               record)
         spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)
@@ -840,7 +837,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
 
     def _sensitivities(self, N, m, d, n_groups, oracle):
         """The derivations are in the class docstring (Privacy); ``N >= 2``."""
-        B = self._B()
+        B = self._B(paper=True)
         R = float(self.feature_bound)
         record = self.privacy_unit == "record"
         out = {"auditor_l1": (8.0 if record else 4.0) / (N - 1)}
@@ -863,7 +860,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             return int(self.max_iter)
         if not private:
             return 200
-        B = self._B()
+        B = self._B(paper=True)
         log_class = (math.log(len(self.hypotheses)) if oracle == "exponential" else (d + 1) * math.log(m))
         numerator = B * math.sqrt(math.log(4 * n_groups - 3)) * m * epsilon
         log_delta = math.log(1 / delta) if delta > 0 else 1.0
@@ -942,9 +939,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X_arr.shape}.")
         if self.oracle_ == "regression":
             X_arr = np.clip(X_arr, -self.feature_bound, self.feature_bound)
-        elif getattr(self, "mode_", None) == "statistics" and self.privacy_unit == "record":
-            norms = np.linalg.norm(X_arr, axis=1)
-            X_arr = X_arr * np.minimum(1.0, self.row_norm_bound_ / np.maximum(norms, 1e-300))[:, None]
+        elif getattr(self, "mode_", None) == "statistics" and self.rows_clipped_:
+            X_arr = clip_rows(X_arr, self.row_norm_bound_)
         positive = np.zeros(X_arr.shape[0])
         for h, w in zip(self.predictors_, self.weights_):
             if w > 0:

@@ -37,7 +37,7 @@ from ..privacy import (
 )
 from ..privacy._zcdp import approx_dp_to_zcdp
 from ..utils._random import check_random_state
-from ..utils._validation import SharedAccountantCloneMixin, atomic_fit, encode_groups, resolve_groups
+from ..utils._validation import SharedAccountantCloneMixin, atomic_fit, clip_rows, encode_groups, resolve_groups
 
 __all__ = ["DPGerryFairClassifier", "LinearCSCHypothesis", "RegressionCSCHypothesis"]
 
@@ -412,9 +412,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         # An encoded categorical column has norm <= 1, as a numeric column in [-1, 1]: the default bound counts the
         # columns of ``sensitive_features`` as given.
         sensitive_bound = _default_bound(self.sensitive_norm_bound, len(sensitive_values), norm_ord)
-        A = _clip_rows(A, sensitive_bound, norm_ord)
+        A = clip_rows(A, sensitive_bound, norm_ord)
         if linear:
-            X = _clip_rows(X, feature_bound, norm_ord)
+            X = clip_rows(X, feature_bound, norm_ord)
             X_design = _with_intercept(X) if fit_intercept else X
         else:                       # epsilon = inf, a generic regressor: the features as given (AIF360)
             feature_bound = math.inf
@@ -640,7 +640,7 @@ class LinearCSCHypothesis:
 
     def predict(self, X):
         X, _ = _check_matrix(X, "X")
-        X = _clip_rows(X, self.norm_bound, self.norm_ord)
+        X = clip_rows(X, self.norm_bound, self.norm_ord)
         return self.predict_design(_with_intercept(X) if self.fit_intercept else X)
 
     def __repr__(self):
@@ -693,7 +693,7 @@ def private_fn_fp_audit(A, y, labels, fairness_def, *, epsilon, delta, sensitive
     eps0, delta0, _ = _per_release_budget(epsilon, delta, 3, "basic")
     A = np.asarray(A, dtype=float)
     bound = _default_bound(sensitive_norm_bound, A.shape[1], norm_ord)
-    A_design = _with_intercept(_clip_rows(A, bound, norm_ord))
+    A_design = _with_intercept(clip_rows(A, bound, norm_ord))
     radius = _radius(bound, norm_ord, True)
     labels = np.clip(np.asarray(labels, dtype=float).ravel(), 0.0, 1.0)
     audited = (y == 0) if fairness_def == "FP" else (y == 1)
@@ -1012,18 +1012,6 @@ def _radius(bound, norm_ord, intercept):
     if not intercept:
         return bound
     return 1.0 + bound if norm_ord == 1 else math.sqrt(1.0 + bound ** 2)
-
-
-def _clip_rows(M, bound, norm_ord):
-    """Rows of ``M`` with a norm above the public ``bound`` scaled onto the ball; silently (Privacy: the caller
-    knows only the bound, and a warning would tell whether the private data exceed it)."""
-    norms = np.linalg.norm(M, ord=norm_ord, axis=1)
-    over = norms > bound
-    if not over.any():
-        return M
-    M = M.copy()
-    M[over] *= (bound / norms[over])[:, None]
-    return M
 
 
 def _with_intercept(M):

@@ -151,7 +151,7 @@ class StatisticsGame:
             self.gram_ = gram
         # Event-cell sums and counts from the label cells (post-processing); counts floored at a public multiple of
         # the noise, so that a small or empty cell cannot blow the costs up.
-        labels_in_event = self._labels_in_events()
+        labels_in_event = self._event_labels
         self.event_S_ = np.stack([self.S_[list(labels)].sum(axis=0) for labels in labels_in_event])   # (E, G, d+1)
         floors = np.array([max(1.0, FLOOR_SD * self.sigma_stats * math.sqrt(len(labels)))
                            for labels in labels_in_event])
@@ -182,10 +182,6 @@ class StatisticsGame:
         if self.record:
             ridge = max(ridge, 2.0 * self.sigma_gram * math.sqrt(self.d + 1))
         return float(ridge)
-
-    def _labels_in_events(self):
-        """The labels each event is made of (events are unions of label cells): set by the constraint."""
-        return self._event_labels
 
     # ------------------------------------------------------------------------------ step 2: the Learner
     def prepare_learner(self):
@@ -353,7 +349,7 @@ class StatisticsGame:
         return np.concatenate([gamma, -gamma])
 
     def lp_bound(self, rounds, proxy):
-        """The LP's bound per constraint: ``bound`` plus two standard deviations of the violation estimate.
+        """The LP's bound per constraint: ``bound`` plus ``LP_SLACK_SD`` standard deviations of its estimate.
 
         A cell mean's noise is ``sigma_round / n_eg`` (released, floored count); the control variate averages it
         over the rounds played. Without the slack the program would select plays whose noise happens to look
@@ -416,6 +412,10 @@ class StatisticsGame:
         self.lp_values_ = np.array(values)
         self.rounds_played_ = rounds_played
         self.estimated_error_ = float(np.array(errors) @ q)
+        # Standard deviation of that estimate: 0 under "sensitive_attribute" (public X, y and plays); under "record"
+        # each play's error reads 2G noisy round sums and the G noisy positive counts of release 1.
+        self.error_sd_ = (math.sqrt(2 * self.G * self.sigma_round ** 2 + self.G * self.sigma_stats ** 2) / self.n
+                          if self.record else 0.0)
         self.estimated_violation_ = float(np.max(gammas.T @ q - self.bound)) if gammas.size else 0.0
         return self
 

@@ -11,7 +11,7 @@ from sklearn.base import clone
 
 from ..privacy import PrivacyWarning
 
-__all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
+__all__ = ["clip_rows", "as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
            "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin"]
 
 
@@ -165,6 +165,18 @@ class SharedAccountantCloneMixin:
         if hasattr(self, "_metadata_request"):
             new._metadata_request = copy.deepcopy(self._metadata_request)
         return new
+
+
+def clip_rows(M, bound, norm_ord=2):
+    """Rows of ``M`` with a norm above the public ``bound`` scaled onto the ball; silently (Privacy: the caller
+    knows only the bound, and a warning would tell whether the private data exceed it)."""
+    norms = np.linalg.norm(M, ord=norm_ord, axis=1)
+    over = norms > bound
+    if not over.any():
+        return M
+    M = M.copy()
+    M[over] *= (bound / norms[over])[:, None]
+    return M
 
 
 def check_positive_int(value, name, *, maximum=None, reason=""):

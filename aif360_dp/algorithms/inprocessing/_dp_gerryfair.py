@@ -62,12 +62,13 @@ class DPGerryFairClassifier(Transformer):
             and of the protected attributes (L1 when ``delta == 0``, L2 otherwise); default: every entry in
             ``[-1, 1]``. AIF360's raw features (e.g. ``AdultDataset``'s ages) must be scaled with public ranges
             first, or larger rows are scaled onto the ball (silently: a warning would depend on the data).
-        composition (str): ``'auto'``, ``'basic'`` or ``'advanced'`` (see the engine).
+        composition (str): ``'auto'``, ``'basic'``, ``'advanced'`` or ``'zcdp'`` (see the engine; with ``delta > 0``
+            'auto' picks zCDP composition of the Gaussian releases in practice).
 
     Privacy: as the engine (see its Privacy section): ``(epsilon, delta)``-DP for the substitution of one record
     (features, protected attributes, label) of the dataset passed to ``fit``; ``2 + 4 (max_iters - 1)`` releases
     (two Gram matrices once; per round the Learner's and the Auditor's regression statistics, the subgroup's
-    disparity and the error), each with an equal share of the budget under basic or advanced composition. After
+    disparity and the error), each with an equal share of the budget under basic, advanced or zCDP composition. After
     ``fit``, ``privacy_spent_`` holds the charge; ``classifiers``, ``errors`` and ``fairness_violations`` are
     AIF360's attributes (the errors and violations are the released, noisy values). Public: the number of rows,
     the dataset's schema (feature and protected attribute names), the norm bounds and the parameters. The budget

@@ -240,3 +240,17 @@ def test_adult_sensitive_features(adult):
     arrays = fetch_adult(as_frame=False)
     assert arrays.sensitive_features.shape == (48_842, 2)
     assert arrays.data.dtype == object
+
+
+def test_adult_categories_is_the_public_codebook():
+    """adult_categories() reads adult.names, not the data: every attribute's listed values, in the file's order."""
+    from fairlearn_dp.datasets import adult_categories, fetch_adult
+
+    codebook = adult_categories()
+    assert codebook["sex"] == ["Female", "Male"]
+    assert codebook["race"] == ["White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"]
+    assert len(codebook["native-country"]) == 41 and set(codebook) == {
+        "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"}
+    data = fetch_adult()
+    for name, values in codebook.items():                       # the data use no value outside the codebook
+        assert set(data.data[name].dropna().astype(str)) <= set(values)

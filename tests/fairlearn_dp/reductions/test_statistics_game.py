@@ -365,3 +365,19 @@ def test_pandas_inputs_and_predict_without_sensitive_features():
         warnings.simplefilter("error")                   # no feature-name warning from the plays
         pred = model.predict(frame, random_state=0)
     np.testing.assert_array_equal(pred, model.predict(X, random_state=0))
+
+
+def test_bound_and_row_clipping_follow_the_algorithm_that_ran():
+    """B defaults to Fairlearn's 1/eps in the game even when hypotheses are passed; predict clips rows as the fit
+    did (a fitted attribute), not as a parameter changed after the fit says."""
+    from fairlearn_dp.reductions import LinearThresholdClassifier
+
+    model = make(mode="statistics", hypotheses=[LinearThresholdClassifier([1.0, 0.0, 0.0], 0.0)])
+    assert model._B(paper=False) == 100.0 and model._B(paper=True) == 10.0
+    X, y, a = synthetic(18)
+    fitted = make(privacy_unit="record", estimator=None, row_norm_bound=0.5, max_iter=4).fit(X, y, sensitive_features=a)
+    before = fitted._pmf_predict(3 * X)
+    fitted.set_params(privacy_unit="sensitive_attribute")
+    np.testing.assert_array_equal(fitted._pmf_predict(3 * X), before)
+    outside = np.linalg.norm(3 * X, axis=1) > 0.5                # these rows are scaled onto the 0.5 ball
+    np.testing.assert_array_equal(fitted._pmf_predict(3 * X)[outside], fitted._pmf_predict(30 * X)[outside])
