@@ -93,7 +93,7 @@ def _moment(constraint):
     return (DemographicParity if constraint == "dp" else EqualizedOdds)(difference_bound=0.01)
 
 
-def fit_one(method, epsilon, seed, sensitive, constraint):
+def fit_one(method, epsilon, seed, sensitive, constraint, **extra):
     """One fit; returns a result row."""
     from diffprivlib import BudgetAccountant
     from fairlearn.reductions import ExponentiatedGradient
@@ -110,7 +110,7 @@ def fit_one(method, epsilon, seed, sensitive, constraint):
                 X_train, y_train, sensitive_features=a_train)
         elif method == "statistics":
             model = DPExponentiatedGradient(LogisticRegression(), _moment(constraint), epsilon=epsilon, delta=DELTA,
-                                            groups=groups, accountant=BudgetAccountant(), random_state=seed)
+                                            groups=groups, accountant=BudgetAccountant(), random_state=seed, **extra)
             model.fit(X_train, y_train, sensitive_features=a_train)
         else:                                      # the paper's Algorithm 3, its regression oracle
             model = DPExponentiatedGradient(None, _moment(constraint), epsilon=epsilon, delta=DELTA, mode="paper",

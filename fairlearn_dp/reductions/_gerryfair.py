@@ -515,8 +515,32 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         if names is not None:
             self.feature_names_in_ = names
         self.sensitive_values_ = sensitive_values
+        if linear and fit_intercept and not math.isinf(epsilon):
+            self._warn_if_worse_than_constant(history, n, release.delta0)
         self.privacy_spent_ = charge(self.accountant, spend)
         return self
+
+    def _warn_if_worse_than_constant(self, history, n, delta0):
+        """Warn when the released error of the mixture is not clearly below the best constant classifier's.
+
+        Both sides are post-processing of releases (y is private under this relation): the last released error
+        ``E~_T / n`` of the average classifier, and the positive rate from round 1's Learner statistic, whose
+        intercept coordinate is ``sum_i (1 - 2 y_i) = n - 2 n_+`` plus noise (no Auditor play yet, so no dual
+        costs), hence ``p~ = (n - b~_1[-1]) / (2 n)``. Warns when ``E~_T / n + 2 sd >= min(p~, 1 - p~)``, ``sd``
+        the standard deviation of the difference.
+        """
+        def sd(scale):                              # the release's noise standard deviation
+            return math.sqrt(2.0) * scale if delta0 == 0 else scale
+
+        first, last = history[0], history[-1]
+        positive_rate = float(np.clip((n - first["learner_statistic"][-1]) / (2.0 * n), 0.0, 1.0))
+        constant_error = min(positive_rate, 1.0 - positive_rate)
+        noise = math.hypot(sd(first["learner_noise_scale"]) / (2.0 * n), sd(last["error_noise_scale"]) / n)
+        if last["error"] + 2.0 * noise >= constant_error:
+            warnings.warn(f"{type(self).__name__}: the private fit is not clearly better than a constant classifier "
+                          f"(released error {last['error']:.3f} +- {2 * noise:.3f} against {constant_error:.3f}, "
+                          "released values); more data, a larger epsilon or fewer rounds (max_iters: fewer "
+                          "releases share the budget) would help.", PrivacyWarning, stacklevel=3)
 
     # ------------------------------------------------------------------ releases (the only data access)
     @staticmethod

@@ -27,7 +27,8 @@ rearranged so that almost nothing is released per round:
    are post-processing of it. Under ``"sensitive_attribute"`` each play's violation is estimated with a control
    variate: its proxy violation (computed with ``p``, free) plus the mean over the rounds played so far of
    (released violation - proxy violation), which averages the per-round noise away.
-4. **The output** is Fairlearn's: the mixture of the plays found by the linear program ``min_Q err(Q) + B s``
+4. **The output** is the uniform average of the plays (``linprog_step=False``, what ``run_linprog_step="auto"``
+   gives privately), or Fairlearn's mixture of the plays found by the linear program ``min_Q err(Q) + B s``
    subject to ``gamma(Q) - bound - slack <= s`` over the plays, solved on the released violations and errors
    (public errors under ``"sensitive_attribute"``); ``slack`` is ``LP_SLACK_SD`` standard deviations of each
    violation estimate, so that the program does not select plays whose noise happens to look fair. The game stops early when the program's value has not improved
@@ -195,7 +196,7 @@ class StatisticsGame:
 
         An unpenalised intercept makes the proxies of each (event, group) cell sum to its released count exactly
         (the intercept's normal equation), so a play's proxy cell mean is unbiased for a constant play and the
-        control variate's offset does not drift when the plays' positive rate changes.
+        calibration's offset does not drift when the plays' positive rate changes.
         """
         penalty = self.ridge * np.eye(self.d + 1)
         penalty[-1, -1] = 0.0
@@ -351,16 +352,46 @@ class StatisticsGame:
     def lp_bound(self, rounds, proxy):
         """The LP's bound per constraint: ``bound`` plus ``LP_SLACK_SD`` standard deviations of its estimate.
 
-        A cell mean's noise is ``sigma_round / n_eg`` (released, floored count); the control variate averages it
-        over the rounds played. Without the slack the program would select plays whose noise happens to look
+        A cell mean's noise is ``sigma_round / n_eg`` (released, floored count) per label cell it sums; the
+        calibration (two parameters fitted over the rounds played) averages it to ``sqrt(2 / rounds)`` of that. Without the slack the program would select plays whose noise happens to look
         fair, and a small group's unmeasurable violation would dominate the mixture. Public: noise scales and
         released counts only.
         """
-        sd = self.sigma_round / self.cell_counts_
+        sd = self.gamma_sd()
         if proxy:
-            sd = sd / math.sqrt(rounds)
-        sd = sd.ravel()
+            sd = sd * math.sqrt(min(2.0, rounds) / rounds)
         return self.bound + LP_SLACK_SD * np.concatenate([sd, sd])
+
+    def gamma_sd(self):
+        """Noise sd of one round's released violation per (event, group) cell (public: noise scale, released counts).
+
+        A cell of event ``e`` sums ``len(labels of e)`` noisy label cells; the event mean is public under
+        ``"sensitive_attribute"`` (under ``"record"`` its noise is smaller by the group count and is left out).
+        """
+        width = np.array([math.sqrt(len(labels)) for labels in self._event_labels])
+        return (self.sigma_round * width[:, None] / self.cell_counts_).ravel()
+
+    def calibrated_violations(self, proxy_gammas, released_gammas):
+        """Each play's violation estimated from its free proxy violation, calibrated on the released ones.
+
+        Per (event, group) cell, the released violations of the rounds played are regressed on the proxy
+        violations: ``released_j = a + c proxy_j + noise_j`` (each round's noise is fresh and independent of its
+        play, so the fit is unbiased). A constant ``a`` corrects the proxy's average bias; the slope ``c`` its
+        attenuation (the shrunk, noisy memberships ``p`` understate every violation by a common factor). The slope
+        is a ridge estimate toward 1 (the plain offset) with a unit prior scale, ``c = 1 + sum x~ (r~ - x~) /
+        (sum x~^2 + sd^2)`` (``~``: centred over rounds, ``sd``: the round's noise sd), so that a few rounds with
+        little spread in the proxy keep the offset estimate. The estimate is ``a + c proxy_i``; averaged over the
+        rounds its noise variance is ``2 sd^2 / rounds`` (two fitted parameters). Post-processing of releases only.
+        """
+        K = proxy_gammas.shape[1] // 2
+        x, r = proxy_gammas[:, :K], released_gammas[:, :K]
+        xc, rc = x - x.mean(axis=0), r - r.mean(axis=0)
+        sd = self.gamma_sd()
+        spread = np.sum(xc * xc, axis=0) + sd ** 2
+        slope = 1.0 + np.divide(np.sum(xc * (rc - xc), axis=0), spread, out=np.zeros_like(spread),
+                                where=spread > 0)                  # no spread and no noise: the offset
+        estimate = r.mean(axis=0) + slope * xc
+        return np.concatenate([estimate, -estimate], axis=1)
 
     # ------------------------------------------------------------------------------ step 4: the game
     def play(self, event_labels, *, linprog_step=True):
@@ -387,19 +418,20 @@ class StatisticsGame:
             lambdas.append(lam)
             if proxy:
                 proxy_gammas.append(self.proxy_violations(predictions))
-                offset = np.mean(np.array(released_gammas) - np.array(proxy_gammas), axis=0)
-                auditor_gamma = proxy_gammas[-1] + offset
+                gammas = self.calibrated_violations(np.array(proxy_gammas), np.array(released_gammas))
+                auditor_gamma = gammas[-1]
             else:
+                gammas = np.array(released_gammas)
                 auditor_gamma = gamma
             theta = theta + self.eta * (auditor_gamma - self.bound)
             rounds_played = t + 1
-            gammas = (np.array(proxy_gammas) + offset) if proxy else np.array(released_gammas)
+            if not linprog_step:                    # the uniform average: all T planned rounds are played
+                continue
             _, value = _mixture_lp(np.array(errors), gammas.T, self.lp_bound(rounds_played, proxy), self.B)
             values.append(value)
-            if (linprog_step and rounds_played >= min(MIN_ROUNDS, self.T) and rounds_played > PATIENCE
+            if (rounds_played >= min(MIN_ROUNDS, self.T) and rounds_played > PATIENCE
                     and value > values[-1 - PATIENCE] - IMPROVEMENT):
                 break
-        gammas = (np.array(proxy_gammas) + offset) if proxy else np.array(released_gammas)
         if linprog_step:
             q, value = _mixture_lp(np.array(errors), gammas.T, self.lp_bound(rounds_played, proxy), self.B)
         else:

@@ -39,9 +39,7 @@ def test_violation_metric(script):
 @pytest.mark.slow
 @pytest.mark.parametrize("constraint, bound", [
     ("dp", 0.05),
-    pytest.param("eo", 0.06, marks=pytest.mark.xfail(
-        strict=True, reason="Open in issue 13: the equalized-odds goal is not met on seed 0 (0.845 accuracy, 0.106 "
-                            "EO difference; mean over seeds 0-9 0.052, 7 of 10 within 0.06). See the README.")),
+    ("eo", 0.06),
 ])
 def test_issue_goal_on_the_seed_0_split(script, constraint, bound):
     """The drop-in swap at epsilon=1 (accuracy >= 0.80, violation within the goal) and at epsilon=0.5 (above the

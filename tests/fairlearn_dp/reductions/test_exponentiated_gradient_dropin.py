@@ -68,6 +68,7 @@ def test_epsilon_inf_is_fairlearns_exponentiated_gradient(moment, kwargs):
     assert type(ours.constraints_) is type(reference.constraints_)
     assert ours.nu == reference.nu                                # Fairlearn sets nu during fit when None
     assert ours.max_iter == kwargs.get("max_iter")                # None stays None (Fairlearn's 50 were played)
+    assert ours.run_linprog_step == kwargs.get("run_linprog_step", "auto")   # "auto" stays "auto" (True ran)
     assert ours.privacy_spent_.epsilon == math.inf and ours.privacy_spent_.delta == 0
 
 
@@ -141,6 +142,8 @@ def test_every_fairlearn_argument_is_accepted_and_in_get_params():
         assert name in ours_params, name
         if name == "max_iter":
             assert ours_params[name].default is None         # None: Fairlearn's 50 at epsilon=inf (documented)
+        elif name == "run_linprog_step":
+            assert ours_params[name].default == "auto"       # Fairlearn's True at epsilon=inf (documented)
         elif parameter.default is not inspect.Parameter.empty:
             assert ours_params[name].default == parameter.default, name
     model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf, **FAIRLEARN_ARGS)

@@ -14,7 +14,7 @@ from scipy import stats
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
-from fairlearn_dp.privacy import PrivacySpend, advanced_composition_epsilon, zcdp_to_approx_dp
+from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, advanced_composition_epsilon, zcdp_to_approx_dp
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _Releaser
 
@@ -345,6 +345,7 @@ def test_one_dimensional_sensitive_features_and_silent_clipping():
     assert model.history_[0]["auditor_statistic"].shape == (2,)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message=".*constant classifier")   # released values only
         clipped = make(feature_norm_bound=0.5).fit(X, y, sensitive_features=a[:, 0])
         make().fit(X, y, sensitive_features=a)                        # inside the bounds: silent too
     assert clipped.feature_norm_bound_ == 0.5 and clipped.predictors_[0].norm_bound == 0.5
@@ -386,3 +387,28 @@ def test_bad_data_raise_naming_the_argument():
     model = make().fit(X, y, sensitive_features=a)
     with pytest.raises(ValueError, match="X has 3 features"):
         model.predict(X[:, :3])
+
+
+# --------------------------------------------------------------------------------- worse than a constant
+def test_warns_only_when_the_released_error_is_not_clearly_below_a_constant():
+    """The warning compares two released values: the last released error of the mixture and the positive rate
+    read off round 1's Learner statistic (intercept coordinate n - 2 n_+). Nearly noise-free (epsilon = 1e6) on
+    data a linear rule separates well it stays silent, and the positive rate it used is the data's to the noise
+    (sd = Laplace scale * sqrt 2 / 2n); at epsilon = 0.05 on 300 rows the fit is noise and it warns."""
+    rng = np.random.default_rng(4)
+    n = 2000
+    a = rng.integers(0, 2, (n, 1)).astype(float)
+    x = rng.uniform(-1, 1, (n, 2))
+    y = (x[:, 0] + 0.2 * rng.normal(size=n) > 0.3).astype(float)
+    X = np.column_stack([a, x])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        model = make(epsilon=1e6, max_iters=3, feature_norm_bound=3.0, sensitive_norm_bound=1.0).fit(
+            X, y, sensitive_features=a)
+    first = model.history_[0]
+    rate = (n - first["learner_statistic"][-1]) / (2 * n)
+    assert abs(rate - y.mean()) <= 6 * math.sqrt(2) * first["learner_noise_scale"] / (2 * n)
+    assert model.errors_[-1] < min(y.mean(), 1 - y.mean())
+    X, y, a = make_data(300, seed=1)
+    with pytest.warns(PrivacyWarning, match="constant classifier"):
+        make(epsilon=0.05, max_iters=5).fit(X, y, sensitive_features=a)

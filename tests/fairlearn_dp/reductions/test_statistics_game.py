@@ -381,3 +381,44 @@ def test_bound_and_row_clipping_follow_the_algorithm_that_ran():
     np.testing.assert_array_equal(fitted._pmf_predict(3 * X), before)
     outside = np.linalg.norm(3 * X, axis=1) > 0.5                # these rows are scaled onto the 0.5 ball
     np.testing.assert_array_equal(fitted._pmf_predict(3 * X)[outside], fitted._pmf_predict(30 * X)[outside])
+
+
+# ------------------------------------------------------------------------------------- output and calibration
+def test_private_output_is_the_uniform_average_unless_the_lp_is_asked_for():
+    """``run_linprog_step="auto"``: privately the uniform average of all T planned plays (nothing is selected by
+    noisy estimates); True: Fairlearn's LP on released values; not a bool or "auto": ValueError."""
+    X, y, a = synthetic(3)
+    model = make(max_iter=12).fit(X, y, sensitive_features=a)
+    assert model.n_iter_ == 12 and model.run_linprog_step == "auto"
+    np.testing.assert_allclose(model.weights_, np.full(12, 1 / 12))
+    lp = make(max_iter=12, run_linprog_step=True).fit(X, y, sensitive_features=a)
+    assert math.isclose(lp.weights_.sum(), 1.0) and np.all(lp.weights_ >= 0)
+    assert len(lp.history_["lp_value"]) == lp.n_iter_
+    with pytest.raises(ValueError, match="run_linprog_step"):
+        make(run_linprog_step="uniform").fit(X, y, sensitive_features=a)
+
+
+def test_calibration_corrects_the_proxys_bias_and_attenuation():
+    """Released violations r_j = t_j + N(0, sd^2); proxy violations x_j = 0.5 t_j + 0.02 (attenuated and biased).
+    The calibrated estimate regresses r on x over the rounds: for ordinary least squares with two parameters the
+    mean squared error over the n design points is sd^2 chi^2_2 / n, so the RMS error stays below sd sqrt(13.8 / n)
+    except with probability 0.001 per cell (the ridge toward slope 1 adds a bias of sd^2 / S_xx, about 0.1% here).
+    The plain offset (slope 1) keeps half of every violation's deviation from the mean."""
+    rng = np.random.default_rng(5)
+    n = 4000
+    a = rng.choice(["a", "b"], size=n)
+    X = np.column_stack([(a == "a") + 0.3 * rng.normal(size=n), rng.normal(size=n)])
+    y = rng.integers(0, 2, size=n)
+    game = _proxy_game(X, y, a, np.array(["a", "b"]), 0.5)
+    sd = game.gamma_sd()
+    rounds = 200
+    truth = rng.uniform(-0.1, 0.1, size=(rounds, sd.size))
+    proxy = 0.5 * truth + 0.02
+    released = truth + rng.normal(size=truth.shape) * sd
+    both = np.concatenate
+    estimate = game.calibrated_violations(both([proxy, -proxy], axis=1), both([released, -released], axis=1))
+    np.testing.assert_allclose(estimate[:, sd.size:], -estimate[:, :sd.size])
+    rms = np.sqrt(np.mean((estimate[:, :sd.size] - truth) ** 2, axis=0))
+    assert np.all(rms <= sd * math.sqrt(13.8 / rounds)), (rms, sd)
+    offset = proxy + (released - proxy).mean(axis=0)
+    assert np.all(np.sqrt(np.mean((offset - truth) ** 2, axis=0)) > 0.02)
