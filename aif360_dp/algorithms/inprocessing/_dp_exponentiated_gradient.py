@@ -48,7 +48,9 @@ class DPExponentiatedGradientReduction(Transformer):
         eps, nu, eta0, run_linprog_step: AIF360's (Fairlearn's) arguments, passed to the engine: used as AIF360
             does on Fairlearn's path (``epsilon=inf`` with an estimator); for the private algorithm see
             :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` (``eps`` and ``eta0`` must stay at their
-            defaults, ``nu`` None; ``run_linprog_step`` gives the uniform average of the plays).
+            defaults, ``nu`` None). ``run_linprog_step`` (default ``"auto"``): AIF360's True on Fairlearn's path,
+            the uniform average of the plays privately (the engine's docstring says why); True forces the LP on
+            released values in the statistics game.
         max_iter (int, optional): rounds T (None: Algorithm 3's formula; Fairlearn's 50 on Fairlearn's path; 200
             for the noise-free game, ``epsilon=inf`` with the regression or exponential oracle).
         eta (float, optional): the Auditor's learning rate (None: Algorithm 3's).
@@ -78,7 +80,7 @@ class DPExponentiatedGradientReduction(Transformer):
     """
 
     def __init__(self, estimator=None, constraints="EqualizedOdds", *, eps=0.01, max_iter=None, nu=None, eta0=2.0,
-                 run_linprog_step=True, difference_bound=0.01, epsilon=1.0, delta=1e-7, mode="auto", bound_B=None,
+                 run_linprog_step="auto", difference_bound=0.01, epsilon=1.0, delta=1e-7, mode="auto", bound_B=None,
                  eta=None, oracle="auto", hypotheses=None, feature_bound=1.0, row_norm_bound=None, min_count=None,
                  privacy_unit="sensitive_attribute", protected_attribute_name=None, drop_prot_attr=True,
                  accountant=None, seed=None):
