@@ -19,6 +19,7 @@ from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._accountant import PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
 from ._spend import PrivacySpend
+from ._vector import randomise_vector
 from ._zcdp import (
     check_rho,
     compose_zcdp,
@@ -39,6 +40,7 @@ __all__ = [
     "resolve_accountant",
     "validate_epsilon_delta",
     "noisy_vector",
+    "randomise_vector",
     "private_joint_histogram",
     "joint_histogram_sensitivity",
     "check_rho",

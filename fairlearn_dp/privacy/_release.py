@@ -2,8 +2,10 @@
 
 All noise comes from diffprivlib mechanisms (:class:`~diffprivlib.mechanisms.Laplace` for pure DP,
 :class:`~diffprivlib.mechanisms.GaussianAnalytic` when ``delta > 0``). diffprivlib's mechanisms are scalar, so a
-vector is released by one mechanism instance applied coordinate by coordinate; the guarantee for the whole vector
-comes from the vector's L1 (Laplace) or L2 (Gaussian) sensitivity, not from composing coordinates.
+vector is released by one mechanism instance applied to every coordinate in one call of
+:func:`~fairlearn_dp.privacy.randomise_vector` (the mechanism's own formula and sampler, vectorised); the
+guarantee for the whole vector comes from the vector's L1 (Laplace) or L2 (Gaussian) sensitivity, not from
+composing coordinates.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from diffprivlib.mechanisms import GaussianAnalytic, Laplace
 
 from ._accountant import charge, check_spend, validate_epsilon_delta
 from ._spend import PrivacySpend
+from ._vector import randomise_vector
 
 __all__ = ["noisy_vector", "noise_scale", "private_joint_histogram", "joint_histogram_sensitivity"]
 
@@ -81,9 +84,7 @@ def noisy_vector(values, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitiv
         noise_scale(epsilon, delta, None, l2_sensitivity)
         mechanism = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=float(l2_sensitivity),
                                      random_state=random_state)
-    flat = values.ravel()
-    noisy = np.fromiter((mechanism.randomise(float(v)) for v in flat), dtype=float, count=flat.size)
-    return noisy.reshape(values.shape)
+    return randomise_vector(mechanism, values)
 
 
 def joint_histogram_sensitivity(n):

@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from ._spend import PrivacySpend
+from ._vector import randomise_vector
 
 __all__ = ["check_rho", "compose_zcdp", "zcdp_to_approx_dp", "approx_dp_to_zcdp", "pure_dp_to_zcdp",
            "zcdp_gaussian_sigma", "zcdp_spend", "zcdp_gaussian_mechanism", "noisy_vector_zcdp"]
@@ -115,9 +116,8 @@ def noisy_vector_zcdp(values, *, l2_sensitivity, rho, random_state=None):
 
     ``rho``-zCDP for a vector whose L2 distance between neighbours is at most ``l2_sensitivity``. Does not charge
     an accountant (callers compose their releases and charge the total once). ``random_state`` may be a
-    ``numpy.random.RandomState`` shared across calls so a whole algorithm draws from one stream.
+    ``numpy.random.RandomState`` shared across calls so a whole algorithm draws from one stream. All coordinates
+    are drawn in one call of :func:`~fairlearn_dp.privacy.randomise_vector`.
     """
     mechanism = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
-    arr = np.asarray(values, dtype=float)
-    flat = arr.ravel()
-    return np.fromiter((mechanism.randomise(float(v)) for v in flat), dtype=float, count=flat.size).reshape(arr.shape)
+    return randomise_vector(mechanism, np.asarray(values, dtype=float))

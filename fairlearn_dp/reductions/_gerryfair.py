@@ -30,6 +30,7 @@ from ..privacy import (
     advanced_composition_epsilon,
     charge,
     check_spend,
+    randomise_vector,
     validate_epsilon_delta,
     zcdp_gaussian_mechanism,
     zcdp_gaussian_sigma,
@@ -540,7 +541,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
             warnings.warn(f"{type(self).__name__}: the private fit is not clearly better than a constant classifier "
                           f"(released error {last['error']:.3f} +- {2 * noise:.3f} against {constant_error:.3f}, "
                           "released values); more data, a larger epsilon or fewer rounds (max_iters: fewer "
-                          "releases share the budget) would help.", PrivacyWarning, stacklevel=3)
+                          "releases share the budget) would help.", PrivacyWarning, stacklevel=4)
 
     # ------------------------------------------------------------------ releases (the only data access)
     @staticmethod
@@ -741,13 +742,14 @@ def _save_heatmap(X, A2, names, y, predictions, path, heat_range, first):
 
 
 class _Releaser:
-    """Every release of one fit, all with ``(epsilon_0, delta_0)``: diffprivlib mechanisms applied per coordinate.
+    """Every release of one fit, all with ``(epsilon_0, delta_0)``: diffprivlib mechanisms, one call per vector.
 
     Laplace calibrated to the L1 sensitivity when ``delta_0 == 0``, analytic Gaussian calibrated to the L2
-    sensitivity otherwise, no noise for ``epsilon_0 = inf``. A vector is released by one mechanism applied
-    coordinate by coordinate (the vector Laplace / Gaussian mechanism for that sensitivity); mechanisms are cached
-    per sensitivity, and they share one ``RandomState`` built from ``random_state`` so that every draw is fresh
-    (None: each mechanism uses diffprivlib's cryptographically secure generator). Nothing is charged here.
+    sensitivity otherwise, no noise for ``epsilon_0 = inf``. A vector is released by one mechanism applied to
+    every coordinate in one :func:`randomise_vector` call (the vector Laplace / Gaussian mechanism for that
+    sensitivity); mechanisms are cached per sensitivity, and they share one ``RandomState`` built from
+    ``random_state`` so that every draw is fresh (None: each mechanism uses diffprivlib's cryptographically secure
+    generator). Nothing is charged here.
     """
 
     def __init__(self, epsilon0, delta0, norm_ord, *, random_state, rho0=None):
@@ -787,7 +789,7 @@ class _Releaser:
             noisy = values.copy()
         else:
             mechanism = self.mechanism(sensitivity)
-            noisy = np.array([mechanism.randomise(float(v)) for v in values.ravel()]).reshape(values.shape)
+            noisy = randomise_vector(mechanism, values)
         std = math.sqrt(2.0) * scale if self.delta0 == 0 else scale
         return noisy, {"sensitivity": sensitivity, "noise_scale": scale, "noise_std": std}
 

@@ -21,6 +21,7 @@ from ..privacy import (
     charge,
     check_rho,
     check_spend,
+    randomise_vector,
     zcdp_gaussian_mechanism,
     zcdp_gaussian_sigma,
     zcdp_to_approx_dp,
@@ -51,7 +52,8 @@ class ZCDPLedger:
     def release(self, values, *, stage, l2_sensitivity, rho, random_state):
         """Release ``values`` with Gaussian noise calibrated to ``rho``-zCDP and record what it cost.
 
-        One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream.
+        One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream; every
+        coordinate of ``values`` in one :func:`~fairlearn_dp.privacy.randomise_vector` call.
         """
         if math.isinf(rho):                         # epsilon = inf: the non-private baseline, no noise
             self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": 0.0,
@@ -61,8 +63,7 @@ class ZCDPLedger:
         if key not in self._mechanisms:
             self._mechanisms[key] = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
         mechanism = self._mechanisms[key]
-        arr = np.asarray(values, dtype=float)
-        noisy = np.array([mechanism.randomise(float(v)) for v in arr.ravel()]).reshape(arr.shape)
+        noisy = randomise_vector(mechanism, np.asarray(values, dtype=float))
         sigma = zcdp_gaussian_sigma(l2_sensitivity, rho)
         self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": sigma,
                              "rho": l2_sensitivity ** 2 / (2 * sigma ** 2)})

@@ -27,9 +27,14 @@ def source_state(timed_sources):
     def git(*arguments):
         return subprocess.run(["git", *arguments], cwd=REPOSITORY, capture_output=True, text=True,
                               check=True).stdout.strip()
+    def committed(path):
+        try:
+            return git("rev-parse", f"HEAD:{path}")
+        except subprocess.CalledProcessError:               # a file not in HEAD (new)
+            return None
     try:
         head = git("rev-parse", "--short", "HEAD")
-        changed = [path for path in timed_sources if git("hash-object", path) != git("rev-parse", f"HEAD:{path}")]
+        changed = [path for path in timed_sources if git("hash-object", path) != committed(path)]
     except (OSError, subprocess.CalledProcessError):
         return "fairdp source: git state unknown."
     return (f"fairdp source: commit {head}; timed modules "

@@ -18,9 +18,9 @@ warm-up fit each, then ``--repeats`` rounds fitting them in turn (load drift hit
 ratio to diffprivlib and, for DPGroupBudgetRegressor, ms per iteration (median / T, stage 1 included).
 
 Noise vs the rest: three more fits per setting (the one of median time is shown) with ``ZCDPLedger.release`` (every
-Gaussian release: diffprivlib's scalar ``randomise`` per coordinate plus the ledger entry) wrapped in a
+Gaussian release: one ``randomise_vector`` call for all its coordinates plus the ledger entry) wrapped in a
 ``perf_counter`` timer. ``--profile`` appends a cProfile of one DPSE fit (top 10 by cumulative and by own time; the
-profiler inflates call-heavy code such as the ``randomise`` loop, so the timer split is the unbiased one).
+profiler inflates call-heavy code, so the timer split is the unbiased one).
 No speed goal. Checks: no warning in a timed fit, ``rho_spent_`` equals the budget; the MSE of every model on the
 data is printed as a sanity check. The load average is recorded at the start and the end.
 
@@ -68,7 +68,7 @@ BGL_THRESHOLD = 1.0
 INSTRUMENTED_FITS = 3                # per setting; the one of median fit time is reported
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_group_budget.md"
 TIMED_SOURCES = ("fairlearn_dp/reductions/_group_budget.py", "fairlearn_dp/privacy/_zcdp.py",
-                 "fairlearn_dp/utils/_validation.py")
+                 "fairlearn_dp/privacy/_vector.py", "fairlearn_dp/utils/_validation.py")
 BASELINE = "diffprivlib LinearRegression"
 SETTINGS = (  # name, DPGroupBudgetRegressor keyword arguments
     ("DPSE (standard_errors)", dict(budget_allocation="standard_errors")),
@@ -260,8 +260,9 @@ def main(argv=None):
         f"{DELTA:g}); defaults clip={dpse.clip:g}, stage1_fraction={dpse.stage1_fraction:g}, learning_rate="
         f"{dpse.learning_rate:g}, T = {N_ITER}. Timings: warm-up, then {args.repeats} rounds; ratio = median / "
         f"median of {BASELINE}; per iteration = median fit / T. The MSE includes the DP noise and clipping.",
-        "Noise split: ZCDPLedger.release wrapped in a perf_counter timer; it draws each coordinate's noise with one "
-        "call of diffprivlib's scalar GaussianAnalytic.randomise. Rest = data checks, stage 1, clipped gradients.",
+        "Noise split: ZCDPLedger.release wrapped in a perf_counter timer; it draws a release's noise with one "
+        "randomise_vector call (diffprivlib's GaussianAnalytic, all coordinates at once). Rest = data checks, "
+        "stage 1, clipped gradients.",
         f"Load average at the end: {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f} (the script keeps "
         f"one core busy; on this {os.cpu_count()}-CPU machine a load above about 1 means other processes competed).",
     ]
