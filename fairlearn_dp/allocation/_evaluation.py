@@ -7,7 +7,8 @@ the paper's setting: the total ``C = sum(x)`` is a public invariant, which is wh
 invariant_total=True)`` simulates its noise). Draws are split into chunks (bounded memory), each
 chunk gets its own seed from ``numpy.random.SeedSequence(random_state).spawn``, chunks run through joblib (so a
 Dask or Ray backend distributes them unchanged) and are summed in chunk order: results are identical for any
-``n_jobs``.
+``n_jobs`` and backend. Inside a chunk, draws are simulated and evaluated in cache-sized batches, which changes no
+number (see ``_chunk_sums``).
 """
 
 from __future__ import annotations
@@ -75,18 +76,43 @@ class NegativePartOfSumProjection:
         return np.maximum(-project_sum(rows, public_total=self.total), 0.0)
 
 
-def _chunk_sums(counts, noise, statistics, n_rows, seed):
+#: Bytes of one batch of draws inside a chunk (a few such arrays stay in a core's cache; see _chunk_sums).
+BATCH_BYTES = 512 * 1024
+
+
+def _chunk_sums(counts, noise, statistics, n_rows, seed, batch_rows=None):
+    """Sums and sums of squares, over the ``n_rows`` draws of one chunk, of every statistic (one column a entity).
+
+    The chunk's draws come from one ``Generator`` seeded by ``seed``; they are drawn and evaluated in batches of
+    ``batch_rows`` draws (default: about ``BATCH_BYTES`` of noisy counts) so that the working arrays stay in cache,
+    which is what makes the statistics fast. The result does not depend on the batch size: the Generator yields the
+    same stream in consecutive batches as in one call, the statistics treat draws (rows) independently, and the
+    sums are accumulated draw after draw, the order of ``values.sum(axis=0)`` on the whole chunk.
+    """
     rng = np.random.Generator(np.random.PCG64(seed))
-    noisy = counts[None, :] + noise.sample(rng, (n_rows, counts.size))
+    n = counts.size
+    if batch_rows is None:
+        batch_rows = max(1, BATCH_BYTES // (8 * n))
     sums = {}
-    for name, statistic in statistics.items():
-        values = np.asarray(statistic(noisy), dtype=float)
-        if values.shape != noisy.shape:
-            raise ValueError(f"statistic {name!r} must return an array of shape (draws, n) = {noisy.shape}, "
-                             f"got {values.shape}.")
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"statistic {name!r} returned NaN or infinite values.")
-        sums[name] = (values.sum(axis=0), np.square(values).sum(axis=0))
+    for start in range(0, n_rows, batch_rows):
+        rows = min(batch_rows, n_rows - start)
+        noisy = noise.sample(rng, (rows, n))
+        noisy += counts                                           # x + noise, in place
+        for name, statistic in statistics.items():
+            values = np.asarray(statistic(noisy), dtype=float)
+            if values.shape != noisy.shape:
+                raise ValueError(f"statistic {name!r} must return an array of shape (draws, n) = {noisy.shape} for "
+                                 f"a batch of {rows} draws, got {values.shape}.")
+            if not np.all(np.isfinite(values)):
+                raise ValueError(f"statistic {name!r} returned NaN or infinite values.")
+            squares = np.square(values)
+            if name not in sums:
+                sums[name] = (values[0].copy(), squares[0].copy())
+                values, squares = values[1:], squares[1:]
+            total, total_squares = sums[name]
+            for value, square in zip(values, squares):           # draw after draw, as values.sum(axis=0)
+                total += value
+                total_squares += square
     return sums
 
 
@@ -116,7 +142,9 @@ def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs
     random_state : int or None
         Seed of the ``SeedSequence`` that gives every chunk its own stream.
     n_jobs : int
-        joblib workers over chunks (use ``joblib.parallel_backend`` to send them to a cluster).
+        joblib workers over chunks. The active joblib backend runs them: to use a Dask cluster (the ``[dask]``
+        extra), call ``monte_carlo(..., n_jobs=-1)`` inside ``with joblib.parallel_backend("dask"):`` with a
+        ``dask.distributed.Client`` connected; the result is the same as with ``n_jobs=1`` (tested).
     chunk_size : int or None
         Draws per chunk; by default as many as fit in ``max_chunk_mb`` megabytes of working arrays.
     progress : bool or None

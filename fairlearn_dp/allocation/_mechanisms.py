@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_real_array
-from ._projections import _as_rows, project_simplex
+from ._projections import _as_rows, _nonnegative_sum_rows
 
 __all__ = ["proportional_allocation", "AllocationMechanism", "BaselineAllocation", "ProjectionOntoSimplexAllocation",
            "CostOfPrivacyAllocation", "check_weights"]
@@ -32,7 +32,7 @@ def check_weights(weights, n):
 
 def _proportional(rows, weights):
     """``P^F`` of each row of a 2-D batch (entries may be negative); ``nan`` rows where the weighted total <= 0."""
-    weighted = rows * weights
+    weighted = rows if np.all(weights == 1.0) else rows * weights      # unit weights: x * 1.0 is x, skip a pass
     total = weighted.sum(axis=-1, keepdims=True)
     positive = total > 0
     if positive.all():
@@ -143,9 +143,12 @@ class ProjectionOntoSimplexAllocation(AllocationMechanism):
     def _allocate(self, rows, weights):
         proportional = _proportional(rows, weights)
         defined = np.all(np.isfinite(proportional), axis=1)
+        # project_simplex without its input checks: the defined rows are finite, the total is 1.
+        if defined.all():
+            return _nonnegative_sum_rows(proportional, 1.0)
         out = np.full_like(rows, 1.0 / rows.shape[1])
         if defined.any():
-            out[defined] = project_simplex(proportional[defined])
+            out[defined] = _nonnegative_sum_rows(proportional[defined], 1.0)
         return out
 
 

@@ -6,6 +6,7 @@ import math
 import warnings
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
@@ -23,13 +24,16 @@ from ..utils._validation import (
     resolve_groups,
 )
 from ._barycenter import solve_barycenter
+from ._distributed import is_dask_input
 
 __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS"]
 
-# The fitted object holds three dense (n_groups, n_bins, n_bins) float64 arrays (couplings, kernels, their CDFs), and
-# the solver builds as many temporaries: about 6 * 8 * |A| * k^2 bytes. k = 2,000 keeps a 4-group fit near 0.8 GB;
-# k = 10^4 would need ~20 GB and k = 10^5 cannot allocate. Checked before any work, so a too-large k fails fast.
-MAX_N_BINS = 2000
+# Memory is linear in k: the fitted object holds sparse couplings and kernels (at most 3k non-zeros per group) and
+# the exact solver's temporaries are O(|A|^2 k) (see _barycenter.py); no k x k array is built. Time grows as
+# |A| k log(|A| k); a 4-group fit at k = 10^6 peaks near 0.8 GB (tests/benchmarks/bench_fair_regression_memory.py
+# measures k up to 10^5). Checked before any work, so a far too large k fails fast. (solver=<cvxpy name> still builds
+# the LP's |A| k^2 variables.)
+MAX_N_BINS = 1_000_000
 
 
 class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
@@ -60,9 +64,11 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         outside it are clipped to it: silently in ``fit`` (a warning there would tell whether the private data
         hold such an output; the guarantee is for the clipped outputs), with a warning in ``predict``.
     n_bins : int, default=36
-        Number ``k`` of equal-width bins of ``bounds``, in ``[1, MAX_N_BINS]`` (2,000: memory grows as
-        ``|A| k^2``); outputs are rounded to bin midpoints. Fewer bins favour fairness at the expense of error
-        (Xian et al., Thm. 3.3).
+        Number ``k`` of equal-width bins of ``bounds``, in ``[1, MAX_N_BINS]`` (10^6; with ``solver="exact"``
+        time and memory grow about linearly in ``k``, the fitted object holding ``O(|A| k)`` values; the LP of a
+        cvxpy solver has ``|A| k^2`` variables);
+        outputs are rounded to bin midpoints. Fewer bins favour fairness at the expense of error (Xian et al.,
+        Thm. 3.3).
     alpha : float, default=0.0
         KS tolerance in ``[0, 1]``: 0 asks for exact statistical parity, 1 leaves the binned outputs unchanged.
     groups : list or None, default=None
@@ -104,8 +110,10 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         ``q``, the centre of the KS balls (the Wasserstein barycenter when ``alpha=0``).
     target_pmfs_ : ndarray of shape (n_groups, n_bins)
         ``q_a``, each group's target output distribution.
-    transport_plans_ : ndarray of shape (n_groups, n_bins, n_bins)
-        Optimal couplings ``pi_a`` of ``p_a`` (rows) and ``q_a`` (columns).
+    transport_plans_ : tuple of scipy.sparse.csr_array of shape (n_bins, n_bins)
+        Optimal couplings ``pi_a`` of ``p_a`` (rows) and ``q_a`` (columns), one per group (``.toarray()`` for a
+        dense matrix). With ``solver="exact"`` each is monotone with at most ``2 n_bins - 1`` non-zeros, so the
+        fitted object's memory is linear in ``n_groups * n_bins``.
     objective_ : float
         The LP optimum ``sum_a w_a W_2^2(p_a, q_a)`` (an estimate of the excess squared error of fairness).
     privacy_spent_ : PrivacySpend
@@ -185,7 +193,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
         lower, upper = check_bounds(self.bounds)
-        n_bins = check_n_bins(self.n_bins, maximum=MAX_N_BINS, reason=" (memory grows as n_groups * n_bins^2)")
+        n_bins = check_n_bins(self.n_bins, maximum=MAX_N_BINS, reason=" (time and memory grow with n_bins)")
         alpha = check_alpha(self.alpha)
         if not isinstance(self.solver, str):
             raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
@@ -204,6 +212,9 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         ----------
         X : array-like
             Features for ``estimator``; with ``estimator=None``, the one-column array of regressor outputs.
+            Dask arrays / DataFrames (``X``, ``y`` and ``sensitive_features`` alike, same partitions; ``groups``
+            declared; estimator prefit or None) fit out of core: counts on the workers, one release here
+            (``fairlearn_dp/postprocessing/_distributed.py``).
         y : array-like or None, default=None
             Targets; used only to fit ``estimator`` when ``prefit=False``. Post-processing itself needs no labels.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
@@ -216,6 +227,10 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         self
         """
         epsilon, delta, (lower, upper), n_bins, alpha, groups = self._check_public_inputs()
+        if is_dask_input(X, y, sensitive_features):  # out-of-core: the histogram is summed on Dask workers
+            from ._distributed import fit_regression_dask
+            return fit_regression_dask(self, X, y, sensitive_features, kwargs, public=(
+                epsilon, delta, (lower, upper), n_bins, alpha, groups))
 
         self.estimator_ = self._fit_estimator(X, y, **kwargs)
         outputs = self._outputs(X)
@@ -236,16 +251,18 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         # Release (the only step that reads the data), then post-process the released statistic only.
         self.noisy_joint_pmf_, self.privacy_spent_ = self._release_joint_histogram(
             bin_index, group_index, n_groups=len(groups), n_bins=n_bins, epsilon=epsilon, delta=delta)
+        return self._solve_from_release(alpha, n_bins)
+
+    def _solve_from_release(self, alpha, n_bins):
+        """Alg. 1, lines 5-10 on ``noisy_joint_pmf_`` alone (shared by the in-memory and the Dask fit)."""
         self.group_weights_, self.group_pmfs_ = self._estimate_distributions(self.noisy_joint_pmf_)
         solution = self._solve_barycenter(self.group_pmfs_, self.group_weights_, alpha)
         self.barycenter_ = solution.barycenter
         self.target_pmfs_ = solution.targets
-        self.transport_plans_ = solution.plans
+        self.transport_plans_ = solution.couplings
         self.objective_ = solution.objective
-        self._kernels = _transport_kernels(solution.plans)
-        n_rows = self._kernels.shape[0] * n_bins
-        self._shifted_cdfs = (np.cumsum(self._kernels, axis=2).reshape(n_rows, n_bins)
-                              + 2.0 * np.arange(n_rows)[:, None]).ravel()
+        self._kernels = _transport_kernels(solution.couplings)
+        self._shifted_cdfs, self._cdf_columns = _shifted_kernel_cdfs(self._kernels)
         return self
 
     def _fit_estimator(self, X, y, **kwargs):
@@ -330,17 +347,22 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         """
         group_index, bin_index = self._rows(X, sensitive_features)
         uniforms = check_random_state(random_state).random_sample(group_index.size)
-        # Inverse-CDF sampling from row (a, j) of the kernels. All rows' CDFs are stored in one sorted array, row r
-        # shifted by 2r (each CDF lies in [0, 1]), so one searchsorted serves every sample.
+        # Inverse-CDF sampling from row r = (a, j) of the kernels: the first column whose CDF value is >= u. All
+        # rows' CDFs are stored in one sorted array, row r shifted by 2r (each CDF lies in [0, 1]), so one
+        # searchsorted serves every sample. Only the CDF's steps (the kernel's non-zeros) are stored, after a
+        # leading 0 at column 0; a u above the row's last value (round-off) gives the last column.
         n_bins = self.bin_centers_.size
         row = group_index * n_bins + bin_index
-        position = np.searchsorted(self._shifted_cdfs, uniforms + 2.0 * row, side="left") - row * n_bins
-        return self.bin_centers_[np.clip(position, 0, n_bins - 1)]
+        position = np.searchsorted(self._shifted_cdfs, uniforms + 2.0 * row, side="left")
+        row_end = self._kernels.indptr[row + 1] + row + 1          # one past row r's last stored CDF value
+        column = self._cdf_columns[np.minimum(position, self._cdf_columns.size - 1)]
+        return self.bin_centers_[np.where(position < row_end, column, n_bins - 1)]
 
     def _pmf_predict(self, X, *, sensitive_features):
-        """Distribution of each row's post-processed output over ``bin_centers_``, shape (n_samples, n_bins)."""
+        """Distribution of each row's post-processed output over ``bin_centers_``, dense of shape (n_samples,
+        n_bins)."""
         group_index, bin_index = self._rows(X, sensitive_features)
-        return self._kernels[group_index, bin_index]
+        return self._kernels[group_index * self.bin_centers_.size + bin_index].toarray()
 
     def _rows(self, X, sensitive_features):
         check_is_fitted(self, "transport_plans_")
@@ -381,12 +403,71 @@ def private_group_estimates(noisy_joint_pmf):
     return weights, pmfs
 
 
-def _transport_kernels(plans):
-    """Row-normalised couplings: ``K[a, j, l] = P(g_a(v_j) = v_l)`` (Alg. 1, line 12); identity rows where ``p_a(v_j)
-    = 0``."""
-    plans = np.asarray(plans, dtype=float)
-    row_mass = plans.sum(axis=2, keepdims=True)
-    identity = np.broadcast_to(np.eye(plans.shape[1]), plans.shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kernels = np.where(row_mass > 1e-15, plans / np.where(row_mass > 0, row_mass, 1.0), identity)
-    return kernels
+def _transport_kernels(couplings):
+    """Row-normalised couplings: ``K[a k + j, l] = P(g_a(v_j) = v_l)`` (Alg. 1, line 12), identity rows where
+    ``p_a(v_j) = 0`` (row mass <= 1e-15).
+
+    ``couplings`` are the ``|A|`` sparse (k, k) couplings; returns one CSR array of shape (|A| k, k) with at most
+    ``nnz + |A| k`` non-zeros, in ``O(|A| k)`` memory. A row's mass is its non-zeros summed left to right.
+    """
+    k = couplings[0].shape[1]
+    n_rows = len(couplings) * k
+    plans = sparse.vstack(couplings, format="csr")
+    indptr = plans.indptr.astype(np.int64)
+    counts = np.diff(indptr)
+    row_of = np.repeat(np.arange(n_rows), counts)
+    cumulative = _row_cumsum(plans.data, indptr)
+    row_mass = np.zeros(n_rows)
+    row_mass[counts > 0] = cumulative[indptr[1:][counts > 0] - 1]
+    identity = row_mass <= 1e-15
+    new_counts = np.where(identity, 1, counts)
+    new_indptr = np.concatenate([[0], np.cumsum(new_counts)])
+    data = np.empty(new_indptr[-1])
+    columns = np.empty(new_indptr[-1], dtype=np.int64)
+    kept = ~identity[row_of]                                  # entries of rows that are normalised, not replaced
+    target = new_indptr[row_of[kept]] + (np.arange(indptr[-1])[kept] - indptr[row_of[kept]])
+    data[target] = plans.data[kept] / row_mass[row_of[kept]]
+    columns[target] = plans.indices[kept]
+    identity_rows = np.flatnonzero(identity)
+    data[new_indptr[identity_rows]] = 1.0
+    columns[new_indptr[identity_rows]] = identity_rows % k
+    return sparse.csr_array((data, columns, new_indptr), shape=(n_rows, k))
+
+
+def _shifted_kernel_cdfs(kernels):
+    """The kernels' CDFs for ``predict``'s single ``searchsorted``: for row ``r``, the value ``2r`` at column 0,
+    then ``F_r(l) + 2r`` at each non-zero column ``l``, where ``F_r`` is the row's cumulative sum (left to right,
+    as ``numpy.cumsum`` of the dense row, whose zeros add nothing). Returns (values, columns), ``nnz + |A| k``
+    each."""
+    n_rows = kernels.shape[0]
+    indptr = kernels.indptr.astype(np.int64)
+    counts = np.diff(indptr)
+    shift = 2.0 * np.arange(n_rows)
+    starts = indptr[:-1] + np.arange(n_rows)                  # position of row r's leading entry
+    values = np.empty(indptr[-1] + n_rows)
+    columns = np.zeros(values.size, dtype=np.int64)
+    values[starts] = shift
+    steps = np.repeat(starts + 1, counts) + (np.arange(indptr[-1]) - np.repeat(indptr[:-1], counts))
+    values[steps] = _row_cumsum(kernels.data, indptr) + np.repeat(shift, counts)
+    columns[steps] = kernels.indices
+    return values, columns
+
+
+def _row_cumsum(values, indptr):
+    """Cumulative sums of ``values`` restarting at every row of a CSR layout, each summed left to right.
+
+    Rows of equal length are gathered into one 2-D block and summed with ``numpy.cumsum`` along its rows, so the
+    result is bit-for-bit the sequential sum of each row, in ``O(nnz)`` work plus one step per distinct length.
+    """
+    result = np.empty(values.size)
+    counts = np.diff(indptr)
+    order = np.argsort(counts, kind="stable")
+    sorted_counts = counts[order]
+    bounds = np.flatnonzero(np.diff(sorted_counts)) + 1
+    for group in np.split(order, bounds):
+        length = counts[group[0]] if group.size else 0
+        if length == 0:
+            continue
+        block = indptr[group][:, None] + np.arange(length)
+        result[block] = np.cumsum(values[block], axis=1)
+    return result

@@ -49,6 +49,7 @@ from ..utils._validation import (
     encode_groups,
     resolve_groups,
 )
+from ._distributed import is_dask_input
 
 __all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]
 
@@ -325,6 +326,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         ----------
         X : array-like
             Features for ``estimator``; with ``estimator=None``, the one-column array of base predictions/scores.
+            Dask arrays / DataFrames (``X``, ``y`` and ``sensitive_features`` alike, same partitions; ``groups``
+            declared; estimator prefit or None) fit out of core: counts on the workers, one release here
+            (``fairlearn_dp/postprocessing/_distributed.py``).
         y : array-like of shape (n_samples,)
             Binary labels (0 and 1).
         sensitive_features : array-like
@@ -337,6 +341,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         ``(inf, delta)``.
         """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        if is_dask_input(X, y, sensitive_features):  # out-of-core: the table is summed on Dask workers
+            from ._distributed import fit_threshold_optimizer_dask
+            return fit_threshold_optimizer_dask(self, X, y, sensitive_features, kwargs, epsilon=epsilon, delta=delta)
         if self._delegates_to_fairlearn(epsilon):
             return self._fit_fairlearn(X, y, sensitive_features=sensitive_features, epsilon=epsilon, delta=delta,
                                        **kwargs)
@@ -369,17 +376,21 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
         self.noisy_table_, self.privacy_spent_ = self._release_joint_table(
             bin_index, group_index, labels, n_groups=len(groups), n_bins=n_bins, epsilon=epsilon, delta=delta)
+        return self._solve_from_release(gamma, n_rows=labels.size, n_bins=n_bins, epsilon=epsilon, delta=delta)
+
+    def _solve_from_release(self, gamma, *, n_rows, n_bins, epsilon, delta):
+        """Rates, slack and the mixing LP on ``noisy_table_`` alone (shared by the in-memory and the Dask fit)."""
         rates = self._estimate_rates(self.noisy_table_)
         self.table_ = rates.table
         self.group_label_mass_ = rates.mass
-        self.slack_ = _slack(rates.mass, n_rows=labels.size, epsilon=epsilon if self.privacy_slack else math.inf,
+        self.slack_ = _slack(rates.mass, n_rows=n_rows, epsilon=epsilon if self.privacy_slack else math.inf,
                              delta=delta, beta=self.beta, n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
         vacuous = [rate for rate, values in self.slack_.items() if np.any(values[1:] >= 1.0)]
         if vacuous:
             warnings.warn(
                 f"The privacy slack is >= 1 for some group on {vacuous}: those constraints cannot bind, so fairness "
                 "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
-                "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=3)
+                "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=4)
         self.mixing_rates_, self.objective_value_ = self._solve_mixing_lp(rates, gamma)
         return self
 

@@ -123,6 +123,7 @@ def test_plot_tradeoff_writes_png(result, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.dask
 def test_same_table_on_a_dask_cluster(data, result):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1) as cluster, \

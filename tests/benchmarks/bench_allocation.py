@@ -38,24 +38,25 @@ mechanisms ``BaselineAllocation()`` (BL) and ``ProjectionOntoSimplexAllocation()
    process (this script, idle while it waits for the measured run) is not included. ``--quick`` runs this on
    2,000 draws only.
 3. The PoS projection against cvxpy: 20 draws (``--cvxpy-draws``) of noisy counts over ALL 13,545 districts
-   (own seed), their proportional allocations ``proportional_allocation(noisy)`` (rows with entries < 0, which
-   is why PoS has to project), projected (a) one draw at a time by
-   ``project_with_invariants(p, total=1.0)`` (cvxpy, OSQP with polishing and tolerances 1e-10, the package
+   (own seed), their proportional allocations ``proportional_allocation(noisy, allow_negative=True)`` (rows with
+   entries < 0, which is why PoS has to project), projected (a) one draw at a time by
+   ``project_with_invariants(p, public_total=1.0)`` (cvxpy, OSQP with polishing and tolerances 1e-10, the package
    default; one untimed warm-up solve first) and (b) all at once by the batched ``project_simplex`` (median of 5
    calls after a warm-up). Reported: time per draw of each, their ratio, the time cvxpy would need for 200,000
    draws, and the maximum absolute difference of the two projections over all draws and districts (checked
    <= 1e-9).
 
-Goals (from the issue): 200,000 draws x all districts, both mechanisms, in under 5 minutes with ``n_jobs=2`` on
+Goals (from the issues): 200,000 draws x all districts, both mechanisms, in under 2 minutes with ``n_jobs=2`` on
 this 2-core machine (with ``--quick``: the projection from the ``n_jobs=2`` throughput is checked instead), and
-peak memory under 2 GB (2e9 bytes). If the time goal fails, or with ``--profile``, a cProfile of a
+peak memory under 2 GB (2e9 bytes); both decide the exit status. Issue 14's target of 60 s is printed next to the
+time goal (MET / NOT MET) without deciding it. If the time goal fails, or with ``--profile``, a cProfile of a
 single-process run (2,000 draws) is appended to the report.
 
 Other processes on the machine slow every timing down: the load average at the start is printed in the header.
 
 Run (from the repository root)::
 
-    .venv/bin/python tests/benchmarks/bench_allocation.py            # full run, about 3 minutes
+    .venv/bin/python tests/benchmarks/bench_allocation.py            # full run, about 2 minutes
     .venv/bin/python tests/benchmarks/bench_allocation.py --quick    # smoke run, about 20 s, no file
 
 The full run prints GitHub-markdown tables and writes them to ``tests/benchmarks/results/bench_allocation.md``;
@@ -106,7 +107,8 @@ MEASURED_DRAWS = {"full": PAPER_DRAWS, "quick": 2_000}
 CVXPY_DRAWS = {"full": 20, "quick": 3}
 FAST_REPEATS = 5
 PROFILE_DRAWS = 2_000
-TIME_GOAL_S = 300.0
+TIME_GOAL_S = 120.0                 # checked (was 300 s before issue 14)
+TIME_TARGET_S = 60.0                # issue 14's target: reported, not checked
 MEMORY_GOAL_BYTES = 2e9
 AGREEMENT_TOLERANCE = 1e-9          # max |cvxpy - project_simplex|
 SIMPLEX_TOLERANCE = 1e-9            # |sum of mean shares - 1|
@@ -375,7 +377,7 @@ def projection_comparison(counts, noise, n_draws):
     """PoS projection of the same draws by cvxpy (one at a time) and by the batched ``project_simplex``."""
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(PROJECTION_SEED)))
     noisy = counts[None, :] + noise.sample(rng, (n_draws, counts.size))
-    proportional = proportional_allocation(noisy)
+    proportional = proportional_allocation(noisy, allow_negative=True)
     if not np.all(np.isfinite(proportional)):
         raise RuntimeError("a draw has a non-positive noisy total: its proportional allocation is undefined.")
     project_simplex(proportional)                                        # warm-up
@@ -384,11 +386,11 @@ def projection_comparison(counts, noise, n_draws):
         start = time.perf_counter()
         fast = project_simplex(proportional)
         fast_times.append(time.perf_counter() - start)
-    project_with_invariants(proportional[0], total=1.0)                  # warm-up: cvxpy's first-call overhead
+    project_with_invariants(proportional[0], public_total=1.0)           # warm-up: cvxpy's first-call overhead
     cvxpy_times, differences = [], []
     for row, target in enumerate(proportional):
         start = time.perf_counter()
-        solution = project_with_invariants(target, total=1.0)
+        solution = project_with_invariants(target, public_total=1.0)
         cvxpy_times.append(time.perf_counter() - start)
         differences.append(float(np.max(np.abs(solution - fast[row]))))
     fast_per_draw = statistics.median(fast_times) / n_draws
@@ -491,7 +493,7 @@ def projection_table(comparison):
               f"time for {PAPER_DRAWS:,} draws (s)", "ratio cvxpy / batched"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines.append("| " + " | ".join([
-        "cvxpy `project_with_invariants(p, total=1.0)`, one draw at a time", f"{n_draws} x {n:,}",
+        "cvxpy `project_with_invariants(p, public_total=1.0)`, one draw at a time", f"{n_draws} x {n:,}",
         f"{comparison['cvxpy_per_draw']:.4f} (mean; median {comparison['cvxpy_median']:.4f}, range "
         f"{comparison['cvxpy_min']:.4f}-{comparison['cvxpy_max']:.4f})", f"{comparison['cvxpy_total_s']:.2f}",
         f"{PAPER_DRAWS * comparison['cvxpy_per_draw']:,.0f}", f"**{comparison['ratio']:,.0f}x**"]) + " |")
@@ -512,15 +514,21 @@ def check_lines(rows, run, comparison, deterministic, quick):
         lines.append(f"- {'PASS' if passed else 'FAIL'}: {text}")
 
     if run["n_draws"] == PAPER_DRAWS:
-        check(run["seconds"] < TIME_GOAL_S,
+        seconds, how = run["seconds"], f"n_jobs={run['n_jobs']}, measured {run['seconds']:.1f} s"
+        check(seconds < TIME_GOAL_S,
               f"goal: {PAPER_DRAWS:,} draws x {N_DISTRICTS:,} districts, BL and PoS, n_jobs={run['n_jobs']}, in "
               f"under {TIME_GOAL_S:g} s (measured {run['seconds']:.1f} s)")
     else:
         parallel = max(rows, key=lambda row: row["n_jobs"])
+        seconds = parallel["projected"]
+        how = (f"{parallel['projected']:.1f} s projected from the n_jobs={parallel['n_jobs']} throughput; full run "
+               "not made")
         check(parallel["projected"] < TIME_GOAL_S,
               f"goal (projected, {'--quick' if quick else 'reduced run'}): {PAPER_DRAWS:,} draws x {N_DISTRICTS:,} "
               f"districts, BL and PoS, in under {TIME_GOAL_S:g} s ({parallel['projected']:.1f} s from the "
               f"n_jobs={parallel['n_jobs']} throughput; full run not made)")
+    lines.append(f"- {'MET' if seconds < TIME_TARGET_S else 'NOT MET'}: target (issue 14, not checked): the same in "
+                 f"under {TIME_TARGET_S:g} s ({how})")
     check(run["sum_high_water_kb"] * 1024 < MEMORY_GOAL_BYTES,
           f"goal: peak memory under {MEMORY_GOAL_BYTES / 1e9:g} GB ({MEMORY_GOAL_BYTES / 2 ** 20:,.0f} MiB): "
           f"{mib(run['sum_high_water_kb'])} MiB, sum of the high-water marks of the {len(run['processes'])} "

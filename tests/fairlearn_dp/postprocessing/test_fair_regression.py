@@ -98,8 +98,10 @@ def test_optimiser_sees_only_the_released_statistic(regression_outputs, accounta
     rng = np.random.default_rng(99)
     second = make(accountant, n_bins=5, groups=[0, 1]).fit(rng.uniform(size=(50, 1)),
                                                            sensitive_features=rng.integers(0, 2, 50))
-    for name in ("group_weights_", "group_pmfs_", "barycenter_", "target_pmfs_", "transport_plans_"):
+    for name in ("group_weights_", "group_pmfs_", "barycenter_", "target_pmfs_"):
         np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
+    for plan_first, plan_second in zip(first.transport_plans_, second.transport_plans_, strict=True):
+        np.testing.assert_array_equal(plan_first.toarray(), plan_second.toarray())
     np.testing.assert_array_equal(first.noisy_joint_pmf_, released)
 
 
@@ -121,7 +123,8 @@ def test_same_seed_same_fit_and_predictions(regression_outputs, accountant):
     one = make(accountant, random_state=5).fit(outputs[:, None], sensitive_features=groups)
     two = make(accountant, random_state=5).fit(outputs[:, None], sensitive_features=groups)
     three = make(accountant, random_state=6).fit(outputs[:, None], sensitive_features=groups)
-    np.testing.assert_array_equal(one.transport_plans_, two.transport_plans_)
+    for plan_one, plan_two in zip(one.transport_plans_, two.transport_plans_, strict=True):
+        np.testing.assert_array_equal(plan_one.toarray(), plan_two.toarray())
     assert not np.array_equal(one.noisy_joint_pmf_, three.noisy_joint_pmf_)
     p1 = one.predict(outputs[:, None], sensitive_features=groups, random_state=11)
     p2 = two.predict(outputs[:, None], sensitive_features=groups, random_state=11)
@@ -232,7 +235,7 @@ def test_renormalisation_is_linf_isotonic_regression_of_the_cdf():
     ({"bounds": None}, {}, ValueError, "bounds"),
     ({"bounds": (1.0, 0.0)}, {}, ValueError, "bounds"),
     ({"groups": [0]}, {}, ValueError, "at least 2 groups"),
-    ({"n_bins": 2001}, {}, ValueError, "n_bins must be <= 2000"),
+    ({"n_bins": 1_000_001}, {}, ValueError, "n_bins must be <= 1000000"),
     ({"groups": [0, 1]}, {}, ValueError, "unseen group"),
     ({}, {"nan_x": True}, ValueError, "X contains NaN"),
     ({}, {"nan_a": True}, ValueError, "sensitive_features contains missing"),
@@ -307,3 +310,79 @@ def test_values_on_bin_edges_are_binned_consistently(accountant):
                                                                      sensitive_features=np.arange(gpa.size) % 2)
     expected = np.round((gpa - 1) * 60).astype(int)
     np.testing.assert_array_equal(model._discretize(gpa), expected)
+
+
+# ------------------------------------------------------------------ sparse couplings (issue 14: memory linear in k)
+def _shifted_outputs(n, n_groups, seed):
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n)
+    return np.clip(rng.normal(0.35 + 0.1 * groups, 0.12), 0.0, 1.0), groups
+
+
+def _dense_reference(model, X, sensitive_features, random_state):
+    """``predict`` and ``_pmf_predict`` as on main before issue 14: dense (|A|, k, k) kernels, one searchsorted over
+    all rows' CDFs, row r shifted by 2r."""
+    from fairlearn_dp.utils._random import check_random_state
+
+    plans = np.stack([plan.toarray() for plan in model.transport_plans_])
+    n_groups, k, _ = plans.shape
+    row_mass = plans.sum(axis=2, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kernels = np.where(row_mass > 1e-15, plans / np.where(row_mass > 0, row_mass, 1.0),
+                           np.broadcast_to(np.eye(k), plans.shape))
+    n_rows = n_groups * k
+    shifted = (np.cumsum(kernels, axis=2).reshape(n_rows, k) + 2.0 * np.arange(n_rows)[:, None]).ravel()
+    group_index, bin_index = model._rows(X, sensitive_features)
+    uniforms = check_random_state(random_state).random_sample(group_index.size)
+    row = group_index * k + bin_index
+    position = np.searchsorted(shifted, uniforms + 2.0 * row, side="left") - row * k
+    return model.bin_centers_[np.clip(position, 0, k - 1)], kernels[group_index, bin_index]
+
+
+@pytest.mark.parametrize("n_bins, alpha, epsilon", [(3, 0.0, 1.0), (10, 0.05, 1.0), (36, 0.0, np.inf),
+                                                    (36, 0.3, 0.5), (300, 0.0, 1.0), (300, 1.0, 1.0)])
+def test_predict_gives_the_same_outputs_as_the_dense_kernels(regression_outputs, accountant, n_bins, alpha, epsilon):
+    outputs, groups = regression_outputs
+    model = make(accountant, n_bins=n_bins, alpha=alpha, epsilon=epsilon).fit(outputs[:, None],
+                                                                               sensitive_features=groups)
+    rng = np.random.default_rng(n_bins)
+    x = rng.uniform(0, 1, 50_000)[:, None]
+    a = rng.integers(0, 3, 50_000)
+    for seed in range(3):
+        expected, expected_pmf = _dense_reference(model, x, a, seed)
+        np.testing.assert_array_equal(model.predict(x, sensitive_features=a, random_state=seed), expected)
+    np.testing.assert_allclose(model._pmf_predict(x[:2000], sensitive_features=a[:2000]), expected_pmf[:2000],
+                               rtol=1e-15, atol=1e-15)
+
+
+def test_transport_pushes_each_group_onto_its_target_at_large_k(accountant):
+    """Beyond the old 2,000-bin cap: inputs drawn from p_a are sent to outputs distributed as q_a (KS within the
+    sampling error of 200,000 draws)."""
+    outputs, groups = _shifted_outputs(n=20_000, n_groups=3, seed=1)
+    model = make(accountant, n_bins=5_000, alpha=0.05).fit(outputs[:, None], sensitive_features=groups)
+    rng = np.random.default_rng(2)
+    m = 200_000
+    for a in range(3):
+        bins = rng.choice(5_000, size=m, p=model.group_pmfs_[a])
+        predicted = model.predict(model.bin_centers_[bins][:, None], sensitive_features=np.full(m, a),
+                                  random_state=a)
+        empirical = np.cumsum(np.bincount(np.searchsorted(model.bin_centers_, predicted), minlength=5_000)) / m
+        assert np.max(np.abs(empirical - np.cumsum(model.target_pmfs_[a]))) < 2 / math.sqrt(m)
+
+
+def test_fitted_object_is_linear_in_n_bins(accountant):
+    """k = 20,000 bins and 4 groups: sparse couplings with at most 2k - 1 non-zeros each, and a pickled size of a
+    few hundred bytes per (group, bin); the dense (|A|, k, k) arrays held before would take 3 x 12.8 GB."""
+    from scipy import sparse
+
+    k, n_groups = 20_000, 4
+    outputs, groups = _shifted_outputs(n=50_000, n_groups=n_groups, seed=3)
+    model = make(accountant, n_bins=k, groups=list(range(n_groups))).fit(outputs[:, None],
+                                                                        sensitive_features=groups)
+    assert len(model.transport_plans_) == n_groups
+    for plan in model.transport_plans_:
+        assert sparse.issparse(plan) and plan.shape == (k, k) and plan.nnz <= 2 * k - 1
+    assert model._kernels.shape == (n_groups * k, k) and model._kernels.nnz <= 3 * n_groups * k
+    assert len(pickle.dumps(model)) < 400 * n_groups * k
+    predicted = model.predict(outputs[:, None], sensitive_features=groups, random_state=0)
+    assert np.all(np.isin(predicted, model.bin_centers_))

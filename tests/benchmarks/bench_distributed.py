@@ -1,0 +1,349 @@
+"""Benchmark: out-of-core fits of the post-processors on a Dask LocalCluster (2 workers), up to 10^8 rows.
+
+What is measured
+----------------
+Rows are generated lazily, block by block, on the workers: ``dask.array.map_blocks`` of :func:`generate_block`,
+``CHUNK_ROWS`` rows a block, each block from its own ``numpy.random.default_rng([SEED, block])``, so no process
+ever holds the data set. A block holds ``N_FEATURES`` standard normal features (the first shifted by 0.3 x group),
+the group (one of ``GROUPS``, uniform) and a 0/1 label drawn from a logistic model of the features. ``X``, the
+groups and the labels are column slices of that one lazy array (each block is generated once per fit).
+
+The base models are prefit on 20,000 rows generated apart (another seed) and cheap to evaluate, as the issue asks:
+a ``LinearRegression`` (regressing the logistic model's linear score) for ``DPFairRegressionPostprocessor`` and a
+``LogisticRegression`` for ``DPThresholdOptimizer``. For each size ``n`` (``--rows``), on a fresh
+``dask.distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True)``, after an untimed warm-up
+fit on 10^4 rows (imports on the workers), the script times, once each:
+
+1. ``generate``: ``src.sum(axis=0)`` of the lazy array -- producing the rows and nothing else, the floor of any
+   pass over them;
+2. ``DPFairRegressionPostprocessor(estimator=LinearRegression, prefit=True, bounds=(-4, 5), n_bins=36,
+   groups=GROUPS, epsilon=1).fit(X, sensitive_features=groups)``: the prefit model's ``predict`` and the (group,
+   bin) counts per block on the workers, the tree sum, one release and the barycenter on the client;
+3. ``DPThresholdOptimizer(estimator=LogisticRegression, prefit=True, predict_method="predict_proba",
+   constraints="equalized_odds", n_score_bins=10, groups=GROUPS, epsilon=1).fit(X, labels,
+   sensitive_features=groups)``.
+
+Reported per fit: wall time (from ``fit`` called to ``fit`` returned), rows per second, the peak resident memory of
+each worker process (``VmHWM`` of ``/proc/<pid>/status``, read at the end: the high-water mark over the worker's
+life on that cluster, warm-up and all three runs included), the client's own ``VmHWM``, and the cores used by our
+processes and by all others meanwhile (``psutil``; other processes above 0.25 cores give a WARNING: the timing is
+then pessimistic).
+
+Checks: at ``CHECK_ROWS`` rows (computed in memory as well) the Dask fits release exactly the in-memory fits'
+statistics (``noisy_joint_pmf_`` / ``noisy_table_``, same ``random_state``) and give the same fitted attributes;
+every worker's peak stays below ``MEMORY_GOAL_BYTES`` (1 GB, the issue's goal) at every size. Sizes that were not
+run (``--rows``) are extrapolated from the largest one run, linearly, and marked as such.
+
+Run (from the repository root)::
+
+    .venv/bin/python tests/benchmarks/bench_distributed.py            # 10^6 check, 10^7, 10^8: about 1 minute
+    .venv/bin/python tests/benchmarks/bench_distributed.py --quick    # 10^6 rows only, no file
+
+Needs the [dask] extra (``pip install -e ".[dask]"``). The full run prints GitHub-markdown tables and writes
+them to ``tests/benchmarks/results/bench_distributed.md``; ``--quick`` only prints unless ``--output`` is given.
+The exit status is non-zero if a goal or a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
+from fairlearn_dp.privacy import BudgetAccountant
+
+SEED = 20240721
+MODEL_SEED = 7
+N_FEATURES = 4
+COEF = np.array([0.8, -0.5, 0.4, 0.3])
+GROUPS = [0, 1, 2, 3]
+CHUNK_ROWS = 1_000_000
+N_WORKERS = 2
+EPSILON = 1.0
+BOUNDS = (-4.0, 5.0)
+N_BINS = 36
+N_SCORE_BINS = 10
+CHECK_ROWS = 1_000_000
+WARMUP_ROWS = 10_000
+FULL_ROWS = (10_000_000, 100_000_000)
+TARGET_ROWS = 100_000_000
+MEMORY_GOAL_BYTES = 1e9
+CONTENTION_CORES = 0.25
+DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_distributed.md"
+TIMED_SOURCES = ("fairlearn_dp/postprocessing/_distributed.py", "fairlearn_dp/postprocessing/_fair_regression.py",
+                 "fairlearn_dp/postprocessing/_threshold_optimizer.py", "fairlearn_dp/privacy/_release.py")
+
+
+# ------------------------------------------------------------------------------------------------------- data
+def generate_block(block_id=None, rows=CHUNK_ROWS, seed=SEED):
+    """One block of rows: features, group, label (float64 columns); deterministic in (seed, block index)."""
+    rng = np.random.default_rng([seed, block_id[0]])
+    out = np.empty((rows, N_FEATURES + 2))
+    group = rng.integers(0, len(GROUPS), rows)
+    out[:, :N_FEATURES] = rng.standard_normal((rows, N_FEATURES))
+    out[:, 0] += 0.3 * group
+    out[:, N_FEATURES] = group
+    score = out[:, :N_FEATURES] @ COEF
+    out[:, N_FEATURES + 1] = rng.random(rows) < 1.0 / (1.0 + np.exp(-score))
+    return out
+
+
+def lazy_rows(n_rows, chunk_rows=CHUNK_ROWS):
+    """``(X, groups, labels)``: column slices of one lazily generated Dask array of ``n_rows`` rows."""
+    import dask.array as da
+
+    sizes = (chunk_rows,) * (n_rows // chunk_rows) + ((n_rows % chunk_rows,) if n_rows % chunk_rows else ())
+    source = da.map_blocks(lambda block_id=None: generate_block(block_id, rows=sizes[block_id[0]]),
+                           chunks=(sizes, (N_FEATURES + 2,)), dtype=float)
+    return source, source[:, :N_FEATURES], source[:, N_FEATURES], source[:, N_FEATURES + 1]
+
+
+def in_memory_rows(n_rows, chunk_rows=CHUNK_ROWS):
+    """The same rows as :func:`lazy_rows`, as numpy arrays."""
+    sizes = (chunk_rows,) * (n_rows // chunk_rows) + ((n_rows % chunk_rows,) if n_rows % chunk_rows else ())
+    data = np.concatenate([generate_block((i,), rows=size) for i, size in enumerate(sizes)])
+    return data[:, :N_FEATURES], data[:, N_FEATURES], data[:, N_FEATURES + 1]
+
+
+def prefit_models():
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    rows = generate_block((0,), rows=20_000, seed=MODEL_SEED)
+    X, labels = rows[:, :N_FEATURES], rows[:, N_FEATURES + 1]
+    return LinearRegression().fit(X, X @ COEF), LogisticRegression().fit(X, labels)
+
+
+def regression(model, random_state=0):
+    return DPFairRegressionPostprocessor(estimator=model, prefit=True, bounds=BOUNDS, n_bins=N_BINS, groups=GROUPS,
+                                         epsilon=EPSILON, accountant=BudgetAccountant(), random_state=random_state)
+
+
+def threshold(model, random_state=0):
+    return DPThresholdOptimizer(estimator=model, prefit=True, predict_method="predict_proba",
+                                constraints="equalized_odds", n_score_bins=N_SCORE_BINS, groups=GROUPS,
+                                epsilon=EPSILON, accountant=BudgetAccountant(), random_state=random_state)
+
+
+# ---------------------------------------------------------------------------------------------- measurement
+def vm_hwm_bytes(pid):
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class CpuShare:
+    """Cores used by ``pids`` (and their children) and by every other process between start and stop."""
+
+    def __init__(self, pids):
+        import psutil
+
+        self.processes = [psutil.Process(pid) for pid in pids]
+
+    def _ours(self):
+        members = {}
+        for process in self.processes:                             # each process once (workers are descendants)
+            for member in [process, *process.children(recursive=True)]:
+                members[member.pid] = member
+        total = 0.0
+        for member in members.values():
+            try:
+                times = member.cpu_times()
+            except Exception:                                      # a child that ended meanwhile
+                continue
+            total += times.user + times.system
+        return total
+
+    @staticmethod
+    def _machine():
+        import psutil
+
+        times = psutil.cpu_times()
+        return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+    def start(self):
+        self._wall, self._machine0, self._ours0 = time.perf_counter(), self._machine(), self._ours()
+        return self
+
+    def stop(self):
+        wall = time.perf_counter() - self._wall
+        ours = self._ours() - self._ours0
+        return dict(ours=ours / wall, others=max(self._machine() - self._machine0 - ours, 0.0) / wall)
+
+
+def timed(label, n_rows, function, pids):
+    share = CpuShare([os.getpid(), *pids]).start()
+    start = time.perf_counter()
+    result = function()
+    seconds = time.perf_counter() - start
+    return dict(run=label, rows=n_rows, seconds=seconds, rate=n_rows / seconds, cpu=share.stop()), result
+
+
+def start_cluster():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=N_WORKERS, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    pids = sorted(client.run(os.getpid).values())
+    return cluster, client, pids
+
+
+def measure_size(n_rows, models):
+    """Fresh cluster; warm-up; generate / regression / threshold once each; workers' VmHWM at the end."""
+    import dask
+
+    cluster, client, pids = start_cluster()
+    try:
+        _, X, groups, labels = lazy_rows(WARMUP_ROWS, chunk_rows=WARMUP_ROWS // 2)
+        regression(models[0]).fit(X, sensitive_features=groups)
+        threshold(models[1]).fit(X, labels, sensitive_features=groups)
+        source, X, groups, labels = lazy_rows(n_rows)
+        rows = []
+        row, _ = timed("generate only (`src.sum(axis=0)`)", n_rows, lambda: dask.compute(source.sum(axis=0)), pids)
+        rows.append(row)
+        row, _ = timed("DPFairRegressionPostprocessor.fit", n_rows,
+                       lambda: regression(models[0]).fit(X, sensitive_features=groups), pids)
+        rows.append(row)
+        row, _ = timed("DPThresholdOptimizer.fit", n_rows,
+                       lambda: threshold(models[1]).fit(X, labels, sensitive_features=groups), pids)
+        rows.append(row)
+        peaks = [vm_hwm_bytes(pid) for pid in pids]
+    finally:
+        client.close()
+        cluster.close()
+    for row in rows:
+        row["worker_peaks"] = peaks
+        row["partitions"] = -(-n_rows // CHUNK_ROWS)
+    return rows
+
+
+def check_same_release(models):
+    """At CHECK_ROWS rows: Dask fits on the cluster release exactly what the in-memory fits release."""
+    X_mem, groups_mem, labels_mem = in_memory_rows(CHECK_ROWS, chunk_rows=CHECK_ROWS // 8)
+    cluster, client, _ = start_cluster()
+    try:
+        _, X, groups, labels = lazy_rows(CHECK_ROWS, chunk_rows=CHECK_ROWS // 8)
+        pairs = [
+            ("DPFairRegressionPostprocessor", "noisy_joint_pmf_",
+             regression(models[0], random_state=3).fit(X_mem, sensitive_features=groups_mem),
+             regression(models[0], random_state=3).fit(X, sensitive_features=groups),
+             ("group_pmfs_", "barycenter_", "target_pmfs_", "objective_")),
+            ("DPThresholdOptimizer", "noisy_table_",
+             threshold(models[1], random_state=3).fit(X_mem, labels_mem, sensitive_features=groups_mem),
+             threshold(models[1], random_state=3).fit(X, labels, sensitive_features=groups),
+             ("table_", "mixing_rates_", "objective_value_")),
+        ]
+    finally:
+        client.close()
+        cluster.close()
+    lines, ok = [], True
+    for name, statistic, in_memory, out_of_core, others in pairs:
+        same = np.array_equal(getattr(in_memory, statistic), getattr(out_of_core, statistic)) and all(
+            np.array_equal(getattr(in_memory, other), getattr(out_of_core, other)) for other in others)
+        ok &= same
+        lines.append(f"- {'PASS' if same else 'FAIL'}: {name}: the Dask fit on the cluster ({CHECK_ROWS:,} lazily "
+                     f"generated rows, 8 partitions) releases exactly the in-memory fit's `{statistic}` (same "
+                     f"random_state) and gets the same {', '.join(others)}")
+    return ok, lines
+
+
+# ------------------------------------------------------------------------------------------------------ report
+def mib(value):
+    return f"{value / 2 ** 20:,.0f}"
+
+
+def table(rows):
+    lines = ["| run | rows | partitions | wall time (s) | rows / s | rows / s per worker | peak RSS per worker "
+             "(MiB) | cores used: ours / other processes |", "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        peaks = " / ".join(mib(value) for value in row["worker_peaks"])
+        lines.append(f"| {row['run']} | {row['rows']:,} | {row['partitions']} | {row['seconds']:.1f} | "
+                     f"{row['rate']:,.0f} | {row['rate'] / N_WORKERS:,.0f} | {peaks} | "
+                     f"{row['cpu']['ours']:.2f} / {row['cpu']['others']:.2f} |")
+    return "\n".join(lines)
+
+
+def parse_args(argv):
+    parser = _common.run_parser(__doc__, default_output=DEFAULT_OUTPUT, quick_repeats=1, unit="runs",
+                                quick_extra=f"{CHECK_ROWS:,} rows only, ")
+    parser.add_argument("--rows", type=float, nargs="+", default=None,
+                        help="sizes to run, e.g. --rows 1e7 1e8 (default: 1e7 1e8; --quick: 1e6)")
+    args = parser.parse_args(argv)
+    args = _common.resolve_run_options(parser, args, default_output=DEFAULT_OUTPUT, quick_repeats=1)
+    if args.rows is None:
+        args.rows = [CHECK_ROWS] if args.quick else list(FULL_ROWS)
+    args.rows = [int(value) for value in args.rows]
+    if any(value < 1 for value in args.rows):
+        parser.error("--rows must be positive")
+    return args
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
+    source = _common.source_state(TIMED_SOURCES)
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    warnings.simplefilter("ignore", FutureWarning)
+    load = os.getloadavg()
+    models = prefit_models()
+
+    print(f"check: Dask fit vs in-memory fit at {CHECK_ROWS:,} rows ...", file=sys.stderr, flush=True)
+    same, check_lines = check_same_release(models)
+    rows = []
+    for n_rows in args.rows:
+        print(f"{n_rows:,} rows on a fresh LocalCluster({N_WORKERS} workers) ...", file=sys.stderr, flush=True)
+        rows += measure_size(n_rows, models)
+        for row in rows[-3:]:
+            print(f"  {row['run']}: {row['seconds']:.1f} s, {row['rate']:,.0f} rows/s, worker peaks "
+                  f"{' / '.join(mib(v) for v in row['worker_peaks'])} MiB", file=sys.stderr, flush=True)
+
+    largest = max(args.rows)
+    extrapolated = []
+    if largest < TARGET_ROWS:
+        for row in rows:
+            if row["rows"] == largest:
+                extrapolated.append(f"- extrapolated to {TARGET_ROWS:,} rows (linear in rows, from {largest:,}): "
+                                    f"{row['run']} {row['seconds'] * TARGET_ROWS / largest:,.0f} s (not measured)")
+    memory_ok = all(max(row["worker_peaks"]) < MEMORY_GOAL_BYTES for row in rows)
+    client_peak = vm_hwm_bytes(os.getpid())
+    checks = [*check_lines,
+              f"- {'PASS' if memory_ok else 'FAIL'}: goal: peak memory per worker under 1 GB "
+              f"({MEMORY_GOAL_BYTES / 2 ** 20:,.0f} MiB) at every size: largest worker VmHWM "
+              f"{mib(max(max(row['worker_peaks']) for row in rows))} MiB"]
+    contention = [f"- WARNING: other processes used {row['cpu']['others']:.2f} cores during '{row['run']}' at "
+                  f"{row['rows']:,} rows (> {CONTENTION_CORES}): that timing is pessimistic"
+                  for row in rows if row["cpu"]["others"] > CONTENTION_CORES]
+    mode = ("quick" if args.quick else "full") + f" (arguments: {' '.join(argv) or 'none'})"
+    header = _common.machine_header(["numpy", "dask", "distributed", "scikit-learn"], mode,
+                                    extra=f" Load average at start: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}.")
+    notes = [
+        f"Data: lazily generated on the workers, {CHUNK_ROWS:,} rows a partition, {N_FEATURES} features + group "
+        f"({len(GROUPS)} groups) + label, float64 (48 MB a partition). Cluster: LocalCluster(n_workers={N_WORKERS}, "
+        "threads_per_worker=1, processes=True), fresh for every size, one untimed warm-up fit of each class. "
+        f"Fits: epsilon={EPSILON:g}, Laplace, prefit LinearRegression (n_bins={N_BINS}, bounds={BOUNDS}) and "
+        f"LogisticRegression (predict_proba, equalized_odds, n_score_bins={N_SCORE_BINS}); each timed once.",
+        "Peak RSS per worker: VmHWM of each worker process at the end of its cluster's runs (the same value on the "
+        "three rows of a size). Client process VmHWM at the end of the script (it held the in-memory check data "
+        f"of {CHECK_ROWS:,} rows): {mib(client_peak)} MiB.",
+    ]
+    report = "\n".join(["# bench_distributed: out-of-core post-processing fits on a Dask LocalCluster", "", header,
+                        source, "", table(rows), "", *notes, "", "Checks:", *checks, *contention, *extrapolated,
+                        ""])
+    _common.publish(report, args.output)
+    if not (same and memory_ok):
+        print("bench_distributed: FAILED - see the FAIL lines above.", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
