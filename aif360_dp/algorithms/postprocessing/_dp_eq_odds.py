@@ -73,11 +73,31 @@ class DPEqOddsPostprocessing(Transformer):
             dataset.protected_attributes, dataset.protected_attribute_names, self.privileged_groups)
         unprivileged = aif360_utils.compute_boolean_conditioning_vector(
             dataset.protected_attributes, dataset.protected_attribute_names, self.unprivileged_groups)
-        if np.any(privileged & unprivileged):
-            raise ValueError("privileged_groups and unprivileged_groups overlap.")
         if not np.all(privileged | unprivileged):
             raise ValueError("Some rows belong to neither privileged_groups nor unprivileged_groups.")
         return np.where(privileged, _PRIVILEGED, _UNPRIVILEGED)
+
+    def _check_disjoint_groups(self):
+        """Refuse group definitions that can overlap, from the definitions alone (public, before any row is read).
+
+        AIF360 puts a row in a group when it matches any of the group's dicts (all of a dict's attribute values).
+        A privileged and an unprivileged dict can both match one row unless they require different values of some
+        attribute they share; such a pair is a misconfiguration whatever the data. (Checking the rows instead would
+        make the error depend on whether some person happens to fall in the overlap.)
+        """
+        for name, definition in (("privileged_groups", self.privileged_groups),
+                                 ("unprivileged_groups", self.unprivileged_groups)):
+            if (not isinstance(definition, (list, tuple)) or not definition
+                    or not all(isinstance(d, dict) and d for d in definition)):
+                raise ValueError(f"{name} must be a non-empty list of non-empty dicts {{attribute: value}}, got "
+                                 f"{definition!r}.")
+        for privileged in self.privileged_groups:
+            for unprivileged in self.unprivileged_groups:
+                shared = set(privileged) & set(unprivileged)
+                if all(privileged[key] == unprivileged[key] for key in shared):
+                    raise ValueError(f"privileged_groups and unprivileged_groups overlap: a row matching "
+                                     f"{privileged!r} can also match {unprivileged!r} (no shared attribute with "
+                                     "different values). Declare disjoint groups.")
 
     @staticmethod
     def _favorable(dataset, name):
@@ -103,6 +123,7 @@ class DPEqOddsPostprocessing(Transformer):
             predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta, beta=self.beta,
             groups=[_PRIVILEGED, _UNPRIVILEGED], privacy_unit=self.privacy_unit, accountant=self.accountant,
             random_state=self.seed)
+        self._check_disjoint_groups()           # public: the group definitions
         model._check_public_inputs()            # parameters and the whole budget: before the rows
         if dataset_true.labels.shape != dataset_pred.labels.shape:
             raise ValueError("dataset_true and dataset_pred must have the same number of instances.")

@@ -87,3 +87,29 @@ def test_budget_check_comes_before_the_datasets_are_read_and_a_failed_fit_change
     with pytest.raises(ValueError, match="neither"):
         post.fit(true, odd)
     assert post.model_params is params
+
+
+@pytest.mark.parametrize("privileged, unprivileged", [
+    ([{"a": 1}], [{"a": 1}]),                        # the same group twice
+    ([{"a": 1}], [{"a": 1, "b": 0}]),               # agree on every shared attribute
+    ([{"a": 1}], [{"b": 0}]),                        # no shared attribute: a row can match both
+    ([{"a": 0}, {"a": 1}], [{"a": 1}]),             # one pair of dicts overlaps
+])
+def test_overlapping_group_definitions_are_refused_from_the_definitions_alone(privileged, unprivileged):
+    """Before: the overlap was noticed only when some row fell in it, so the error depended on the data. Now it
+    is read off the definitions, before the budget check and before any row: the same error whatever the data
+    (here no row is in any overlap: b = 1 - a), and the accountant is untouched."""
+    truth, predicted = datasets()
+    frame = truth.convert_to_dataframe()[0].assign(b=lambda f: 1.0 - f["a"])
+    truth = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a", "b"])
+    labels = predicted.labels
+    predicted = truth.copy(deepcopy=True)
+    predicted.labels = labels
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError, match="overlap"):
+        DPEqOddsPostprocessing(unprivileged, privileged, accountant=acc).fit(truth, predicted)
+    assert acc.spent_budget == []
+    with pytest.raises(ValueError, match="privileged_groups"):
+        DPEqOddsPostprocessing([], PRIVILEGED, accountant=acc).fit(truth, predicted)
+    disjoint = DPEqOddsPostprocessing([{"a": 0, "b": 1}, {"a": 0}], [{"a": 1}], accountant=BudgetAccountant())
+    disjoint.fit(truth, predicted)                   # shared attribute a differs in every pair: fits
