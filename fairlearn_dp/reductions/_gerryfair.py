@@ -928,12 +928,36 @@ def _check_labels(y, n):
 
 
 def _check_sensitive_values(declared):
-    """Shape check of the public ``sensitive_values`` (before any data): None, a list, a list of lists, a dict."""
-    if declared is None or isinstance(declared, dict):
+    """Check of the public ``sensitive_values`` (before the budget check and any data): None, a list, a list of
+    lists or a dict; every declared list non-empty, hashable and without duplicates."""
+    if declared is None:
         return
-    if isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__"):
+    if not isinstance(declared, dict) and (isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__")):
         raise ValueError("sensitive_values must be None, a list of values, a list of lists (one per column) or a "
                          "dict from column to list of values.")
+    if isinstance(declared, dict):
+        lists = list(declared.values())
+    else:
+        entries = list(declared)
+        nested = len(entries) > 0 and all(entry is None or (hasattr(entry, "__iter__")
+                                                             and not isinstance(entry, (str, bytes)))
+                                          for entry in entries)
+        lists = entries if nested else [entries]
+    for values in lists:
+        if values is None:
+            continue
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise ValueError(f"sensitive_values: each column's entry must be a list of values or None, got "
+                             f"{values!r}.")
+        values = list(values)
+        if not values:
+            raise ValueError("sensitive_values: a declared list of values is empty.")
+        try:
+            distinct = len(set(values)) == len(values)
+        except TypeError:
+            raise ValueError("sensitive_values: declared values must be hashable.") from None
+        if not distinct:
+            raise ValueError(f"sensitive_values: a declared list has duplicates: {values!r}.")
 
 
 def _declared_per_column(declared, frame):

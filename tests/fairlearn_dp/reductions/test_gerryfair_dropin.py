@@ -100,6 +100,12 @@ def test_values_outside_the_declared_list_and_bad_declarations():
         make(accountant=acc, sensitive_values=["F", "M"]).fit(X, y, sensitive_features=pd.Series([None] + list(
             sex[1:])))
     assert acc.spent_budget == []
+    # Declarations are public: refused before the budget check (an exhausted accountant does not answer first) and
+    # named as sensitive_values.
+    exhausted = BudgetAccountant(epsilon=0.5)
+    for declared in (["F", "F"], [], [["F", "M"], []], {"sex": []}, [[["F"]], None]):
+        with pytest.raises(ValueError, match="sensitive_values"):
+            make(accountant=exhausted, sensitive_values=declared).fit(X, y, sensitive_features=sex)
     # A declared value absent from the data is inside the domain: no error, no warning.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
