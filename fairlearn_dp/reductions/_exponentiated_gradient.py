@@ -232,8 +232,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         The Auditor's average multipliers (``lambda~`` of Algorithm 3), indexed like ``constraint_index_``.
     history_ : dict of numpy arrays
         Algorithm 3, per round: ``lambda`` (T, K), ``noisy_gamma`` (T, K), ``hypothesis`` (T,) index into the plays,
-        ``noise_scale`` (the auditor's Laplace scale). Statistics game: ``statistics`` (the one release ``S``, 2 x
-        |G| x (d + 1)), per round ``round_sums`` (the round's release: 2 x |G| cell sums of the play's predictions),
+        ``noise_scale`` (the auditor's Laplace scale). Statistics game: ``statistics`` (the one release ``S``, ``2 x
+        |G| x (d + 1)``), per round ``round_sums`` (the round's release: ``2 x |G|`` cell sums of the play's
+        predictions),
         ``lambda``, ``released_gamma`` (violations from the round's release),
         ``gamma`` (the estimates the LP used), ``error``, ``lp_value``; ``noise_scale`` (the per-round sigma).
         Everything in it is a DP release or post-processing.

@@ -19,7 +19,7 @@ __all__ = ["LinearThresholdClassifier", "linear_threshold_hypotheses", "hypothes
 
 
 class LinearThresholdClassifier:
-    """The fixed classifier ``h(x) = 1[x . coef >= threshold]`` (no fitting; picklable; equality by value)."""
+    """The fixed classifier ``h(x) = 1[x @ coef >= threshold]`` (no fitting; picklable; equality by value)."""
 
     def __init__(self, coef, threshold):
         self.coef = np.asarray(coef, dtype=float).ravel()
