@@ -933,19 +933,20 @@ def _gaussian_event(make, dataset, neighbour, attribute, sigma_attribute, name, 
 
 
 def audit_registered(name, *, n_runs=2000, random_state=None, epsilon=1.0, n=None, confidence=0.95, n_jobs=None,
-                     fit_failures="output", variant=None):
+                     fit_failures="output", variant=None, progress=None):
     """Audit registry row ``name`` on its :func:`default_audit_case`; returns an
     :class:`~fairlearn_dp.audit.AuditResult`.
 
     A fit that raises is an outcome outside the default event (``fit_failures="output"``, see
     :func:`fairlearn_dp.audit.audit`): a neighbour on which the fit fails more often than on the other moves the
     event's frequencies and is flagged; ``result.failures`` counts the failed fits. ``fit_failures="raise"``
-    re-raises the first failure instead.
+    re-raises the first failure instead. ``progress`` is passed to :func:`~fairlearn_dp.audit.audit` (None: a
+    progress bar when standard error is a terminal, as ``fairdp audit`` does).
     """
     case = default_audit_case(name, epsilon=epsilon, n=n, variant=variant)
     return audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,
                  declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, confidence=confidence,
-                 random_state=random_state, n_jobs=n_jobs, fit_failures=fit_failures)
+                 random_state=random_state, n_jobs=n_jobs, fit_failures=fit_failures, progress=progress)
 
 
 def audit_registered_failures(name, *, n_runs=200, random_state=None, epsilon=1.0, n=None, confidence=0.95,

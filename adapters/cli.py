@@ -6,7 +6,8 @@
 
 Each command writes CSV (and PNG where there is a plot) and prints a short table. A bad argument -- including a
 parameter value the estimator itself rejects during a sweep -- ends with a one-line message naming the argument
-on standard error and exit code 2 (argparse's convention), without a traceback; a failed audit exits with 1.
+on standard error and exit code 2 (argparse's convention), without a traceback; an audit that detects a violation
+(lower bound on epsilon above the declared epsilon) exits with 1.
 """
 
 from __future__ import annotations
@@ -565,20 +566,31 @@ def _check_audit(args):
 def _audit(args):
     from .audit_cases import audit_registered
 
-    result = audit_registered(args.name, n_runs=args.runs, random_state=args.seed)
+    # A progress bar over the 2 x --runs fits on standard error, only when it is a terminal (as the Monte Carlo).
+    result = audit_registered(args.name, n_runs=args.runs, random_state=args.seed, progress=None)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     import pandas as pd
 
     row = {"estimator": args.name, "declared_epsilon": result.declared_epsilon,
-           "epsilon_lower_bound": result.epsilon_lower_bound, "passed": result.passed, "n_runs": result.n_runs}
+           "epsilon_lower_bound": result.epsilon_lower_bound, "passed": result.passed, "verdict": _verdict(result),
+           "n_runs": result.n_runs}
     pd.DataFrame([row]).to_csv(out / f"audit_{args.name}.csv", index=False)
     _plot_audit(result, args.name, out / f"audit_{args.name}.png")
     print(f"{args.name}: declared epsilon {result.declared_epsilon:g}, empirical lower bound "
-          f"{result.epsilon_lower_bound:.4f} over {result.n_runs} runs per dataset -> "
-          f"{'PASS' if result.passed else 'FAIL: the lower bound exceeds the declared epsilon'}")
+          f"{result.epsilon_lower_bound:.4f} over {result.n_runs} runs per dataset -> {_verdict(result)}")
     print(f"Written: {out / f'audit_{args.name}.csv'}, {out / f'audit_{args.name}.png'}")
     return 0 if result.passed else 1
+
+
+#: Verdicts of ``fairdp audit``. The audit can only find a violation: a bound below the declared epsilon says that
+#: this event on these neighbours did not show one, not that the estimator is private.
+AUDIT_NO_VIOLATION = "no violation detected (a lower bound; not a proof of privacy)"
+AUDIT_VIOLATION = "VIOLATION DETECTED: the lower bound on epsilon exceeds the declared epsilon"
+
+
+def _verdict(result):
+    return AUDIT_NO_VIOLATION if result.passed else AUDIT_VIOLATION
 
 
 def _plot_audit(result, name, path):
@@ -595,7 +607,8 @@ def _plot_audit(result, name, path):
     right.bar(["declared", "lower bound"], [result.declared_epsilon, result.epsilon_lower_bound],
               color=["tab:gray", "tab:green" if result.passed else "tab:red"])
     right.set_ylabel("epsilon")
-    right.set_title("PASS" if result.passed else "FAIL", fontsize=9)
+    right.set_title("no violation detected (not a proof of privacy)" if result.passed
+                    else "violation detected: lower bound > declared", fontsize=9)
     fig.suptitle(f"Privacy audit: {name}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -650,7 +663,9 @@ def _build_parser():
     audit = commands.add_parser("audit", help="empirical privacy audit of a registered DP estimator",
                                 description="Run the estimator many times on two neighbouring datasets (its "
                                             "declared neighbouring relation) and report a Clopper-Pearson lower "
-                                            "bound on epsilon; exit 1 if it exceeds the declared epsilon.")
+                                            "bound on epsilon; exit 1 if it exceeds the declared epsilon (a "
+                                            "violation detected). A bound below it means no violation was "
+                                            "detected, not that the estimator is private.")
     audit.add_argument("name", choices=names, metavar="NAME", help=f"registry name, one of: {', '.join(names)}")
     audit.add_argument("--runs", type=_positive_int, default=5000, help="runs per dataset (>= 1, default 5000)")
     audit.add_argument("--seed", type=_seed, default=0, help="random_state of the audit (default 0)")

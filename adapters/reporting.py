@@ -122,6 +122,37 @@ def allocation_bias_report(true_shares, expected_shares, *, budget, groupings):
             for name, labels in groupings.items()}
 
 
+def _share_axis(ax, share):
+    """A log x axis for allocation shares that keeps entities with a true share of 0 on the plot.
+
+    Without zeros: a plain log axis. With zeros: ``symlog`` whose linear part ``[0, 10^k]`` ends at the decade
+    below the smallest positive share and is drawn one decade wide, with explicit major ticks at 0 and at the
+    decades from ``10^k`` up. (matplotlib's default symlog ticks put a decade inside the linear part right next to
+    0, where the two labels, e.g. "0" and "10^-8", overlap.)
+    """
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    positive = share[share > 0]
+    if positive.size == 0:
+        return
+    if not np.any(share <= 0):
+        ax.set_xscale("log")
+        return
+    low = int(np.floor(np.log10(positive.min())))
+    high = int(np.ceil(np.log10(positive.max())))
+    linthresh = 10.0 ** low
+    ax.set_xscale("symlog", linthresh=linthresh, linscale=1.0)    # [0, linthresh] as wide as one decade
+    decades = list(range(low, high + 1))
+    step = max(1, int(np.ceil(len(decades) / 6)))          # at most ~7 labelled ticks
+    labelled = decades[::-1][::step][::-1]
+    ax.xaxis.set_major_locator(FixedLocator([0.0] + [10.0 ** k for k in labelled]))
+    ax.xaxis.set_major_formatter(FuncFormatter(
+        lambda v, _: "0" if v == 0 else f"$10^{{{int(round(np.log10(v)))}}}$"))
+    minor = [m * 10.0 ** k for k in decades for m in range(2, 10) if m * 10.0 ** k < 10.0 ** high]
+    minor += [10.0 ** k for k in decades if k not in labelled]
+    ax.xaxis.set_minor_locator(FixedLocator(minor) if minor else NullLocator())
+
+
 def plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None):
     """Figure-4-style scatter of bias against true allocation share: one panel per (row, column) key.
 
@@ -144,9 +175,7 @@ def plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None
             if (row, col) in biases:
                 ax.scatter(share, biases[(row, col)], s=4, alpha=0.5)
             ax.axhline(0.0, color="black", lw=0.6)
-            # symlog keeps entities with a true share of 0 on the plot (a log axis would drop them silently).
-            positive = share[share > 0]
-            ax.set_xscale("symlog", linthresh=float(positive.min()) if positive.size else 1e-9)
+            _share_axis(ax, share)
             ax.set_title(f"{col}, {row}", fontsize=9)
             if j == 0:
                 ax.set_ylabel("bias (share of budget)")

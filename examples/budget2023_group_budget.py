@@ -312,13 +312,15 @@ def plot_mspe(summary, labels, path):
             bottom.errorbar(part["rho"], 100 * rel, yerr=200 * rel_se, color=color, marker="o", ms=4, lw=1.3,
                             capsize=3, label=f"group {group}")
         top.set_yscale("log")
-        top.set_xlabel("ρ (zCDP)")
+        top.set_xscale("log")          # rho spans 0.005-8: a linear axis piles the small budgets onto 0
+        top.set_xlabel("ρ (zCDP, log scale)")
         top.set_ylabel("test MSPE" + (" (GPA²)" if dataset == "law_school" else ""))
         top.set_title(f"{labels[dataset]}\nMSPE per group (dotted: non-private)")
         top.grid(alpha=0.3, which="both")
         top.legend(fontsize=7, ncol=2)
         bottom.axhline(0.0, color="black", lw=0.8)
-        bottom.set_xlabel("ρ (zCDP)")
+        bottom.set_xscale("log")
+        bottom.set_xlabel("ρ (zCDP, log scale)")
         bottom.set_ylabel("DPSE / DPNoSE − 1 (%), ± 2 SE (paired)")
         bottom.set_title(f"{labels[dataset]}\nrelative MSPE change of DPSE vs DPNoSE")
         bottom.grid(alpha=0.3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -52,7 +53,7 @@ class AuditResult:
 
 
 def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsilon, declared_delta=0.0,
-          confidence=0.95, random_state=None, n_jobs=None, fit_failures="raise"):
+          confidence=0.95, random_state=None, n_jobs=None, fit_failures="raise", progress=None):
     """Empirically audit the privacy of an estimator's fit on one pair of neighbouring datasets.
 
     Fits ``estimator_factory(seed)`` on ``dataset`` and on ``neighbour`` ``n_runs`` times each, every fit with its
@@ -97,6 +98,9 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
         result counts the failures. Exceptions of the factory (building the estimator) and of the event always
         propagate; a ``RuntimeWarning`` says when every fit on both datasets failed (then only failures were
         audited, usually a broken setup).
+    progress : bool or None, default=None
+        Show a tqdm progress bar over the ``2 n_runs`` fits (per chunk with ``n_jobs``); None shows it only when
+        standard error is a terminal. It does not change the result.
 
     Returns
     -------
@@ -118,23 +122,38 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
         raise TypeError("dataset and neighbour must be dicts of fit keyword arguments.")
     if fit_failures not in _FIT_FAILURES:
         raise ValueError(f"fit_failures must be one of {_FIT_FAILURES}, got {fit_failures!r}.")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None, got {type(progress).__name__}.")
     observe = fit_failures == "output"
     n_runs = int(n_runs)
     seeds = _distinct_seeds(random_state, 2 * n_runs)
     seeds_d, seeds_d_prime = seeds[:n_runs], seeds[n_runs:]
-    if n_jobs is None:
-        hits_d, failures_d = _count_hits(estimator_factory, dataset, event, seeds_d, observe)
-        hits_d_prime, failures_d_prime = _count_hits(estimator_factory, neighbour, event, seeds_d_prime, observe)
-    else:
-        from joblib import Parallel, delayed
+    bar = _progress_bar(progress, 2 * n_runs)
+    try:
+        if n_jobs is None:
+            tick = None if bar is None else bar.update
+            hits_d, failures_d = _count_hits(estimator_factory, dataset, event, seeds_d, observe, tick)
+            hits_d_prime, failures_d_prime = _count_hits(estimator_factory, neighbour, event, seeds_d_prime,
+                                                         observe, tick)
+        else:
+            from joblib import Parallel, delayed
 
-        n_chunks = max(1, min(n_runs, 4 * abs(int(n_jobs)) if n_jobs != -1 else 16))
-        tasks = [(fit_kwargs, chunk) for fit_kwargs, part in ((dataset, seeds_d), (neighbour, seeds_d_prime))
-                 for chunk in np.array_split(part, n_chunks)]
-        counts = Parallel(n_jobs=n_jobs)(delayed(_count_hits)(estimator_factory, fit_kwargs, event, chunk, observe)
-                                         for fit_kwargs, chunk in tasks)
-        hits_d, failures_d = map(sum, zip(*counts[:n_chunks]))
-        hits_d_prime, failures_d_prime = map(sum, zip(*counts[n_chunks:]))
+            n_chunks = max(1, min(n_runs, 4 * abs(int(n_jobs)) if n_jobs != -1 else 16))
+            tasks = [(fit_kwargs, chunk) for fit_kwargs, part in ((dataset, seeds_d), (neighbour, seeds_d_prime))
+                     for chunk in np.array_split(part, n_chunks)]
+            results = Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_count_hits)(estimator_factory, fit_kwargs, event, chunk, observe)
+                for fit_kwargs, chunk in tasks)
+            counts = []
+            for (_, chunk), count in zip(tasks, results):     # joblib yields in task order
+                counts.append(count)
+                if bar is not None:
+                    bar.update(len(chunk))
+            hits_d, failures_d = map(sum, zip(*counts[:n_chunks]))
+            hits_d_prime, failures_d_prime = map(sum, zip(*counts[n_chunks:]))
+    finally:
+        if bar is not None:
+            bar.close()
     if observe and failures_d == failures_d_prime == n_runs:
         warnings.warn(f"Every fit failed on both datasets ({n_runs} runs each): the audit tested only the failure "
                       "outcome; check the factory and the fit arguments.", RuntimeWarning, stacklevel=2)
@@ -148,9 +167,24 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
 _FIT_FAILURES = ("raise", "output")
 
 
-def _count_hits(estimator_factory, fit_kwargs, event, seeds, observe_failures=False):
+def _progress_bar(progress, total):
+    """A tqdm bar over ``total`` fits, or None (``progress=None``: only when standard error is a terminal)."""
+    if progress is None:
+        try:
+            progress = sys.stderr.isatty()
+        except (AttributeError, ValueError):              # replaced or closed stderr
+            progress = False
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="privacy audit", unit="fit")
+
+
+def _count_hits(estimator_factory, fit_kwargs, event, seeds, observe_failures=False, tick=None):
     """Fit one fresh estimator per seed; count the outcomes that satisfy ``event`` and the fits that raised (an
-    outcome, a :class:`FitFailure`, when ``observe_failures``; otherwise the exception propagates)."""
+    outcome, a :class:`FitFailure`, when ``observe_failures``; otherwise the exception propagates). ``tick(1)``,
+    if given, is called after each fit (the progress bar)."""
     hits = failures = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -165,6 +199,8 @@ def _count_hits(estimator_factory, fit_kwargs, event, seeds, observe_failures=Fa
                 outcome = FitFailure(type(error), str(error))
                 failures += 1
             hits += bool(event(outcome))
+            if tick is not None:
+                tick(1)
     return hits, failures
 
 

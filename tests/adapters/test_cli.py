@@ -196,10 +196,47 @@ def test_sweep_writes_files_and_prints_a_table(tmp_path, capsys):
     assert "ks_parity" in capsys.readouterr().out
 
 
-def test_audit_command(tmp_path):
+def test_audit_command(tmp_path, capsys):
     assert main(["audit", "DPFairRegressionPostprocessor", "--runs", "400", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "audit_DPFairRegressionPostprocessor.csv").is_file()
     assert (tmp_path / "audit_DPFairRegressionPostprocessor.png").stat().st_size > 0
+    captured = capsys.readouterr()
+    # The verdict says what an audit can show: no violation found, a lower bound, not a proof of privacy.
+    assert "-> no violation detected (a lower bound; not a proof of privacy)" in captured.out
+    assert "PASS" not in captured.out
+    assert captured.err == ""                  # the progress bar is silent when stderr is not a terminal
+    import pandas as pd
+
+    row = pd.read_csv(tmp_path / "audit_DPFairRegressionPostprocessor.csv").iloc[0]
+    assert bool(row["passed"]) and row["verdict"] == cli.AUDIT_NO_VIOLATION
+
+
+def test_audit_violation_verdict_and_exit_code(tmp_path, capsys, monkeypatch):
+    from fairdp_adapters import audit_cases
+    from fairlearn_dp.audit import AuditResult
+
+    broken = AuditResult(epsilon_lower_bound=1.49, declared_epsilon=1.0, declared_delta=0.0, passed=False,
+                         hits=(250, 60), n_runs=1000, event="e", confidence=0.95)
+    seen = {}
+
+    def fake_audit(name, **kwargs):
+        seen.update(kwargs)
+        return broken
+
+    monkeypatch.setattr(audit_cases, "audit_registered", fake_audit)
+    assert main(["audit", "DPThresholdOptimizer", "--runs", "1000", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "lower bound 1.4900" in out
+    assert "VIOLATION DETECTED: the lower bound on epsilon exceeds the declared epsilon" in out
+    assert "FAIL" not in out and "PASS" not in out
+    assert seen["progress"] is None and seen["n_runs"] == 1000      # a bar only on a terminal
+
+
+def test_audit_progress_bar_on_a_terminal(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert main(["audit", "DPFairRegressionPostprocessor", "--runs", "20", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "privacy audit" in err and "40/40" in err              # 2 x --runs fits
 
 
 def test_audit_help_lists_every_registry_name(capsys):

@@ -36,3 +36,34 @@ def test_regression_report_and_plot(tmp_path):
     assert table.loc["KS parity (max pairwise)", ("after", "ks_to_all")] == 0.0
     assert set(frames) == {"before", "after"}
     assert plot_group_cdfs({"before": y}, sensitive_features=a, path=tmp_path / "c.png").stat().st_size > 0
+
+
+def test_allocation_share_axis_labels_zero_apart_from_the_decades():
+    """With zero shares the x axis is symlog with ticks at 0 and whole decades from the linear threshold up: no
+    decade tick inside the linear part next to 0 (the "0" / "10^-8" overlap of the Figure 4 analogue)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    from fairdp_adapters.reporting import _share_axis
+
+    fig, (with_zero, positive) = plt.subplots(1, 2)
+    share = np.array([0.0, 8.7e-8, 1e-5, 0.03])
+    _share_axis(with_zero, share)
+    assert with_zero.get_xscale() == "symlog"
+    ticks = [t for t in with_zero.xaxis.get_major_locator()() if t >= 0]
+    assert ticks[0] == 0.0
+    linthresh = with_zero.xaxis.get_transform().linthresh
+    assert linthresh == pytest.approx(1e-8)
+    assert all(t >= linthresh for t in ticks[1:])
+    # 0 and the first decade tick are at least one decade's width apart on screen.
+    to_screen = with_zero.transData.transform
+    first, second = (to_screen((t, 0))[0] for t in ticks[:2])
+    decade = to_screen((1e-6, 0))[0] - to_screen((1e-7, 0))[0]
+    assert second - first >= decade * 0.99
+    labels = [with_zero.xaxis.get_major_formatter()(t) for t in ticks]
+    assert labels[0] == "0" and all("10^" in label for label in labels[1:])
+    _share_axis(positive, np.array([1e-6, 1e-3]))
+    assert positive.get_xscale() == "log"
+    plt.close(fig)

@@ -79,3 +79,31 @@ def test_table2_pos_fairer_and_cheaper_than_bl(quick_run):
     # Baseline: the largest district (NYC) is under-allocated, more so with less privacy budget.
     nyc = table.xs("BL", level="mechanism")["nyc_under_allocation_dollars"]
     assert 0 < nyc.loc[0.1] < nyc.loc[0.01] < nyc.loc[0.001]
+
+
+def test_smallest_counts_implied_by_the_papers_lower_bounds(script):
+    """The paper's Gaussian lower bound (0.0897) fits a smallest county of ~51 households, its Laplace one (0.0242)
+    ~43: no single county gives both (README, Zhu et al. reproduction)."""
+    assert script.implied_smallest_count() == 51
+    assert script.implied_smallest_count_laplace() == 43
+    # The numerical convolution against a Monte Carlo of pi_S(x~)_1 = x1 + eta_1 - mean(eta), n = 5, lambda = 10.
+    rng = np.random.default_rng(0)
+    eta = rng.laplace(0.0, 10.0, size=(400_000, 5))
+    draws = np.maximum(-(43 + eta[:, 0] - eta.mean(axis=1)), 0.0)
+    assert script.laplace_positive_part_bias(43) == pytest.approx(draws.mean(), abs=4 * draws.std() / 632)
+    assert script.laplace_positive_part_bias(51) < 0.01 < script.laplace_positive_part_bias(43)
+
+
+def test_figure_only_redraws_from_saved_biases(script, tmp_path):
+    shares = np.array([0.0, 1e-7, 1e-4, 0.3, 0.7 - 1e-4 - 1e-7])
+    columns = {"true_share": shares}
+    for eps in script.EPSILONS:
+        for mechanism in script.MECHANISMS:
+            for prefix in ("bias", "bias_cv"):
+                columns[f"{prefix}_{mechanism}_eps{eps:g}"] = np.linspace(-1e-6, 1e-6, shares.size)
+    pd.DataFrame(columns).to_csv(tmp_path / "table2_district_biases.csv.gz", index=False, compression="gzip")
+    result = script.main(["--figure-only", "--out", str(tmp_path)])
+    assert set(result["paths"]) == {"figure4", "figure4_cv"}
+    assert all(path.stat().st_size > 0 for path in result["paths"].values())
+    with pytest.raises(SystemExit, match="not found"):
+        script.main(["--figure-only", "--out", str(tmp_path / "empty")])

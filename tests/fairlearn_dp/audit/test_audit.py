@@ -125,3 +125,16 @@ def test_audit_validates_its_arguments():
         audit(_factory, [1], neighbour, event=event, n_runs=5, declared_epsilon=1.0)
     with pytest.raises(TypeError, match="callable"):
         audit(_factory, dataset, neighbour, event="noisy_joint_pmf_", n_runs=5, declared_epsilon=1.0)
+
+
+def test_audit_progress_bar_counts_every_fit_and_is_silent_when_not_a_terminal(capsys):
+    dataset, neighbour = _datasets()
+    kwargs = dict(event=_first_cell_above_its_truth, n_runs=6, declared_epsilon=1.0, random_state=5)
+    silent = audit(_factory, dataset, neighbour, **kwargs)          # progress=None: stderr is not a terminal here
+    assert capsys.readouterr().err == ""
+    assert audit(_factory, dataset, neighbour, progress=True, **kwargs) == silent
+    assert "12/12" in capsys.readouterr().err                       # 2 x n_runs fits
+    assert audit(_factory, dataset, neighbour, progress=True, n_jobs=1, **kwargs) == silent
+    assert "12/12" in capsys.readouterr().err
+    with pytest.raises(TypeError, match="progress"):
+        audit(_factory, dataset, neighbour, progress="yes", **kwargs)

@@ -1,0 +1,142 @@
+"""README tables that restate a committed results file must say what that file says (no re-run: fast).
+
+bench_reductions: the README's "Performance" table of ``tests/benchmarks/bench_reductions.py`` is read against
+``tests/benchmarks/results/bench_reductions.md``: every number as printed there, and the epsilons of its headers.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def _markdown_tables(text):
+    """Every pipe table in ``text``: ``[(header cells, [row cells, ...]), ...]`` (separator lines dropped)."""
+    tables, current = [], None
+    for line in text.splitlines():
+        if line.startswith("|") and line.rstrip().endswith("|"):
+            cells = [cell.strip() for cell in line.strip()[1:-1].split("|")]
+            if current is None:
+                current = (cells, [])
+                tables.append(current)
+            elif not all(re.fullmatch(r":?-+:?", cell) for cell in cells):
+                current[1].append(cells)
+        else:
+            current = None
+    return tables
+
+
+def _rows_by(table, key):
+    header, rows = table
+    return {row[0]: dict(zip(header, row)) for row in rows} if key is None else {
+        row[header.index(key)]: dict(zip(header, row)) for row in rows}
+
+
+# ------------------------------------------------------------------------------------------ bench_reductions
+BENCH_REDUCTIONS = ROOT / "tests" / "benchmarks" / "results" / "bench_reductions.md"
+
+
+def _results_section(text, heading_start):
+    """The text of the results file's ``## ...`` section whose heading starts with ``heading_start``, with the
+    heading line."""
+    for part in text.split("\n## ")[1:]:
+        if part.startswith(heading_start):
+            return "## " + part
+    raise AssertionError(f"bench_reductions.md has no section '## {heading_start}...'")
+
+
+def _bench_reductions_results():
+    text = BENCH_REDUCTIONS.read_text()
+    exact = _results_section(text, "Exact oracle")
+    private = _results_section(text, "Private oracles")
+    whole = _results_section(text, "Whole fit")
+    private_eps = re.search(r"## Private oracles \(epsilon = ([^,]+), T = (\d+)\)", private)
+    whole_eps = re.search(r"## Whole fit: the statistics game \(epsilon = ([^,]+), delta = ([^)]+)\)", whole)
+    assert private_eps and whole_eps, "bench_reductions.md headings changed: update this test"
+    date = re.search(r"Date: (\d{4}-\d{2}-\d{2})", text)
+    return {"exact": _rows_by(_markdown_tables(exact)[0], None),
+            "private": [dict(zip(_markdown_tables(private)[0][0], row)) for row in _markdown_tables(private)[0][1]],
+            "whole": _rows_by(_markdown_tables(whole)[0], None),
+            "private_epsilon": private_eps.group(1), "private_T": private_eps.group(2),
+            "whole_epsilon": whole_eps.group(1), "whole_delta": whole_eps.group(2),
+            "date": date.group(1) if date else None}
+
+
+def _bench_reductions_readme():
+    """The README's bench_reductions paragraph (up to its "Full output" line) and its one table."""
+    text = README.read_text()
+    performance = text.split("\n## Performance\n", 1)[1].split("\n## ", 1)[0]
+    start = performance.index("`tests/benchmarks/bench_reductions.py`:")
+    paragraph = performance[start:performance.index("Full output: `tests/benchmarks/results/bench_reductions.md`",
+                                                    start)]
+    tables = _markdown_tables(paragraph)
+    assert len(tables) == 1, "expected one bench_reductions table in the README's Performance section"
+    return paragraph, tables[0]
+
+
+def _number(cell, pattern=r"([0-9][0-9.,]*)"):
+    match = re.search(pattern, cell)
+    assert match, f"no number in README cell {cell!r}"
+    return match.group(1)
+
+
+def test_bench_reductions_readme_epsilons_match_the_results_file():
+    results = _bench_reductions_results()
+    paragraph, (header, _) = _bench_reductions_readme()
+    algorithm3 = [h for h in header if h.startswith("Algorithm 3")]
+    game = [h for h in header if "statistics game" in h]
+    assert len(algorithm3) == 1 and len(game) == 1, header
+    # The private-oracle column names the epsilon the private rows ran at, the whole-fit column the game's.
+    assert re.search(r"ε = ([0-9.]+|∞)", algorithm3[0]).group(1) == results["private_epsilon"]
+    assert re.search(r"ε = ([0-9.]+|∞)", game[0]).group(1) == results["whole_epsilon"]
+    # The prose states the same settings.
+    goal = re.search(r"statistics game, ε = ([0-9.]+), δ = ([0-9e.-]+)", paragraph)
+    assert goal and goal.groups() == (results["whole_epsilon"], results["whole_delta"])
+    assert f"max_iter={results['private_T']}" in paragraph
+    if results["date"] is not None:
+        assert results["date"] in paragraph
+    # No other epsilon is attached to the private oracles anywhere in the README.
+    text = README.read_text()
+    for mention in re.findall(r"Algorithm 3 at ε = ([0-9.]+)", text):
+        assert mention == results["private_epsilon"]
+
+
+def test_bench_reductions_readme_numbers_match_the_results_file():
+    results = _bench_reductions_results()
+    _, (header, rows) = _bench_reductions_readme()
+    assert rows, "the README's bench_reductions table has no rows"
+    column = {name: i for i, name in enumerate(header)}
+    game = next(h for h in header if "statistics game" in h)
+    algorithm3 = next(h for h in header if h.startswith("Algorithm 3"))
+    best_response = next(h for h in header if "per best response" in h)
+    rounds = next(h for h in header if h.startswith("rounds"))
+    checked = set()
+    for row in rows:
+        constraint = row[0].replace(" ", "_")                 # "equalized odds" -> "equalized_odds"
+        cell = {name: row[i] for name, i in column.items()}
+        whole = results["whole"][constraint]
+        exact = results["exact"][constraint]
+        assert _number(cell["Fairlearn whole fit"]) == whole["Fairlearn whole fit (s)"], row
+        assert _number(cell[game]) == next(v for k, v in whole.items() if k.startswith("ours whole fit")), row
+        assert _number(cell["ratio"]) + "x" == whole["ratio"], row
+        played, outer = (part.strip() for part in cell[rounds].split("/"))
+        assert played == next(v for k, v in whole.items() if k.startswith("ours rounds played")), row
+        assert outer == whole["Fairlearn outer iterations"], row
+        assert _number(cell[best_response]) + "x" == exact["ratio ours / Fairlearn per call"], row
+        private = {r["oracle"].split(" ")[0]: r for r in results["private"] if r["constraint"] == constraint}
+        for oracle, r in private.items():
+            match = re.search(rf"{oracle}(?: \(([0-9,]+) hypotheses\))? ([0-9.]+)", cell[algorithm3])
+            assert match, f"{constraint}: the README omits the {oracle} oracle"
+            assert match.group(2) == r["s / iteration"], row
+            if match.group(1) is not None:
+                assert f"({match.group(1)} hypotheses)" in r["oracle"], row
+        checked.add(constraint)
+    assert checked == set(results["whole"]), "a constraint of the results file is missing from the README table"
+
+
+@pytest.mark.parametrize("cell, expected", [("0.987 s", "0.987"), ("**0.73x**", "0.73"), ("50 / 7", "50")])
+def test_number_parser(cell, expected):
+    assert _number(cell) == expected
