@@ -7,40 +7,51 @@ discretisation alone. This script repeats that setting with
 
 - datasets: Law School (target ``ugpa`` in ``LAW_SCHOOL_BOUNDS = (1, 4)``, four race groups) and Communities &
   Crime (target in ``(0, 1)``, groups ``black`` 0/1), both bundled with fairdp;
-- for every seed in ``range(n_seeds)``: a 70/30 split with ``train_test_split(..., test_size=0.3,
-  random_state=seed)``; ``fit`` on the train split with ``random_state=seed`` and a fresh
+- for every seed in ``range(first_seed, first_seed + n_seeds)`` (default 33-82, the authors' seeds in their
+  published notebooks, https://github.com/rxian/fair-regression; ``--first-seed 0`` gives our former 0-49): a 70/30
+  split with ``train_test_split(..., test_size=0.3, random_state=seed)``; ``fit`` on the train split with ``random_state=seed`` and a fresh
   ``diffprivlib.BudgetAccountant``; ``predict`` on the test split with ``random_state=seed``; test MSE against
   the true test targets and test KS statistical parity (largest pairwise two-sample KS distance, Def. 2.2);
 - outputs (under ``--out``):
 
-  ``main_table_per_seed.csv`` / ``main_table_summary.csv``
+  ``main_table_per_seed.csv`` / ``main_table_summary.csv`` / ``main_table.md``
       alpha = 0, k = 36 (Law School) / 12 (Communities & Crime), epsilon in {inf, 10, 5, 1, 0.5, 0.1}, plus the
-      "no post-processing" reference row (raw test targets: MSE 0 and the data's own KS).
+      "no post-processing" reference row (raw test targets: MSE 0 and the data's own KS) and the "binning only"
+      row (alpha = 1, epsilon = inf). Mean and population std (ddof = 0, as the authors' ``np.std``) over the
+      seeds; ``main_table.md`` sets them next to the authors' published values (``AUTHORS_TABLE``) with
+      z = (ours - theirs) / combined standard error.
   ``fig2_tradeoffs.csv`` / ``fig2_tradeoffs.png``
       Figure 2: MSE vs KS from sweeping alpha, one line per epsilon, panels Communities & Crime k = 12, 60 and
-      Law School k = 36, 180.
+      Law School k = 36, 180; the authors' alpha grids (24 values on Law School, 28 on Communities & Crime).
   ``fig3_law_school_eps0.1.csv`` / ``fig3_law_school_eps0.1.png``
-      Figure 3: Law School, epsilon = 0.1, one curve per k in {7, 8, 11, 24, 36, 48, 60} plus the lower envelope.
+      Figure 3: Law School, epsilon = 0.1, the authors' 31 k x 24 alpha grid (k in 1-22, 24, 26, 28, 30, 36, 42,
+      48, 54, 60), curves for k in {7, 8, 11, 24, 36, 48, 60} highlighted, plus the lower envelope.
   ``fig4_envelopes.csv`` / ``fig4_law_school_envelopes.png``
-      Figure 4: the lower envelope over (alpha, k) for every epsilon in {10, 5, 1, 0.5, 0.1}.
+      Figure 4: the lower envelope over the same (alpha, k) grid for every epsilon in {10, 5, 1, 0.5, 0.1}.
   ``sweep_per_seed.csv``
       Every (dataset, epsilon, k, alpha, seed) result behind the figures.
 
-As in the paper, the envelopes also contain the k = 1 point (a constant output: KS = 0, MSE ~ 0.68 on Law
+As in the paper, the envelopes also contain the k = 1 points (a constant output: KS = 0, MSE ~ 0.68 on Law
 School), which is where the paper's envelopes "end on the right at (0.6772, 0)", outside the cropped axes.
+
+``--quick`` keeps the figures' structure with 5 seeds, 4 alphas and, for Figures 3-4, only the 7 highlighted k
+(plus k = 1). ``--publish`` copies the summary CSV and the three figures to ``docs/img/`` (the README's table is
+rendered from ``docs/img/xian2024_summary.csv`` by :func:`render_readme_table`, and a test checks it).
 
 Every fit and every prediction is seeded, so the results do not depend on ``--n-jobs``.
 
 Usage::
 
-    python examples/xian2024_reproduce.py                 # 50 seeds, full alpha grid (a few minutes)
+    python examples/xian2024_reproduce.py                 # seeds 33-82, the authors' grids (~15 min, 2 jobs)
     python examples/xian2024_reproduce.py --quick         # 5 seeds, 4 alphas (smoke test, seconds)
     python examples/xian2024_reproduce.py --n-jobs 2 --out /tmp/xian
+    python examples/xian2024_reproduce.py --n-jobs 2 --publish      # also refresh docs/img/xian2024_*
 """
 
 from __future__ import annotations
 
 import math
+import shutil
 import time
 import warnings
 from dataclasses import dataclass
@@ -69,16 +80,35 @@ from fairlearn_dp.metrics import ks_statistical_parity  # noqa: E402
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "xian2024"
+DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
+#: The committed copy of ``main_table_summary.csv`` that the README's table is rendered from.
+PUBLISHED_SUMMARY = DOCS_IMG / "xian2024_summary.csv"
 DEFAULT_SEEDS = 50
+#: The authors' notebooks use ``seeds = range(33, 83)``; ``--first-seed 0`` gives our former seeds 0-49.
+DEFAULT_FIRST_SEED = 33
 QUICK_SEEDS = 5
+#: Standard deviations over seeds: population std, as the authors' ``np.std`` (``--ddof 1`` for the sample std).
+DEFAULT_DDOF = 0
 TEST_SIZE = 0.3
 
 #: Privacy budgets of the paper (``inf`` is the non-private "binning + fair" baseline).
 EPSILONS = (math.inf, 10.0, 5.0, 1.0, 0.5, 0.1)
-#: KS tolerances swept for the trade-off curves (alpha = 1 leaves the binned outputs unchanged).
-ALPHAS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
+
+
+def _alpha_grid(log_high, n_log, lin_low, lin_high, n_lin):
+    """0, ``n_log`` log-spaced values from 0.005 to ``log_high``, ``n_lin`` evenly spaced values, then 1."""
+    log_part = np.exp(np.linspace(np.log(0.005), np.log(log_high), n_log))
+    return tuple(float(a) for a in np.concatenate([[0.0], log_part, np.linspace(lin_low, lin_high, n_lin), [1.0]]))
+
+
+#: KS tolerances swept for the trade-off curves, the authors' grids (alpha = 1 leaves the binned outputs
+#: unchanged): 24 values on Law School, 28 on Communities & Crime.
+LAW_SCHOOL_ALPHAS = _alpha_grid(0.1, 10, 0.11, 0.35, 12)
+COMMUNITIES_CRIME_ALPHAS = _alpha_grid(0.12, 14, 0.13, 0.44, 12)
 QUICK_ALPHAS = (0.0, 0.05, 0.2, 1.0)
-#: Figures 3-4 (Law School): the numbers of bins and privacy budgets shown in the paper.
+#: Figures 3-4 (Law School): the authors' 31 numbers of bins (swept with the 24 Law School alphas) ...
+FIG34_N_BINS = tuple(range(1, 23)) + (24, 26, 28, 30, 36, 42, 48, 54, 60)
+#: ... of which the paper's Figure 3 labels these (the others are drawn in grey); --quick runs these only.
 FIG3_N_BINS = (7, 8, 11, 24, 36, 48, 60)
 FIG3_EPSILON = 0.1
 FIG4_EPSILONS = (10.0, 5.0, 1.0, 0.5, 0.1)
@@ -97,14 +127,15 @@ class DatasetSpec:
     main_n_bins: int
     fig2_n_bins: tuple
     fig34: bool
+    alphas: tuple
 
 
 LAW_SCHOOL = DatasetSpec(name="law_school", label="Law School", bounds=tuple(LAW_SCHOOL_BOUNDS),
                          groups=("asian", "black", "hisp", "white"), main_n_bins=36, fig2_n_bins=(36, 180),
-                         fig34=True)
+                         fig34=True, alphas=LAW_SCHOOL_ALPHAS)
 COMMUNITIES_CRIME = DatasetSpec(name="communities_crime", label="Communities & Crime",
                                 bounds=tuple(COMMUNITIES_CRIME_BOUNDS), groups=(0, 1), main_n_bins=12,
-                                fig2_n_bins=(12, 60), fig34=False)
+                                fig2_n_bins=(12, 60), fig34=False, alphas=COMMUNITIES_CRIME_ALPHAS)
 DATASETS = (LAW_SCHOOL, COMMUNITIES_CRIME)
 
 
@@ -120,12 +151,20 @@ def load_dataset(spec):
     return np.asarray(bunch.target, dtype=float), np.asarray(bunch.sensitive_features)
 
 
-def experiment_configs(spec, alphas):
+def sweep_grid(spec, quick=False):
+    """``(alphas, fig34_n_bins)`` swept on a dataset: the authors' grids, or the small ``--quick`` ones."""
+    alphas = QUICK_ALPHAS if quick else spec.alphas
+    fig34_n_bins = (FIG3_N_BINS + (ENVELOPE_ENDPOINT_N_BINS,) if quick else FIG34_N_BINS) if spec.fig34 else ()
+    return alphas, fig34_n_bins
+
+
+def experiment_configs(spec, quick=False):
     """All ``(epsilon, n_bins, alpha)`` run on a dataset (the union of the table's and the figures' settings)."""
-    configs = {(eps, spec.main_n_bins, 0.0) for eps in EPSILONS}
+    alphas, fig34_n_bins = sweep_grid(spec, quick)
+    configs = {(eps, spec.main_n_bins, 0.0) for eps in EPSILONS} | {(math.inf, spec.main_n_bins, 1.0)}
     configs |= {(eps, k, float(alpha)) for eps in EPSILONS for k in spec.fig2_n_bins for alpha in alphas}
+    configs |= {(eps, k, float(alpha)) for eps in FIG4_EPSILONS for k in fig34_n_bins for alpha in alphas}
     if spec.fig34:
-        configs |= {(eps, k, float(alpha)) for eps in FIG4_EPSILONS for k in FIG3_N_BINS for alpha in alphas}
         configs |= {(eps, ENVELOPE_ENDPOINT_N_BINS, 0.0) for eps in FIG4_EPSILONS}
     return sorted(configs, key=lambda c: (-c[0], c[1], c[2]))
 
@@ -169,10 +208,10 @@ def run_seed(spec, y, a, seed, configs):
     return rows, raw_row
 
 
-def run_all(datasets, n_seeds, alphas, n_jobs=1):
+def run_all(datasets, seeds, quick=False, n_jobs=1):
     """Every dataset x seed task, through joblib; returns ``(sweep, raw)`` DataFrames sorted by their keys."""
     loaded = {spec.name: load_dataset(spec) for spec in datasets}
-    tasks = [(spec, seed, experiment_configs(spec, alphas)) for spec in datasets for seed in range(n_seeds)]
+    tasks = [(spec, seed, experiment_configs(spec, quick)) for spec in datasets for seed in seeds]
     results = Parallel(n_jobs=n_jobs)(
         delayed(run_seed)(spec, *loaded[spec.name], seed, configs) for spec, seed, configs in tasks)
     sweep = pd.DataFrame([row for rows, _ in results for row in rows])
@@ -215,40 +254,112 @@ def lower_envelope(points):
     return pareto_front(points)
 
 
-def summarise(frame, keys):
-    """Mean and std (ddof=1) of MSE and KS over the seeds for each ``keys`` group."""
+def summarise(frame, keys, ddof=DEFAULT_DDOF):
+    """Mean and std (population std by default, ``ddof=0``, as the authors) of MSE and KS over the seeds."""
     grouped = frame.groupby(keys, sort=False, dropna=False)
-    out = grouped.agg(mse_mean=("mse", "mean"), mse_std=("mse", "std"), ks_mean=("ks", "mean"),
-                      ks_std=("ks", "std"), objective_mean=("objective", "mean"), n_seeds=("seed", "nunique"),
+
+    def std(values):
+        return float(np.std(values, ddof=ddof)) if len(values) > ddof else np.nan
+
+    out = grouped.agg(mse_mean=("mse", "mean"), mse_std=("mse", std), ks_mean=("ks", "mean"),
+                      ks_std=("ks", std), objective_mean=("objective", "mean"), n_seeds=("seed", "nunique"),
                       n_fits_with_warnings=("warnings", lambda s: int((s != "").sum())))
     return out.reset_index()
 
 
-def main_table(sweep, raw, datasets):
-    """Per-seed rows and the summary of the main table (alpha = 0, each dataset's k, all epsilons + raw)."""
+#: The authors' published main tables (their notebooks' outputs, ``law.ipynb`` / ``communities.ipynb`` at
+#: https://github.com/rxian/fair-regression, commit 1b51ad7, seeds 33-82, ``np.std`` i.e. ddof = 0):
+#: ``setting -> (mse_mean, mse_std, ks_mean, ks_std)``; setting is "raw", "binning" (alpha = 1) or epsilon.
+#: Their "Chzhen et al. (2020)" row (no binning) has no counterpart here and is left out.
+AUTHORS_SEEDS = 50
+AUTHORS_TABLE = {
+    "law_school": {
+        "raw": (0.000000, 0.000000, 0.349900, 0.018699),
+        "binning": (0.000610, 0.000005, 0.349900, 0.018699),
+        math.inf: (0.010439, 0.000494, 0.085150, 0.023165),
+        10.0: (0.010451, 0.000481, 0.085540, 0.023160),
+        5.0: (0.010466, 0.000470, 0.086038, 0.023252),
+        1.0: (0.010634, 0.000645, 0.091368, 0.024884),
+        0.5: (0.010909, 0.001103, 0.104694, 0.032631),
+        0.1: (0.013972, 0.005009, 0.280689, 0.090332),
+    },
+    "communities_crime": {
+        "raw": (0.000000, 0.000000, 0.457663, 0.033567),
+        "binning": (0.000562, 0.000016, 0.449961, 0.035186),
+        math.inf: (0.018486, 0.001028, 0.064075, 0.024100),
+        10.0: (0.018441, 0.001079, 0.064352, 0.024214),
+        5.0: (0.018396, 0.001102, 0.064654, 0.025137),
+        1.0: (0.018106, 0.001894, 0.068496, 0.026381),
+        0.5: (0.017691, 0.003149, 0.075991, 0.031572),
+        0.1: (0.015489, 0.008970, 0.162784, 0.094371),
+    },
+}
+
+
+def main_table(sweep, raw, datasets, ddof=DEFAULT_DDOF):
+    """Per-seed rows and the summary of the main table: per dataset the raw data, binning only (alpha = 1,
+    epsilon = inf) and alpha = 0 at every epsilon, all at the dataset's k."""
     parts = []
     for spec in datasets:
         parts.append(raw[raw["dataset"] == spec.name])
-        mask = (sweep["dataset"] == spec.name) & (sweep["n_bins"] == spec.main_n_bins) & (sweep["alpha"] == 0.0)
-        parts.append(sweep[mask])
+        at_k = sweep[(sweep["dataset"] == spec.name) & (sweep["n_bins"] == spec.main_n_bins)]
+        parts.append(at_k[(at_k["alpha"] == 1.0) & np.isinf(at_k["epsilon"])])
+        parts.append(at_k[at_k["alpha"] == 0.0])
     per_seed = pd.concat(parts, ignore_index=True)
-    summary = summarise(per_seed, ["dataset", "method", "epsilon", "n_bins", "alpha"])
+    summary = summarise(per_seed, ["dataset", "method", "epsilon", "n_bins", "alpha"], ddof=ddof)
     return per_seed, summary
 
 
-def markdown_table(summary, datasets):
-    """The main-table summary as a markdown table (mean ± std over seeds)."""
+def _setting_key(row):
+    if row.method == "no post-processing":
+        return "raw"
+    if row.alpha == 1.0:
+        return "binning"
+    return float(row.epsilon)
+
+
+def _z(ours_mean, ours_std, ours_n, theirs_mean, theirs_std, theirs_n):
+    """(ours - theirs) / combined standard error, or "-" where both spreads are 0."""
+    se = math.sqrt(ours_std ** 2 / ours_n + theirs_std ** 2 / theirs_n)
+    if se == 0:
+        return "0" if ours_mean == theirs_mean else "-"
+    return f"{(ours_mean - theirs_mean) / se:+.1f}"
+
+
+def markdown_table(summary, datasets=DATASETS):
+    """The main-table summary as a markdown table (mean ± std over seeds), next to the authors' published values.
+
+    ``z`` is (ours - authors') / combined standard error, sqrt(std_ours² / n_ours + std_authors² / n_authors).
+    """
     labels = {spec.name: spec.label for spec in datasets}
-    lines = ["| dataset | setting | k | MSE (mean ± std) | KS (mean ± std) | seeds |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| dataset | setting | k | test MSE | authors' MSE | z | test KS parity | authors' KS | z | seeds |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in summary.itertuples(index=False):
-        if row.method == "no post-processing":
-            setting, k = "no post-processing (raw test targets)", "-"
+        key = _setting_key(row)
+        if key == "raw":
+            setting, k, mse = "no post-processing", "–", "0"
         else:
-            setting, k = f"ε = {'∞' if math.isinf(row.epsilon) else f'{row.epsilon:g}'}, α = 0", f"{row.n_bins:.0f}"
-        lines.append(f"| {labels[row.dataset]} | {setting} | {k} | {row.mse_mean:.5f} ± {row.mse_std:.5f} | "
-                     f"{row.ks_mean:.4f} ± {row.ks_std:.4f} | {row.n_seeds} |")
+            setting = ("binning only (ε = ∞, α = 1)" if key == "binning" else
+                       "ε = ∞ (binning + fair baseline)" if math.isinf(key) else f"ε = {key:g}")
+            k, mse = f"{row.n_bins:.0f}", f"{row.mse_mean:.6f} ± {row.mse_std:.6f}"
+        ks = f"{row.ks_mean:.6f} ± {row.ks_std:.6f}"
+        theirs = AUTHORS_TABLE.get(row.dataset, {}).get(key)
+        if theirs is None:
+            their_mse = their_ks = z_mse = z_ks = "n/a"
+        else:
+            their_mse = "0" if key == "raw" else f"{theirs[0]:.6f} ± {theirs[1]:.6f}"
+            their_ks = f"{theirs[2]:.6f} ± {theirs[3]:.6f}"
+            n = int(row.n_seeds)
+            z_mse = "–" if key == "raw" else _z(row.mse_mean, row.mse_std, n, theirs[0], theirs[1], AUTHORS_SEEDS)
+            z_ks = _z(row.ks_mean, row.ks_std, n, theirs[2], theirs[3], AUTHORS_SEEDS)
+        lines.append(f"| {labels[row.dataset]} | {setting} | {k} | {mse} | {their_mse} | {z_mse} | {ks} | "
+                     f"{their_ks} | {z_ks} | {row.n_seeds} |")
     return "\n".join(lines)
+
+
+def render_readme_table(summary_csv=PUBLISHED_SUMMARY):
+    """The README's table, rendered from a ``main_table_summary.csv`` (by default the committed copy)."""
+    return markdown_table(pd.read_csv(summary_csv))
 
 
 def envelopes(fig34):
@@ -307,15 +418,17 @@ def plot_fig2(fig2, raw_summary, datasets, path):
     plt.close(fig)
 
 
-def _envelope_xlim(fig34):
-    finite = fig34[fig34["n_bins"] != ENVELOPE_ENDPOINT_N_BINS]["mse_mean"]
-    return max(0.03, 1.05 * float(finite.max()))
+#: The paper's Figures 3-4 crop the MSE axis at 0.03 (the authors' notebook: ``plt.xlim(-0.0005, 0.0305)``).
+FIG34_XLIM = 0.0305
 
 
 def plot_fig3(fig34, envelope, path):
-    """Figure 3: Law School, epsilon = 0.1, one curve per k plus the lower envelope."""
+    """Figure 3: Law School, epsilon = 0.1, one curve per k (the labelled ones in colour) plus the lower envelope."""
     data = fig34[fig34["epsilon"] == FIG3_EPSILON]
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    for k in sorted(set(data["n_bins"]) - set(FIG3_N_BINS) - {ENVELOPE_ENDPOINT_N_BINS}):
+        line = data[data["n_bins"] == k].sort_values("alpha")
+        ax.plot(line["mse_mean"], line["ks_mean"], lw=0.8, color="grey", alpha=0.35, zorder=1)
     cmap = plt.get_cmap("plasma")
     for i, k in enumerate(sorted(FIG3_N_BINS, reverse=True)):
         line = data[data["n_bins"] == k].sort_values("alpha")
@@ -323,7 +436,7 @@ def plot_fig3(fig34, envelope, path):
                 label=str(k))
     env = envelope[envelope["epsilon"] == FIG3_EPSILON]
     ax.plot(env["mse_mean"], env["ks_mean"], color="black", lw=2.2, label="lower envelope")
-    ax.set_xlim(0, _envelope_xlim(fig34))
+    ax.set_xlim(0, FIG34_XLIM)
     ax.set_ylim(bottom=0)
     ax.set_xlabel("Mean squared error")
     ax.set_ylabel("Fairness violation (KS)")
@@ -342,7 +455,7 @@ def plot_fig4(fig34, envelope, path):
     for eps in FIG4_EPSILONS:
         env = envelope[envelope["epsilon"] == eps]
         ax.plot(env["mse_mean"], env["ks_mean"], marker="o", ms=3, lw=1.6, color=colors[eps], label=f"{eps:g}")
-    ax.set_xlim(0, _envelope_xlim(fig34))
+    ax.set_xlim(0, FIG34_XLIM)
     ax.set_ylim(bottom=0)
     ax.set_xlabel("Mean squared error")
     ax.set_ylabel("Fairness violation (KS)")
@@ -355,42 +468,58 @@ def plot_fig4(fig34, envelope, path):
 
 
 # -------------------------------------------------------------------------------------------------- main
-def _dataset_option(parser):
+def _script_options(parser):
     parser.add_argument("--dataset", choices=["all"] + [spec.name for spec in DATASETS], default="all",
                         help="run one dataset only (Figures 3-4 need law_school; default: all)")
+    parser.add_argument("--first-seed", type=int, default=DEFAULT_FIRST_SEED,
+                        help=f"seeds are first-seed, first-seed + 1, ... (default {DEFAULT_FIRST_SEED}, the authors' "
+                             "33-82; 0 gives the former 0-49)")
+    parser.add_argument("--ddof", type=int, choices=(0, 1), default=DEFAULT_DDOF,
+                        help=f"delta degrees of freedom of the stds over seeds (default {DEFAULT_DDOF}, as the authors)")
+    parser.add_argument("--publish", action="store_true",
+                        help=f"copy the summary CSV and the figures to {DOCS_IMG} (the README's sources)")
 
 
 def parse_args(argv=None):
     return parse_seeded_args(argv, doc=__doc__, default_out=DEFAULT_OUT, default_seeds=DEFAULT_SEEDS,
-                             quick_seeds=QUICK_SEEDS, quick_help=f"alphas {QUICK_ALPHAS}", extra=_dataset_option)
+                             quick_seeds=QUICK_SEEDS,
+                             quick_help=f"alphas {QUICK_ALPHAS}, Figures 3-4 at k in {FIG3_N_BINS} and 1",
+                             extra=_script_options)
 
 
 def main(argv=None):
     """Run the reproduction; returns a dict with the output paths, the summary table and the run time."""
     args = parse_args(argv)
-    alphas = QUICK_ALPHAS if args.quick else ALPHAS
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
     datasets = tuple(spec for spec in DATASETS if args.dataset in ("all", spec.name))
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
     start = time.perf_counter()
-    sweep, raw = run_all(datasets, args.seeds, alphas, n_jobs=args.n_jobs)
+    sweep, raw = run_all(datasets, seeds, quick=args.quick, n_jobs=args.n_jobs)
     elapsed_runs = time.perf_counter() - start
 
     paths = {}
-    per_seed, summary = main_table(sweep, raw, datasets)
+    per_seed, summary = main_table(sweep, raw, datasets, ddof=args.ddof)
     paths["main_table_per_seed"] = out / "main_table_per_seed.csv"
     paths["main_table_summary"] = out / "main_table_summary.csv"
+    paths["main_table_md"] = out / "main_table.md"
     per_seed.to_csv(paths["main_table_per_seed"], index=False)
     summary.to_csv(paths["main_table_summary"], index=False)
+    # Rendered from the CSV just written, exactly as the README's table is rendered from its committed copy.
+    table = render_readme_table(paths["main_table_summary"]) if len(datasets) == len(DATASETS) else \
+        markdown_table(summary, datasets)
+    paths["main_table_md"].write_text(table + "\n")
 
     paths["sweep_per_seed"] = out / "sweep_per_seed.csv"
     sweep.to_csv(paths["sweep_per_seed"], index=False)
 
     fig2_mask = pd.Series(False, index=sweep.index)
     for spec in datasets:
-        fig2_mask |= (sweep["dataset"] == spec.name) & sweep["n_bins"].isin(spec.fig2_n_bins)
-    fig2 = summarise(sweep[fig2_mask & sweep["alpha"].isin(alphas)], ["dataset", "n_bins", "epsilon", "alpha"])
+        alphas = sweep_grid(spec, args.quick)[0]
+        fig2_mask |= ((sweep["dataset"] == spec.name) & sweep["n_bins"].isin(spec.fig2_n_bins)
+                      & sweep["alpha"].isin(alphas))
+    fig2 = summarise(sweep[fig2_mask], ["dataset", "n_bins", "epsilon", "alpha"], ddof=args.ddof)
     paths["fig2_csv"] = out / "fig2_tradeoffs.csv"
     paths["fig2_png"] = out / "fig2_tradeoffs.png"
     fig2.to_csv(paths["fig2_csv"], index=False)
@@ -399,16 +528,20 @@ def main(argv=None):
 
     fig34 = envelope = None
     if LAW_SCHOOL in datasets:
-        fig34, envelope = _figures_3_4(sweep, out, paths)
+        fig34, envelope = _figures_3_4(sweep, out, paths, args)
+    if args.publish:
+        _publish(paths, datasets)
     elapsed = time.perf_counter() - start
-    return _report(args, alphas, sweep, raw, summary, datasets, paths, fig2, fig34, envelope, elapsed_runs, elapsed)
+    return _report(args, seeds, table, sweep, raw, summary, paths, fig2, fig34, envelope, elapsed_runs, elapsed)
 
 
-def _figures_3_4(sweep, out, paths):
+def _figures_3_4(sweep, out, paths, args):
     """Figures 3-4 (Law School): sweeping alpha and k, lower envelopes per epsilon."""
+    alphas, fig34_n_bins = sweep_grid(LAW_SCHOOL, args.quick)
     law = sweep[(sweep["dataset"] == LAW_SCHOOL.name) & sweep["epsilon"].isin(FIG4_EPSILONS)
-                & (sweep["n_bins"].isin(FIG3_N_BINS) | (sweep["n_bins"] == ENVELOPE_ENDPOINT_N_BINS))]
-    fig34 = summarise(law, ["epsilon", "n_bins", "alpha"])
+                & (sweep["n_bins"].isin(fig34_n_bins) & sweep["alpha"].isin(alphas)
+                   | (sweep["n_bins"] == ENVELOPE_ENDPOINT_N_BINS))]
+    fig34 = summarise(law, ["epsilon", "n_bins", "alpha"], ddof=args.ddof)
     envelope = envelopes(fig34)
     paths["fig3_csv"] = out / "fig3_law_school_eps0.1.csv"
     paths["fig3_png"] = out / "fig3_law_school_eps0.1.png"
@@ -421,10 +554,23 @@ def _figures_3_4(sweep, out, paths):
     return fig34, envelope
 
 
-def _report(args, alphas, sweep, raw, summary, datasets, paths, fig2, fig34, envelope, elapsed_runs, elapsed):
-    table = markdown_table(summary, datasets)
+def _publish(paths, datasets):
+    """Copy the README's sources (summary CSV and figures) to docs/img/."""
+    if len(datasets) != len(DATASETS) or "fig4_png" not in paths:
+        raise SystemExit("--publish needs every dataset (no --dataset)")
+    DOCS_IMG.mkdir(parents=True, exist_ok=True)
+    for key, name in (("main_table_summary", PUBLISHED_SUMMARY.name), ("fig2_png", "xian2024_fig2_tradeoffs.png"),
+                      ("fig3_png", "xian2024_fig3_law_school_eps0.1.png"),
+                      ("fig4_png", "xian2024_fig4_envelopes.png")):
+        shutil.copyfile(paths[key], DOCS_IMG / name)
+        paths[f"published_{key}"] = DOCS_IMG / name
+
+
+def _report(args, seeds, table, sweep, raw, summary, paths, fig2, fig34, envelope, elapsed_runs, elapsed):
     n_warned = int((sweep["warnings"] != "").sum())
-    print(f"Xian et al. (2024) reproduction: {args.seeds} seeds, alphas {list(alphas)}, n_jobs={args.n_jobs}")
+    grid = "quick grid" if args.quick else "the authors' grids"
+    print(f"Xian et al. (2024) reproduction: seeds {seeds.start}-{seeds.stop - 1}, {grid}, std ddof={args.ddof}, "
+          f"n_jobs={args.n_jobs}")
     print(f"{len(sweep)} fits ({len(sweep) // args.seeds} configurations x {args.seeds} seeds), "
           f"{n_warned} with warnings\n")
     print(table)

@@ -1,16 +1,22 @@
 """Smoke test of examples/xian2024_reproduce.py (the Xian et al. 2024 reproduction) in --quick mode.
 
 The reproduction itself is marked slow (deselected by default; run with ``pytest -m slow``); the doctest of its
-``lower_envelope`` helper is fast and runs by default.
+``lower_envelope`` helper, the grid/seed defaults and the README table check are fast and run by default.
 """
 
 import doctest
 import math
+import re
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fairdp_adapters.cli import load_example
+
+ROOT = Path(__file__).resolve().parents[2]
+README_TABLE = re.compile(r"<!-- xian2024-table:start -->\n(.*?)\n<!-- xian2024-table:end -->", flags=re.S)
 
 
 @pytest.fixture(scope="module")
@@ -38,12 +44,45 @@ def test_lower_envelope_is_convex_and_pareto(script):
     assert np.all(points[inside, 1] >= np.interp(points[inside, 0], env[:, 0], env[:, 1]) - 1e-12)
 
 
+def test_defaults_are_the_authors_seeds_std_and_grids(script):
+    args = script.parse_args([])
+    assert (args.first_seed, args.seeds, args.ddof) == (33, 50, 0)          # seeds 33-82, np.std
+    assert script.parse_args(["--first-seed", "0"]).first_seed == 0       # the former seeds 0-49
+    assert script.FIG34_N_BINS == tuple(range(1, 23)) + (24, 26, 28, 30, 36, 42, 48, 54, 60)
+    assert len(script.FIG34_N_BINS) == 31 and set(script.FIG3_N_BINS) <= set(script.FIG34_N_BINS)
+    law, crime = np.array(script.LAW_SCHOOL_ALPHAS), np.array(script.COMMUNITIES_CRIME_ALPHAS)
+    assert len(law) == 24 and len(crime) == 28
+    np.testing.assert_allclose(law[[0, 1, 2, 10, 11, 12, 22, 23]],
+                               [0, 0.005, 0.00697475, 0.1, 0.11, 0.13181818, 0.35, 1], rtol=0, atol=5e-9)
+    np.testing.assert_allclose(crime[[0, 1, 2, 14, 15, 16, 26, 27]],
+                               [0, 0.005, 0.00638469, 0.12, 0.13, 0.15818182, 0.44, 1], rtol=0, atol=5e-9)
+    alphas, n_bins = script.sweep_grid(script.LAW_SCHOOL, quick=True)
+    assert alphas == script.QUICK_ALPHAS and set(n_bins) == set(script.FIG3_N_BINS) | {1}
+
+
+def test_summary_std_is_population_std(script):
+    frame = pd.DataFrame({"g": [0, 0], "seed": [1, 2], "mse": [1.0, 3.0], "ks": [0.0, 2.0],
+                          "objective": [0.0, 0.0], "warnings": ["", ""]})
+    row = script.summarise(frame, ["g"]).iloc[0]
+    assert (row["mse_std"], row["ks_std"]) == (1.0, 1.0)
+    assert script.summarise(frame, ["g"], ddof=1).iloc[0]["mse_std"] == pytest.approx(math.sqrt(2))
+
+
+def test_readme_table_is_rendered_from_the_committed_summary(script):
+    """The README's Xian table equals render_readme_table(docs/img/xian2024_summary.csv) (the full run's output)."""
+    match = README_TABLE.search((ROOT / "README.md").read_text())
+    assert match, "README lacks the <!-- xian2024-table:start/end --> markers"
+    assert match.group(1) == script.render_readme_table(script.PUBLISHED_SUMMARY)
+    summary = pd.read_csv(script.PUBLISHED_SUMMARY)
+    assert (summary["n_seeds"] == script.DEFAULT_SEEDS).all()
+
+
 @pytest.mark.slow
 def test_quick_reproduction(script, tmp_path):
     result = script.main(["--quick", "--out", str(tmp_path)])
 
-    expected = ["main_table_per_seed.csv", "main_table_summary.csv", "sweep_per_seed.csv", "fig2_tradeoffs.csv",
-                "fig2_tradeoffs.png", "fig3_law_school_eps0.1.csv", "fig3_law_school_eps0.1.png",
+    expected = ["main_table_per_seed.csv", "main_table_summary.csv", "main_table.md", "sweep_per_seed.csv",
+                "fig2_tradeoffs.csv", "fig2_tradeoffs.png", "fig3_law_school_eps0.1.csv", "fig3_law_school_eps0.1.png",
                 "fig4_envelopes.csv", "fig4_law_school_envelopes.png"]
     for name in expected:
         path = tmp_path / name
@@ -52,10 +91,16 @@ def test_quick_reproduction(script, tmp_path):
     summary = result["summary"]
     law = summary[summary["dataset"] == "law_school"]
     raw = law[law["method"] == "no post-processing"].iloc[0]
-    dp = law[law["method"] != "no post-processing"].set_index("epsilon")
+    dp = law[(law["method"] != "no post-processing") & (law["alpha"] == 0.0)].set_index("epsilon")
+    binning = law[law["alpha"] == 1.0].iloc[0]
     assert set(dp.index) == set(script.EPSILONS)
     assert (dp["n_seeds"] == script.QUICK_SEEDS).all()
     assert raw["mse_mean"] == 0.0
+    # Binning alone (alpha = 1, no noise) keeps the raw disparity up to the bins: MSE ~ (3 / 36)^2 / 12.
+    assert binning["ks_mean"] == pytest.approx(raw["ks_mean"], abs=0.01)
+    assert binning["mse_mean"] == pytest.approx((3 / 36) ** 2 / 12, rel=0.05)
+    rendered = script.render_readme_table(tmp_path / "main_table_summary.csv")
+    assert (tmp_path / "main_table.md").read_text() == rendered + "\n"
 
     # Exact statistical parity without noise removes most of the raw data's disparity.
     assert raw["ks_mean"] > 0.25
