@@ -42,7 +42,7 @@ Every fit and every prediction is seeded, so the results do not depend on ``--n-
 
 Usage::
 
-    python examples/xian2024_reproduce.py                 # seeds 33-82, the authors' grids (~15 min, 2 jobs)
+    python examples/xian2024_reproduce.py                 # seeds 33-82, the authors' grids (~22 min, 2 jobs)
     python examples/xian2024_reproduce.py --quick         # 5 seeds, 4 alphas (smoke test, seconds)
     python examples/xian2024_reproduce.py --n-jobs 2 --out /tmp/xian
     python examples/xian2024_reproduce.py --n-jobs 2 --publish      # also refresh docs/img/xian2024_*
