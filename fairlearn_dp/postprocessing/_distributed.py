@@ -46,7 +46,7 @@ import sys
 
 import numpy as np
 
-from ..privacy import PrivacySpend, charge, check_spend, joint_histogram_sensitivity, noisy_vector
+from ..privacy._release import release_joint_counts
 from ..utils._validation import as_group_vector, encode_groups
 
 __all__ = ["is_dask_input", "fit_regression_dask", "fit_threshold_optimizer_dask"]
@@ -295,22 +295,13 @@ def _cell_counts(count_partition, template, groups, n_bins, partitions):
 
 # ----------------------------------------------------------------------------------------------------- release
 def release_cell_counts(counts, n, *, epsilon, delta, accountant, random_state):
-    """Release the joint PMF ``counts / n`` with noise and charge the accountant once, on the client.
-
-    The steps of :func:`fairlearn_dp.privacy.private_joint_histogram` after its counting: L1 sensitivity ``2/n``
-    (L2 ``sqrt(2)/n``) under substitution of one of ``n`` records, Laplace (``delta == 0``) or analytic Gaussian
-    noise on every cell through :func:`fairlearn_dp.privacy.noisy_vector`, one charge of ``(epsilon, delta)``.
-    With the same counts and ``random_state`` it returns the very same array as the in-memory release.
-    """
-    spend = PrivacySpend(epsilon, delta)
-    check_spend(accountant, spend)
+    """The summed counts released on the client by :func:`fairlearn_dp.privacy._release.release_joint_counts`,
+    the release step of the in-memory :func:`~fairlearn_dp.privacy.private_joint_histogram` (same sensitivity,
+    noise and single charge): with the same counts and ``random_state`` the very same array."""
     if n < 1:
         raise ValueError("X is empty.")
-    l1, l2 = joint_histogram_sensitivity(n)
-    noisy = noisy_vector(np.asarray(counts) / n, epsilon=epsilon, delta=delta, l1_sensitivity=l1,
-                         l2_sensitivity=l2, random_state=random_state)
-    charge(accountant, spend)
-    return noisy, spend
+    return release_joint_counts(counts, n, epsilon=epsilon, delta=delta, accountant=accountant,
+                                random_state=random_state)
 
 
 # --------------------------------------------------------------------------------------------------------- fits

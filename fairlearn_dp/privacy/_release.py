@@ -19,7 +19,8 @@ from ._accountant import charge, check_spend, validate_epsilon_delta
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
 
-__all__ = ["noisy_vector", "noise_scale", "private_joint_histogram", "joint_histogram_sensitivity"]
+__all__ = ["noisy_vector", "noise_scale", "private_joint_histogram", "joint_histogram_sensitivity",
+           "release_joint_counts"]
 
 
 def noise_scale(epsilon, delta, l1_sensitivity, l2_sensitivity):
@@ -132,8 +133,20 @@ def private_joint_histogram(bin_index, group_index, *, n_bins, n_groups, epsilon
         raise ValueError("bin_index or group_index outside the declared grid.")
     counts = np.zeros((n_groups, n_bins))
     np.add.at(counts, (group_index, bin_index), 1.0)
+    return release_joint_counts(counts, n, epsilon=epsilon, delta=delta, accountant=accountant,
+                                random_state=random_state)
+
+
+def release_joint_counts(counts, n, *, epsilon, delta=0.0, accountant=None, random_state=None):
+    """The release step of :func:`private_joint_histogram`, from cell counts already computed (e.g. summed on
+    Dask workers): ``counts / n`` with noise at :func:`joint_histogram_sensitivity` ``(n)``, one charge of
+    ``(epsilon, delta)``. Returns ``(noisy_pmf, spend)`` with the shape of ``counts``.
+    """
+    epsilon, delta = validate_epsilon_delta(epsilon, delta)
+    spend = PrivacySpend(epsilon, delta)
+    check_spend(accountant, spend)
     l1, l2 = joint_histogram_sensitivity(n)
-    noisy = noisy_vector(counts / n, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
-                         random_state=random_state)
+    noisy = noisy_vector(np.asarray(counts, dtype=float) / n, epsilon=epsilon, delta=delta, l1_sensitivity=l1,
+                         l2_sensitivity=l2, random_state=random_state)
     charge(accountant, spend)
     return noisy, spend
