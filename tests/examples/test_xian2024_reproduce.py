@@ -96,10 +96,11 @@ def test_quick_reproduction(script, tmp_path):
     assert set(dp.index) == set(script.EPSILONS)
     assert (dp["n_seeds"] == script.QUICK_SEEDS).all()
     assert raw["mse_mean"] == 0.0
-    # Binning alone (alpha = 1, no noise) keeps the raw disparity up to the bins: MSE ~ (3 / 36)^2 / 12 (GPAs are
-    # themselves rounded, so only roughly: 0.00061 over the full run).
+    # Binning alone (alpha = 1, no noise) keeps the raw disparity up to the bins and moves every target to its bin
+    # centre: each squared error is at most (width / 2)^2 with width 3 / 36, and positive (the GPAs are rounded, so
+    # the uniform-within-bin value (3 / 36)^2 / 12 holds only roughly: 0.00061 over the full run).
     assert binning["ks_mean"] == pytest.approx(raw["ks_mean"], abs=0.01)
-    assert binning["mse_mean"] == pytest.approx((3 / 36) ** 2 / 12, rel=0.15)
+    assert 0 < binning["mse_mean"] <= (3 / 36 / 2) ** 2
     rendered = script.render_readme_table(tmp_path / "main_table_summary.csv")
     assert (tmp_path / "main_table.md").read_text() == rendered + "\n"
 
