@@ -9,7 +9,7 @@ difference_bound=0.01), epsilon=eps, delta=1e-5)`` (``mode="auto"``: the statist
 on UCI Adult (bundled): a 70/30 split (``random_state=seed``), label ``class == '>50K'``, sensitive feature ``sex``
 (or ``--sensitive race``), features one-hot over the public codebook of ``adult.names`` (plus a missing-value
 indicator per attribute) and the five numeric attributes
-scaled to public bounds (``PUBLIC_BOUNDS``: age 17-90, education-num 1-16, hours 1-99, capital gain/loss
+scaled to public bounds (``fairlearn_dp.datasets.ADULT_PUBLIC_BOUNDS``: age 17-90, education-num 1-16, hours 1-99, capital gain/loss
 ``log1p`` over ``log1p`` of the top code); ``sex``, ``race`` and ``fnlwgt`` are not features. Test accuracy and
 the fairness violation (demographic-parity difference, or equalized-odds difference with ``--constraint eo``) are
 reported as mean +- std over the seeds, with the majority-class accuracy.
@@ -37,8 +37,6 @@ from sklearn.model_selection import train_test_split
 
 EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, math.inf)
 DELTA = 1e-5
-PUBLIC_BOUNDS = {"age": (17, 90), "education-num": (1, 16), "capital-gain": (0, 99999), "capital-loss": (0, 4356),
-                 "hours-per-week": (1, 99)}
 
 
 def public_groups(sensitive):
@@ -51,31 +49,12 @@ def public_groups(sensitive):
 def load_adult_features(sensitive="sex", seed=0):
     """``(X_train, X_test, y_train, y_test, a_train, a_test)``: the issue's Adult setting (see the module doc).
 
-    The one-hot columns come from the public codebook (every listed value, plus a "missing" indicator per
-    attribute), not from the values present in the data, so the feature set is public under either relation.
+    :func:`fairlearn_dp.datasets.adult_features` (one-hot over the public codebook, numeric attributes scaled to
+    public bounds), split 70/30 with ``random_state=seed``.
     """
-    from fairlearn_dp.datasets import adult_categories, fetch_adult
+    from fairlearn_dp.datasets import adult_features
 
-    data = fetch_adult()
-    codebook = adult_categories()
-    frame = data.data.drop(columns=["fnlwgt", "sex", "race"])
-    y = (data.target.astype(str) == ">50K").astype(int).to_numpy()
-    a = data.sensitive_features[sensitive].astype(str).to_numpy()
-    numeric = []
-    for column, (low, high) in PUBLIC_BOUNDS.items():
-        values = frame[column].astype(float).clip(low, high)
-        if column.startswith("capital"):
-            values = np.log1p(values) / np.log1p(high)
-        else:
-            values = (values - low) / (high - low)
-        numeric.append(values.rename(column))
-    indicators = []
-    for column in frame.columns.drop(list(PUBLIC_BOUNDS)):
-        values = frame[column].astype(object)
-        for value in codebook[column]:
-            indicators.append((values == value).astype(float).rename(f"{column}_{value}"))
-        indicators.append(values.isna().astype(float).rename(f"{column}_missing"))
-    X = pd.concat(numeric + indicators, axis=1)
+    X, y, a = adult_features(sensitive)
     return train_test_split(X, y, a, test_size=0.3, random_state=seed)
 
 

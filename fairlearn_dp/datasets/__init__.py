@@ -15,13 +15,14 @@ counts x_i, indexed by district or county) and companion vectors aligned with th
 says how they differ.
 """
 
-from ._adult import adult_categories, fetch_adult
+from ._adult import ADULT_PUBLIC_BOUNDS, adult_categories, adult_features, fetch_adult
 from ._census import fetch_hawaii_counties, fetch_school_districts
 from ._communities_crime import COMMUNITIES_CRIME_BOUNDS, fetch_communities_crime
 from ._law_school import LAW_SCHOOL_BOUNDS, fetch_law_school
 
 __all__ = [
     "adult_categories",
+    "adult_features",
     "fetch_adult",
     "fetch_communities_crime",
     "fetch_law_school",
@@ -29,4 +30,5 @@ __all__ = [
     "fetch_hawaii_counties",
     "COMMUNITIES_CRIME_BOUNDS",
     "LAW_SCHOOL_BOUNDS",
+    "ADULT_PUBLIC_BOUNDS",
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 import pandas as pd
 
 from ._base import check_loaded, data_path, make_bunch
@@ -65,6 +67,51 @@ def adult_categories():
     text = data_path(_NAMES_FILE).read_text(encoding="ascii")
     return {name: [value.strip() for value in values.split(",")]
             for name, values in _ATTRIBUTE_LINE.findall(text) if values != "continuous"}
+
+
+#: Public bounds of the numeric Adult attributes (from ``adult.names`` and the census top codes), used by
+#: :func:`adult_features` to scale them without reading the data: age 17-90, education-num 1-16, hours 1-99, and the
+#: capital gain/loss top codes.
+ADULT_PUBLIC_BOUNDS = {"age": (17, 90), "education-num": (1, 16), "capital-gain": (0, 99999),
+                       "capital-loss": (0, 4356), "hours-per-week": (1, 99)}
+
+
+def adult_features(sensitive="sex"):
+    """Adult as a model-ready ``(X, y, a)`` whose feature set and scaling are public (read no statistic of the data).
+
+    - ``X``: a float DataFrame. The five numeric attributes are clipped to :data:`ADULT_PUBLIC_BOUNDS` and mapped
+      to [0, 1] (capital gain/loss as ``log1p(v) / log1p(top code)``); every categorical attribute is one-hot
+      encoded over the public codebook (:func:`adult_categories`), plus one "missing" indicator per attribute.
+      ``sex``, ``race`` and ``fnlwgt`` are not features. Every row has values in [0, 1], so its L2 norm is at most
+      ``sqrt(5 + 8) ~ 3.61`` (at most one indicator per categorical attribute is 1).
+    - ``y``: 0/1 numpy array, 1 for income ``>50K``.
+    - ``a``: the ``sensitive`` column (``"sex"`` or ``"race"``) as a numpy array of strings; declare its groups
+      from the codebook, ``sorted(adult_categories()[sensitive])``, not from the data.
+
+    Because the columns come from the codebook (not from the values found in the sample), the feature set is the
+    same for every dataset: public under either privacy unit.
+    """
+    if sensitive not in ("sex", "race"):
+        raise ValueError(f"sensitive must be 'sex' or 'race', got {sensitive!r}.")
+    data = fetch_adult()
+    codebook = adult_categories()
+    frame = data.data.drop(columns=["fnlwgt", "sex", "race"])
+    y = (data.target.astype(str) == ">50K").astype(int).to_numpy()
+    a = data.sensitive_features[sensitive].astype(str).to_numpy()
+    columns = []
+    for column, (low, high) in ADULT_PUBLIC_BOUNDS.items():
+        values = frame[column].astype(float).clip(low, high)
+        if column.startswith("capital"):
+            values = np.log1p(values) / np.log1p(high)
+        else:
+            values = (values - low) / (high - low)
+        columns.append(values.rename(column))
+    for column in frame.columns.drop(list(ADULT_PUBLIC_BOUNDS)):
+        values = frame[column].astype(object)
+        for value in codebook[column]:
+            columns.append((values == value).astype(float).rename(f"{column}_{value}"))
+        columns.append(values.isna().astype(float).rename(f"{column}_missing"))
+    return pd.concat(columns, axis=1), y, a
 
 
 def _read_split(filename, columns, skiprows):
