@@ -47,7 +47,12 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",
 ]
+
+# Markdown pages (MyST): the user-guide pages moved out of the README keep their Markdown.
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
 
 exclude_patterns = ["_build", "img", "gallery_src", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]

@@ -35,7 +35,7 @@ As in the paper, the envelopes also contain the k = 1 points (a constant output:
 School), which is where the paper's envelopes "end on the right at (0.6772, 0)", outside the cropped axes.
 
 ``--quick`` keeps the figures' structure with 5 seeds, 4 alphas and, for Figures 3-4, only the 7 highlighted k
-(plus k = 1). ``--publish`` copies the summary CSV and the three figures to ``docs/img/`` (the README's table is
+(plus k = 1). ``--publish`` copies the summary CSV and the three figures to ``docs/img/`` (the documentation's table is
 rendered from ``docs/img/xian2024_summary.csv`` by :func:`render_readme_table`, and a test checks it).
 
 Every fit and every prediction is seeded, so the results do not depend on ``--n-jobs``.
@@ -81,7 +81,7 @@ from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor  # noqa: E
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "xian2024"
 DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
-#: The committed copy of ``main_table_summary.csv`` that the README's table is rendered from.
+#: The committed copy of ``main_table_summary.csv`` that the documentation's table is rendered from.
 PUBLISHED_SUMMARY = DOCS_IMG / "xian2024_summary.csv"
 DEFAULT_SEEDS = 50
 #: The authors' notebooks use ``seeds = range(33, 83)``; ``--first-seed 0`` gives our former seeds 0-49.
@@ -358,7 +358,7 @@ def markdown_table(summary, datasets=DATASETS):
 
 
 def render_readme_table(summary_csv=PUBLISHED_SUMMARY):
-    """The README's table, rendered from a ``main_table_summary.csv`` (by default the committed copy)."""
+    """The documentation's table (gallery page plot_1_xian2024), rendered from a ``main_table_summary.csv`` (by default the committed copy)."""
     return markdown_table(pd.read_csv(summary_csv))
 
 
@@ -477,7 +477,7 @@ def _script_options(parser):
     parser.add_argument("--ddof", type=int, choices=(0, 1), default=DEFAULT_DDOF,
                         help=f"delta degrees of freedom of the stds over seeds (default {DEFAULT_DDOF}, as the authors)")
     parser.add_argument("--publish", action="store_true",
-                        help=f"copy the summary CSV and the figures to {DOCS_IMG} (the README's sources)")
+                        help=f"copy the summary CSV and the figures to {DOCS_IMG} (the documentation's sources)")
 
 
 def parse_args(argv=None):
@@ -506,7 +506,7 @@ def main(argv=None):
     paths["main_table_md"] = out / "main_table.md"
     per_seed.to_csv(paths["main_table_per_seed"], index=False)
     summary.to_csv(paths["main_table_summary"], index=False)
-    # Rendered from the CSV just written, exactly as the README's table is rendered from its committed copy.
+    # Rendered from the CSV just written, exactly as the documentation's table is rendered from its committed copy.
     table = render_readme_table(paths["main_table_summary"]) if len(datasets) == len(DATASETS) else \
         markdown_table(summary, datasets)
     paths["main_table_md"].write_text(table + "\n")
@@ -555,7 +555,7 @@ def _figures_3_4(sweep, out, paths, args):
 
 
 def _publish(paths, datasets):
-    """Copy the README's sources (summary CSV and figures) to docs/img/."""
+    """Copy the documentation's sources (summary CSV and figures) to docs/img/."""
     if len(datasets) != len(DATASETS) or "fig4_png" not in paths:
         raise SystemExit("--publish needs every dataset (no --dataset)")
     DOCS_IMG.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,8 @@
-"""README tables that restate a committed results file must say what that file says (no re-run: fast).
+"""Documentation tables that restate a committed results file must say what that file says (no re-run: fast).
 
-bench_reductions: the README's "Performance" table of ``tests/benchmarks/bench_reductions.py`` is read against
-``tests/benchmarks/results/bench_reductions.md``: every number as printed there, and the epsilons of its headers.
+bench_reductions: the ``tests/benchmarks/bench_reductions.py`` table of ``docs/performance.md`` is read against
+``tests/benchmarks/results/bench_reductions.md``: every number as printed there, and the epsilons of its headers;
+the README's one-line summary of it too.
 """
 
 import re
@@ -11,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+PERFORMANCE = ROOT / "docs" / "performance.md"
 
 
 def _markdown_tables(text):
@@ -66,14 +68,13 @@ def _bench_reductions_results():
 
 
 def _bench_reductions_readme():
-    """The README's bench_reductions paragraph (up to its "Full output" line) and its one table."""
-    text = README.read_text()
-    performance = text.split("\n## Performance\n", 1)[1].split("\n## ", 1)[0]
+    """The performance page's bench_reductions paragraph (up to its "Full output" line) and its one table."""
+    performance = PERFORMANCE.read_text()
     start = performance.index("`tests/benchmarks/bench_reductions.py`:")
     paragraph = performance[start:performance.index("Full output: `tests/benchmarks/results/bench_reductions.md`",
                                                     start)]
     tables = _markdown_tables(paragraph)
-    assert len(tables) == 1, "expected one bench_reductions table in the README's Performance section"
+    assert len(tables) == 1, "expected one bench_reductions table in docs/performance.md"
     return paragraph, tables[0]
 
 
@@ -98,8 +99,8 @@ def test_bench_reductions_readme_epsilons_match_the_results_file():
     assert f"max_iter={results['private_T']}" in paragraph
     if results["date"] is not None:
         assert results["date"] in paragraph
-    # No other epsilon is attached to the private oracles anywhere in the README.
-    text = README.read_text()
+    # No other epsilon is attached to the private oracles anywhere in the performance page or the README.
+    text = PERFORMANCE.read_text() + README.read_text()
     for mention in re.findall(r"Algorithm 3 at ε = ([0-9.]+)", text):
         assert mention == results["private_epsilon"]
 
@@ -134,7 +135,22 @@ def test_bench_reductions_readme_numbers_match_the_results_file():
             if match.group(1) is not None:
                 assert f"({match.group(1)} hypotheses)" in r["oracle"], row
         checked.add(constraint)
-    assert checked == set(results["whole"]), "a constraint of the results file is missing from the README table"
+    assert checked == set(results["whole"]), "a constraint of the results file is missing from the docs table"
+
+
+def test_readme_performance_row_matches_the_results_file():
+    """The README's one-line bench_reductions summary states the results file's whole-fit times and ratios."""
+    results = _bench_reductions_results()
+    text = README.read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| `bench_reductions.py`"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    eo, dp = results["whole"]["equalized_odds"], results["whole"]["demographic_parity"]
+    ours = lambda r: float(next(v for k, v in r.items() if k.startswith("ours whole fit")))
+    assert cells[1] == f"{ours(eo):.2f} s / {ours(dp):.2f} s (EO / DP)"
+    assert cells[2] == (f"{float(eo['Fairlearn whole fit (s)']):.2f} s / {float(dp['Fairlearn whole fit (s)']):.2f} s"
+                        " (Fairlearn)")
+    assert cells[3] == f"{eo['ratio']} / {dp['ratio']}"
+    assert f"ε = {results['whole_epsilon']}" in cells[0]
 
 
 @pytest.mark.parametrize("cell, expected", [("0.987 s", "0.987"), ("**0.73x**", "0.73"), ("50 / 7", "50")])

@@ -1,0 +1,243 @@
+"""Every code block in the README and the documentation runs as pasted, and shown outputs match (issue 15).
+
+What is collected: the fenced blocks of ``README.md`` and ``docs/**/*.md`` and the ``.. code-block::`` directives and
+``::`` literal blocks of ``docs/**/*.rst`` (the generated pages -- ``docs/generated``, ``docs/auto_examples``,
+``docs/_build`` -- are not sources; the gallery scripts in ``docs/gallery_src`` are executed by the Sphinx build,
+``tests/test_docs.py``).
+
+- **Python blocks** of one page run in order in one namespace, as a reader pastes them into one session, in a fresh
+  interpreter per page with the repository root as working directory (a page must define every name it uses).
+- **Shown output**: a ``text`` block that directly follows a Python block (only blank lines between) is that block's
+  expected standard output and must match line by line (trailing spaces ignored). A text block preceded by the
+  comment ``<!-- illustrative -->`` (Markdown) or ``.. illustrative`` (reST) is not compared.
+- A Python block preceded by ``<!-- requires: NAME -->`` / ``.. requires: NAME`` needs the optional package NAME (an
+  extra, e.g. ``dask``); without it the page's remaining blocks are skipped, with the reason.
+- **Shell blocks** (``bash``, ``sh``, ``console`` and reST ``::`` literals) install or run things that take minutes,
+  so they are checked, not run: every ``examples/*.py`` or ``tests/benchmarks/*.py`` script they name exists and
+  defines each ``--option`` they pass, every ``pip install`` extra exists in ``pyproject.toml``, and every
+  ``fairdp`` sub-command exists. The README's two set-up commands are run by CI itself (``tests/test_readme.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+NOT_SOURCES = {"_build", "generated", "auto_examples", "gallery_src", "_templates", "img"}
+SHELL = {"bash", "sh", "shell", "console"}
+PYTHON = {"python", "py", "python3"}
+TEXT = {"text", "none", "output"}
+
+
+@dataclass
+class Block:
+    language: str
+    code: str
+    line: int
+    marker: str = ""           # "illustrative", "requires: NAME" or ""
+    follows_python: bool = False
+
+
+def _sources():
+    files = [ROOT / "README.md"]
+    for path in sorted(DOCS.rglob("*")):
+        if path.suffix in (".md", ".rst") and not NOT_SOURCES & set(path.relative_to(DOCS).parts):
+            if path.name != "sg_execution_times.rst":
+                files.append(path)
+    return files
+
+
+def _markdown_blocks(text):
+    blocks, lines, i, previous_end, previous_language = [], text.splitlines(), 0, None, None
+    while i < len(lines):
+        opening = re.match(r"^```(\w*)\s*$", lines[i])
+        if not opening:
+            i += 1
+            continue
+        start = i
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].rstrip() == "```")
+        before = [line for line in lines[:start] if line.strip()]
+        marker = re.match(r"<!--\s*(illustrative|requires:\s*\w+)\s*-->", before[-1].strip()) if before else None
+        adjacent = previous_end is not None and all(not lines[k].strip() for k in range(previous_end + 1, start))
+        block = Block(opening.group(1).lower() or "text", "\n".join(lines[start + 1:end]), start + 1,
+                      marker.group(1) if marker else "", adjacent and previous_language in PYTHON)
+        blocks.append(block)
+        previous_end, previous_language, i = end, block.language, end + 1
+    return blocks
+
+
+def _rst_blocks(text):
+    blocks, lines, i, previous_end, previous_language = [], text.splitlines(), 0, None, None
+    while i < len(lines):
+        directive = re.match(r"^(\s*)\.\. code-block::\s*(\w+)\s*$", lines[i])
+        literal = None if directive else re.match(r"^(\s*)(?!\.\.).*::\s*$", lines[i])
+        if not (directive or literal):
+            i += 1
+            continue
+        indent = len((directive or literal).group(1))
+        language = directive.group(2).lower() if directive else "console"
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith(":")) and directive:
+            if lines[j].strip():                               # directive options such as :caption:
+                j += 1
+                continue
+            break
+        body, k = [], j
+        while k < len(lines) and (not lines[k].strip() or len(lines[k]) - len(lines[k].lstrip()) > indent):
+            body.append(lines[k])
+            k += 1
+        code = textwrap.dedent("\n".join(body)).strip("\n")
+        if not code:
+            i += 1
+            continue
+        before = [line for line in lines[:i] if line.strip()]
+        marker = re.match(r"\.\.\s+(illustrative|requires:\s*\w+)\s*$", before[-1].strip()) if before else None
+        adjacent = previous_end is not None and directive is not None and all(
+            not lines[m].strip() for m in range(previous_end, i))
+        block = Block(language, code, i + 1, marker.group(1) if marker else "",
+                      adjacent and previous_language in PYTHON)
+        blocks.append(block)
+        previous_end, previous_language, i = k, block.language, k
+    return blocks
+
+
+def blocks_of(path):
+    text = path.read_text(encoding="utf-8")
+    return _markdown_blocks(text) if path.suffix == ".md" else _rst_blocks(text)
+
+
+def _pages_with_python():
+    return [p for p in _sources() if any(b.language in PYTHON for b in blocks_of(p))]
+
+
+_RUNNER = r"""
+import contextlib, importlib.util, io, json, sys, traceback, warnings
+blocks = json.load(sys.stdin)
+namespace, results = {"__name__": "__main__"}, []
+for block in blocks:
+    if block["requires"] and importlib.util.find_spec(block["requires"]) is None:
+        results.append({"skipped": block["requires"]})
+        break
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(block["code"], block["name"], "exec"), namespace)
+    except BaseException:
+        results.append({"stdout": out.getvalue(), "error": traceback.format_exc()})
+        break
+    results.append({"stdout": out.getvalue(), "error": None})
+sys.__stdout__.write("\n@@RESULTS@@" + json.dumps(results))
+"""
+
+
+@pytest.mark.parametrize("page", _pages_with_python(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_python_blocks_run_as_pasted_and_shown_outputs_match(page):
+    blocks = blocks_of(page)
+    python = [(i, b) for i, b in enumerate(blocks) if b.language in PYTHON]
+    payload = [{"code": b.code, "name": f"{page.relative_to(ROOT)}:{b.line}",
+                "requires": b.marker.split(":", 1)[1].strip() if b.marker.startswith("requires") else ""}
+               for _, b in python]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1",
+               OPENBLAS_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=900)
+    assert "@@RESULTS@@" in proc.stdout, f"runner failed:\n{proc.stderr[-4000:]}"
+    results = json.loads(proc.stdout.rsplit("@@RESULTS@@", 1)[1])
+    for (index, block), result in zip(python, results):
+        where = f"{page.relative_to(ROOT)}, block at line {block.line}"
+        if "skipped" in result:
+            pytest.skip(f"{where} needs the optional package {result['skipped']!r}")
+        assert result["error"] is None, f"{where} raised:\n{result['error']}"
+        shown = blocks[index + 1] if index + 1 < len(blocks) else None
+        if shown is not None and shown.follows_python and shown.language in TEXT and shown.marker != "illustrative":
+            got = [line.rstrip() for line in result["stdout"].rstrip("\n").splitlines()]
+            expected = [line.rstrip() for line in shown.code.splitlines()]
+            assert got == expected, (f"{where}: printed output differs from the block shown after it "
+                                     f"(line {shown.line}).\nprinted:\n" + "\n".join(got))
+    assert len(results) == len(python) or "error" in results[-1] or "skipped" in results[-1]
+
+
+def _pyproject_extras():
+    text = (ROOT / "pyproject.toml").read_text()
+    section = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    return set(re.findall(r"^(\w[\w-]*)\s*=", section, flags=re.M))
+
+
+def _check_shell_command(command, where):
+    command = command.strip().lstrip("$ ").strip()
+    for part in re.split(r"&&|;|\|\|", command):
+        words = shlex.split(part)
+        if not words:
+            continue
+        joined = " ".join(words)
+        for extra_group in re.findall(r"\.\[([\w,-]+)\]", joined):
+            unknown = set(extra_group.split(",")) - _pyproject_extras()
+            assert not unknown, f"{where}: pip extra(s) {unknown} not in pyproject.toml"
+        scripts = [w for w in words if re.fullmatch(r"(examples|tests/benchmarks|tests/conformance)/\w+\.py", w)]
+        for script in scripts:
+            path = ROOT / script
+            assert path.is_file(), f"{where}: {script} does not exist"
+            source = path.read_text(encoding="utf-8")
+            for option in re.findall(r"(?<![\w-])(--[a-z][\w-]*)", joined.split(script, 1)[1]):
+                assert f'"{option}"' in source or f"'{option}'" in source, f"{where}: {script} has no {option}"
+        if words[0].rsplit("/", 1)[-1] == "fairdp":
+            from fairdp_adapters import cli
+
+            try:                                          # parse only (nothing runs): sub-command, options, choices
+                cli._build_parser().parse_args(words[1:])
+            except SystemExit as exc:
+                pytest.fail(f"{where}: `{joined}` is not a valid fairdp command line ({exc})")
+
+
+@pytest.mark.parametrize("page", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_shell_blocks_name_existing_scripts_options_and_extras(page):
+    for block in blocks_of(page):
+        if block.language in SHELL:
+            for line in re.sub(r"\\\n\s*", " ", block.code).splitlines():   # join continuation lines
+                line = re.sub(r"\s#.*$", "", line)                       # drop a trailing comment
+                if line.strip() and not line.strip().startswith("#"):
+                    _check_shell_command(line, f"{page.relative_to(ROOT)}:{block.line}")
+
+
+def test_the_extractor_finds_the_blocks():
+    """The collection cannot silently come up empty: the README's example and every algorithm page are run."""
+    pages = {p.relative_to(ROOT).as_posix() for p in _pages_with_python()}
+    for page in ["README.md", "docs/user_guide/regression.md", "docs/user_guide/classification.md",
+                 "docs/user_guide/inprocessing.md", "docs/user_guide/group_budget.md",
+                 "docs/user_guide/allocation.md", "docs/index.rst"]:
+        assert page in pages, page
+    readme = blocks_of(ROOT / "README.md")
+    assert [b.language for b in readme].count("python") == 1
+    example = next(i for i, b in enumerate(readme) if b.language == "python")
+    assert readme[example + 1].language == "text" and readme[example + 1].follows_python
+    assert len(readme[example].code.splitlines()) <= 30
+
+
+def test_markdown_and_rst_parsers():
+    md = "intro\n\n```python\nprint(1)\n```\n\n```text\n1\n```\n\n<!-- illustrative -->\n```text\nx\n```\n"
+    blocks = _markdown_blocks(md)
+    assert [(b.language, b.follows_python, b.marker) for b in blocks] == [
+        ("python", False, ""), ("text", True, ""), ("text", False, "illustrative")]
+    rst = "Intro::\n\n   pip install x\n\n.. code-block:: python\n\n   print(2)\n\n.. code-block:: text\n\n   2\n"
+    blocks = _rst_blocks(rst)
+    assert [(b.language, b.code, b.follows_python) for b in blocks] == [
+        ("console", "pip install x", False), ("python", "print(2)", False), ("text", "2", True)]
+
+
+@pytest.mark.parametrize("command", ["python examples/xian2024_reproduce.py --no-such-option",
+                                     "python examples/no_such_script.py", 'pip install -e ".[no-such-extra]"',
+                                     "fairdp no-such-command", "fairdp audit --no-such-option"])
+def test_shell_check_refuses_wrong_commands(command):
+    with pytest.raises((AssertionError, pytest.fail.Exception)):
+        _check_shell_command(command, "example")
