@@ -79,9 +79,10 @@ is then about ``(0.9 epsilon) / 200`` (basic composition; advanced composition d
 epsilon = 100). The CSV records what the paper's formula would have given (``T_paper_formula``).
 
 Outputs (under ``--out``): ``per_seed.csv`` (one row per seed, setting, epsilon, gamma: metrics, T, per-round
-epsilon, the private cell-count bound ``min_count_``, noise scale, fit time, warnings), ``summary.csv``
-(mean and std over seeds), ``pareto_fronts.csv`` and ``fig1_left_inprocessing.png`` (columns: regression oracle,
-its 10x-upsampled run with the original curves dotted, exponential oracle; rows: train and test).
+epsilon, the private cell-count bound ``min_count_``, noise scale, the size of the exponential oracle's class
+``n_hypotheses``, fit time, warnings), ``summary.csv`` (mean and std over seeds), ``pareto_fronts.csv`` and
+``fig1_left_inprocessing.png`` (columns: regression oracle, its 10x-upsampled run with the original curves dotted,
+exponential oracle; rows: train and test).
 
 Usage::
 
@@ -261,6 +262,7 @@ def run_seed(X, y, a, seed, settings, gammas):
                     row = {"seed": seed, "setting": setting, "oracle": oracle, "upsample": factor,
                            "epsilon": epsilon, "epsilon_original_scale": epsilon * factor, "gamma": gamma,
                            "m_fit": y_fit.size, "T": MAX_ITER,
+                           "n_hypotheses": len(hypotheses) if oracle == "exponential" else np.nan,
                            "T_paper_formula": paper_rounds(y_fit.size, X.shape[1], epsilon)}
                     model, caught, seconds = fit_inprocessor(X_fit, y_fit, a_fit, oracle=oracle, epsilon=epsilon,
                                                              gamma=gamma, seed=seed, hypotheses=hypotheses)
@@ -332,7 +334,7 @@ def summarise(per_seed):
             aggregations[f"{column}_std"] = (column, "std")
     for column in ("epsilon_per_round", "min_count", "auditor_noise_scale", "n_distinct_plays", "fit_seconds"):
         aggregations[f"{column}_mean"] = (column, "mean")
-    for column in ("oracle", "upsample", "epsilon_original_scale", "m_fit", "T", "T_paper_formula"):
+    for column in ("oracle", "upsample", "epsilon_original_scale", "m_fit", "T", "T_paper_formula", "n_hypotheses"):
         aggregations[column] = (column, "first")
     aggregations["n_seeds"] = ("seed", "nunique")
     aggregations["n_fits_with_warnings"] = ("warnings", lambda s: int((s.fillna("") != "").sum()))

@@ -12,7 +12,8 @@ per privacy level. This script repeats that experiment with
   (0.06, the same split as the loader's ``sensitive_features``: 970 communities with A = 1);
 - base classifier (the paper's choice): scikit-learn ``LogisticRegression`` on the features without ``A`` and
   without ``racepctblack``, trained on the train split (X, y only); its binary predictions are post-processed
-  (``predict_method="predict"``, ``flip=True``: exactly Algorithm 1's LP over ``p_{yhat a}`` in [0, 1]);
+  (``estimator=None`` with the predictions as ``X``, ``predict_method="predict"``, ``flip=True``: exactly
+  Algorithm 1's LP over ``p_{yhat a}`` in [0, 1], at epsilon = inf too);
 - for every seed in ``range(n_seeds)``: a 70/30 split with ``train_test_split(..., test_size=0.3,
   random_state=seed, stratify=label)``; for every (epsilon, gamma): ``DPThresholdOptimizer(...,
   constraints="equalized_odds", objective="accuracy_score", tol=gamma, beta=0.05, epsilon=epsilon,
@@ -48,7 +49,8 @@ Outputs (under ``--out``):
     (``method = "base_classifier"``): exact and realised error / violation on train and test, FPR/TPR gaps, the
     mixing probabilities ``p_{yhat a}``, the privacy slack, the LP objective, Theorem 3.1 checks, warnings.
 ``summary.csv``
-    Mean and std over seeds of the per-seed metrics for each (method, epsilon, gamma).
+    Mean and std over seeds of the per-seed metrics for each (method, epsilon, gamma), with the training size
+    ``m_train``, the mean smallest (group, label) share ``q_min_train_mean`` and the number of fits that warned.
 ``pareto_fronts.csv``
     The Pareto-front vertices per (split, epsilon) of the seed-averaged points, with the gamma they come from.
 ``fig1_right_postprocessing.png``
@@ -201,26 +203,34 @@ def theorem31_bounds(y, a, *, epsilon, gamma, beta=BETA):
 
 
 # ---------------------------------------------------------------------------------------------- one seed
-def fit_postprocessor(clf, X_train, y_train, a_train, *, epsilon, gamma, seed):
+def fit_postprocessor(yhat_train, y_train, a_train, *, epsilon, gamma, seed):
     """Algorithm 1 on the train split (binary base predictions, equalized odds, accuracy), fresh accountant.
+
+    ``yhat_train`` is the one-column array of the base classifier's binary predictions: ``estimator=None``
+    post-processes them directly, so ``epsilon = inf`` runs the same (noise-free) LP with the tolerance ``gamma``
+    (with an estimator, ``epsilon = inf`` would be Fairlearn's ThresholdOptimizer, which has no tolerance for
+    equalized odds).
 
     Returns the fitted post-processor and the warnings raised while fitting.
     """
     postprocessor = DPThresholdOptimizer(
-        estimator=clf, prefit=True, predict_method="predict", constraints="equalized_odds",
+        estimator=None, predict_method="predict", constraints="equalized_odds",
         objective="accuracy_score", flip=True, tol=gamma, beta=BETA, epsilon=epsilon, groups=list(GROUPS),
         privacy_unit="sensitive_attribute", accountant=BudgetAccountant(), random_state=seed,
         privacy_slack=True)  # the paper's LP~ (1): gamma plus the confidence slack (the default, pinned here)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        postprocessor.fit(X_train, y_train, sensitive_features=a_train)
+        postprocessor.fit(yhat_train, y_train, sensitive_features=a_train)
     return postprocessor, [f"{w.category.__name__}: {w.message}" for w in caught]
 
 
-def evaluate(postprocessor, X, y, a, *, seed):
-    """Exact (from ``_pmf_predict``) and realised (one seeded ``predict`` draw) metrics on one split."""
-    exact = group_rates(postprocessor._pmf_predict(X, sensitive_features=a)[:, 1], y, a)
-    realised = group_rates(postprocessor.predict(X, sensitive_features=a, random_state=seed), y, a)
+def evaluate(postprocessor, yhat, y, a, *, seed):
+    """Exact (from ``_pmf_predict``) and realised (one seeded ``predict`` draw) metrics on one split.
+
+    ``yhat``: the base classifier's binary predictions on the split, one column (what the post-processor reads).
+    """
+    exact = group_rates(postprocessor._pmf_predict(yhat, sensitive_features=a)[:, 1], y, a)
+    realised = group_rates(postprocessor.predict(yhat, sensitive_features=a, random_state=seed), y, a)
     exact["realised_error"] = realised["error"]
     exact["realised_eo_violation"] = realised["eo_violation"]
     return exact
@@ -237,11 +247,16 @@ def run_seed(X, y, a, seed, epsilons, gammas):
     """
     X_tr, X_te, y_tr, y_te, a_tr, a_te = split(X, y, a, seed)
     clf = fit_base_classifier(X_tr, y_tr)
-    data = {"train": (X_tr, y_tr, a_tr), "test": (X_te, y_te, a_te)}
+    # the base classifier's binary predictions, one column: what Algorithm 1 post-processes
+    data = {"train": (clf.predict(X_tr).reshape(-1, 1), y_tr, a_tr),
+            "test": (clf.predict(X_te).reshape(-1, 1), y_te, a_te)}
 
-    base = {"seed": seed, "method": "base_classifier", "epsilon": np.nan, "gamma": np.nan, "m_train": y_tr.size}
-    for name, (X_s, y_s, a_s) in data.items():
-        rates = group_rates(clf.predict(X_s), y_s, a_s)  # deterministic: realised == exact
+    # smallest in-sample share q_hat_{ay} of a (group, label) cell: what the privacy slack scales with (evaluation only)
+    q_min = min(float(np.mean((a_tr == g) & (y_tr == label))) for g in GROUPS for label in (0, 1))
+    base = {"seed": seed, "method": "base_classifier", "epsilon": np.nan, "gamma": np.nan, "m_train": y_tr.size,
+            "q_min_train": q_min}
+    for name, (yhat_s, y_s, a_s) in data.items():
+        rates = group_rates(yhat_s[:, 0], y_s, a_s)  # deterministic: realised == exact
         rates["realised_error"], rates["realised_eo_violation"] = rates["error"], rates["eo_violation"]
         base.update(_split_columns(rates, name))
     rows = [base]
@@ -249,11 +264,12 @@ def run_seed(X, y, a, seed, epsilons, gammas):
     nonprivate_error = {}
     for epsilon in sorted(epsilons, key=lambda e: -e):  # inf first: Theorem 3.1 compares with it
         for gamma in gammas:
-            fitted, caught = fit_postprocessor(clf, X_tr, y_tr, a_tr, epsilon=epsilon, gamma=gamma, seed=seed)
+            fitted, caught = fit_postprocessor(data["train"][0], y_tr, a_tr, epsilon=epsilon, gamma=gamma,
+                                               seed=seed)
             row = {"seed": seed, "method": "dp_postprocessing", "epsilon": epsilon, "gamma": gamma,
-                   "m_train": y_tr.size}
-            for name, (X_s, y_s, a_s) in data.items():
-                row.update(_split_columns(evaluate(fitted, X_s, y_s, a_s, seed=seed), name))
+                   "m_train": y_tr.size, "q_min_train": q_min}
+            for name, (yhat_s, y_s, a_s) in data.items():
+                row.update(_split_columns(evaluate(fitted, yhat_s, y_s, a_s, seed=seed), name))
             p = fitted.mixing_rates_  # p[a] = (p_{0a}, p_{1a}) = P(Y~ = 1 | Yhat = yhat, A = a)
             row.update({f"p_yhat{yhat}_a{g}": float(p[g, yhat]) for g in GROUPS for yhat in (0, 1)})
             row.update({"slack_fpr": float(fitted.slack_["fpr"][1]), "slack_tpr": float(fitted.slack_["tpr"][1]),
@@ -344,6 +360,8 @@ def summarise(per_seed):
     for column in ("slack_fpr", "slack_tpr", "thm31_holds"):
         aggregations[f"{column}_mean"] = (column, "mean")
     aggregations["thm31_precondition"] = ("thm31_precondition", "first")
+    aggregations["m_train"] = ("m_train", "first")          # the same for every seed (a stratified 70% split)
+    aggregations["q_min_train_mean"] = ("q_min_train", "mean")
     aggregations["n_seeds"] = ("seed", "nunique")
     aggregations["n_fits_with_warnings"] = ("warnings", lambda s: int((s != "").sum()))
     grouped = per_seed.groupby(["method", "epsilon", "gamma"], sort=False, dropna=False)

@@ -46,9 +46,12 @@ noisy census counts treats entities unequally. This script repeats its two exper
 Outputs (under ``--out``):
 
 ``table1_data_release.csv`` / ``table1_entities.csv``
-    Table 1 analogue (one row per instance x mechanism) and the per-entity biases behind it.
+    Table 1 analogue (one row per instance x mechanism, with the paper's values and, on the Hawaii rows, the
+    smallest county the paper's lower bound implies: ``implied_*``, :func:`implied_smallest_counts`) and the
+    per-entity biases behind it.
 ``table2_allocation.csv``
-    Table 2 analogue (one row per epsilon x mechanism) with the diagnostics and the paper's values.
+    Table 2 analogue (one row per epsilon x mechanism) with the diagnostics, the paper's values, the budget, the
+    counts column and the number and total of the counts.
 ``table2_district_biases.csv.gz``
     Per district: leaid, state, name, count, true share, and for each epsilon the biases of BL and PoS (plain
     Monte Carlo, their standard errors, control variate).
@@ -233,6 +236,7 @@ def table1_row(instance, counts, labels, mechanism, noise, *, n_draws, seed):
         "inside_bounds_cv_4se": bool(lower_cv - tol_cv <= alpha_cv <= upper_thm1_cv + tol_cv),
         "paper_alpha": paper[0] if paper else np.nan, "paper_lower": paper[1] if paper else np.nan,
         "paper_upper": paper[2] if paper else np.nan,
+        "paper_total_C": PAPER_HAWAII_TOTAL if instance == "hawaii" else np.nan,
     }
     entities = pd.DataFrame({"instance": instance, "mechanism": mechanism, "entity": labels, "count": counts,
                              "bias": bias, "bias_se": run.std_errors["pi_S+"], "bias_cv": bias_cv,
@@ -295,6 +299,48 @@ def implied_smallest_count_laplace(lower=PAPER_TABLE1["Laplace"][1], lam=10.0, n
     return int(candidates[int(np.argmin(np.abs(values - lower)))])
 
 
+def _gaussian_smallest_count_bias(x1, sigma=25.0, n=5):
+    """Exact Gaussian ``E[(pi_S(x~)_1)_-]`` for a count ``x1`` whose ``n - 1`` companions are far above the noise."""
+    return float(sum_projection_positive_part_bias(np.array([x1] + [10 ** 6] * (n - 1)), sigma)[0])
+
+
+def implied_smallest_counts(candidates=np.arange(1, 200)):
+    """The smallest count ``x_1`` each of the paper's Hawaii lower bounds implies, one row per mechanism.
+
+    The lower bound ``E[(pi_S(x~)_1)_-]`` decreases in ``x_1`` (Gaussian: exact formula; Laplace:
+    :func:`laplace_positive_part_bias`). Columns: the paper's lower bound, the nearest integer count
+    (:func:`implied_smallest_count` / :func:`implied_smallest_count_laplace`), the count interpolated linearly
+    between the two integers that bracket the bound and the bounds there, and the other mechanism's bound at the
+    implied integer count (the two rows do not fit one county).
+    """
+    candidates = np.asarray(candidates)
+    curves = {"Gaussian": np.array([_gaussian_smallest_count_bias(c) for c in candidates]),
+              "Laplace": laplace_positive_part_bias(candidates)}
+    nearest = {"Gaussian": implied_smallest_count(), "Laplace": implied_smallest_count_laplace()}
+    rows = []
+    for mechanism, other in (("Gaussian", "Laplace"), ("Laplace", "Gaussian")):
+        target = PAPER_TABLE1[mechanism][1]
+        values = curves[mechanism]
+        k = int(np.flatnonzero(values >= target)[-1])          # values[k] >= target > values[k + 1]
+        rows.append({
+            "mechanism": mechanism, "paper_lower": target, "implied_x1": nearest[mechanism],
+            "implied_x1_interpolated": float(candidates[k] + (values[k] - target) / (values[k] - values[k + 1])),
+            "x1_below": int(candidates[k]), "lower_at_x1_below": float(values[k]),
+            "x1_above": int(candidates[k + 1]), "lower_at_x1_above": float(values[k + 1]),
+            "other_mechanism": other,
+            "other_lower_at_implied_x1": float(curves[other][np.flatnonzero(candidates == nearest[mechanism])[0]]),
+        })
+    return pd.DataFrame(rows)
+
+
+def with_implied_smallest_counts(table, implied):
+    """``table`` (Table 1 analogue) with the columns of :func:`implied_smallest_counts` prefixed ``implied_`` on
+    the Hawaii rows (the paper's bounds are for Hawaii; NaN elsewhere)."""
+    columns = {c: c if c.startswith("implied_") else f"implied_{c}" for c in implied.columns if c != "mechanism"}
+    extra = implied.rename(columns=columns).assign(instance="hawaii").drop(columns="implied_paper_lower")
+    return table.merge(extra, on=["instance", "mechanism"], how="left", validate="one_to_one")
+
+
 def table1_markdown(table):
     lines = ["| instance | mechanism | α-fairness (MC ± SE) | lower | upper | bounds | inside (±4 SE) | "
              "α control variate (± SE) | lower, low variance | Lemma 3 upper (lower + E[T]) | "
@@ -311,7 +357,7 @@ def table1_markdown(table):
     return "\n".join(lines)
 
 
-def table1_notes(table, hawaii_counts):
+def table1_notes(table, hawaii_counts, implied=None):
     hawaii = table[table["instance"] == "hawaii"]
     x_min = int(hawaii_counts.min())
     notes = [
@@ -337,14 +383,16 @@ def table1_notes(table, hawaii_counts):
             f"every count (SE {_sci(r.bounds_se, 1)}). The identity B((pi_S)_+)_i = E[(pi_S(x~)_i)_-] (as "
             f"E[pi_S(x~)] = x) gives the low-variance lower bound {_sci(r.lower_cv)} ± {_sci(r.lower_cv_se, 1)} and "
             f"Theorem 1 upper {_sci(r.upper_thm1_cv)}.")
-    gaussian_x1, laplace_x1 = implied_smallest_count(), implied_smallest_count_laplace()
+    implied = (implied_smallest_counts() if implied is None else implied).set_index("mechanism")
+    gaussian, laplace = implied.loc["Gaussian"], implied.loc["Laplace"]
     notes.append(
-        f"For comparison, the paper's Gaussian lower bound {PAPER_TABLE1['Gaussian'][1]} corresponds (exact formula) "
-        f"to a smallest count of about {gaussian_x1} households, but its Laplace lower bound "
-        f"{PAPER_TABLE1['Laplace'][1]} to about {laplace_x1} (numerical convolution): at {gaussian_x1} the Laplace "
-        f"bound would be {laplace_positive_part_bias(gaussian_x1):.4f}, at {laplace_x1} the Gaussian one "
-        f"{sum_projection_positive_part_bias(np.array([laplace_x1] + [10 ** 6] * 4), 25.0)[0]:.4f}. No single "
-        "smallest county fits both rows; the paper reports alphas of 0.02-0.1 households.")
+        f"For comparison, the paper's Gaussian lower bound {gaussian.paper_lower} corresponds (exact formula) "
+        f"to a smallest count of about {gaussian.implied_x1} households ({gaussian.implied_x1_interpolated:.1f}), "
+        f"but its Laplace lower bound {laplace.paper_lower} to about {laplace.implied_x1} "
+        f"({laplace.implied_x1_interpolated:.1f}; numerical convolution): at {gaussian.implied_x1} the Laplace "
+        f"bound would be {gaussian.other_lower_at_implied_x1:.4f}, at {laplace.implied_x1} the Gaussian one "
+        f"{laplace.other_lower_at_implied_x1:.4f}. No single smallest county fits both rows; the paper reports "
+        "alphas of 0.02-0.1 households.")
     notes.append(
         "Theorem 1's upper bound (lower + sum_i E[(pi_S(x~)_i)_-]) is always >= 2 x lower (the sum contains "
         "E[(pi_S(x~)_1)_-] >= lower); the paper's uppers 0.0288 < 2 x 0.0242 and 0.1085 < 2 x 0.0897 are therefore "
@@ -413,7 +461,8 @@ def noise_floor(std_errors, *, rng, replicates=NOISE_FLOOR_REPLICATES):
     return alpha, cost
 
 
-def table2_rows(counts, info, results, seconds, true_shares, *, budget=BUDGET, seed=TABLE2_SEED):
+def table2_rows(counts, info, results, seconds, true_shares, *, budget=BUDGET, seed=TABLE2_SEED,
+                counts_column=COUNT_COLUMNS[0]):
     """Metrics per (epsilon, mechanism) and the per-district bias table."""
     rng = np.random.default_rng(seed)
     nyc = int(np.argmax(counts))
@@ -451,6 +500,8 @@ def table2_rows(counts, info, results, seconds, true_shares, *, budget=BUDGET, s
                 "bl_first_order_alpha": float(np.ptp(bl_first)) if mechanism == "BL" else np.nan,
                 "bl_first_order_cost_share": float(-bl_first[bl_first < 0].sum()) if mechanism == "BL" else np.nan,
                 "paper_alpha": paper[0], "paper_cost_share": paper[1],
+                "budget_dollars": budget, "counts_column": counts_column, "n_districts": counts.size,
+                "total_count": int(counts.sum()),
                 "seconds_for_epsilon": seconds[eps],
             })
             districts[f"bias_{mechanism}_eps{eps:g}"] = bias
@@ -634,6 +685,8 @@ def main(argv=None):
     log("## Table 1 analogue: alpha-fairness of pi_S+ and Theorem 1 bounds")
     t1_start = time.perf_counter()
     table1, entities1 = run_table1(args.draws_table1)
+    implied = implied_smallest_counts()
+    table1 = with_implied_smallest_counts(table1, implied)
     t1_seconds = time.perf_counter() - t1_start
     paths["table1"] = out / "table1_data_release.csv"
     paths["table1_entities"] = out / "table1_entities.csv"
@@ -642,7 +695,7 @@ def main(argv=None):
     log("")
     log(table1_markdown(table1))
     log("")
-    for note in table1_notes(table1, table1_instances()[0][1]):
+    for note in table1_notes(table1, table1_instances()[0][1], implied):
         log(f"- {note}")
     log(f"\nTable 1: {t1_seconds:.1f} s")
 
@@ -653,7 +706,7 @@ def main(argv=None):
     t2_start = time.perf_counter()
     results, seconds = run_table2_monte_carlo(counts, n_draws=args.draws_table2, n_jobs=args.n_jobs, log=log)
     t2_mc_seconds = time.perf_counter() - t2_start
-    table2, districts = table2_rows(counts, info, results, seconds, true_shares)
+    table2, districts = table2_rows(counts, info, results, seconds, true_shares, counts_column=args.counts_column)
     paths["table2"] = out / "table2_allocation.csv"
     paths["district_biases"] = out / "table2_district_biases.csv.gz"
     table2.to_csv(paths["table2"], index=False)
@@ -689,7 +742,8 @@ def main(argv=None):
     for path in paths.values():
         log(f"  {path}")
     paths["summary"].write_text("\n".join(lines) + "\n")
-    return {"paths": paths, "table1": table1, "table1_entities": entities1, "table2": table2,
+    return {"paths": paths, "table1": table1, "table1_entities": entities1, "table1_implied": implied,
+            "table2": table2,
             "districts": districts, "reports": reports, "seconds": {"table1": t1_seconds, "table2": t2_seconds,
                                                                     "table2_per_epsilon": seconds,
                                                                     "total": elapsed},
