@@ -156,3 +156,12 @@ def test_readme_performance_row_matches_the_results_file():
 @pytest.mark.parametrize("cell, expected", [("0.987 s", "0.987"), ("**0.73x**", "0.73"), ("50 / 7", "50")])
 def test_number_parser(cell, expected):
     assert _number(cell) == expected
+
+
+# ------------------------------------------------------------------------------------------ reproductions
+def _reproduction_row(script):
+    text = README.read_text()
+    section = text.split("\n## Reproductions\n", 1)[1].split("\n## ", 1)[0]
+    header, rows = _markdown_tables(section)[0]
+    return next(dict(zip(header, row)) for row in rows if row[1] == f"`{script}`")
+
