@@ -241,3 +241,24 @@ def test_markdown_and_rst_parsers():
 def test_shell_check_refuses_wrong_commands(command):
     with pytest.raises((AssertionError, pytest.fail.Exception)):
         _check_shell_command(command, "example")
+
+
+def _docstring_example_modules():
+    """Modules whose docstrings hold ``>>>`` examples (they appear in the API reference): dotted names."""
+    modules = []
+    for package, name in (("fairlearn_dp", "fairlearn_dp"), ("aif360_dp", "aif360_dp"), ("adapters", "fairdp_adapters")):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if ">>> " in path.read_text(encoding="utf-8"):
+                parts = path.relative_to(ROOT / package).with_suffix("").parts
+                modules.append(".".join((name, *[p for p in parts if p != "__init__"])))
+    return modules
+
+
+@pytest.mark.parametrize("module", _docstring_example_modules())
+def test_docstring_examples_run_and_match(module):
+    """The ``Examples`` sections of the docstrings (rendered in the API reference) run and print what they show."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0, f"{module}: {result.failed} of {result.attempted} failed"
