@@ -100,6 +100,13 @@ attribute changed; a one-cell threshold event at the true value on ``D``, probab
 ``Phi(-1/sigma)``) and declare that release's own zCDP budget converted at the fit's delta. As for the other zCDP
 rows, these audits catch gross errors (noise missing or far too small), not subtle ones.
 
+Attribute-blind post-processing (variant)
+-----------------------------------------
+``default_audit_case("DPFairRegressionPostprocessor", variant="blind")`` (and ``"DPFairRegressionPostprocessing"``)
+audits the attribute-blind mode (``group_estimator`` given): its one release is the (group, output bin, posterior
+bucket) PMF. A fixed group classifier fitted on public synthetic rows; record 0 is substituted (output, group and
+feature change), moving one count between two cells; the two-cell Laplace event of the aware case.
+
 Failure paths and the global generator
 --------------------------------------
 Whether a fit succeeds is an output too. :func:`audit_registered` runs with ``fit_failures="output"`` (a fit that
@@ -267,13 +274,14 @@ def _threshold_optimizer_case(n):
             {"X": X, "y": labels, "sensitive_features": a_prime}, "noisy_table_")
 
 
-def _aif360_regression_dataset(outputs, groups):
+def _aif360_regression_dataset(outputs, groups, feature=None):
     import pandas as pd
 
     from aif360_dp.datasets._base import BundledRegressionDataset
 
     index = pd.RangeIndex(outputs.size)
-    features = pd.DataFrame({"x": np.linspace(0.0, 1.0, outputs.size)}, index=index)
+    feature = np.linspace(0.0, 1.0, outputs.size) if feature is None else feature
+    features = pd.DataFrame({"x": feature}, index=index)
     return BundledRegressionDataset(features=features, target=pd.Series(outputs, index=index, name="y"),
                                     groups=pd.Series(groups, index=index, name="a"),
                                     group_names={0: "group 0", 1: "group 1"}, privileged_group=0,
@@ -762,6 +770,53 @@ def _statistics_round_case(n, epsilon, *, face):
                                       sigma_key="per_round", rho_key="per_round")
 
 
+# ------------------------------------------------------------------------ attribute-blind post-processing (variant)
+def _blind_group_estimator():
+    """A fixed group classifier of the group from ``[output, feature]``, fitted on public synthetic rows (not on the
+    audited data): P(group 1) rises with the feature, so both posterior buckets are used."""
+    from sklearn.linear_model import LogisticRegression
+
+    public = np.array([[0.5, 0.0], [0.5, 0.2], [0.5, 0.8], [0.5, 1.0]])
+    return LogisticRegression().fit(public, [0, 0, 1, 1])
+
+
+def _make_blind_fair_regression(epsilon, seed, *, face):
+    group_estimator = _blind_group_estimator()
+    if face == "aif360":
+        from aif360_dp.algorithms.postprocessing import DPFairRegressionPostprocessing
+
+        return DPFairRegressionPostprocessing(epsilon=epsilon, bounds=(0.0, 1.0), n_bins=_N_BINS,
+                                              group_estimator=group_estimator, posterior_buckets=2,
+                                              accountant=_accountant(), seed=seed)
+    from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+
+    return DPFairRegressionPostprocessor(epsilon=epsilon, bounds=(0.0, 1.0), n_bins=_N_BINS, groups=[0, 1],
+                                         group_estimator=group_estimator, posterior_buckets=2, prefit=True,
+                                         accountant=_accountant(), random_state=seed)
+
+
+def _blind_fair_regression_case(n, epsilon, *, face):
+    """Attribute-blind mode: the released (group, output bin, posterior bucket) PMF. Record 0 (lowest bin, group 0,
+    feature 0) is substituted by (highest bin, group 1, feature 1): one count moves between two cells; the event and
+    its probabilities (1/4 and e^-epsilon / 4) are those of the aware case."""
+    (x, a), (x_prime, a_prime) = _regression_records(n)
+    feature = (np.arange(n) % 3) / 2.0
+    feature_prime = feature.copy()
+    feature[0], feature_prime[0] = 0.0, 1.0
+    make = functools.partial(_make_blind_fair_regression, face=face)
+    if face == "aif360":
+        dataset = {"dataset_true": _aif360_regression_dataset(x, a, feature)}
+        neighbour = {"dataset_true": _aif360_regression_dataset(x_prime, a_prime, feature_prime)}
+        attribute = "model_.noisy_joint_pmf_"
+    else:
+        dataset = {"X": np.column_stack([x, feature]), "sensitive_features": a}
+        neighbour = {"X": np.column_stack([x_prime, feature_prime]), "sensitive_features": a_prime}
+        attribute = "noisy_joint_pmf_"
+    name = "DPFairRegressionPostprocessor (attribute-blind)"
+    event = _optimal_event(make, dataset, neighbour, attribute, name, epsilon=epsilon)
+    return make, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
+
+
 # Extra cases for rows whose class runs more than one algorithm: (row, variant) -> builder(n, epsilon).
 _VARIANT_CASES = {
     ("DPExponentiatedGradient", "statistics"): functools.partial(_statistics_game_case, face="fairlearn"),
@@ -769,6 +824,8 @@ _VARIANT_CASES = {
     ("DPExponentiatedGradient", "statistics_round"): functools.partial(_statistics_round_case, face="fairlearn"),
     ("DPExponentiatedGradientReduction", "statistics_round"): functools.partial(_statistics_round_case,
                                                                                 face="aif360"),
+    ("DPFairRegressionPostprocessor", "blind"): functools.partial(_blind_fair_regression_case, face="fairlearn"),
+    ("DPFairRegressionPostprocessing", "blind"): functools.partial(_blind_fair_regression_case, face="aif360"),
 }
 VARIANTS = tuple(_VARIANT_CASES)
 

@@ -1,6 +1,6 @@
 """The ``fairdp`` command line: reproduce the papers' experiments, sweep an estimator, audit a DP estimator.
 
-    fairdp reproduce {xian2024,jagielski2019,jagielski2019-inprocessing,zhu2022,budget2023} [--dataset NAME] [--out DIR] [--quick] ...
+    fairdp reproduce {xian2024,jagielski2019,jagielski2019-inprocessing,zhu2022,budget2023,blind-fair-regression} [--dataset NAME] [--out DIR] [--quick] ...
     fairdp sweep --estimator NAME [--dataset NAME] --epsilon E [E ...] [--param k=v,...] [--seeds N] [--dry-run] ...
     fairdp audit NAME [--runs N] [--seed S] [--out DIR]
 
@@ -30,9 +30,12 @@ _REPRODUCTIONS = {
                                    "Jagielski et al. 2019: DP-oracle-learner, DP exponentiated gradient (Fig. 1 left)"),
     "budget2023": ("budget2023_group_budget.py",
                    "budget-tailoring paper: group-aware zCDP budget allocation, DPSE vs DPNoSE (Sec. 6.1, App. A)"),
+    "blind-fair-regression": ("blind_fair_regression.py",
+                              "attribute-blind DP fair regression post-processing vs the aware one (Law School)"),
 }
 #: Reproductions that take --seeds (zhu2022 uses Monte-Carlo draws) and --dataset.
-_SEEDED_REPRODUCTIONS = ("xian2024", "jagielski2019", "jagielski2019-inprocessing", "budget2023")
+_SEEDED_REPRODUCTIONS = ("xian2024", "jagielski2019", "jagielski2019-inprocessing", "budget2023",
+                         "blind-fair-regression")
 _DATASET_REPRODUCTIONS = ("xian2024",)
 _SWEEP_DATASETS = ("law_school", "communities_crime", "adult")
 #: Largest seed accepted by --seed (numpy's legacy RandomState, used by the audit, takes 32-bit seeds).

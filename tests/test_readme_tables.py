@@ -165,3 +165,27 @@ def _reproduction_row(script):
     header, rows = _markdown_tables(section)[0]
     return next(dict(zip(header, row)) for row in rows if row[1] == f"`{script}`")
 
+
+def test_readme_blind_row_matches_its_summary():
+    import pandas as pd
+
+    summary = pd.read_csv(ROOT / "docs" / "img" / "blind_fair_regression_summary.csv")
+    raw = summary[summary["mode"] == "raw"].iloc[0]
+    goal = summary[(summary["epsilon"] == 1.0) & (summary["alpha"] == 0.1)].set_index("mode")
+    row = _reproduction_row("blind_fair_regression.py")["what holds"]
+    expected = (f"test KS {raw['ks_mean']:.2f} → {goal.loc['blind', 'ks_mean']:.2f} without the attribute at "
+                f"prediction ({goal.loc['aware', 'ks_mean']:.2f} with it)")
+    assert expected in row, (expected, row)
+
+
+def test_readme_bench_blind_row_matches_the_results_file():
+    results = (ROOT / "tests" / "benchmarks" / "results" / "bench_blind.md").read_text()
+    (header, rows), = _markdown_tables(results)
+    times = {row[0]: row[1] for row in rows}
+    blind = next(v for k, v in times.items() if k.startswith("attribute-blind fit"))
+    lp = next(v for k, v in times.items() if k.startswith("the same LP in cvxpy"))
+    row = next(line for line in README.read_text().splitlines() if line.startswith("| `bench_blind.py`"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == f"{blind} s"
+    assert cells[2].startswith(f"{float(lp):.2f} s")
+    assert cells[3] == f"{float(lp) / float(blind):.0f}x faster"

@@ -24,6 +24,7 @@ from ..utils._validation import (
     resolve_groups,
 )
 from ._barycenter import solve_barycenter
+from ._blind import cell_distributions, n_posterior_cells, posterior_buckets, solve_blind_remap
 from ._distributed import is_dask_input
 
 __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS"]
@@ -89,7 +90,23 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     solver : str, default="exact"
         ``"exact"``: a structure-exploiting solver of the barycenter LP (one-dimensional optimal transport); or the
         name of an installed cvxpy solver (e.g. ``"HIGHS"``) to solve the LP as written in the paper. Both give the
-        same optimum (tested).
+        same optimum (tested). Not used in attribute-blind mode (its LP is always solved by HiGHS through SciPy).
+    group_estimator : classifier or None, default=None
+        **Attribute-blind mode** (beyond Xian et al.): a classifier of the group from the features, with
+        ``predict_proba`` and ``classes_`` equal to the declared ``groups``; the prefit rules are those of
+        ``estimator`` (``prefit=True``: already fitted, on other data or with DP; otherwise fitted here on the
+        fitting data's true groups, with a :class:`~fairlearn_dp.privacy.PrivacyWarning` unless it is a
+        diffprivlib model). ``fit`` still uses the true groups, privately; ``predict(X)`` then takes no
+        ``sensitive_features``: the remapping depends only on the regressor's output bin and a bucket of the
+        predicted group posterior. With ``estimator=None``, column 0 of ``X`` holds the outputs to post-process and
+        the group estimator receives the whole ``X`` (the outputs and the other columns, the features); otherwise
+        ``X`` feeds both estimators.
+        ``groups`` must be declared. See *Attribute-blind mode* below.
+    posterior_buckets : int, default=10
+        Attribute-blind mode: number ``B`` (>= 1) of buckets of the predicted group posterior. Two groups: ``B``
+        equal-width intervals of ``P(groups[1] | x)``; more groups: the most probable group and ``ceil(B / |A|)``
+        geometric levels of its probability (``fairlearn_dp/postprocessing/_blind.py``). Each cell (output bin,
+        bucket) is one histogram cell per group, so more buckets resolve the groups better and cost more noise.
 
     Attributes
     ----------
@@ -115,9 +132,20 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         dense matrix). With ``solver="exact"`` each is monotone with at most ``2 n_bins - 1`` non-zeros, so the
         fitted object's memory is linear in ``n_groups * n_bins``.
     objective_ : float
-        The LP optimum ``sum_a w_a W_2^2(p_a, q_a)`` (an estimate of the excess squared error of fairness).
+        The LP optimum ``sum_a w_a W_2^2(p_a, q_a)`` (an estimate of the excess squared error of fairness); in
+        attribute-blind mode the expected squared change of the output.
     privacy_spent_ : PrivacySpend
         What ``fit`` charged to the accountant.
+    group_estimator_ : object or None
+        Attribute-blind mode: the (prefit or fitted) group classifier; None otherwise.
+    n_posterior_buckets_ : int
+        Attribute-blind mode: the number of posterior buckets (``B`` for two groups, ``|A| ceil(B / |A|)`` else).
+    cell_pmfs_ : ndarray of shape (n_groups, n_bins * B')
+        Attribute-blind mode: each group's private distribution over the cells ``(bin j, bucket b)`` (index
+        ``j * B' + b`` with ``B' = n_posterior_buckets_``), from ``noisy_joint_pmf_`` (which has this shape in that
+        mode) alone.
+    remap_ : scipy.sparse.csr_array of shape (n_bins * B', n_bins)
+        Attribute-blind mode: the randomised map from each cell to an output bin (rows sum to 1).
 
     Privacy
     -------
@@ -134,7 +162,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     - The regressor ``f`` must not depend on the fitting data for the guarantee to hold: pass a prefit regressor
       trained on other data, or a DP regressor (e.g. diffprivlib's) whose own spend composes with this one. With
       ``prefit=False`` and a non-DP estimator, a :class:`~fairlearn_dp.privacy.PrivacyWarning` is issued.
-    - Public inputs: ``bounds``, ``n_bins``, ``alpha``, ``groups``. Choosing ``alpha`` or ``n_bins`` by looking
+    - Public inputs: ``bounds``, ``n_bins``, ``alpha``, ``groups`` (and in attribute-blind mode ``posterior_buckets``
+      and the group estimator, prefit on other data or DP). Choosing ``alpha`` or ``n_bins`` by looking
       at results on the same data spends extra budget that this class does not account for (Xian et al., Sec. 3.4).
     - Failure paths (README, "Failure paths and what is public"): the parameters are validated and the accountant
       is checked for the whole spend before the data are read; the data checks are domain checks only (numeric,
@@ -144,8 +173,21 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
 
     Notes
     -----
+    **Attribute-blind mode.** With ``group_estimator``, the released statistic is the joint PMF of (true group, output bin, posterior
+    bucket) over all ``|A| k B`` cells of the public grid: substituting one record still moves one unit of count
+    between two cells, so the L1 sensitivity stays ``2/n`` and the mechanism, spend and neighbouring relation are
+    those above. From the release alone, each group's cell distribution is estimated (its noisy row projected onto
+    the simplex) and an LP (HiGHS through SciPy's sparse interface) finds the randomised map from cells to output
+    bins with the least expected squared change such that every group's induced output distribution is within
+    KS distance ``alpha`` of every other's. *Guarantee*: KS parity holds exactly on the released distributions; on
+    the population it holds up to ``alpha + TV_a + TV_a'``, the total-variation errors of the released cell
+    distributions of the two groups (sampling and noise, growing with ``k B`` and shrinking with the group sizes).
+    The bound does not involve the calibration of ``group_estimator``: the cells' group composition is measured
+    with the true groups, so a poor group classifier costs accuracy (a larger change is needed for parity), not
+    fairness. Derivation: ``fairlearn_dp/postprocessing/_blind.py``.
+
     The post-processed outputs take values in ``bin_centers_``. A test point that falls in a bin whose private PMF
-    is 0 keeps its binned value (Alg. 1, line 12).
+    is 0 keeps its binned value (Alg. 1, line 12); in attribute-blind mode, likewise a cell with no private mass.
 
     References
     ----------
@@ -169,7 +211,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     """
 
     def __init__(self, *, estimator=None, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, groups=None,
-                 prefit=False, predict_method="predict", accountant=None, random_state=None, solver="exact"):
+                 prefit=False, predict_method="predict", accountant=None, random_state=None, solver="exact",
+                 group_estimator=None, posterior_buckets=10):
         self.estimator = estimator
         self.epsilon = epsilon
         self.delta = delta
@@ -182,6 +225,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         self.accountant = accountant
         self.random_state = random_state
         self.solver = solver
+        self.group_estimator = group_estimator
+        self.posterior_buckets = posterior_buckets
 
     # ------------------------------------------------------------------ fit
     def _check_public_inputs(self):
@@ -201,8 +246,39 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
             raise TypeError(f"predict_method must be a string, got {type(self.predict_method).__name__}.")
         groups = None if self.groups is None else resolve_groups(self.groups, None,
                                                                  estimator_name=type(self).__name__)
+        if self.group_estimator is not None:
+            self._check_blind_inputs(groups)
         check_spend(self.accountant, PrivacySpend(epsilon, delta))
         return epsilon, delta, (lower, upper), n_bins, alpha, groups
+
+    def _check_blind_inputs(self, groups):
+        """Attribute-blind mode's public checks (before the budget check): the group estimator and the buckets."""
+        if not hasattr(self.group_estimator, "predict_proba"):
+            raise TypeError(f"group_estimator must have a predict_proba method (a classifier of the group), got "
+                            f"{type(self.group_estimator).__name__}.")
+        buckets = self.posterior_buckets
+        if isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or buckets < 1:
+            raise ValueError(f"posterior_buckets must be an integer >= 1, got {buckets!r}.")
+        if groups is None:
+            raise ValueError("groups must be declared when group_estimator is given: they name the columns of the "
+                             "group posterior (attribute-blind mode).")
+        if self.prefit:
+            check_is_fitted(self.group_estimator)
+            self._posterior_columns(self.group_estimator, groups)
+
+    @staticmethod
+    def _posterior_columns(group_estimator, groups):
+        """Column of ``group_estimator.predict_proba`` for each declared group; its classes must be the groups."""
+        classes = list(getattr(group_estimator, "classes_", []))
+        columns = []
+        for group in groups:
+            matches = [i for i, c in enumerate(classes) if c == group]
+            columns.append(matches[0] if matches else -1)
+        extra = [c for c in classes if not any(c == g for g in groups)]
+        if -1 in columns or extra:
+            raise ValueError(f"group_estimator.classes_ {classes!r} do not match the declared groups {list(groups)!r} "
+                             "(attribute-blind mode needs one posterior column per declared group).")
+        return columns
 
     @atomic_fit
     def fit(self, X, y=None, *, sensitive_features, **kwargs):
@@ -227,6 +303,11 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         self
         """
         epsilon, delta, (lower, upper), n_bins, alpha, groups = self._check_public_inputs()
+        if self.group_estimator is not None:
+            if is_dask_input(X, y, sensitive_features):
+                raise ValueError("Dask inputs are not supported in attribute-blind mode (group_estimator given).")
+            return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha,
+                                   groups)
         if is_dask_input(X, y, sensitive_features):  # out-of-core: the histogram is summed on Dask workers
             from ._distributed import fit_regression_dask
             return fit_regression_dask(self, X, y, sensitive_features, kwargs, public=(
@@ -244,6 +325,9 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         # A declared group without rows is not an error: its cells are released with noise like any other.
 
         self.groups_ = groups
+        self.group_estimator_ = None
+        for name in ("n_posterior_buckets_", "cell_pmfs_", "remap_"):       # attributes of the blind mode only
+            self.__dict__.pop(name, None)
         self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
         self.bin_centers_ = lower + (np.arange(n_bins) + 0.5) * (upper - lower) / n_bins
         bin_index = self._discretize(outputs, warn_clipped=False)
@@ -252,6 +336,87 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         self.noisy_joint_pmf_, self.privacy_spent_ = self._release_joint_histogram(
             bin_index, group_index, n_groups=len(groups), n_bins=n_bins, epsilon=epsilon, delta=delta)
         return self._solve_from_release(alpha, n_bins)
+
+    def _fit_blind(self, X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha, groups):
+        """Attribute-blind fit: release the (group, output bin, posterior bucket) PMF, then solve the remapping LP."""
+        regressor_input, features = self._blind_inputs(X)
+        for name in ("barycenter_", "group_pmfs_", "transport_plans_"):     # attributes of the aware mode only
+            self.__dict__.pop(name, None)
+        self.estimator_ = self._fit_estimator(regressor_input, y, **kwargs)
+        outputs = self._outputs(regressor_input)
+        if y is not None and len(y) != outputs.size:
+            raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
+        group_vector = as_group_vector(sensitive_features, outputs.size)
+        group_index = encode_groups(group_vector, groups)
+        group_estimator = self._fit_group_estimator(features, np.asarray(groups)[group_index], groups)
+        buckets = self._buckets(group_estimator, features, groups, outputs.size)
+
+        self.groups_ = groups
+        self.group_estimator_ = group_estimator
+        self.n_posterior_buckets_ = n_posterior_cells(len(groups), self.posterior_buckets)
+        self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
+        self.bin_centers_ = lower + (np.arange(n_bins) + 0.5) * (upper - lower) / n_bins
+        cells = self._discretize(outputs, warn_clipped=False) * self.n_posterior_buckets_ + buckets
+        # The only release: every (group, cell) count, L1 sensitivity 2/n under substitution (as the aware fit).
+        self.noisy_joint_pmf_, self.privacy_spent_ = self._release_joint_histogram(
+            cells, group_index, n_groups=len(groups), n_bins=n_bins * self.n_posterior_buckets_, epsilon=epsilon,
+            delta=delta)
+        return self._solve_blind_from_release(alpha)
+
+    def _solve_blind_from_release(self, alpha):
+        """The remapping LP on ``noisy_joint_pmf_`` alone (``_blind.py``)."""
+        self.group_weights_, self.cell_pmfs_, cell_weights = cell_distributions(self.noisy_joint_pmf_)
+        n_bins = self.bin_centers_.size
+        cell_bin = np.repeat(np.arange(n_bins), self.n_posterior_buckets_)
+        solution = solve_blind_remap(self.cell_pmfs_, cell_weights, cell_bin, self.bin_centers_, alpha)
+        self.remap_ = solution.kernel
+        self.target_pmfs_ = solution.targets
+        self.objective_ = solution.objective
+        self._kernels = solution.kernel
+        self._shifted_cdfs, self._cdf_columns = _shifted_kernel_cdfs(solution.kernel)
+        return self
+
+    def _blind_inputs(self, X):
+        """``(regressor input, group-estimator input)``: with ``estimator=None`` column 0 of ``X`` (the outputs) and
+        the whole ``X`` (outputs and features: at prediction time the deployed model's output is available too);
+        else ``X`` for both."""
+        if self.estimator is not None:
+            return X, X
+        if hasattr(X, "iloc"):
+            if X.ndim != 2 or X.shape[1] < 1:
+                raise ValueError("With estimator=None and a group_estimator, X must be 2-D with the outputs in "
+                                 "column 0 (and the group estimator's other features in further columns).")
+            return X.iloc[:, 0].to_numpy(), X
+        arr = np.asarray(X)
+        if arr.ndim != 2 or arr.shape[1] < 1:
+            raise ValueError("With estimator=None and a group_estimator, X must be 2-D with the outputs in column 0 "
+                             "(and the group estimator's other features in further columns).")
+        return arr[:, 0], arr
+
+    def _fit_group_estimator(self, features, group_labels, groups):
+        if self.prefit:
+            return self.group_estimator
+        if not type(self.group_estimator).__module__.startswith("diffprivlib"):
+            warnings.warn(
+                "The group estimator is fitted non-privately on the sensitive attribute of the data that the "
+                "post-processor is fitted on: the post-processed model as a whole is then NOT differentially "
+                "private. Use a prefit group estimator trained on other data, or a DP classifier.",
+                PrivacyWarning, stacklevel=5)
+        return clone(self.group_estimator).fit(features, group_labels)
+
+    def _buckets(self, group_estimator, features, groups, n_rows):
+        """Posterior bucket of each row. A declared group the (non-prefit) estimator never saw gets probability 0."""
+        classes = list(getattr(group_estimator, "classes_", []))
+        proba = np.asarray(group_estimator.predict_proba(features), dtype=float)
+        if proba.ndim != 2 or proba.shape != (n_rows, len(classes)) or not np.all(np.isfinite(proba)):
+            raise ValueError("group_estimator.predict_proba(X) must return finite probabilities, one column per "
+                             "class in classes_ and one row per row of X.")
+        ordered = np.zeros((n_rows, len(groups)))
+        for j, group in enumerate(groups):
+            matches = [i for i, c in enumerate(classes) if c == group]
+            if matches:
+                ordered[:, j] = proba[:, matches[0]]
+        return posterior_buckets(np.clip(ordered, 0.0, 1.0), self.posterior_buckets)
 
     def _solve_from_release(self, alpha, n_bins):
         """Alg. 1, lines 5-10 on ``noisy_joint_pmf_`` alone (shared by the in-memory and the Dask fit)."""
@@ -327,15 +492,17 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
                                 solver=self.solver)
 
     # -------------------------------------------------------------- predict
-    def predict(self, X, *, sensitive_features, random_state=None):
+    def predict(self, X, *, sensitive_features=None, random_state=None):
         """Post-process: transport each output to its group's target distribution (Alg. 1, lines 11-13).
 
         Parameters
         ----------
         X : array-like
             As in ``fit``.
-        sensitive_features : array-like
-            Group membership of each row; every group must be one seen in ``fit``.
+        sensitive_features : array-like or None
+            Group membership of each row; every group must be one seen in ``fit``. Required, except in
+            attribute-blind mode (``group_estimator`` given), where passing it is an error: the fitted map does
+            not use the group.
         random_state : None, int or numpy.random.RandomState, default=None
             Seeds the randomised transport; the same seed gives the same predictions. None draws from a generator
             seeded by the operating system (never numpy's global generator).
@@ -345,24 +512,39 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         ndarray of shape (n_samples,)
             Fair outputs, taking values in ``bin_centers_``.
         """
-        group_index, bin_index = self._rows(X, sensitive_features)
-        uniforms = check_random_state(random_state).random_sample(group_index.size)
-        # Inverse-CDF sampling from row r = (a, j) of the kernels: the first column whose CDF value is >= u. All
-        # rows' CDFs are stored in one sorted array, row r shifted by 2r (each CDF lies in [0, 1]), so one
-        # searchsorted serves every sample. Only the CDF's steps (the kernel's non-zeros) are stored, after a
-        # leading 0 at column 0; a u above the row's last value (round-off) gives the last column.
+        row = self._kernel_rows(X, sensitive_features)
+        uniforms = check_random_state(random_state).random_sample(row.size)
+        # Inverse-CDF sampling from row r of the kernels: the first column whose CDF value is >= u. All rows' CDFs
+        # are stored in one sorted array, row r shifted by 2r (each CDF lies in [0, 1]), so one searchsorted
+        # serves every sample. Only the CDF's steps (the kernel's non-zeros) are stored, after a leading 0 at
+        # column 0; a u above the row's last value (round-off) gives the last column.
         n_bins = self.bin_centers_.size
-        row = group_index * n_bins + bin_index
         position = np.searchsorted(self._shifted_cdfs, uniforms + 2.0 * row, side="left")
         row_end = self._kernels.indptr[row + 1] + row + 1          # one past row r's last stored CDF value
         column = self._cdf_columns[np.minimum(position, self._cdf_columns.size - 1)]
         return self.bin_centers_[np.where(position < row_end, column, n_bins - 1)]
 
-    def _pmf_predict(self, X, *, sensitive_features):
+    def _pmf_predict(self, X, *, sensitive_features=None):
         """Distribution of each row's post-processed output over ``bin_centers_``, dense of shape (n_samples,
         n_bins)."""
+        return self._kernels[self._kernel_rows(X, sensitive_features)].toarray()
+
+    def _kernel_rows(self, X, sensitive_features):
+        """Row of the fitted kernels for each row of ``X``: (group, bin) when aware, (bin, bucket) when blind."""
+        check_is_fitted(self, "bin_centers_")
+        if getattr(self, "group_estimator_", None) is not None:
+            if sensitive_features is not None:
+                raise ValueError("sensitive_features must not be passed to predict in attribute-blind mode "
+                                 "(group_estimator given): the fitted map does not use the group.")
+            regressor_input, features = self._blind_inputs(X)
+            outputs = self._outputs(regressor_input)
+            buckets = self._buckets(self.group_estimator_, features, self.groups_, outputs.size)
+            return self._discretize(outputs) * self.n_posterior_buckets_ + buckets
+        if sensitive_features is None:
+            raise ValueError("sensitive_features is required: this post-processor was fitted with the group as an "
+                             "input (pass group_estimator for attribute-blind post-processing).")
         group_index, bin_index = self._rows(X, sensitive_features)
-        return self._kernels[group_index * self.bin_centers_.size + bin_index].toarray()
+        return group_index * self.bin_centers_.size + bin_index
 
     def _rows(self, X, sensitive_features):
         check_is_fitted(self, "transport_plans_")

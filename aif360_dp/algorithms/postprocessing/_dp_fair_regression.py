@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
@@ -43,6 +45,13 @@ class DPFairRegressionPostprocessing(Transformer):
             so ``predict``'s draws never replay the noise) the randomised transport of ``predict``. For
             experiments: a seeded release is not secure; leave it None for production.
         solver (str): ``"exact"`` or a cvxpy solver name, see the Fairlearn-face class.
+        group_estimator (classifier, optional): attribute-blind mode: a *fitted* classifier (on other data, or DP)
+            of the protected attribute from the label (the regressor output being post-processed) followed by the
+            dataset's features **without the protected attributes' columns** (``feature_names`` order), with
+            ``predict_proba`` and ``classes_`` equal to the declared groups.
+            ``fit`` still uses the dataset's protected attribute, privately; ``predict`` then does not read it.
+            See :class:`fairlearn_dp.postprocessing.DPFairRegressionPostprocessor` (*Attribute-blind mode*).
+        posterior_buckets (int): attribute-blind mode: number of buckets of the predicted group posterior (>= 1).
 
     Privacy: as :class:`fairlearn_dp.postprocessing.DPFairRegressionPostprocessor`: epsilon-DP (or (epsilon,
     delta)-DP) for the substitution of one record of the dataset passed to ``fit``; L1 sensitivity of the released
@@ -55,10 +64,10 @@ class DPFairRegressionPostprocessing(Transformer):
     """
 
     def __init__(self, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, protected_attribute_name=None,
-                 accountant=None, seed=None, solver="exact"):
+                 accountant=None, seed=None, solver="exact", group_estimator=None, posterior_buckets=10):
         super().__init__(epsilon=epsilon, delta=delta, bounds=bounds, n_bins=n_bins, alpha=alpha,
                          protected_attribute_name=protected_attribute_name, accountant=accountant, seed=seed,
-                         solver=solver)
+                         solver=solver, group_estimator=group_estimator, posterior_buckets=posterior_buckets)
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -68,6 +77,8 @@ class DPFairRegressionPostprocessing(Transformer):
         self.accountant = accountant
         self.seed = seed
         self.solver = solver
+        self.group_estimator = group_estimator
+        self.posterior_buckets = posterior_buckets
 
     @atomic_fit
     def fit(self, dataset_true, dataset_pred=None):
@@ -88,10 +99,12 @@ class DPFairRegressionPostprocessing(Transformer):
         model = DPFairRegressionPostprocessor(
             epsilon=self.epsilon, delta=self.delta, bounds=public_label_bounds(source, self.bounds),
             n_bins=self.n_bins, alpha=self.alpha, groups=declared_groups(source, name), accountant=self.accountant,
-            random_state=self.seed, solver=self.solver)
+            random_state=self.seed, solver=self.solver, group_estimator=self.group_estimator,
+            posterior_buckets=self.posterior_buckets, prefit=True)
         model._check_public_inputs()            # parameters, groups and the whole budget: before the rows
         arrays = dataset_to_arrays(source, protected_attribute_name=name)
-        model.fit(arrays.y[:, None], sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        model.fit(self._model_input(source, arrays, self.group_estimator is not None),
+                  sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
         self.model_ = model
         self.protected_attribute_name_ = name
         self.privacy_spent_ = self.model_.privacy_spent_
@@ -109,10 +122,21 @@ class DPFairRegressionPostprocessing(Transformer):
         if not hasattr(self, "model_"):
             raise NotFittedError("DPFairRegressionPostprocessing must be fitted before predict.")
         arrays = dataset_to_arrays(dataset, protected_attribute_name=self.protected_attribute_name_)
-        fair = self.model_.predict(arrays.y[:, None],
-                                   sensitive_features=arrays.sensitive_features.to_numpy(dtype=float),
+        blind = self.model_.group_estimator_ is not None
+        fair = self.model_.predict(self._model_input(dataset, arrays, blind),
+                                   sensitive_features=(None if blind
+                                                       else arrays.sensitive_features.to_numpy(dtype=float)),
                                    random_state=predict_seed(self.seed))
         return arrays_to_dataset(dataset, fair)
+
+    @staticmethod
+    def _model_input(dataset, arrays, blind):
+        """The engine's ``X``: the labels (outputs) alone, or in attribute-blind mode the labels then the features
+        without the protected attributes' columns (the whole array is the group estimator's input)."""
+        if not blind:
+            return arrays.y[:, None]
+        features = arrays.X.drop(columns=[c for c in dataset.protected_attribute_names if c in arrays.X.columns])
+        return np.column_stack([arrays.y, features.to_numpy(dtype=float)])
 
     def fit_predict(self, dataset_true, dataset_pred=None):
         """``fit`` then ``predict`` on ``dataset_pred`` (or ``dataset_true``)."""

@@ -1,0 +1,203 @@
+r"""Attribute-blind fair regression post-processing: the remapping LP over (output bin, posterior bucket) cells.
+
+The attribute-aware post-processor (Xian et al. 2024, Alg. 1) maps each output to a new one with a kernel that
+depends on the output's bin *and the group*. When the group must not be an input at prediction time, the kernel may
+depend only on what the deployed model sees: the output bin ``j`` of the regressor and a bucket ``b`` of the
+predicted group posterior ``g(x)`` (a classifier of the group from ``x``). A *cell* is the pair ``c = (j, b)``.
+
+Released statistic (fit, true groups): the joint PMF ``p_hat(a, c)`` of (true group, cell) over all ``|A| k B``
+cells of the public grid -- the same release as the attribute-aware fit with ``k B`` "bins" instead of ``k``, so
+its L1 sensitivity under substitution of one record is ``2 / n`` (L2 ``sqrt(2) / n``). Everything below reads only
+the released PMF.
+
+From it (post-processing, :func:`cell_distributions`): group weights ``w_a = max(sum_c p_hat(a, c), 0)``, each
+group's cell distribution ``P(c | a)`` (its noisy row projected onto the scaled simplex), and the cell marginal
+``P(c) = sum_a w_a P(c | a) / sum_a w_a``. The LP ::
+
+    minimise   sum_c P(c) sum_v T(v | c) (v - v_j(c))^2          (expected squared change of the output)
+    subject to sum_v T(v | c) = 1,  T >= 0                        (a randomised map per cell)
+               q_a(v) = sum_c P(c | a) T(v | c)                   (group a's induced output distribution)
+               |sum_{v' <= v} q_a(v') - R(v)| <= alpha / 2        (every q_a within KS alpha / 2 of one CDF R)
+
+so every two groups' induced output distributions are within KS distance ``alpha`` of each other. It is always
+feasible (mapping every cell to one bin equalises all groups). Cells with ``P(c) = 0`` have no mass: they are not
+LP variables and keep their own bin (as Alg. 1, line 12 of the aware algorithm). It is solved by HiGHS through
+``scipy.optimize.linprog`` with sparse constraint matrices.
+
+What is guaranteed
+------------------
+- On the released distributions, KS parity holds exactly: ``max_{a, a'} KS(q_a, q_a') <= alpha`` (LP constraints).
+- On the population (or a test set), with ``P(. | a)`` the true cell distribution of group ``a``: the induced
+  output distribution of group ``a`` is ``sum_c P(c | a) T(. | c)``, and a Markov kernel cannot increase total
+  variation, so its CDF differs from ``q_a``'s by at most ``TV(P(. | a), P_hat(. | a))`` at every point. Hence
+  ``KS_population(a, a') <= alpha + TV_a + TV_a'`` where ``TV_a`` is the total-variation error of the released
+  cell distribution of group ``a`` (sampling error plus the release noise, ``O(sqrt(k B / n_a))`` and
+  ``O(k B / (n_a epsilon))``). **This does not depend on the calibration of the group estimator**: the fit
+  measures each cell's group composition with the *true* groups, so a miscalibrated (even constant) posterior
+  only makes the cells less informative, which raises the squared change needed for parity (with a constant
+  posterior the cells are the output bins alone, and parity needs a map that ignores the group), never the KS.
+  The group estimator's quality is therefore a question of accuracy (MSE), not of fairness; the bound's TV terms
+  grow with the number of cells, so more posterior buckets trade estimation error for resolution.
+
+Posterior buckets (public, data-independent): with two groups, ``B`` equal-width intervals of ``P(groups[1] | x)``
+on [0, 1]; with ``|A| > 2`` groups, the most probable group ``a*`` and ``L = ceil(B / |A|)`` equal-width levels of
+its probability on ``[1 / |A|, 1]``, i.e. ``|A| L`` buckets.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+
+__all__ = ["posterior_buckets", "n_posterior_cells", "cell_distributions", "solve_blind_remap"]
+
+
+def n_posterior_cells(n_groups, n_buckets):
+    """Number of posterior buckets for ``n_groups`` groups and the parameter ``n_buckets`` (see module doc)."""
+    if n_groups == 2:
+        return n_buckets
+    return n_groups * math.ceil(n_buckets / n_groups)
+
+
+def posterior_buckets(proba, n_buckets):
+    """Bucket index of each row of the posterior matrix ``proba`` (rows on the simplex, columns in group order).
+
+    Two groups: ``floor(B p_1)`` clipped to ``B - 1``. More groups: ``a* L + level`` with ``a* = argmax`` (first on
+    ties) and ``level = floor(L (p_a* - 1/|A|) / (1 - 1/|A|))`` clipped to ``[0, L - 1]``, ``L = ceil(B / |A|)``.
+    """
+    proba = np.asarray(proba, dtype=float)
+    n_groups = proba.shape[1]
+    if n_groups == 2:
+        return np.clip(np.floor(proba[:, 1] * n_buckets), 0, n_buckets - 1).astype(np.intp)
+    levels = math.ceil(n_buckets / n_groups)
+    top = np.argmax(proba, axis=1)
+    p_top = proba[np.arange(proba.shape[0]), top]
+    floor = 1.0 / n_groups
+    # Geometric levels of the remaining probability 1 - p_top on (0, 1 - 1/|A|]: halving it moves up one level.
+    with np.errstate(divide="ignore"):
+        level = np.floor(np.log2((1.0 - floor) / np.maximum(1.0 - p_top, 1e-300)))
+    level = np.clip(level, 0, levels - 1).astype(np.intp)
+    return top.astype(np.intp) * levels + level
+
+
+def cell_distributions(noisy_joint_pmf):
+    """``(group_weights, P(c | a), P(c))`` from the released joint PMF of shape ``(n_groups, n_cells)`` alone.
+
+    Group ``a``'s weight is its released mass ``w_a = max(sum_c p_hat(a, c), 0)`` (unbiased before the max). Its
+    cell distribution is the Euclidean projection of its noisy row onto ``{p >= 0 : sum p = w_a}``
+    (:func:`fairlearn_dp.allocation.project_nonnegative_sum`, Zhu et al.'s ``pi_S+``: subtract one threshold,
+    clip at 0), divided by ``w_a``. Clipping each cell at 0 instead would add the positive part of the noise of
+    every empty cell: with ``k B`` cells that is about ``k B s / 2`` of spurious mass per group (Laplace scale
+    ``s``), as large as a small group's own mass. A group with ``w_a = 0`` gets the uniform distribution. ``P(c)``
+    is the weighted mixture ``sum_a w_a P(c | a) / sum_a w_a``.
+    """
+    from ..allocation import project_nonnegative_sum
+
+    noisy = np.asarray(noisy_joint_pmf, dtype=float)
+    n_groups, n_cells = noisy.shape
+    mass = np.maximum(noisy.sum(axis=1), 0.0)
+    conditional = np.full((n_groups, n_cells), 1.0 / n_cells)
+    for a in range(n_groups):
+        if mass[a] > 0:
+            conditional[a] = project_nonnegative_sum(noisy[a], public_total=mass[a]) / mass[a]
+    total = mass.sum()
+    marginal = (mass @ conditional) / total if total > 0 else np.full(n_cells, 1.0 / n_cells)
+    return mass, conditional, marginal
+
+
+class BlindSolution:
+    """Result of :func:`solve_blind_remap`: ``kernel`` (CSR, ``n_cells x k``), ``targets`` (``|A| x k``),
+    ``center_cdf`` (``k - 1``) and ``objective`` (expected squared change)."""
+
+    def __init__(self, kernel, targets, center_cdf, objective):
+        self.kernel = kernel
+        self.targets = targets
+        self.center_cdf = center_cdf
+        self.objective = objective
+
+
+def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha):
+    """Solve the attribute-blind remapping LP (module doc) with HiGHS on sparse matrices.
+
+    Parameters
+    ----------
+    conditional : ndarray (n_groups, n_cells)
+        ``P(c | a)``, rows summing to 1.
+    marginal : ndarray (n_cells,)
+        ``P(c)``, the weights of the objective.
+    cell_bin : ndarray of int (n_cells,)
+        The output bin ``j(c)`` of each cell.
+    bin_centers : ndarray (k,)
+    alpha : float in [0, 1]
+
+    Returns
+    -------
+    BlindSolution
+    """
+    conditional = np.asarray(conditional, dtype=float)
+    marginal = np.asarray(marginal, dtype=float)
+    cell_bin = np.asarray(cell_bin, dtype=np.intp)
+    centers = np.asarray(bin_centers, dtype=float)
+    n_groups, n_cells = conditional.shape
+    k = centers.size
+    active = np.flatnonzero(marginal > 0)            # cells with mass: the LP's variables
+    m = active.size
+    # Variables: T (m x k, row-major), q (n_groups x k), R (k - 1).
+    n_t, n_q = m * k, n_groups * k
+    n_var = n_t + n_q + (k - 1)
+    spread = np.ptp(centers) or 1.0
+    cost = np.zeros(n_var)
+    cost[:n_t] = (marginal[active, None] * ((centers[None, :] - centers[cell_bin[active], None]) / spread) ** 2).ravel()
+
+    # Equalities: (1) each active cell's kernel row sums to 1; (2) q_a(v) - sum_c P(c|a) T(v|c) = fixed part.
+    rows_1 = np.repeat(np.arange(m), k)
+    eq1 = sparse.csr_array((np.ones(n_t), (rows_1, np.arange(n_t))), shape=(m, n_var))
+    # Inactive cells keep their own bin: their (fixed) contribution P(c|a) 1[v = j(c)] moves to the right-hand side.
+    inactive = np.setdiff1d(np.arange(n_cells), active)
+    fixed = np.zeros((n_groups, k))
+    if inactive.size:
+        np.add.at(fixed.T, cell_bin[inactive], conditional[:, inactive].T)
+    a_idx, c_idx = np.nonzero(conditional[:, active])
+    weights = conditional[:, active][a_idx, c_idx]
+    v = np.arange(k)
+    rows_2 = (a_idx[:, None] * k + v[None, :]).ravel()
+    cols_2 = (c_idx[:, None] * k + v[None, :]).ravel()
+    vals_2 = -np.repeat(weights, k)
+    eq2 = sparse.csr_array(
+        (np.concatenate([vals_2, np.ones(n_q)]),
+         (np.concatenate([rows_2, np.arange(n_q)]), np.concatenate([cols_2, n_t + np.arange(n_q)]))),
+        shape=(n_q, n_var))
+    a_eq = sparse.vstack([eq1, eq2], format="csr")
+    b_eq = np.concatenate([np.ones(m), fixed.ravel()])
+
+    # KS: for a, l < k - 1:  sum_{v <= l} q_a(v) - R(l) <= alpha/2  and  R(l) - sum_{v <= l} q_a(v) <= alpha/2.
+    a_of, l_of = np.divmod(np.arange(n_groups * (k - 1)), k - 1)          # one (a, l) pair per upper row
+    lengths = l_of + 1                                                     # q_a(0..l)
+    starts = np.repeat(n_t + a_of * k, lengths)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    q_cols = starts + offsets
+    q_rows = np.repeat(np.arange(a_of.size), lengths)
+    upper = sparse.csr_array(
+        (np.concatenate([np.ones(q_cols.size), -np.ones(a_of.size)]),
+         (np.concatenate([q_rows, np.arange(a_of.size)]), np.concatenate([q_cols, n_t + n_q + l_of]))),
+        shape=(a_of.size, n_var))
+    a_ub = sparse.vstack([upper, -upper], format="csr")
+    row = a_ub.shape[0]
+    b_ub = np.full(row, alpha / 2.0)
+    bounds = np.zeros((n_var, 2))
+    bounds[:, 1] = np.inf
+    bounds[n_t + n_q:, 1] = 1.0
+    result = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    if result.status != 0:                           # pragma: no cover - always feasible (see module doc)
+        raise RuntimeError(f"The attribute-blind remapping LP failed: {result.message}")
+    x = np.maximum(result.x, 0.0)
+    kernel = np.zeros((n_cells, k))
+    kernel[active] = x[:n_t].reshape(m, k)
+    kernel[active] /= kernel[active].sum(axis=1, keepdims=True)
+    kernel[inactive, cell_bin[inactive]] = 1.0
+    targets = conditional @ kernel
+    objective = float(result.fun) * spread ** 2
+    return BlindSolution(sparse.csr_array(kernel), targets, x[n_t + n_q:], objective)

@@ -1,0 +1,333 @@
+"""Attribute-blind DP fair regression post-processing (group_estimator=): LP, guarantee, privacy, bad input."""
+
+import math
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from diffprivlib import BudgetAccountant
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.linear_model import LogisticRegression
+
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+from fairlearn_dp.postprocessing._blind import (
+    cell_distributions,
+    n_posterior_cells,
+    posterior_buckets,
+    solve_blind_remap,
+)
+from fairlearn_dp.privacy import PrivacyWarning
+
+
+def _ks(p, q):
+    return float(np.max(np.abs(np.cumsum(p) - np.cumsum(q))))
+
+
+def _random_instance(rng, n_groups=3, k=6, n_buckets=3):
+    n_cells = k * n_buckets
+    conditional = rng.dirichlet(np.full(n_cells, 0.5), size=n_groups)
+    conditional[:, rng.choice(n_cells, 2, replace=False)] = 0.0          # some empty cells
+    conditional /= conditional.sum(axis=1, keepdims=True)
+    weights = rng.dirichlet(np.ones(n_groups))
+    marginal = weights @ conditional
+    return conditional, marginal, np.repeat(np.arange(k), n_buckets), np.linspace(0.05, 0.95, k)
+
+
+def _cvxpy_blind_lp(conditional, marginal, cell_bin, centers, alpha):
+    """The same LP written independently: pairwise KS constraints between groups (no centre CDF), all cells as
+    variables (empty ones cost nothing but must still be kernels)."""
+    n_groups, n_cells = conditional.shape
+    k = centers.size
+    T = cp.Variable((n_cells, k), nonneg=True)
+    cost = marginal[:, None] * (centers[None, :] - centers[cell_bin][:, None]) ** 2
+    q = conditional @ T
+    upper = np.triu(np.ones((k, k)))                     # cumulative sums as q @ upper
+    cdfs = q @ upper
+    constraints = [cp.sum(T, axis=1) == 1]
+    for a in range(n_groups):
+        for b in range(a + 1, n_groups):
+            constraints.append(cp.abs(cdfs[a, :-1] - cdfs[b, :-1]) <= alpha)
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(cost, T))), constraints)
+    problem.solve(solver="HIGHS")
+    return problem.value
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("alpha", [0.0, 0.1])
+def test_lp_agrees_with_an_independent_cvxpy_formulation(seed, alpha):
+    conditional, marginal, cell_bin, centers = _random_instance(np.random.default_rng(seed))
+    solution = solve_blind_remap(conditional, marginal, cell_bin, centers, alpha)
+    reference = _cvxpy_blind_lp(conditional, marginal, cell_bin, centers, alpha)
+    assert solution.objective == pytest.approx(reference, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.05, 0.3])
+def test_released_distributions_satisfy_ks_parity_and_the_map_is_a_kernel(alpha):
+    conditional, marginal, cell_bin, centers = _random_instance(np.random.default_rng(7), n_groups=4)
+    solution = solve_blind_remap(conditional, marginal, cell_bin, centers, alpha)
+    kernel = solution.kernel.toarray()
+    assert np.all(kernel >= 0) and np.allclose(kernel.sum(axis=1), 1.0)
+    np.testing.assert_allclose(solution.targets, conditional @ kernel, atol=1e-12)
+    for a in range(4):
+        for b in range(a + 1, 4):
+            assert _ks(solution.targets[a], solution.targets[b]) <= alpha + 1e-7
+    empty = np.flatnonzero(marginal == 0)
+    np.testing.assert_array_equal(kernel[empty, cell_bin[empty]], 1.0)        # empty cells keep their own bin
+
+
+def test_alpha_one_leaves_binned_outputs_unchanged():
+    conditional, marginal, cell_bin, centers = _random_instance(np.random.default_rng(3))
+    solution = solve_blind_remap(conditional, marginal, cell_bin, centers, 1.0)
+    assert solution.objective == pytest.approx(0.0, abs=1e-12)
+
+
+def test_one_hot_posterior_recovers_the_attribute_aware_optimum():
+    """With a posterior that reveals the group exactly (two groups), cells are (bin, group) and the blind LP is the
+    aware LP: at epsilon = inf both post-processors reach the same optimum."""
+    rng = np.random.default_rng(0)
+    n = 4000
+    groups = rng.integers(0, 2, n)
+    outputs = np.clip(rng.normal(0.4 + 0.2 * groups, 0.15), 0, 1)
+
+    class Oracle(ClassifierMixin, BaseEstimator):        # posterior = one-hot of the group hidden in column 1
+        def fit(self, X, y):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def predict_proba(self, X):
+            column = np.asarray(X)[:, 1].astype(int)
+            return np.eye(2)[column]
+
+    for alpha in (0.0, 0.1):
+        params = dict(epsilon=math.inf, bounds=(0, 1), n_bins=12, alpha=alpha, groups=[0, 1])
+        aware = DPFairRegressionPostprocessor(**params, accountant=BudgetAccountant()).fit(
+            outputs[:, None], sensitive_features=groups)
+        blind = DPFairRegressionPostprocessor(**params, group_estimator=Oracle().fit(None, None), posterior_buckets=2,
+                                              prefit=True,
+                                              accountant=BudgetAccountant()).fit(
+            np.column_stack([outputs, groups]), sensitive_features=groups)
+        assert blind.objective_ == pytest.approx(aware.objective_, rel=1e-6, abs=1e-10)
+
+
+def _law_like(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, 3, n)
+    feature = rng.normal(groups, 1.0)
+    outputs = np.clip(rng.normal(0.3 + 0.2 * groups, 0.1), 0, 1)
+    X = np.column_stack([outputs, feature])
+    group_estimator = LogisticRegression().fit(np.column_stack([rng.normal(0.5, 0.2, 600),
+                                                                rng.normal(np.arange(600) % 3, 1.0)]),
+                                               np.arange(600) % 3)
+    return X, groups, group_estimator
+
+
+def _blind(group_estimator, **params):
+    defaults = dict(epsilon=1.0, bounds=(0, 1), n_bins=10, alpha=0.05, groups=[0, 1, 2], prefit=True,
+                    accountant=BudgetAccountant(), random_state=0)
+    defaults.update(params)
+    return DPFairRegressionPostprocessor(group_estimator=group_estimator, **defaults)
+
+
+def test_fit_predict_needs_no_sensitive_features_and_is_reproducible():
+    X, groups, group_estimator = _law_like()
+    model = _blind(group_estimator).fit(X, sensitive_features=groups)
+    first = model.predict(X, random_state=3)
+    np.testing.assert_array_equal(first, model.predict(X, random_state=3))
+    np.testing.assert_array_equal(first, _blind(group_estimator).fit(X, sensitive_features=groups)
+                                  .predict(X, random_state=3))
+    assert set(np.unique(first)) <= set(model.bin_centers_)
+    assert model.noisy_joint_pmf_.shape == (3, 10 * model.n_posterior_buckets_)
+    assert model.remap_.shape == (10 * model.n_posterior_buckets_, 10)
+    assert model.privacy_spent_.epsilon == 1.0 and not hasattr(model, "transport_plans_")
+    pmf = model._pmf_predict(X[:5])
+    np.testing.assert_allclose(pmf.sum(axis=1), 1.0)
+
+
+def test_fairness_improves_on_the_population_at_epsilon_inf():
+    """Test-set KS with the true groups falls from the raw level to about alpha (released parity + sampling)."""
+    from fairlearn_dp.metrics import ks_statistical_parity
+
+    X, groups, group_estimator = _law_like(n=20000, seed=1)
+    X_test, groups_test, _ = _law_like(n=20000, seed=2)
+    model = _blind(group_estimator, epsilon=math.inf, alpha=0.05).fit(X, sensitive_features=groups)
+    raw = ks_statistical_parity(X_test[:, 0], X_test[:, 0], sensitive_features=groups_test)
+    fair = ks_statistical_parity(X_test[:, 0], model.predict(X_test, random_state=0), sensitive_features=groups_test)
+    assert raw > 0.5
+    # alpha plus the sampling error of two independent samples of ~6,700 (Dvoretzky-Kiefer-Wolfowitz at 1e-3 for
+    # each of the three fitted and three test groups: sqrt(ln(2 / 1e-3) / (2 * 6700)) ~ 0.024 each)
+    assert fair <= 0.05 + 4 * 0.024
+
+
+def test_neighbouring_datasets_move_one_count_between_two_cells():
+    """Sensitivity: substituting one record changes the exact released PMF by at most 2/n in L1 (epsilon = inf
+    releases the exact PMF)."""
+    X, groups, group_estimator = _law_like(n=500)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        i = rng.integers(500)
+        X_prime, groups_prime = X.copy(), groups.copy()
+        X_prime[i] = (rng.random(), rng.normal(0, 2))
+        groups_prime[i] = rng.integers(0, 3)
+        pmf = _blind(group_estimator, epsilon=math.inf).fit(X, sensitive_features=groups).noisy_joint_pmf_
+        pmf_prime = _blind(group_estimator, epsilon=math.inf).fit(
+            X_prime, sensitive_features=groups_prime).noisy_joint_pmf_
+        assert np.abs(pmf - pmf_prime).sum() <= 2 / 500 + 1e-12
+
+
+def test_noise_scale_is_two_over_n_epsilon():
+    """The release's noise: Laplace of scale 2/(n epsilon) per cell (mean absolute deviation = scale)."""
+    X, groups, group_estimator = _law_like(n=400)
+    exact = _blind(group_estimator, epsilon=math.inf).fit(X, sensitive_features=groups).noisy_joint_pmf_
+    deviations = np.concatenate([
+        (_blind(group_estimator, epsilon=0.5, random_state=seed).fit(X, sensitive_features=groups)
+         .noisy_joint_pmf_ - exact).ravel() for seed in range(20)])
+    scale = 2 / (400 * 0.5)
+    # mean |Laplace(b)| = b, sd = b; 20 x 3 x 10 x B cells: five standard errors
+    assert abs(np.abs(deviations).mean() - scale) < 5 * scale / math.sqrt(deviations.size)
+
+
+def test_group_weights_and_cell_distributions_use_the_release_only():
+    noisy = np.array([[0.2, -0.01, 0.1, 0.0], [-0.3, -0.1, 0.05, 0.02]])
+    mass, conditional, marginal = cell_distributions(noisy)
+    np.testing.assert_allclose(mass, [0.29, 0.0])
+    np.testing.assert_allclose(conditional.sum(axis=1), 1.0)
+    assert np.all(conditional >= 0)
+    np.testing.assert_allclose(conditional[1], 0.25)                     # no mass: uniform
+    np.testing.assert_allclose(marginal, conditional[0])
+
+
+def test_posterior_buckets():
+    two = np.array([[0.95, 0.05], [0.5, 0.5], [0.0, 1.0]])
+    np.testing.assert_array_equal(posterior_buckets(two, 10), [0, 5, 9])
+    four = np.array([[0.25, 0.25, 0.25, 0.25], [0.05, 0.05, 0.1, 0.8], [0.0, 0.0, 0.0, 1.0], [0.7, 0.1, 0.1, 0.1]])
+    levels = math.ceil(10 / 4)
+    assert n_posterior_cells(4, 10) == 4 * levels
+    buckets = posterior_buckets(four, 10)
+    assert buckets[0] == 0 and buckets[2] == 3 * levels + levels - 1 and buckets[3] == 0 * levels + 1
+    assert 3 * levels <= buckets[1] < 4 * levels
+
+
+def test_clone_and_get_params():
+    _, _, group_estimator = _law_like()
+    model = _blind(group_estimator, posterior_buckets=4)
+    params = clone(model).get_params()
+    assert params["posterior_buckets"] == 4 and params["group_estimator"] is not None
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+class NoProba:
+    classes_ = np.array([0, 1, 2])
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def _unchanged(accountant):
+    return accountant.total() == (0, 0)
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(group_estimator=NoProba()), TypeError, "predict_proba"),
+    (dict(posterior_buckets=0), ValueError, "posterior_buckets"),
+    (dict(posterior_buckets=2.5), ValueError, "posterior_buckets"),
+    (dict(groups=None), ValueError, "groups must be declared"),
+    (dict(groups=[0, 1, 5]), ValueError, "classes_"),
+    (dict(groups=[0, 1]), ValueError, "classes_"),
+])
+def test_bad_blind_inputs_are_refused_before_anything_is_charged(params, error, match):
+    X, groups, group_estimator = _law_like(n=200)
+    accountant = BudgetAccountant()
+    params = {"group_estimator": group_estimator, **params}
+    model = _blind(accountant=accountant, **params)
+    with pytest.raises(error, match=match):
+        model.fit(X, sensitive_features=groups)
+    assert _unchanged(accountant)
+
+
+def test_predict_with_sensitive_features_in_blind_mode_is_an_error():
+    X, groups, group_estimator = _law_like(n=300)
+    model = _blind(group_estimator).fit(X, sensitive_features=groups)
+    with pytest.raises(ValueError, match="must not be passed"):
+        model.predict(X, sensitive_features=groups)
+
+
+def test_aware_predict_without_sensitive_features_is_an_error():
+    X, groups, _ = _law_like(n=300)
+    model = DPFairRegressionPostprocessor(epsilon=1.0, bounds=(0, 1), n_bins=10, groups=[0, 1, 2],
+                                          accountant=BudgetAccountant(), random_state=0)
+    model.fit(X[:, :1], sensitive_features=groups)
+    with pytest.raises(ValueError, match="sensitive_features is required"):
+        model.predict(X[:, :1])
+
+
+def test_unprefit_group_estimator_is_fitted_with_a_privacy_warning():
+    X, groups, _ = _law_like(n=600)
+    model = _blind(LogisticRegression(), prefit=False)
+    with pytest.warns(PrivacyWarning, match="group estimator is fitted non-privately"):
+        model.fit(X, sensitive_features=groups)
+    assert list(model.group_estimator_.classes_) == [0, 1, 2]
+
+
+def test_unfitted_prefit_group_estimator_is_refused_before_the_budget():
+    from sklearn.exceptions import NotFittedError
+
+    X, groups, _ = _law_like(n=200)
+    accountant = BudgetAccountant()
+    with pytest.raises(NotFittedError):
+        _blind(LogisticRegression(), accountant=accountant).fit(X, sensitive_features=groups)
+    assert _unchanged(accountant)
+
+
+def test_exhausted_budget_fails_before_the_data_are_read():
+    from diffprivlib.utils import BudgetError
+
+    _, _, group_estimator = _law_like(n=200)
+    accountant = BudgetAccountant(epsilon=0.5)
+    with pytest.raises(BudgetError):
+        _blind(group_estimator, accountant=accountant).fit(np.array([[np.nan, 0.0]]),
+                                                            sensitive_features=np.array([7]))
+
+
+def test_blind_refit_replaces_aware_attributes():
+    X, groups, group_estimator = _law_like(n=400)
+    model = DPFairRegressionPostprocessor(epsilon=1.0, bounds=(0, 1), n_bins=10, groups=[0, 1, 2],
+                                          accountant=BudgetAccountant(), random_state=0)
+    model.fit(X[:, :1], sensitive_features=groups)
+    assert hasattr(model, "transport_plans_")
+    model.set_params(group_estimator=group_estimator, prefit=True).fit(X, sensitive_features=groups)
+    assert not hasattr(model, "transport_plans_") and hasattr(model, "remap_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(X, random_state=0)
+
+
+def test_aif360_face_blind_mode_does_not_read_the_protected_attribute_at_predict():
+    import pandas as pd
+
+    from aif360_dp.algorithms.postprocessing import DPFairRegressionPostprocessing
+    from aif360_dp.datasets._base import BundledRegressionDataset
+
+    X, groups, _ = _law_like(n=800)
+    groups = groups % 2
+    index = pd.RangeIndex(800)
+
+    def dataset(a):
+        return BundledRegressionDataset(features=pd.DataFrame({"x": X[:, 1]}, index=index),
+                                        target=pd.Series(X[:, 0], index=index, name="y"),
+                                        groups=pd.Series(a, index=index, name="a"),
+                                        group_names={0: "g0", 1: "g1"}, privileged_group=0, label_bounds=(0, 1))
+
+    rng = np.random.default_rng(0)
+    group_estimator = LogisticRegression().fit(np.column_stack([rng.random(200), rng.normal(size=200)]),
+                                               rng.integers(0, 2, 200).astype(float))
+    post = DPFairRegressionPostprocessing(epsilon=1.0, bounds=(0, 1), n_bins=10, alpha=0.05,
+                                          group_estimator=group_estimator, posterior_buckets=4,
+                                          accountant=BudgetAccountant(), seed=0).fit(dataset(groups))
+    assert post.model_.group_estimator_ is group_estimator and post.privacy_spent_.epsilon == 1.0
+    first = post.predict(dataset(groups)).labels
+    flipped = post.predict(dataset(1 - groups)).labels                  # other protected values, same features
+    np.testing.assert_array_equal(first, flipped)
