@@ -12,10 +12,11 @@ What is collected: the fenced blocks of ``README.md`` and ``docs/**/*.md`` and t
   comment ``<!-- illustrative -->`` (Markdown) or ``.. illustrative`` (reST) is not compared.
 - A Python block preceded by ``<!-- requires: NAME -->`` / ``.. requires: NAME`` needs the optional package NAME (an
   extra, e.g. ``dask``); without it the page's remaining blocks are skipped, with the reason.
-- **Shell blocks** (``bash``, ``sh``, ``console`` and reST ``::`` literals) install or run things that take minutes,
-  so they are checked, not run: every ``examples/*.py`` or ``tests/benchmarks/*.py`` script they name exists and
-  defines each ``--option`` they pass, every ``pip install`` extra exists in ``pyproject.toml``, and every
-  ``fairdp`` sub-command exists. The README's two set-up commands are run by CI itself (``tests/test_readme.py``).
+- **Shell blocks** (``bash``, ``sh``, ``console`` and reST ``::`` literals): in the default run they are checked
+  (every ``examples/*.py`` or ``tests/benchmarks/*.py`` script they name exists and defines each ``--option`` they
+  pass, every ``pip install`` extra exists in ``pyproject.toml``, every ``fairdp`` command line parses); with the
+  ``docs`` marker (``.ci/run``) every one of them except the set-up commands runs as pasted and must exit 0. The
+  README's two set-up commands are run by CI itself (``tests/test_readme.py``).
 """
 
 from __future__ import annotations
@@ -262,3 +263,31 @@ def test_docstring_examples_run_and_match(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0, f"{module}: {result.failed} of {result.attempted} failed"
+
+
+def _runnable_shell_commands():
+    """Every shell command of the README and the docs except the set-up commands (venv + pip install: run by CI
+    itself, tests/test_readme.py), as ``(where, command)``."""
+    commands = []
+    for page in _sources():
+        for block in blocks_of(page):
+            if block.language not in SHELL:
+                continue
+            for line in re.sub(r"\\\n\s*", " ", block.code).splitlines():
+                line = re.sub(r"\s#.*$", "", line).strip()
+                if line and not line.startswith("#") and "venv" not in line and "pip install" not in line:
+                    commands.append((f"{page.relative_to(ROOT)}:{block.line}", line))
+    return commands
+
+
+@pytest.mark.docs
+@pytest.mark.parametrize("where, command", _runnable_shell_commands(), ids=lambda v: str(v)[:60])
+def test_shell_commands_run_as_pasted(where, command, tmp_path):
+    """The documented commands (``fairdp reproduce ... --quick``, ``fairdp sweep``, ``fairdp audit``) run as pasted
+    and exit 0, from a scratch working directory, with this interpreter's ``bin`` (the installed ``fairdp``) first
+    on PATH. Marked ``docs`` (about a minute): .ci/run runs it with the documentation build."""
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+               MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    proc = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, f"{where}: `{command}` exited {proc.returncode}:\n{proc.stderr[-3000:]}"
