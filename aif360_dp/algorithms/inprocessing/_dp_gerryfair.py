@@ -228,13 +228,22 @@ class DPGerryFairClassifier(Transformer):
                 raise ValueError("pareto: the total delta of the sweep, len(gamma_list) * (delta + audit_delta), "
                                  "must be < 1.")
             check_spend(self.accountant, PrivacySpend(k * (epsilon + audit_epsilon), total_delta))
-            audit_seeds = release_seeds(self.random_state, k + 1)[1:]
+            # One stream per release: the audits keep seeds 1..k of the derived sequence, each gamma's fit gets its
+            # own (k+1..2k), so a seeded sweep does not add the same noise draws to every fit's statistics.
+            streams = release_seeds(self.random_state, 2 * k + 1)
+            audit_seeds, fit_seeds = streams[1:k + 1], streams[k + 1:]
 
         all_errors, all_fp_violations, all_fn_violations = [], [], []
         aif360_auditor = None
+        user_random_state = self.random_state
         for index, g in enumerate(gammas):
             self.gamma = g
-            self.fit(dataset, early_termination=True)
+            if private:
+                self.random_state = fit_seeds[index]
+            try:
+                self.fit(dataset, early_termination=True)
+            finally:
+                self.random_state = user_random_state
             labels = self.predict(dataset).labels
             if private:
                 arrays = dataset_to_arrays(dataset)
