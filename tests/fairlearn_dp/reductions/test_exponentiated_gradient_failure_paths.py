@@ -13,24 +13,33 @@ import pandas as pd
 import pytest
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
-from fairlearn.reductions import DemographicParity, EqualizedOdds, FalsePositiveRateParity, TruePositiveRateParity
+from fairlearn.reductions import (
+    DemographicParity,
+    EqualizedOdds,
+    ErrorRateParity,
+    FalsePositiveRateParity,
+    TruePositiveRateParity,
+)
 from sklearn.exceptions import NotFittedError
 
 from fairlearn_dp.reductions import DPExponentiatedGradient, LinearThresholdClassifier, linear_threshold_hypotheses
 
-MOMENTS = (EqualizedOdds, DemographicParity, TruePositiveRateParity, FalsePositiveRateParity)
+MOMENTS = (EqualizedOdds, DemographicParity, TruePositiveRateParity, FalsePositiveRateParity, ErrorRateParity)
+#: Moments with one event, "all" (the small cell is all of group "b").
+ALL_EVENT = (DemographicParity, ErrorRateParity)
 GROUPS = ["a", "b"]
 
 
 # ------------------------------------------------------------------------------------------------- data
 def small_cell_data(moment_cls, size, *, n_other=12, bound=1.0, seed=0):
     """Groups "a"/"b" where group "b"'s cell of the moment's event holds exactly ``size`` rows (all of "b" for
-    DemographicParity, its label-0 rows for EqualizedOdds/FPR, its label-1 rows for TPR); every other cell holds
+    DemographicParity and ErrorRateParity, its label-0 rows for EqualizedOdds/FPR, its label-1 rows for TPR); every
+    other cell holds
     ``n_other`` rows. Features on the corners of ``[-bound, bound]^2`` (the worst case for the regression oracle).
     Returns X, y, a and ``j``, a row of the small cell (None when ``size`` is 0)."""
     rng = np.random.default_rng(seed)
     label = 1 if moment_cls is TruePositiveRateParity else 0
-    if moment_cls is DemographicParity:
+    if moment_cls in ALL_EVENT:
         a = np.array(["a"] * (2 * n_other) + ["b"] * size, dtype=object)
         y = np.concatenate([np.tile([0, 1], n_other), rng.integers(0, 2, size)])
     else:
@@ -48,22 +57,24 @@ def neighbour(X, y, a, j, unit, moment_cls):
     a2[j] = "a"
     if unit == "record":
         X2[j] = -X[j]
-        if moment_cls is DemographicParity:
+        if moment_cls in ALL_EVENT:
             y2[j] = 1 - y[j]
     return X2, y2, a2
 
 
 def floored_gammas(moment_cls, predictions, y, a, N):
     """Independent re-implementation of the floored violation vector (Privacy): for each hypothesis (column of
-    ``predictions``), ``+(E^[h|e,g] - E^[h|e])`` then ``-(...)``, cells with denominator max(n_eg, N), events with
-    max(n_e, |G| N), cells ordered (event, group)."""
-    if moment_cls is DemographicParity:
+    ``predictions``), ``+(E^[v|e,g] - E^[v|e])`` then ``-(...)``, cells with denominator max(n_eg, N), events with
+    max(n_e, |G| N), cells ordered (event, group); ``v = h``, or the error ``|h - y|`` for ErrorRateParity."""
+    if moment_cls in ALL_EVENT:
         events = [np.ones(y.size, dtype=bool)]
     elif moment_cls is EqualizedOdds:
         events = [y == 0, y == 1]
     else:
         events = [y == (1 if moment_cls is TruePositiveRateParity else 0)]
     values = np.asarray(predictions, dtype=float)
+    if moment_cls is ErrorRateParity:
+        values = np.abs(values - np.asarray(y, dtype=float)[:, None])
     plus = []
     for in_event in events:
         event_mean = values[in_event].sum(axis=0) / max(in_event.sum(), len(GROUPS) * N)
@@ -205,8 +216,10 @@ def test_constraint_matrix_is_fairlearns_when_every_cell_reaches_the_floor_and_f
     P = np.column_stack([h.predict(X) for h in H]).astype(float)
     N = float(counts.max() + 7)                                            # every cell below the floor
     U_low, _ = _constraint_matrix(event_index, g, events, counts, floor=N, keep_empty=True)
-    np.testing.assert_allclose(-(U_low.T @ P) / n,
-                               floored_gammas(moment_cls, P, y, np.where(g == 0, "a", "b"), N), atol=1e-14)
+    gamma = -(U_low.T @ P) / n
+    if moment_cls is ErrorRateParity:                   # the error h (1 - 2y) + y: -U'^T h / n + gamma_0
+        gamma = -((U_low * (1.0 - 2.0 * y)[:, None]).T @ P) / n - (U_low.T @ y.astype(float))[:, None] / n
+    np.testing.assert_allclose(gamma, floored_gammas(moment_cls, P, y, np.where(g == 0, "a", "b"), N), atol=1e-14)
 
 
 def test_fit_uses_the_floored_moments():
