@@ -35,6 +35,9 @@ __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS"]
 # measures k up to 10^5). Checked before any work, so a far too large k fails fast. (solver=<cvxpy name> still builds
 # the LP's |A| k^2 variables.)
 MAX_N_BINS = 1_000_000
+# Attribute-blind mode solves an LP with n_bins^2 * (posterior buckets) kernel variables (``_blind.py``): 0.1 s at
+# 36^2 * 12 on Law School, seconds to minutes in the hundreds of thousands. Larger problems are refused up front.
+MAX_BLIND_LP_VARIABLES = 2_000_000
 
 
 class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
@@ -107,6 +110,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         equal-width intervals of ``P(groups[1] | x)``; more groups: the most probable group and ``ceil(B / |A|)``
         geometric levels of its probability (``fairlearn_dp/postprocessing/_blind.py``). Each cell (output bin,
         bucket) is one histogram cell per group, so more buckets resolve the groups better and cost more noise.
+        The LP has ``n_bins^2`` variables per bucket; beyond ``MAX_BLIND_LP_VARIABLES`` (2,000,000) in all, the
+        fit is refused before anything is read or charged.
 
     Attributes
     ----------
@@ -262,6 +267,11 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         if groups is None:
             raise ValueError("groups must be declared when group_estimator is given: they name the columns of the "
                              "group posterior (attribute-blind mode).")
+        n_variables = int(self.n_bins) ** 2 * n_posterior_cells(len(groups), int(buckets))
+        if n_variables > MAX_BLIND_LP_VARIABLES:
+            raise ValueError(f"n_bins={self.n_bins} and posterior_buckets={buckets} give an attribute-blind LP with "
+                             f"{n_variables:,} variables (n_bins^2 x buckets), above {MAX_BLIND_LP_VARIABLES:,}: use "
+                             "fewer bins or buckets.")
         if self.prefit:
             check_is_fitted(self.group_estimator)
             self._posterior_columns(self.group_estimator, groups)

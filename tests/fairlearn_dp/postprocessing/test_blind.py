@@ -237,6 +237,7 @@ def _unchanged(accountant):
     (dict(groups=None), ValueError, "groups must be declared"),
     (dict(groups=[0, 1, 5]), ValueError, "classes_"),
     (dict(groups=[0, 1]), ValueError, "classes_"),
+    (dict(n_bins=1000, posterior_buckets=10), ValueError, "n_bins=1000 and posterior_buckets=10"),
 ])
 def test_bad_blind_inputs_are_refused_before_anything_is_charged(params, error, match):
     X, groups, group_estimator = _law_like(n=200)
