@@ -142,8 +142,10 @@ def setup(app):
 # Only the small scripts in docs/gallery_src/ are executed (plot_*.py: the quickstart fit and loaders of the stored
 # reproduction outputs in docs/img/); examples/ holds the full reproductions (minutes to hours) and is not read here.
 sphinx_gallery_conf = {
-    "examples_dirs": [str(DOCS / "gallery_src")],
-    "gallery_dirs": ["auto_examples"],
+    # Two galleries: the reproduction results (docs/gallery_src, small pages that read the stored outputs; executed)
+    # and the example scripts themselves (examples/, rendered with their code, never executed: they run minutes).
+    "examples_dirs": [str(DOCS / "gallery_src"), str(ROOT / "examples")],
+    "gallery_dirs": ["auto_examples", "auto_scripts"],
     "filename_pattern": r"/plot_",
     "plot_gallery": "True",
     "download_all_examples": False,

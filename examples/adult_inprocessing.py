@@ -1,4 +1,5 @@
 """DP in-processing on Adult: the statistics game against the paper's Algorithm 3 and Fairlearn, across epsilon.
+=============================================================================================================
 
 The drop-in swap of the issue, untuned: ``DPExponentiatedGradient(LogisticRegression(), DemographicParity(
 difference_bound=0.01), epsilon=eps, delta=1e-5)`` (``mode="auto"``: the statistics game) against

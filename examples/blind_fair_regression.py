@@ -1,4 +1,5 @@
 """Attribute-blind DP fair regression post-processing on Law School, against the attribute-aware post-processor.
+=============================================================================================================
 
 The setting of the Xian et al. (2024) reproduction (post-process the true targets ``ugpa`` on k = 36 bins of the
 public range (1, 4); the four race groups), with one change: the deployed map must not take the group as an input.

@@ -1,4 +1,5 @@
 """Reproduce the experiments of the budget-tailoring paper (group-aware DP regression) with fairdp.
+================================================================================================
 
 "Budget tailoring for group-aware differentially private regression" (Sections 4, 6, 6.1 and Appendix A) compares
 its two-stage scheme DPSE (stage 1 spends ``tau = 0.2 rho`` on private per-group standard errors ``s_k``; stage 2
@@ -38,9 +39,9 @@ is the method's behaviour with ``eta = 0``.
        beta_3 = beta_1 + (5.5, -5.5) = (6.5, -6.5)   beta_4 = beta_1 - (5.5, -5.5) = (-4.5, 4.5)
 
    The minority slopes sit in symmetric pairs around beta_1, so the equal-weight (``group_mean``) objective is
-   minimised at beta_1: the majority gets MSPE ~ sigma_e^2 = 1 and the minorities 1 + |beta_k - beta_1|^2 / 3 ~
+   minimised at beta_1: the majority gets MSPE ~ sigma_e^2 = 1 and the minorities ``1 + |beta_k - beta_1|^2 / 3`` ~
    17.7 (groups 2, 5) and ~ 21.2 (groups 3, 4), the pattern of the paper's Table 1 (1.02; 18.7, 21.1, 21.4, 18.1).
-   ``data_bound = 1`` for the features and ``target_bound = 16`` for y (|X beta_k| <= 13, so y is clipped only
+   ``data_bound = 1`` for the features and ``target_bound = 16`` for y (``|X beta_k| <= 13``, so y is clipped only
    beyond a > 3 sigma_e noise draw at a corner; the clipped fraction is measured and printed), ``coef_bound = 5``
    (C_P = [-5, 5]^2), ``clip = 2`` (the paper's Delta), ``n_iter = 200``, ``learning_rate = 0.1`` (the non-private
    fit, rho = 1e9, converges: its last 20 iterates agree to < 1e-6), ``stage1_fraction = 0.2``, rho in {0.005,

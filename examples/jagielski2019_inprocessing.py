@@ -1,4 +1,5 @@
 """Reproduce Figure 1 (left panel) of Jagielski et al. (ICML 2019): DP-oracle-learner on Communities & Crime.
+==========================================================================================================
 
 "Differentially Private Fair Learning" evaluates its Algorithm 3 (DP-oracle-learner: the Agarwal et al. 2018
 Learner/Auditor game with Laplace noise on the Auditor's violations and a private cost-sensitive oracle for the
@@ -58,7 +59,7 @@ privately with 10% of epsilon; ``epsilon = inf`` is the non-private game, no noi
     ``EPSILONS_EXPONENTIAL``.
 
 Metrics (as in the sibling): on the train split (in-sample, what the paper reports) and on the test split, the
-error and the equalized-odds violation max(|FPR_1 - FPR_0|, |TPR_1 - TPR_0|) of the randomized classifier, computed
+error and the equalized-odds violation ``max(|FPR_1 - FPR_0|, |TPR_1 - TPR_0|)`` of the randomized classifier, computed
 exactly from ``_pmf_predict`` (expected rates), plus the "realised" error / violation of one seeded ``predict``
 draw. Each point of the figure is the mean over seeds of one (setting, epsilon, gamma); each line is the Pareto
 front of those points for one epsilon. Within a seed all fits share ``random_state=seed``.

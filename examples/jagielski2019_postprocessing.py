@@ -1,4 +1,5 @@
 """Reproduce Figure 1 (right panel) of Jagielski et al. (ICML 2019): DP-postprocessing on Communities & Crime.
+===========================================================================================================
 
 "Differentially Private Fair Learning" evaluates its Algorithm 1 (DP-postprocessing: Hardt et al.'s equalized-odds
 post-processing LP on Laplace-noised statistics ``q~_{yhat a y}``, private in the sensitive attribute only) by the
@@ -21,7 +22,7 @@ per privacy level. This script repeats that experiment with
   constraints are ``gamma`` plus the Laplace confidence slack) fitted on the train split with a fresh
   ``diffprivlib.BudgetAccountant``;
 - metrics, on the train split (in-sample: what the paper reports) and on the test split: error = 1 - accuracy and
-  equalized-odds violation = max(|FPR_1 - FPR_0|, |TPR_1 - TPR_0|), both computed *exactly* from the randomised
+  equalized-odds violation = ``max(|FPR_1 - FPR_0|, |TPR_1 - TPR_0|)``, both computed *exactly* from the randomised
   classifier's probabilities ``P(Y~ = 1 | x, a)`` (expected rates, no sampling noise), plus the "realised" error
   and violation of one ``predict(..., random_state=seed)`` draw;
 - grids: gamma in ``GAMMAS`` (a subset of [0, 0.3]; the paper sweeps "a rich pre-specified subset of [0, 1]"

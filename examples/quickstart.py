@@ -1,4 +1,5 @@
 """Quickstart: make a GPA regressor's outputs fair across race groups with a DP post-processor.
+============================================================================================
 
 A regressor is trained on one part of the Law School data (think: an existing model). The data holder then fits
 `DPFairRegressionPostprocessor` on its own records with a privacy budget epsilon; the fitted post-processor is

@@ -1,4 +1,5 @@
 """Reproduce the experiments of Xian, Li, Kamath & Zhao (ICML 2024), Section 4, with fairdp.
+=========================================================================================
 
 "Differentially Private Post-Processing for Fair Regression" evaluates its Algorithm 1 by post-processing the
 *true* targets (``f = Id``, ``X = Y``), so that the measured error is the cost of fairness + privacy +

@@ -1,4 +1,5 @@
 """Reproduce the experiments of Zhu, Fioretto & Van Hentenryck (IJCAI 2022), Sections 6-8, with fairdp.
+====================================================================================================
 
 "Post-processing of Differentially Private Data: A Fairness Perspective" measures how the post-processing of
 noisy census counts treats entities unequally. This script repeats its two experiments with

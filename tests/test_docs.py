@@ -57,9 +57,13 @@ def test_docs_build_without_warnings(tmp_path):
     elapsed = time.perf_counter() - start
     assert proc.returncode == 0, f"sphinx -W failed ({elapsed:.0f} s):\n{proc.stderr[-6000:]}"
     html = tmp_path / "html"
-    for page in ("index.html", "api.html", "performance.html", "migration.html", "user_guide/index.html",
-                 "auto_examples/index.html", "auto_examples/plot_0_quickstart.html"):
+    for page in ("index.html", "api.html", "performance.html", "migration.html", "data.html", "development.html",
+                 "user_guide/index.html", "user_guide/regression.html", "auto_examples/index.html",
+                 "auto_examples/plot_0_quickstart.html", "auto_scripts/index.html"):
         assert (html / page).is_file(), page
+    # every script of examples/ has a page in the second gallery (rendered with its code, not executed)
+    for script in sorted((ROOT / "examples").glob("*.py")):
+        assert (html / "auto_scripts" / f"{script.stem}.html").is_file(), script.name
     # the stored reproduction figures are on the gallery pages
     assert (html / "_images" / "xian2024_fig2_tradeoffs.png").is_file()
     assert elapsed < 120, f"docs build took {elapsed:.0f} s (goal: under 2 minutes)"

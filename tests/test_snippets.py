@@ -35,7 +35,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-NOT_SOURCES = {"_build", "generated", "auto_examples", "gallery_src", "_templates", "img"}
+NOT_SOURCES = {"_build", "generated", "auto_examples", "auto_scripts", "gallery_src", "_templates", "img"}
 SHELL = {"bash", "sh", "shell", "console"}
 PYTHON = {"python", "py", "python3"}
 TEXT = {"text", "none", "output"}
