@@ -121,4 +121,5 @@ print(f"Upsampled run at ε' vs the original data at ε = 10 ε': largest in-sam
 import ast  # noqa: E402
 
 script = ROOT / "examples" / "jagielski2019_inprocessing.py"
-print(ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))))      # read, not run
+usage = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")))            # read, not run
+print("\n".join(line for line in usage.splitlines() if set(line) != {"="}))   # without the rst title rule

@@ -161,4 +161,5 @@ print(f"Cost ratio BL/PoS at ε = {' / '.join(f'{e:g}' for e in epsilons)}: {our
 import ast  # noqa: E402
 
 script = ROOT / "examples" / "zhu2022_allocation.py"
-print(ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))))      # read, not run
+usage = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")))            # read, not run
+print("\n".join(line for line in usage.splitlines() if set(line) != {"="}))   # without the rst title rule

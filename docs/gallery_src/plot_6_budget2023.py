@@ -213,4 +213,5 @@ pd.DataFrame({
 import ast  # noqa: E402
 
 script = ROOT / "examples" / "budget2023_group_budget.py"
-print(ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))))      # read, not run
+usage = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")))            # read, not run
+print("\n".join(line for line in usage.splitlines() if set(line) != {"="}))   # without the rst title rule
