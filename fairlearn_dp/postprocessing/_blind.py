@@ -20,9 +20,12 @@ group's cell distribution ``P(c | a)`` (its noisy row projected onto the scaled 
                |sum_{v' <= v} q_a(v') - R(v)| <= alpha / 2        (every q_a within KS alpha / 2 of one CDF R)
 
 so every two groups' induced output distributions are within KS distance ``alpha`` of each other. It is always
-feasible (mapping every cell to one bin equalises all groups). Cells with ``P(c) = 0`` have no mass: they are not
-LP variables and keep their own bin (as Alg. 1, line 12 of the aware algorithm). It is solved by HiGHS through
-``scipy.optimize.linprog`` with sparse constraint matrices.
+feasible (mapping every cell to one bin equalises all groups). Cells with ``P(c) = 0`` have no mass: they keep
+their own bin (as Alg. 1, line 12 of the aware algorithm). Two formulations give the same optimum (tested):
+``solver="exact"`` (default) has only the cells with mass as variables, a centre CDF ``R`` for the KS constraints
+and sparse constraint matrices, solved by HiGHS through ``scipy.optimize.linprog``; a cvxpy solver name (e.g.
+``"HIGHS"``) solves the LP as written above with pairwise constraints ``|Q_a - Q_a'| <= alpha`` in cvxpy
+(equivalent: at each point, values within ``alpha`` of each other are within ``alpha / 2`` of their midpoint).
 
 What is guaranteed
 ------------------
@@ -119,8 +122,9 @@ class BlindSolution:
         self.objective = objective
 
 
-def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha):
-    """Solve the attribute-blind remapping LP (module doc) with HiGHS on sparse matrices.
+def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solver="exact"):
+    """Solve the attribute-blind remapping LP (module doc): ``"exact"`` with HiGHS on sparse matrices, or the LP
+    as written in cvxpy with the named cvxpy ``solver``.
 
     Parameters
     ----------
@@ -132,11 +136,14 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha):
         The output bin ``j(c)`` of each cell.
     bin_centers : ndarray (k,)
     alpha : float in [0, 1]
+    solver : str, default="exact"
 
     Returns
     -------
     BlindSolution
     """
+    if solver != "exact":
+        return _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, alpha, solver)
     conditional = np.asarray(conditional, dtype=float)
     marginal = np.asarray(marginal, dtype=float)
     cell_bin = np.asarray(cell_bin, dtype=np.intp)
@@ -201,3 +208,32 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha):
     targets = conditional @ kernel
     objective = float(result.fun) * spread ** 2
     return BlindSolution(sparse.csr_array(kernel), targets, x[n_t + n_q:], objective)
+
+
+def _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, alpha, solver):
+    """The LP as written (every cell a kernel row, pairwise KS constraints), in cvxpy with ``solver``."""
+    import cvxpy as cp
+
+    conditional = np.asarray(conditional, dtype=float)
+    marginal = np.asarray(marginal, dtype=float)
+    cell_bin = np.asarray(cell_bin, dtype=np.intp)
+    centers = np.asarray(bin_centers, dtype=float)
+    n_groups, n_cells = conditional.shape
+    k = centers.size
+    T = cp.Variable((n_cells, k), nonneg=True)
+    cost = marginal[:, None] * (centers[None, :] - centers[cell_bin][:, None]) ** 2
+    cdfs = (conditional @ T) @ np.triu(np.ones((k, k)))                    # Q_a(v) for every group and point
+    constraints = [cp.sum(T, axis=1) == 1]
+    empty = np.flatnonzero(marginal <= 0)
+    if empty.size:                                                          # no mass: keep the own bin
+        constraints.append(T[empty, :] == np.eye(k)[cell_bin[empty]])
+    for a in range(n_groups):
+        for b in range(a + 1, n_groups):
+            constraints.append(cp.abs(cdfs[a, :-1] - cdfs[b, :-1]) <= alpha)
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(cost, T))), constraints)
+    problem.solve(solver=solver)
+    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):     # pragma: no cover - always feasible
+        raise RuntimeError(f"The attribute-blind remapping LP failed ({solver}): {problem.status}")
+    kernel = np.maximum(T.value, 0.0)
+    kernel /= kernel.sum(axis=1, keepdims=True)
+    return BlindSolution(sparse.csr_array(kernel), conditional @ kernel, None, float(problem.value))

@@ -93,7 +93,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     solver : str, default="exact"
         ``"exact"``: a structure-exploiting solver of the barycenter LP (one-dimensional optimal transport); or the
         name of an installed cvxpy solver (e.g. ``"HIGHS"``) to solve the LP as written in the paper. Both give the
-        same optimum (tested). Not used in attribute-blind mode (its LP is always solved by HiGHS through SciPy).
+        same optimum (tested). In attribute-blind mode ``"exact"`` is the sparse LP solved by HiGHS through SciPy,
+        and a cvxpy solver name solves that LP as written in cvxpy (same optimum, tested).
     group_estimator : classifier or None, default=None
         **Attribute-blind mode** (beyond Xian et al.): a classifier of the group from the features, with
         ``predict_proba`` and ``classes_`` equal to the declared ``groups``; the prefit rules are those of
@@ -277,15 +278,12 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
             self._posterior_columns(self.group_estimator, groups)
 
     @staticmethod
-    def _posterior_columns(group_estimator, groups):
-        """Column of ``group_estimator.predict_proba`` for each declared group; its classes must be the groups."""
+    def _posterior_columns(group_estimator, groups, *, strict=True):
+        """Column of ``group_estimator.predict_proba`` for each declared group (-1: the estimator has no such
+        class). ``strict``: the classes must be exactly the groups (a prefit estimator, checked up front)."""
         classes = list(getattr(group_estimator, "classes_", []))
-        columns = []
-        for group in groups:
-            matches = [i for i, c in enumerate(classes) if c == group]
-            columns.append(matches[0] if matches else -1)
-        extra = [c for c in classes if not any(c == g for g in groups)]
-        if -1 in columns or extra:
+        columns = [next((i for i, c in enumerate(classes) if c == group), -1) for group in groups]
+        if strict and (-1 in columns or len(classes) != len(groups)):
             raise ValueError(f"group_estimator.classes_ {classes!r} do not match the declared groups {list(groups)!r} "
                              "(attribute-blind mode needs one posterior column per declared group).")
         return columns
@@ -378,7 +376,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         self.group_weights_, self.cell_pmfs_, cell_weights = cell_distributions(self.noisy_joint_pmf_)
         n_bins = self.bin_centers_.size
         cell_bin = np.repeat(np.arange(n_bins), self.n_posterior_buckets_)
-        solution = solve_blind_remap(self.cell_pmfs_, cell_weights, cell_bin, self.bin_centers_, alpha)
+        solution = solve_blind_remap(self.cell_pmfs_, cell_weights, cell_bin, self.bin_centers_, alpha,
+                                     solver=self.solver)
         self.remap_ = solution.kernel
         self.target_pmfs_ = solution.targets
         self.objective_ = solution.objective
@@ -406,26 +405,17 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     def _fit_group_estimator(self, features, group_labels, groups):
         if self.prefit:
             return self.group_estimator
-        if not type(self.group_estimator).__module__.startswith("diffprivlib"):
-            warnings.warn(
-                "The group estimator is fitted non-privately on the sensitive attribute of the data that the "
-                "post-processor is fitted on: the post-processed model as a whole is then NOT differentially "
-                "private. Use a prefit group estimator trained on other data, or a DP classifier.",
-                PrivacyWarning, stacklevel=5)
-        return clone(self.group_estimator).fit(features, group_labels)
+        return _fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted non-privately "
+                         "on the sensitive attribute of the data that the post-processor is fitted on")
 
     def _buckets(self, group_estimator, features, groups, n_rows):
         """Posterior bucket of each row. A declared group the (non-prefit) estimator never saw gets probability 0."""
-        classes = list(getattr(group_estimator, "classes_", []))
+        columns = self._posterior_columns(group_estimator, groups, strict=False)
         proba = np.asarray(group_estimator.predict_proba(features), dtype=float)
-        if proba.ndim != 2 or proba.shape != (n_rows, len(classes)) or not np.all(np.isfinite(proba)):
+        if proba.ndim != 2 or proba.shape != (n_rows, len(group_estimator.classes_)) or not np.all(np.isfinite(proba)):
             raise ValueError("group_estimator.predict_proba(X) must return finite probabilities, one column per "
                              "class in classes_ and one row per row of X.")
-        ordered = np.zeros((n_rows, len(groups)))
-        for j, group in enumerate(groups):
-            matches = [i for i, c in enumerate(classes) if c == group]
-            if matches:
-                ordered[:, j] = proba[:, matches[0]]
+        ordered = np.column_stack([proba[:, c] if c >= 0 else np.zeros(n_rows) for c in columns])
         return posterior_buckets(np.clip(ordered, 0.0, 1.0), self.posterior_buckets)
 
     def _solve_from_release(self, alpha, n_bins):
@@ -448,13 +438,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         if not self.prefit:
             if y is None:
                 raise ValueError("y is required to fit the estimator (prefit=False).")
-            if not type(self.estimator).__module__.startswith("diffprivlib"):
-                warnings.warn(
-                    "The estimator is fitted non-privately on the same data that the post-processor is fitted "
-                    "on: the post-processed model as a whole is then NOT differentially private. Use a prefit "
-                    "estimator trained on other data, or a DP estimator (e.g. from diffprivlib).",
-                    PrivacyWarning, stacklevel=4)
-            return clone(self.estimator).fit(X, y, **kwargs)
+            return _fit_here(self.estimator, X, y, "The estimator is fitted non-privately on the same data that "
+                             "the post-processor is fitted on", **kwargs)
         check_is_fitted(self.estimator)
         return self.estimator
 
@@ -561,6 +546,16 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         outputs = self._outputs(X)
         group_index = encode_groups(as_group_vector(sensitive_features, outputs.size), self.groups_)
         return group_index, self._discretize(outputs)
+
+
+def _fit_here(estimator, X, y, what, **kwargs):
+    """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
+    model: ``what`` says which model (the warning is about the parameters, never the data)."""
+    if not type(estimator).__module__.startswith("diffprivlib"):
+        warnings.warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a "
+                      "prefit model trained on other data, or a DP model (e.g. from diffprivlib).",
+                      PrivacyWarning, stacklevel=5)
+    return clone(estimator).fit(X, y, **kwargs)
 
 
 def private_group_estimates(noisy_joint_pmf):
