@@ -327,22 +327,14 @@ def fit_regression_dask(estimator, X, y, sensitive_features, kwargs, *, public):
 
 def fit_threshold_optimizer_dask(estimator, X, y, sensitive_features, kwargs, *, epsilon, delta):
     """``DPThresholdOptimizer.fit`` on Dask inputs (called by ``fit`` after validating epsilon and delta)."""
-    from fairlearn.postprocessing._constants import BASE_ESTIMATOR_NONE_ERROR_MESSAGE
-    from fairlearn.postprocessing._threshold_optimizer import NO_CONTROL_FEATURES
-    from fairlearn.utils._input_validation import _KW_CONTROL_FEATURES, _MESSAGE_Y_NONE
-
-    from ._threshold_optimizer import _n_columns
+    from fairlearn.utils._input_validation import _MESSAGE_Y_NONE
 
     if estimator._delegates_to_fairlearn(epsilon):
         raise ValueError("Dask inputs are not supported at epsilon=inf with an estimator: there DPThresholdOptimizer "
                          "is Fairlearn's ThresholdOptimizer, whose fit needs in-memory data. Compute the inputs, or "
                          "pass the base model's scores as X with estimator=None.")
     epsilon, delta, gamma, groups = estimator._check_public_inputs()
-    if kwargs.get(_KW_CONTROL_FEATURES) is not None:
-        raise ValueError(NO_CONTROL_FEATURES)
-    if estimator.estimator is None and _n_columns(X) not in (None, 1):
-        raise ValueError(BASE_ESTIMATOR_NONE_ERROR_MESSAGE + " With estimator=None, X must be the single column "
-                         "of the base classifier's predictions or scores.")
+    estimator._check_fit_arguments(X, kwargs)
     if y is None:
         raise ValueError(_MESSAGE_Y_NONE + ".")
     _require_groups(groups)

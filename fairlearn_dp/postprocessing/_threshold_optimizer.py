@@ -279,6 +279,15 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         self.solver = solver
 
     # ------------------------------------------------------------------ fit
+    def _check_fit_arguments(self, X, kwargs):
+        """Public checks of ``fit``'s arguments (in memory and on Dask): no control features, and with
+        ``estimator=None`` a single column of predictions or scores (Fairlearn's error; the shape is public)."""
+        if kwargs.get(_KW_CONTROL_FEATURES) is not None:
+            raise ValueError(NO_CONTROL_FEATURES)
+        if self.estimator is None and _n_columns(X) not in (None, 1):
+            raise ValueError(BASE_ESTIMATOR_NONE_ERROR_MESSAGE + " With estimator=None, X must be the single column "
+                             "of the base classifier's predictions or scores.")
+
     def _check_public_inputs(self):
         """Validate the public parameters and check the budget, before anything reads the data.
 
@@ -348,12 +357,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
             return self._fit_fairlearn(X, y, sensitive_features=sensitive_features, epsilon=epsilon, delta=delta,
                                        **kwargs)
         epsilon, delta, gamma, groups = self._check_public_inputs()
-        if kwargs.get(_KW_CONTROL_FEATURES) is not None:
-            raise ValueError(NO_CONTROL_FEATURES)
-        if self.estimator is None and _n_columns(X) not in (None, 1):
-            # A feature matrix without an estimator: Fairlearn's error (its shape is public).
-            raise ValueError(BASE_ESTIMATOR_NONE_ERROR_MESSAGE + " With estimator=None, X must be the single column "
-                             "of the base classifier's predictions or scores.")
+        self._check_fit_arguments(X, kwargs)
         self._forget_fit()
         labels = _binary_labels(y)
         _check_lengths(X, sensitive_features, labels.size)
