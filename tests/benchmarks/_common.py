@@ -73,3 +73,12 @@ def publish(report, output):
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(report)
         print(f"Written to {output}", file=sys.stderr)
+
+
+def finish(report, output, name, ok, reason="see the FAIL lines above."):
+    """:func:`publish` the report; the exit status: 0 if ``ok``, else 1 with ``"<name>: FAILED - <reason>"``."""
+    publish(report, output)
+    if not ok:
+        print(f"{name}: FAILED - {reason}", file=sys.stderr)
+        return 1
+    return 0

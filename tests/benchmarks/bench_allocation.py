@@ -674,11 +674,7 @@ def main(argv=None):
         report += ["## cProfile (single process, n_jobs=1, " f"{PROFILE_DRAWS:,} draws, by own time)", "", "```",
                    *profile, "```", ""]
     report = "\n".join(report)
-    _common.publish(report, args.output)
-    if not ok:
-        print("bench_allocation: FAILED - see the FAIL lines above.", file=sys.stderr)
-        return 1
-    return 0
+    return _common.finish(report, args.output, "bench_allocation", ok)
 
 
 if __name__ == "__main__":

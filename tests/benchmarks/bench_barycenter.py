@@ -197,12 +197,8 @@ def main(argv=None):
         notes.append(f"CLARABEL is run for k <= {CLARABEL_MAX_K} only; its difference is informational.")
     report = "\n".join(["# bench_barycenter: exact 1-D solver vs plain cvxpy LP", "", machine_header(mode), "",
                         markdown_table(rows, args.clarabel), "", *notes, "", "Checks:", *check_lines, ""])
-    _common.publish(report, args.output)
-    if not ok:
-        print("bench_barycenter: FAILED - see the FAIL lines above (objective mismatch above "
-              f"{OBJECTIVE_TOLERANCE:g} or a speed goal missed).", file=sys.stderr)
-        return 1
-    return 0
+    return _common.finish(report, args.output, "bench_barycenter", ok, "see the FAIL lines above (objective "
+                          f"mismatch above {OBJECTIVE_TOLERANCE:g} or a speed goal missed).")
 
 
 if __name__ == "__main__":

@@ -338,11 +338,7 @@ def main(argv=None):
     report = "\n".join(["# bench_distributed: out-of-core post-processing fits on a Dask LocalCluster", "", header,
                         source, "", table(rows), "", *notes, "", "Checks:", *checks, *contention, *extrapolated,
                         ""])
-    _common.publish(report, args.output)
-    if not (same and memory_ok):
-        print("bench_distributed: FAILED - see the FAIL lines above.", file=sys.stderr)
-        return 1
-    return 0
+    return _common.finish(report, args.output, "bench_distributed", same and memory_ok)
 
 
 if __name__ == "__main__":

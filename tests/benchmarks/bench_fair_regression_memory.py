@@ -433,11 +433,7 @@ def main(argv=None):
     if threshold:
         sections += ["DPThresholdOptimizer (score bins, evidence for goal 2):", "", threshold_table(threshold), ""]
     report = "\n".join(sections + notes + ["", "Checks:", *checks, ""])
-    _common.publish(report, args.output)
-    if not ok:
-        print("bench_fair_regression_memory: FAILED - see the FAIL lines above.", file=sys.stderr)
-        return 1
-    return 0
+    return _common.finish(report, args.output, "bench_fair_regression_memory", ok)
 
 
 if __name__ == "__main__":

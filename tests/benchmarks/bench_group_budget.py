@@ -274,11 +274,7 @@ def main(argv=None):
         report += ["## cProfile of one DPSE fit (top 10 by cumulative time)", "", "```", profile[0], "```", "",
                    "By own time:", "", "```", profile[1], "```", ""]
     report = "\n".join(report)
-    _common.publish(report, args.output)
-    if not ok:
-        print("bench_group_budget: FAILED - see the FAIL lines above.", file=sys.stderr)
-        return 1
-    return 0
+    return _common.finish(report, args.output, "bench_group_budget", ok)
 
 
 if __name__ == "__main__":

@@ -166,11 +166,7 @@ def main(argv=None):
     report = "\n".join(["# bench_noise: release noise, per-cell randomise vs randomise_vector", "", header,
                         source_line, "", timing_table(times, args.cells), "", "## Notes", "", *notes, "",
                         "Checks:", *check_lines, ""])
-    _common.publish(report, args.output)
-    if not all(ok for ok, _ in checks):
-        print("bench_noise: FAILED - see the FAIL lines above.", file=sys.stderr)
-        return 1
-    return 0
+    return _common.finish(report, args.output, "bench_noise", all(ok for ok, _ in checks))
 
 
 if __name__ == "__main__":
