@@ -36,6 +36,7 @@ from ..utils._validation import (
     clip_rows,
     encode_groups,
     resolve_groups,
+    warn_if_worse_than_constant,
 )
 from ._exponential import exponential_mechanism
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
@@ -725,14 +726,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.sensitivity_ = sensitivity
         self.groups_ = groups
         self.n_features_in_ = d
+        spent = PrivacySpend(epsilon, delta_used) if private else PrivacySpend(math.inf, 0.0)
+        self.privacy_spent_ = charge(self.accountant, spent)
         if private and self.privacy_unit == "sensitive_attribute":
             # X and y are public under this relation and the plays are released: the training error of Q is
             # post-processing, and so is the warning (Algorithm 3 at a small epsilon is often noise).
             positive = self._pmf_predict(X_arr)[:, 1]
             error = float(np.mean(positive * (1 - y_arr) + (1 - positive) * y_arr))
             self._warn_if_worse_than_constant(error, float(y_arr.mean()), 0.0, False)
-        spent = PrivacySpend(epsilon, delta_used) if private else PrivacySpend(math.inf, 0.0)
-        self.privacy_spent_ = charge(self.accountant, spent)
         return self
 
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
@@ -806,6 +807,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.estimated_violation_ = game.estimated_violation_
         self.groups_ = groups
         self.n_features_in_ = d
+        spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
+        self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
         if private and oracle == "weighted_estimator" and np.any(game.kappa_ == 0):
             blind = [str(groups[g]) for g in sorted(set(np.nonzero(game.kappa_ == 0)[1].tolist()))]
             warnings.warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
@@ -815,8 +818,6 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         if private:
             self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_,
                                               record)
-        spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
-        self.privacy_spent_ = charge(self.accountant, spent)
         return self
 
     def _warn_if_worse_than_constant(self, estimated_error, positive_rate, error_noise, record):
@@ -825,16 +826,12 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         Both numbers are released values (or public: under ``"sensitive_attribute"`` y and the plays are public),
         so the warning depends on nothing else. ``error_noise`` is the standard deviation of the estimate.
         """
-        constant_error = min(positive_rate, 1.0 - positive_rate)
-        if estimated_error + 2.0 * error_noise >= constant_error:
-            hint = ("more data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
-                    if not record else
-                    "more data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
-                    "private)")
-            warnings.warn(f"{type(self).__name__}: the private fit is not clearly better than a constant classifier "
-                          f"(estimated error {estimated_error:.3f} +- {2 * error_noise:.3f} against "
-                          f"{constant_error:.3f}, released values); {hint} would help.", PrivacyWarning,
-                          stacklevel=4)
+        hint = ("more data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
+                if not record else
+                "more data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
+                "private)")
+        warn_if_worse_than_constant(type(self).__name__, estimated_error, positive_rate, error_noise, hint,
+                                    stacklevel=4)
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
         """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call)."""

@@ -38,7 +38,14 @@ from ..privacy import (
 )
 from ..privacy._zcdp import approx_dp_to_zcdp
 from ..utils._random import check_random_state
-from ..utils._validation import SharedAccountantCloneMixin, atomic_fit, clip_rows, encode_groups, resolve_groups
+from ..utils._validation import (
+    SharedAccountantCloneMixin,
+    atomic_fit,
+    clip_rows,
+    encode_groups,
+    resolve_groups,
+    warn_if_worse_than_constant,
+)
 
 __all__ = ["DPGerryFairClassifier", "LinearCSCHypothesis", "RegressionCSCHypothesis"]
 
@@ -516,9 +523,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         if names is not None:
             self.feature_names_in_ = names
         self.sensitive_values_ = sensitive_values
+        self.privacy_spent_ = charge(self.accountant, spend)    # before the warning (it may be an error)
         if linear and fit_intercept and not math.isinf(epsilon):
             self._warn_if_worse_than_constant(history, n, release.delta0)
-        self.privacy_spent_ = charge(self.accountant, spend)
         return self
 
     def _warn_if_worse_than_constant(self, history, n, delta0):
@@ -535,13 +542,10 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
 
         first, last = history[0], history[-1]
         positive_rate = float(np.clip((n - first["learner_statistic"][-1]) / (2.0 * n), 0.0, 1.0))
-        constant_error = min(positive_rate, 1.0 - positive_rate)
         noise = math.hypot(sd(first["learner_noise_scale"]) / (2.0 * n), sd(last["error_noise_scale"]) / n)
-        if last["error"] + 2.0 * noise >= constant_error:
-            warnings.warn(f"{type(self).__name__}: the private fit is not clearly better than a constant classifier "
-                          f"(released error {last['error']:.3f} +- {2 * noise:.3f} against {constant_error:.3f}, "
-                          "released values); more data, a larger epsilon or fewer rounds (max_iters: fewer "
-                          "releases share the budget) would help.", PrivacyWarning, stacklevel=4)
+        warn_if_worse_than_constant(type(self).__name__, last["error"], positive_rate, noise,
+                                    "more data, a larger epsilon or fewer rounds (max_iters: fewer releases share "
+                                    "the budget)", stacklevel=4)
 
     # ------------------------------------------------------------------ releases (the only data access)
     @staticmethod
@@ -927,6 +931,12 @@ def _check_labels(y, n):
     return y
 
 
+def _one_entry_per_column(entries):
+    """Whether a declared ``sensitive_values`` list is a list of lists (or None), one per column."""
+    return len(entries) > 0 and all(
+        entry is None or (hasattr(entry, "__iter__") and not isinstance(entry, (str, bytes))) for entry in entries)
+
+
 def _check_sensitive_values(declared):
     """Check of the public ``sensitive_values`` (before the budget check and any data): None, a list, a list of
     lists or a dict; every declared list non-empty, hashable and without duplicates."""
@@ -939,10 +949,7 @@ def _check_sensitive_values(declared):
         lists = list(declared.values())
     else:
         entries = list(declared)
-        nested = len(entries) > 0 and all(entry is None or (hasattr(entry, "__iter__")
-                                                             and not isinstance(entry, (str, bytes)))
-                                          for entry in entries)
-        lists = entries if nested else [entries]
+        lists = entries if _one_entry_per_column(entries) else [entries]
     for values in lists:
         if values is None:
             continue
@@ -977,10 +984,7 @@ def _declared_per_column(declared, frame):
             raise ValueError("sensitive_values names a column that sensitive_features does not have.")
         return lists
     entries = list(declared)
-    nested = len(entries) > 0 and all(entry is None or (hasattr(entry, "__iter__")
-                                                         and not isinstance(entry, (str, bytes)))
-                                      for entry in entries)
-    if nested and len(entries) == k:
+    if _one_entry_per_column(entries) and len(entries) == k:
         return entries
     if k == 1:
         return [entries]

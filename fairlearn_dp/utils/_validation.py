@@ -211,3 +211,18 @@ def atomic_fit(fit):
             raise
 
     return wrapper
+
+
+def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, stacklevel=2):
+    """Warn (:class:`PrivacyWarning`) when a private fit's error estimate is not clearly below the best constant
+    classifier's: ``error + 2 noise >= min(p, 1 - p)`` for the positive rate ``p``.
+
+    ``error`` and ``positive_rate`` must be released values or public ones, and ``noise`` the standard deviation of
+    the comparison (from public parameters), so that whether it fires and what it says reveal nothing else. Call it
+    after the fit's spend is charged: a warning turned into an exception must not skip the charge.
+    """
+    constant = min(positive_rate, 1.0 - positive_rate)
+    if error + 2.0 * noise >= constant:
+        warnings.warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
+                      f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",
+                      PrivacyWarning, stacklevel=stacklevel + 1)

@@ -412,3 +412,16 @@ def test_warns_only_when_the_released_error_is_not_clearly_below_a_constant():
     X, y, a = make_data(300, seed=1)
     with pytest.warns(PrivacyWarning, match="constant classifier"):
         make(epsilon=0.05, max_iters=5).fit(X, y, sensitive_features=a)
+
+
+def test_warning_turned_into_an_error_does_not_skip_the_charge():
+    """The worse-than-constant warning comes after the spend is charged: with warnings as errors the fit raises,
+    but the releases it made are paid for (before, the rollback left the accountant untouched, so the fit could be
+    repeated for free while its message showed a released value)."""
+    X, y, a = make_data(300, seed=1)
+    acc = BudgetAccountant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        with pytest.raises(PrivacyWarning, match="constant classifier"):
+            make(epsilon=0.05, max_iters=5, accountant=acc).fit(X, y, sensitive_features=a)
+    assert acc.spent_budget == [(0.05, 0.0)]

@@ -422,3 +422,17 @@ def test_calibration_corrects_the_proxys_bias_and_attenuation():
     assert np.all(rms <= sd * math.sqrt(13.8 / rounds)), (rms, sd)
     offset = proxy + (released - proxy).mean(axis=0)
     assert np.all(np.sqrt(np.mean((offset - truth) ** 2, axis=0)) > 0.02)
+
+
+def test_warning_turned_into_an_error_does_not_skip_the_charge():
+    """The worse-than-constant warning comes after the charge (a warning raised as an error keeps it charged)."""
+    import warnings
+
+    X, y, a = synthetic(7, n=120)
+    acc = BudgetAccountant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        with pytest.raises(PrivacyWarning, match="constant classifier"):
+            make(epsilon=0.05, privacy_unit="record", estimator=None, max_iter=5, accountant=acc).fit(
+                X, y, sensitive_features=a)
+    assert acc.spent_budget == [(0.05, 1e-5)]
