@@ -43,13 +43,15 @@ What is guaranteed
   grow with the number of cells, so more posterior buckets trade estimation error for resolution.
 
 Posterior buckets (public, data-independent): with two groups, ``B`` equal-width intervals of ``P(groups[1] | x)``
-on [0, 1]; with ``|A| > 2`` groups, the most probable group ``a*`` and ``L = ceil(B / |A|)`` equal-width levels of
-its probability on ``[1 / |A|, 1]``, i.e. ``|A| L`` buckets.
+on [0, 1]; with ``|A| > 2`` groups, the most probable group ``a*`` and ``L = ceil(B / |A|)`` geometric levels of
+its probability (level ``l`` when ``1 - p_a*`` lies in ``((1 - 1/|A|) 2^-(l+1), (1 - 1/|A|) 2^-l]``, the last
+level open-ended), i.e. ``|A| L`` buckets.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
@@ -69,7 +71,7 @@ def posterior_buckets(proba, n_buckets):
     """Bucket index of each row of the posterior matrix ``proba`` (rows on the simplex, columns in group order).
 
     Two groups: ``floor(B p_1)`` clipped to ``B - 1``. More groups: ``a* L + level`` with ``a* = argmax`` (first on
-    ties) and ``level = floor(L (p_a* - 1/|A|) / (1 - 1/|A|))`` clipped to ``[0, L - 1]``, ``L = ceil(B / |A|)``.
+    ties) and ``level = floor(log2((1 - 1/|A|) / (1 - p_a*)))`` clipped to ``[0, L - 1]``, ``L = ceil(B / |A|)``.
     """
     proba = np.asarray(proba, dtype=float)
     n_groups = proba.shape[1]
@@ -111,15 +113,14 @@ def cell_distributions(noisy_joint_pmf):
     return mass, conditional, marginal
 
 
+@dataclass(frozen=True)
 class BlindSolution:
-    """Result of :func:`solve_blind_remap`: ``kernel`` (CSR, ``n_cells x k``), ``targets`` (``|A| x k``),
-    ``center_cdf`` (``k - 1``) and ``objective`` (expected squared change)."""
+    """Result of :func:`solve_blind_remap`: ``kernel`` (CSR, ``n_cells x k``), ``targets`` (``|A| x k``, each
+    group's induced output distribution) and ``objective`` (the expected squared change)."""
 
-    def __init__(self, kernel, targets, center_cdf, objective):
-        self.kernel = kernel
-        self.targets = targets
-        self.center_cdf = center_cdf
-        self.objective = objective
+    kernel: sparse.csr_array
+    targets: np.ndarray
+    objective: float
 
 
 def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solver="exact"):
@@ -207,7 +208,7 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     kernel[inactive, cell_bin[inactive]] = 1.0
     targets = conditional @ kernel
     objective = float(result.fun) * spread ** 2
-    return BlindSolution(sparse.csr_array(kernel), targets, x[n_t + n_q:], objective)
+    return BlindSolution(sparse.csr_array(kernel), targets, objective)
 
 
 def _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, alpha, solver):
@@ -236,4 +237,4 @@ def _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, alpha, solv
         raise RuntimeError(f"The attribute-blind remapping LP failed ({solver}): {problem.status}")
     kernel = np.maximum(T.value, 0.0)
     kernel /= kernel.sum(axis=1, keepdims=True)
-    return BlindSolution(sparse.csr_array(kernel), conditional @ kernel, None, float(problem.value))
+    return BlindSolution(sparse.csr_array(kernel), conditional @ kernel, float(problem.value))

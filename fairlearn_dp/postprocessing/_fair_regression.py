@@ -333,9 +333,6 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         # A declared group without rows is not an error: its cells are released with noise like any other.
 
         self.groups_ = groups
-        self.group_estimator_ = None
-        for name in ("n_posterior_buckets_", "cell_pmfs_", "remap_"):       # attributes of the blind mode only
-            self.__dict__.pop(name, None)
         self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
         self.bin_centers_ = lower + (np.arange(n_bins) + 0.5) * (upper - lower) / n_bins
         bin_index = self._discretize(outputs, warn_clipped=False)
@@ -348,15 +345,16 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     def _fit_blind(self, X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha, groups):
         """Attribute-blind fit: release the (group, output bin, posterior bucket) PMF, then solve the remapping LP."""
         regressor_input, features = self._blind_inputs(X)
-        for name in ("barycenter_", "group_pmfs_", "transport_plans_"):     # attributes of the aware mode only
-            self.__dict__.pop(name, None)
         self.estimator_ = self._fit_estimator(regressor_input, y, **kwargs)
         outputs = self._outputs(regressor_input)
         if y is not None and len(y) != outputs.size:
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, outputs.size)
         group_index = encode_groups(group_vector, groups)
-        group_estimator = self._fit_group_estimator(features, np.asarray(groups)[group_index], groups)
+        labels = np.asarray(groups)
+        if any(label != group for label, group in zip(labels.tolist(), groups)):   # numpy coerced mixed types
+            labels = np.asarray(groups, dtype=object)
+        group_estimator = self._fit_group_estimator(features, labels[group_index], groups)
         buckets = self._buckets(group_estimator, features, groups, outputs.size)
 
         self.groups_ = groups
@@ -373,6 +371,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
 
     def _solve_blind_from_release(self, alpha):
         """The remapping LP on ``noisy_joint_pmf_`` alone (``_blind.py``)."""
+        self._forget_mode(blind=True)
         self.group_weights_, self.cell_pmfs_, cell_weights = cell_distributions(self.noisy_joint_pmf_)
         n_bins = self.bin_centers_.size
         cell_bin = np.repeat(np.arange(n_bins), self.n_posterior_buckets_)
@@ -405,21 +404,42 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     def _fit_group_estimator(self, features, group_labels, groups):
         if self.prefit:
             return self.group_estimator
-        return _fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted non-privately "
-                         "on the sensitive attribute of the data that the post-processor is fitted on")
+        # Always warned, a diffprivlib classifier too: its fitted classes_ (and any error it raises, e.g. one group
+        # present) depend on which groups the private data hold, and its spend goes to its own accountant.
+        return _fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted here, on the "
+                         "sensitive attribute of the data that the post-processor is fitted on (its classes, errors "
+                         "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False)
 
-    def _buckets(self, group_estimator, features, groups, n_rows):
-        """Posterior bucket of each row. A declared group the (non-prefit) estimator never saw gets probability 0."""
+    def _buckets(self, group_estimator, features, groups, n_rows, *, warn=False):
+        """Posterior bucket of each row. A declared group the (non-prefit) estimator never saw gets probability 0.
+
+        A row whose posterior is not finite gets the uniform posterior: silently in ``fit`` (whether such a row
+        exists is a property of the private data), with a warning in ``predict`` (``warn``)."""
         columns = self._posterior_columns(group_estimator, groups, strict=False)
         proba = np.asarray(group_estimator.predict_proba(features), dtype=float)
-        if proba.ndim != 2 or proba.shape != (n_rows, len(group_estimator.classes_)) or not np.all(np.isfinite(proba)):
-            raise ValueError("group_estimator.predict_proba(X) must return finite probabilities, one column per "
-                             "class in classes_ and one row per row of X.")
+        if proba.ndim != 2 or proba.shape != (n_rows, len(group_estimator.classes_)):
+            raise ValueError("group_estimator.predict_proba(X) must return one column per class in classes_ and "
+                             "one row per row of X.")
         ordered = np.column_stack([proba[:, c] if c >= 0 else np.zeros(n_rows) for c in columns])
+        invalid = ~np.all(np.isfinite(ordered), axis=1)
+        if np.any(invalid):
+            if warn:
+                warnings.warn("group_estimator.predict_proba returned non-finite probabilities for some rows; they "
+                              "were given the uniform posterior.", UserWarning, stacklevel=4)
+            ordered[invalid] = 1.0 / len(groups)
         return posterior_buckets(np.clip(ordered, 0.0, 1.0), self.posterior_buckets)
+
+    def _forget_mode(self, *, blind):
+        """Drop the fitted attributes of the other mode (a refit may switch between aware and blind)."""
+        for name in (("barycenter_", "group_pmfs_", "transport_plans_") if blind else
+                     ("n_posterior_buckets_", "cell_pmfs_", "remap_")):
+            self.__dict__.pop(name, None)
+        if not blind:
+            self.group_estimator_ = None
 
     def _solve_from_release(self, alpha, n_bins):
         """Alg. 1, lines 5-10 on ``noisy_joint_pmf_`` alone (shared by the in-memory and the Dask fit)."""
+        self._forget_mode(blind=False)
         self.group_weights_, self.group_pmfs_ = self._estimate_distributions(self.noisy_joint_pmf_)
         solution = self._solve_barycenter(self.group_pmfs_, self.group_weights_, alpha)
         self.barycenter_ = solution.barycenter
@@ -533,7 +553,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
                                  "(group_estimator given): the fitted map does not use the group.")
             regressor_input, features = self._blind_inputs(X)
             outputs = self._outputs(regressor_input)
-            buckets = self._buckets(self.group_estimator_, features, self.groups_, outputs.size)
+            buckets = self._buckets(self.group_estimator_, features, self.groups_, outputs.size, warn=True)
             return self._discretize(outputs) * self.n_posterior_buckets_ + buckets
         if sensitive_features is None:
             raise ValueError("sensitive_features is required: this post-processor was fitted with the group as an "
@@ -548,10 +568,10 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         return group_index, self._discretize(outputs)
 
 
-def _fit_here(estimator, X, y, what, **kwargs):
+def _fit_here(estimator, X, y, what, trust_diffprivlib=True, **kwargs):
     """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
-    model: ``what`` says which model (the warning is about the parameters, never the data)."""
-    if not type(estimator).__module__.startswith("diffprivlib"):
+    model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only)."""
+    if not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
         warnings.warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a "
                       "prefit model trained on other data, or a DP model (e.g. from diffprivlib).",
                       PrivacyWarning, stacklevel=5)

@@ -1,9 +1,7 @@
 """examples/blind_fair_regression.py: its quick mode writes what the gallery page reads; the committed summary is
 its full run's output (10 seeds, every mode, epsilon and alpha)."""
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -15,11 +13,9 @@ COMMITTED = ROOT / "docs" / "img" / "blind_fair_regression_summary.csv"
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("blind_fair_regression", ROOT / "examples" / "blind_fair_regression.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from fairdp_adapters.cli import load_example
+
+    return load_example("blind_fair_regression.py")
 
 
 def test_committed_summary_is_the_full_run(script):
