@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +21,8 @@ from fairlearn.metrics import MetricFrame
 from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, train_test_split
+
+from fairlearn_dp.utils._progress import show_progress
 
 __all__ = ["privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
 
@@ -197,15 +198,6 @@ def _run_task(estimator, setting, seeds, X, y, sensitive_features, metrics, test
     return scores, spent
 
 
-def _show_progress(progress):
-    if progress is None:
-        try:
-            return bool(sys.stderr.isatty())
-        except (AttributeError, ValueError):
-            return False
-    return bool(progress)
-
-
 def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, metrics, n_seeds=5, test_size=0.3,
                            n_jobs=1, random_state=0, fit_params=None, predict_params=None, progress=None):
     """Fit and score ``estimator`` for every setting of ``param_grid`` and every seed; one tidy row per fit.
@@ -288,7 +280,7 @@ def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, m
     calls = (delayed(_run_task)(estimator, settings[i], seeds[s], X, y, sensitive_features, sweep_metrics,
                                 test_size, fit_params, predict_params) for i, s in tasks)
 
-    if _show_progress(progress):
+    if show_progress(progress):
         from tqdm.auto import tqdm
 
         outputs = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(calls), total=len(tasks),

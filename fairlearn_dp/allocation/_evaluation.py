@@ -14,7 +14,6 @@ number (see ``_chunk_sums``).
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -24,6 +23,7 @@ from scipy import integrate, stats
 
 from ._checks import as_real_array, check_finite_real, check_positive_real
 from ._projections import project_nonnegative_sum, project_sum
+from ..utils._progress import show_progress
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
@@ -106,13 +106,11 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed, batch_rows=None):
             if not np.all(np.isfinite(values)):
                 raise ValueError(f"statistic {name!r} returned NaN or infinite values.")
             squares = np.square(values)
-            if name not in sums:
-                sums[name] = (values[0].copy(), squares[0].copy())
-                values, squares = values[1:], squares[1:]
-            total, total_squares = sums[name]
-            for value, square in zip(values, squares):           # draw after draw, as values.sum(axis=0)
-                total += value
-                total_squares += square
+            if name in sums:                                     # running sums first, then the batch's rows:
+                total, total_squares = sums[name]                # numpy sums axis 0 row after row, so the result
+                values = np.vstack([total[None], values])        # is the draw-after-draw sum of one big array
+                squares = np.vstack([total_squares[None], squares])
+            sums[name] = (values.sum(axis=0), squares.sum(axis=0))
     return sums
 
 
@@ -182,9 +180,7 @@ def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs
     seeds = np.random.SeedSequence(random_state).spawn(len(sizes))
     tasks = (delayed(_chunk_sums)(counts, noise, statistics, size, seed) for size, seed in zip(sizes, seeds))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    if progress is None:
-        progress = sys.stderr.isatty()
-    if progress:
+    if show_progress(progress):
         from tqdm.auto import tqdm
 
         results = tqdm(results, total=len(sizes), desc=f"Monte Carlo ({noise.describe()})", unit="chunk")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import numbers
-import sys
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._bounds import epsilon_lower_bound
+from ..utils._progress import show_progress
 from ._events import FitFailure
 
 __all__ = ["AuditResult", "audit"]
@@ -169,12 +169,7 @@ _FIT_FAILURES = ("raise", "output")
 
 def _progress_bar(progress, total):
     """A tqdm bar over ``total`` fits, or None (``progress=None``: only when standard error is a terminal)."""
-    if progress is None:
-        try:
-            progress = sys.stderr.isatty()
-        except (AttributeError, ValueError):              # replaced or closed stderr
-            progress = False
-    if not progress:
+    if not show_progress(progress):
         return None
     from tqdm.auto import tqdm
 

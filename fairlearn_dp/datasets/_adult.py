@@ -82,8 +82,8 @@ def adult_features(sensitive="sex"):
     - ``X``: a float DataFrame. The five numeric attributes are clipped to :data:`ADULT_PUBLIC_BOUNDS` and mapped
       to [0, 1] (capital gain/loss as ``log1p(v) / log1p(top code)``); every categorical attribute is one-hot
       encoded over the public codebook (:func:`adult_categories`), plus one "missing" indicator per attribute.
-      ``sex``, ``race`` and ``fnlwgt`` are not features. Every row has values in [0, 1], so its L2 norm is at most
-      ``sqrt(5 + 8) ~ 3.61`` (at most one indicator per categorical attribute is 1).
+      ``sex``, ``race`` and ``fnlwgt`` are not features. Every row has values in [0, 1] and exactly one indicator
+      per categorical attribute is 1 (6 attributes), so its L2 norm is at most ``sqrt(5 + 6) ~ 3.32``.
     - ``y``: 0/1 numpy array, 1 for income ``>50K``.
     - ``a``: the ``sensitive`` column (``"sex"`` or ``"race"``) as a numpy array of strings; declare its groups
       from the codebook, ``sorted(adult_categories()[sensitive])``, not from the data.

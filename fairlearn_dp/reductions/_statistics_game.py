@@ -24,9 +24,10 @@ rearranged so that almost nothing is released per round:
    linear combination of the released sums.
 3. **The Auditor's per-round release** is the vector of (label, group) cell sums of the play's predictions
    (Gaussian, zCDP; L2 sensitivity ``sqrt 2``). The violations ``gamma(h)`` and, under ``"record"``, the error
-   are post-processing of it. Under ``"sensitive_attribute"`` each play's violation is estimated with a control
-   variate: its proxy violation (computed with ``p``, free) plus the mean over the rounds played so far of
-   (released violation - proxy violation), which averages the per-round noise away.
+   are post-processing of it. Under ``"sensitive_attribute"`` each play's violation is its proxy violation
+   (computed with ``p``, free) calibrated on the released ones: per cell, a regression over the rounds played so
+   far of the released on the proxy violations (offset and attenuation; :meth:`StatisticsGame.calibrated_violations`),
+   which averages the per-round noise away.
 4. **The output** is the uniform average of the plays (``linprog_step=False``, what ``run_linprog_step="auto"``
    gives privately), or Fairlearn's mixture of the plays found by the linear program ``min_Q err(Q) + B s``
    subject to ``gamma(Q) - bound - slack <= s`` over the plays, solved on the released violations and errors
