@@ -110,7 +110,7 @@ def test_pooled_reading_shift_is_the_objectives_bias(one_seed_table):
     _, table = one_seed_table
     part = table[table["reading"] == "pooled_dpnose"]
     nonprivate = part["nonprivate_mspe"] / part["nonprivate_dpnose_mspe"] - 1
-    assert np.all(np.abs(part["relative_change"] - nonprivate) < 0.03)
+    assert np.all(np.abs(part["relative_change"] - nonprivate) < 0.01)         # the ~1% noise term above
     assert np.abs(nonprivate).max() > 0.1           # the objectives' optima differ by more than 10% somewhere
 
 

@@ -97,10 +97,12 @@ def test_quick_reproduction(script, tmp_path):
     assert set(dp.index) == set(script.EPSILONS)
     assert (dp["n_seeds"] == script.QUICK_SEEDS).all()
     assert raw["mse_mean"] == 0.0
-    # Binning alone (alpha = 1, no noise) keeps the raw disparity up to the bins and moves every target to its bin
-    # centre: each squared error is at most (width / 2)^2 with width 3 / 36, and positive (the GPAs are rounded, so
-    # the uniform-within-bin value (3 / 36)^2 / 12 holds only roughly: 0.00061 over the full run).
-    assert binning["ks_mean"] == pytest.approx(raw["ks_mean"], abs=0.01)
+    # Binning alone (alpha = 1, no noise) moves every target to its bin centre: each squared error is at most
+    # (width / 2)^2 with width 3 / 36, and positive (the GPAs are rounded, so the uniform-within-bin value
+    # (3 / 36)^2 / 12 holds only roughly: 0.00061 over the full run). The GPAs lie on a 0.1 grid and a bin is
+    # 0.083 wide, so no bin holds two grid values: binning is an order-preserving one-to-one map of the data and
+    # leaves every KS distance unchanged (the authors' table shows the same digits for both rows).
+    assert binning["ks_mean"] == pytest.approx(raw["ks_mean"], abs=1e-12)
     assert 0 < binning["mse_mean"] <= (3 / 36 / 2) ** 2
     rendered = script.render_readme_table(tmp_path / "main_table_summary.csv")
     assert (tmp_path / "main_table.md").read_text() == rendered + "\n"
