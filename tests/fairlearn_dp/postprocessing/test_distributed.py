@@ -366,3 +366,24 @@ def test_label_fast_path_matches_the_in_memory_check(y):
         got = _distributed._labels(y)
         np.testing.assert_array_equal(got, expected)
         assert got.dtype == expected.dtype
+
+
+def test_dask_refit_after_a_blind_fit_is_an_aware_model():
+    """A blind fit, then group_estimator=None and a Dask fit: the fitted model is aware again (the blind attributes
+    are dropped by the shared solve step), so predict takes sensitive_features."""
+    from diffprivlib import BudgetAccountant
+    from sklearn.linear_model import LogisticRegression
+
+    from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+
+    rng = np.random.default_rng(0)
+    outputs, groups = rng.uniform(0, 1, 400), rng.integers(0, 2, 400)
+    group_estimator = LogisticRegression().fit(rng.uniform(0, 1, (50, 1)), np.arange(50) % 2)
+    model = DPFairRegressionPostprocessor(epsilon=1.0, bounds=(0, 1), n_bins=8, groups=[0, 1], prefit=True,
+                                          group_estimator=group_estimator, accountant=BudgetAccountant(),
+                                          random_state=0).fit(outputs[:, None], sensitive_features=groups)
+    assert model.group_estimator_ is not None
+    model.set_params(group_estimator=None).fit(da.from_array(outputs[:, None], chunks=(100, 1)),
+                                                sensitive_features=da.from_array(groups, chunks=100))
+    assert model.group_estimator_ is None and not hasattr(model, "remap_")
+    assert model.predict(outputs[:5, None], sensitive_features=groups[:5], random_state=0).shape == (5,)
