@@ -36,6 +36,7 @@ from ..utils._validation import (
     clip_rows,
     encode_groups,
     resolve_groups,
+    warn_if_noise_dominated,
     warn_if_worse_than_constant,
 )
 from ._exponential import exponential_mechanism
@@ -356,7 +357,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     - Failure paths: ``fit`` validates the public parameters, then checks the budget, then reads the data. The
       only errors after that are domain errors (non-finite X, labels other than 0/1, a group not in ``groups``,
       length mismatches), whose messages carry no counts; every dataset inside the domain fits, and no warning
-      depends on the data. A failed fit leaves the estimator as it was.
+      depends on the data. The worse-than-constant warning is post-processing: under the attribute relation it
+      uses the training error of the released plays on public X and y; under ``"record"`` only public bounds
+      and ``epsilon'`` (the Learner's noise against the largest value its release can take). A failed fit leaves the estimator as it was.
     """
 
     def __init__(self, estimator=None, constraints=None, *, objective=None, eps=_FAIRLEARN_EPS, max_iter=None,
@@ -734,7 +737,37 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             positive = self._pmf_predict(X_arr)[:, 1]
             error = float(np.mean(positive * (1 - y_arr) + (1 - positive) * y_arr))
             self._warn_if_worse_than_constant(error, float(y_arr.mean()), 0.0, False)
+        elif private:
+            # Under "record" y is private and nothing released estimates the error: compare the Learner's noise
+            # with public bounds on what it releases instead (m, d, R, B, N, epsilon' are public or released).
+            statistic, noise, signal = self._learner_noise(oracle, n, d, len(groups), eps_prime, sensitivity)
+            warn_if_noise_dominated(type(self).__name__, statistic, noise, signal,
+                                    "more data, a larger epsilon, mode='statistics' or privacy_unit="
+                                    "'sensitive_attribute' (only the sensitive feature private)", stacklevel=2)
         return self
+
+    def _learner_noise(self, oracle, m, d, n_groups, eps_prime, sensitivity):
+        """``(statistic, noise, signal)`` for Algorithm 3's Learner under ``privacy_unit="record"``, all public.
+
+        - Exponential oracle: the mechanism's accuracy guarantee. With probability ``1 - beta`` the chosen
+          hypothesis' cost is within ``2 s (ln |H| + ln(1/beta)) / epsilon'`` of the best (``s`` its cost
+          sensitivity); when that is at least 0.5, the error a constant classifier never exceeds, the guarantee
+          does not separate the play from a constant (or from a random hypothesis of the class).
+        - Regression oracle: the noise standard deviation (``sqrt 2`` times the Laplace scale) of each released
+          coordinate against the largest value it can take: ``max(R, 1)`` for the error part of ``X^T c`` (a
+          mean of ``x~_i (1 - 2 y_i)``), ``m max(R, 1)^2`` for an entry of ``X^T X``. The larger ratio is
+          reported.
+        """
+        if oracle == "exponential":
+            excess = (2.0 * sensitivity["learner"] * (math.log(len(self.hypotheses)) + math.log(1.0 / self.beta))
+                      / eps_prime)
+            return "exponential mechanism's excess-cost guarantee", excess, 0.5
+        scale = max(float(self.feature_bound), 1.0)
+        moment = (math.sqrt(2.0) * sensitivity["regression_l1"] / eps_prime, scale)
+        gram = (math.sqrt(2.0) * sensitivity["gram_l1"] / eps_prime, m * scale ** 2)
+        if moment[0] / moment[1] >= gram[0] / gram[1]:
+            return "X^T c, error part", moment[0], moment[1]
+        return "X^T X", gram[0], gram[1]
 
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
         """The statistics game (``mode="statistics"``): one release of sufficient statistics, one small release

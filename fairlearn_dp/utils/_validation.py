@@ -226,3 +226,20 @@ def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, sta
         warnings.warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
                       f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",
                       PrivacyWarning, stacklevel=stacklevel + 1)
+
+
+def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel=2):
+    """Warn (:class:`PrivacyWarning`) when a per-round release's noise is at least the largest value its statistic
+    can take (``noise >= signal``): the plays built from it are then close to random, and a fit made of such
+    plays is likely no better than a constant classifier.
+
+    For fits where no released value estimates the error (e.g. a whole-record relation where the labels are
+    private too). ``noise`` (the noise standard deviation, or for the exponential mechanism its excess-cost
+    guarantee) and ``signal`` (a public bound on the statistic, or 0.5, the error a constant classifier never
+    exceeds) must come from public parameters and released values only. Call it after the spend is charged.
+    """
+    if noise >= signal:
+        warnings.warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
+                      f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
+                      f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
+                      "help.", PrivacyWarning, stacklevel=stacklevel + 1)

@@ -322,6 +322,59 @@ def test_paper_mode_warns_when_no_better_than_constant():
     assert model.mode_ == "paper"
 
 
+def _record_paper_warnings(X, y, a, **kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = make(estimator=None, mode="paper", privacy_unit="record", **kwargs).fit(X, y, sensitive_features=a)
+    return model, [str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)]
+
+
+@pytest.mark.parametrize("oracle", ["regression", "exponential"])
+def test_paper_mode_record_warns_from_public_bounds(oracle):
+    """Algorithm 3 under "record": y is private, so the warning compares the Learner's noise with public bounds.
+    It fires at epsilon = 1 (there X^T X's noise, sqrt 2 (d+1)(d+2) / epsilon', is far above its largest entry m, and
+    the exponential mechanism's guarantee is above 0.5), not at a large epsilon with few rounds; and it depends on
+    public values only: two unrelated datasets of the same shape, with a public min_count, give the same message."""
+    from fairlearn_dp.reductions import linear_threshold_hypotheses
+
+    extra = dict(oracle=oracle, min_count=50, feature_bound=1.5)
+    if oracle == "exponential":
+        extra["hypotheses"] = linear_threshold_hypotheses(3, n_directions=10, n_thresholds=5, random_state=0)
+    X, y, a = synthetic(21, n=400)
+    X2, y2, a2 = synthetic(22, n=400)
+    y2 = 1 - y2
+    model, messages = _record_paper_warnings(X, y, a, epsilon=1.0, max_iter=3, **extra)
+    _, messages2 = _record_paper_warnings(X2, y2, a2, epsilon=1.0, max_iter=3, **extra)
+    assert len(messages) == 1 and "close to random" in messages[0] and "privacy_unit='sensitive_attribute'" in messages[0]
+    assert messages == messages2
+    statistic, noise, signal = model._learner_noise(oracle, 400, 3, 2, model.epsilon_per_mechanism_,
+                                                    model.sensitivity_)
+    assert noise >= signal and f"{noise:.3g}" in messages[0] and f"{signal:.3g}" in messages[0]
+    if oracle == "regression":     # the larger of two noise-to-bound ratios: X^T c's error part and X^T X's entries
+        eps_p = model.epsilon_per_mechanism_
+        moment = (math.sqrt(2) * model.sensitivity_["regression_l1"] / eps_p, 1.5)
+        gram = (math.sqrt(2) * 20 * 1.5 ** 2 / eps_p, 400 * 1.5 ** 2)      # (d+1)(d+2) R^2; largest entry m R^2
+        expected = max((moment, "X^T c, error part"), (gram, "X^T X"), key=lambda t: t[0][0] / t[0][1])
+        assert (statistic, noise, signal) == pytest.approx((expected[1], *expected[0]))
+    else:                          # 2 s (ln |H| + ln(1/beta)) / epsilon' with s = 1/m + 2B/(N - 1)
+        s = 1 / 400 + 2 * model._B(paper=True) / 49
+        assert noise == pytest.approx(2 * s * (math.log(len(extra["hypotheses"])) + math.log(1 / 0.05)) / model.epsilon_per_mechanism_)
+    _, quiet = _record_paper_warnings(synthetic(21, n=4000)[0], *synthetic(21, n=4000)[1:], epsilon=1e5, max_iter=2,
+                                      **{**extra, "min_count": 500})
+    assert quiet == []
+
+
+def test_paper_mode_record_warning_after_the_charge():
+    acc = BudgetAccountant()
+    X, y, a = synthetic(23, n=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        with pytest.raises(PrivacyWarning, match="close to random"):
+            make(estimator=None, mode="paper", oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=2,
+                 min_count=40, accountant=acc).fit(X, y, sensitive_features=a)
+    assert acc.spent_budget == [(1.0, 0.0)] or acc.spent_budget == [(1.0, 1e-5)]
+
+
 # ------------------------------------------------------------------------------------------- domain edges
 @pytest.mark.parametrize("privacy_unit", ["sensitive_attribute", "record"])
 @pytest.mark.parametrize("constraints", [DemographicParity(difference_bound=0.05), EqualizedOdds(difference_bound=0.05),
