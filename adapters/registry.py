@@ -78,8 +78,8 @@ _BUDGET_CLASSIFICATION_COUNTERPART = ("fairlearn.reductions.ExponentiatedGradien
                                       "sklearn LogisticRegression without the fairness term")
 
 _XIAN_PUBLIC = ("n (number of fitting rows); bounds; n_bins; alpha; groups; the regressor (prefit on other data, or "
-                "DP); in attribute-blind mode also posterior_buckets and the group estimator (prefit on other data, "
-                "or DP)")
+                "DP); in attribute-blind mode also posterior_buckets, noise_margin and the group estimator (prefit on "
+                "other data, or DP)")
 _XIAN_AIF360_PUBLIC = _XIAN_PUBLIC + ("; the label bounds in original units (the dataset's "
                                       "metadata['label_bounds'], or bounds=)")
 _JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, flip; score_range, n_score_bins; the "

@@ -9,7 +9,8 @@ rows), then the rest 70/30 into the post-processor's private fitting rows and a 
 the true groups: KS statistical parity and MSE against the true targets, for
 
 - ``aware``: ``DPFairRegressionPostprocessor`` (Alg. 1 of Xian et al.; ``predict`` needs the group);
-- ``blind``: the same class with ``group_estimator=`` and ``posterior_buckets=10`` (``predict`` takes no group);
+- ``blind``: the same class with ``group_estimator=`` and ``posterior_buckets=10`` (default ``noise_margin=1.0``;
+  ``predict`` takes no group);
 - ``raw``: the unprocessed targets.
 
 at epsilon in {0.5, 1, inf} and alpha in ``ALPHAS``, mean +- std (population std, ddof = 0) over the seeds; plus the

@@ -174,7 +174,8 @@ def test_readme_blind_row_matches_its_summary():
     goal = summary[(summary["epsilon"] == 1.0) & (summary["alpha"] == 0.1)].set_index("mode")
     row = _reproduction_row("blind_fair_regression.py")["what holds"]
     expected = (f"test KS {raw['ks_mean']:.2f} → {goal.loc['blind', 'ks_mean']:.2f} without the attribute at "
-                f"prediction ({goal.loc['aware', 'ks_mean']:.2f} with it)")
+                f"prediction ({goal.loc['aware', 'ks_mean']:.2f} with it; MSE {goal.loc['blind', 'mse_mean']:.3f} vs "
+                f"{goal.loc['aware', 'mse_mean']:.3f})")
     assert expected in row, (expected, row)
 
 

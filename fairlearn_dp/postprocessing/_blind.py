@@ -42,6 +42,22 @@ What is guaranteed
   The group estimator's quality is therefore a question of accuracy (MSE), not of fairness; the bound's TV terms
   grow with the number of cells, so more posterior buckets trade estimation error for resolution.
 
+Noise margins
+-------------
+The constraint above holds for the *released* distributions. For the fitting data's own (noise-free) cell
+distributions the induced CDF of group ``a`` at ``v`` differs by ``sum_c (P(c | a) - P_hat(c | a)) F_c(v)`` with
+``F_c(v) = T(<= v | c)``: the release noise spread over the ``k B`` cells of the group, which for a small group is
+of the order of ``alpha`` itself (Law School, epsilon = 1, k B = 432: about 0.04 on the in-sample KS). With
+``noise_margins`` the constraints are tightened per group: ``|Q_a(v) - R(v)| <= max(alpha/2 - m_a, 0)`` with
+``m_a = z (sigma / w_a) max_v sqrt(sum_{c : P_hat(c|a) > 0} F_c(v)^2)`` -- ``z`` standard deviations of that
+difference if the errors of the cells the projection keeps were independent with the release's per-cell standard
+deviation ``sigma`` (public: ``sqrt 2 * 2 / (n epsilon)`` for Laplace, the analytic Gaussian's sigma otherwise),
+scaled by ``1 / w_a`` as the conditional is. ``F`` is taken from the untightened solution and the LP solved once
+more (a plug-in step, not a fixed point). This is an estimate, not a bound (it ignores the projection's shift and
+the true mass of the cells it zeroes); what is guaranteed is unchanged or stronger: on the released distributions
+``KS(q_a, q_a') <= max(alpha/2 - m_a, 0) + max(alpha/2 - m_a', 0) <= alpha``, and the population bound above.
+Margins read only the release, its public noise scale and the solution: post-processing.
+
 Posterior buckets (public, data-independent): with two groups, ``B`` equal-width intervals of ``P(groups[1] | x)``
 on [0, 1]; with ``|A| > 2`` groups, the most probable group ``a*`` and ``L = ceil(B / |A|)`` geometric levels of
 its probability (level ``l`` when ``1 - p_a*`` lies in ``((1 - 1/|A|) 2^-(l+1), (1 - 1/|A|) 2^-l]``, the last
@@ -57,7 +73,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-__all__ = ["posterior_buckets", "n_posterior_cells", "cell_distributions", "solve_blind_remap"]
+__all__ = ["posterior_buckets", "n_posterior_cells", "cell_distributions", "solve_blind_remap", "noise_margins"]
 
 
 def n_posterior_cells(n_groups, n_buckets):
@@ -123,7 +139,7 @@ class BlindSolution:
     objective: float
 
 
-def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solver="exact"):
+def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solver="exact", margins=None):
     """Solve the attribute-blind remapping LP (module doc): ``"exact"`` with HiGHS on sparse matrices, or the LP
     as written in cvxpy with the named cvxpy ``solver``.
 
@@ -138,13 +154,17 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     bin_centers : ndarray (k,)
     alpha : float in [0, 1]
     solver : str, default="exact"
+    margins : ndarray (n_groups,) or None
+        Per-group tightening ``m_a`` of the KS constraints (:func:`noise_margins`): each group's induced CDF within
+        ``max(alpha/2 - m_a, 0)`` of the centre CDF, hence pairwise KS ``<= alpha - m_a - m_b`` where positive.
 
     Returns
     -------
     BlindSolution
     """
+    half = _half_widths(alpha, margins, np.shape(conditional)[0])
     if solver != "exact":
-        return _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, alpha, solver)
+        return _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, half, solver)
     conditional = np.asarray(conditional, dtype=float)
     marginal = np.asarray(marginal, dtype=float)
     cell_bin = np.asarray(cell_bin, dtype=np.intp)
@@ -181,7 +201,8 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     a_eq = sparse.vstack([eq1, eq2], format="csr")
     b_eq = np.concatenate([np.ones(m), fixed.ravel()])
 
-    # KS: for a, l < k - 1:  sum_{v <= l} q_a(v) - R(l) <= alpha/2  and  R(l) - sum_{v <= l} q_a(v) <= alpha/2.
+    # KS: for a, l < k - 1:  sum_{v <= l} q_a(v) - R(l) <= r_a  and  R(l) - sum_{v <= l} q_a(v) <= r_a, with the
+    # half-width r_a = max(alpha/2 - m_a, 0) (m_a = 0 without margins).
     a_of, l_of = np.divmod(np.arange(n_groups * (k - 1)), k - 1)          # one (a, l) pair per upper row
     lengths = l_of + 1                                                     # q_a(0..l)
     starts = np.repeat(n_t + a_of * k, lengths)
@@ -194,7 +215,7 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
         shape=(a_of.size, n_var))
     a_ub = sparse.vstack([upper, -upper], format="csr")
     row = a_ub.shape[0]
-    b_ub = np.full(row, alpha / 2.0)
+    b_ub = np.tile(half[a_of], 2)
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf
     bounds[n_t + n_q:, 1] = 1.0
@@ -211,8 +232,53 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     return BlindSolution(sparse.csr_array(kernel), targets, objective)
 
 
-def _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, alpha, solver):
-    """The LP as written (every cell a kernel row, pairwise KS constraints), in cvxpy with ``solver``."""
+def _half_widths(alpha, margins, n_groups):
+    """Per-group half-widths ``r_a = max(alpha / 2 - m_a, 0)`` of the KS constraints (``m_a = 0`` without margins)."""
+    half = np.full(n_groups, float(alpha) / 2.0)
+    if margins is not None:
+        half = np.maximum(half - np.asarray(margins, dtype=float), 0.0)
+    return half
+
+
+def noise_margins(conditional, group_weights, kernel, cell_noise_sd, n_sd):
+    """Per-group KS margins: ``n_sd`` standard deviations of the release noise's effect on each group's induced
+    output CDF under ``kernel`` (see "Noise margins" in the module doc). Post-processing of released values.
+
+    Parameters
+    ----------
+    conditional : ndarray (n_groups, n_cells)
+        The released cell distributions ``P_hat(c | a)``.
+    group_weights : ndarray (n_groups,)
+        The released group masses ``w_a``.
+    kernel : sparse or dense (n_cells, k)
+        The randomised map ``T`` (rows sum to 1).
+    cell_noise_sd : float
+        Standard deviation of the noise of one cell of the released joint PMF (public: from ``n``, epsilon, delta).
+    n_sd : float >= 0
+
+    Returns
+    -------
+    ndarray (n_groups,): ``m_a = n_sd (cell_noise_sd / w_a) max_v sqrt(sum_{c : P_hat(c|a) > 0} F_c(v)^2)``, with
+    ``F_c(v) = T(<= v | c)`` for ``v < k - 1``; ``inf`` for a group of no released mass (its half-width is 0).
+    """
+    conditional = np.asarray(conditional, dtype=float)
+    weights = np.asarray(group_weights, dtype=float)
+    dense = kernel.toarray() if sparse.issparse(kernel) else np.asarray(kernel, dtype=float)
+    cdf_sq = np.cumsum(dense, axis=1)[:, :-1] ** 2                       # F_c(v)^2, v < k - 1
+    margins = np.full(conditional.shape[0], np.inf)
+    if n_sd == 0 or cell_noise_sd == 0:
+        return np.zeros(conditional.shape[0])
+    for a in range(conditional.shape[0]):
+        if weights[a] > 0:
+            kept = conditional[a] > 0
+            spread = math.sqrt(float(cdf_sq[kept].sum(axis=0).max())) if kept.any() and cdf_sq.shape[1] else 0.0
+            margins[a] = n_sd * cell_noise_sd / weights[a] * spread
+    return margins
+
+
+def _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, half, solver):
+    """The LP as written (every cell a kernel row, pairwise KS constraints ``|Q_a - Q_b| <= r_a + r_b``: intervals
+    on a line meet pairwise iff they share a point, so this is the centre-CDF form), in cvxpy with ``solver``."""
     import cvxpy as cp
 
     conditional = np.asarray(conditional, dtype=float)
@@ -230,7 +296,7 @@ def _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, alpha, solv
         constraints.append(T[empty, :] == np.eye(k)[cell_bin[empty]])
     for a in range(n_groups):
         for b in range(a + 1, n_groups):
-            constraints.append(cp.abs(cdfs[a, :-1] - cdfs[b, :-1]) <= alpha)
+            constraints.append(cp.abs(cdfs[a, :-1] - cdfs[b, :-1]) <= half[a] + half[b])
     problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(cost, T))), constraints)
     problem.solve(solver=solver)
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):     # pragma: no cover - always feasible

@@ -52,6 +52,8 @@ class DPFairRegressionPostprocessing(Transformer):
             ``fit`` still uses the dataset's protected attribute, privately; ``predict`` then does not read it.
             See :class:`fairlearn_dp.postprocessing.DPFairRegressionPostprocessor` (*Attribute-blind mode*).
         posterior_buckets (int): attribute-blind mode: number of buckets of the predicted group posterior (>= 1).
+        noise_margin (float): attribute-blind mode: KS constraints tightened per group by this many standard
+            deviations of the release noise's effect (default 1.0; 0 for none), see the Fairlearn-face class.
 
     Privacy: as :class:`fairlearn_dp.postprocessing.DPFairRegressionPostprocessor`: epsilon-DP (or (epsilon,
     delta)-DP) for the substitution of one record of the dataset passed to ``fit``; L1 sensitivity of the released
@@ -64,10 +66,12 @@ class DPFairRegressionPostprocessing(Transformer):
     """
 
     def __init__(self, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, protected_attribute_name=None,
-                 accountant=None, seed=None, solver="exact", group_estimator=None, posterior_buckets=10):
+                 accountant=None, seed=None, solver="exact", group_estimator=None, posterior_buckets=10,
+                 noise_margin=1.0):
         super().__init__(epsilon=epsilon, delta=delta, bounds=bounds, n_bins=n_bins, alpha=alpha,
                          protected_attribute_name=protected_attribute_name, accountant=accountant, seed=seed,
-                         solver=solver, group_estimator=group_estimator, posterior_buckets=posterior_buckets)
+                         solver=solver, group_estimator=group_estimator, posterior_buckets=posterior_buckets,
+                         noise_margin=noise_margin)
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -79,6 +83,7 @@ class DPFairRegressionPostprocessing(Transformer):
         self.solver = solver
         self.group_estimator = group_estimator
         self.posterior_buckets = posterior_buckets
+        self.noise_margin = noise_margin
 
     @atomic_fit
     def fit(self, dataset_true, dataset_pred=None):
@@ -100,7 +105,7 @@ class DPFairRegressionPostprocessing(Transformer):
             epsilon=self.epsilon, delta=self.delta, bounds=public_label_bounds(source, self.bounds),
             n_bins=self.n_bins, alpha=self.alpha, groups=declared_groups(source, name), accountant=self.accountant,
             random_state=self.seed, solver=self.solver, group_estimator=self.group_estimator,
-            posterior_buckets=self.posterior_buckets, prefit=True)
+            posterior_buckets=self.posterior_buckets, noise_margin=self.noise_margin, prefit=True)
         model._check_public_inputs()            # parameters, groups and the whole budget: before the rows
         arrays = dataset_to_arrays(source, protected_attribute_name=name)
         model.fit(self._model_input(source, arrays, self.group_estimator is not None),

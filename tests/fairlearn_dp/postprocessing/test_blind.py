@@ -13,6 +13,7 @@ from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.postprocessing._blind import (
     cell_distributions,
     n_posterior_cells,
+    noise_margins,
     posterior_buckets,
     solve_blind_remap,
 )
@@ -33,9 +34,10 @@ def _random_instance(rng, n_groups=3, k=6, n_buckets=3):
     return conditional, marginal, np.repeat(np.arange(k), n_buckets), np.linspace(0.05, 0.95, k)
 
 
-def _dense_reference_lp(conditional, marginal, cell_bin, centers, alpha):
+def _dense_reference_lp(conditional, marginal, cell_bin, centers, alpha, margins=None):
     """The LP written again in the test, densely: every cell a kernel row (empty cells fixed to their own bin),
-    pairwise KS constraints between groups, solved by scipy.optimize.linprog. Returns the optimum."""
+    pairwise KS constraints between groups (``|Q_a - Q_b| <= r_a + r_b``, ``r = max(alpha/2 - m, 0)``), solved by
+    scipy.optimize.linprog. Returns the optimum."""
     from scipy.optimize import linprog
 
     n_groups, n_cells = conditional.shape
@@ -52,16 +54,18 @@ def _dense_reference_lp(conditional, marginal, cell_bin, centers, alpha):
         row[c * k + cell_bin[c]] = 1.0
         rows_eq.append(row)
         b_eq.append(1.0)
-    rows_ub = []
+    half = np.maximum(alpha / 2 - (np.zeros(n_groups) if margins is None else np.asarray(margins)), 0.0)
+    rows_ub, b_ub = [], []
     for a in range(n_groups):
         for b in range(n_groups):
             if a == b:
                 continue
-            for v in range(k - 1):                             # Q_a(v) - Q_b(v) <= alpha
+            for v in range(k - 1):                             # Q_a(v) - Q_b(v) <= r_a + r_b
                 row = np.zeros((n_cells, k))
                 row[:, :v + 1] = (conditional[a] - conditional[b])[:, None]
                 rows_ub.append(row.ravel())
-    result = linprog(cost, A_ub=np.array(rows_ub), b_ub=np.full(len(rows_ub), alpha), A_eq=np.array(rows_eq),
+                b_ub.append(half[a] + half[b])
+    result = linprog(cost, A_ub=np.array(rows_ub), b_ub=np.array(b_ub), A_eq=np.array(rows_eq),
                      b_eq=np.array(b_eq), bounds=(0, None), method="highs")
     assert result.status == 0
     return result.fun
@@ -86,6 +90,48 @@ def test_solver_option_solves_the_lp_as_written_in_cvxpy(seed):
     for a in range(3):
         for b in range(a + 1, 3):
             assert _ks(written.targets[a], written.targets[b]) <= 0.1 + 1e-7
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_margins_tighten_each_group_in_all_three_formulations(seed):
+    """Per-group margins: the sparse LP, the cvxpy LP and the test's dense LP reach one optimum; the released
+    pairwise KS is at most r_a + r_b with r = max(alpha/2 - m, 0) (one margin above alpha/2: that group is pinned
+    to the centre CDF); margins of 0 give the untightened LP, and tightening never lowers the optimum."""
+    conditional, marginal, cell_bin, centers = _random_instance(np.random.default_rng(seed))
+    margins = np.array([0.0, 0.03, 0.2])                      # r = (0.05, 0.02, 0)
+    tightened = solve_blind_remap(conditional, marginal, cell_bin, centers, 0.1, margins=margins)
+    written = solve_blind_remap(conditional, marginal, cell_bin, centers, 0.1, solver="HIGHS", margins=margins)
+    reference = _dense_reference_lp(conditional, marginal, cell_bin, centers, 0.1, margins)
+    assert tightened.objective == pytest.approx(reference, rel=1e-6, abs=1e-9)
+    assert written.objective == pytest.approx(reference, rel=1e-6, abs=1e-9)
+    half = [0.05, 0.02, 0.0]
+    for a in range(3):
+        for b in range(a + 1, 3):
+            assert _ks(tightened.targets[a], tightened.targets[b]) <= half[a] + half[b] + 1e-7
+    plain = solve_blind_remap(conditional, marginal, cell_bin, centers, 0.1)
+    zero = solve_blind_remap(conditional, marginal, cell_bin, centers, 0.1, margins=np.zeros(3))
+    assert zero.objective == pytest.approx(plain.objective, abs=1e-12)
+    assert tightened.objective >= plain.objective - 1e-9
+
+
+def test_noise_margins_formula():
+    """m_a = z (sigma / w_a) max_v sqrt(sum over the cells kept for a of F_c(v)^2), written out with loops."""
+    rng = np.random.default_rng(5)
+    conditional, marginal, cell_bin, centers = _random_instance(rng, n_groups=3, k=5, n_buckets=2)
+    conditional[1, :3] = 0.0
+    conditional[1] /= conditional[1].sum()
+    kernel = rng.dirichlet(np.ones(5), size=conditional.shape[1])
+    weights = np.array([0.5, 0.3, 0.0])
+    got = noise_margins(conditional, weights, kernel, cell_noise_sd=0.01, n_sd=1.5)
+    for a in range(2):
+        best = 0.0
+        for v in range(4):
+            total = sum(kernel[c, :v + 1].sum() ** 2 for c in range(conditional.shape[1]) if conditional[a, c] > 0)
+            best = max(best, math.sqrt(total))
+        assert got[a] == pytest.approx(1.5 * 0.01 / weights[a] * best, rel=1e-12)
+    assert got[2] == math.inf                                   # no released mass: pinned to the centre CDF
+    np.testing.assert_array_equal(noise_margins(conditional, weights, kernel, 0.0, 1.5), 0.0)
+    np.testing.assert_array_equal(noise_margins(conditional, weights, kernel, 0.01, 0.0), 0.0)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.05, 0.3])
@@ -237,6 +283,64 @@ def test_noise_scale_is_two_over_n_epsilon():
     assert abs(np.abs(deviations).mean() - scale) < 5 * scale / math.sqrt(deviations.size)
 
 
+def test_fit_margins_come_from_the_public_noise_scale_and_the_untightened_solution():
+    """The fit's margins: the per-cell noise sd is public (Laplace sqrt 2 * 2/(n epsilon); analytic Gaussian sigma),
+    the margins are noise_margins of the untightened solution (the fit with noise_margin=0 and the same seed), and
+    the released KS then respects the tightened half-widths. At epsilon = inf there is no margin."""
+    from diffprivlib.mechanisms import GaussianAnalytic
+
+    X, groups, group_estimator = _law_like(n=1500)
+    plain = _blind(group_estimator, noise_margin=0.0).fit(X, sensitive_features=groups)
+    model = _blind(group_estimator).fit(X, sensitive_features=groups)
+    np.testing.assert_array_equal(plain.noisy_joint_pmf_, model.noisy_joint_pmf_)
+    assert model.cell_noise_sd_ == pytest.approx(math.sqrt(2) * 2 / (1500 * 1.0), rel=1e-12)
+    np.testing.assert_array_equal(plain.ks_margins_, 0.0)
+    expected = noise_margins(plain.cell_pmfs_, plain.group_weights_, plain.remap_, model.cell_noise_sd_, 1.0)
+    np.testing.assert_allclose(model.ks_margins_, expected, rtol=1e-12)
+    assert np.all(model.ks_margins_ > 0) and model.objective_ >= plain.objective_ - 1e-12
+    half = np.maximum(0.05 / 2 - model.ks_margins_, 0.0)
+    for a in range(3):
+        for b in range(a + 1, 3):
+            assert _ks(model.target_pmfs_[a], model.target_pmfs_[b]) <= half[a] + half[b] + 1e-7
+    gaussian = _blind(group_estimator, delta=1e-6).fit(X, sensitive_features=groups)
+    sigma = math.sqrt(GaussianAnalytic(epsilon=1.0, delta=1e-6, sensitivity=math.sqrt(2) / 1500).variance(0.0))
+    assert gaussian.cell_noise_sd_ == pytest.approx(sigma, rel=1e-12)
+    exact = _blind(group_estimator, epsilon=math.inf).fit(X, sensitive_features=groups)
+    exact_plain = _blind(group_estimator, epsilon=math.inf, noise_margin=0.0).fit(X, sensitive_features=groups)
+    assert exact.cell_noise_sd_ == 0.0
+    np.testing.assert_array_equal(exact.ks_margins_, 0.0)
+    np.testing.assert_array_equal(exact.remap_.toarray(), exact_plain.remap_.toarray())
+
+
+def test_margins_lower_the_in_sample_ks_of_the_true_cells():
+    """What the margins are for: the induced KS of the fitting data's own (noise-free) cell distributions under the
+    fitted map. Over 12 seeds at epsilon = 0.5 it exceeds alpha on average without margins; the margins lower its
+    mean (fails if they do nothing, or tighten the wrong groups). On every seed it obeys the deterministic bound
+    KS_true(a, b) <= r_a + r_b + TV_a + TV_b (released half-widths plus the total variation between each group's
+    true and released cell distributions: a Markov kernel does not increase TV)."""
+    X, groups, group_estimator = _law_like(n=1500)
+    exact = _blind(group_estimator, epsilon=math.inf).fit(X, sensitive_features=groups)
+    true_cells = exact.cell_pmfs_                           # the exact in-sample cell distributions
+
+    def in_sample(model):
+        targets = true_cells @ model.remap_.toarray()
+        tv = 0.5 * np.abs(true_cells - model.cell_pmfs_).sum(axis=1)
+        half = np.maximum(0.05 / 2 - model.ks_margins_, 0.0)
+        pairs = [(a, b) for a in range(3) for b in range(a + 1, 3)]
+        for a, b in pairs:
+            assert _ks(targets[a], targets[b]) <= half[a] + half[b] + tv[a] + tv[b] + 1e-9
+        return max(_ks(targets[a], targets[b]) for a, b in pairs)
+
+    plain, tight = [], []
+    for seed in range(12):
+        plain.append(in_sample(_blind(group_estimator, epsilon=0.5, noise_margin=0.0,
+                                      random_state=seed).fit(X, sensitive_features=groups)))
+        tight.append(in_sample(_blind(group_estimator, epsilon=0.5, random_state=seed).fit(
+            X, sensitive_features=groups)))
+    assert np.mean(plain) > 0.05
+    assert np.mean(tight) < np.mean(plain), (np.mean(tight), np.mean(plain))
+
+
 def test_group_weights_and_cell_distributions_use_the_release_only():
     noisy = np.array([[0.2, -0.01, 0.1, 0.0], [-0.3, -0.1, 0.05, 0.02]])
     mass, conditional, marginal = cell_distributions(noisy)
@@ -271,9 +375,10 @@ def test_estimator_solver_option_reaches_the_same_optimum():
 
 def test_clone_and_get_params():
     _, _, group_estimator = _law_like()
-    model = _blind(group_estimator, posterior_buckets=4)
+    model = _blind(group_estimator, posterior_buckets=4, noise_margin=0.5)
     params = clone(model).get_params()
     assert params["posterior_buckets"] == 4 and params["group_estimator"] is not None
+    assert params["noise_margin"] == 0.5
 
 
 # ------------------------------------------------------------------------------------------------ bad input
@@ -291,6 +396,10 @@ class NoProba:
     (dict(group_estimator=NoProba()), TypeError, "predict_proba"),
     (dict(posterior_buckets=0), ValueError, "posterior_buckets"),
     (dict(posterior_buckets=2.5), ValueError, "posterior_buckets"),
+    (dict(noise_margin=-0.5), ValueError, "noise_margin"),
+    (dict(noise_margin=math.nan), ValueError, "noise_margin"),
+    (dict(noise_margin=True), ValueError, "noise_margin"),
+    (dict(noise_margin="1"), ValueError, "noise_margin"),
     (dict(groups=None), ValueError, "groups must be declared"),
     (dict(groups=[0, 1, 5]), ValueError, "classes_"),
     (dict(groups=[0, 1]), ValueError, "classes_"),
