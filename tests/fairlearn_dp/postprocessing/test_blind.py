@@ -559,6 +559,11 @@ def test_aif360_face_blind_mode_does_not_read_the_protected_attribute_at_predict
                                           group_estimator=group_estimator, posterior_buckets=4,
                                           accountant=BudgetAccountant(), seed=0).fit(dataset(groups))
     assert post.model_.group_estimator_ is group_estimator and post.privacy_spent_.epsilon == 1.0
+    assert post.model_.noise_margin == 1.0 and np.all(post.model_.ks_margins_ > 0)
+    plain = DPFairRegressionPostprocessing(epsilon=1.0, bounds=(0, 1), n_bins=10, alpha=0.05,
+                                           group_estimator=group_estimator, posterior_buckets=4, noise_margin=0.0,
+                                           accountant=BudgetAccountant(), seed=0).fit(dataset(groups))
+    np.testing.assert_array_equal(plain.model_.ks_margins_, 0.0)
     first = post.predict(dataset(groups)).labels
     flipped = post.predict(dataset(1 - groups)).labels                  # other protected values, same features
     np.testing.assert_array_equal(first, flipped)
