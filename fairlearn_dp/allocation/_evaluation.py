@@ -105,12 +105,14 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed, batch_rows=None):
                                  f"a batch of {rows} draws, got {values.shape}.")
             if not np.all(np.isfinite(values)):
                 raise ValueError(f"statistic {name!r} returned NaN or infinite values.")
-            squares = np.square(values)
-            if name in sums:                                     # running sums first, then the batch's rows:
-                total, total_squares = sums[name]                # numpy sums axis 0 row after row, so the result
-                values = np.vstack([total[None], values])        # is the draw-after-draw sum of one big array
-                squares = np.vstack([total_squares[None], squares])
-            sums[name] = (values.sum(axis=0), squares.sum(axis=0))
+            if name not in sums:
+                sums[name] = (np.zeros(n), np.zeros(n))
+            total, total_squares = sums[name]
+            # Draw after draw, in place: numpy sums axis 0 of a C-ordered array row after row too, so these are the
+            # sums of one big array of the chunk's draws, whatever the batch size.
+            for row in values:
+                total += row
+                total_squares += np.square(row)
     return sums
 
 

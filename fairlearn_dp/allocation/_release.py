@@ -217,7 +217,21 @@ class LaplaceNoise:
         return cls(noise_scale(epsilon, 0.0, l1, l2))
 
     def sample(self, rng, shape):
-        return rng.laplace(0.0, self.lam, size=shape)
+        """``shape`` independent Laplace(0, ``lam``) draws from ``rng``: ``lam (E1 - E2)`` with ``E1``, ``E2``
+        independent standard exponentials (the difference of two i.i.d. Exp(1) is standard Laplace, exactly).
+        numpy's ``standard_exponential`` is a ziggurat sampler, about twice as fast as ``Generator.laplace``'s log
+        transform of a uniform, and sampling was half of a Monte-Carlo draw (tests/benchmarks/bench_allocation.py).
+        Each row (last axis) takes its ``2 n`` exponentials consecutively from the stream, so drawing rows in
+        batches gives the same numbers as drawing them at once.
+        """
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+        if not shape:
+            first, second = rng.standard_exponential(size=2)
+            return self.lam * (first - second)
+        pairs = rng.standard_exponential(size=(*shape[:-1], 2, shape[-1]))
+        draws = pairs[..., 0, :] - pairs[..., 1, :]
+        draws *= self.lam
+        return draws
 
     def describe(self):
         return f"Laplace(lambda={self.lam:g})"

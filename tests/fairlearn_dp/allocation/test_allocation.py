@@ -185,6 +185,25 @@ def test_cost_of_privacy_is_half_the_l1_bias_for_simplex_mechanisms():
     assert alpha_fairness(truth, result.means["PoS"]) < alpha_fairness(truth, result.means["BL"])
 
 
+def test_laplace_simulation_draws_have_the_laplace_distribution():
+    """LaplaceNoise.sample (lam (E1 - E2), simulation path): the empirical CDF of 200,000 draws is within the DKW
+    band of Laplace(0, lam) at level 1e-6 (sup |F_n - F| <= sqrt(ln(2e6) / (2 n)) = 0.0060), any shape works, and the
+    stream is read row by row (two rows drawn apart equal the same two rows drawn together)."""
+    lam, n = 3.0, 200_000
+    rng = np.random.Generator(np.random.PCG64(11))
+    draws = np.sort(LaplaceNoise(lam).sample(rng, (n,)))
+    cdf = np.where(draws < 0, 0.5 * np.exp(draws / lam), 1 - 0.5 * np.exp(-draws / lam))
+    steps = np.arange(1, n + 1) / n
+    sup = max(np.max(np.abs(steps - cdf)), np.max(np.abs(steps - 1 / n - cdf)))
+    assert sup <= math.sqrt(math.log(2e6) / (2 * n))
+    assert np.ndim(LaplaceNoise(lam).sample(rng, ())) == 0
+    assert LaplaceNoise(lam).sample(rng, 5).shape == (5,)
+    together = LaplaceNoise(lam).sample(np.random.Generator(np.random.PCG64(3)), (2, 7))
+    rng_apart = np.random.Generator(np.random.PCG64(3))
+    apart = np.vstack([LaplaceNoise(lam).sample(rng_apart, (1, 7)), LaplaceNoise(lam).sample(rng_apart, (1, 7))])
+    np.testing.assert_array_equal(together, apart)
+
+
 def test_monte_carlo_is_reproducible_and_independent_of_n_jobs():
     x = np.arange(30.0)
     stats = {"PoS": ProjectionOntoSimplexAllocation()}
