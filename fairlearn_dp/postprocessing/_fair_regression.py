@@ -201,7 +201,9 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     those above. From the release alone, each group's cell distribution is estimated (its noisy row projected onto
     the simplex) and an LP (HiGHS through SciPy's sparse interface) finds the randomised map from cells to output
     bins with the least expected squared change such that every group's induced output distribution is within
-    KS distance ``alpha`` of every other's. *Guarantee*: KS parity holds exactly on the released distributions; on
+    KS distance ``alpha`` of every other's, each group's constraint tightened by its noise margin (``noise_margin``
+    standard deviations of the release noise's effect on its induced CDF; ``ks_margins_``). *Guarantee*: KS parity
+    holds exactly on the released distributions (within ``alpha`` minus the two groups' margins); on
     the population it holds up to ``alpha + TV_a + TV_a'``, the total-variation errors of the released cell
     distributions of the two groups (sampling and noise, growing with ``k B`` and shrinking with the group sizes).
     The bound does not involve the calibration of ``group_estimator``: the cells' group composition is measured
