@@ -259,15 +259,16 @@ def noise_margins(conditional, group_weights, kernel, cell_noise_sd, n_sd):
     Returns
     -------
     ndarray (n_groups,): ``m_a = n_sd (cell_noise_sd / w_a) max_v sqrt(sum_{c : P_hat(c|a) > 0} F_c(v)^2)``, with
-    ``F_c(v) = T(<= v | c)`` for ``v < k - 1``; ``inf`` for a group of no released mass (its half-width is 0).
+    ``F_c(v) = T(<= v | c)`` for ``v < k - 1``; 0 for a group of no released mass (its distribution is unknown and
+    stood in for by the uniform one: its constraint stays as without margins).
     """
     conditional = np.asarray(conditional, dtype=float)
     weights = np.asarray(group_weights, dtype=float)
+    margins = np.zeros(conditional.shape[0])
+    if n_sd == 0 or cell_noise_sd == 0:
+        return margins
     dense = kernel.toarray() if sparse.issparse(kernel) else np.asarray(kernel, dtype=float)
     cdf_sq = np.cumsum(dense, axis=1)[:, :-1] ** 2                       # F_c(v)^2, v < k - 1
-    margins = np.full(conditional.shape[0], np.inf)
-    if n_sd == 0 or cell_noise_sd == 0:
-        return np.zeros(conditional.shape[0])
     for a in range(conditional.shape[0]):
         if weights[a] > 0:
             kept = conditional[a] > 0
