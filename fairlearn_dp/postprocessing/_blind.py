@@ -162,13 +162,10 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     -------
     BlindSolution
     """
-    half = _half_widths(alpha, margins, np.shape(conditional)[0])
+    conditional, marginal, cell_bin, centers = _lp_arrays(conditional, marginal, cell_bin, bin_centers)
+    half = _half_widths(alpha, margins, conditional.shape[0])
     if solver != "exact":
-        return _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, half, solver)
-    conditional = np.asarray(conditional, dtype=float)
-    marginal = np.asarray(marginal, dtype=float)
-    cell_bin = np.asarray(cell_bin, dtype=np.intp)
-    centers = np.asarray(bin_centers, dtype=float)
+        return _solve_blind_cvxpy(conditional, marginal, cell_bin, centers, half, solver)
     n_groups, n_cells = conditional.shape
     k = centers.size
     active = np.flatnonzero(marginal > 0)            # cells with mass: the LP's variables
@@ -232,6 +229,12 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     return BlindSolution(sparse.csr_array(kernel), targets, objective)
 
 
+def _lp_arrays(conditional, marginal, cell_bin, bin_centers):
+    """The LP's inputs as float arrays (``cell_bin`` as indices), shared by both formulations."""
+    return (np.asarray(conditional, dtype=float), np.asarray(marginal, dtype=float),
+            np.asarray(cell_bin, dtype=np.intp), np.asarray(bin_centers, dtype=float))
+
+
 def _half_widths(alpha, margins, n_groups):
     """Per-group half-widths ``r_a = max(alpha / 2 - m_a, 0)`` of the KS constraints (``m_a = 0`` without margins)."""
     half = np.full(n_groups, float(alpha) / 2.0)
@@ -277,15 +280,12 @@ def noise_margins(conditional, group_weights, kernel, cell_noise_sd, n_sd):
     return margins
 
 
-def _solve_blind_cvxpy(conditional, marginal, cell_bin, bin_centers, half, solver):
+def _solve_blind_cvxpy(conditional, marginal, cell_bin, centers, half, solver):
     """The LP as written (every cell a kernel row, pairwise KS constraints ``|Q_a - Q_b| <= r_a + r_b``: intervals
-    on a line meet pairwise iff they share a point, so this is the centre-CDF form), in cvxpy with ``solver``."""
+    on a line meet pairwise iff they share a point, so this is the centre-CDF form), in cvxpy with ``solver``; the
+    inputs as :func:`_lp_arrays` returns them."""
     import cvxpy as cp
 
-    conditional = np.asarray(conditional, dtype=float)
-    marginal = np.asarray(marginal, dtype=float)
-    cell_bin = np.asarray(cell_bin, dtype=np.intp)
-    centers = np.asarray(bin_centers, dtype=float)
     n_groups, n_cells = conditional.shape
     k = centers.size
     T = cp.Variable((n_cells, k), nonneg=True)
