@@ -24,9 +24,11 @@ def test_committed_summary_is_the_full_run(script):
     grid = summary[summary["mode"] != "raw"]
     assert len(grid) == 2 * len(script.EPSILONS) * len(script.ALPHAS)
     assert set(grid["alpha"]) == set(script.ALPHAS)
-    assert {e if not math.isinf(e) else math.inf for e in grid["epsilon"]} == set(script.EPSILONS)
+    assert set(grid["epsilon"]) == set(script.EPSILONS)
     goal = grid[(grid["epsilon"] == 1.0) & (grid["alpha"] == 0.1) & (grid["mode"] == "blind")].iloc[0]
-    assert goal["fit_seconds_median"] < 1.0            # the fit-time goal (k = 36, 10 buckets)
+    # The published record meets the goals (fit time: k = 36, 10 buckets; the fit is timed by
+    # tests/benchmarks/bench_blind.py, not here).
+    assert goal["fit_seconds_median"] < 1.0
     assert goal["ks_mean"] <= script.GOAL["ks"]         # the test-KS goal, as published
 
 
