@@ -252,7 +252,7 @@ def _regression_counts(template, groups, n_bins, index, x, y, sensitive_features
     n_cells = len(groups) * n_bins
     if _check_partition_lengths(index, x, y, sensitive_features) == 0:
         return np.zeros(n_cells, dtype=np.int64)
-    outputs = template._outputs(x)
+    outputs = template._outputs(x, private=True)
     if y is not None and _rows(y) != outputs.size:
         raise ValueError(f"y and the outputs of X differ in length in partition {index} (length mismatch).")
     group_index = _encode(sensitive_features, outputs.size, groups)
@@ -272,7 +272,7 @@ def _threshold_counts(template, groups, n_bins, index, x, y, sensitive_features)
         return np.zeros(n_cells, dtype=np.int64)
     labels = _labels(y)
     _check_lengths(x, sensitive_features, labels.size)
-    outputs = template._outputs(x)
+    outputs = template._outputs(x, private=True)
     if outputs.size != labels.size:
         raise ValueError(_MESSAGE_X_Y_ROWS)
     group_index = _encode(sensitive_features, labels.size, groups)

@@ -19,6 +19,7 @@ from ..utils._validation import (
     as_1d_float,
     as_group_vector,
     atomic_fit,
+    call_on_private_rows,
     check_alpha,
     check_bounds,
     check_n_bins,
@@ -189,8 +190,9 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
       at results on the same data spends extra budget that this class does not account for (Xian et al., Sec. 3.4).
     - Failure paths (README, "Failure paths and what is public"): the parameters are validated and the accountant
       is checked for the whole spend before the data are read; the data checks are domain checks only (numeric,
-      finite, matching lengths, every group declared) and their messages carry no counts or values. Inside the
-      domain every dataset fits: declared groups without rows, outputs outside ``bounds`` (clipped silently) do
+      finite, matching lengths, every group declared, rows the prefit models can process) and their messages
+      carry no counts or values: the regressor's and the group estimator's own errors and warnings on the fitting
+      rows are withheld (``utils._validation.call_on_private_rows``). Inside the domain every dataset fits: declared groups without rows, outputs outside ``bounds`` (clipped silently) do
       not raise or warn. A fit that raises leaves the estimator as it was.
 
     Notes
@@ -345,7 +347,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
                 epsilon, delta, (lower, upper), n_bins, alpha, groups))
 
         self.estimator_ = self._fit_estimator(X, y, **kwargs)
-        outputs = self._outputs(X)
+        outputs = self._outputs(X, private=not math.isinf(epsilon))
         if y is not None and len(y) != outputs.size:
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, outputs.size)
@@ -369,7 +371,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         """Attribute-blind fit: release the (group, output bin, posterior bucket) PMF, then solve the remapping LP."""
         regressor_input, features = self._blind_inputs(X)
         self.estimator_ = self._fit_estimator(regressor_input, y, **kwargs)
-        outputs = self._outputs(regressor_input)
+        outputs = self._outputs(regressor_input, private=not math.isinf(epsilon))
         if y is not None and len(y) != outputs.size:
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, outputs.size)
@@ -378,7 +380,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         if any(label != group for label, group in zip(labels.tolist(), groups)):   # numpy coerced mixed types
             labels = np.asarray(groups, dtype=object)
         group_estimator = self._fit_group_estimator(features, labels[group_index], groups)
-        buckets = self._buckets(group_estimator, features, groups, outputs.size)
+        buckets = self._buckets(group_estimator, features, groups, outputs.size, private=not math.isinf(epsilon))
 
         self.groups_ = groups
         self.group_estimator_ = group_estimator
@@ -440,13 +442,16 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
                          "sensitive attribute of the data that the post-processor is fitted on (its classes, errors "
                          "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False)
 
-    def _buckets(self, group_estimator, features, groups, n_rows, *, warn=False):
+    def _buckets(self, group_estimator, features, groups, n_rows, *, warn=False, private=False):
         """Posterior bucket of each row. A declared group the (non-prefit) estimator never saw gets probability 0.
 
         A row whose posterior is not finite gets the uniform posterior: silently in ``fit`` (whether such a row
-        exists is a property of the private data), with a warning in ``predict`` (``warn``)."""
+        exists is a property of the private data), with a warning in ``predict`` (``warn``). ``private``: the rows
+        are the private fitting rows (``call_on_private_rows``)."""
         columns = self._posterior_columns(group_estimator, groups, strict=False)
-        proba = np.asarray(group_estimator.predict_proba(features), dtype=float)
+        proba = (call_on_private_rows(group_estimator.predict_proba, features, "group_estimator.predict_proba(X)")
+                 if private else group_estimator.predict_proba(features))
+        proba = np.asarray(proba, dtype=float)
         if proba.ndim != 2 or proba.shape != (n_rows, len(group_estimator.classes_)):
             raise ValueError("group_estimator.predict_proba(X) must return one column per class in classes_ and "
                              "one row per row of X.")
@@ -493,10 +498,13 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         check_is_fitted(self.estimator)
         return self.estimator
 
-    def _outputs(self, X):
+    def _outputs(self, X, *, private=False):
+        """The regressor's outputs; ``private``: X holds the fitting rows (see :func:`call_on_private_rows`)."""
         if self.estimator_ is None:
             return as_1d_float(X, "X")
-        return as_1d_float(getattr(self.estimator_, self.predict_method)(X), f"estimator.{self.predict_method}(X)")
+        what = f"estimator.{self.predict_method}(X)"
+        method = getattr(self.estimator_, self.predict_method)
+        return as_1d_float(call_on_private_rows(method, X, what) if private else method(X), what)
 
     def _discretize(self, outputs, *, warn_clipped=True):
         """``h`` of Alg. 1, line 2: index of the nearest bin midpoint, after clipping to ``bounds``.

@@ -45,6 +45,7 @@ from ..utils._validation import (
     as_1d_float,
     as_group_vector,
     atomic_fit,
+    call_on_private_rows,
     check_n_bins,
     encode_groups,
     resolve_groups,
@@ -363,7 +364,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         _check_lengths(X, sensitive_features, labels.size)
         self.estimator_ = self._fit_estimator(X, labels, private=not math.isinf(epsilon), **kwargs)
         self._predict_method = self._resolve_predict_method()
-        outputs = self._outputs(X)
+        outputs = self._outputs(X, private=not math.isinf(epsilon))
         if outputs.size != labels.size:
             raise ValueError(_MESSAGE_X_Y_ROWS)
         group_vector = as_group_vector(sensitive_features, labels.size)
@@ -449,10 +450,12 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
                 return method
         raise ValueError("estimator has none of predict_proba, decision_function, predict.")
 
-    def _outputs(self, X):
+    def _outputs(self, X, *, private=False):
+        """Scores of the base estimator; ``private``: X holds the fitting rows (see ``call_on_private_rows``)."""
         if self.estimator_ is None:
             return as_1d_float(X, "X")
-        raw = getattr(self.estimator_, self._predict_method)(X)
+        method = getattr(self.estimator_, self._predict_method)
+        raw = (call_on_private_rows(method, X, f"estimator.{self._predict_method}(X)") if private else method(X))
         if self._predict_method == "predict_proba":
             raw = np.asarray(raw)[:, 1]
         return as_1d_float(raw, f"estimator.{self._predict_method}(X)")

@@ -243,3 +243,19 @@ def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel
                       f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
                       f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
                       "help.", PrivacyWarning, stacklevel=stacklevel + 1)
+
+
+def call_on_private_rows(method, X, what):
+    """``method(X)`` for third-party code (a prefit model's ``predict``/``predict_proba``) run on the private fitting
+    rows before the release: its warnings are suppressed and an exception is replaced by one that names ``what``
+    but not the original message. Their messages may quote values of the rows (e.g. an encoder's "unknown
+    categories ['...']"), and a warning turned into an error would abort the fit before the charge. A failure
+    remains a domain error (rows the prefit model cannot process), like a NaN, with a message that carries no data.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return method(X)
+        except Exception:
+            raise ValueError(f"{what} failed on the fitting rows; its message is withheld because it could quote "
+                             "the private data (check that these rows are in the model's domain).") from None

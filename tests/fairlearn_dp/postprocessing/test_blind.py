@@ -553,6 +553,77 @@ def test_non_finite_posteriors_never_fail_the_fit_and_are_warned_at_predict():
         model.predict(X, random_state=0)
 
 
+class _StrictCategories(ClassifierMixin, BaseEstimator):
+    """A prefit group classifier whose domain is column 1 in {0, 1, 2}: like an encoder with unknown categories, it
+    raises (quoting the value) on anything else, or only warns (``strict=False``)."""
+
+    def __init__(self, strict=True):
+        self.strict = strict
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1, 2])
+        return self
+
+    def predict_proba(self, X):
+        codes = np.round(np.asarray(X)[:, 1]).astype(int)
+        unknown = sorted(set(codes.tolist()) - {0, 1, 2})
+        if unknown:
+            message = f"Found unknown categories {unknown} in column 1"
+            if self.strict:
+                raise ValueError(message)
+            warnings.warn(message, UserWarning)
+        return np.full((len(codes), 3), 1 / 3)
+
+
+def test_group_estimator_messages_on_the_private_rows_are_withheld():
+    """predict_proba on the fitting rows is third-party code: an error there becomes a domain error that does not
+    quote the data (nothing charged), and a warning there is suppressed (it depends on the rows, and raised as an
+    error it would abort the fit before the charge)."""
+    X, groups, _ = _law_like(n=300)
+    X = X.copy()
+    X[:, 1] = np.clip(np.round(X[:, 1]), 0, 2)
+    X[7, 1] = 41.0                                      # one private row outside the model's domain
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="message is withheld") as error:
+        _blind(_StrictCategories().fit(None, None), accountant=accountant).fit(X, sensitive_features=groups)
+    assert "41" not in str(error.value) and accountant.spent_budget == []
+    accountant = BudgetAccountant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _blind(_StrictCategories(strict=False).fit(None, None), accountant=accountant).fit(
+            X, sensitive_features=groups)
+    assert accountant.spent_budget == [(1.0, 0.0)]
+    with pytest.warns(UserWarning, match="unknown categories"):       # predict: the user's own rows, unchanged
+        _blind(_StrictCategories(strict=False).fit(None, None)).fit(X, sensitive_features=groups).predict(X)
+
+
+def test_regressor_messages_on_the_private_rows_are_withheld():
+    """The same for a prefit regressor's predict in fit (aware mode); at epsilon = inf the message passes."""
+
+    class Picky(BaseEstimator):
+        def fit(self, X, y):
+            self.fitted_ = True
+            return self
+
+        def predict(self, X):
+            if np.any(np.asarray(X)[:, 0] > 0.99):
+                raise ValueError(f"cannot score {np.asarray(X)[:, 0].max()!r}")
+            return np.asarray(X)[:, 0]
+
+    X, groups, _ = _law_like(n=300)
+    X = X.copy()
+    X[3, 0] = 0.995
+    accountant = BudgetAccountant()
+    model = DPFairRegressionPostprocessor(estimator=Picky().fit(None, None), prefit=True, epsilon=1.0, bounds=(0, 1),
+                                          n_bins=10, groups=[0, 1, 2], accountant=accountant, random_state=0)
+    with pytest.raises(ValueError, match="message is withheld") as error:
+        model.fit(X, sensitive_features=groups)
+    assert "0.995" not in str(error.value) and accountant.spent_budget == []
+    model.set_params(epsilon=math.inf)
+    with pytest.raises(ValueError, match="cannot score"):
+        model.fit(X, sensitive_features=groups)
+
+
 def test_unfitted_prefit_group_estimator_is_refused_before_the_budget():
     from sklearn.exceptions import NotFittedError
 
