@@ -370,7 +370,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     def _fit_blind(self, X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha, groups):
         """Attribute-blind fit: release the (group, output bin, posterior bucket) PMF, then solve the remapping LP."""
         regressor_input, features = self._blind_inputs(X)
-        self.estimator_ = self._fit_estimator(regressor_input, y, **kwargs)
+        self.estimator_ = self._fit_estimator(regressor_input, y, _stacklevel=6, **kwargs)
         outputs = self._outputs(regressor_input, private=not math.isinf(epsilon))
         if y is not None and len(y) != outputs.size:
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
@@ -440,7 +440,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         # present) depend on which groups the private data hold, and its spend goes to its own accountant.
         return _fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted here, on the "
                          "sensitive attribute of the data that the post-processor is fitted on (its classes, errors "
-                         "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False)
+                         "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False,
+                         _stacklevel=6)                    # called from _fit_blind
 
     def _buckets(self, group_estimator, features, groups, n_rows, *, warn=False, private=False):
         """Posterior bucket of each row. A declared group the (non-prefit) estimator never saw gets probability 0.
@@ -485,7 +486,9 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         self._shifted_cdfs, self._cdf_columns = _shifted_kernel_cdfs(self._kernels)
         return self
 
-    def _fit_estimator(self, X, y, **kwargs):
+    def _fit_estimator(self, X, y, *, _stacklevel=5, **kwargs):
+        """The regressor: None, the prefit one, or fitted here (warned; ``_stacklevel`` points the warning at the
+        caller of ``fit``: 5 from ``fit`` itself, 6 from ``_fit_blind``)."""
         if self.estimator is None:
             if kwargs:
                 raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
@@ -494,7 +497,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
             if y is None:
                 raise ValueError("y is required to fit the estimator (prefit=False).")
             return _fit_here(self.estimator, X, y, "The estimator is fitted non-privately on the same data that "
-                             "the post-processor is fitted on", **kwargs)
+                             "the post-processor is fitted on", _stacklevel=_stacklevel, **kwargs)
         check_is_fitted(self.estimator)
         return self.estimator
 
@@ -606,13 +609,13 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         return group_index, self._discretize(outputs)
 
 
-def _fit_here(estimator, X, y, what, trust_diffprivlib=True, **kwargs):
+def _fit_here(estimator, X, y, what, trust_diffprivlib=True, _stacklevel=5, **kwargs):
     """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
     model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only)."""
     if not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
         warnings.warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a "
                       "prefit model trained on other data, or a DP model (e.g. from diffprivlib).",
-                      PrivacyWarning, stacklevel=5)
+                      PrivacyWarning, stacklevel=_stacklevel)
     return clone(estimator).fit(X, y, **kwargs)
 
 

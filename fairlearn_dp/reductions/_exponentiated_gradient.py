@@ -743,7 +743,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             statistic, noise, signal = self._learner_noise(oracle, n, d, len(groups), eps_prime, sensitivity)
             warn_if_noise_dominated(type(self).__name__, statistic, noise, signal,
                                     "more data, a larger epsilon, mode='statistics' or privacy_unit="
-                                    "'sensitive_attribute' (only the sensitive feature private)", stacklevel=2)
+                                    "'sensitive_attribute' (only the sensitive feature private)", stacklevel=3)
         return self
 
     def _learner_noise(self, oracle, m, d, n_groups, eps_prime, sensitivity):
@@ -847,24 +847,25 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             warnings.warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
                           f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0), so "
                           "the Learner cannot correct their violations; they are measured (released) but not "
-                          "enforced. More data or a larger epsilon would help.", PrivacyWarning, stacklevel=3)
+                          "enforced. More data or a larger epsilon would help.", PrivacyWarning, stacklevel=4)
         if private:
             self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_,
-                                              record)
+                                              record, stacklevel=5)
         return self
 
-    def _warn_if_worse_than_constant(self, estimated_error, positive_rate, error_noise, record):
+    def _warn_if_worse_than_constant(self, estimated_error, positive_rate, error_noise, record, stacklevel=4):
         """Warn when the released estimate of the fit's error is not below the best constant classifier's.
 
         Both numbers are released values (or public: under ``"sensitive_attribute"`` y and the plays are public),
         so the warning depends on nothing else. ``error_noise`` is the standard deviation of the estimate.
+        ``stacklevel``: 4 when called from ``fit`` itself (``fit`` is wrapped by ``atomic_fit``), one more per frame.
         """
         hint = ("more data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
                 if not record else
                 "more data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
                 "private)")
         warn_if_worse_than_constant(type(self).__name__, estimated_error, positive_rate, error_noise, hint,
-                                    stacklevel=4)
+                                    stacklevel=stacklevel)
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
         """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call)."""

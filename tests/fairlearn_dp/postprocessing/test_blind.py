@@ -489,6 +489,20 @@ def test_unprefit_group_estimator_is_fitted_with_a_privacy_warning():
     assert list(model.group_estimator_.classes_) == [0, 1, 2]
 
 
+def test_fit_here_warnings_point_at_the_callers_line():
+    """Blind mode fits one frame deeper than the aware fit: both of its fitted-here warnings (group estimator and
+    regressor) are still reported at the line that called fit."""
+    from sklearn.linear_model import LinearRegression
+
+    X, groups, _ = _law_like(n=300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _blind(LogisticRegression(), prefit=False, estimator=LinearRegression()).fit(
+            X, X[:, 0], sensitive_features=groups)
+    privacy = [w for w in caught if issubclass(w.category, PrivacyWarning)]
+    assert len(privacy) == 2 and all(w.filename == __file__ for w in privacy), [(w.filename, w.lineno) for w in privacy]
+
+
 def test_unprefit_diffprivlib_group_estimator_is_warned_too():
     """A diffprivlib classifier fitted here still reveals which groups the private data hold (classes_) and
     spends on its own accountant: warned like any other. (A stand-in whose module is diffprivlib's: diffprivlib

@@ -388,6 +388,28 @@ def test_paper_mode_record_warning_after_the_charge():
     assert acc.spent_budget == [(1.0, 0.0)]
 
 
+def test_worse_than_constant_warnings_point_at_the_callers_line():
+    """stacklevel: the warnings of the three paths (record-unit paper mode, attribute paper mode, statistics game)
+    and the statistics game's group warning are reported at the line that called fit, not inside the package."""
+    X, y, a = synthetic(21, n=400)
+    cases = [dict(estimator=None, mode="paper", oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
+                  min_count=50),
+             dict(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3),
+             dict(estimator=None, privacy_unit="record", epsilon=0.05, max_iter=5)]
+    for params in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make(**params).fit(X, y, sensitive_features=a)
+        privacy = [w for w in caught if issubclass(w.category, PrivacyWarning)]
+        assert privacy and all(w.filename == __file__ for w in privacy), [(w.filename, str(w.message)) for w in privacy]
+    rng = np.random.default_rng(13)
+    a2 = rng.choice(["a", "b"], size=2000)
+    with pytest.warns(PrivacyWarning, match="cannot tell the members") as record:
+        make(epsilon=1.0, max_iter=5).fit(np.column_stack([np.ones(2000), np.zeros(2000)]), rng.integers(0, 2, 2000),
+                                          sensitive_features=a2)
+    assert all(w.filename == __file__ for w in record if issubclass(w.category, PrivacyWarning))
+
+
 # ------------------------------------------------------------------------------------------- domain edges
 @pytest.mark.parametrize("privacy_unit", ["sensitive_attribute", "record"])
 @pytest.mark.parametrize("constraints", [DemographicParity(difference_bound=0.05), EqualizedOdds(difference_bound=0.05),
