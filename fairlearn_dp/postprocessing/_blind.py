@@ -156,7 +156,7 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     solver : str, default="exact"
     margins : ndarray (n_groups,) or None
         Per-group tightening ``m_a`` of the KS constraints (:func:`noise_margins`): each group's induced CDF within
-        ``max(alpha/2 - m_a, 0)`` of the centre CDF, hence pairwise KS ``<= alpha - m_a - m_b`` where positive.
+        ``r_a = max(alpha/2 - m_a, 0)`` of the centre CDF, hence pairwise KS ``<= r_a + r_b``.
 
     Returns
     -------
@@ -211,7 +211,6 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
          (np.concatenate([q_rows, np.arange(a_of.size)]), np.concatenate([q_cols, n_t + n_q + l_of]))),
         shape=(a_of.size, n_var))
     a_ub = sparse.vstack([upper, -upper], format="csr")
-    row = a_ub.shape[0]
     b_ub = np.tile(half[a_of], 2)
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf

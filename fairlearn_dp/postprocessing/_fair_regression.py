@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import PrivacySpend, PrivacyWarning, check_spend, private_joint_histogram, validate_epsilon_delta
-from ..privacy._release import joint_histogram_sensitivity, noise_scale
+from ..privacy._release import joint_histogram_sensitivity, noise_scale, noise_sd
 from ..utils._random import check_random_state
 from ..utils._validation import (
     SharedAccountantCloneMixin,
@@ -38,8 +38,9 @@ __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS"]
 # measures k up to 10^5). Checked before any work, so a far too large k fails fast. (solver=<cvxpy name> still builds
 # the LP's |A| k^2 variables.)
 MAX_N_BINS = 1_000_000
-# Attribute-blind mode solves an LP with n_bins^2 * (posterior buckets) kernel variables (``_blind.py``): 0.1 s at
-# 36^2 * 12 on Law School, seconds to minutes in the hundreds of thousands. Larger problems are refused up front.
+# Attribute-blind mode solves an LP with n_bins^2 * (posterior buckets) kernel variables (``_blind.py``), twice
+# with noise margins: 0.2 s for the whole fit at 36^2 * 12 on Law School (bench_blind), seconds to minutes in the
+# hundreds of thousands. Larger problems are refused up front.
 MAX_BLIND_LP_VARIABLES = 2_000_000
 
 
@@ -185,8 +186,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     - The regressor ``f`` must not depend on the fitting data for the guarantee to hold: pass a prefit regressor
       trained on other data, or a DP regressor (e.g. diffprivlib's) whose own spend composes with this one. With
       ``prefit=False`` and a non-DP estimator, a :class:`~fairlearn_dp.privacy.PrivacyWarning` is issued.
-    - Public inputs: ``bounds``, ``n_bins``, ``alpha``, ``groups`` (and in attribute-blind mode ``posterior_buckets``
-      and the group estimator, prefit on other data or DP). Choosing ``alpha`` or ``n_bins`` by looking
+    - Public inputs: ``bounds``, ``n_bins``, ``alpha``, ``groups`` (and in attribute-blind mode ``posterior_buckets``,
+      ``noise_margin`` and the group estimator, prefit on other data or DP). Choosing ``alpha`` or ``n_bins`` by looking
       at results on the same data spends extra budget that this class does not account for (Xian et al., Sec. 3.4).
     - Failure paths (README, "Failure paths and what is public"): the parameters are validated and the accountant
       is checked for the whole spend before the data are read; the data checks are domain checks only (numeric,
@@ -205,7 +206,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     bins with the least expected squared change such that every group's induced output distribution is within
     KS distance ``alpha`` of every other's, each group's constraint tightened by its noise margin (``noise_margin``
     standard deviations of the release noise's effect on its induced CDF; ``ks_margins_``). *Guarantee*: KS parity
-    holds exactly on the released distributions (within ``alpha`` minus the two groups' margins); on
+    holds exactly on the released distributions (pairwise KS ``<= r_a + r_a'`` with half-widths ``r = max(alpha/2 -
+    margin, 0)``, hence ``<= alpha``); on
     the population it holds up to ``alpha + TV_a + TV_a'``, the total-variation errors of the released cell
     distributions of the two groups (sampling and noise, growing with ``k B`` and shrinking with the group sizes).
     The bound does not involve the calibration of ``group_estimator``: the cells' group composition is measured
@@ -379,7 +381,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         labels = np.asarray(groups)
         if any(label != group for label, group in zip(labels.tolist(), groups)):   # numpy coerced mixed types
             labels = np.asarray(groups, dtype=object)
-        group_estimator = self._fit_group_estimator(features, labels[group_index], groups)
+        group_estimator = self._fit_group_estimator(features, labels[group_index])
         buckets = self._buckets(group_estimator, features, groups, outputs.size, private=not math.isinf(epsilon))
 
         self.groups_ = groups
@@ -433,7 +435,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
                              "(and the group estimator's other features in further columns).")
         return arr[:, 0], arr
 
-    def _fit_group_estimator(self, features, group_labels, groups):
+    def _fit_group_estimator(self, features, group_labels):
         if self.prefit:
             return self.group_estimator
         # Always warned, a diffprivlib classifier too: its fitted classes_ (and any error it raises, e.g. one group
@@ -727,5 +729,4 @@ def _cell_noise_sd(n, epsilon, delta):
     if math.isinf(epsilon):
         return 0.0
     l1, l2 = joint_histogram_sensitivity(n)
-    scale = noise_scale(epsilon, delta, l1, l2)
-    return math.sqrt(2.0) * scale if delta == 0 else scale
+    return noise_sd(noise_scale(epsilon, delta, l1, l2), delta)

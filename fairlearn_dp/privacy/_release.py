@@ -44,6 +44,12 @@ def noise_scale(epsilon, delta, l1_sensitivity, l2_sensitivity):
     return scale
 
 
+def noise_sd(scale, delta):
+    """Standard deviation of one coordinate's release noise, from its :func:`noise_scale`: ``sqrt(2) b`` for
+    Laplace (``delta == 0``), the analytic Gaussian's ``sigma`` itself otherwise."""
+    return math.sqrt(2.0) * scale if delta == 0 else scale
+
+
 def noisy_vector(values, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitivity=None, random_state=None):
     """Add independent noise to every coordinate of ``values`` (does not charge an accountant).
 

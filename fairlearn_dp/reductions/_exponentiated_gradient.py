@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (PrivacySpend, PrivacyWarning, charge, check_spend, noisy_vector, per_mechanism_epsilon,
                        validate_epsilon_delta)
+from ..privacy._release import noise_sd
 from ..utils._random import check_random_state
 from ..utils._validation import (
     SharedAccountantCloneMixin,
@@ -740,14 +741,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         elif private:
             # Under "record" y is private and nothing released estimates the error: compare the Learner's noise
             # with public bounds on what it releases instead (m, d, R, B, N, epsilon' are public or released).
-            statistic, noise, signal = self._learner_noise(oracle, n, d, len(groups), eps_prime, sensitivity)
+            statistic, noise, signal = self._learner_noise(oracle, n, eps_prime, sensitivity)
             warn_if_noise_dominated(type(self).__name__, statistic, noise, signal,
                                     "more data, a larger epsilon, mode='statistics' or privacy_unit="
                                     "'sensitive_attribute' (only the sensitive feature private)", stacklevel=3)
         return self
 
-    def _learner_noise(self, oracle, m, d, n_groups, eps_prime, sensitivity):
-        """``(statistic, noise, signal)`` for Algorithm 3's Learner under ``privacy_unit="record"``, all public.
+    def _learner_noise(self, oracle, m, eps_prime, sensitivity):
+        """``(statistic, noise, signal)`` for Algorithm 3's Learner under ``privacy_unit="record"``, from public
+        parameters and released values only (``N`` in the sensitivities may be the released ``min_count_``).
 
         - Exponential oracle: the mechanism's accuracy guarantee. With probability ``1 - beta`` the chosen
           hypothesis' cost is within ``2 s (ln |H| + ln(1/beta)) / epsilon'`` of the best (``s`` its cost
@@ -763,8 +765,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                       / eps_prime)
             return "exponential mechanism's excess-cost guarantee", excess, 0.5
         scale = max(float(self.feature_bound), 1.0)
-        moment = (math.sqrt(2.0) * sensitivity["regression_l1"] / eps_prime, scale)
-        gram = (math.sqrt(2.0) * sensitivity["gram_l1"] / eps_prime, m * scale ** 2)
+        moment = (noise_sd(sensitivity["regression_l1"] / eps_prime, 0.0), scale)      # Laplace releases
+        gram = (noise_sd(sensitivity["gram_l1"] / eps_prime, 0.0), m * scale ** 2)
         if moment[0] / moment[1] >= gram[0] / gram[1]:
             return "X^T c, error part", moment[0], moment[1]
         return "X^T X", gram[0], gram[1]

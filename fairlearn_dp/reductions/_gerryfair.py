@@ -36,6 +36,7 @@ from ..privacy import (
     zcdp_gaussian_sigma,
     zcdp_to_approx_dp,
 )
+from ..privacy._release import noise_sd
 from ..privacy._zcdp import approx_dp_to_zcdp
 from ..utils._random import check_random_state
 from ..utils._validation import (
@@ -537,12 +538,10 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         costs), hence ``p~ = (n - b~_1[-1]) / (2 n)``. Warns when ``E~_T / n + 2 sd >= min(p~, 1 - p~)``, ``sd``
         the standard deviation of the difference.
         """
-        def sd(scale):                              # the release's noise standard deviation
-            return math.sqrt(2.0) * scale if delta0 == 0 else scale
-
         first, last = history[0], history[-1]
         positive_rate = float(np.clip((n - first["learner_statistic"][-1]) / (2.0 * n), 0.0, 1.0))
-        noise = math.hypot(sd(first["learner_noise_scale"]) / (2.0 * n), sd(last["error_noise_scale"]) / n)
+        noise = math.hypot(noise_sd(first["learner_noise_scale"], delta0) / (2.0 * n),
+                           noise_sd(last["error_noise_scale"], delta0) / n)
         warn_if_worse_than_constant(type(self).__name__, last["error"], positive_rate, noise,
                                     "more data, a larger epsilon or fewer rounds (max_iters: fewer releases share "
                                     "the budget)", stacklevel=4)
@@ -794,7 +793,7 @@ class _Releaser:
         else:
             mechanism = self.mechanism(sensitivity)
             noisy = randomise_vector(mechanism, values)
-        std = math.sqrt(2.0) * scale if self.delta0 == 0 else scale
+        std = noise_sd(scale, self.delta0)
         return noisy, {"sensitivity": sensitivity, "noise_scale": scale, "noise_std": std}
 
 

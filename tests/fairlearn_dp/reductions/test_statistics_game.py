@@ -364,8 +364,7 @@ def test_paper_mode_record_warns_from_public_bounds(oracle):
         expected = ("exponential mechanism's excess-cost guarantee",
                     2 * s * (math.log(len(extra["hypotheses"])) + math.log(1 / 0.05)) / eps_p, 0.5)
     assert model.epsilon_per_mechanism_ == pytest.approx(eps_p, rel=1e-12)
-    statistic, noise, signal = model._learner_noise(oracle, 400, 3, 2, model.epsilon_per_mechanism_,
-                                                    model.sensitivity_)
+    statistic, noise, signal = model._learner_noise(oracle, 400, model.epsilon_per_mechanism_, model.sensitivity_)
     assert statistic == expected[0]
     assert (noise, signal) == pytest.approx(expected[1:], rel=1e-12)
     assert noise >= signal and f"{noise:.3g}" in messages[0] and f"{signal:.3g}" in messages[0]
