@@ -26,7 +26,6 @@ Writes ``per_seed.csv``, ``summary.csv`` and ``fronts.png`` to ``--out`` (defaul
 
 from __future__ import annotations
 
-import argparse
 import math
 import shutil
 import time
@@ -154,14 +153,14 @@ def plot(summary, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10, help="number of seeds 0..n-1 (default 10)")
-    parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="2 seeds, 3 alphas")
-    parser.add_argument("--publish", action="store_true", help=f"copy the CSVs and the figure to {DOCS_IMG}")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = parser.parse_args(argv)
-    seeds = range(2 if args.quick else args.seeds)
+    from fairdp_adapters.cli import parse_seeded_args
+
+    def publish_option(parser):
+        parser.add_argument("--publish", action="store_true", help=f"copy the CSVs and the figure to {DOCS_IMG}")
+
+    args = parse_seeded_args(argv, doc=__doc__, default_out=DEFAULT_OUT, default_seeds=10, quick_seeds=2,
+                             quick_help="3 alphas", extra=publish_option)
+    seeds = range(args.seeds)
     alphas = QUICK_ALPHAS if args.quick else ALPHAS
     start = time.perf_counter()
     results = Parallel(n_jobs=args.n_jobs)(delayed(run_seed)(seed, EPSILONS, alphas) for seed in seeds)
