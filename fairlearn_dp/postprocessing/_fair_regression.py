@@ -23,6 +23,7 @@ from ..utils._validation import (
     check_alpha,
     check_bounds,
     check_n_bins,
+    check_positive_int,
     encode_groups,
     resolve_groups,
 )
@@ -285,9 +286,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         if not hasattr(self.group_estimator, "predict_proba"):
             raise TypeError(f"group_estimator must have a predict_proba method (a classifier of the group), got "
                             f"{type(self.group_estimator).__name__}.")
-        buckets = self.posterior_buckets
-        if isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or buckets < 1:
-            raise ValueError(f"posterior_buckets must be an integer >= 1, got {buckets!r}.")
+        buckets = check_positive_int(self.posterior_buckets, "posterior_buckets")
         margin = self.noise_margin
         if (isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not math.isfinite(margin)
                 or margin < 0):
@@ -295,7 +294,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         if groups is None:
             raise ValueError("groups must be declared when group_estimator is given: they name the columns of the "
                              "group posterior (attribute-blind mode).")
-        n_variables = int(self.n_bins) ** 2 * n_posterior_cells(len(groups), int(buckets))
+        n_variables = int(self.n_bins) ** 2 * n_posterior_cells(len(groups), buckets)
         if n_variables > MAX_BLIND_LP_VARIABLES:
             raise ValueError(f"n_bins={self.n_bins} and posterior_buckets={buckets} give an attribute-blind LP with "
                              f"{n_variables:,} variables (n_bins^2 x buckets), above {MAX_BLIND_LP_VARIABLES:,}: use "

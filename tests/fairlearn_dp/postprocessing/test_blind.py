@@ -445,7 +445,7 @@ class NoProba:
 @pytest.mark.parametrize("params, error, match", [
     (dict(group_estimator=NoProba()), TypeError, "predict_proba"),
     (dict(posterior_buckets=0), ValueError, "posterior_buckets"),
-    (dict(posterior_buckets=2.5), ValueError, "posterior_buckets"),
+    (dict(posterior_buckets=2.5), TypeError, "posterior_buckets"),
     (dict(noise_margin=-0.5), ValueError, "noise_margin"),
     (dict(noise_margin=math.nan), ValueError, "noise_margin"),
     (dict(noise_margin=True), ValueError, "noise_margin"),
