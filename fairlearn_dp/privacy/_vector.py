@@ -12,9 +12,10 @@ mechanism's own formula and sampler*; only how the underlying uniform (or normal
   ``SystemRandom.random()`` builds one (7 bytes of ``os.urandom``, big-endian, ``>> 3``, ``* 2**-53``) from one
   ``os.urandom`` read per batch of cells.
 - ``Gaussian`` / ``GaussianAnalytic``: ``randomise(v) = v + ((N1 + N2) / sqrt(2)) * sigma``. Seeded:
-  ``rng.standard_normal(2 m)``, the same legacy polar-method stream as ``2 m`` scalar calls. Secure: the stdlib
-  ``normalvariate`` (Kinderman-Monahan, the sampler diffprivlib calls) ``2 m`` times, on a ``SystemRandom`` whose
-  ``random()`` serves the batched secure uniforms above; then the formula elementwise.
+  ``rng.standard_normal(2 m)``, the same legacy polar-method stream as ``2 m`` scalar calls. Secure: the stdlib's
+  ``Random.normalvariate`` (Kinderman-Monahan ratio of uniforms, the sampler diffprivlib calls) evaluated on arrays
+  by :func:`_normalvariate_array`, with CPython's operations in CPython's order, on the batched secure uniforms
+  above, read pair by pair in stream order; then the formula elementwise.
 
 So a seeded release is the per-cell release, value for value (the same seed gives the same numbers as before this
 module existed), and ``random_state=None`` keeps diffprivlib's cryptographically secure source (the OS CSPRNG,
@@ -23,18 +24,10 @@ never numpy's or Python's global generator) and the exact distribution of each d
 Parameters are checked once per call with the mechanism's own ``_check_all`` (not once per cell). Nothing here
 charges an accountant: the release functions that call it charge once per release, as before.
 
-The secure Gaussian is the one path still drawn variate by variate: the stdlib ``normalvariate`` is a rejection
-sampler in Python with no array form, and the rule for release noise (DESIGN.md, "Two paths for noise") forbids
-writing our own (numpy) normal sampler. With the parameter checks and the per-uniform system calls gone it costs
-about 1-2 us a cell (tests/benchmarks/bench_noise.py: 0.4-0.8 s for 4x10^5 cells against 3.5-5 s for
-``randomise``; the Laplace and seeded paths take 0.01-0.09 s). Alternatives weighed:
-
-- OpenDP's vector Gaussian (``make_gaussian`` on ``vector_domain(atom_domain(T=float))``, opendp 0.16.0): an exact
-  discrete-Gaussian sampler in Rust, but measured here at ~20 s for 4x10^5 cells at its default granularity
-  ``2^-1074`` (5-8 s at coarser grids, which also need a fixed vector length and weaken the privacy map), and
-  263 MB installed (the wheel is ~47 MB): slower than diffprivlib's scalar loop, so no optional extra. Its vector
-  Laplace (~9 s per 4x10^5) is no faster either.
-- Box-Muller, inverse-CDF or numpy ``Generator`` normals on secure bits: a sampler of our own, ruled out above.
+The array form of ``normalvariate`` returns, on any stream of uniforms, the very numbers ``2 m`` calls of
+``normalvariate`` return on that stream, after reading the same number of uniforms. Why (each rejection round reads a
+fixed pair, comparisons near the acceptance boundary are re-decided with ``math.log``) and how it is tested:
+docs/performance.md, "Secure Gaussian in array form".
 
 Large releases in this package are Laplace (the fair-regression joint histogram, the threshold-optimizer tables,
 the exponentiated-gradient oracle statistics at ``delta = 0``); Gaussian releases (zCDP estimators, ``delta > 0``)
@@ -43,7 +36,6 @@ are mostly small vectors (the group-budget regressor: ~11 coordinates a release)
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import random
@@ -61,7 +53,12 @@ _GAUSSIAN = (Gaussian, GaussianAnalytic)
 _RECIP_BPF = 2.0 ** -53            # random.RECIP_BPF: SystemRandom.random() = (56 random bits >> 3) * 2**-53
 _CHUNK_CELLS = 1 << 16             # cells per batch of secure Laplace uniforms (bounds the temporary memory)
 _UNIFORMS_PER_CELL_GAUSSIAN = 6    # normalvariate reads 2 / 0.73 ~ 2.74 uniforms a normal, two normals a cell
-_MAX_GAUSSIAN_BATCH = 1 << 18      # uniforms per os.urandom read for the secure Gaussian
+_MAX_GAUSSIAN_BATCH = 4 * _CHUNK_CELLS   # uniforms per os.urandom read for the secure Gaussian (the Laplace's batch)
+_NV_MAGICCONST = random.NV_MAGICCONST    # 4 exp(-1/2) / sqrt(2), the stdlib's own constant
+# Acceptance comparisons closer than this relative margin (>= 8 ulps of -log(u2)) are re-decided with math.log:
+# numpy's log and the C library's may differ in the last ulp, and normalvariate decides with math.log.
+_BOUNDARY_MARGIN = 8 * 2.0 ** -52
+_array_log = np.log                # the array log (a name of its own, so that tests can perturb it)
 
 
 def randomise_vector(mechanism, values):
@@ -135,11 +132,8 @@ def _gaussian(mechanism, flat, rng, secure):
     """``Gaussian.randomise``: ``v + ((N1 + N2) / sqrt(2)) * sigma`` with two standard normals per cell."""
     m = flat.size
     if secure:
-        source = _BatchedSystemRandom(min(_MAX_GAUSSIAN_BATCH, _UNIFORMS_PER_CELL_GAUSSIAN * m + 64))
-        # SystemRandom.normalvariate(source) with its defaults (mu=0.0, sigma=1.0) returns the same z as
-        # randomise's normalvariate(0, 1); map over one repeated instance is the cheapest Python loop for it.
-        normals = np.fromiter(map(random.SystemRandom.normalvariate, itertools.repeat(source, 2 * m)),
-                              dtype=float, count=2 * m)
+        stream = _UniformStream(_secure_uniforms, min(_MAX_GAUSSIAN_BATCH, _UNIFORMS_PER_CELL_GAUSSIAN * m + 64))
+        normals = _normalvariate_array(2 * m, stream)
     else:
         normals = rng.standard_normal(2 * m)
     pairs = normals.reshape(m, 2)
@@ -161,17 +155,64 @@ def _secure_uniforms(size):
     return (words >> np.uint64(11)) * _RECIP_BPF
 
 
-class _BatchedSystemRandom(random.SystemRandom):
-    """A ``SystemRandom`` whose ``random()`` serves :func:`_secure_uniforms` batches of ``batch`` uniforms.
+class _UniformStream:
+    """Uniforms in stream order, fetched ``batch`` at a time with ``draw(batch)`` (an array of uniforms in [0, 1)).
 
-    Every other method is SystemRandom's (here only ``normalvariate``, which reads ``self.random``). The uniforms
-    are those ``SystemRandom.random()`` would return (same bits, same construction, fresh OS randomness), fetched
-    ``batch`` at a time; one instance serves one release and is then dropped with any unread uniforms.
+    :meth:`unread` shows the uniforms not yet read (at least ``minimum``: when fewer remain, the unread tail is kept
+    in front of new batches, so a pair may straddle two batches); :meth:`advance` marks the first ``count`` of them
+    read. ``consumed`` counts the uniforms read. One instance serves one release; unread uniforms are then dropped.
     """
 
-    def __init__(self, batch):
-        super().__init__()
-        if batch < 1 or not math.isfinite(batch):
+    def __init__(self, draw, batch):
+        if not (isinstance(batch, int) and batch >= 1):
             raise ValueError(f"batch must be a positive integer, got {batch!r}.")
-        batches = iter(lambda: _secure_uniforms(int(batch)).tolist(), None)   # endless: a list is never None
-        self.random = itertools.chain.from_iterable(batches).__next__
+        self._draw, self._batch = draw, batch
+        self._buffer, self._position, self.consumed = np.empty(0), 0, 0
+
+    def unread(self, minimum):
+        while self._buffer.size - self._position < minimum:
+            tail, fresh = self._buffer[self._position:], self._draw(self._batch)
+            self._buffer = np.concatenate((tail, fresh)) if tail.size else fresh
+            self._position = 0
+        return self._buffer[self._position:]
+
+    def advance(self, count):
+        self._position += count
+        self.consumed += count
+
+
+def _normalvariate_array(count, stream):
+    """``count`` draws of ``random.Random.normalvariate()`` on the uniforms of ``stream``, as an array.
+
+    The same numbers, read from the same uniforms (``stream.consumed`` grows by what ``count`` scalar calls would
+    read), as ``count`` calls of CPython's loop: ``u1 = random(); u2 = 1.0 - random(); z = NV_MAGICCONST * (u1 -
+    0.5) / u2; zz = z * z / 4.0``; accept ``z`` if ``zz <= -log(u2)``, else read the next pair. Every attempt reads
+    exactly one pair, so the pairs are fixed in advance: each round tests every complete pair left in the stream,
+    keeps the accepted ``z`` in order and marks read the pairs up to the last one needed.
+    """
+    normals = np.empty(count)
+    filled = 0
+    while filled < count:
+        unread = stream.unread(2)
+        pairs = unread.size // 2
+        z, accepted = _kinderman_monahan_pairs(unread[0:2 * pairs:2], unread[1:2 * pairs:2])
+        taken = accepted[:count - filled]
+        normals[filled:filled + taken.size] = z[taken]
+        filled += taken.size
+        stream.advance(2 * (int(taken[-1]) + 1) if filled == count else 2 * pairs)
+    return 0.0 + normals * 1.0        # normalvariate returns mu + z * sigma; diffprivlib passes (0, 1)
+
+
+def _kinderman_monahan_pairs(first, second):
+    """One rejection round of ``normalvariate`` on each pair ``(first[i], second[i])``: every ``z`` and the indices
+    of the accepted pairs, in order. Operations as CPython's, in its order (each is one IEEE-754 rounding, as in
+    Python); ``-log(u2)`` from the array log, except near ``zz == -log(u2)``, where ``math.log`` decides."""
+    u2 = 1.0 - second
+    z = _NV_MAGICCONST * (first - 0.5) / u2
+    zz = z * z / 4.0
+    minus_log = -_array_log(u2)
+    accept = zz <= minus_log
+    near = np.abs(zz - minus_log) <= _BOUNDARY_MARGIN * minus_log
+    for i in np.flatnonzero(near).tolist():
+        accept[i] = float(zz[i]) <= -math.log(float(u2[i]))
+    return z, np.flatnonzero(accept)

@@ -82,30 +82,6 @@ def test_secure_uniforms_are_system_random_s_construction(monkeypatch):
     assert np.all(uniforms * 2.0 ** 53 == np.floor(uniforms * 2.0 ** 53))  # on the 53-bit grid
 
 
-def test_secure_gaussian_uses_the_stdlib_sampler_on_batched_system_random():
-    """The secure Gaussian's normals come from SystemRandom.normalvariate itself (not overridden), whose random()
-    serves the batched uniforms; fed the same uniforms, it returns what random.Random.normalvariate returns."""
-    assert _vector._BatchedSystemRandom.normalvariate is random.Random.normalvariate
-    source = _vector._BatchedSystemRandom(50)
-    assert isinstance(source, random.SystemRandom)
-    served = [source.random() for _ in range(120)]                # crosses a batch boundary
-    assert all(0 <= u < 1 for u in served) and len(set(served)) == 120
-
-    class Replay(random.Random):
-        def __init__(self, uniforms):
-            super().__init__()
-            self._uniforms = iter(uniforms)
-
-        def random(self):
-            return next(self._uniforms)
-
-    uniforms = np.random.default_rng(0).random(1000).tolist()
-    batched = _vector._BatchedSystemRandom(10)
-    batched.random = iter(uniforms).__next__
-    replay = Replay(uniforms)
-    assert [batched.normalvariate(0, 1) for _ in range(200)] == [replay.normalvariate(0, 1) for _ in range(200)]
-
-
 @pytest.mark.parametrize("name", sorted(MECHANISMS))
 def test_secure_path_never_touches_the_global_generators(name):
     """random_state=None: numpy's and Python's global generators are untouched, and re-seeding them does not
