@@ -75,9 +75,9 @@ def _moment(constraint):
 
 def fit_one(method, epsilon, seed, sensitive, constraint, **extra):
     """One fit; returns a result row."""
-    from diffprivlib import BudgetAccountant
     from fairlearn.reductions import ExponentiatedGradient
 
+    from fairlearn_dp.privacy import BudgetAccountant
     from fairlearn_dp.reductions import DPExponentiatedGradient
 
     X_train, X_test, y_train, y_test, a_train, a_test = load_adult_features(sensitive, seed)

@@ -7,8 +7,10 @@ import, :func:`ensure_diffprivlib_importable` defines the two names with the val
 (``float64`` and ``float32``: the tree code's double and feature dtypes), and only when they are missing. It installs
 no warning filter and changes nothing on scikit-learn < 1.9.
 
-Import ``fairlearn_dp`` (or any fairdp package) before ``diffprivlib`` in your own code on scikit-learn 1.9, or take
-the accountant from ``fairlearn_dp.privacy.BudgetAccountant`` (the same class).
+``import fairlearn_dp`` runs it; so does the installed import hook (the top-level ``_fairdp_diffprivlib_hook``, which
+``fairdp_diffprivlib_hook.pth`` registers at start-up) when a program imports ``diffprivlib`` first. Without an
+installation (the source tree on ``PYTHONPATH``, or ``python -S``), import ``fairlearn_dp`` (or any fairdp package)
+before ``diffprivlib``, or take the accountant from ``fairlearn_dp.privacy.BudgetAccountant`` (the same class).
 """
 
 from __future__ import annotations

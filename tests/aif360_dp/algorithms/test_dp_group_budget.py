@@ -79,10 +79,16 @@ def test_regression_predictions_equal_the_engines(law):
     engine = DPGroupBudgetRegressor(epsilon=3.0, n_iter=50, target_bound=1.0, groups=LAW_GROUPS,
                                     accountant=BudgetAccountant(), random_state=5)
     engine.fit(X, (2 * arrays.y - 5.0) / 3.0, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
-    np.testing.assert_array_equal(model.model_.coef_, engine.coef_)
-    assert model.model_.intercept_ == engine.intercept_
+    # Same fit, same seed, same data: equal up to the round-off of the BLAS sums, should the two calls lay the arrays
+    # out differently (summation order): 50 steps x lr 0.05 x 4 groups x n_k u clip (n_k <= 2,000 rows, u = 1.1e-16,
+    # clip = 2) = 4.4e-12 at most (the derivation of test_seeded_fits_reproduce_the_previous_release). Measured: another
+    # seed moves a coefficient by 1.1, the target scaled by 1/3 instead of 2/3 by 0.13.
+    np.testing.assert_allclose(np.append(model.model_.coef_, model.model_.intercept_),
+                               np.append(engine.coef_, engine.intercept_), rtol=0, atol=1e-10)
     expected_gpa = 1.0 + (engine.predict(X) + 1.0) * 3.0 / 2.0                     # back from [-1, 1] to [1, 4]
-    np.testing.assert_allclose(dataset_to_arrays(model.predict(law)).y, expected_gpa, rtol=1e-12)
+    # |x . delta| <= (sum_j |x_j| + 1) x 1e-10 per row, times 3/2 back to the GPA scale
+    tolerance = 1.5 * (np.abs(X.to_numpy()).sum(axis=1).max() + 1) * 1e-10
+    np.testing.assert_allclose(dataset_to_arrays(model.predict(law)).y, expected_gpa, rtol=0, atol=tolerance)
 
 
 def test_regression_learns_at_a_large_budget(law):
@@ -188,7 +194,7 @@ def test_predict_does_not_need_the_protected_attribute(make, data, request):
         bare = dataset.copy(deepcopy=True)
         bare.features = dataset.features[:, kept]
         bare.feature_names = list(model.feature_names_)
-    np.testing.assert_array_equal(model.predict(bare).labels, model.predict(dataset).labels)
+    np.testing.assert_allclose(model.predict(bare).labels, model.predict(dataset).labels, rtol=1e-12)  # sum order
 
 
 def test_drop_prot_attr_false_uses_the_protected_attribute(law):
