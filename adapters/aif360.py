@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["DatasetArrays", "dataset_to_arrays", "arrays_to_dataset", "declared_groups", "protected_attribute",
-           "predict_seed", "public_label_bounds"]
+           "predict_seed", "public_label_bounds", "check_dataset", "check_group_attributes"]
 
 
 class DatasetArrays(NamedTuple):
@@ -23,11 +23,31 @@ class DatasetArrays(NamedTuple):
     sensitive_features: pd.Series
 
 
-def _check_dataset(dataset):
+def check_dataset(dataset, name="dataset"):
+    """A ``TypeError`` naming ``name`` unless ``dataset`` is an AIF360 ``StructuredDataset`` (e.g. numpy arrays,
+    which the AIF360 faces do not take: wrap them in a ``BinaryLabelDataset`` or ``RegressionDataset``)."""
     from aif360.datasets import StructuredDataset
 
     if not isinstance(dataset, StructuredDataset):
-        raise TypeError(f"dataset must be an AIF360 StructuredDataset, got {type(dataset).__name__}.")
+        raise TypeError(f"{name} must be an AIF360 dataset (a StructuredDataset such as BinaryLabelDataset or "
+                        f"RegressionDataset), got {type(dataset).__name__}.")
+
+
+def check_group_attributes(dataset, definitions, name, dataset_name="dataset"):
+    """Every attribute named in the group ``definitions`` (AIF360's list of ``{attribute: value}`` dicts) must be a
+    protected attribute of ``dataset``; a ``ValueError`` naming ``name`` otherwise. Only the public schema
+    (attribute names) is read, not a row."""
+    check_dataset(dataset, dataset_name)
+    names = list(dataset.protected_attribute_names)
+    for definition in definitions:
+        missing = [key for key in definition if key not in names]
+        if missing:
+            raise ValueError(f"{name} names {missing[0]!r}, which is not a protected attribute of {dataset_name} "
+                             f"(its protected attributes: {names}).")
+
+
+def _check_dataset(dataset):
+    check_dataset(dataset)
 
 
 def protected_attribute(dataset, name=None):

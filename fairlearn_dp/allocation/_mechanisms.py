@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils._validation import check_solver
 from ._checks import as_real_array
 from ._projections import _as_rows, _nonnegative_sum_rows
 
@@ -164,13 +165,12 @@ class CostOfPrivacyAllocation(AllocationMechanism):
 
     def __init__(self, weights=None, solver="HIGHS"):
         super().__init__(weights)
-        self.solver = solver
+        self.solver = check_solver(solver, own=None)      # up front: an installed cvxpy solver's name
 
     def _allocate(self, rows, weights):
         import cvxpy as cp
 
-        if not isinstance(self.solver, str):
-            raise TypeError(f"solver must be a cvxpy solver name, got {type(self.solver).__name__}.")
+        check_solver(self.solver, own=None)                # set after construction: checked before any solve
         proportional = _proportional(rows, weights)
         out = np.full_like(rows, 1.0 / rows.shape[1])
         n = rows.shape[1]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils._validation import check_solver
 from ._checks import as_real_array, check_finite_real
 from ._release import CountRelease
 
@@ -43,7 +44,12 @@ def _as_rows(values, name):
 
 
 def _check_total(total, name="public_total"):
-    return check_finite_real(total, name)
+    """A public total of counts: a finite real number >= 0 (a negative total would make the projections return
+    negative counts)."""
+    total = check_finite_real(total, name)
+    if total < 0:
+        raise ValueError(f"{name} must be >= 0 (a total of counts), got {total:g}.")
+    return total
 
 
 def _rows_and_total(noisy, public_total, *, required):
@@ -79,10 +85,10 @@ def project_sum(noisy, *, public_total=None):
     noisy : CountRelease or array-like of shape (n,) or (k, n)
         A release from :func:`release_counts` (the total is taken from it), or noisy vectors (one per row).
     public_total : float or None, default=None
-        The total, which must be PUBLIC (a published invariant, or a value released with its own budget; never a
-        sum of private counts). Required for arrays. With a release: must agree with an invariant-total release's
-        public total, and is refused with an add/remove release (whose projection uses the released total, i.e.
-        returns the noisy counts unchanged).
+        The total (a finite number >= 0), which must be PUBLIC (a published invariant, or a value released with its own
+        budget; never a sum of private counts). Required for arrays. With a release: must agree with an invariant-total
+        release's public total, and is refused with an add/remove release (whose projection uses the released total,
+        i.e. returns the noisy counts unchanged).
     """
     arr, _, total = _rows_and_total(noisy, public_total, required=True)
     return arr + (total - arr.sum(axis=-1, keepdims=True)) / arr.shape[-1]
@@ -227,8 +233,8 @@ def project_with_invariants(noisy, *, public_total=None, nonnegative=True, A_eq=
         raise ValueError("project_with_invariants projects one vector at a time (1-D noisy).")
     if not isinstance(nonnegative, (bool, np.bool_)):
         raise TypeError(f"nonnegative must be True or False, got {type(nonnegative).__name__}.")
-    if solver is not None and not isinstance(solver, str):
-        raise TypeError(f"solver must be a cvxpy solver name or None, got {type(solver).__name__}.")
+    if solver is not None:
+        check_solver(solver, own=None)                  # an installed cvxpy solver's name, before any solve
     equalities = _check_constraint(A_eq, b_eq, arr.size, "A_eq", "b_eq")
     inequalities = _check_constraint(A_ub, b_ub, arr.size, "A_ub", "b_ub")
     v = cp.Variable(arr.size)

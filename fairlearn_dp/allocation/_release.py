@@ -26,6 +26,7 @@ import numpy as np
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
 from ..privacy._release import noise_scale
+from ..utils._validation import check_seed
 from ._checks import as_real_array, check_positive_real
 
 __all__ = ["release_counts", "CountRelease", "count_sensitivity", "COUNT_SENSITIVITY", "LaplaceNoise",
@@ -185,6 +186,7 @@ def release_counts(counts, *, epsilon, delta=0.0, invariant_total=False, account
     epsilon, delta = validate_epsilon_delta(epsilon, delta, allow_inf=False)
     l1, l2 = count_sensitivity(invariant_total=invariant_total)
     noise_scale(epsilon, delta, l1, l2)
+    check_seed(random_state)
     spend = PrivacySpend(epsilon, delta)
     check_spend(accountant, spend)
     values = _check_counts(counts)

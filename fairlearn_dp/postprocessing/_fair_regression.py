@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -22,16 +23,23 @@ from ..utils._validation import (
     call_on_private_rows,
     check_alpha,
     check_bounds,
+    check_bool,
+    check_estimator,
     check_n_bins,
     check_positive_int,
+    check_real,
+    check_seed,
+    check_solver,
+    check_string,
     encode_groups,
     resolve_groups,
+    validate_params,
 )
 from ._barycenter import solve_barycenter
 from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap
 from ._distributed import is_dask_input
 
-__all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS"]
+__all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_HISTOGRAM_CELLS"]
 
 # Memory is linear in k: the fitted object holds sparse couplings and kernels (at most 3k non-zeros per group) and
 # the exact solver's temporaries are O(|A|^2 k) (see _barycenter.py); no k x k array is built. Time grows as
@@ -43,6 +51,26 @@ MAX_N_BINS = 1_000_000
 # with noise margins: 0.2 s for the whole fit at 36^2 * 12 on Law School (bench_blind), seconds to minutes in the
 # hundreds of thousands. Larger problems are refused up front.
 MAX_BLIND_LP_VARIABLES = 2_000_000
+# Time grows with the released histogram's cells, n_groups x n_bins (x the posterior buckets in attribute-blind
+# mode): about 1.5 us per cell for the whole fit (release, isotonic fits, barycenter, kernels), measured on a 2-core
+# machine with the exact solver and a seed: 2 groups x 10^6 bins 2.8 s, 8 x 250,000 3.1 s, 4 x 10^6 6.1 s, 8 x 10^6
+# 17 s (1.6 GB). Beyond this the fit is refused before the budget check (or, with groups read from the data, before
+# the release).
+MAX_HISTOGRAM_CELLS = 2_000_000
+# Parameters of attribute-blind mode only: without a group_estimator a value other than the default has no effect
+# and is refused (the default passes, so get_params / clone / set_params round-trip).
+_BLIND_ONLY = ("posterior_buckets", "noise_margin")
+# The public parameters checked by these generic checks, in the one validation step before the budget check (the
+# others have checks of their own in _check_public_inputs). posterior_buckets and noise_margin are checked in every
+# mode, so that a bad value never passes unnoticed.
+_PARAMETER_CHECKS = {
+    "prefit": check_bool,
+    "predict_method": check_string,
+    "random_state": check_seed,
+    "solver": functools.partial(check_solver, own="exact"),
+    "posterior_buckets": check_positive_int,
+    "noise_margin": functools.partial(check_real, low=0.0),
+}
 
 
 class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMixin, BaseEstimator):
@@ -73,9 +101,11 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         outside it are clipped to it: silently in ``fit`` (a warning there would tell whether the private data
         hold such an output; the guarantee is for the clipped outputs), with a warning in ``predict``.
     n_bins : int, default=36
-        Number ``k`` of equal-width bins of ``bounds``, in ``[1, MAX_N_BINS]`` (10^6; with ``solver="exact"``
-        time and memory grow about linearly in ``k``, the fitted object holding ``O(|A| k)`` values; the LP of a
-        cvxpy solver has ``|A| k^2`` variables);
+        Number ``k`` of equal-width bins of ``bounds``, in ``[1, MAX_N_BINS]`` (10^6), and with ``|A| k`` (the
+        histogram's cells; times the posterior buckets in attribute-blind mode) at most ``MAX_HISTOGRAM_CELLS``
+        (2 x 10^6: the whole fit then takes about 3 s on a 2-core machine, e.g. 2 groups at 10^6 bins; larger is
+        refused before the budget check). With ``solver="exact"`` time and memory grow about linearly in ``k``, the
+        fitted object holding ``O(|A| k)`` values; the LP of a cvxpy solver has ``|A| k^2`` variables;
         outputs are rounded to bin midpoints. Fewer bins favour fairness at the expense of error (Xian et al.,
         Thm. 3.3).
     alpha : float, default=0.0
@@ -102,15 +132,15 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         and a cvxpy solver name solves that LP as written in cvxpy (same optimum, tested).
     group_estimator : classifier or None, default=None
         **Attribute-blind mode** (beyond Xian et al.): a classifier of the group from the features, with
-        ``predict_proba`` and ``classes_`` equal to the declared ``groups``; the prefit rules are those of
-        ``estimator`` (``prefit=True``: already fitted, on other data or with DP; otherwise fitted here on the
-        fitting data's true groups, with a :class:`~fairlearn_dp.privacy.PrivacyWarning` unless it is a
-        diffprivlib model). ``fit`` still uses the true groups, privately; ``predict(X)`` then takes no
-        ``sensitive_features``: the remapping depends only on the regressor's output bin and a bucket of the
-        predicted group posterior. With ``estimator=None``, column 0 of ``X`` holds the outputs to post-process and
-        the group estimator receives the whole ``X`` (the outputs and the other columns, the features); otherwise
-        ``X`` feeds both estimators.
-        ``groups`` must be declared. See *Attribute-blind mode* below.
+        ``predict_proba`` and ``classes_`` equal to the declared ``groups``. At a finite ``epsilon`` it must be
+        prefit (``prefit=True``, which applies to ``estimator`` too): fitted beforehand on other rows than those
+        passed to ``fit`` (a public sample or a disjoint split), or a DP classifier with its own budget;
+        ``prefit=False`` is refused before the budget check (see Privacy). Only at ``epsilon=inf`` is it fitted
+        here, on the fitting data's true groups. ``fit`` still uses the true groups, privately; ``predict(X)``
+        then takes no ``sensitive_features``: the remapping depends only on the regressor's output bin and a
+        bucket of the predicted group posterior. With ``estimator=None``, column 0 of ``X`` holds the outputs to
+        post-process and the group estimator receives the whole ``X`` (the outputs and the other columns, the
+        features); otherwise ``X`` feeds both estimators. ``groups`` must be declared. See *Attribute-blind mode* below.
     posterior_buckets : int, default=10
         Attribute-blind mode: number ``B`` (>= 1) of buckets of the predicted group posterior. Two groups: ``B``
         equal-width intervals of ``P(groups[1] | x)``; more groups: the most probable group and ``ceil(B / |A|)``
@@ -126,6 +156,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         cells, so without it a small group's in-sample KS exceeds ``alpha`` by about the noise (Law School, epsilon
         = 1: 0.144 for ``alpha = 0.1``). 0 solves the LP on the released distributions as they are. Larger margins
         cost squared change (MSE); no margin at ``epsilon = inf``. Post-processing of the release.
+        ``posterior_buckets`` and ``noise_margin`` apply only with ``group_estimator``: without one, a value other
+        than the default is refused (``ValueError``) rather than ignored.
 
     Attributes
     ----------
@@ -187,6 +219,11 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     - The regressor ``f`` must not depend on the fitting data for the guarantee to hold: pass a prefit regressor
       trained on other data, or a DP regressor (e.g. diffprivlib's) whose own spend composes with this one. With
       ``prefit=False`` and a non-DP estimator, a :class:`~fairlearn_dp.privacy.PrivacyWarning` is issued.
+    - Attribute-blind mode: the group estimator is refused with ``prefit=False`` at a finite epsilon, before the
+      budget check. Fitted here it would be a non-private function of the private groups (``group_estimator_``
+      is published with the model), and whether its fit succeeds would depend on them: when the only member of a
+      group moves to another group, a one-class fit fails on one neighbour and not on the other. Prefit on other
+      rows, or a DP classifier whose own spend composes with this one, it is a public input.
     - Public inputs: ``bounds``, ``n_bins``, ``alpha``, ``groups`` (and in attribute-blind mode ``posterior_buckets``,
       ``noise_margin`` and the group estimator, prefit on other data or DP). Choosing ``alpha`` or ``n_bins`` by looking
       at results on the same data spends extra budget that this class does not account for (Xian et al., Sec. 3.4).
@@ -266,31 +303,80 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         be read from the data. Raises diffprivlib's ``BudgetError`` if the accountant cannot pay ``(epsilon,
         delta)``, whatever the data.
         """
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        epsilon, delta, n_bins, alpha = self._check_params()
         lower, upper = check_bounds(self.bounds)
-        n_bins = check_n_bins(self.n_bins, maximum=MAX_N_BINS, reason=" (time and memory grow with n_bins)")
-        alpha = check_alpha(self.alpha)
-        if not isinstance(self.solver, str):
-            raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
-        if not isinstance(self.predict_method, str):
-            raise TypeError(f"predict_method must be a string, got {type(self.predict_method).__name__}.")
         groups = None if self.groups is None else resolve_groups(self.groups, None,
                                                                  estimator_name=type(self).__name__)
         if self.group_estimator is not None:
-            self._check_blind_inputs(groups)
+            self._check_blind_inputs(groups, epsilon)
+        if groups is not None:
+            self._check_histogram_size(len(groups), n_bins)
         check_spend(self.accountant, PrivacySpend(epsilon, delta))
         return epsilon, delta, (lower, upper), n_bins, alpha, groups
 
-    def _check_blind_inputs(self, groups):
-        """Attribute-blind mode's public checks (before the budget check): the group estimator and the buckets."""
+    def _check_params(self):
+        """The parameters that need neither ``bounds`` nor ``groups`` (the AIF360 face checks them before it reads
+        its dataset, which may supply those two). Returns ``(epsilon, delta, n_bins, alpha)``."""
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        n_bins = check_n_bins(self.n_bins, maximum=MAX_N_BINS, reason=" (time and memory grow with n_bins)")
+        alpha = check_alpha(self.alpha)
+        validate_params(self, _PARAMETER_CHECKS)
+        self._check_estimator()
+        if self.group_estimator is None:
+            self._check_blind_only_defaults()
+        return epsilon, delta, n_bins, alpha
+
+    def _check_blind_only_defaults(self):
+        """Without ``group_estimator``, ``posterior_buckets`` and ``noise_margin`` would be ignored: a value other
+        than the default is refused (the default passes, so ``clone`` and ``get_params`` round-trip)."""
+        defaults = inspect.signature(DPFairRegressionPostprocessor.__init__).parameters
+        for name in _BLIND_ONLY:
+            value, default = getattr(self, name), defaults[name].default
+            if value != default:
+                raise ValueError(f"{name}={value!r} applies only in attribute-blind mode (with a group_estimator); "
+                                 f"without one it would have no effect. Pass a group_estimator, or leave {name} at "
+                                 f"its default {default!r}.")
+
+    def _check_histogram_size(self, n_groups, n_bins):
+        """Refuse a released histogram of more than ``MAX_HISTOGRAM_CELLS`` cells (public sizes; fit time grows
+        linearly with them)."""
+        per_group = n_bins * (1 if self.group_estimator is None
+                              else n_posterior_cells(n_groups, int(self.posterior_buckets)))
+        if n_groups * per_group > MAX_HISTOGRAM_CELLS:
+            raise ValueError(f"n_bins={n_bins} with {n_groups} groups gives a histogram of {n_groups * per_group:,} "
+                             f"cells (groups x n_bins{' x posterior buckets' if per_group != n_bins else ''}), above "
+                             f"MAX_HISTOGRAM_CELLS={MAX_HISTOGRAM_CELLS:,} (the fit takes about 1.5 us per cell): "
+                             "use fewer bins.")
+
+    def _check_estimator(self):
+        """The regressor (public): None, one to fit here, or a fitted one with ``predict_method``."""
+        if check_estimator(self.estimator, prefit=self.prefit) is None or not self.prefit:
+            return
+        if not callable(getattr(self.estimator, self.predict_method, None)):
+            raise ValueError(f"predict_method={self.predict_method!r}: the prefit estimator "
+                             f"{type(self.estimator).__name__} has no such method.")
+        check_is_fitted(self.estimator)
+
+    def _check_blind_inputs(self, groups, epsilon):
+        """Attribute-blind mode's public checks (before the budget check): the group estimator and the buckets.
+
+        A group estimator fitted here (``prefit=False``) is refused at a finite epsilon: it would be a non-private
+        function of the private groups (kept in ``group_estimator_``), and whether it can be fitted at all depends
+        on which groups the data hold (a group whose only member moves to another group leaves a one-class
+        problem), so neither the fitted object nor the failure path would be differentially private.
+        """
         if not hasattr(self.group_estimator, "predict_proba"):
             raise TypeError(f"group_estimator must have a predict_proba method (a classifier of the group), got "
                             f"{type(self.group_estimator).__name__}.")
-        buckets = check_positive_int(self.posterior_buckets, "posterior_buckets")
-        margin = self.noise_margin
-        if (isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not math.isfinite(margin)
-                or margin < 0):
-            raise ValueError(f"noise_margin must be a finite real number >= 0, got {margin!r}.")
+        if not self.prefit and not math.isinf(epsilon):
+            raise ValueError(
+                "prefit=False with a group_estimator: the group estimator would be fitted here, without privacy, on "
+                "the private groups of the fitting rows (its fitted model and whether its fit succeeds depend on "
+                "them), which a finite epsilon cannot cover. Fit it beforehand on other rows than those passed to "
+                "fit (a public sample, or a disjoint split whose privacy this estimator does not cover), or use a "
+                "DP classifier fitted with its own budget, and pass prefit=True (which applies to `estimator` "
+                "too: prefit it or pass estimator=None). It is fitted here only at epsilon=inf.")
+        buckets = int(self.posterior_buckets)           # checked with the other parameters (_PARAMETER_CHECKS)
         if groups is None:
             raise ValueError("groups must be declared when group_estimator is given: they name the columns of the "
                              "group posterior (attribute-blind mode).")
@@ -351,10 +437,11 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         outputs = self._outputs(X, private=not math.isinf(epsilon))
         if y is not None and len(y) != outputs.size:
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
-        group_vector = as_group_vector(sensitive_features, outputs.size)
+        group_vector = as_group_vector(sensitive_features, outputs.size, groups=groups)
         if groups is None:
             groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
                                         private=not math.isinf(epsilon))
+            self._check_histogram_size(len(groups), n_bins)      # groups read from the data: before the release
         group_index = encode_groups(group_vector, groups)
         # A declared group without rows is not an error: its cells are released with noise like any other.
 
@@ -375,7 +462,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         outputs = self._outputs(regressor_input, private=not math.isinf(epsilon))
         if y is not None and len(y) != outputs.size:
             raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
-        group_vector = as_group_vector(sensitive_features, outputs.size)
+        group_vector = as_group_vector(sensitive_features, outputs.size, groups=groups)
         group_index = encode_groups(group_vector, groups)
         labels = np.asarray(groups)
         if any(label != group for label, group in zip(labels.tolist(), groups)):   # numpy coerced mixed types
@@ -437,8 +524,9 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     def _fit_group_estimator(self, features, group_labels):
         if self.prefit:
             return self.group_estimator
-        # Always warned, a diffprivlib classifier too: its fitted classes_ (and any error it raises, e.g. one group
-        # present) depend on which groups the private data hold, and its spend goes to its own accountant.
+        # Only at epsilon=inf (refused before the budget check otherwise: _check_blind_inputs). Always warned, a
+        # diffprivlib classifier too: its fitted classes_ (and any error it raises, e.g. one group present) depend
+        # on which groups the data hold, and its spend goes to its own accountant.
         return _fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted here, on the "
                          "sensitive attribute of the data that the post-processor is fitted on (its classes, errors "
                          "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False,
@@ -606,7 +694,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
     def _rows(self, X, sensitive_features):
         check_is_fitted(self, "transport_plans_")
         outputs = self._outputs(X)
-        group_index = encode_groups(as_group_vector(sensitive_features, outputs.size), self.groups_)
+        group_index = encode_groups(as_group_vector(sensitive_features, outputs.size, groups=self.groups_),
+                                    self.groups_)
         return group_index, self._discretize(outputs)
 
 

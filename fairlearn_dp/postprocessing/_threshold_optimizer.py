@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
@@ -46,9 +47,16 @@ from ..utils._validation import (
     as_group_vector,
     atomic_fit,
     call_on_private_rows,
+    check_bool,
+    check_choice,
+    check_estimator,
     check_n_bins,
+    check_positive_int,
+    check_seed,
+    check_solver,
     encode_groups,
     resolve_groups,
+    validate_params,
 )
 from ._distributed import is_dask_input
 
@@ -72,6 +80,10 @@ _CONSTRAINT_RATES = {
 _AIF360_OBJECTIVE = "sum_of_group_tpr_minus_fpr"
 _AIF360_OBJECTIVE_NOTE = f" (fairdp also accepts {_AIF360_OBJECTIVE!r}.)"
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
+_PREDICT_METHODS = ("auto", "predict_proba", "decision_function", "predict")      # Fairlearn's choices
+# Public parameters checked by the generic checks (with the others, before the budget, on both paths).
+_PARAMETER_CHECKS = {"flip": check_bool, "prefit": check_bool, "privacy_slack": check_bool,
+                     "random_state": check_seed, "solver": functools.partial(check_solver, own="linprog")}
 # Attributes set by our DP fit; Fairlearn's fit sets ``interpolated_thresholder_`` and the private ones below.
 _DP_FITTED = ("estimator_", "groups_", "mode_", "bin_edges_", "noisy_table_", "table_", "group_label_mass_",
               "slack_", "mixing_rates_", "objective_value_", "privacy_spent_", "_predict_method")
@@ -119,8 +131,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         "true_positive_rate", "true_negative_rate" (not with "equalized_odds", as in Fairlearn); or
         "sum_of_group_tpr_minus_fpr" (the objective of AIF360's ``EqOddsPostprocessing``).
     grid_size : int, default=1000
-        Fairlearn's grid over the constraint metric, used at ``epsilon=inf``. Unused at finite ``epsilon``: the LP
-        is solved exactly, no grid search.
+        Fairlearn's grid over the constraint metric (an integer >= 1, checked on both paths), used at
+        ``epsilon=inf``. Unused at finite ``epsilon``: the LP is solved exactly, no grid search.
     flip : bool, default=False
         Also allow flipped decisions (predict 1 below a threshold), as Fairlearn's ``flip``. Jagielski et al.'s
         LP over ``p_{yhat a}`` in [0, 1] corresponds to ``flip=True``.
@@ -222,10 +234,11 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     Notes
     -----
     **epsilon = inf.** With ``epsilon=numpy.inf``, an ``estimator`` and any objective Fairlearn supports, ``fit``
-    validates the privacy parameters (``epsilon``, ``delta``, ``beta``, ``privacy_unit``, ``n_score_bins``, ``score_range``,
-    ``groups``, ``solver``), checks the accountant, calls
+    validates the privacy parameters (``epsilon``, ``delta``, ``beta``, ``privacy_unit``, ``n_score_bins``,
+    ``score_range``, ``groups``, ``solver``) and three of Fairlearn's whose errors there are unclear or missing
+    (``estimator``, ``predict_method``, ``grid_size >= 1``), checks the accountant, calls
     :meth:`fairlearn.postprocessing.ThresholdOptimizer.fit` and then charges ``(inf, delta)`` (``privacy_spent_``).
-    Behaviour, errors and their messages, warnings, fitted attributes, ``predict`` (including its use of
+    Behaviour, other errors and their messages, warnings, fitted attributes, ``predict`` (including its use of
     ``random_state``) and ``_pmf_predict`` are then exactly Fairlearn's ThresholdOptimizer's: whatever the chosen
     ``predict`` method returns is thresholded as a score, control features are refused, several sensitive columns
     are combined, ``prefit``/``flip``/``predict_method="auto"``/``tol``/``grid_size`` mean what they mean there.
@@ -319,7 +332,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
     def _fit_fairlearn(self, X, y, *, sensitive_features, epsilon, delta, **kwargs):
         """``epsilon=inf``: our privacy parameters and the accountant, then Fairlearn's ``fit`` unchanged."""
-        self._check_dp_params()
+        self._check_dp_params(fairlearn_path=True)
         self._check_groups_param()
         spend = PrivacySpend(epsilon, delta)
         check_spend(self.accountant, spend)
@@ -331,6 +344,10 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     @atomic_fit
     def fit(self, X, y, *, sensitive_features, **kwargs):
         """Fit the private post-processor.
+
+        At ``epsilon=inf`` (with an estimator and an objective Fairlearn supports) this is Fairlearn's
+        ``ThresholdOptimizer.fit`` after the privacy parameters are validated; the accountant is charged
+        ``(inf, delta)``.
 
         Parameters
         ----------
@@ -345,10 +362,6 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
             Group membership (several columns are combined into one label per row).
         **kwargs
             Passed to ``estimator.fit``.
-
-        At ``epsilon=inf`` (with an estimator and an objective Fairlearn supports) this is Fairlearn's
-        ``ThresholdOptimizer.fit`` after the privacy parameters are validated; the accountant is charged
-        ``(inf, delta)``.
         """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
         if is_dask_input(X, y, sensitive_features):  # out-of-core: the table is summed on Dask workers
@@ -367,7 +380,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         outputs = self._outputs(X, private=not math.isinf(epsilon))
         if outputs.size != labels.size:
             raise ValueError(_MESSAGE_X_Y_ROWS)
-        group_vector = as_group_vector(sensitive_features, labels.size)
+        group_vector = as_group_vector(sensitive_features, labels.size, groups=groups)
         if groups is None:
             groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
                                     private=not math.isinf(epsilon))
@@ -403,16 +416,23 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         """All public parameters of the DP path; constraints/objective errors are Fairlearn's."""
         _check_constraints_and_objective(self.constraints, self.objective)
         self._check_dp_params()
-        if self.predict_method not in ("auto", "predict_proba", "decision_function", "predict"):
-            raise ValueError(f"predict_method must be 'auto', 'predict_proba', 'decision_function' or 'predict', "
-                             f"got {self.predict_method!r}.")
         gamma = 0.0 if self.tol is None else self.tol
         if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
             raise ValueError(f"tol must be None or in [0, 1], got {self.tol!r}.")
         return float(gamma)
 
-    def _check_dp_params(self):
-        """The parameters Fairlearn does not have (checked on both paths)."""
+    def _check_dp_params(self, fairlearn_path=False):
+        """Checked on both paths, before the budget: the parameters Fairlearn does not have, and those Fairlearn
+        accepts silently (``grid_size=0``) or refuses late with an error that does not name them (``estimator``,
+        ``predict_method``). On Fairlearn's path ``flip`` and ``prefit`` keep Fairlearn's reading (their truth
+        value), so a drop-in call that passes ``prefit=1`` behaves as before."""
+        checks = _PARAMETER_CHECKS
+        if fairlearn_path:
+            checks = {name: check for name, check in checks.items() if name not in ("flip", "prefit")}
+        validate_params(self, checks)
+        check_estimator(self.estimator, prefit=bool(self.prefit))
+        check_choice(self.predict_method, "predict_method", _PREDICT_METHODS)
+        check_positive_int(self.grid_size, "grid_size")
         if isinstance(self.beta, bool) or not isinstance(self.beta, numbers.Real) or not 0 < self.beta < 1:
             raise ValueError(f"beta must be in (0, 1), got {self.beta!r}.")
         if self.privacy_unit not in _PRIVACY_UNITS:
@@ -421,8 +441,6 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
                      reason=" (the mixing LP grows with it)")
         if self.score_range is not None:
             _check_score_range(self.score_range)
-        if not isinstance(self.solver, str):
-            raise TypeError(f"solver must be a string, got {type(self.solver).__name__}.")
 
     def _fit_estimator(self, X, labels, *, private=True, **kwargs):
         if self.estimator is None:
@@ -533,7 +551,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
             return super()._pmf_predict(X, sensitive_features=sensitive_features)
         check_is_fitted(self, "mixing_rates_")
         outputs = self._outputs(X)
-        group_index = encode_groups(as_group_vector(sensitive_features, outputs.size), self.groups_)
+        group_index = encode_groups(as_group_vector(sensitive_features, outputs.size, groups=self.groups_),
+                                    self.groups_)
         positive = self.mixing_rates_[group_index, self._discretize(outputs)]
         return np.column_stack([1.0 - positive, positive])
 

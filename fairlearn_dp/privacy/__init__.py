@@ -16,7 +16,7 @@ public bound are clipped. A failed fit leaves the estimator as it was. ``random_
 from diffprivlib.accountant import BudgetAccountant
 
 from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
-from ._accountant import PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
+from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
@@ -39,6 +39,7 @@ __all__ = [
     "check_spend",
     "resolve_accountant",
     "validate_epsilon_delta",
+    "MAX_EPSILON",
     "noisy_vector",
     "randomise_vector",
     "private_joint_histogram",

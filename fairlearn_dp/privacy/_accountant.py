@@ -15,7 +15,16 @@ from diffprivlib.accountant import BudgetAccountant
 
 from ._spend import PrivacySpend
 
-__all__ = ["resolve_accountant", "check_spend", "charge", "validate_epsilon_delta", "PrivacyWarning"]
+__all__ = ["resolve_accountant", "check_spend", "charge", "validate_epsilon_delta", "PrivacyWarning", "MAX_EPSILON"]
+
+#: The largest finite epsilon accepted anywhere (``inf`` stays allowed: the non-private baseline). diffprivlib's
+#: ``BudgetAccountant.total()`` (0.6.6) squares every recorded epsilon (``epsilon ** 2`` on a Python float raises
+#: ``OverflowError`` above ``sqrt(DBL_MAX)``, about 1.34e154) and sums the squares over all spends; one spend beyond
+#: that would make every later ``total()``, ``remaining()`` and ``check()`` of the accountant raise. At most 1e100,
+#: a square is at most 1e200 and the sum stays finite for up to 1e108 spends. Far below the cap the guarantee is
+#: already void (``exp(epsilon)`` overflows a float above 709): such a run is non-private in all but name, and
+#: ``epsilon=numpy.inf`` says so.
+MAX_EPSILON = 1e100
 
 
 class PrivacyWarning(UserWarning):
@@ -25,8 +34,9 @@ class PrivacyWarning(UserWarning):
 def validate_epsilon_delta(epsilon, delta=0.0, *, allow_inf=True):
     """Check ``epsilon`` and ``delta`` with errors naming the argument; return them as floats.
 
-    ``epsilon`` must be > 0 (``inf`` allowed when ``allow_inf``: the non-private baseline) and ``delta`` in
-    ``[0, 1)``.
+    ``epsilon`` must be > 0, and at most :data:`~fairlearn_dp.privacy.MAX_EPSILON` (1e100) when finite, so that
+    the accountant's composition stays finite; ``inf`` is allowed when ``allow_inf`` (the non-private baseline).
+    ``delta`` must be in ``[0, 1)``.
     """
     if isinstance(epsilon, bool) or not isinstance(epsilon, Real):
         raise TypeError(f"epsilon must be a real number, got {type(epsilon).__name__}.")
@@ -36,13 +46,23 @@ def validate_epsilon_delta(epsilon, delta=0.0, *, allow_inf=True):
         epsilon, delta = float(epsilon), float(delta)
     except OverflowError as exc:                # a Python int beyond float range
         raise ValueError("epsilon and delta must be within float range.") from exc
-    if math.isnan(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon must be > 0, got {epsilon}.")
-    if math.isinf(epsilon) and not allow_inf:
-        raise ValueError("epsilon must be finite here.")
+    _check_epsilon_range(epsilon, allow_inf)
     if math.isnan(delta) or not 0 <= delta < 1:
         raise ValueError(f"delta must be in [0, 1), got {delta}.")
     return epsilon, delta
+
+
+def _check_epsilon_range(epsilon, allow_inf):
+    """``epsilon`` (a float) in ``(0, MAX_EPSILON]``, or ``inf`` when ``allow_inf``."""
+    if math.isnan(epsilon) or epsilon <= 0:
+        raise ValueError(f"epsilon must be > 0, got {epsilon}.")
+    if math.isinf(epsilon):
+        if not allow_inf:
+            raise ValueError("epsilon must be finite here.")
+    elif epsilon > MAX_EPSILON:
+        raise ValueError(f"epsilon must be at most {MAX_EPSILON:g} when finite, got {epsilon!r}: the accountant's "
+                         "composition would overflow (and no guarantee is left at such a value); use "
+                         "epsilon=numpy.inf for a non-private run.")
 
 
 def resolve_accountant(accountant):
@@ -52,12 +72,23 @@ def resolve_accountant(accountant):
     return BudgetAccountant.load_default(accountant)
 
 
+def _check_composable(spend: PrivacySpend):
+    """Refuse a finite epsilon above :data:`MAX_EPSILON` (e.g. a zCDP budget's conversion), which would make the
+    accountant's composition overflow for good."""
+    if spend.is_private and spend.epsilon > MAX_EPSILON:
+        raise ValueError(f"epsilon must be at most {MAX_EPSILON:g} when finite, got {spend.epsilon!r}: the "
+                         "accountant's composition would overflow; use epsilon=numpy.inf for a non-private run.")
+
+
 def check_spend(accountant, spend: PrivacySpend):
-    """Raise diffprivlib's ``BudgetError`` now if ``spend`` would exceed ``accountant``'s ceiling."""
+    """Raise diffprivlib's ``BudgetError`` now if ``spend`` would exceed ``accountant``'s ceiling (and a
+    ``ValueError`` for a finite epsilon above :data:`MAX_EPSILON`)."""
+    _check_composable(spend)
     resolve_accountant(accountant).check(*spend.as_tuple())
 
 
 def charge(accountant, spend: PrivacySpend):
     """Charge ``spend`` to ``accountant`` (diffprivlib's default when None), once. Returns ``spend``."""
+    _check_composable(spend)
     resolve_accountant(accountant).spend(*spend.as_tuple())
     return spend

@@ -23,6 +23,9 @@ from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_group_vector,
     atomic_fit,
+    check_groups,
+    check_hypotheses,
+    check_seed,
     encode_groups,
     resolve_groups,
 )
@@ -197,6 +200,10 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         """
         epsilon, weight, hypotheses = self._check_params()
         n = _num_samples(X)                          # the public data size (a shape, not a value)
+        if n == 0:
+            raise ValueError(f"X has no rows: {type(self).__name__} selects a hypothesis by its loss on the fitting "
+                             "data, and its delta (default exp(-sqrt(n))) and noisy group size need at least one "
+                             "row. Nothing was spent.")
         delta = self._resolve_delta(n)
         spend = PrivacySpend(epsilon, delta)
         check_spend(self.accountant, spend)
@@ -257,18 +264,11 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not (math.isfinite(weight)
                                                                                       and weight > 0):
             raise ValueError(f"fairness_weight must be a finite number > 0, got {weight!r}.")
-        hypotheses = self.hypotheses
-        if hypotheses is None:
+        if self.hypotheses is None:
             raise TypeError("hypotheses is required: a list of classifiers (with predict) or callables.")
-        if isinstance(hypotheses, (str, bytes)) or not hasattr(hypotheses, "__len__"):
-            raise TypeError("hypotheses must be a list of classifiers (with predict) or callables.")
-        hypotheses = list(hypotheses)
-        if not hypotheses:
-            raise ValueError("hypotheses must be a non-empty finite hypothesis class (got an empty list).")
-        for index, h in enumerate(hypotheses):
-            if not callable(getattr(h, "predict", h)):
-                raise TypeError(f"hypotheses[{index}] is neither a classifier with predict nor a callable.")
-        return epsilon, float(weight), hypotheses
+        check_groups(self.groups)                    # public: refused before the budget check, not after it
+        check_seed(self.random_state)
+        return epsilon, float(weight), check_hypotheses(self.hypotheses)
 
     def _check_data(self, X, y, sensitive_features):
         """Input checks on the curator's side; their messages carry no data values."""
@@ -276,7 +276,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         labels = _binary_labels(y)
         if labels.size != len(X):
             raise ValueError(f"y has {labels.size} rows but X has {len(X)} (length mismatch).")
-        return n_features, labels, as_group_vector(sensitive_features, labels.size)
+        return n_features, labels, as_group_vector(sensitive_features, labels.size, groups=self.groups)
 
     def _resolve_delta(self, n):
         """The paper's ``delta = exp(-sqrt(n))`` (Alg. 1, line 1) unless ``delta`` was given."""
@@ -310,7 +310,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         _, weight, hypotheses = self._check_params()
         _check_X(X)
         labels = _binary_labels(y)
-        group_index = encode_groups(as_group_vector(sensitive_features, labels.size), self.groups_)
+        group_index = encode_groups(as_group_vector(sensitive_features, labels.size, groups=self.groups_),
+                                    self.groups_)
         losses = self._utility_losses(hypotheses, X, labels, group_index, len(self.groups_), weight, self.rate_floor_)
         return exponential_mechanism_probabilities(losses, epsilon=self.exponential_mechanism_epsilon_,
                                                    sensitivity=self.sensitivity_)

@@ -8,6 +8,7 @@ a private cost-sensitive-classification oracle; the output is the uniform mixtur
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
@@ -29,14 +30,23 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy import (PrivacySpend, PrivacyWarning, charge, check_spend, noisy_vector, per_mechanism_epsilon,
                        validate_epsilon_delta)
 from ..privacy._release import noise_sd
+from ..utils._progress import progress_rounds
 from ..utils._random import check_random_state
 from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_group_vector,
     atomic_fit,
+    call_withheld,
+    check_choice,
+    check_estimator,
+    check_groups,
+    check_hypotheses,
+    check_real,
+    check_seed,
     clip_rows,
     encode_groups,
     resolve_groups,
+    validate_params,
     warn_if_noise_dominated,
     warn_if_worse_than_constant,
 )
@@ -44,7 +54,7 @@ from ._exponential import exponential_mechanism
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 from ._statistics_game import StatisticsGame
 
-__all__ = ["DPExponentiatedGradient"]
+__all__ = ["DPExponentiatedGradient", "MAX_ROUNDS"]
 
 SUPPORTED_MOMENTS = (DemographicParity, EqualizedOdds, TruePositiveRateParity, FalsePositiveRateParity, ErrorRateParity)
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
@@ -52,6 +62,28 @@ _ORACLES = ("auto", "exponential", "regression", "estimator", "diffprivlib", "le
 _MODES = ("auto", "statistics", "paper")
 _STATISTICS_ORACLES = ("weighted_estimator", "least_squares")
 _PAPER_B = 10.0                     # Algorithm 3's default bound on the multipliers (bound_B=None)
+# Most rounds a private fit plays (max_iter, or Algorithm 3's formula for T, which grows like epsilon without bound).
+# Measured per round on Communities & Crime (1,994 rows, 98 features) on a 2-core machine: Algorithm 3 with the
+# regression oracle 0.4 ms, the statistics game about 3 ms, Algorithm 3 with the exponential oracle over 514
+# hypotheses 6 ms; so at most about 6 s (rounds cost O(n d), or O(|H|) for the exponential oracle).
+MAX_ROUNDS = 1_000
+_POSITIVE_OR_NONE = functools.partial(check_real, low=0.0, low_open=True, allow_none=True)
+_FRACTION = functools.partial(check_real, low=0.0, high=1.0, low_open=True, high_open=True)
+# Our parameters with a generic check, run first in the one validation step (_check_params, before the budget).
+_PARAMETER_CHECKS = {
+    "mode": functools.partial(check_choice, options=_MODES),
+    "oracle": functools.partial(check_choice, options=_ORACLES),
+    "privacy_unit": functools.partial(check_choice, options=_PRIVACY_UNITS),
+    "bound_B": _POSITIVE_OR_NONE,
+    "eta": _POSITIVE_OR_NONE,
+    "feature_bound": functools.partial(check_real, low=0.0, low_open=True),
+    "ridge": functools.partial(check_real, low=0.0, allow_none=True),
+    "row_norm_bound": _POSITIVE_OR_NONE,
+    "statistics_fraction": _FRACTION,
+    "min_count_fraction": _FRACTION,
+    "beta": _FRACTION,
+    "random_state": check_seed,
+}
 _FAIRLEARN_MAX_ITER = 50            # Fairlearn's default rounds, used by the Fairlearn path when max_iter is None
 _FAIRLEARN_EPS, _FAIRLEARN_ETA0 = 0.01, 2.0
 
@@ -139,9 +171,16 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         ``d_H = n_features + 1`` for the regression oracle). It grows like ``eps``, which keeps each round's budget
         near a constant: for large epsilon, setting ``max_iter`` spends the budget on fewer, less noisy rounds. 200
         in the noise-free game (``epsilon=inf`` with the regression or exponential oracle).
+        The private algorithms play at most ``MAX_ROUNDS`` (1,000) rounds: a larger ``max_iter``, or a formula's T
+        above it (epsilon beyond about 10^4 on 1,400 rows), is refused before anything is spent. Measured on 1,994
+        rows and 98 features (2 cores), 1,000 rounds take about 0.4 s (regression oracle), 3 s (statistics game)
+        and 6 s (exponential oracle over 514 hypotheses; a round costs ``O(|H|)``); a bar on standard error shows
+        the progress of a fit that runs longer than 2 s (when it is a terminal).
     nu : float or None, default=None
-        Fairlearn's duality-gap threshold (Fairlearn's path; as Fairlearn, ``fit`` sets it when None). Algorithm 3:
-        must be None.
+        Fairlearn's duality-gap threshold (Fairlearn's path; as Fairlearn, ``fit`` writes the threshold it computes
+        into ``nu`` when None; it is also ``nu_``). That value is not a parameter: ``get_params`` and ``clone``
+        report None, and the next ``fit`` (e.g. after ``set_params(epsilon=1)``) starts from None again.
+        Statistics game and Algorithm 3: must be None.
     eta0 : float, default=2.0
         Fairlearn's initial learning rate (Fairlearn's path). Algorithm 3: ignored at its default, see ``eta``.
     run_linprog_step : bool or "auto", default="auto"
@@ -266,6 +305,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     sensitivity_ : dict
         ``auditor_l1`` (of the violation vector) and ``learner`` (of the cost) or ``regression_l1``.
     privacy_spent_ : PrivacySpend
+    nu_ : float
+        Fairlearn's path: the duality-gap threshold its fit used (``nu``, or the one it computed).
     oracle_ : str
         The oracle used; ``"estimator"`` means Fairlearn's path, whose fitted attributes are Fairlearn's
         (``predictors_`` and ``weights_`` are then pandas Series, as in Fairlearn, and the Algorithm-3 attributes
@@ -399,6 +440,28 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.accountant = accountant
         self.random_state = random_state
 
+    # ------------------------------------------------------------------------------------------ nu
+    # Fairlearn's fit writes the duality-gap threshold it computes (nu=None) into ``self.nu``; Fairlearn's own tests
+    # read it there after fit, so it stays. But it is a fitted value, not the parameter: ``get_params`` (hence
+    # ``clone``) reports the parameter, and every fit starts from it, so that a refit with new parameters (e.g.
+    # ``set_params(epsilon=1)``, where nu must be None) and a clone behave as a fresh estimator.
+    def _nu_parameter(self):
+        """``nu`` as the user set it: None when ``self.nu`` holds the threshold an earlier Fairlearn fit computed."""
+        computed = self.__dict__.get("_nu_computed")
+        return None if computed is not None and self.nu is computed else self.nu
+
+    def get_params(self, deep=True):
+        """scikit-learn's ``get_params``, with ``nu`` as set by the user (not the threshold a fit computed)."""
+        params = super().get_params(deep=deep)
+        params["nu"] = self._nu_parameter()
+        return params
+
+    def set_params(self, **params):
+        """scikit-learn's ``set_params``; a ``nu`` given here is the user's, whatever its value."""
+        if "nu" in params:
+            self.__dict__.pop("_nu_computed", None)
+        return super().set_params(**params)
+
     # ------------------------------------------------------------------------------------------ validation
     def _check_params(self):
         """Validate the public parameters; returns ``(epsilon, delta, oracle)`` with ``oracle`` resolved.
@@ -407,41 +470,18 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         the constraints are then left to Fairlearn's ``fit`` (its errors and messages).
         """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        if self.mode not in _MODES:
-            raise ValueError(f"mode must be one of {_MODES}, got {self.mode!r}.")
-        if self.bound_B is not None and not (isinstance(self.bound_B, numbers.Real) and math.isfinite(self.bound_B)
-                                             and self.bound_B > 0):
-            raise ValueError(f"bound_B must be None or a finite number > 0, got {self.bound_B!r}.")
-        if self.eta is not None and not (isinstance(self.eta, numbers.Real) and math.isfinite(self.eta)
-                                         and self.eta > 0):
-            raise ValueError(f"eta must be None or a finite number > 0, got {self.eta!r}.")
-        if self.oracle not in _ORACLES:
-            raise ValueError(f"oracle must be one of {_ORACLES}, got {self.oracle!r}.")
-        if self.privacy_unit not in _PRIVACY_UNITS:
-            raise ValueError(f"privacy_unit must be one of {_PRIVACY_UNITS}, got {self.privacy_unit!r}.")
-        if not (isinstance(self.feature_bound, numbers.Real) and math.isfinite(self.feature_bound)
-                and self.feature_bound > 0):
-            raise ValueError(f"feature_bound must be a finite number > 0, got {self.feature_bound!r}.")
-        if self.ridge is not None and not (isinstance(self.ridge, numbers.Real) and math.isfinite(self.ridge)
-                                           and self.ridge >= 0):
-            raise ValueError(f"ridge must be None or a finite number >= 0, got {self.ridge!r}.")
-        if self.row_norm_bound is not None and not (isinstance(self.row_norm_bound, numbers.Real)
-                                                    and math.isfinite(self.row_norm_bound)
-                                                    and self.row_norm_bound > 0):
-            raise ValueError(f"row_norm_bound must be None or a finite number > 0, got {self.row_norm_bound!r}.")
-        if not (isinstance(self.statistics_fraction, numbers.Real) and 0 < self.statistics_fraction < 1):
-            raise ValueError(f"statistics_fraction must be in (0, 1), got {self.statistics_fraction!r}.")
+        validate_params(self, _PARAMETER_CHECKS)
         if self.min_count is not None and (isinstance(self.min_count, bool)
                                            or not isinstance(self.min_count, numbers.Integral)
                                            or self.min_count < 2):
             raise ValueError(f"min_count must be None or an integer >= 2, got {self.min_count!r}.")
-        if not (isinstance(self.min_count_fraction, numbers.Real) and 0 < self.min_count_fraction < 1):
-            raise ValueError(f"min_count_fraction must be in (0, 1), got {self.min_count_fraction!r}.")
-        if not (isinstance(self.beta, numbers.Real) and 0 < self.beta < 1):
-            raise ValueError(f"beta must be in (0, 1), got {self.beta!r}.")
+        if self.hypotheses is not None:             # classifiers with predict or plain callables (both predict)
+            check_hypotheses(self.hypotheses)
+        check_groups(self.groups)                   # public: refused before the budget check, not after it
         oracle = self._resolve_oracle(epsilon)
         if oracle == "estimator":
             return epsilon, delta, oracle              # Fairlearn's path: Fairlearn validates the rest
+        check_estimator(self.estimator)                # unused by Algorithm 3's oracles, but never a bad value
         if oracle in _STATISTICS_ORACLES:
             self._check_statistics_params(epsilon, delta, oracle)
         else:
@@ -518,6 +558,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         if self.max_iter is not None and (isinstance(self.max_iter, bool)
                                           or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
             raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
+        if self.max_iter is not None and self.max_iter > MAX_ROUNDS:
+            raise ValueError(f"max_iter must be at most MAX_ROUNDS={MAX_ROUNDS:,} for the private algorithms (a fit "
+                             f"of that many rounds takes seconds), got {self.max_iter!r}.")
 
     def _check_moment(self):
         if not isinstance(self.constraints, SUPPORTED_MOMENTS):
@@ -528,6 +571,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                              f"{type(self.constraints).__name__} (unsupported moment).{hint}")
         if getattr(self.constraints, "ratio", 1.0) != 1.0:
             raise ValueError("constraints: ratio bounds are not supported (use difference_bound).")
+        check_real(getattr(self.constraints, "eps", None), "constraints' difference_bound", low=0.0)
         if getattr(self.constraints, "data_loaded", False):
             raise ValueError("constraints already holds data; pass a fresh Moment object.")
         objective = self.objective
@@ -571,9 +615,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             raise ValueError("oracle='diffprivlib' is not available: diffprivlib's models (0.6) ignore "
                              "sample_weight, so the cost-sensitive best response would silently be an unweighted "
                              "fit. Use oracle='exponential' or 'regression'.")
-        if oracle == "exponential" and (self.hypotheses is None or len(self.hypotheses) == 0):
-            raise ValueError("oracle='exponential' needs a non-empty finite hypothesis class `hypotheses` "
-                             "(empty hypothesis class).")
+        if oracle == "exponential" and self.hypotheses is None:
+            raise ValueError("oracle='exponential' needs a non-empty finite hypothesis class `hypotheses`.")
         if delta == 0 and self.min_count is None and not math.isinf(epsilon):
             raise ValueError("delta=0 needs a public min_count: the private lower bound on the cell counts fails "
                              "with a small probability that must be counted in delta.")
@@ -590,10 +633,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
 
     def _load(self, X, y, sensitive_features, *, private=True):
         """Domain checks only (types, NaN, lengths, binary labels, declared groups); messages carry no counts."""
-        try:                                        # the message must not quote a value of the private data
-            X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
-        except (TypeError, ValueError, OverflowError):
-            raise TypeError("X must be numeric (finite floats).") from None
+        # The conversion's message could quote a value of the private data: withheld (no chained exception).
+        X_arr = call_withheld(np.asarray, X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float, replace=(
+            ((TypeError, ValueError, OverflowError), TypeError("X must be numeric (finite floats).")),))
         if X_arr.ndim != 2 or X_arr.shape[0] == 0:
             raise ValueError("X must be a non-empty 2-D array.")
         if not np.all(np.isfinite(X_arr)):
@@ -607,7 +649,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         if not np.all(np.isin(y_arr, (0, 1))):
             raise ValueError("y must hold binary labels 0/1.")
         y_arr = y_arr.astype(int)
-        group_vector = as_group_vector(sensitive_features, n)
+        group_vector = as_group_vector(sensitive_features, n, groups=self.groups)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__, private=private)
         group_index = encode_groups(group_vector, groups)
         # A declared group without rows, or a (group, event) cell below min_count, is inside the domain: it fits
@@ -623,6 +665,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         Order: public parameters are validated and the budget is checked before the data are read; every fit of
         data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
         """
+        self.nu = self._nu_parameter()              # a threshold computed by an earlier fit is not a parameter
+        for name in ("_nu_computed", "nu_"):
+            self.__dict__.pop(name, None)
         epsilon, delta, oracle = self._check_params()
         if oracle == "estimator":
             return self._fit_fairlearn(X, y, sensitive_features, kwargs)
@@ -635,6 +680,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             return self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
         X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features, private=private)
         n, d = X_arr.shape
+        T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)     # public; capped before any release
         # Release noise: None reaches diffprivlib as None (its secure generator); a seed gives one reproducible
         # stream shared by all the fit's mechanisms, in the order they run.
         rng = None if self.random_state is None else _seeded_random_state(self.random_state)
@@ -675,7 +721,6 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
 
         # No sensitivity without noise (and none is defined for a cell of one row).
         sensitivity = self._sensitivities(min_count, n, d, len(groups), oracle) if private else {}
-        T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)
         if private:
             # 2T per-round mechanisms, plus the one release of X^T X by the regression oracle under "record".
             n_mechanisms = 2 * T + int(oracle == "regression" and self.privacy_unit == "record")
@@ -694,7 +739,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         plays, play_index = [], {}
         history = {"lambda": [], "noisy_gamma": [], "hypothesis": []}
         counts = []
-        for _ in range(T):
+        for _ in progress_rounds(0, T, desc=f"{type(self).__name__} (Algorithm 3)"):
             if n_constraints:
                 weights = np.exp(theta - theta.max())
                 lam = B * weights / (math.exp(-theta.max()) + weights.sum())     # B e^theta / (1 + sum e^theta)
@@ -880,6 +925,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             self.max_iter = _FAIRLEARN_MAX_ITER
         if auto_step:                               # "auto" is Fairlearn's default (True) without noise
             self.run_linprog_step = True
+        computed_nu = self.nu is None
         try:
             super().fit(X, y, **kwargs)
         finally:
@@ -887,6 +933,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                 self.max_iter = None
             if auto_step:
                 self.run_linprog_step = "auto"
+        if computed_nu:                             # Fairlearn wrote its threshold into self.nu (see _nu_parameter)
+            self._nu_computed = self.nu
+        self.nu_ = self.nu
         self.oracle_ = "estimator"
         self.mode_ = "fairlearn"
         self.privacy_spent_ = charge(self.accountant, PrivacySpend(math.inf, 0.0))
@@ -923,7 +972,13 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         log_delta = math.log(1 / delta) if delta > 0 else 1.0
         denominator = (2 * (2 * n_groups * B + 1) * math.sqrt(log_delta)
                        * (log_class + math.log(2 / self.beta)))
-        return max(1, int(numerator / denominator))
+        rounds = numerator / denominator
+        if rounds > MAX_ROUNDS:                     # public: m, d, |A|, epsilon, delta, B, beta
+            raise ValueError(f"Algorithm 3's formula asks for T = {rounds:,.0f} rounds at epsilon={epsilon:g} "
+                             f"(max_iter=None; T grows like epsilon), above MAX_ROUNDS={MAX_ROUNDS:,}: set max_iter "
+                             f"(at most {MAX_ROUNDS:,}), which spends the budget on fewer, less noisy rounds. Nothing "
+                             "was spent.")
+        return max(1, int(rounds))
 
     # ------------------------------------------------------------------------------------------ oracles
     def _make_oracle(self, oracle, X, y, U, n, d, eps_prime, sensitivity, rng):
@@ -1000,8 +1055,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             X_arr = clip_rows(X_arr, self.row_norm_bound_)
         positive = np.zeros(X_arr.shape[0])
         for h, w in zip(self.predictors_, self.weights_):
-            if w > 0:
-                positive += w * np.asarray(h.predict(X_arr), dtype=float).ravel()
+            if w > 0:                               # a play of `hypotheses` may be a plain callable
+                predict = h.predict if hasattr(h, "predict") else h
+                positive += w * np.asarray(predict(X_arr), dtype=float).ravel()
         return np.column_stack([1.0 - positive, positive])
 
     def predict(self, X, random_state=None):

@@ -17,11 +17,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
+    MAX_EPSILON,
     PrivacySpend,
+    PrivacyWarning,
     charge,
     check_rho,
     check_spend,
     randomise_vector,
+    validate_epsilon_delta,
     zcdp_gaussian_mechanism,
     zcdp_gaussian_sigma,
     zcdp_to_approx_dp,
@@ -32,8 +35,12 @@ from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_group_vector,
     atomic_fit,
+    call_withheld,
+    check_bool,
+    check_seed,
     encode_groups,
     resolve_groups,
+    validate_params,
 )
 
 __all__ = ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "ZCDPLedger"]
@@ -110,10 +117,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         if self.rho is not None:
             if self.epsilon is not None:
                 raise ValueError("Give either rho or epsilon, not both.")
-            if not isinstance(self.rho, bool) and isinstance(self.rho, numbers.Real) and math.isinf(self.rho) \
-                    and self.rho > 0:
-                return math.inf                     # the non-private baseline
-            return check_rho(self.rho)
+            return self._checked_rho()
         if self.epsilon is None:
             raise ValueError("rho (zCDP budget) or epsilon is required.")
         if isinstance(self.epsilon, bool) or not (isinstance(self.epsilon, numbers.Real)
@@ -121,12 +125,26 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
             raise ValueError(f"epsilon must be a number > 0 (inf: no privacy), got {self.epsilon!r}.")
         if math.isinf(self.epsilon):
             return math.inf                         # the non-private baseline: no noise, charged (inf, 0)
+        validate_epsilon_delta(self.epsilon, 0.0)   # finite: at most MAX_EPSILON (the accountant's composition)
         # Largest rho whose Bun-Steinke conversion rho + 2 sqrt(rho ln(1/delta)) is at most epsilon, also in
         # floating point (the plain formula can convert back to epsilon + a few ulps, which an accountant whose
         # ceiling is epsilon refuses).
         return approx_dp_to_zcdp(self.epsilon, self.delta)
 
+    def _checked_rho(self):
+        """``rho`` given: ``inf`` (the non-private baseline), or a finite rho > 0 whose (epsilon, delta) conversion
+        is at most ``MAX_EPSILON`` (beyond it the accountant's composition would overflow)."""
+        if not isinstance(self.rho, bool) and isinstance(self.rho, numbers.Real) and math.isinf(self.rho) \
+                and self.rho > 0:
+            return math.inf
+        rho = check_rho(self.rho)
+        if zcdp_to_approx_dp(rho, self.delta) > MAX_EPSILON:
+            raise ValueError(f"rho={rho!r} converts to an epsilon above {MAX_EPSILON:g}, which would make the "
+                             "accountant's composition overflow; use rho=numpy.inf for a non-private run.")
+        return rho
+
     def _check_params(self):
+        validate_params(self, {"fit_intercept": check_bool, "random_state": check_seed})
         if isinstance(self.stage1_fraction, bool) or not (isinstance(self.stage1_fraction, numbers.Real)
                                                           and 0 < self.stage1_fraction < 1):
             raise ValueError(f"stage1_fraction must be in (0, 1), got {self.stage1_fraction!r}.")
@@ -195,10 +213,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         """
         if isinstance(X, (pd.DataFrame, pd.Series)):
             X = X.to_numpy()
-        try:
-            X = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("X must be numeric.") from exc
+        X = call_withheld(np.asarray, X, dtype=float,        # its message could quote a private value: withheld
+                          replace=(((TypeError, ValueError), TypeError("X must be numeric.")),))
         if X.ndim != 2 or X.shape[0] == 0:
             raise ValueError("X must be a non-empty 2-D array.")
         if not np.all(np.isfinite(X)):
@@ -223,7 +239,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         rho, groups = self._check_public_inputs()
         design = self._design(X)
         target = self._target(y, design.shape[0])
-        group_vector = as_group_vector(sensitive_features, design.shape[0])
+        group_vector = as_group_vector(sensitive_features, design.shape[0], groups=groups)
         if groups is None:
             groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
                                     private=not math.isinf(rho))
@@ -267,7 +283,21 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         self.privacy_spent_ = privacy_spent
         for name, value in self._label_attributes().items():
             setattr(self, name, value)
+        self._warn_if_budget_unused(fallback, spent, rho)       # after the charge: the warning may be an error
         return self
+
+    def _warn_if_budget_unused(self, fallback, spent, rho):
+        """A :class:`PrivacyWarning` when less than the budget was spent (stage 1 fell back before its residual
+        releases). Its text depends only on the fallback (a released value's test), ``rho`` and what was charged
+        (from public group sizes and the releases made), never on a data value."""
+        if math.isinf(rho) or spent >= rho * (1 - 1e-9):
+            return
+        warnings.warn(
+            f"{type(self).__name__}: stage 1 fell back ({fallback}, a test on released values) and skipped its "
+            f"residual releases, so only rho={spent:.6g} of the budget rho={rho:.6g} was spent and charged, as "
+            f"(epsilon={self.privacy_spent_.epsilon:.6g}, delta={self.privacy_spent_.delta:g}) (privacy_spent_); "
+            "stage 2 used its own share, not the unspent part.",
+            PrivacyWarning, stacklevel=4)
 
     @staticmethod
     def _charged_rho(total, rho):
@@ -433,7 +463,8 @@ _PRIVACY_DOC = """
       above, which are twice as large, so its noise is correct for the paper's stated (bounded) relation.
     - Composition: every release is a Gaussian mechanism recorded in ``ledger_``; ``rho_spent_`` is their sum
       (equal to ``rho`` up to floating-point rounding, which is capped at ``rho``; less if stage 1 fell back
-      early and skipped its residual releases). Since a record changes only its own group's statistics, parallel
+      early and skipped its residual releases, which a :class:`~fairlearn_dp.privacy.PrivacyWarning` reports with
+      the rho charged; ``privacy_spent_`` is what was charged). Since a record changes only its own group's statistics, parallel
       composition would allow ``max`` instead of the sum over groups; the sum is kept (conservative, as in the
       paper).
     - Noise is drawn by diffprivlib's analytic Gaussian mechanism set to the zCDP sigma; with
@@ -529,10 +560,8 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     def _target(self, y, n):
         """``y`` as floats clipped to ``[-target_bound, target_bound]`` (silently: see Privacy)."""
         values = _as_column(y, n)
-        try:
-            values = values.astype(float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("y must be numeric.") from exc
+        values = call_withheld(values.astype, float,          # its message could quote a private value: withheld
+                               replace=(((TypeError, ValueError), TypeError("y must be numeric.")),))
         if not np.all(np.isfinite(values)):
             raise ValueError("y contains NaN or infinite values.")
         bound = self._target_bound()

@@ -51,6 +51,7 @@ from sklearn.base import clone
 
 from ..privacy import noisy_vector_zcdp
 from ..privacy._zcdp import approx_dp_to_zcdp, zcdp_gaussian_sigma
+from ..utils._progress import progress_rounds
 from ._hypotheses import LinearThresholdClassifier
 
 __all__ = ["StatisticsGame", "label_cell_sensitivity", "gram_sensitivity", "round_sensitivity"]
@@ -405,7 +406,7 @@ class StatisticsGame:
         theta = np.zeros(2 * K)
         plays, errors, released_gammas, proxy_gammas, lambdas, values, round_sums = [], [], [], [], [], [], []
         rounds_played = 0
-        for t in range(self.T):
+        for t in progress_rounds(0, self.T, desc="DPExponentiatedGradient (statistics game)"):
             weights = np.exp(theta - theta.max())
             lam = self.B * weights / (math.exp(-theta.max()) + weights.sum())
             lam_prime = (lam[:K] - lam[K:]).reshape(self.E, self.G)

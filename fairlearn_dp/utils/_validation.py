@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -12,19 +13,19 @@ from sklearn.base import clone
 from ..privacy import PrivacyWarning
 
 __all__ = ["clip_rows", "as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
-           "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin"]
+           "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin", "call_withheld",
+           "call_on_private_rows", "check_hypotheses", "check_bool", "check_choice", "check_seed", "check_solver",
+           "check_real", "check_string", "validate_params"]
 
 
 def as_1d_float(values, name):
     """Return ``values`` as a 1-D float array (a one-column 2-D input is accepted); reject NaN/inf and non-numbers."""
     if isinstance(values, (pd.DataFrame, pd.Series)):
         values = values.to_numpy()
-    try:
-        arr = np.asarray(values, dtype=float)
-    except OverflowError as exc:                # Python ints beyond float range
-        raise ValueError(f"{name} holds a number beyond float range.") from exc
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric.") from exc
+    # The conversion's own messages may quote a value (e.g. "could not convert string to float: '...'"): withheld.
+    arr = call_withheld(np.asarray, values, dtype=float, replace=(
+        (OverflowError, ValueError(f"{name} holds a number beyond float range.")),   # Python ints beyond float range
+        ((TypeError, ValueError), TypeError(f"{name} must be numeric."))))
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -36,13 +37,18 @@ def as_1d_float(values, name):
     return arr
 
 
-def as_group_vector(sensitive_features, n_samples, name="sensitive_features"):
+def as_group_vector(sensitive_features, n_samples, name="sensitive_features", *, groups=None):
     """Turn ``sensitive_features`` into a 1-D object array of group labels of length ``n_samples``.
 
-    Several columns are combined into one label per row (``"a,b"``), as Fairlearn does.
+    Several columns are combined into one label per row (``"a,b"``), as Fairlearn does. With several columns and
+    declared ``groups``, a declared label that cannot be such a combination, or a combined label not declared, is
+    a ``ValueError`` that explains the combination (naming the columns and ``groups``, never a value of the data).
     """
     if sensitive_features is None:
         raise ValueError(f"{name} is required.")
+    labels = _integer_or_categorical_labels(sensitive_features, n_samples, name)
+    if labels is not None:
+        return labels
     if isinstance(sensitive_features, pd.DataFrame):
         frame = sensitive_features
     elif isinstance(sensitive_features, pd.Series):
@@ -56,16 +62,69 @@ def as_group_vector(sensitive_features, n_samples, name="sensitive_features"):
         frame = pd.DataFrame(arr if arr.ndim == 2 else arr[:, None])
     if frame.shape[1] == 0:
         raise ValueError(f"{name} has no columns.")
-    if len(frame) != n_samples:
-        raise ValueError(f"{name} has {len(frame)} rows but the data have {n_samples} (length mismatch).")
-    if frame.isna().to_numpy().any():
-        raise ValueError(f"{name} contains missing values (NaN/None).")
+    _check_group_rows(len(frame), n_samples, name, missing=frame.isna().to_numpy().any())
     if frame.shape[1] == 1:
         return frame.iloc[:, 0].to_numpy(dtype=object)
+    return _combined_labels(frame, name, groups)
+
+
+def _check_group_rows(n_rows, n_samples, name, *, missing):
+    """The length and missing-value checks of :func:`as_group_vector` (in this order)."""
+    if n_rows != n_samples:
+        raise ValueError(f"{name} has {n_rows} rows but the data have {n_samples} (length mismatch).")
+    if missing:
+        raise ValueError(f"{name} contains missing values (NaN/None).")
+
+
+def _integer_or_categorical_labels(sensitive_features, n_samples, name):
+    """:func:`as_group_vector`'s labels for one column of integers or categorical codes, without its per-row object
+    conversion and checks; None for any other input, which takes the general path.
+
+    A 1-D numpy array (exactly ``ndarray``) or a pandas Series of a numpy integer or bool dtype gives the numbers as
+    Python ``int`` / ``bool`` (``astype(object)``: no missing value is possible); a ``pandas.Categorical`` or a
+    Series of ``category`` dtype gives each row its category as ``Categorical``'s own conversion to ``object``
+    returns it, converting each category once instead of once per row (a missing value is the code -1). The same
+    labels, types and errors as the general path.
+    """
+    values = sensitive_features
+    if isinstance(values, pd.Series):
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.array
+        elif isinstance(values.dtype, np.dtype):
+            values = values.to_numpy()
+        else:
+            return None
+    if isinstance(values, pd.Categorical):
+        codes = np.asarray(values.codes)
+        _check_group_rows(codes.size, n_samples, name, missing=bool((codes < 0).any()))
+        every_category = pd.Categorical.from_codes(np.arange(len(values.categories)), dtype=values.dtype)
+        return np.asarray(every_category, dtype=object)[codes]
+    if type(values) is np.ndarray and values.ndim == 1 and values.dtype.kind in "biu":
+        _check_group_rows(values.shape[0], n_samples, name, missing=False)
+        return values.astype(object)
+    return None
+
+
+def _combined_labels(frame, name, groups):
+    """One ``"a,b"`` label per row of a frame of several columns; checked against the declared ``groups``."""
+    columns = [str(c) for c in frame.columns]                  # public: names, never values
+    pattern = ",".join(f"<{c}>" for c in columns)
+    hint = (f"{name} has {len(columns)} columns ({', '.join(map(repr, columns))}), which are combined into one "
+            "group label per row, the row's values joined by commas as Fairlearn does ('a,b' for the values a and "
+            f"b), so `groups` must list the combined labels, one per combination: groups=['{pattern}', ...] with "
+            "each <column> replaced by one of its values")
+    if groups is not None:
+        declared = list(groups)
+        odd = [g for g in declared if not isinstance(g, str) or g.count(",") < frame.shape[1] - 1]
+        if odd:
+            raise ValueError(f"{hint}; got {odd[0]!r} in groups, which is no such label.")
     text = frame.astype(str)
     combined = text.iloc[:, 0]
     for column in range(1, text.shape[1]):
         combined = combined + "," + text.iloc[:, column]
+    if groups is not None and not combined.isin(declared).all():
+        raise ValueError(f"{hint}; a combined label in {name} is not one of the {len(declared)} declared groups "
+                         "(unseen group): declare every combination in `groups`.")
     return combined.to_numpy(dtype=object)
 
 
@@ -79,28 +138,54 @@ def resolve_groups(groups, group_vector, *, estimator_name, private=True):
         warnings.warn(
             f"{estimator_name}: `groups` was not given, so the list of groups is read from the private data and "
             "treated as public. Pass groups=[...] to make this explicit.", PrivacyWarning, stacklevel=3)
-    if groups is None:
-        found = pd.unique(pd.Series(group_vector, dtype=object))
-        try:
-            found = sorted(found)
-        except TypeError:
-            found = list(found)
-        resolved = list(found)
-    else:
-        if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
-            raise TypeError("groups must be a list of group labels or None.")
-        resolved = list(groups)
-        if pd.isna(pd.Series(resolved, dtype=object)).any():
-            raise ValueError("groups contains a missing label (NaN/None).")
-        try:
-            duplicates = len(set(resolved)) != len(resolved)
-        except TypeError as exc:
-            raise TypeError("groups must hold hashable group labels.") from exc
-        if duplicates:
-            raise ValueError("groups contains duplicates.")
+    if groups is not None:
+        return _declared_groups(groups)
+    found = pd.unique(pd.Series(group_vector, dtype=object))
+    try:
+        found = sorted(found)
+    except TypeError:
+        found = list(found)
+    if len(found) < 2:
+        raise ValueError(f"sensitive_features must define at least 2 groups, got {len(found)}.")
+    return list(found)
+
+
+def _declared_groups(groups):
+    """The public ``groups`` as a list: at least 2 distinct, hashable, non-missing labels (errors name ``groups``:
+    it is the parameter at fault, and it is checked before the budget)."""
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
+        raise TypeError("groups must be a list of group labels or None.")
+    resolved = list(groups)
+    if pd.isna(pd.Series(resolved, dtype=object)).any():
+        raise ValueError("groups contains a missing label (NaN/None).")
+    try:
+        duplicates = len(set(resolved)) != len(resolved)
+    except TypeError as exc:
+        raise TypeError("groups must hold hashable group labels.") from exc
+    if duplicates:
+        raise ValueError("groups contains duplicates.")
     if len(resolved) < 2:
-        raise ValueError(f"sensitive_features must define at least 2 groups, got {len(resolved)}.")
+        raise ValueError(f"groups must list at least 2 groups, got {len(resolved)}: {resolved!r}.")
     return resolved
+
+
+def check_estimator(estimator, name="estimator", *, prefit=False):
+    """``estimator`` if it is None or an object with ``fit`` (and ``get_params`` unless ``prefit``: it is then
+    cloned); a ``TypeError`` naming ``name`` otherwise. A public parameter: checked before the budget and before any
+    warning (scikit-learn's clone error otherwise comes after the fit's warnings)."""
+    if estimator is None:
+        return None
+    needed = ("fit",) if prefit else ("fit", "get_params")
+    if isinstance(estimator, (str, bytes)) or not all(hasattr(estimator, method) for method in needed):
+        what = "an estimator with fit" if prefit else "a scikit-learn estimator (with fit and get_params; it is cloned)"
+        raise TypeError(f"{name} must be None or {what}, got {type(estimator).__name__}.")
+    return estimator
+
+
+def check_groups(groups):
+    """The declared ``groups`` checked as a public parameter (before the budget): None, or a list of at least 2
+    distinct hashable labels (:func:`resolve_groups`' rules). Returns the list (or None)."""
+    return None if groups is None else resolve_groups(groups, None, estimator_name="")
 
 
 def encode_groups(group_vector, groups, name="sensitive_features"):
@@ -128,7 +213,10 @@ def check_bounds(bounds):
     if isinstance(bounds, (str, bytes)):
         raise TypeError("bounds must be a pair of numbers (s, t), not a string.")
     try:
-        lower, upper = (float(b) for b in bounds)
+        pair = list(bounds)
+        if len(pair) != 2 or any(isinstance(b, bool) or not isinstance(b, numbers.Real) for b in pair):
+            raise TypeError                     # numpy 2.0 would turn a 1-element array into a float, 2.4 refuses
+        lower, upper = (float(b) for b in pair)
     except OverflowError as exc:
         raise ValueError("bounds must be finite numbers within float range.") from exc
     except (TypeError, ValueError) as exc:
@@ -254,8 +342,140 @@ def call_on_private_rows(method, X, what):
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            return method(X)
-        except Exception:
-            raise ValueError(f"{what} failed on the fitting rows; its message is withheld because it could quote "
-                             "the private data (check that these rows are in the model's domain).") from None
+        return call_withheld(method, X, replace=((Exception, ValueError(
+            f"{what} failed on the fitting rows; its message is withheld because it could quote the private data "
+            "(check that these rows are in the model's domain).")),))
+
+
+def call_withheld(function, *args, replace, **kwargs):
+    """``function(*args, **kwargs)``, with the exceptions it raises on private data replaced by errors that carry
+    nothing of them.
+
+    ``replace`` is a sequence of ``(exception types, error)`` pairs; the first pair whose types match the exception
+    raised gives the error raised instead (an exception matching no pair propagates unchanged). The replacement is
+    raised *outside* the ``except`` block, after the block has dropped the original: it is neither the new error's
+    ``__context__`` nor its ``__cause__``, and no frame of the traceback holds it, so a logger or an error tracker
+    that walks the chain cannot read its message (``raise ... from None`` only hides the context from the printed
+    traceback: it stays in ``__context__``).
+    """
+    replacement = None
+    try:
+        return function(*args, **kwargs)
+    except Exception as error:          # ``error`` is unbound when the block ends; only the replacement is kept
+        for types, new in replace:
+            if isinstance(error, types):
+                replacement = new
+                break
+        else:
+            raise
+    raise replacement
+
+
+def check_hypotheses(hypotheses, name="hypotheses"):
+    """A finite hypothesis class as a non-empty list whose elements have ``predict`` or are callables; a
+    ``TypeError``/``ValueError`` naming ``name`` otherwise (a public parameter: checked before the budget)."""
+    if isinstance(hypotheses, (str, bytes)) or not hasattr(hypotheses, "__len__") or not hasattr(hypotheses,
+                                                                                                   "__iter__"):
+        raise TypeError(f"{name} must be a list of classifiers (with predict) or callables, got "
+                        f"{type(hypotheses).__name__}.")
+    hypotheses = list(hypotheses)
+    if not hypotheses:
+        raise ValueError(f"{name} must be a non-empty finite hypothesis class (got an empty hypothesis class).")
+    for index, h in enumerate(hypotheses):
+        if not callable(getattr(h, "predict", h)):
+            raise TypeError(f"{name}[{index}] is neither a classifier with predict nor a callable.")
+    return hypotheses
+
+
+def check_bool(value, name):
+    """``value`` as a bool (``True``/``False``, numpy's too); anything else is a ``TypeError`` naming ``name`` (a
+    string such as ``"no"`` or a number would otherwise count by its truth value)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
+def check_choice(value, name, options):
+    """``value`` if it is one of ``options`` (strings compared by value, other options such as None by identity);
+    a ``ValueError`` naming ``name`` and the options otherwise."""
+    for option in options:
+        if value is option or (isinstance(value, str) and isinstance(option, str) and value == option):
+            return value
+    raise ValueError(f"{name} must be one of {', '.join(repr(option) for option in options)}; got {value!r}.")
+
+
+def check_seed(random_state, name="random_state"):
+    """``random_state`` if it is None, an int in ``[0, 2**32 - 1]`` or a ``numpy.random.RandomState``; a
+    ``TypeError``/``ValueError`` naming ``name`` otherwise. Checked with the other public parameters, so that a bad
+    seed fails before the budget check rather than at the first release."""
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"{name} must be None, an int or a numpy.random.RandomState, got "
+                        f"{type(random_state).__name__}.")
+    if not 0 <= random_state <= 2 ** 32 - 1:
+        raise ValueError(f"{name} must be between 0 and 2**32 - 1 when an int, got {random_state}.")
+    return random_state
+
+
+def check_solver(solver, name="solver", *, own):
+    """``own`` (the class's built-in solver; None when there is none) or the name of an installed cvxpy solver; a
+    ``TypeError`` or a ``ValueError`` naming ``name`` otherwise (checked before the budget, so that a typo costs
+    nothing)."""
+    if not isinstance(solver, str):
+        raise TypeError(f"{name} must be a string, got {type(solver).__name__}.")
+    if own is not None and solver == own:
+        return solver
+    import cvxpy as cp
+
+    installed = cp.installed_solvers()
+    if solver not in installed:
+        choices = "" if own is None else f"{own!r} or "
+        raise ValueError(f"{name} must be {choices}the name of an installed cvxpy solver {installed}, got "
+                         f"{solver!r}.")
+    return solver
+
+
+def check_real(value, name, *, low=None, high=None, low_open=False, high_open=False, allow_none=False):
+    """``value`` as a finite float in the interval from ``low`` to ``high`` (open ends with ``low_open`` /
+    ``high_open``); None passes with ``allow_none``. A bool or a non-number is a ``TypeError``, NaN, an infinity or
+    a value outside the interval a ``ValueError``, each naming ``name``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number{' or None' if allow_none else ''}, got "
+                        f"{type(value).__name__}.")
+    try:
+        number = float(value)
+    except OverflowError:                       # a Python int beyond float range
+        number = math.inf
+    if not (math.isfinite(number) and _in_interval(number, low, high, low_open, high_open)):
+        raise ValueError(f"{name} must be a finite number in {_interval_text(low, high, low_open, high_open)}, "
+                         f"got {value!r}.")
+    return number
+
+
+def _in_interval(number, low, high, low_open, high_open):
+    above_low = low is None or (number > low if low_open else number >= low)
+    below_high = high is None or (number < high if high_open else number <= high)
+    return above_low and below_high
+
+
+def _interval_text(low, high, low_open, high_open):
+    left = "(-inf" if low is None else f"{'(' if low_open else '['}{low}"
+    right = "inf)" if high is None else f"{high}{')' if high_open else ']'}"
+    return f"{left}, {right}"
+
+
+def validate_params(owner, checks):
+    """Run a declarative table of parameter checks: ``{name: check}``, each ``check(value, name)`` raising a
+    ``TypeError``/``ValueError`` that names the parameter. Returns ``{name: checked value}``. Estimators call it in
+    their single validation step, before the budget check."""
+    return {name: check(getattr(owner, name), name) for name, check in checks.items()}
+
+
+def check_string(value, name):
+    """``value`` if it is a string; a ``TypeError`` naming ``name`` otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}.")
+    return value

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from aif360.algorithms import Transformer
@@ -10,12 +12,15 @@ from fairlearn import reductions as fl_reductions
 
 from fairdp_adapters.aif360 import dataset_to_arrays, declared_groups, predict_seed, protected_attribute
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp.utils._validation import atomic_fit
+from fairlearn_dp.utils._validation import atomic_fit, check_bool, check_real, check_seed, validate_params
 
 __all__ = ["DPExponentiatedGradientReduction"]
 
 _MOMENTS = ("DemographicParity", "EqualizedOdds", "TruePositiveRateParity", "FalsePositiveRateParity",
             "ErrorRateParity")
+# The face's own parameters (the engine checks the others, before the budget too).
+_PARAMETER_CHECKS = {"difference_bound": functools.partial(check_real, low=0.0), "drop_prot_attr": check_bool,
+                     "seed": check_seed}
 
 
 class DPExponentiatedGradientReduction(Transformer):
@@ -141,8 +146,7 @@ class DPExponentiatedGradientReduction(Transformer):
         Returns:
             self.
         """
-        if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
-            raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
+        validate_params(self, _PARAMETER_CHECKS)     # the face's own parameters
         model = DPExponentiatedGradient(
             self.estimator, self._moment(), eps=self.eps, nu=self.nu, eta0=self.eta0,
             run_linprog_step=self.run_linprog_step, epsilon=self.epsilon, delta=self.delta, mode=self.mode,
@@ -150,9 +154,12 @@ class DPExponentiatedGradientReduction(Transformer):
             max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
             feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
             accountant=self.accountant, random_state=self.seed)
+        model._check_params()                       # every public parameter, before the dataset is looked at
+        if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
+            raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
+        name = protected_attribute(dataset, self.protected_attribute_name)     # the public schema, before the budget
+        model.set_params(groups=declared_groups(dataset, name))     # the schema's groups (public)
         model._check_public()                       # public parameters, then the budget: before any row is read
-        name = protected_attribute(dataset, self.protected_attribute_name)
-        model.set_params(groups=declared_groups(dataset, name))          # the schema's groups (public)
         arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
         labels = dataset.labels.ravel()
         if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():

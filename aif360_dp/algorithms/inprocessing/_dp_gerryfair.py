@@ -45,7 +45,8 @@ class DPGerryFairClassifier(Transformer):
             plots the raw training data).
         heatmap_iter (int): rounds between two heatmaps.
         heatmap_path (str): where heatmaps are saved (``generate_heatmap`` saves ``<heatmap_path>.png``).
-        max_iters (int): time horizon; ``max_iters - 1`` rounds are played, as in AIF360.
+        max_iters (int): time horizon; ``max_iters - 1`` rounds are played, as in AIF360 (at most 2,000,
+            ``MAX_ITERS`` of the engine).
         gamma (float): fairness approximation parameter.
         fairness_def (str): ``'FP'`` or ``'FN'``.
         predictor: the Learner's scikit-learn regressor. With a finite epsilon, ``LinearRegression`` or ``Ridge``

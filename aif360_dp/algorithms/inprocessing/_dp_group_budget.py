@@ -17,7 +17,7 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils._validation import atomic_fit
+from fairlearn_dp.utils._validation import atomic_fit, check_bool, check_seed, validate_params
 
 __all__ = ["DPGroupBudgetRegression", "DPGroupBudgetClassification"]
 
@@ -100,6 +100,11 @@ class _GroupBudgetTransformer(Transformer):
         Returns:
             self.
         """
+        validate_params(self, {"seed": check_seed, "drop_prot_attr": check_bool})     # the face's own parameters
+        probe = self._engine(**{key: getattr(self, key) for key in _ENGINE_PARAMS},
+                             bounded_group_loss=self.bounded_group_loss, random_state=self.seed)
+        probe._check_params()                   # the engine's parameters and budget size, before the dataset
+        probe._total_rho()
         name = protected_attribute(dataset, self.protected_attribute_name)
         params, fitted = self._public_params(dataset)
         features = self._feature_names(dataset)
@@ -223,7 +228,7 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
 
     The AIF360 face of :class:`fairlearn_dp.reductions.DPGroupBudgetClassifier` (the logistic-loss variant of the
     budget-tailoring paper, Appendix A): the same two stages as :class:`DPGroupBudgetRegression`, on the
-    favorable label coded +1 and the unfavorable one -1. Works on ``BinaryLabelDataset``s (e.g.
+    favorable label coded +1 and the unfavorable one -1. Works on ``BinaryLabelDataset`` objects (e.g.
     :class:`aif360_dp.datasets.AdultDataset`, whose numeric features must first be scaled into
     ``[-data_bound, data_bound]`` with public ranges); ``predict`` returns a copy with predicted labels and, in
     ``scores``, the model's probability of the favorable label.

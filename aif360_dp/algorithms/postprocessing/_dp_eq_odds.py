@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import numpy as np
@@ -9,9 +10,10 @@ from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 from aif360.metrics import utils as aif360_utils
 
-from fairdp_adapters.aif360 import predict_seed
+from fairdp_adapters.aif360 import check_group_attributes, predict_seed
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.utils._validation import atomic_fit
+from fairlearn_dp.privacy import validate_epsilon_delta
+from fairlearn_dp.utils._validation import atomic_fit, check_real, check_seed, validate_params
 
 __all__ = ["DPEqOddsPostprocessing"]
 
@@ -46,8 +48,9 @@ class DPEqOddsPostprocessing(Transformer):
     noise of scale 2/(m epsilon) per cell; everything else is post-processing. Rows that belong to neither group
     are rejected (AIF360 silently ignores them). After ``fit``, ``privacy_spent_`` holds the charge.
 
-    Failure paths: the parameters and the accountant's budget are checked before any row is read; the data checks
-    are domain checks (labels other than the favorable/unfavorable ones, rows in neither declared group) without
+    Failure paths: the parameters, then the datasets' schema (AIF360 datasets that have every attribute the group
+    definitions name), then the accountant's budget are checked before any row is read; the data checks are domain
+    checks (labels other than the favorable/unfavorable ones, rows in neither declared group) without
     counts or values; a group without rows or without one label fits; a fit that raises leaves the transformer as
     it was.
     """
@@ -99,6 +102,12 @@ class DPEqOddsPostprocessing(Transformer):
                                      f"{privileged!r} can also match {unprivileged!r} (no shared attribute with "
                                      "different values). Declare disjoint groups.")
 
+    def _check_schema(self, *datasets, names=("dataset_true", "dataset_pred")):
+        """Both datasets are AIF360 datasets with every attribute the group definitions name (public schema)."""
+        for dataset, dataset_name in zip(datasets, names):
+            for groups_name in ("privileged_groups", "unprivileged_groups"):
+                check_group_attributes(dataset, getattr(self, groups_name), groups_name, dataset_name)
+
     @staticmethod
     def _favorable(dataset, name):
         labels = dataset.labels.ravel()
@@ -118,12 +127,17 @@ class DPEqOddsPostprocessing(Transformer):
         Returns:
             DPEqOddsPostprocessing: self.
         """
+        # The face's own names (the engine's random_state and tol would name those): checked first.
+        validate_params(self, {"seed": check_seed, "gamma": functools.partial(check_real, low=0.0, high=1.0)})
         model = DPThresholdOptimizer(
             constraints="equalized_odds", objective="sum_of_group_tpr_minus_fpr", flip=True,
             predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta, beta=self.beta,
             groups=[_PRIVILEGED, _UNPRIVILEGED], privacy_unit=self.privacy_unit, accountant=self.accountant,
             random_state=self.seed)
         self._check_disjoint_groups()           # public: the group definitions
+        validate_epsilon_delta(self.epsilon, self.delta)
+        model._check_params()                   # the parameters first, then the datasets' schema
+        self._check_schema(dataset_true, dataset_pred)
         model._check_public_inputs()            # parameters and the whole budget: before the rows
         if dataset_true.labels.shape != dataset_pred.labels.shape:
             raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
@@ -150,6 +164,7 @@ class DPEqOddsPostprocessing(Transformer):
         """
         if self.model_params is None:
             raise NotFittedError("DPEqOddsPostprocessing must be fitted before predict.")
+        self._check_schema(dataset, names=("dataset",))
         groups = self._groups(dataset)
         predicted = self._favorable(dataset, "dataset")
         rng = np.random.RandomState(predict_seed(self.seed))

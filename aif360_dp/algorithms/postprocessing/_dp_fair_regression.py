@@ -9,6 +9,7 @@ from aif360.algorithms.transformer import NotFittedError
 
 from fairdp_adapters.aif360 import (
     arrays_to_dataset,
+    check_dataset,
     dataset_to_arrays,
     declared_groups,
     predict_seed,
@@ -16,7 +17,7 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.utils._validation import atomic_fit
+from fairlearn_dp.utils._validation import atomic_fit, check_bounds, check_seed
 
 __all__ = ["DPFairRegressionPostprocessing"]
 
@@ -60,8 +61,9 @@ class DPFairRegressionPostprocessing(Transformer):
     joint histogram 2/n. The predictions being post-processed must come from a model that did not see this data,
     or from a DP model whose spend is accounted separately. After ``fit``, ``privacy_spent_`` holds the charge.
 
-    Failure paths: the parameters, the dataset's public schema (protected attribute, declared groups, label bounds)
-    and the accountant's budget are checked before any row is read; declared groups without rows fit; a fit that
+    Failure paths: the parameters (first, before the datasets are looked at), the dataset's public schema
+    (protected attribute, declared groups, label bounds) and the accountant's budget are checked before any row is
+    read; declared groups without rows fit; a fit that
     raises leaves the transformer as it was.
     """
 
@@ -97,16 +99,25 @@ class DPFairRegressionPostprocessing(Transformer):
         Returns:
             DPFairRegressionPostprocessing: self.
         """
-        source = dataset_true if dataset_pred is None else dataset_pred
-        if dataset_pred is not None and dataset_pred.labels.shape != dataset_true.labels.shape:
-            raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
-        name = protected_attribute(source, self.protected_attribute_name)
+        check_seed(self.seed, "seed")               # the face's own name for the engine's random_state
         model = DPFairRegressionPostprocessor(
-            epsilon=self.epsilon, delta=self.delta, bounds=public_label_bounds(source, self.bounds),
-            n_bins=self.n_bins, alpha=self.alpha, groups=declared_groups(source, name), accountant=self.accountant,
-            random_state=self.seed, solver=self.solver, group_estimator=self.group_estimator,
-            posterior_buckets=self.posterior_buckets, noise_margin=self.noise_margin, prefit=True)
-        model._check_public_inputs()            # parameters, groups and the whole budget: before the rows
+            epsilon=self.epsilon, delta=self.delta, bounds=self.bounds, n_bins=self.n_bins, alpha=self.alpha,
+            accountant=self.accountant, random_state=self.seed, solver=self.solver,
+            group_estimator=self.group_estimator, posterior_buckets=self.posterior_buckets,
+            noise_margin=self.noise_margin, prefit=True)
+        model._check_params()                   # the parameters first: before the datasets, even their schema
+        if self.bounds is not None:
+            check_bounds(self.bounds)
+        check_dataset(dataset_true, "dataset_true")
+        source = dataset_true
+        if dataset_pred is not None:
+            check_dataset(dataset_pred, "dataset_pred")
+            if dataset_pred.labels.shape != dataset_true.labels.shape:
+                raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
+            source = dataset_pred
+        name = protected_attribute(source, self.protected_attribute_name)
+        model.set_params(bounds=public_label_bounds(source, self.bounds), groups=declared_groups(source, name))
+        model._check_public_inputs()            # with the schema's bounds and groups, and the whole budget
         arrays = dataset_to_arrays(source, protected_attribute_name=name)
         model.fit(self._model_input(source, arrays, self.group_estimator is not None),
                   sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))

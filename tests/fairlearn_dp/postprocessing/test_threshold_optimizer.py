@@ -375,3 +375,22 @@ def test_vacuous_slack_is_reported():
     with pytest.warns(RuntimeWarning, match="cannot bind"):
         model = fit_binary(yhat, a, y, epsilon=0.05, random_state=0)
     assert max(np.max(v[np.isfinite(v)]) for v in model.slack_.values()) >= 1
+
+
+def test_drop_in_keeps_fairlearns_truth_value_reading_of_flip_and_prefit():
+    """At epsilon=inf the fit is Fairlearn's, so ``prefit=1, flip=0`` (truth values, as Fairlearn reads them) give
+    Fairlearn's predictions; at a finite epsilon the DP path asks for a real bool, before the budget."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    sf = rng.integers(0, 2, 400)
+    est = LogisticRegression().fit(X, y)
+    theirs = ThresholdOptimizer(estimator=est, prefit=1, flip=0).fit(X, y, sensitive_features=sf)
+    ours = DPThresholdOptimizer(estimator=est, prefit=1, flip=0, epsilon=math.inf).fit(X, y, sensitive_features=sf)
+    assert np.array_equal(ours.predict(X, sensitive_features=sf, random_state=0),
+                          theirs.predict(X, sensitive_features=sf, random_state=0))
+    accountant = BudgetAccountant()
+    with pytest.raises(TypeError, match="prefit"):
+        DPThresholdOptimizer(estimator=est, prefit=1, epsilon=1.0, groups=[0, 1],
+                             accountant=accountant).fit(X, y, sensitive_features=sf)
+    assert accountant.spent_budget == []

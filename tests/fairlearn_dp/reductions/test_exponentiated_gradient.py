@@ -343,3 +343,38 @@ def test_bad_input(kwargs, data, match):
     with pytest.raises((ValueError, TypeError), match=match):
         DPExponentiatedGradient(**params).fit(X, y, sensitive_features=a)
     assert acc.spent_budget == []
+
+
+def _first_feature_positive(X):
+    return (np.asarray(X)[:, 0] > 0).astype(int)
+
+
+def _never(X):
+    return np.zeros(len(X), dtype=int)
+
+
+def test_paper_mode_with_plain_callable_hypotheses_fits_and_predicts():
+    """``hypotheses`` may be plain callables (documented): the plays are then callables too, and ``_pmf_predict``
+    calls them (it used to call ``.predict`` after the charge, so such a fit always failed, charged)."""
+    X, y, a = synthetic(21)
+    accountant = BudgetAccountant()
+    model = DPExponentiatedGradient(None, DemographicParity(), mode="paper",
+                                    hypotheses=[_first_feature_positive, _never], min_count=20, max_iter=5,
+                                    epsilon=5.0, groups=["a", "b"], accountant=accountant,
+                                    random_state=0).fit(X, y, sensitive_features=a)
+    assert accountant.spent_budget == [(5.0, 0.0)]
+    assert all(h in (_first_feature_positive, _never) for h in model.predictors_)
+    expected = sum(w * h(X) for h, w in zip(model.predictors_, model.weights_))
+    np.testing.assert_allclose(model._pmf_predict(X)[:, 1], expected, rtol=0, atol=1e-12)
+    assert set(np.unique(model.predict(X, random_state=0))) <= {0, 1}
+
+
+@pytest.mark.parametrize("hypotheses, error", [([_never, 3], TypeError), ("ab", TypeError), (5, TypeError),
+                                                ([], ValueError)])
+def test_bad_hypotheses_are_refused_before_the_budget(hypotheses, error):
+    X, y, a = synthetic(22)
+    accountant = BudgetAccountant()
+    with pytest.raises(error, match="hypotheses"):
+        DPExponentiatedGradient(None, DemographicParity(), mode="paper", hypotheses=hypotheses, min_count=20,
+                                max_iter=5, groups=["a", "b"], accountant=accountant).fit(X, y, sensitive_features=a)
+    assert accountant.spent_budget == []

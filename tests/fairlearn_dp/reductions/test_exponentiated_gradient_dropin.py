@@ -165,6 +165,54 @@ def test_fitted_model_pickles():
     np.testing.assert_array_equal(again._pmf_predict(X), model._pmf_predict(X))
 
 
+def _fitted_at_inf(accountant, **params):
+    X, y, a = synthetic(12)
+    with threadpool_limits(limits=1):
+        model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf, max_iter=5,
+                                        groups=["a", "b"], accountant=accountant, random_state=0,
+                                        **params).fit(X, y, sensitive_features=a)
+    return model, (X, y, a)
+
+
+def test_refit_after_epsilon_inf_with_new_parameters_and_clones_succeed_and_charge():
+    """Fairlearn's fit writes the duality-gap threshold it computes into ``nu``; a private refit refuses any nu
+    but None. The computed value is a fitted one (``nu_``): ``get_params``/``clone`` report the parameter (None),
+    and every fit starts from it. Fairlearn's reading of ``model.nu`` after fit is kept."""
+    accountant = BudgetAccountant()
+    model, (X, y, a) = _fitted_at_inf(accountant)
+    reference = ExponentiatedGradient(LogisticRegression(), DemographicParity(), max_iter=5)
+    with threadpool_limits(limits=1):
+        reference.fit(X, y, sensitive_features=a)
+    # Fairlearn's semantics after fit. nu is a function of the count of training errors of the first play (0/1
+    # values): the same computation on both sides, up to the order of float sums (relative 1e-12 is ample).
+    assert model.nu_ is model.nu and model.nu == pytest.approx(reference.nu, rel=1e-12)
+    assert model.get_params()["nu"] is None
+    cloned = clone(model)
+    assert cloned.nu is None
+    with threadpool_limits(limits=1):
+        cloned.fit(X, y, sensitive_features=a)                             # a fresh fit: nu computed again
+    assert cloned.nu == pytest.approx(reference.nu, rel=1e-12)
+    again = pickle.loads(pickle.dumps(model))                              # the fitted state survives pickling
+    assert again.get_params()["nu"] is None and again.nu == model.nu
+    clone(model).set_params(epsilon=1.0).fit(X, y, sensitive_features=a)
+    model.set_params(epsilon=1.0).fit(X, y, sensitive_features=a)          # the statistics game: nu must be None
+    assert model.mode_ == "statistics" and model.nu is None and not hasattr(model, "nu_")
+    assert accountant.spent_budget == [(math.inf, 0.0), (math.inf, 0.0), (1.0, 1e-7), (1.0, 1e-7)]
+    assert model.privacy_spent_.epsilon == 1.0
+
+
+def test_a_nu_set_by_the_user_stays_a_parameter():
+    accountant = BudgetAccountant()
+    model, (X, y, a) = _fitted_at_inf(accountant, nu=1e-3)
+    assert model.nu == 1e-3 and model.get_params()["nu"] == 1e-3 and clone(model).nu == 1e-3
+    with pytest.raises(ValueError, match="nu"):                            # refused privately, before the budget
+        clone(model).set_params(epsilon=1.0).fit(X, y, sensitive_features=a)
+    computed, _ = _fitted_at_inf(accountant)
+    computed.set_params(nu=computed.nu)                                    # the user's now, even if the same value
+    assert computed.get_params()["nu"] == computed.nu_
+    assert accountant.spent_budget == [(math.inf, 0.0), (math.inf, 0.0)]
+
+
 # ------------------------------------------------------------------------------------------------- finite epsilon
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"objective": ErrorRate(costs={"fp": 2.0, "fn": 1.0})}, ValueError, "objective"),

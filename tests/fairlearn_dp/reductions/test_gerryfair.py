@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 
 from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, advanced_composition_epsilon, zcdp_to_approx_dp
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
-from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _Releaser
+from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _AuditorPlays, _Releaser
 
 logging.getLogger().setLevel(logging.ERROR)          # AIF360 logs optional-extra warnings at import
 
@@ -135,7 +135,9 @@ def test_released_statistics_move_less_than_the_documented_sensitivity_on_neighb
     def statistics(X, A, y):
         audited = y == 0
         A_aud = design(A)[audited]
-        groups = [((A_aud @ th < 0).astype(float), s) for th, s in zip(thetas, sigmas)]
+        groups = _AuditorPlays(int(audited.sum()))
+        for th, s in zip(thetas, sigmas):
+            groups.add((A_aud @ th < 0).astype(float), s)
         b, info = model._release_learner_statistic(exact, design(X), y, audited, groups, t, 1 + R_x)
         p = np.mean([(design(X) @ h < 0) for h in hypotheses], axis=0)
         q = p[audited]

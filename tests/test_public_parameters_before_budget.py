@@ -1,0 +1,348 @@
+"""Every public parameter of every DP estimator is validated before the budget is checked: a bad value is a
+``ValueError``/``TypeError`` that names the parameter, and it costs nothing.
+
+For each row of :mod:`fairdp_adapters.registry` (both faces) the estimator of its default audit case
+(:func:`fairdp_adapters.audit_cases.default_audit_case`, a valid configuration on a small valid dataset) is rebuilt
+with one constructor parameter replaced by a bad value, and fitted twice:
+
+- with a fresh ``BudgetAccountant``: the fit raises a ``ValueError``/``TypeError`` (not diffprivlib's
+  ``BudgetError``) whose message names the parameter, and the accountant has spent nothing;
+- with an accountant that cannot pay any spend: the same error, not a ``BudgetError``, which shows that the
+  parameter is checked *before* the budget (a check after the budget check would cost a retry nothing, but it
+  would still be a check after it).
+
+The bad values are generated from each parameter's domain (``_KINDS``: a wrong string choice, a number below or
+above its range, NaN, an infinity, a bool or a string where a number belongs, a wrong type, ...). Every
+constructor parameter must have an entry in the table (``_COMMON`` or the row's own ``_ROWS[row]``): a new
+parameter without one fails :func:`test_every_parameter_has_a_domain`, so it cannot escape silently. ``_free``
+marks a parameter without a constrained domain, with the reason. ``release_counts`` (census allocation) is checked
+the same way.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from diffprivlib import BudgetAccountant
+from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate, ZeroOneLoss
+from diffprivlib.utils import BudgetError
+
+from fairdp_adapters import registry
+from fairdp_adapters.audit_cases import default_audit_case
+
+NAN = float("nan")
+
+
+class _Domain:
+    """The bad values of one parameter domain (``reason``: why a domain without bad values is free)."""
+
+    def __init__(self, *bad, reason=None):
+        self.bad = tuple(bad)
+        self.reason = reason
+
+
+def _real(low=None, high=None, *, low_open=False, high_open=False, none=False, inf=False):
+    """A real number in the interval; None / an infinity allowed or not. Bad: wrong types, NaN, out of range."""
+    bad = ["1", True, [1.0], NAN]
+    if not none:
+        bad.append(None)
+    if not inf:
+        bad.append(math.inf)
+    if low is not None:
+        bad += [low - 1.0] + ([low] if low_open else [])
+    if high is not None:
+        bad += [high + 1.0] + ([high] if high_open else [])
+    return _Domain(*bad)
+
+
+def _integer(low, *, none=False):
+    return _Domain("3", True, 2.5, NAN, low - 1, [low], *([] if none else [None]))
+
+
+def _choice(*options, none=False):
+    return _Domain("nope", 1, [options[0]], *([] if none else [None]))
+
+
+def _free(reason):
+    return _Domain(reason=reason)
+
+
+_BOOL = _Domain("yes", 1, None, 0.0)
+_SEED = _Domain("nope", -1, 2.5, True, 2 ** 32, [0])
+_ACCOUNTANT = _Domain("accountant", 5)
+_GROUPS = _Domain("ab", [0], [0, 0], [0, None], 5)
+_BOUNDS = _Domain(None, (1.0, 0.0), (0.0, NAN), (0.0, math.inf), "ab", (0.0,), 5)
+_FACE_BOUNDS = _Domain(*(value for value in _BOUNDS.bad if value is not None))     # None: the dataset's label bounds
+_ESTIMATOR = _Domain("nope", 5)
+_EPSILON = _real(0.0, low_open=True, inf=True)
+_DELTA = _real(0.0, 1.0, high_open=True)
+_POSITIVE = _real(0.0, low_open=True)
+_POSITIVE_OR_NONE = _real(0.0, low_open=True, none=True)
+_FRACTION = _real(0.0, 1.0, low_open=True, high_open=True)
+_HYPOTHESES = _Domain("ab", [], [1, 2], 5)
+_PROTECTED_NAME = _Domain(5, "no_such_attribute", ["a"])
+
+# Parameters shared by several classes, with the same domain.
+_COMMON = {
+    "epsilon": _EPSILON,
+    "delta": _DELTA,
+    "accountant": _ACCOUNTANT,
+    "random_state": _SEED,
+    "seed": _SEED,
+    "groups": _GROUPS,
+}
+
+_FAIR_REGRESSION = {
+    "estimator": _ESTIMATOR,
+    "bounds": _BOUNDS,
+    "n_bins": _integer(1),
+    "alpha": _real(0.0, 1.0),
+    "prefit": _BOOL,
+    "predict_method": _Domain(5, None),
+    "solver": _Domain("nope", 5, None),
+    "group_estimator": _Domain("nope", 5),
+    "posterior_buckets": _integer(1),
+    "noise_margin": _real(0.0),
+    "protected_attribute_name": _PROTECTED_NAME,
+}
+
+_EXPONENTIATED_GRADIENT = {
+    "estimator": _ESTIMATOR,
+    "constraints": _Domain("nope", 5, None, DemographicParity(difference_bound=-0.1),
+                           DemographicParity(ratio_bound=0.8), BoundedGroupLoss(ZeroOneLoss())),
+    "objective": _Domain("nope", 5, ErrorRate(costs={"fp": 2.0, "fn": 1.0})),
+    "eps": _POSITIVE,
+    "max_iter": _integer(1, none=True),
+    "nu": _POSITIVE_OR_NONE,             # None on the private paths: any other value is refused there
+    "eta0": _POSITIVE,
+    "run_linprog_step": _choice(True, False, "auto"),
+    "sample_weight_name": _Domain(5, None),
+    "mode": _choice("auto", "statistics", "paper"),
+    "bound_B": _POSITIVE_OR_NONE,
+    "eta": _POSITIVE_OR_NONE,
+    "oracle": _choice("auto", "exponential", "regression", "estimator", "least_squares"),
+    "hypotheses": _HYPOTHESES,
+    "feature_bound": _POSITIVE,
+    "row_norm_bound": _POSITIVE_OR_NONE,
+    "ridge": _real(0.0, none=True),
+    "statistics_fraction": _FRACTION,
+    "min_count": _integer(2, none=True),
+    "min_count_fraction": _FRACTION,
+    "beta": _FRACTION,
+    "privacy_unit": _choice("sensitive_attribute", "record"),
+    # AIF360 face
+    "difference_bound": _real(0.0),
+    "protected_attribute_name": _PROTECTED_NAME,
+    "drop_prot_attr": _BOOL,
+}
+
+_GERRYFAIR = {
+    "C": _real(0.0),
+    "printflag": _BOOL,
+    "heatmapflag": _BOOL,
+    "heatmap_iter": _integer(1),
+    "heatmap_path": _Domain(5, None),
+    "max_iters": _integer(2),
+    "gamma": _real(0.0),
+    "fairness_def": _choice("FP", "FN"),
+    "predictor": _ESTIMATOR,
+    "early_termination": _BOOL,
+    "feature_norm_bound": _POSITIVE_OR_NONE,
+    "sensitive_norm_bound": _POSITIVE_OR_NONE,
+    "composition": _choice("auto", "basic", "advanced", "zcdp"),
+    "sensitive_values": _Domain("ab", 5, [[]]),
+}
+
+_GROUP_BUDGET = {
+    "rho": _POSITIVE_OR_NONE,
+    "epsilon": _real(0.0, low_open=True, inf=True, none=True),     # None: rho gives the budget
+    "delta": _FRACTION,
+    "stage1_fraction": _FRACTION,
+    "budget_allocation": _choice("standard_errors", "uniform"),
+    "objective": _choice("group_mean", "pooled"),
+    "bounded_group_loss": _real(0.0, none=True),
+    "lagrange_multiplier": _POSITIVE,
+    "data_bound": _POSITIVE,
+    "target_bound": _POSITIVE_OR_NONE,
+    "clip": _POSITIVE,
+    "n_iter": _integer(1),
+    "learning_rate": _POSITIVE,
+    "coef_bound": _POSITIVE,
+    "fit_intercept": _BOOL,
+    "classes": _Domain("ab", 5, [0], [0, 0], [0, None]),
+    # AIF360 faces
+    "bounds": _BOUNDS,
+    "protected_attribute_name": _PROTECTED_NAME,
+    "drop_prot_attr": _BOOL,
+}
+
+_ROWS = {
+    "DPFairRegressionPostprocessor": _FAIR_REGRESSION,
+    "DPFairRegressionPostprocessing": {**_FAIR_REGRESSION, "bounds": _FACE_BOUNDS},
+    "DPThresholdOptimizer": {
+        "estimator": _ESTIMATOR,
+        "constraints": _choice("demographic_parity", "equalized_odds"),
+        "objective": _choice("accuracy_score", "balanced_accuracy_score"),
+        "grid_size": _integer(1),
+        "flip": _BOOL,
+        "prefit": _BOOL,
+        "predict_method": _choice("auto", "predict_proba", "decision_function", "predict"),
+        "tol": _real(0.0, 1.0, none=True),
+        "beta": _FRACTION,
+        "privacy_slack": _BOOL,
+        "n_score_bins": _integer(1),
+        "score_range": _Domain((1.0, 0.0), (0.0, NAN), "ab", 5),
+        "privacy_unit": _choice("sensitive_attribute", "record"),
+        "solver": _Domain("nope", 5, None),
+    },
+    "DPEqOddsPostprocessing": {
+        "unprivileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 0.0}]),
+        "privileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 1.0}]),
+        "beta": _FRACTION,
+        "gamma": _real(0.0, 1.0),
+        "privacy_unit": _choice("sensitive_attribute", "record"),
+    },
+    "DPExponentiatedGradient": _EXPONENTIATED_GRADIENT,
+    "DPExponentiatedGradientReduction": {**_EXPONENTIATED_GRADIENT,
+                                         "constraints": _Domain("nope", 5, None)},
+    "ExponentialMechanismFairClassifier": {
+        "hypotheses": _Domain(*_HYPOTHESES.bad, None),
+        "delta": _real(0.0, 1.0, low_open=True, high_open=True, none=True),
+        "fairness_weight": _POSITIVE,
+    },
+    "DPGerryFairClassifier": _GERRYFAIR,
+    "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": _GERRYFAIR,
+    "DPGroupBudgetRegressor": _GROUP_BUDGET,
+    "DPGroupBudgetClassifier": _GROUP_BUDGET,
+    "DPGroupBudgetRegression": {**_GROUP_BUDGET, "bounds": _FACE_BOUNDS},
+    "DPGroupBudgetClassification": _GROUP_BUDGET,
+}
+
+
+def _domain(row, name):
+    table = _ROWS.get(row, {})
+    return table[name] if name in table else _COMMON.get(name)
+
+
+def _parameter_names(function):
+    """The named parameters of ``function`` (a class: of its ``__init__``)."""
+    function = function.__init__ if isinstance(function, type) else function
+    return [name for name, p in inspect.signature(function).parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+@lru_cache(maxsize=None)
+def _case(row):
+    """``(class, valid parameters, fit arguments)`` of the row's default audit case."""
+    case = default_audit_case(row)
+    model = case.factory(0)
+    cls = type(model)
+    params = {name: getattr(model, name) for name in _parameter_names(cls)}
+    return cls, params, case.dataset
+
+
+def _exhausted():
+    accountant = BudgetAccountant(epsilon=1.0, delta=0.0)
+    accountant.spend(1.0, 0.0)
+    return accountant
+
+
+def _raised(call, *args, **kwargs):
+    """The exception ``call(*args, **kwargs)`` raises (None when it returns)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(*args, **kwargs)
+    except Exception as error:              # noqa: BLE001 - classified by the caller
+        return error
+    return None
+
+
+def _outcome(cls, params, fit_args, accountant):
+    """The exception the fit raises (None when it succeeds)."""
+    return _raised(lambda: cls(**{**params, "accountant": accountant}).fit(**fit_args))
+
+
+def _problem(name, fresh, spent, exhausted):
+    """What is wrong with one bad value's outcome (None: nothing)."""
+    if fresh is None:
+        return "accepted"
+    if isinstance(fresh, BudgetError) or not isinstance(fresh, (ValueError, TypeError)):
+        return f"{type(fresh).__name__}: {str(fresh)[:90]}"
+    if name.lower() not in str(fresh).lower():
+        return f"message does not name it: {str(fresh)[:90]}"
+    if spent:
+        return f"charged {spent}"
+    if isinstance(exhausted, BudgetError) or type(exhausted) is not type(fresh):
+        return (f"checked after the budget (with an exhausted accountant: {type(exhausted).__name__}: "
+                f"{str(exhausted)[:60]})")
+    return None
+
+
+@pytest.mark.parametrize("row", [entry.name for entry in registry.entries()])
+def test_every_parameter_has_a_domain(row):
+    cls = registry.load(row)
+    missing = [name for name in _parameter_names(cls) if _domain(row, name) is None]
+    assert not missing, (f"{row}: no entry in this module's parameter table for {missing}; add each parameter's "
+                         "domain (or _free(reason)) so that its bad values are checked before the budget.")
+
+
+@pytest.mark.parametrize("row", [entry.name for entry in registry.entries()])
+def test_bad_public_parameters_fail_before_the_budget_and_name_the_parameter(row):
+    cls, params, fit_args = _case(row)
+    assert _outcome(cls, params, fit_args, BudgetAccountant()) is None, "the valid case must fit"
+    problems = []
+    for name in _parameter_names(cls):
+        for bad in _domain(row, name).bad:
+            if name == "accountant":        # the bad value is the accountant: nothing can be charged
+                fresh = exhausted = _outcome(cls, params, fit_args, bad)
+                spent = []
+            else:
+                accountant = BudgetAccountant()
+                fresh = _outcome(cls, {**params, name: bad}, fit_args, accountant)
+                spent = accountant.spent_budget
+                exhausted = _outcome(cls, {**params, name: bad}, fit_args, _exhausted())
+            problem = _problem(name, fresh, spent, exhausted)
+            if problem:
+                problems.append(f"{name}={bad!r}: {problem}")
+    assert not problems, f"{row}: {len(problems)} bad parameter value(s) not refused before the budget:\n" + \
+        "\n".join(problems)
+
+
+_RELEASE_COUNTS = {
+    "epsilon": _real(0.0, low_open=True),            # finite: a release of counts always adds noise
+    "delta": _DELTA,
+    "invariant_total": _BOOL,
+    "random_state": _SEED,
+    "accountant": _ACCOUNTANT,
+}
+
+
+def test_release_counts_parameters_fail_before_the_budget():
+    from fairlearn_dp.allocation import release_counts
+
+    names = [name for name in _parameter_names(release_counts) if name != "counts"]
+    assert sorted(names) == sorted(_RELEASE_COUNTS), "release_counts has a parameter without a domain here"
+    valid = {"epsilon": 1.0, "delta": 0.0, "invariant_total": False, "random_state": 0}
+    counts = np.array([3, 5, 7])
+    assert _raised(release_counts, counts, **valid, accountant=BudgetAccountant()) is None
+    problems = []
+    for name, domain in _RELEASE_COUNTS.items():
+        for bad in domain.bad:
+            if name == "accountant":
+                fresh = exhausted = _raised(release_counts, counts, **valid, accountant=bad)
+                spent = []
+            else:
+                accountant = BudgetAccountant()
+                fresh = _raised(release_counts, counts, **{**valid, name: bad}, accountant=accountant)
+                spent = accountant.spent_budget
+                exhausted = _raised(release_counts, counts, **{**valid, name: bad}, accountant=_exhausted())
+            problem = _problem(name, fresh, spent, exhausted)
+            if problem:
+                problems.append(f"{name}={bad!r}: {problem}")
+    assert not problems, "release_counts:\n" + "\n".join(problems)
