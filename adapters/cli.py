@@ -1,4 +1,4 @@
-"""The ``fairdp`` command line: reproduce the papers' experiments, sweep an estimator, audit a DP estimator.
+"""The fairdp command line: reproduce the papers' experiments, sweep an estimator, audit a DP estimator.
 
     fairdp reproduce {xian2024,jagielski2019,jagielski2019-inprocessing,zhu2022,budget2023,blind-fair-regression} [--dataset NAME] [--out DIR] [--quick] ...
     fairdp sweep --estimator NAME [--dataset NAME] --epsilon E [E ...] [--param k=v,...] [--seeds N] [--dry-run] ...
@@ -37,6 +37,8 @@ _REPRODUCTIONS = {
 _SEEDED_REPRODUCTIONS = ("xian2024", "jagielski2019", "jagielski2019-inprocessing", "budget2023",
                          "blind-fair-regression")
 _DATASET_REPRODUCTIONS = ("xian2024",)
+#: Reproductions that take --first-seed (their seeds are first-seed, first-seed + 1, ...).
+_FIRST_SEED_REPRODUCTIONS = ("xian2024", "blind-fair-regression")
 _SWEEP_DATASETS = ("law_school", "communities_crime", "adult")
 #: Largest seed accepted by --seed (numpy's legacy RandomState, used by the audit, takes 32-bit seeds).
 _MAX_SEED = 2 ** 32 - 1
@@ -82,14 +84,31 @@ _positive_int = _integer_type(1)
 _seed = _integer_type(0, _MAX_SEED, f"an integer in [0, {_MAX_SEED}]")
 
 
+#: The spellings of infinity. A number that overflows a float (``float("1e400")`` is inf) is refused: only these ask
+#: for infinity (for --epsilon, a non-private run).
+_INFINITY = ("inf", "+inf", "infinity", "+infinity")
+
+
+def _check_not_overflowed(value, text, what):
+    if math.isinf(value) and text.strip().lower() not in _INFINITY:
+        raise argparse.ArgumentTypeError(f"{what}{text!r} overflows a float (only 'inf' means infinity)")
+
+
 def _epsilon(text):
-    """argparse type of --epsilon: a number > 0 or ``inf`` (no NaN)."""
+    """argparse type of --epsilon: a number > 0 and at most ``fairlearn_dp.privacy.MAX_EPSILON``, or ``inf`` (no
+    NaN, no number that overflows a float)."""
+    from fairlearn_dp.privacy import MAX_EPSILON        # the library's cap (the accountant's composition)
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number > 0 or 'inf', got {text!r}") from None
     if math.isnan(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0 (or 'inf'), got {text!r}")
+    _check_not_overflowed(value, text, "")
+    if math.isfinite(value) and value > MAX_EPSILON:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_EPSILON:g} (beyond it the accountant's composition "
+                                         f"overflows) or 'inf' for a non-private run, got {text!r}")
     return value
 
 
@@ -108,6 +127,7 @@ def _param_value(key, text):
         return text
     if math.isnan(number):
         raise argparse.ArgumentTypeError(f"{key}={text}: NaN is not a parameter value")
+    _check_not_overflowed(number, text, f"{key}=")
     is_int = number.is_integer() and not any(c in lowered for c in ".ei")
     return int(text) if is_int else number
 
@@ -167,17 +187,24 @@ def load_example(filename):
     return module
 
 
-def parse_seeded_args(argv, *, doc, default_out, default_seeds, quick_seeds, quick_help, extra=None):
+def parse_seeded_args(argv, *, doc, default_out, default_seeds, quick_seeds, quick_help, extra=None,
+                      first_seed=None):
     """The common CLI of the seeded reproduction scripts: ``--out``, ``--seeds``, ``--quick``, ``--n-jobs``.
 
     ``extra(parser)`` may add script-specific options. ``--seeds`` defaults to ``default_seeds`` (``quick_seeds``
-    with ``--quick``); ``--seeds`` and ``--n-jobs`` must be integers >= 1.
+    with ``--quick``); ``--seeds`` and ``--n-jobs`` must be integers >= 1. A script whose seeds are
+    ``first_seed, first_seed + 1, ...`` passes its default ``first_seed`` and gets ``--first-seed``: an integer
+    >= 0, with the last seed at most ``2**32 - 1`` (numpy's and scikit-learn's seed range).
     """
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=default_out, help=f"output directory (default {default_out})")
     parser.add_argument("--seeds", type=_positive_int, default=None,
                         help=f"number of seeds (default {default_seeds}, or {quick_seeds} with --quick)")
+    if first_seed is not None:
+        parser.add_argument("--first-seed", type=_seed, default=first_seed,
+                            help=f"the seeds are first-seed, first-seed + 1, ... (an integer >= 0, default "
+                                 f"{first_seed})")
     parser.add_argument("--quick", action="store_true", help=f"smoke test: {quick_seeds} seeds and {quick_help}")
     parser.add_argument("--n-jobs", type=_positive_int, default=1, help="joblib workers over seeds (default 1)")
     if extra is not None:
@@ -185,6 +212,9 @@ def parse_seeded_args(argv, *, doc, default_out, default_seeds, quick_seeds, qui
     args = parser.parse_args(argv)
     if args.seeds is None:
         args.seeds = quick_seeds if args.quick else default_seeds
+    if first_seed is not None and args.first_seed + args.seeds - 1 > _MAX_SEED:
+        parser.error(f"argument --first-seed: the last seed, {args.first_seed} + {args.seeds} - 1, exceeds "
+                     f"{_MAX_SEED}")
     return args
 
 
@@ -193,6 +223,9 @@ def _check_reproduce(args):
         raise _UsageError("--dataset", f"applies to {', '.join(_DATASET_REPRODUCTIONS)} only, not {args.name}")
     if args.seeds is not None and args.name not in _SEEDED_REPRODUCTIONS:
         raise _UsageError("--seeds", f"does not apply to {args.name} (it uses Monte-Carlo draws)")
+    if args.first_seed is not None and args.name not in _FIRST_SEED_REPRODUCTIONS:
+        raise _UsageError("--first-seed", f"applies to {', '.join(_FIRST_SEED_REPRODUCTIONS)} only, not "
+                                          f"{args.name}")
     if args.out is not None:
         _check_out(args.out)
 
@@ -208,6 +241,8 @@ def _reproduce(args):
         argv += ["--n-jobs", str(args.n_jobs)]
     if args.seeds is not None:
         argv += ["--seeds", str(args.seeds)]
+    if args.first_seed is not None:
+        argv += ["--first-seed", str(args.first_seed)]
     if args.dataset is not None:
         argv += ["--dataset", args.dataset]
     load_example(filename).main(argv)
@@ -635,6 +670,9 @@ def _build_parser():
     reproduce.add_argument("--n-jobs", type=_positive_int, help="joblib workers (>= 1)")
     reproduce.add_argument("--seeds", type=_positive_int,
                            help=f"number of seeds (>= 1; {', '.join(_SEEDED_REPRODUCTIONS)})")
+    reproduce.add_argument("--first-seed", type=_seed,
+                           help=f"the seeds are first-seed, first-seed + 1, ... (an integer >= 0; "
+                                f"{', '.join(_FIRST_SEED_REPRODUCTIONS)})")
     reproduce.set_defaults(handler=_reproduce, check=_check_reproduce, parser=reproduce)
 
     estimators = "; ".join(f"{name} ({', '.join(spec.datasets)})" for name, spec in _SWEEPS.items())

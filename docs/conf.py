@@ -17,7 +17,7 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 
-# Matplotlib without a display; BLAS on one thread (a shared 2-core machine, see README "Development").
+# Matplotlib without a display; BLAS on one thread (a shared 2-core machine, see docs/development.md).
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -75,7 +75,7 @@ numpydoc_xref_param_type = False
 
 
 def _privacy_section_into_notes(app, what, name, obj, options, lines):
-    """Keep the ``Privacy`` section of our docstrings (DESIGN.md asks every DP class for one).
+    """Keep the ``Privacy`` section of our docstrings (every DP class has one, see docs/design.md).
 
     numpydoc knows a fixed set of section names and drops any other with a UserWarning, so before numpydoc parses
     the docstring this moves the ``Privacy`` section to the end of ``Notes`` (created when absent) under a

@@ -64,9 +64,14 @@ is the method's behaviour with ``eta = 0``.
    rho-independent shift of ~15% from the majority to the minorities, which no noise allocation can cause;
    its Alg. 2 also adds noise of scale ``clip`` to the group *mean* gradient (n_k times more than its
    sensitivity needs). In readings B and FB the two methods have different optima (pooled: groups weigh by size;
-   group means: equally), so their MSPEs differ by a rho-independent bias of the paper's size; its sign per group
-   is set by the slopes (with ours: group 1 and 2 lose, groups 4 and 5 gain; the paper: group 1 loses, all
-   minorities gain).
+   group means: equally), so their MSPEs differ by a rho-independent bias. Its sign per group is set by the slopes
+   (with ours DPSE is better for groups 1, 4 and 5 and worse for groups 2 and 3; with the four minority slopes on
+   one side of the majority's, all five signs are the paper's: group 1 loses, every minority gains). Its size
+   cannot be the paper's for any slopes: for a least-squares baseline with group weights ``w_k`` (pooled: ``n_k /
+   n``) and one covariate distribution (covariance Sigma), ``sum_k w_k (MSPE_k(DPSE) - MSPE_k(DPNoSE)) =
+   ||theta_DPSE - theta_DPNoSE||^2_Sigma >= 0``; the paper's changes (+0.25 for group 1, at least -2.79 for every
+   other group) allow that only if ``w_1 >= 0.918``, while pooled least squares has ``w_1 = n_1 / n <= 0.83``
+   with groups of 10,000 down to 500 (0.54 here). The gallery page states the argument in full.
 
 2. Law School (Appendix A, Figure 5; outputs ``law_school_*``)
    ``fetch_law_school()`` restricted to race white vs black (the two groups of the paper; asian and hisp rows are

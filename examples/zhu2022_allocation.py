@@ -312,7 +312,8 @@ def implied_smallest_counts(candidates=np.arange(1, 200)):
     :func:`laplace_positive_part_bias`). Columns: the paper's lower bound, the nearest integer count
     (:func:`implied_smallest_count` / :func:`implied_smallest_count_laplace`), the count interpolated linearly
     between the two integers that bracket the bound and the bounds there, and the other mechanism's bound at the
-    implied integer count (the two rows do not fit one county).
+    implied integer count. The Gaussian bound is exact; the paper's Laplace bound is a Monte-Carlo estimate with a
+    standard error of about 0.02, so it constrains ``x_1`` only loosely.
     """
     candidates = np.asarray(candidates)
     curves = {"Gaussian": np.array([_gaussian_smallest_count_bias(c) for c in candidates]),
@@ -392,8 +393,11 @@ def table1_notes(table, hawaii_counts, implied=None):
         f"but its Laplace lower bound {laplace.paper_lower} to about {laplace.implied_x1} "
         f"({laplace.implied_x1_interpolated:.1f}; numerical convolution): at {gaussian.implied_x1} the Laplace "
         f"bound would be {gaussian.other_lower_at_implied_x1:.4f}, at {laplace.implied_x1} the Gaussian one "
-        f"{laplace.other_lower_at_implied_x1:.4f}. No single smallest county fits both rows; the paper reports "
-        "alphas of 0.02-0.1 households.")
+        f"{laplace.other_lower_at_implied_x1:.4f}. The Gaussian bounds are exact, but the paper's Laplace bounds are "
+        f"Monte-Carlo means over its 10^6 runs: a difference of two counties' mean biases has a standard error of "
+        f"about sqrt(4 lambda^2 / 10^6) = {math.sqrt(4 * 10.0 ** 2 / 1e6):.2f}, so a smallest county of about "
+        f"{gaussian.implied_x1} households is consistent with both rows; the paper reports alphas of 0.02-0.1 "
+        "households.")
     notes.append(
         "Theorem 1's upper bound (lower + sum_i E[(pi_S(x~)_i)_-]) is always >= 2 x lower (the sum contains "
         "E[(pi_S(x~)_1)_-] >= lower); the paper's uppers 0.0288 < 2 x 0.0242 and 0.1085 < 2 x 0.0897 are therefore "

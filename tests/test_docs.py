@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,57 @@ def test_api_reference_lists_every_public_name(module):
     assert not missing, f"{module}.__all__ names missing from docs/api.rst: {missing}"
 
 
+#: Raw reST that Sphinx passes through as text when the markup is malformed (``-W`` does not catch it): an inline
+#: literal's double backticks, a role, a link reference.
+RAW_REST = re.compile(r"``|:(?:class|func|meth|attr|mod|obj|data|exc|ref|doc|term|math|py:\w+):`|\w`__?(?!\w)")
+
+
+class _VisibleText(HTMLParser):
+    """The text a reader sees on a page: everything outside code blocks (``<pre>``), scripts and styles."""
+
+    HIDDEN = {"pre", "script", "style", "textarea"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.hidden = 0
+        self.chunks = []
+
+    def handle_starttag(self, tag, attrs):
+        self.hidden += tag in self.HIDDEN
+
+    def handle_endtag(self, tag):
+        self.hidden -= tag in self.HIDDEN and self.hidden > 0
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.chunks.append(data)
+
+
+def raw_rest_in_pages(html):
+    """``[(page, excerpt), ...]``: raw reST in the visible text of the built pages under ``html``."""
+    found = []
+    for page in sorted(html.rglob("*.html")):
+        if {"_sources", "_modules"} & set(page.relative_to(html).parts):
+            continue
+        parser = _VisibleText()
+        parser.feed(page.read_text(encoding="utf-8"))
+        text = "".join(parser.chunks)
+        found += [(str(page.relative_to(html)), " ".join(text[max(m.start() - 50, 0):m.end() + 30].split()))
+                  for m in RAW_REST.finditer(text)]
+    return found
+
+
+def test_raw_rest_check_finds_malformed_markup(tmp_path):
+    """The check below sees what a reader sees: markup outside code blocks, not a code block's backticks."""
+    (tmp_path / "bad.html").write_text("<p>Works on <code>BinaryLabelDataset``s (e.g.</code> :class:`X`</p>"
+                                       "<p>see `the docs`_ here</p>")
+    (tmp_path / "good.html").write_text("<p>At <code>epsilon=inf</code></p><pre>x = ``literal`` :class:`Y`</pre>"
+                                        "<script>var a = '``';</script>")
+    found = raw_rest_in_pages(tmp_path)
+    assert {page for page, _ in found} == {"bad.html"}
+    assert len(found) == 3, found
+
+
 def test_docs_build_without_warnings(tmp_path):
     for name in ("sphinx", "pydata_sphinx_theme", "numpydoc", "sphinx_gallery"):
         pytest.importorskip(name)
@@ -57,8 +109,8 @@ def test_docs_build_without_warnings(tmp_path):
     elapsed = time.perf_counter() - start
     assert proc.returncode == 0, f"sphinx -W failed ({elapsed:.0f} s):\n{proc.stderr[-6000:]}"
     html = tmp_path / "html"
-    for page in ("index.html", "api.html", "performance.html", "migration.html", "data.html", "development.html",
-                 "user_guide/index.html", "user_guide/regression.html", "auto_examples/index.html",
+    for page in ("index.html", "api.html", "performance.html", "migration.html", "data.html", "design.html",
+                 "development.html", "user_guide/index.html", "user_guide/regression.html", "auto_examples/index.html",
                  "auto_examples/plot_0_quickstart.html", "auto_scripts/index.html"):
         assert (html / page).is_file(), page
     # every script of examples/ has a page in the second gallery (rendered with its code, not executed)
@@ -66,4 +118,7 @@ def test_docs_build_without_warnings(tmp_path):
         assert (html / "auto_scripts" / f"{script.stem}.html").is_file(), script.name
     # the stored reproduction figures are on the gallery pages
     assert (html / "_images" / "xian2024_fig2_tradeoffs.png").is_file()
+    # no malformed markup shows as raw reST (Sphinx renders it as text without a warning)
+    raw = raw_rest_in_pages(html)
+    assert not raw, "raw reST in the built pages:\n" + "\n".join(f"{page}: {excerpt}" for page, excerpt in raw)
     assert elapsed < 120, f"docs build took {elapsed:.0f} s (goal: under 2 minutes)"

@@ -166,17 +166,62 @@ def _reproduction_row(script):
     return next(dict(zip(header, row)) for row in rows if row[1] == f"`{script}`")
 
 
-def test_readme_blind_row_matches_its_summary():
+#: The attribute-blind reproduction's committed summaries: seeds 0-49 and the independent seeds 100-149.
+BLIND_SUMMARIES = (ROOT / "docs" / "img" / "blind_fair_regression_summary.csv",
+                   ROOT / "docs" / "img" / "blind_fair_regression_summary_seeds100-149.csv")
+
+
+def _blind_goal_rows(path):
+    """{mode: row} of the goal setting (epsilon = 1, alpha = 0.1) and the raw targets in a committed summary."""
     import pandas as pd
 
-    summary = pd.read_csv(ROOT / "docs" / "img" / "blind_fair_regression_summary.csv")
-    raw = summary[summary["mode"] == "raw"].iloc[0]
-    goal = summary[(summary["epsilon"] == 1.0) & (summary["alpha"] == 0.1)].set_index("mode")
+    summary = pd.read_csv(path)
+    goal = summary[(summary["mode"] == "raw") | ((summary["epsilon"] == 1.0) & (summary["alpha"] == 0.1))]
+    return {row["mode"]: row for _, row in goal.iterrows()}
+
+
+def test_readme_blind_row_matches_its_summary():
+    """The README's attribute-blind row states the committed summaries' goal setting: both seed sets' mean ± std and
+    share of seeds above 0.15, the aware map's, and the MSEs."""
     row = _reproduction_row("blind_fair_regression.py")["what holds"]
-    expected = (f"test KS {raw['ks_mean']:.2f} → {goal.loc['blind', 'ks_mean']:.2f} without the attribute at "
-                f"prediction ({goal.loc['aware', 'ks_mean']:.2f} with it; MSE {goal.loc['blind', 'mse_mean']:.3f} vs "
-                f"{goal.loc['aware', 'mse_mean']:.3f})")
-    assert expected in row, (expected, row)
+    first, independent = (_blind_goal_rows(path) for path in BLIND_SUMMARIES)
+    blind, aware, raw = first["blind"], first["aware"], first["raw"]
+
+    def spread(r):
+        return f"{r['ks_mean']:.3f} ± {r['ks_std']:.3f}"
+
+    def seeds(r):
+        return f"seeds {int(r['first_seed'])}-{int(r['first_seed'] + r['n_seeds'] - 1)}"
+
+    expected = [f"{seeds(blind)}: test KS {raw['ks_mean']:.2f} → {spread(blind)} without the attribute",
+                f"above the 0.15 goal on {100 * blind['ks_above_goal']:.0f}% of the seeds",
+                f"({seeds(independent['blind'])}: {spread(independent['blind'])}, "
+                f"{100 * independent['blind']['ks_above_goal']:.0f}%)",
+                f"{spread(aware)} with it ({100 * aware['ks_above_goal']:.0f}%)",
+                f"MSE {blind['mse_mean']:.3f} vs {aware['mse_mean']:.3f}"]
+    for text in expected:
+        assert text in row, f"README blind row: expected {text!r} in {row!r}"
+
+
+def test_readme_zhu_row_matches_the_committed_tables():
+    """The README's Zhu et al. row: Table 2's ours / paper ratios for both count columns, Table 1's α within one
+    standard error of the paper's (stand-in Hawaii rows)."""
+    import pandas as pd
+
+    row = _reproduction_row("zhu2022_allocation.py")["what holds"]
+
+    def ratios(name):
+        table = pd.read_csv(ROOT / "docs" / "img" / name)
+        cells = pd.concat([table["alpha"] / table["paper_alpha"], table["cost_share"] / table["paper_cost_share"]])
+        return cells.min(), cells.max()
+
+    low, high = ratios("zhu2022_table2_children_5_17.csv")
+    assert f"every cell {low:.2f}–{high:.1f}x the paper's" in row, row
+    low, high = ratios("zhu2022_table2.csv")
+    assert f"({low:.0f}–{high:.0f}x with the children in poverty)" in row, row
+    hawaii = pd.read_csv(ROOT / "docs" / "img" / "zhu2022_table1.csv").query("instance == 'hawaii'")
+    assert "the plain Monte-Carlo α within one standard error of the paper's" in row
+    assert ((hawaii["alpha"] - hawaii["paper_alpha"]).abs() < hawaii["alpha_se"]).all()
 
 
 def test_readme_bench_blind_row_matches_the_results_file():
@@ -190,3 +235,51 @@ def test_readme_bench_blind_row_matches_the_results_file():
     assert cells[1] == f"{blind:.3f} s"
     assert cells[2].startswith(f"{written:.2f} s")
     assert cells[3] == f"{written / blind:.0f}x faster"
+
+
+# ------------------------------------------------------------------------------------------ bench_noise
+def _bench_noise_results():
+    """The committed bench_noise run: per (mechanism, source) row, the secure pair row, the date and the load."""
+    text = (ROOT / "tests" / "benchmarks" / "results" / "bench_noise.md").read_text()
+    (timing_header, timing_rows), (pair_header, pair_rows) = _markdown_tables(text)[:2]
+    rows = {(row[0], row[1].split(" ")[0]): dict(zip(timing_header, row)) for row in timing_rows}
+    pair = dict(zip(pair_header, pair_rows[0]))
+    date = re.search(r"Date: (\d{4}-\d{2}-\d{2})", text).group(1)
+    load = re.search(r"Load average at start: ([0-9.]+)", text).group(1)
+    return rows, pair, date, load
+
+
+def _noise_cells(rows, mechanism, source):
+    row = rows[(mechanism, source)]
+    new = float(next(v for k, v in row.items() if k.startswith("new randomise_vector, median")))
+    old = float(next(v for k, v in row.items() if k.startswith("old per-cell loop, median")))
+    return new, old, row["ratio old / new"].strip("*")
+
+
+def test_bench_noise_rows_match_the_results_file():
+    """The README's bench_noise row and the performance page's release-noise table and ratio state the committed
+    run's medians, ratios, date and load."""
+    rows, pair, date, load = _bench_noise_results()
+    laplace, gaussian = _noise_cells(rows, "Laplace", "secure"), _noise_cells(rows, "GaussianAnalytic", "secure")
+    ratio = next(v for k, v in pair.items() if k.startswith("ratio Gaussian / Laplace")).strip("*")
+    row = next(line for line in README.read_text().splitlines() if line.startswith("| `bench_noise.py`"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == f"{laplace[0]:.3f} s / {gaussian[0]:.3f} s (Gaussian / Laplace in paired rounds: {ratio})"
+    assert cells[2] == f"{laplace[1]:.2f} s / {gaussian[1]:.2f} s (per-cell `randomise`)"
+    assert cells[3] == f"{laplace[2]} / {gaussian[2]} faster"
+    performance = PERFORMANCE.read_text()
+    start = performance.index("**Release noise** (`tests/benchmarks/bench_noise.py`")
+    section = performance[start:performance.index("**Secure Gaussian in array form.**", start)]
+    (header, table), = _markdown_tables(section)
+    by_mechanism = {r[0]: r for r in table}
+    for name, mechanism in (("Laplace", "Laplace"), ("Gaussian", "GaussianAnalytic")):
+        new, old, speedup = _noise_cells(rows, mechanism, "secure")
+        seeded_new, _, seeded_speedup = _noise_cells(rows, mechanism, "seeded")
+        assert by_mechanism[name][1] == f"**{new:.3f} s** (was {old:.2f} s, {speedup})"
+        assert by_mechanism[name][2] == f"{seeded_new:.3f} s ({seeded_speedup})"
+    paired = [float(next(v for k, v in pair.items() if k.startswith(f"secure {m}"))) for m in ("Gaussian", "Laplace")]
+    assert f"(medians {paired[0]:.3f} s / {paired[1]:.3f} s): **{ratio}**" in section
+    assert f"range {pair['range over rounds']})" in section
+    assert f"Run of {date} (load average {load} on 2 cores" in section
+    assert ("Goal < 1.5x: met." if float(ratio.rstrip("x")) < 1.5 else "Goal < 1.5x: missed.") in section
+

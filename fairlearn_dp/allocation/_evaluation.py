@@ -1,7 +1,7 @@
 """Bias of post-processing and allocation mechanisms: a vectorised Monte-Carlo engine and exact values.
 
-Monte Carlo is the SIMULATION path of DESIGN.md: noise is drawn with numpy ``Generator`` s to estimate what a
-mechanism does in expectation; nothing here releases data. The data-release statistics (``pi_S``, ``pi_S+``) use
+Monte Carlo is the SIMULATION path (docs/design.md, "Two paths for noise"): noise is drawn with numpy
+``Generator`` s to estimate what a mechanism does in expectation; nothing here releases data. The data-release statistics (``pi_S``, ``pi_S+``) use
 the paper's setting: the total ``C = sum(x)`` is a public invariant, which is what
 ``release_counts(..., invariant_total=True)`` releases (substitution neighbours; ``LaplaceNoise.from_epsilon(eps,
 invariant_total=True)`` simulates its noise). Draws are split into chunks (bounded memory), each

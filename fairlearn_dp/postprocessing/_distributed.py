@@ -3,7 +3,7 @@
 Both post-processors read their data only through one table of counts: the (group, bin) histogram of
 :class:`~fairlearn_dp.postprocessing.DPFairRegressionPostprocessor` and the (group, score bin, label) table of
 :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`. Counts add up over any split of the rows, so with Dask
-inputs ``fit`` is a map-reduce (DESIGN.md, "Scale"):
+inputs ``fit`` is a map-reduce (docs/design.md, "Scale"):
 
 1. on the client, before any data are read: the public parameters and the budget (the estimator's own checks),
    then this module's checks of the Dask inputs, which look at types and layout only (number of partitions, known
@@ -169,7 +169,7 @@ def _encode(sensitive_features, n_rows, groups):
     codes = _encode_numeric(sensitive_features, groups)
     if codes is not None:
         return codes
-    return encode_groups(as_group_vector(sensitive_features, n_rows), groups)
+    return encode_groups(as_group_vector(sensitive_features, n_rows, groups=groups), groups)
 
 
 def _encode_numeric(sensitive_features, groups):

@@ -110,6 +110,10 @@ BAD_ARGUMENTS = [
     (["reproduce", "xian2024", "--n-jobs", "0"], "--n-jobs"),
     (["reproduce", "xian2024", "--seeds", "-3"], "--seeds"),
     (["reproduce", "xian2024", "--out", "{file}"], "--out"),
+    (["reproduce", "zhu2022", "--first-seed", "3"], "--first-seed"),
+    (["reproduce", "budget2023", "--first-seed", "3"], "--first-seed"),
+    (["reproduce", "blind-fair-regression", "--first-seed", "-1"], "--first-seed"),
+    (["reproduce", "blind-fair-regression", "--first-seed", "1.5"], "--first-seed"),
     # no or unknown command
     (["frobnicate"], "command"),
     ([], "command"),
@@ -125,6 +129,57 @@ def test_bad_argument_is_one_line_exit_2_no_traceback(argv, names, capsys, tmp_p
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("fairdp: error: "), err
     assert names in lines[0]
+
+
+def test_reproduce_forwards_first_seed(monkeypatch):
+    """--first-seed reaches the script's own parser, after --seeds (xian2024 and blind-fair-regression)."""
+    calls = []
+
+    class Script:
+        @staticmethod
+        def main(argv):
+            calls.append(argv)
+
+    monkeypatch.setattr(cli, "load_example", lambda filename: Script)
+    assert main(["reproduce", "blind-fair-regression", "--seeds", "50", "--first-seed", "100"]) == 0
+    assert main(["reproduce", "xian2024", "--first-seed", "0"]) == 0
+    assert main(["reproduce", "budget2023", "--seeds", "3"]) == 0
+    assert calls == [["--seeds", "50", "--first-seed", "100"], ["--first-seed", "0"], ["--seeds", "3"]]
+
+
+def test_parse_seeded_args_first_seed(tmp_path):
+    """Scripts that pass a default first_seed get --first-seed: an integer >= 0 whose last seed fits numpy's
+    32-bit range; the others do not have the option."""
+    common = dict(doc="Title.\n\nBody.", default_out=tmp_path, default_seeds=10, quick_seeds=2, quick_help="-")
+    args = cli.parse_seeded_args([], first_seed=0, **common)
+    assert (args.first_seed, args.seeds) == (0, 10)
+    args = cli.parse_seeded_args(["--first-seed", "100", "--seeds", "50"], first_seed=0, **common)
+    assert (args.first_seed, args.seeds) == (100, 50)
+    assert cli.parse_seeded_args(["--quick"], first_seed=33, **common).first_seed == 33
+    last = cli.parse_seeded_args(["--first-seed", str(2 ** 32 - 2), "--seeds", "2"], first_seed=0, **common)
+    assert last.first_seed + last.seeds - 1 == 2 ** 32 - 1
+    for bad in (["--first-seed", "-1"], ["--first-seed", "x"], ["--first-seed", str(2 ** 32 - 1), "--seeds", "2"]):
+        with pytest.raises(SystemExit) as exit_info:
+            cli.parse_seeded_args(bad, first_seed=0, **common)
+        assert exit_info.value.code == 2
+    assert not hasattr(cli.parse_seeded_args([], **common), "first_seed")
+    with pytest.raises(SystemExit):
+        cli.parse_seeded_args(["--first-seed", "1"], **common)
+
+
+#: Raw reST that must not reach a reader of the help: inline literals, roles, link references.
+RAW_REST = re.compile(r"``|:(?:class|func|meth|attr|mod|obj|data|exc|ref|doc|term|math):`|`_")
+
+
+@pytest.mark.parametrize("command", [[], ["reproduce"], ["sweep"], ["audit"]], ids=["fairdp", "reproduce",
+                                                                                     "sweep", "audit"])
+def test_help_shows_no_raw_rest(command):
+    """Every --help, from a fresh interpreter: plain text, no reST markup copied from a docstring."""
+    result = run(*command, "--help")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip()
+    found = RAW_REST.findall(result.stdout)
+    assert not found, f"raw reST in 'fairdp {' '.join(command)} --help': {found}\n{result.stdout}"
 
 
 def _listed_sweep_estimators(capsys):

@@ -15,7 +15,7 @@ re-normalisation, barycenter LP, transport kernels) with
 - ``solver="HIGHS"``: the LP of the paper written verbatim in cvxpy (``O(|A| k^2)`` variables) and solved by
   HiGHS, i.e. what one would write without exploiting the 1-D structure;
 - optionally (``--clarabel``) cvxpy's default LP solver CLARABEL, for ``k <= 180`` only (it needs minutes at
-  ``k = 500`` and is known to be inaccurate there; see ../shared/DESIGN.md). Its objective difference is
+  ``k = 500`` and is known to be inaccurate there; see docs/performance.md). Its objective difference is
   reported but not checked.
 
 Both fits in a row use the same ``random_state``, hence the same released histogram (checked), so their LP optima

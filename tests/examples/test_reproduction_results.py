@@ -9,12 +9,14 @@ Three reproductions store a full run's small summary CSVs in ``docs/img/`` and t
   (its ``summary.csv``), page ``plot_3_jagielski2019_inprocessing.py``;
 - ``examples/zhu2022_allocation.py`` -> ``docs/img/zhu2022_table1.csv`` (``table1_data_release.csv``),
   ``zhu2022_table1_entities.csv`` (``table1_entities.csv``) and ``zhu2022_table2.csv`` (``table2_allocation.csv``),
-  page ``plot_5_zhu2022.py``.
+  plus ``zhu2022_table2_children_5_17.csv`` (``table2_allocation.csv`` of a run with ``--counts-column
+  children_5_17``), page ``plot_5_zhu2022.py``.
 
 For each: (a) the committed files exist and hold the columns and rows the page reads (fast; the page itself is
 run on them, as sphinx-gallery does); (b) the script's ``--quick`` run writes files with the same columns, so the
 committed files are that script's output format (each quick run takes 5-13 s on 2 cores: not marked slow). To refresh
-the tables: run the script in full (default settings) and copy the files listed above.
+the tables: run the script in full (default settings; for the children_5_17 table, with that ``--counts-column``) and
+copy the files listed above.
 """
 
 import math
@@ -40,7 +42,8 @@ COMMITTED = {
     "jagielski2019_inprocessing.py": {"jagielski2019_inprocessing_summary.csv": "summary.csv"},
     "zhu2022_allocation.py": {"zhu2022_table1.csv": "table1_data_release.csv",
                               "zhu2022_table1_entities.csv": "table1_entities.csv",
-                              "zhu2022_table2.csv": "table2_allocation.csv"},
+                              "zhu2022_table2.csv": "table2_allocation.csv",
+                              "zhu2022_table2_children_5_17.csv": "table2_allocation.csv"},
 }
 PAGES = {"jagielski2019_postprocessing.py": "plot_2_jagielski2019_postprocessing.py",
          "jagielski2019_inprocessing.py": "plot_3_jagielski2019_inprocessing.py",
@@ -146,6 +149,14 @@ def test_zhu_tables_have_what_the_page_reads():
         row = table2[(table2["epsilon"] == eps) & (table2["mechanism"] == mechanism)].iloc[0]
         assert (row["paper_alpha"], row["paper_cost_share"]) == (alpha, cost)
     assert (table2["budget_dollars"] == script.BUDGET).all()
+
+    # the same run with all children aged 5-17 as counts (--counts-column children_5_17): same grid and paper values
+    children = _read("zhu2022_table2_children_5_17.csv")
+    assert (children["counts_column"] == "children_5_17").all()
+    assert (children["n_draws"] == script.TABLE2_DRAWS).all()
+    for column in ("epsilon", "mechanism", "paper_alpha", "paper_cost_share", "budget_dollars", "n_districts"):
+        assert list(children[column]) == list(table2[column]), column
+    assert (children["total_count"] > table2["total_count"]).all()
 
 
 @pytest.mark.parametrize("script_name", sorted(PAGES))
