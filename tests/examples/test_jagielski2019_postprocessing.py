@@ -57,10 +57,12 @@ def test_quick_reproduction(script, tmp_path):
     assert len(exact) == script.QUICK_SEEDS
     assert exact["eo_violation_train"].max() < 1e-6
 
-    # At epsilon = inf the in-sample violation is at most gamma and weakly decreases as gamma decreases.
+    # At epsilon = inf the in-sample violation is at most gamma and weakly decreases as gamma decreases. The mixing
+    # rates are HiGHS's LP solution, exact to its feasibility tolerance 1e-7: a violation (a difference of two
+    # rates) to 2e-7, a difference of two violations to 4e-7.
     nonprivate = dp[dp["epsilon"] == math.inf].sort_values("gamma")
     violation = nonprivate["eo_violation_train_mean"].to_numpy()
-    assert np.all(np.diff(violation) >= -1e-9)
+    assert np.all(np.diff(violation) >= -4e-7)
     assert np.all(violation <= nonprivate["gamma"].to_numpy() + 1e-6)
 
     # Strong privacy (epsilon = 0.1) loses the fairness guarantee at gamma = 0.
