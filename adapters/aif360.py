@@ -46,13 +46,9 @@ def check_group_attributes(dataset, definitions, name, dataset_name="dataset"):
                              f"(its protected attributes: {names}).")
 
 
-def _check_dataset(dataset):
-    check_dataset(dataset)
-
-
 def protected_attribute(dataset, name=None):
     """The protected attribute to group by: ``name``, or the dataset's first protected attribute."""
-    _check_dataset(dataset)
+    check_dataset(dataset)
     names = list(dataset.protected_attribute_names)
     if name is None:
         if not names:
@@ -127,7 +123,7 @@ def arrays_to_dataset(template, y):
 
     Features, protected attributes, instance names/weights and metadata are kept.
     """
-    _check_dataset(template)
+    check_dataset(template)
     y = np.asarray(y, dtype=float).ravel()
     if y.size != template.labels.shape[0]:
         raise ValueError(f"y has {y.size} rows but the dataset has {template.labels.shape[0]} (length mismatch).")

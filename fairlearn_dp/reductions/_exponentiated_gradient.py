@@ -675,6 +675,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             raise TypeError(f"Unexpected fit arguments: {sorted(kwargs)} (control_features and other Fairlearn fit "
                             "arguments are not supported by the private algorithm).")
         private = not math.isinf(epsilon)
+        if oracle not in _STATISTICS_ORACLES and self.groups is not None:
+            self._check_rounds_before_the_budget(X, epsilon, delta, oracle, private)
         check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))
         if oracle in _STATISTICS_ORACLES:
             return self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
@@ -959,6 +961,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             else:
                 out["regression_l1"] = spread * B / (N - 1)
         return out
+
+    def _check_rounds_before_the_budget(self, X, epsilon, delta, oracle, private):
+        """Algorithm 3's round cap from public inputs only (``X``'s shape, the declared groups, the parameters), so
+        that a T above ``MAX_ROUNDS`` is refused before the budget check; ``fit`` computes T again after loading."""
+        shape = getattr(X, "shape", None)
+        shape = np.shape(X) if shape is None else shape
+        if len(shape) == 2 and shape[0] > 0 and shape[1] > 0:
+            self._n_rounds(epsilon, delta, int(shape[0]), int(shape[1]), len(self.groups), oracle, private)
 
     def _n_rounds(self, epsilon, delta, m, d, n_groups, oracle, private):
         """Algorithm 3's T (Thm. 4.5's ``ln |H|`` for a finite class), with ``|A|`` the number of groups."""
