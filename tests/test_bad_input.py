@@ -72,14 +72,16 @@ def deadline(seconds):
 def refused_before_the_budget(make, fit, error, match):
     """``make(accountant)`` refused by ``fit`` with ``error`` matching ``match``, on a fresh accountant (nothing
     charged) and on an exhausted one (the parameter error comes first, not diffprivlib's BudgetError)."""
-    fresh = BudgetAccountant()
-    with pytest.raises(error, match=match):
-        fit(make(fresh))
-    assert fresh.spent_budget == []
-    exhausted = BudgetAccountant(epsilon=1e-3, delta=0.0)
-    with pytest.raises(error, match=match):
-        fit(make(exhausted))
-    assert exhausted.spent_budget == []
+    for accountant in (BudgetAccountant(), exhausted_accountant()):
+        with pytest.raises(error, match=match) as raised:
+            fit(make(accountant))
+        assert not isinstance(raised.value, BudgetError)       # a subclass of ValueError: not the error meant
+        assert accountant.spent_budget == []
+
+
+def exhausted_accountant():
+    """An accountant that cannot pay for any fit: a check placed after the budget check meets its BudgetError."""
+    return BudgetAccountant(epsilon=1e-3, delta=0.0)
 
 
 # ------------------------------------------------------------------------------ silent: epsilon = 1e308
@@ -128,12 +130,12 @@ def _estimators_with_epsilon(accountant, epsilon):
 
 @pytest.mark.parametrize("index", range(6))
 def test_every_estimator_refuses_epsilon_1e308_before_the_budget_and_the_accountant_stays_usable(index):
-    accountant = BudgetAccountant()
-    model, args, kwargs = _estimators_with_epsilon(accountant, 1e308)[index]
-    with pytest.raises(ValueError, match="epsilon"):
-        model.fit(*args, **kwargs)
-    assert accountant.spent_budget == []
-    accountant.total()                                  # still computable (it raised OverflowError for good)
+    for accountant in (BudgetAccountant(), exhausted_accountant()):   # the exhausted one: before the budget check
+        model, args, kwargs = _estimators_with_epsilon(accountant, 1e308)[index]
+        with pytest.raises(ValueError, match="epsilon"):
+            model.fit(*args, **kwargs)
+        assert accountant.spent_budget == []
+        accountant.total()                              # still computable (it raised OverflowError for good)
 
 
 @pytest.mark.parametrize("index", range(6))
@@ -151,10 +153,8 @@ def test_group_budget_refuses_a_rho_whose_conversion_exceeds_the_cap_and_release
     refused_before_the_budget(
         lambda acc: DPGroupBudgetRegressor(rho=1e300, groups=["a", "b", "c"], accountant=acc),
         lambda model: model.fit(X, X[:, 0], sensitive_features=a), ValueError, "rho=")
-    accountant = BudgetAccountant()
-    with pytest.raises(ValueError, match="epsilon must be at most"):
-        release_counts([3, 4, 5], epsilon=1e308, accountant=accountant)
-    assert accountant.spent_budget == []
+    refused_before_the_budget(lambda acc: acc, lambda acc: release_counts([3, 4, 5], epsilon=1e308, accountant=acc),
+                              ValueError, "epsilon must be at most")
 
 
 # ------------------------------------------------------------------------------ silent: fairdp sweep --epsilon 1e400
@@ -341,10 +341,8 @@ def test_aif360_regression_face_checks_its_parameters_before_the_dataset():
     frame = pd.DataFrame({"a": rng.integers(0, 2, 50).astype(float), "y": rng.uniform(size=50)})
     plain = RegressionDataset(df=frame, dep_var_name="y", protected_attribute_names=["a"], privileged_classes=[[1.0]])
     for dataset in (plain, frame.to_numpy()):         # no label_scale (a dataset error), or not a dataset at all
-        accountant = BudgetAccountant()
-        with pytest.raises(ValueError, match="n_bins must be >= 1, got -3"):
-            DPFairRegressionPostprocessing(n_bins=-3, accountant=accountant).fit(dataset)
-        assert accountant.spent_budget == []
+        refused_before_the_budget(lambda acc: DPFairRegressionPostprocessing(n_bins=-3, accountant=acc),
+                                  lambda model: model.fit(dataset), ValueError, "n_bins must be >= 1, got -3")
     with pytest.raises(TypeError, match="dataset_true must be an AIF360 dataset"):
         DPFairRegressionPostprocessing(accountant=BudgetAccountant()).fit(frame.to_numpy())
 
@@ -359,12 +357,12 @@ def test_aif360_regression_face_checks_its_parameters_before_the_dataset():
 @pytest.mark.parametrize("epsilon", [1.0, math.inf])
 def test_a_string_estimator_is_a_type_error_naming_estimator_before_any_warning(make, fit, epsilon):
     X, y, a = classification_data()
-    accountant = BudgetAccountant()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with pytest.raises(TypeError, match="estimator must be None or a scikit-learn estimator"):
-            fit(make(accountant, epsilon), X, y, a)
-    assert caught == [] and accountant.spent_budget == []
+    for accountant in (BudgetAccountant(), exhausted_accountant()):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(TypeError, match="estimator must be None or a scikit-learn estimator"):
+                fit(make(accountant, epsilon), X, y, a)
+        assert caught == [] and accountant.spent_budget == []
 
 
 # ------------------------------------------------------------------------------ unclear: 0 rows, solver, AIF360
@@ -540,5 +538,5 @@ def test_aif360_inprocessing_faces_name_a_bad_parameter_before_looking_at_the_da
 
     if face == "DPExponentiatedGradientReduction":
         kwargs = {"estimator": LogisticRegression(), **kwargs}
-    with pytest.raises((TypeError, ValueError), match=name):
-        getattr(faces, face)(**kwargs).fit(np.zeros((3, 3)))
+    refused_before_the_budget(lambda acc: getattr(faces, face)(**kwargs, accountant=acc),
+                              lambda model: model.fit(np.zeros((3, 3))), (TypeError, ValueError), name)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import warnings
 from functools import lru_cache
 
@@ -274,11 +275,11 @@ def _problem(name, fresh, spent, exhausted):
         return "accepted"
     if isinstance(fresh, BudgetError) or not isinstance(fresh, (ValueError, TypeError)):
         return f"{type(fresh).__name__}: {str(fresh)[:90]}"
-    if name.lower() not in str(fresh).lower():
+    if not re.search(rf"(?<!\w){re.escape(name)}s?(?!\w)", str(fresh), re.IGNORECASE):
         return f"message does not name it: {str(fresh)[:90]}"
     if spent:
         return f"charged {spent}"
-    if isinstance(exhausted, BudgetError) or type(exhausted) is not type(fresh):
+    if isinstance(exhausted, BudgetError) or type(exhausted) is not type(fresh) or str(exhausted) != str(fresh):
         return (f"checked after the budget (with an exhausted accountant: {type(exhausted).__name__}: "
                 f"{str(exhausted)[:60]})")
     return None
@@ -295,7 +296,11 @@ def test_every_parameter_has_a_domain(row):
 @pytest.mark.parametrize("row", [entry.name for entry in registry.entries()])
 def test_bad_public_parameters_fail_before_the_budget_and_name_the_parameter(row):
     cls, params, fit_args = _case(row)
-    assert _outcome(cls, params, fit_args, BudgetAccountant()) is None, "the valid case must fit"
+    control = BudgetAccountant()
+    assert _outcome(cls, params, fit_args, control) is None, "the valid case must fit"
+    assert control.spent_budget, "the valid case must charge (else the exhausted accountant tests nothing)"
+    assert isinstance(_outcome(cls, params, fit_args, _exhausted()), BudgetError), \
+        "the valid case must meet the exhausted accountant's BudgetError"
     problems = []
     for name in _parameter_names(cls):
         for bad in _domain(row, name).bad:
@@ -330,7 +335,9 @@ def test_release_counts_parameters_fail_before_the_budget():
     assert sorted(names) == sorted(_RELEASE_COUNTS), "release_counts has a parameter without a domain here"
     valid = {"epsilon": 1.0, "delta": 0.0, "invariant_total": False, "random_state": 0}
     counts = np.array([3, 5, 7])
-    assert _raised(release_counts, counts, **valid, accountant=BudgetAccountant()) is None
+    control = BudgetAccountant()
+    assert _raised(release_counts, counts, **valid, accountant=control) is None and control.spent_budget
+    assert isinstance(_raised(release_counts, counts, **valid, accountant=_exhausted()), BudgetError)
     problems = []
     for name, domain in _RELEASE_COUNTS.items():
         for bad in domain.bad:
