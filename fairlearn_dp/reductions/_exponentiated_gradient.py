@@ -675,8 +675,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             raise TypeError(f"Unexpected fit arguments: {sorted(kwargs)} (control_features and other Fairlearn fit "
                             "arguments are not supported by the private algorithm).")
         private = not math.isinf(epsilon)
-        if oracle not in _STATISTICS_ORACLES and self.groups is not None:
-            self._check_rounds_before_the_budget(X, epsilon, delta, oracle, private)
+        self._check_rounds_before_the_budget(X, epsilon, delta, oracle, private)
         check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))
         if oracle in _STATISTICS_ORACLES:
             return self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
@@ -964,7 +963,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
 
     def _check_rounds_before_the_budget(self, X, epsilon, delta, oracle, private):
         """Algorithm 3's round cap from public inputs only (``X``'s shape, the declared groups, the parameters), so
-        that a T above ``MAX_ROUNDS`` is refused before the budget check; ``fit`` computes T again after loading."""
+        that a T above ``MAX_ROUNDS`` is refused before the budget check; ``fit`` computes T again after loading.
+        Algorithm 3 only, and only with declared groups (read from the data, their number is known after loading)."""
+        if oracle in _STATISTICS_ORACLES or self.groups is None:
+            return
         shape = getattr(X, "shape", None)
         shape = np.shape(X) if shape is None else shape
         if len(shape) == 2 and shape[0] > 0 and shape[1] > 0:
