@@ -34,7 +34,8 @@ Scope: the base estimator must be prefit (``prefit=True``) or absent (``estimato
 outputs): fitting it on distributed data is not this package's job. ``DPThresholdOptimizer`` at ``epsilon=inf``
 with an estimator is Fairlearn's ``ThresholdOptimizer``, which needs in-memory data, so it refuses Dask inputs.
 Dask is an optional dependency (``pip install "fairdp[dask]"``); nothing here imports it unless Dask inputs are
-passed.
+passed. ``predict`` and ``_pmf_predict`` on Dask inputs (lazy, partition by partition, with the partition checks
+below) are in ``_dask_predict.py``.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from ..utils._validation import (
 )
 from ._barycenter import solve_barycenter
 from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap
+from ._dask_predict import pmf_predict_dask, predict_dask
 from ._distributed import is_dask_input
 
 __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_HISTOGRAM_CELLS"]
@@ -655,10 +656,26 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
         Returns
         -------
         ndarray of shape (n_samples,)
-            Fair outputs, taking values in ``bin_centers_``.
+            Fair outputs, taking values in ``bin_centers_``. On Dask inputs (``X`` and ``sensitive_features`` Dask
+            arrays, DataFrames or Series, partitioned alike) a lazy Dask array with one block per partition of
+            ``X``, computed on the workers, and exactly the in-memory predictions of the computed inputs with the
+            same ``random_state`` (``fairlearn_dp/postprocessing/_dask_predict.py``); a group not in ``groups_``
+            then raises its ``ValueError`` when the result is computed.
         """
+        if is_dask_input(X, sensitive_features):
+            self._check_predict_mode(sensitive_features)
+            return predict_dask(self, X, sensitive_features, random_state, dtype=float)
         row = self._kernel_rows(X, sensitive_features)
-        uniforms = check_random_state(random_state).random_sample(row.size)
+        return self._sample(row, check_random_state(random_state))
+
+    def _randomised_predict(self, X, sensitive_features, generator):
+        """``predict`` with the ``RandomState`` ``generator`` (a Dask partition passes the generator advanced by
+        the rows before it)."""
+        return self._sample(self._kernel_rows(X, sensitive_features), generator)
+
+    def _sample(self, row, generator):
+        """One output per kernel row, drawn with one uniform of ``generator`` per row, in row order."""
+        uniforms = generator.random_sample(row.size)
         # Inverse-CDF sampling from row r of the kernels: the first column whose CDF value is >= u. All rows' CDFs
         # are stored in one sorted array, row r shifted by 2r (each CDF lies in [0, 1]), so one searchsorted
         # serves every sample. Only the CDF's steps (the kernel's non-zeros) are stored, after a leading 0 at
@@ -671,23 +688,33 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, MetaEstimatorMix
 
     def _pmf_predict(self, X, *, sensitive_features=None):
         """Distribution of each row's post-processed output over ``bin_centers_``, dense of shape (n_samples,
-        n_bins)."""
+        n_bins); on Dask inputs a lazy Dask array of that shape, as ``predict``."""
+        if is_dask_input(X, sensitive_features):
+            self._check_predict_mode(sensitive_features)
+            return pmf_predict_dask(self, X, sensitive_features, n_columns=self.bin_centers_.size)
         return self._kernels[self._kernel_rows(X, sensitive_features)].toarray()
 
-    def _kernel_rows(self, X, sensitive_features):
-        """Row of the fitted kernels for each row of ``X``: (group, bin) when aware, (bin, bucket) when blind."""
+    def _check_predict_mode(self, sensitive_features):
+        """Fitted, and ``sensitive_features`` passed exactly when the fitted map uses the group (public checks,
+        before any row is read). Returns True in attribute-blind mode."""
         check_is_fitted(self, "bin_centers_")
         if getattr(self, "group_estimator_", None) is not None:
             if sensitive_features is not None:
                 raise ValueError("sensitive_features must not be passed to predict in attribute-blind mode "
                                  "(group_estimator given): the fitted map does not use the group.")
+            return True
+        if sensitive_features is None:
+            raise ValueError("sensitive_features is required: this post-processor was fitted with the group as an "
+                             "input (pass group_estimator for attribute-blind post-processing).")
+        return False
+
+    def _kernel_rows(self, X, sensitive_features):
+        """Row of the fitted kernels for each row of ``X``: (group, bin) when aware, (bin, bucket) when blind."""
+        if self._check_predict_mode(sensitive_features):
             regressor_input, features = self._blind_inputs(X)
             outputs = self._outputs(regressor_input)
             buckets = self._buckets(self.group_estimator_, features, self.groups_, outputs.size, warn=True)
             return self._discretize(outputs) * self.n_posterior_buckets_ + buckets
-        if sensitive_features is None:
-            raise ValueError("sensitive_features is required: this post-processor was fitted with the group as an "
-                             "input (pass group_estimator for attribute-blind post-processing).")
         group_index, bin_index = self._rows(X, sensitive_features)
         return group_index * self.bin_centers_.size + bin_index
 

@@ -58,7 +58,10 @@ from ..utils._validation import (
     resolve_groups,
     validate_params,
 )
+from ._dask_predict import pmf_predict_dask, predict_dask
 from ._distributed import is_dask_input
+from ._mixing_lp import constraint_slack, rate_errors, warn_if_unenforced
+from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
 
 __all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]
 
@@ -84,9 +87,10 @@ _PREDICT_METHODS = ("auto", "predict_proba", "decision_function", "predict")    
 # Public parameters checked by the generic checks (with the others, before the budget, on both paths).
 _PARAMETER_CHECKS = {"flip": check_bool, "prefit": check_bool, "privacy_slack": check_bool,
                      "random_state": check_seed, "solver": functools.partial(check_solver, own="linprog")}
-# Attributes set by our DP fit; Fairlearn's fit sets ``interpolated_thresholder_`` and the private ones below.
+# Attributes set by our DP fit (Fairlearn's below are then built from its released values on first access);
+# Fairlearn's fit sets ``interpolated_thresholder_`` and the private ones below.
 _DP_FITTED = ("estimator_", "groups_", "mode_", "bin_edges_", "noisy_table_", "table_", "group_label_mass_",
-              "slack_", "mixing_rates_", "objective_value_", "privacy_spent_", "_predict_method")
+              "slack_", "rate_error_", "mixing_rates_", "objective_value_", "privacy_spent_", "_predict_method")
 _FAIRLEARN_FITTED = ("estimator_", "interpolated_thresholder_", "x_metric_", "y_metric_", "privacy_spent_",
                      "_predict_method", "_tradeoff_curve", "_x_grid", "_y_min", "_x_best", "_y_best",
                      "_x_best_per_group", "_overall_tradeoff_curve", "_between_groups")
@@ -101,11 +105,12 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     noisy table, so the fitted post-processor is differentially private [Jagielski2019]_. The steps: bin the
     classifier's outputs on a public grid (``_discretize``); release the joint table ``q(bin, a, y)`` with noise
     (``_release_joint_table``, the only step that reads the data); turn it into private ROC statistics
-    (``_estimate_rates``); solve the mixing LP with the paper's confidence slack (``_solve_mixing_lp``); predict by
-    randomised thresholding.
+    (``_estimate_rates``); solve the mixing LP (``_solve_mixing_lp``; error bounds and slack: ``_mixing_lp.py``);
+    predict by randomised thresholding.
 
-    With binary base predictions (``predict_method="predict"``, outputs in {0, 1}) and ``flip=True`` this is
-    exactly Algorithm 1 of Jagielski et al. (the LP of Hardt et al. over the mixing probabilities ``p_{yhat a}``).
+    With binary base predictions (``predict_method="predict"``, outputs in {0, 1}), ``flip=True`` and
+    ``privacy_slack=True`` this is exactly Algorithm 1 of Jagielski et al. (the LP of Hardt et al. over the mixing
+    probabilities ``p_{yhat a}``).
     With scores (``predict_proba`` / ``decision_function``) the table has ``n_score_bins`` score bins on the public
     ``score_range``; each group's achievable (FPR, TPR) points are the convex hull of its private ROC curve (random
     mixtures of thresholds at the bin edges, plus flipped thresholds when ``flip=True``) and the same LP picks the
@@ -113,7 +118,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
     The class is a subclass of Fairlearn's ``ThresholdOptimizer`` and, at ``epsilon=inf``, *is* it: ``fit``,
     ``predict`` and ``_pmf_predict`` are Fairlearn's own (see Notes), so it can replace Fairlearn's class anywhere,
-    including :func:`fairlearn.postprocessing.plot_threshold_optimizer`.
+    including :func:`fairlearn.postprocessing.plot_threshold_optimizer`. At finite ``epsilon`` it has Fairlearn's
+    introspection too (``interpolated_thresholder_``, what ``plot_threshold_optimizer`` reads), built from the
+    released values only.
 
     Parameters
     ----------
@@ -132,7 +139,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         "sum_of_group_tpr_minus_fpr" (the objective of AIF360's ``EqOddsPostprocessing``).
     grid_size : int, default=1000
         Fairlearn's grid over the constraint metric (an integer >= 1, checked on both paths), used at
-        ``epsilon=inf``. Unused at finite ``epsilon``: the LP is solved exactly, no grid search.
+        ``epsilon=inf``. At finite ``epsilon`` the LP is solved exactly, no grid search; ``grid_size`` only sets the
+        number of points (``grid_size + 1``) of the released trade-off curves ``plot_threshold_optimizer`` draws.
     flip : bool, default=False
         Also allow flipped decisions (predict 1 below a threshold), as Fairlearn's ``flip``. Jagielski et al.'s
         LP over ``p_{yhat a}`` in [0, 1] corresponds to ``flip=True``.
@@ -151,11 +159,16 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         0 for pure DP (Laplace); > 0 uses the analytic Gaussian mechanism (the slack formula assumes Laplace, so
         with ``delta > 0`` it is computed for a Laplace scale of the same standard deviation).
     beta : float, default=0.05
-        Confidence of the slack: with probability at least 1 - beta over the noise, the non-private optimum is
-        feasible for the private LP and the fairness guarantee of Thm. 3.1 holds. In (0, 1).
-    privacy_slack : bool, default=True
-        Add the paper's confidence slack to every constraint (see Privacy). False keeps the constraints at
-        ``tol`` on the private statistics: fairer on average, but the non-private optimum may be infeasible.
+        Confidence of the error bounds ``rate_error_`` (and of the slack): with probability at least 1 - beta over
+        the noise, every private rate is within its bound, so the fairness guarantee below holds (and, with
+        ``privacy_slack=True``, the non-private optimum is feasible, Thm. 3.1). In (0, 1).
+    privacy_slack : bool, default=False
+        False: every constraint is ``tol`` on the released statistics, so each group's true rate on the fitting data
+        is within ``tol`` of the anchor's up to the noise (``rate_error_``). True: the paper's LP~ (1), which adds
+        the confidence slack to every constraint (see Privacy): the non-private optimum stays feasible, but each
+        group's rate may drift by its slack, which grows as 1 / (its share of the rows); for demographic parity the
+        released accuracy it buys is at most ``sum_a share_a slack_a``, of the order of the objective's own noise
+        (module ``_mixing_lp``).
     n_score_bins : int, default=10
         Public number of score bins for score-based post-processing (ignored for binary predictions), in ``[1,
         MAX_N_SCORE_BINS]`` (10,000). Fewer bins mean less noise per rate and a tighter slack; more bins a finer
@@ -192,12 +205,40 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         ``q~_{ay}`` (clipped, before renormalisation), used by the slack.
     slack_ : dict
         For each constrained rate ("fpr", "tpr", "selection"), the per-group privacy slack added to ``gamma``
-        (0 for the anchor group; ``inf`` when a group's noisy mass for a label is 0 and its constraint is dropped).
+        (0 for the anchor group and with ``privacy_slack=False``; ``inf`` when a group's noisy mass for a label is 0
+        and its constraint is dropped).
+    rate_error_ : dict
+        For each constrained rate, each group's bound ``s_a`` on the error of its private rate (every threshold and
+        mixture at once; all bounds hold together with probability >= 1 - beta; ``inf`` for a slice without noisy
+        mass). The fitted post-processor's gap to the anchor on the fitting data is at most ``tol + slack_[rate][a]
+        + s_a + s_0`` then. A function of the released table and public inputs.
     mixing_rates_ : ndarray of shape (n_groups, n_bins)
         ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
     objective_value_ : float
         The LP's objective on the private statistics.
     privacy_spent_ : PrivacySpend
+    interpolated_thresholder_ : fairlearn.postprocessing InterpolatedThresholder
+        Fairlearn's thresholder on ``estimator_`` (with ``estimator=None``, a pass-through of ``X``) whose
+        ``interpolation_dict`` maps each group to the randomised thresholding ``predict`` uses, in Fairlearn's
+        format: ``p0``, ``operation0``, ``p1``, ``operation1`` (two ``ThresholdOperation``\ s at the exact bin
+        boundaries of the public grid), plus ``p_ignore`` and ``prediction_constant`` for "equalized_odds" or when
+        the rule needs a constant (Fairlearn's equalized-odds fields). Its ``predict(random_state=None)`` draws from
+        an OS-seeded generator. A group whose LP solution mixes more than two thresholds (equalized odds, or an
+        interior-point ``solver``) gets, in ``mixing_rates_`` too, the rule of that form with the same released FPR
+        and TPR (Fairlearn's construction: a point of its released ROC hull mixed with a constant), so the LP's
+        constraints and objective on the released table are unchanged.
+    x_metric_, y_metric_ : str
+        As in Fairlearn: the constraint metric and the objective ("false_positive_rate", "true_positive_rate" for
+        "equalized_odds"). The objective "sum_of_group_tpr_minus_fpr" has no Fairlearn metric: its curves plot
+        each group's TPR - FPR.
+    _tradeoff_curve, _x_grid, _y_min, _x_best, _y_best, _x_best_per_group, _overall_tradeoff_curve, _between_groups
+        What ``plot_threshold_optimizer`` reads, in Fairlearn's format: each group's released trade-off curve (the
+        upper hull of its released ROC points, or of constraint metric against objective, on ``grid_size + 1``
+        grid points; none for a group with no released mass of a label) and the fitted rule: the pooled released
+        rates (``_x_best``, and ``_y_best`` for "equalized_odds"), each group's constraint metric
+        (``_x_best_per_group``; groups differ by up to ``tol`` plus the privacy slack) and the objective weighted
+        by the groups' released shares (``_y_best``). These and the two above are computed from ``table_``,
+        ``mixing_rates_`` and the public parameters on first access.
 
     Privacy
     -------
@@ -212,15 +253,21 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     - Mechanism: diffprivlib's Laplace with scale ``2/(m epsilon)`` per cell (Alg. 1), or analytic Gaussian when
       ``delta > 0``. The LP reads only the released table, so the post-processor is (epsilon, delta)-DP. The
       whole budget is charged once per ``fit``. ``predict`` randomness is not a privacy mechanism.
-    - Slack (LP~ (1) of the paper): each constrained gap gets ``gamma + 2 E / min(q~_{ay}, q~_{0y})`` where, with
-      probability >= 1 - beta, ``E / q~`` bounds the error of every private rate. For binary predictions and
-      Laplace noise ``E = t = 2 ln(4|A|/beta) / (m epsilon)``, the per-cell bound of Lemma B.2, which is exactly
-      the paper's ``4 ln(4|A|/beta) / (min(q~_{ay}, q~_{0y}) m epsilon)``. With ``B`` score bins (or Gaussian
-      noise) a rate sums up to ``B`` cells and ``E`` is a quantile of a slice's summed absolute noise
-      (Gamma(B, 2/(m epsilon)) for Laplace; a chi-square bound for Gaussian). Selection rates use both labels
-      (``2B`` cells per group). Clipping negative cells at 0 never increases a cell's error, so the bounds still
-      hold. The slack protects accuracy (the non-private optimum stays feasible) at the price of fairness;
-      ``privacy_slack=False`` drops it (fairness target ``gamma`` on the noisy statistics).
+    - Error bounds (``rate_error_``): with probability >= 1 - beta, ``s_a = E / q~_a`` bounds the error of every
+      private rate of group ``a`` (``q~_a`` its clipped noisy mass for the rate's label(s)). For binary predictions
+      and Laplace noise ``E = t = 2 ln(4|A|/beta) / (m epsilon)``, the per-cell bound of Lemma B.2. With ``B`` score
+      bins (or Gaussian noise) a rate sums up to ``B`` cells (``2B`` for selection rates) and ``E`` bounds, over all
+      thresholds at once, the larger of the slice's summed positive noise (what clipping can add) and its partial
+      noise sums (Levy's maximal inequality; exact Laplace tails), derivation in ``_mixing_lp.py``.
+    - Slack (``privacy_slack=True``, LP~ (1) of the paper): each constrained gap gets ``gamma`` plus, for binary
+      predictions and Laplace noise, the paper's ``2 E / min(q~_{ay}, q~_{0y}) = 4 ln(4|A|/beta) / (min(q~_{ay},
+      q~_{0y}) m epsilon)`` exactly, otherwise ``s_a + s_0``. It keeps the non-private optimum feasible (accuracy,
+      Thm. 3.1) at the price of fairness: a small group's rate may drift by its slack. Without it (the default) the
+      constraints are ``gamma`` on the released rates; for demographic parity its released objective is within
+      ``sum_a share_a slack_a`` of the slack-LP's (``_mixing_lp.py``).
+    - Warnings that fairness is not enforced, from released values only: a slack >= 1 (the constraint cannot
+      bind); a constraint that does not bind although the group's released gap exceeds ``tol`` (its slack is larger
+      than its disparity); an error bound ``s_a + s_0 >= 1`` (a constraint met on the released rates says nothing).
     - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol``; ``m`` (the number of rows)
       is public under both relations.
     - Failure paths (README, "Failure paths and what is public"): parameters are validated and the accountant is
@@ -251,7 +298,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     exact, noise-free LP at ``epsilon=inf`` (nothing is released with noise, no PrivacyWarning).
 
     **Finite epsilon.** Differences from Fairlearn's class, all for privacy: the thresholds come from the LP on the
-    released noisy table (exact optimum, no ``grid_size`` grid) with the confidence slack; scores are binned on the
+    released noisy table (exact optimum, no grid search: ``grid_size`` only sets the resolution of the released
+    trade-off curves), with the confidence slack if ``privacy_slack=True``; scores are binned on the
     public grid ``score_range`` x ``n_score_bins`` (clipped outside it), and ``predict_method="predict"`` requires
     binary base predictions; the groups should be declared (``groups``); ``tol`` also applies to
     "equalized_odds" (the paper's ``gamma``); ``estimator=None`` post-processes the values in ``X``; ``fit``
@@ -270,7 +318,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
     def __init__(self, *, estimator=None, constraints="demographic_parity", objective="accuracy_score",
                  grid_size=1000, flip=False, prefit=False, predict_method="auto", tol=None, epsilon=1.0, delta=0.0,
-                 beta=0.05, privacy_slack=True, n_score_bins=10, score_range=None, groups=None,
+                 beta=0.05, privacy_slack=False, n_score_bins=10, score_range=None, groups=None,
                  privacy_unit="sensitive_attribute", accountant=None, random_state=None, solver="linprog"):
         self.estimator = estimator
         self.constraints = constraints
@@ -401,15 +449,16 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         rates = self._estimate_rates(self.noisy_table_)
         self.table_ = rates.table
         self.group_label_mass_ = rates.mass
-        self.slack_ = _slack(rates.mass, n_rows=n_rows, epsilon=epsilon if self.privacy_slack else math.inf,
-                             delta=delta, beta=self.beta, n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
-        vacuous = [rate for rate, values in self.slack_.items() if np.any(values[1:] >= 1.0)]
-        if vacuous:
-            warnings.warn(
-                f"The privacy slack is >= 1 for some group on {vacuous}: those constraints cannot bind, so fairness "
-                "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
-                "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=4)
+        self.rate_error_ = rate_errors(rates.mass, n_rows=n_rows, epsilon=epsilon, delta=delta, beta=self.beta,
+                                       n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
+        self.slack_ = constraint_slack(self.rate_error_, enabled=bool(self.privacy_slack),
+                                       paper=delta == 0 and n_bins == 2)
         self.mixing_rates_, self.objective_value_ = self._solve_mixing_lp(rates, gamma)
+        # Each group's rule in the form of Fairlearn's interpolation_dict (a group mixing more than two thresholds
+        # gets the rule with the same released rates); Fairlearn's introspection is built from it on first access.
+        self.mixing_rates_ = representable_mixing(self.mixing_rates_, self.table_, flip=bool(self.flip))
+        warn_if_unenforced(table=self.table_, mixing_rates=self.mixing_rates_, errors=self.rate_error_,
+                           slack=self.slack_, gamma=gamma, groups=self.groups_, stacklevel=4)
         return self
 
     def _check_params(self):
@@ -529,6 +578,14 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     def _dp_fitted(self):
         return "mixing_rates_" in self.__dict__
 
+    def __getattr__(self, name):
+        """Fairlearn's fitted attributes after a finite-epsilon fit (``interpolated_thresholder_``, ``x_metric_``,
+        ``y_metric_``, what ``plot_threshold_optimizer`` reads), built from released values on first access."""
+        if name in INTROSPECTION_ATTRIBUTES and "mixing_rates_" in self.__dict__:
+            set_fairlearn_introspection(self)
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def predict(self, X, *, sensitive_features, random_state=None):
         """Randomised fair predictions (0/1) for each row; ``random_state`` makes them reproducible.
 
@@ -536,17 +593,32 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         from a generator seeded by the operating system, never numpy's global one. After a fit at
         ``epsilon=inf``: Fairlearn's ``ThresholdOptimizer.predict``, with ``None`` likewise turned into an
         OS-seeded generator (Fairlearn's would use numpy's global state).
+
+        On Dask inputs (``X`` and ``sensitive_features`` Dask arrays, DataFrames or Series, partitioned alike) the
+        result is a lazy Dask array with one block per partition of ``X``, computed on the workers, and exactly
+        the in-memory predictions of the computed inputs with the same ``random_state``
+        (``fairlearn_dp/postprocessing/_dask_predict.py``). A group not in ``groups_`` raises its ``ValueError``
+        when the result is computed.
         """
+        if is_dask_input(X, sensitive_features):
+            check_is_fitted(self)
+            return predict_dask(self, X, sensitive_features, random_state, dtype=int)
+        return self._randomised_predict(X, sensitive_features, check_random_state(random_state))
+
+    def _randomised_predict(self, X, sensitive_features, generator):
+        """``predict`` with the ``RandomState`` ``generator``: one draw per row, in row order (a Dask partition
+        passes the generator advanced by the rows before it)."""
         if not self._dp_fitted():
-            return super().predict(X, sensitive_features=sensitive_features,
-                                   random_state=check_random_state(random_state))
+            return super().predict(X, sensitive_features=sensitive_features, random_state=generator)
         probability = self._pmf_predict(X, sensitive_features=sensitive_features)[:, 1]
-        uniforms = check_random_state(random_state).random_sample(probability.size)
-        return (uniforms < probability).astype(int)
+        return (generator.random_sample(probability.size) < probability).astype(int)
 
     def _pmf_predict(self, X, *, sensitive_features):
         """``[P(Y_tilde = 0), P(Y_tilde = 1)]`` for each row, shape (n_samples, 2) (Fairlearn's after a fit at
-        ``epsilon=inf``)."""
+        ``epsilon=inf``); on Dask inputs a lazy Dask array of shape (n_samples, 2), as ``predict``."""
+        if is_dask_input(X, sensitive_features):
+            check_is_fitted(self)
+            return pmf_predict_dask(self, X, sensitive_features, n_columns=2)
         if not self._dp_fitted():
             return super()._pmf_predict(X, sensitive_features=sensitive_features)
         check_is_fitted(self, "mixing_rates_")
@@ -586,55 +658,6 @@ def _private_rates(noisy_table):
         warnings.warn(f"The noisy mass of group index {a} with label {label} is 0 after clipping; its rate for "
                       "that label is undefined and its constraint on it is dropped.", RuntimeWarning, stacklevel=3)
     return _Rates(clipped / total, mass)
-
-
-def _slack(mass, *, n_rows, epsilon, delta, beta, n_bins, rates):
-    """Per-group privacy slack of LP~ (1) (derivation in the class docstring, section Privacy)."""
-    n_groups = mass.shape[0]
-    slack = {}
-    for rate in rates:
-        if rate == "selection":
-            group_mass = mass.sum(axis=1)
-            base, cells = np.minimum(group_mass, group_mass[0]), 2 * n_bins
-        else:
-            label = 1 if rate == "tpr" else 0
-            base, cells = np.minimum(mass[:, label], mass[0, label]), n_bins
-        error = _rate_error_budget(n_rows=n_rows, epsilon=epsilon, delta=delta, beta=beta, n_groups=n_groups,
-                                   n_bins=n_bins, cells=cells)
-        with np.errstate(divide="ignore"):
-            values = np.where(base > 0, 2 * error / np.where(base > 0, base, 1.0), np.inf)
-        values[0] = 0.0
-        slack[rate] = values
-    return slack
-
-
-def _rate_error_budget(*, n_rows, epsilon, delta, beta, n_groups, n_bins, cells):
-    """``E`` such that, with probability >= 1 - beta, every private rate of a slice errs by at most ``E / q~``.
-
-    A rate of one slice (``cells`` cells, mass ``q``) errs by at most ``max(|e_N|, |e_rest|) / q~``, the larger
-    noise sum of its two parts, hence by at most the slice's summed absolute noise over ``q~``.
-
-    - Binary predictions, Laplace noise (the paper): ``E = (cells - 1) t`` with ``t = 2 ln(4|A|/beta) / (m
-      epsilon)`` bounding all ``4|A|`` cells at once (Lemma B.2); this gives the paper's slack exactly.
-    - Otherwise: a slice's summed absolute noise is Gamma(cells, b) for Laplace(b), b = 2/(m epsilon), and at most
-      ``sqrt(cells) ||e||_2`` with ``||e||_2^2 / sigma^2 ~ chi2(cells)`` for Gaussian noise; ``E`` is its ``1 -
-      beta / (2 |A|)`` quantile (union bound over the at most ``2|A|`` slices). Clipping cells at 0 only shrinks
-      errors.
-    """
-    from scipy import stats
-
-    if math.isinf(epsilon):
-        return 0.0
-    laplace_scale = 2.0 / (n_rows * epsilon)
-    if delta == 0 and n_bins == 2:
-        return (cells - 1) * math.log(2 * n_groups * n_bins / beta) * laplace_scale
-    level = 1 - beta / (2 * n_groups)
-    if delta == 0:
-        return float(stats.gamma.ppf(level, a=cells, scale=laplace_scale))
-    from diffprivlib.mechanisms import GaussianAnalytic
-
-    variance = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=math.sqrt(2.0) / n_rows).variance(0.0)
-    return float(math.sqrt(cells * variance * stats.chi2.ppf(level, df=cells)))
 
 
 def _solve_mixing_lp(rates, *, gamma, slack, constraints, objective, flip, solver):

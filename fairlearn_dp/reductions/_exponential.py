@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 from diffprivlib.mechanisms import Exponential
 
-__all__ = ["exponential_mechanism", "exponential_mechanism_probabilities"]
+__all__ = ["exponential_mechanism", "exponential_mechanism_probabilities", "exponential_mechanism_excess_cost"]
 
 
 def _check(costs, epsilon, sensitivity):
@@ -52,3 +52,17 @@ def exponential_mechanism(costs, *, epsilon, sensitivity, random_state=None):
     mechanism = Exponential(epsilon=float(epsilon), sensitivity=float(sensitivity), utility=utility,
                             monotonic=False, random_state=random_state)
     return int(mechanism.randomise())
+
+
+def exponential_mechanism_excess_cost(n_candidates, *, epsilon, sensitivity, probability):
+    """The excess ``t`` of McSherry and Talwar's guarantee: the drawn candidate's cost exceeds the smallest cost by
+    ``t`` or more with probability at most ``probability``, for every cost vector.
+
+    Every candidate costing at least ``min + t`` has at most ``exp(-epsilon t / (2 sensitivity))`` times the
+    minimiser's weight, and there are at most ``n_candidates - 1`` of them, so ``t = 2 sensitivity ln((n_candidates -
+    1) / probability) / epsilon``; 0 for a single candidate or ``epsilon = inf`` (the minimiser is drawn). A function
+    of public values and of the sensitivity only, so it may be published with the draw.
+    """
+    if n_candidates <= 1 or math.isinf(epsilon):
+        return 0.0
+    return max(0.0, 2.0 * float(sensitivity) * math.log((n_candidates - 1) / probability) / float(epsilon))

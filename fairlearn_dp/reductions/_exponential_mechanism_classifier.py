@@ -29,8 +29,8 @@ from ..utils._validation import (
     encode_groups,
     resolve_groups,
 )
-from ._exponential import exponential_mechanism, exponential_mechanism_probabilities
-from ._hypotheses import hypothesis_predictions
+from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
+from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 
 __all__ = ["ExponentialMechanismFairClassifier"]
 
@@ -38,6 +38,10 @@ __all__ = ["ExponentialMechanismFairClassifier"]
 # mechanism's (line 5). Algorithm 1 runs both steps with the same epsilon, so they get equal shares here (see the
 # class docstring, Privacy, for why the total is split rather than spent twice).
 _MIN_GROUP_SIZE_SHARE = 0.5
+# The most by which any hypothesis's loss can undercut the better constant classifier's: a constant has no
+# equal-opportunity gap and errs on min(p, 1 - p) <= 1/2 of the rows (p the share of positive labels), and no loss
+# is below 0. A selection guaranteed only to within 1/2 of the best hypothesis may be no better than a constant.
+_CONSTANT_ADVANTAGE = 0.5
 
 
 class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEstimator):
@@ -149,7 +153,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
       than ``L`` positive examples are shrunk toward 0 (multiplied by ``m_a / L``; a group without positive
       examples has rate 0, as in the paper's convention), so the fairness term is biased; privacy is unaffected.
       A released ``M < 2`` (possible on small data or a group with no positive example) is floored at 2: the fit
-      goes on with ``Delta = 2 w + 1/n`` (a nearly uniform draw, with the warning below) instead of raising.
+      goes on with ``Delta = 2 w + 1/n`` (a nearly uniform draw, with the degenerate-fit warning below) instead of
+      raising.
     - Exponential mechanism (line 5): ``exp(-epsilon_em u / (2 Delta))`` through diffprivlib's ``Exponential``.
     - Guarantee: ``M`` is ``epsilon_size``-DP, and given ``M`` the draw is ``epsilon_em``-DP for every pair of
       neighbours (the sensitivity above holds unconditionally), so the fit is ``(epsilon_size + epsilon_em, 0) =
@@ -160,9 +165,18 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
       the budget before it reads the data. It then refuses, before anything is spent, data too small for any
       group to clear the margin, using public quantities only: ``floor(n / |A|) <= margin + 1``. The other
       errors are domain checks (binary labels, finite features, declared groups, hypotheses predicting 0/1)
-      whose messages carry no counts; no data-dependent check gates the release. The only warning (a nearly
-      uniform mechanism) is a function of the released ``M`` and public values. A failed fit leaves the
+      whose messages carry no counts; no data-dependent check gates the release. A failed fit leaves the
       estimator as it was.
+    - Degenerate fits (warned): under record-level privacy the fitting rows are private, so whether the selected
+      hypothesis predicts one class on them cannot be checked or said. What may be said is a function of the
+      released draw and sensitivity (itself a function of ``M``) and of public values: (1) the mechanism's
+      guarantee, with probability 1/2 a loss within ``t = 2 Delta ln(2 (|H| - 1)) / epsilon_em`` of the best
+      hypothesis's (McSherry and Talwar), is ``t >= 1/2``: no hypothesis beats the better constant classifier by
+      more than 1/2 (a constant has no gap and errs on at most half the rows), so the guarantee cannot tell the
+      selection from a constant one, and a draw then is about as good as a pick from ``H`` at random (near-constant
+      whenever most of ``H`` is); (2) the selected hypothesis is a constant classifier. A selection can also be
+      near-constant because no hypothesis in ``H`` does much better on the data (the ``epsilon = inf`` fit then
+      selects one too): that is a property of the hypothesis class on the data, which released values cannot show.
 
     References
     ----------
@@ -233,12 +247,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         index = self._release_hypothesis(losses, epsilon=eps_em, sensitivity=sensitivity, random_state=rng)
         charge(self.accountant, spend)
 
-        if math.isfinite(eps_em) and eps_em * (1.0 + weight) / (2.0 * sensitivity) <= 1.0:
-            # A function of the released M and the public n, epsilon, w: not a data-dependent warning.
-            warnings.warn(
-                f"The exponential mechanism is close to uniform: with sensitivity {sensitivity:.3g} and epsilon "
-                f"{eps_em:g}, any two hypotheses' probabilities differ by at most a factor e. Use more data or a "
-                "larger epsilon.", RuntimeWarning, stacklevel=3)
+        _warn_if_degenerate(hypotheses, int(index), epsilon=eps_em, sensitivity=sensitivity)
         self.hypothesis_index_ = int(index)
         self.hypothesis_ = hypotheses[self.hypothesis_index_]
         self.min_group_size_estimate_ = float(estimate)
@@ -347,6 +356,31 @@ def _utility_loss(predictions, labels, group_index, n_groups, weight=1.0, floor=
             tpr[a] = predictions[rows].sum(axis=0) / floor
     gap = tpr.max(axis=0) - tpr.min(axis=0)
     return weight * gap + error
+
+
+def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity):
+    """Warn when the selection may be degenerate, judged from released values only (the draw, the sensitivity, which
+    is a function of the released ``M`` and the public ``n`` and ``w``) and public ones (``epsilon``, ``|H|``).
+
+    - The mechanism's guarantee (McSherry and Talwar): with probability 1/2 the selected hypothesis's loss is within
+      ``t = 2 Delta ln(2 (|H| - 1)) / epsilon_em`` of the best one's. If ``t >= 1/2``, the most by which any
+      hypothesis can undercut the better constant classifier (``_CONSTANT_ADVANTAGE``), the guarantee cannot tell
+      the selection from one no better than a constant: the draw is about as good as a pick from ``H`` at random.
+    - The selected hypothesis is a constant classifier (a :class:`LinearThresholdClassifier` with zero weights).
+    """
+    excess = exponential_mechanism_excess_cost(len(hypotheses), epsilon=epsilon, sensitivity=sensitivity,
+                                               probability=0.5)
+    if excess >= _CONSTANT_ADVANTAGE:
+        warnings.warn(
+            f"The exponential mechanism cannot be relied on to beat a constant classifier: with sensitivity "
+            f"{sensitivity:.3g} and epsilon {epsilon:g} over {len(hypotheses)} hypotheses, it only guarantees (with "
+            f"probability 1/2) a loss within {excess:.3g} of the best hypothesis, and no hypothesis beats the better "
+            "constant classifier by more than 1/2. The selection may be degenerate (e.g. one class for everyone). "
+            "Use more data, a larger epsilon or fewer hypotheses.", RuntimeWarning, stacklevel=4)
+    selected = hypotheses[index]
+    if isinstance(selected, LinearThresholdClassifier) and not np.any(selected.coef):
+        warnings.warn(f"The selected hypothesis (index {index}) is a constant classifier: it predicts "
+                      f"{int(0.0 >= selected.threshold)} for every input.", RuntimeWarning, stacklevel=4)
 
 
 def _rate_floor(estimate):

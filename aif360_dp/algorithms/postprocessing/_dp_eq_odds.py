@@ -25,8 +25,9 @@ class DPEqOddsPostprocessing(Transformer):
 
     Solves the same linear program as AIF360's ``EqOddsPostprocessing`` (mixing probabilities
     ``P(y_tilde = 1 | y_hat, group)`` for the privileged and unprivileged groups, minimising ``sum_g (FPR_g -
-    TPR_g)`` under equal odds) but on Laplace-noised statistics with the confidence slack of Jagielski et al.
-    (2019), Alg. 1, so that the fitted mixing rates are epsilon-DP. With ``epsilon=numpy.inf`` (and
+    TPR_g)`` under equal odds) but on Laplace-noised statistics, as Jagielski et al. (2019), Alg. 1, with equal odds
+    enforced on the released statistics (without the paper's confidence slack, ``DPThresholdOptimizer``'s default),
+    so that the fitted mixing rates are epsilon-DP. With ``epsilon=numpy.inf`` (and
     ``gamma=0``) the mixing rates equal AIF360's on the same data. The computation is delegated to
     :class:`fairlearn_dp.postprocessing.DPThresholdOptimizer` (binary predictions, ``flip=True``).
 
@@ -37,7 +38,7 @@ class DPEqOddsPostprocessing(Transformer):
             ``predict`` (for experiments; a seeded release is not secure).
         epsilon (float): privacy budget (> 0; ``numpy.inf`` for AIF360's non-private result).
         delta (float): 0 for pure DP (Laplace); > 0 for the analytic Gaussian mechanism.
-        beta (float): confidence in (0, 1) of the fairness slack.
+        beta (float): confidence in (0, 1) of the noise bounds on the private rates (``model_.rate_error_``).
         gamma (float): fairness tolerance on the FPR and TPR gaps (AIF360 asks exact equality: 0).
         privacy_unit (str): "sensitive_attribute" (one person's protected attribute changes; labels and
             predictions public) or "record" (one whole record changes).

@@ -66,9 +66,10 @@ def error_and_gaps(p, q):
 
 
 def fit_binary(yhat, a, y, accountant=None, **kwargs):
+    """Algorithm 1 of Jagielski et al. as the paper states it: binary predictions, flips, LP~ (1) with its slack."""
     params = dict(constraints="equalized_odds", objective="accuracy_score", flip=True, predict_method="predict",
                   epsilon=1.0, groups=sorted(set(a.tolist())), accountant=accountant if accountant is not None else BudgetAccountant(),
-                  random_state=0)
+                  random_state=0, privacy_slack=True)
     params.update(kwargs)
     return DPThresholdOptimizer(**params).fit(yhat[:, None], y, sensitive_features=a)
 
@@ -315,23 +316,32 @@ def test_unseen_group_at_predict():
         model.predict(yhat[:3, None], sensitive_features=[0, 1, 9])
 
 
-def test_score_slack_is_the_gamma_quantile_of_a_slices_noise_and_can_be_switched_off():
-    from scipy import stats
+def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
+    """With B score bins and Laplace noise of scale b = 2 / (m epsilon), E solves n_slices (P(positive parts > E) +
+    8 P(noise sum > E)) = beta over the B cells of a slice (3 groups x 1 rate here); s_a = E / q~_a, and the slack of
+    group a is s_a + s_0. The default (no slack) keeps the same bounds and enforces exact parity on the release."""
+    from fairlearn_dp.postprocessing._mixing_lp import laplace_sum_sf, positive_part_sum_sf
 
     scores, a, y = score_problem(m=3000)
     model = DPThresholdOptimizer(constraints="true_positive_rate_parity", epsilon=0.5, beta=0.1, n_score_bins=8,
-                                 groups=[0, 1, 2], accountant=BudgetAccountant(), random_state=0)
+                                 groups=[0, 1, 2], privacy_slack=True, accountant=BudgetAccountant(), random_state=0)
     model.fit(scores[:, None], y, sensitive_features=a)
-    budget = stats.gamma.ppf(1 - 0.1 / 6, a=8, scale=2 / (3000 * 0.5))
     mass = model.group_label_mass_[:, 1]
-    np.testing.assert_allclose(model.slack_["tpr"][1:], 2 * budget / np.minimum(mass[1:], mass[0]))
+    budget = model.rate_error_["tpr"] * mass
+    np.testing.assert_allclose(budget, budget[0], rtol=1e-12)          # one E for every group
+    u = budget[0] / (2 / (3000 * 0.5))
+    assert 3 * (positive_part_sum_sf(u, 8) + 8 * laplace_sum_sf(u, 8)) == pytest.approx(0.1, rel=1e-8)
+    own = model.rate_error_["tpr"]
+    np.testing.assert_allclose(model.slack_["tpr"], np.r_[0.0, own[1:] + own[0]])
     strict = clone(model).set_params(privacy_slack=False).fit(scores[:, None], y, sensitive_features=a)
     assert np.all(strict.slack_["tpr"] == 0)
+    np.testing.assert_array_equal(strict.rate_error_["tpr"], own)       # same release, same bounds
     rates = strict._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
     private_tpr = [np.sum(strict.mixing_rates_[g] * strict.table_[g, :, 1]) / strict.table_[g, :, 1].sum()
                    for g in range(3)]
     assert np.ptp(private_tpr) <= 1e-6                # exact parity on the private statistics
     assert rates.shape == (3000,)
+    assert DPThresholdOptimizer().get_params()["privacy_slack"] is False
 
 
 def test_gaussian_release_for_positive_delta():

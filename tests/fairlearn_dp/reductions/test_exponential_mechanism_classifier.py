@@ -2,6 +2,7 @@
 accounting, reproducibility, sklearn conventions and input validation."""
 
 import functools
+import itertools
 import math
 import pickle
 import warnings
@@ -256,7 +257,7 @@ def test_budget_is_checked_before_the_data_are_read():
 def test_too_small_noisy_group_size_degrades_instead_of_raising():
     """Group 1 has no positive example: M = 0 + Y - 20 <= 1 unless Y > 21 (probability e^-21 / 2). Today's main
     raised (after charging the Laplace step); the fit now floors M at 2 (L = 1: the ordinary rates, 0 for the
-    empty group), charges the whole budget once and warns that the draw is nearly uniform (a function of M)."""
+    empty group), charges the whole budget once and warns that the draw may be degenerate (a function of M)."""
     rng = np.random.default_rng(0)
     n = 400
     a = np.repeat([0, 1], n // 2)
@@ -265,7 +266,7 @@ def test_too_small_noisy_group_size_degrades_instead_of_raising():
     accountant = BudgetAccountant()
     model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=2.0, groups=[0, 1],
                                                accountant=accountant, random_state=0)
-    with pytest.warns(RuntimeWarning, match="close to uniform"):
+    with pytest.warns(RuntimeWarning, match="cannot be relied on to beat a constant classifier"):
         model.fit(X, y, sensitive_features=a)
     assert model.min_group_size_estimate_ <= 1 and model.rate_floor_ == 1.0
     assert model.sensitivity_ == pytest.approx(2.0 + 1 / n)
@@ -280,25 +281,38 @@ def test_data_too_small_for_the_margin_is_refused_without_spending():
     assert accountant.spent_budget == []
 
 
-def test_near_uniform_mechanism_warns():
-    """eps = 2, n = 400, m = 22: M = 22 + Y - sqrt(400) / 1 = 2 + Y; warns iff eps_em (1 + w) / (2 Delta) <= 1."""
+def test_uninformative_mechanism_warns_iff_its_guarantee_cannot_beat_a_constant():
+    """n = 400, m = 22: at eps = 2, M = 22 + Y - sqrt(400) / 1 = 2 + Y; at eps = 4, M = 12 + Y; Delta = 2 / (M - 1) +
+    1/n. The fit warns iff McSherry and Talwar's excess at probability 1/2, 2 Delta ln(2 (|H| - 1)) / eps_em, is >=
+    1/2 (a function of the released M and public values); both outcomes occur over the 2 x 15 fits."""
     rng = np.random.default_rng(0)
     a = np.repeat([0, 1], 200)
     y = np.zeros(400, dtype=int)
     y[:22] = 1
     y[200:222] = 1
     X = rng.uniform(-1, 1, (400, 1))
-    fired = 0
-    for seed in range(15):
-        model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=2.0, groups=[0, 1],
+    outcomes = set()
+    for epsilon, seed in itertools.product((2.0, 4.0), range(15)):
+        model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=epsilon, groups=[0, 1],
                                                    accountant=BudgetAccountant(), random_state=seed)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(X, y, sensitive_features=a)          # never refuses: M is floored at 2
-        warned = any("close to uniform" in str(w.message) for w in caught)
-        assert warned == (1.0 * 2 / (2 * model.sensitivity_) <= 1.0)
-        fired += warned
-    assert fired > 0
+        warned = any("cannot be relied on to beat a constant" in str(w.message) for w in caught)
+        assert warned == (2 * model.sensitivity_ * math.log(2 * 3) / (epsilon / 2) >= 0.5)
+        outcomes.add(warned)
+    assert outcomes == {True, False}
+
+
+def test_a_constant_selection_is_warned():
+    """The selected hypothesis is released; whether it is a constant classifier is read from it alone."""
+    X, y, a = tiny_data()
+    for seed in range(20):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = make(random_state=seed).fit(X, y, sensitive_features=a)
+        constant = not np.any(model.hypothesis_.coef)
+        assert constant == any("is a constant classifier" in str(w.message) for w in caught)
 
 
 # ------------------------------------------------------------------ reproducibility and sklearn conventions

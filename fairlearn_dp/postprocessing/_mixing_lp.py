@@ -1,0 +1,223 @@
+"""Error bounds of the private rates, the privacy slack, and what the released values say about the mixing LP's
+solution (``DPThresholdOptimizer``).
+
+Everything here is a function of the released table (through the clipped masses and rates of ``_Rates``) and of
+public inputs (``m``, ``epsilon``, ``delta``, ``beta``, the grid, the groups), so it may be published, warned
+about or used to fit.
+
+**Rate errors.** A private rate of a slice (the ``B`` cells of one group and label, or the ``2B`` cells of one group
+for a selection rate) at threshold ``j`` is ``T~_j / S~``, the clipped mass of the bins ``>= j`` over the slice's
+clipped mass. With ``d_T``, ``d_R`` the errors of the two parts, ``T~/S~ - T/S = (d_T (1 - R) - R d_R) / S~``, so
+the rate errs by at most ``max(|d_T|, |d_R|) / S~``. Clipping a cell at 0 turns its noise ``e`` into ``d = max(e,
+-c) in [e, max(e, 0)]``, so every part's error lies between the signed noise sum of its cells and the sum of the
+positive parts of the slice's noise. Hence, over all thresholds at once, the error is at most ``Z / S~`` with
+
+    ``Z = max(sum of the slice's positive parts, max_j |partial noise sums from either end|)``.
+
+The noise is independent and symmetric, so Levy's maximal inequality bounds each end's partial sums by twice the
+tail of the full sum: ``P(Z > t) <= P(sum (e)^+ > t) + 8 P(sum e > t)``. For Laplace noise of
+scale ``b`` both tails are exact finite sums (``laplace_sum_sf``, ``positive_part_sum_sf``); for Gaussian noise the
+full sum is Gaussian and the positive parts are bounded by ``sqrt(cells) ||e||_2``. ``E`` is the smallest ``t``
+with ``n_slices`` times that tail at most ``beta`` (a union bound over the slices the constraints use). With binary
+predictions and Laplace noise (two bins) ``E`` is the paper's per-cell bound of Lemma B.2, so that Algorithm 1's
+slack is reproduced exactly.
+
+**Slack.** ``rate_errors`` gives each group's own bound ``s_a = E / q~_a``. The non-private optimum's released gap
+to group 0 is then at most ``gamma + s_a + s_0`` (triangle inequality), which is the slack used with score bins;
+with binary predictions and Laplace noise the paper's ``2 E / min(q~_a, q~_0)`` (LP~ (1), never smaller).
+
+**Why no slack by default.** Dropping the slack keeps every constraint at ``gamma`` on the released rates. The
+slack keeps the non-private optimum feasible, but what it buys is small and paid for by the small groups. For
+demographic parity with the accuracy objective: take the slack-LP's solution and mix each group's rule with the
+all-1 or all-0 rule (whose released selection rates are exactly 1 and 0) until its released rate is within
+``gamma`` of the anchor's; that moves it by at most ``slack_a`` and changes at most a ``slack_a`` share of the
+group's released predictions, so it changes the released accuracy by at most ``share_a slack_a``. The LP without
+slack therefore reaches the slack-LP's released objective minus ``sum_a share_a slack_a`` (about ``2 |A| E``, the
+order of the objective's own noise), while the slack lets each group's rate drift by ``slack_a``, which grows as
+``1 / q~_a``: a small group pays for the accuracy of the others.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+__all__ = ["RATE_LABELS", "rate_error_budget", "rate_errors", "constraint_slack", "released_rates",
+           "warn_if_unenforced", "laplace_sum_sf", "positive_part_sum_sf"]
+
+# The labels whose cells a rate's slice sums: FPR over the negatives, TPR over the positives, selection over both.
+RATE_LABELS = {"fpr": (0,), "tpr": (1,), "selection": (0, 1)}
+# A released gap counts as above a bound only beyond the LP's own round-off (HiGHS's feasibility tolerance, 1e-7).
+_LP_TOLERANCE = 1e-6
+
+
+def laplace_sum_sf(t: float, n: int) -> float:
+    """``P(e_1 + ... + e_n > t)`` for ``n`` iid Laplace(1) variables (exact).
+
+    The sum is ``G - G'`` with ``G, G'`` iid Gamma(n, 1); its density on ``x > 0`` is ``sum_{j<n} NB(j; n, 1/2)
+    x^(n-1-j) e^-x / (n-1-j)!``, so its tail is the negative-binomial mixture of Gamma(n - j) tails below.
+    """
+    from scipy import stats
+
+    if t < 0:
+        return 1.0 - laplace_sum_sf(-t, n)
+    j = np.arange(n)
+    return float(np.sum(stats.nbinom.pmf(j, n, 0.5) * stats.gamma.sf(t, n - j)))
+
+
+def positive_part_sum_sf(t: float, n: int) -> float:
+    """``P(max(e_1, 0) + ... + max(e_n, 0) > t)`` for ``n`` iid Laplace(1) variables, ``t >= 0`` (exact): ``K ~
+    Binomial(n, 1/2)`` of them are positive, each then Exponential(1), so the sum is Gamma(K, 1) given ``K``."""
+    from scipy import stats
+
+    k = np.arange(1, n + 1)
+    return float(np.sum(stats.binom.pmf(k, n, 0.5) * stats.gamma.sf(t, k)))
+
+
+def _tail(t, *, cells, laplace_scale, gaussian_sd):
+    """``P(positive parts > t) + 8 P(full sum > t)`` for one slice of ``cells`` cells (module docstring)."""
+    from scipy import stats
+
+    if gaussian_sd is None:
+        u = t / laplace_scale
+        return positive_part_sum_sf(u, cells) + 8.0 * laplace_sum_sf(u, cells)
+    spread = gaussian_sd * math.sqrt(cells)
+    return float(stats.chi2.sf((t / spread) ** 2, df=cells) + 8.0 * stats.norm.sf(t / spread))
+
+
+def rate_error_budget(*, n_rows, epsilon, delta, beta, n_groups, n_bins, cells, n_slices):
+    """``E`` such that, with probability >= 1 - beta, every private rate of every one of ``n_slices`` slices (of
+    ``cells`` cells each) errs by at most ``E / q~`` (``q~`` the slice's clipped mass); 0 at ``epsilon = inf``.
+
+    Binary predictions with Laplace noise (``n_bins == 2``, ``delta == 0``): the paper's ``E = (cells - 1) t``, ``t
+    = 2 ln(4|A|/beta) / (m epsilon)`` bounding all ``4|A|`` cells at once (Lemma B.2). Otherwise the smallest
+    ``E`` with ``n_slices * (P(positive parts > E) + 8 P(noise sum > E)) <= beta`` (module docstring).
+    """
+    from scipy import optimize
+
+    if math.isinf(epsilon):
+        return 0.0
+    laplace_scale = 2.0 / (n_rows * epsilon)
+    if delta == 0 and n_bins == 2:
+        return (cells - 1) * math.log(2 * n_groups * n_bins / beta) * laplace_scale
+    gaussian_sd = None
+    if delta > 0:
+        from diffprivlib.mechanisms import GaussianAnalytic
+
+        gaussian_sd = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta,
+                                                 sensitivity=math.sqrt(2.0) / n_rows).variance(0.0))
+    scale = laplace_scale if gaussian_sd is None else gaussian_sd
+
+    def excess(t):
+        return n_slices * _tail(t, cells=cells, laplace_scale=laplace_scale, gaussian_sd=gaussian_sd) - beta
+
+    high = scale * (cells + 10.0)
+    while excess(high) > 0:
+        high *= 2.0
+    return float(optimize.brentq(excess, 0.0, high, xtol=1e-12 * scale, rtol=1e-10))
+
+
+def _slice_mass(mass, rate):
+    """``q~`` of each group's slice for ``rate`` (clipped, not renormalised), shape (n_groups,)."""
+    return mass[:, list(RATE_LABELS[rate])].sum(axis=1)
+
+
+def rate_errors(mass, *, n_rows, epsilon, delta, beta, n_bins, rates):
+    """Each group's bound ``s_a = E / q~_a`` on the error of its private ``rate`` (every threshold and mixture), for
+    every constrained rate; ``inf`` where the slice's noisy mass is 0. All hold at once with probability >= 1 - beta.
+    """
+    n_groups = mass.shape[0]
+    errors = {}
+    for rate in rates:
+        budget = rate_error_budget(n_rows=n_rows, epsilon=epsilon, delta=delta, beta=beta, n_groups=n_groups,
+                                   n_bins=n_bins, cells=len(RATE_LABELS[rate]) * n_bins,
+                                   n_slices=n_groups * len(rates))
+        base = _slice_mass(mass, rate)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            errors[rate] = np.where(base > 0, budget / np.where(base > 0, base, 1.0), np.inf)
+    return errors
+
+
+def constraint_slack(errors, *, enabled, paper):
+    """The slack added to ``gamma`` on each group's constraint (0 for the anchor group 0; ``inf``, the constraint
+    dropped, when the group's or the anchor's slice has no released mass).
+
+    ``enabled=False``: 0. ``paper`` (binary predictions, Laplace noise): LP~ (1) of Jagielski et al., ``2 E /
+    min(q~_a, q~_0) = 2 max(s_a, s_0)``; otherwise ``s_a + s_0``, the least slack that keeps the non-private optimum
+    feasible under the same event.
+    """
+    slack = {}
+    for rate, own in errors.items():
+        if not enabled:
+            values = np.where(np.isinf(own) | np.isinf(own[0]), np.inf, 0.0)
+        else:
+            values = 2.0 * np.maximum(own, own[0]) if paper else own + own[0]
+        values = np.array(values, dtype=float)
+        values[0] = 0.0
+        slack[rate] = values
+    return slack
+
+
+def released_rates(table, mixing_rates, rate):
+    """Each group's ``rate`` of the fitted post-processor on the released (clipped, renormalised) table; NaN for a
+    group whose slice has no released mass."""
+    cells = table[:, :, list(RATE_LABELS[rate])].sum(axis=2)            # (n_groups, n_bins)
+    total = cells.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, (mixing_rates * cells).sum(axis=1) / np.where(total > 0, total, 1.0), np.nan)
+
+
+def _unbound_groups(rates_a, slack, gamma):
+    """Indices of the groups whose constraint does not bind at the solution although their released gap to the anchor
+    exceeds ``gamma``: the slack, not the fairness constraint, set their rate. Up to the LP's round-off; the anchor
+    and dropped constraints (``inf`` slack) are not counted."""
+    with np.errstate(invalid="ignore"):
+        gap = np.abs(rates_a - rates_a[0])
+        loose = (gap > gamma + _LP_TOLERANCE) & (gap < gamma + slack - _LP_TOLERANCE) & np.isfinite(slack)
+    loose[0] = False
+    return np.flatnonzero(loose), gap
+
+
+def warn_if_unenforced(*, table, mixing_rates, errors, slack, gamma, groups, stacklevel):
+    """Warn when the released values show that the fairness constraint is not enforced (all inputs released/public).
+
+    - Some slack is >= 1: that constraint can never bind.
+    - Some group's constraint does not bind although its released gap to the anchor exceeds ``tol``: its slack is
+      larger than its disparity, so the fit leaves that group where accuracy alone puts it (only with the privacy
+      slack; a binding constraint is the slack working as stated, a gap of at most ``tol + slack_``).
+    - Some group's error bound ``s_a + s_0`` is >= 1: even a constraint met on the released rates says nothing.
+    """
+    vacuous_slack = [rate for rate, values in slack.items() if np.any(values[1:] >= 1.0)]
+    if vacuous_slack:
+        warnings.warn(
+            f"The privacy slack is >= 1 for some group on {vacuous_slack}: those constraints cannot bind, so fairness "
+            "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
+            "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=stacklevel + 1)
+    for rate in slack:
+        if rate not in vacuous_slack:
+            _warn_if_unbound(rate, released_rates(table, mixing_rates, rate), slack[rate], gamma, groups,
+                             stacklevel=stacklevel + 1)
+    vacuous_error = [rate for rate, own in errors.items() if np.any(_finite_at_least_one(own[1:] + own[0]))]
+    if vacuous_error and not vacuous_slack:
+        warnings.warn(
+            f"The noise bound on the private rates is >= 1 for some group on {vacuous_error} (rate_error_): the "
+            "constraints hold on the released statistics, but with this epsilon, number of rows and groups that "
+            "says nothing about the fitting data. Use a larger epsilon, fewer score bins or larger groups.",
+            RuntimeWarning, stacklevel=stacklevel + 1)
+
+
+def _finite_at_least_one(values):
+    return np.isfinite(values) & (values >= 1.0)
+
+
+def _warn_if_unbound(rate, rates_a, slack, gamma, groups, *, stacklevel):
+    unbound, gap = _unbound_groups(rates_a, slack, gamma)
+    if unbound.size:
+        warnings.warn(
+            f"The {rate} constraint does not bind for groups {[groups[a] for a in unbound]}: their released gaps to "
+            f"{groups[0]!r} (up to {np.max(gap[unbound]):.3g}) exceed tol={gamma:g} but are below tol plus the "
+            f"privacy slack (slack_, up to {np.max(slack[unbound]):.3g}), so fairness is not enforced for them at "
+            "this epsilon. privacy_slack=False enforces tol on the released statistics.", RuntimeWarning,
+            stacklevel=stacklevel + 1)
