@@ -1,0 +1,191 @@
+"""Read a Fairlearn documentation example and apply the one-line swap to it, without editing the copy.
+
+An example is either a script (``examples/plot_*.py``, run as sphinx-gallery runs it: one module) or a list of
+``>>>`` examples from ``.. doctest::``/``.. plot::`` blocks of an ``.rst`` page (run as doctest runs them: one
+statement at a time, expression values echoed). :func:`compile_example` parses the source and rewrites its syntax
+tree:
+
+- ``from fairlearn.datasets import fetch_adult`` imports a bundled loader instead (every mode: nothing is downloaded);
+- in the swapped modes, ``from fairlearn.postprocessing import ThresholdOptimizer`` becomes
+  ``from fairlearn_dp.postprocessing import DPThresholdOptimizer`` (likewise ``ExponentiatedGradient``), every use
+  of the name is renamed, and every construction gets the mode's keyword arguments (``epsilon=float("inf")``, or
+  the documented DP arguments).
+
+Line numbers stay those of the copy, so a traceback points into it. :func:`swapped_source` shows the rewritten code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Fairlearn's replaced classes: (module, name) -> (fairdp module, fairdp name).
+REPLACED = {
+    ("fairlearn.postprocessing", "ThresholdOptimizer"): ("fairlearn_dp.postprocessing", "DPThresholdOptimizer"),
+    ("fairlearn.reductions", "ExponentiatedGradient"): ("fairlearn_dp.reductions", "DPExponentiatedGradient"),
+}
+_DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\. (?P<name>doctest|plot)::(?P<arg>.*)$")
+_PROMPT = re.compile(r"^\s*(>>>|\.\.\.)( |$)")
+_BLANK_OR_COMMENT = re.compile(r"^\s*(#.*)?$")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One doctest example (``>>>`` line and its ``...`` continuations), at ``line`` (1-based) of the page."""
+
+    source: str
+    line: int
+
+
+def doctest_statements(page: Path, directive_lines: tuple[int, ...]) -> list[Statement]:
+    """The ``>>>`` examples of the ``.. doctest::``/``.. plot::`` directives that start at ``directive_lines``.
+
+    Raises ValueError if a listed line is not such a directive or a directive has no example (a moved copy).
+    """
+    lines = page.read_text(encoding="utf-8").splitlines()
+    statements = []
+    for start in directive_lines:
+        match = _DIRECTIVE.match(lines[start - 1]) if 0 < start <= len(lines) else None
+        if match is None:
+            raise ValueError(f"{page.name}:{start} is not a '.. doctest::' or '.. plot::' directive")
+        found = _directive_statements(lines, start, len(match.group("indent")))
+        if not found:
+            raise ValueError(f"{page.name}:{start}: the directive holds no '>>>' example")
+        statements += found
+    return statements
+
+
+def _directive_statements(lines, start, indent):
+    """The examples in the body of the directive on line ``start`` (the lines indented deeper than it)."""
+    statements, current = [], None
+    for number in range(start + 1, len(lines) + 1):
+        text = lines[number - 1]
+        if text.strip() and len(text) - len(text.lstrip()) <= indent:
+            break                                             # the directive's body has ended
+        prompt = _PROMPT.match(text)
+        if prompt and prompt.group(1) == ">>>" and _BLANK_OR_COMMENT.match(text[prompt.end():]):
+            current = None                                    # doctest skips comment-only examples
+        elif prompt and prompt.group(1) == ">>>":
+            current = [number, [text[prompt.end():]]]
+            statements.append(current)
+        elif prompt and current is not None:
+            current[1].append(text[prompt.end():])
+        else:
+            current = None                                    # expected output or prose: not code
+    return [Statement("\n".join(body) + "\n", number) for number, body in statements]
+
+
+@dataclass(frozen=True)
+class Swap:
+    """What :class:`_SwapTransformer` changes.
+
+    ``datasets`` maps a ``fairlearn.datasets`` name to the module to import it from instead. ``replace`` says
+    whether the replaced classes are swapped for fairdp's; ``keywords`` maps a fairdp class name to
+    ``{argument: Python expression}`` added to each of its constructions.
+    """
+
+    datasets: dict
+    replace: bool
+    keywords: dict
+
+
+class _SwapTransformer(ast.NodeTransformer):
+    def __init__(self, swap: Swap):
+        self.swap = swap
+        self.renamed = {}          # name bound in the example -> fairdp class name, for the keyword injection
+        self.constructions = 0
+
+    def visit_ImportFrom(self, node):
+        if node.module == "fairlearn.datasets":
+            return self._redirect_datasets(node)
+        if not self.swap.replace:
+            return node
+        kept, moved = [], []
+        for alias in node.names:
+            (moved if (node.module, alias.name) in REPLACED else kept).append(alias)
+        if not moved:
+            return node
+        new = []
+        if kept:
+            new.append(ast.ImportFrom(module=node.module, names=kept, level=0))
+        for alias in moved:
+            module, name = REPLACED[(node.module, alias.name)]
+            bound = alias.asname or alias.name
+            self.renamed[bound] = name
+            new.append(ast.ImportFrom(module=module, names=[ast.alias(name, alias.asname)], level=0))
+        return [ast.copy_location(item, node) for item in new]
+
+    def _redirect_datasets(self, node):
+        redirected, kept = [], []
+        for alias in node.names:
+            (redirected if alias.name in self.swap.datasets else kept).append(alias)
+        new = [ast.ImportFrom(module=node.module, names=kept, level=0)] if kept else []
+        new += [ast.ImportFrom(module=self.swap.datasets[alias.name], names=[alias], level=0)
+                for alias in redirected]
+        return [ast.copy_location(item, node) for item in new]
+
+    def visit_Name(self, node):
+        if node.id in self.renamed and self.renamed[node.id] != node.id:
+            return ast.copy_location(ast.Name(id=self.renamed[node.id], ctx=node.ctx), node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        fairdp_name = next((new for bound, new in self.renamed.items() if name in (bound, new)), None)
+        if fairdp_name is None:
+            return node
+        self.constructions += 1
+        present = {keyword.arg for keyword in node.keywords}
+        for argument, expression in self.swap.keywords.get(fairdp_name, {}).items():
+            if argument in present:
+                raise ValueError(f"line {node.lineno}: the example already passes {argument}=")
+            value = ast.parse(expression, mode="eval").body
+            node.keywords.append(ast.copy_location(ast.keyword(arg=argument, value=value), node))
+        return node
+
+
+def _check_complete(tree, swap, where):
+    """No use of a replaced Fairlearn class may survive the swap (e.g. ``fairlearn.reductions.X`` attributes)."""
+    if not swap.replace:
+        return
+    old = {name for _, name in REPLACED}
+    for node in ast.walk(tree):
+        used = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if used in old:
+            raise ValueError(f"{where}:{node.lineno}: {used} is used in a form the swap does not rewrite")
+
+
+def _rewrite(tree, transformer, where):
+    tree = ast.fix_missing_locations(transformer.visit(tree))
+    _check_complete(tree, transformer.swap, where)
+    return tree
+
+
+def compile_example(path: Path, statements: list[Statement] | None, swap: Swap):
+    """Code objects for the swapped example: one module for a script, one ``"single"`` unit per doctest example.
+
+    Returns ``(codes, constructions)``, the number of replaced-class constructions found (0 without ``replace``).
+    """
+    transformer = _SwapTransformer(swap)
+    filename = str(path)
+    if statements is None:
+        tree = _rewrite(ast.parse(path.read_text(encoding="utf-8"), filename), transformer, path.name)
+        return [compile(tree, filename, "exec")], transformer.constructions
+    codes = []
+    for statement in statements:
+        tree = ast.parse(statement.source, filename, mode="single")
+        ast.increment_lineno(tree, statement.line - 1)
+        codes.append(compile(_rewrite(tree, transformer, path.name), filename, "single"))
+    return codes, transformer.constructions
+
+
+def swapped_source(path: Path, statements: list[Statement] | None, swap: Swap) -> str:
+    """The rewritten example as Python source (what the swap amounts to; comments are not kept)."""
+    transformer = _SwapTransformer(swap)
+    if statements is None:
+        return ast.unparse(_rewrite(ast.parse(path.read_text(encoding="utf-8")), transformer, path.name)) + "\n"
+    parts = [_rewrite(ast.parse(s.source, mode="single"), transformer, path.name) for s in statements]
+    return "\n".join(ast.unparse(ast.Module(body=part.body, type_ignores=[])) for part in parts) + "\n"

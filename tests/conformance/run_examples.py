@@ -1,0 +1,373 @@
+"""Run Fairlearn's documentation examples that use a replaced class, with the import swapped to fairdp's class.
+
+Each example in :data:`EXAMPLES` (MIT-licensed copies in ``fairlearn_examples/``; see its ``PROVENANCE.md``) runs
+in a fresh interpreter, as a user runs it (``MPLBACKEND=Agg``, working directory a scratch folder), in three modes:
+
+- ``fairlearn``: as written, with Fairlearn's classes (the baseline);
+- ``inf``: the import swapped to fairdp's class and ``epsilon=float("inf")`` added to each construction; its
+  standard output must equal the baseline's byte for byte and its predictions the baseline's;
+- ``dp``: the import swapped and only the arguments ``docs/migration.rst`` names added (``epsilon=1.0``, the
+  public ``groups``, ``random_state=0``, and ``delta=1e-5`` for exponentiated gradient); it must run, and on Adult
+  by sex its accuracy and its constrained disparity must be within :data:`TOLERANCE` of the ``inf`` run's.
+
+In every mode ``fetch_adult`` reads the bundled Adult (nothing is downloaded). The runner does not edit the copies:
+:mod:`example_swap` rewrites their syntax tree. It also records, for every ``predict`` call of a replaced class (or
+of fairdp's), the predictions and ``_pmf_predict`` on the same rows, and gives ``predict`` the fixed
+``random_state`` :data:`PREDICT_SEED` where the example passes none (Fairlearn's classes would draw from numpy's
+unseeded global generator, fairdp's from the operating system's entropy, so the randomized predictions of two runs
+could not be compared otherwise). Doctest examples echo expression values as doctest does, except that an object
+of a replaced class (or of fairdp's) is shown as ``ClassName(...)`` under Fairlearn's name (its repr names its
+class and, in fairdp's, ``epsilon``).
+
+Usage::
+
+    .venv/bin/python tests/conformance/run_examples.py [--example NAME ...] [--mode MODE ...] [--show-source MODE]
+
+prints, per example and mode, the outcome, the time, whether the ``inf`` run equals the baseline, and the metrics
+of each mitigator's test-set predictions. ``tests/conformance/test_fairlearn_examples.py`` runs the same checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import functools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+COPIES = HERE / "fairlearn_examples"
+MODES = ("fairlearn", "inf", "dp")
+#: ``random_state`` given to ``predict`` where the example passes none (every mode alike).
+PREDICT_SEED = 12345
+#: The issue's bound on |metric(epsilon=1) - metric(epsilon=inf)| for accuracy and the constrained disparity.
+TOLERANCE = 0.02
+#: Generous: a stuck run fails instead of hanging the suite.
+TIMEOUT_SECONDS = 3600
+#: One thread per BLAS/OpenMP pool in every run: the two runs compared use the same arithmetic, and the runs
+#: share the machine's cores with the rest of the suite.
+THREAD_ENV = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+@dataclass(frozen=True)
+class Example:
+    """A Fairlearn documentation example: a script (``directives=None``) or doctest blocks of an rst page."""
+
+    name: str
+    copy: str                                  # file name in fairlearn_examples/
+    directives: tuple[int, ...] | None         # first lines of the page's directives that make up the example
+    groups: str                                # the public groups, as the Python expression a user writes
+    y_true: str                                # names in the example's namespace: test labels and sensitive values
+    sensitive: str
+    constructions: int                         # replaced-class constructions in the source
+    adult_loader: str = "fairlearn_dp.datasets"
+    checked_at_one: bool = True                # accuracy and disparity checked against TOLERANCE (Adult by sex)
+    note: str = ""
+
+    @property
+    def path(self) -> Path:
+        return COPIES / self.copy
+
+
+EXAMPLES = {example.name: example for example in (
+    Example("plot_mitigation_pipeline", "plot_mitigation_pipeline.py", None, '["Female", "Male"]',
+            "y_test", "A_test", 2,
+            note="ThresholdOptimizer and ExponentiatedGradient on a Pipeline (impute, scale, one-hot, "
+                 "LogisticRegression) on raw Adult; demographic parity by sex"),
+    Example("reductions_adult_eg", "reductions.rst", (683,), '["Female", "Male"]', "y_test", "A_test", 1,
+            adult_loader="adult_test_rows_first",
+            note="ExponentiatedGradient on a Pipeline (one-hot, HistGradientBoostingClassifier) on raw Adult, "
+                 "EqualizedOdds(difference_bound) for 0.001, 0.01, 0.1 by sex; Adult with adult.test's rows first "
+                 "(see adult_test_rows_first.py)"),
+    Example("reductions_cost_sensitive_eg", "reductions.rst", (366, 389), "[0.0, 1.0]", "y_test",
+            "sensitive_test", 1, checked_at_one=False,
+            note="ExponentiatedGradient(LogisticRegression(), EqualizedOdds(0.01), objective=ErrorRate(costs)) on "
+                 "make_classification's 100 rows (67 to fit), a random 0/1 column as the sensitive feature; no "
+                 "bundled data needed; at epsilon=1 only required to run (67 rows, not Adult)"),
+)}
+
+
+def _keywords(example: Example, mode: str) -> dict:
+    if mode == "inf":
+        infinite = {"epsilon": 'float("inf")'}
+        return {"DPThresholdOptimizer": infinite, "DPExponentiatedGradient": infinite}
+    if mode == "dp":
+        common = {"epsilon": "1.0", "groups": example.groups, "random_state": "0"}
+        return {"DPThresholdOptimizer": common, "DPExponentiatedGradient": {**common, "delta": "1e-5"}}
+    return {}
+
+
+def swap_for(example: Example, mode: str):
+    """The :class:`example_swap.Swap` of ``mode`` (``fairlearn``, ``inf`` or ``dp``)."""
+    from example_swap import Swap
+
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    return Swap(datasets={"fetch_adult": example.adult_loader}, replace=mode != "fairlearn",
+                keywords=_keywords(example, mode))
+
+
+def statements_of(example: Example):
+    from example_swap import doctest_statements
+
+    return None if example.directives is None else doctest_statements(example.path, example.directives)
+
+
+# --------------------------------------------------------------------------------------------- child process
+_CALLS = []
+_DEPTH = [0]
+
+
+def _pmf(mitigator, X, kwargs):
+    if "sensitive_features" in kwargs:
+        return mitigator._pmf_predict(X, sensitive_features=kwargs["sensitive_features"])
+    return mitigator._pmf_predict(X)
+
+
+def _constraint_name(mitigator):
+    constraints = mitigator.constraints
+    return constraints if isinstance(constraints, str) else type(constraints).__name__
+
+
+def _recording(predict):
+    """``predict`` that records its output and ``_pmf_predict`` (outermost call only: fairdp's calls Fairlearn's)."""
+    @functools.wraps(predict)
+    def wrapper(self, X, *args, **kwargs):
+        if _DEPTH[0]:
+            return predict(self, X, *args, **kwargs)
+        if not args and kwargs.get("random_state") is None:
+            kwargs["random_state"] = PREDICT_SEED
+        _DEPTH[0] += 1
+        try:
+            result = predict(self, X, *args, **kwargs)
+            pmf = _pmf(self, X, kwargs)
+        finally:
+            _DEPTH[0] -= 1
+        _CALLS.append({"class": type(self).__name__, "constraint": _constraint_name(self),
+                       "predictions": np.asarray(result), "pmf": np.asarray(pmf)})
+        return result
+    return wrapper
+
+
+def _replaced_classes():
+    from fairlearn.postprocessing import ThresholdOptimizer
+    from fairlearn.reductions import ExponentiatedGradient
+
+    from fairlearn_dp.postprocessing import DPThresholdOptimizer
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+
+    return {ThresholdOptimizer: "ThresholdOptimizer", ExponentiatedGradient: "ExponentiatedGradient",
+            DPThresholdOptimizer: "ThresholdOptimizer", DPExponentiatedGradient: "ExponentiatedGradient"}
+
+
+def _install_recorder(classes):
+    for cls in classes:
+        if "predict" in vars(cls):
+            cls.predict = _recording(vars(cls)["predict"])
+
+
+def _display(classes, value):
+    """doctest's echo of an expression value, with replaced-class objects shown under Fairlearn's name."""
+    if value is None:
+        return
+    builtins._ = value
+    shown = next((f"{name}(...)" for cls, name in classes.items() if type(value) is cls), None)
+    print(shown if shown is not None else repr(value))
+
+
+def _group_rates(values, groups):
+    return np.array([values[groups == group].mean() for group in np.unique(groups)])
+
+
+def _disparity(constraint, positive, y_true, groups):
+    """Demographic parity or equalized odds difference of the positive-prediction rates ``positive`` (Fairlearn's
+    definitions: between-groups max - min; for equalized odds the larger of the TPR and FPR differences)."""
+    def spread(mask):
+        rates = _group_rates(positive[mask], groups[mask])
+        return float(rates.max() - rates.min())
+    if constraint in ("demographic_parity", "DemographicParity"):
+        return spread(np.ones(len(positive), dtype=bool))
+    if constraint in ("equalized_odds", "EqualizedOdds"):
+        return max(spread(y_true == 1), spread(y_true == 0))
+    return None
+
+
+def _metrics(call, y_true, groups):
+    predictions, pmf = call["predictions"].astype(float), call["pmf"]
+    rows = np.arange(len(y_true))
+    return {"accuracy": float(np.mean(predictions == y_true)),
+            "disparity": _disparity(call["constraint"], predictions, y_true, groups),
+            "expected_accuracy": float(np.mean(pmf[rows, y_true.astype(int)])),
+            "expected_disparity": _disparity(call["constraint"], pmf[:, 1], y_true, groups)}
+
+
+def _record(example, namespace, record_path, seconds):
+    import fairlearn
+
+    y_true = np.asarray(namespace[example.y_true]).astype(int)
+    groups = np.asarray(namespace[example.sensitive]).astype(str)
+    calls = []
+    arrays = {}
+    for index, call in enumerate(_CALLS):
+        arrays[f"predictions_{index}"], arrays[f"pmf_{index}"] = call["predictions"], call["pmf"]
+        on_test = len(call["predictions"]) == len(y_true)
+        calls.append({"class": call["class"], "constraint": call["constraint"], "rows": len(call["predictions"]),
+                      "metrics": _metrics(call, y_true, groups) if on_test else None})
+    np.savez(record_path.with_suffix(".npz"), **arrays)
+    record_path.write_text(json.dumps({"calls": calls, "seconds": seconds, "fairlearn_file": fairlearn.__file__,
+                                       "fairlearn_version": fairlearn.__version__}, indent=1))
+
+
+def child(name: str, mode: str, record_path: Path) -> None:
+    """Run one example in this (fresh) interpreter; write the record next to ``record_path``."""
+    from example_swap import compile_example
+
+    example = EXAMPLES[name]
+    codes, _ = compile_example(example.path, statements_of(example), swap_for(example, mode))
+    classes = _replaced_classes()
+    _install_recorder(classes)
+    if example.directives is not None:
+        sys.displayhook = functools.partial(_display, classes)
+    namespace = {"__name__": "__main__", "__file__": str(example.path), "__builtins__": builtins}
+    start = time.perf_counter()
+    for code in codes:
+        exec(code, namespace)  # noqa: S102  (the example, as a user runs it)
+    sys.stdout.flush()
+    _record(example, namespace, record_path, time.perf_counter() - start)
+
+
+# -------------------------------------------------------------------------------------------- parent process
+@dataclass
+class Run:
+    """The outcome of one example in one mode."""
+
+    example: str
+    mode: str
+    returncode: int
+    stdout: bytes
+    stderr: str
+    seconds: float
+    calls: list = field(default_factory=list)   # per predict call: class, constraint, rows, metrics, arrays
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def error(self) -> str:
+        """The last line of the traceback (the exception), or ''."""
+        lines = [line for line in self.stderr.strip().splitlines() if line.strip()]
+        return lines[-1] if lines and not self.ok else ""
+
+
+def run(name: str, mode: str, workdir: Path | None = None) -> Run:
+    """Run example ``name`` in ``mode`` in a fresh interpreter (working directory: a scratch folder)."""
+    with tempfile.TemporaryDirectory(prefix=f"fairdp-{name}-{mode}-", dir=workdir) as scratch:
+        record = Path(scratch) / "record.json"
+        env = {**os.environ, "MPLBACKEND": "Agg", **THREAD_ENV}
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, str(Path(__file__)), "--child", name, mode, str(record)],
+                                cwd=scratch, env=env, capture_output=True, timeout=TIMEOUT_SECONDS, check=False)
+        outcome = Run(name, mode, result.returncode, result.stdout, result.stderr.decode(errors="replace"),
+                      time.perf_counter() - start)
+        if outcome.ok:
+            outcome.calls = _load_calls(record)
+        return outcome
+
+
+def _load_calls(record: Path) -> list:
+    calls = json.loads(record.read_text())["calls"]
+    with np.load(record.with_suffix(".npz")) as arrays:
+        for index, call in enumerate(calls):
+            call["predictions"], call["pmf"] = arrays[f"predictions_{index}"], arrays[f"pmf_{index}"]
+    return calls
+
+
+def differences_from_baseline(baseline: Run, swapped: Run) -> list[str]:
+    """Why ``swapped`` (the ``inf`` run) is not identical to ``baseline`` (empty if it is)."""
+    if not (baseline.ok and swapped.ok):
+        return [f"{run.mode} run failed: {run.error()}" for run in (baseline, swapped) if not run.ok]
+    problems = [] if swapped.stdout == baseline.stdout else ["standard output differs"]
+    if len(swapped.calls) != len(baseline.calls):
+        problems.append(f"{len(swapped.calls)} predict calls against {len(baseline.calls)}")
+    for index, (ours, theirs) in enumerate(zip(swapped.calls, baseline.calls)):
+        for key in ("predictions", "pmf"):
+            if not np.array_equal(ours[key], theirs[key]):
+                problems.append(f"predict call {index}: {key} differ")
+    return problems
+
+
+def metric_gaps(infinite: Run, private: Run) -> list[tuple[int, str, float, float]]:
+    """``(call, metric, value at epsilon=1, value at epsilon=inf)`` for accuracy and the constrained disparity of
+    each test-set prediction (expected values under the randomized classifier, from ``_pmf_predict``)."""
+    gaps = []
+    for index, (dp_call, inf_call) in enumerate(zip(private.calls, infinite.calls)):
+        if dp_call["metrics"] is None or inf_call["metrics"] is None:
+            continue
+        for metric in ("expected_accuracy", "expected_disparity"):
+            if inf_call["metrics"][metric] is not None:
+                gaps.append((index, metric, dp_call["metrics"][metric], inf_call["metrics"][metric]))
+    return gaps
+
+
+# ------------------------------------------------------------------------------------------------------- CLI
+def _describe(outcome: Run) -> str:
+    status = "ok" if outcome.ok else f"FAILED: {outcome.error()}"
+    lines = [f"{outcome.example} [{outcome.mode}] {outcome.seconds:.1f} s: {status}"]
+    for index, call in enumerate(outcome.calls):
+        metrics = call["metrics"]
+        text = ", ".join(f"{key} {value:.4f}" for key, value in (metrics or {}).items() if value is not None)
+        lines.append(f"  predict {index} ({call['class']}, {call['constraint']}, {call['rows']} rows): {text}")
+    return "\n".join(lines)
+
+
+def _report(name, runs):
+    if "fairlearn" in runs and "inf" in runs:
+        problems = differences_from_baseline(runs["fairlearn"], runs["inf"])
+        print(f"  epsilon=inf identical to Fairlearn's (stdout bytes, predictions, _pmf_predict): "
+              f"{'yes' if not problems else 'NO: ' + '; '.join(problems)}")
+    if "inf" in runs and "dp" in runs and runs["dp"].ok and runs["inf"].ok:
+        for index, metric, at_one, at_inf in metric_gaps(runs["inf"], runs["dp"]):
+            verdict = "within" if abs(at_one - at_inf) <= TOLERANCE else "OUTSIDE"
+            print(f"  predict {index} {metric}: epsilon=1 {at_one:.4f}, inf {at_inf:.4f} "
+                  f"({verdict} {TOLERANCE}{'' if EXAMPLES[name].checked_at_one else ', not checked'})")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--example", action="append", choices=sorted(EXAMPLES), help="default: all")
+    parser.add_argument("--mode", action="append", choices=MODES, help="default: all three")
+    parser.add_argument("--show-source", choices=MODES, help="print the rewritten examples and exit")
+    parser.add_argument("--child", nargs=3, metavar=("NAME", "MODE", "RECORD"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child[0], args.child[1], Path(args.child[2]))
+        return 0
+    names = args.example or list(EXAMPLES)
+    if args.show_source:
+        from example_swap import swapped_source
+
+        for name in names:
+            example = EXAMPLES[name]
+            print(f"# ---- {name} [{args.show_source}]\n"
+                  + swapped_source(example.path, statements_of(example), swap_for(example, args.show_source)))
+        return 0
+    failed = False
+    for name in names:
+        runs = {mode: run(name, mode) for mode in (args.mode or MODES)}
+        for outcome in runs.values():
+            print(_describe(outcome))
+            failed |= not outcome.ok
+        _report(name, runs)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

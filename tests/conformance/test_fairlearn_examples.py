@@ -1,0 +1,135 @@
+"""Fairlearn's documentation examples with the import swapped to fairdp's class (``run_examples.py``).
+
+Which examples: every example or user-guide code block of Fairlearn's documentation that constructs
+``ThresholdOptimizer`` or ``ExponentiatedGradient`` and whose data fairdp has --
+``examples/plot_mitigation_pipeline.py`` (Adult) and the two exponentiated-gradient blocks of
+``docs/user_guide/mitigation/reductions.rst`` (Adult, and ``make_classification``). Left out, for their data: the
+quickstart and the post-processing user guide (the diabetes hospital data) and
+``examples/plot_credit_loan_decisions.py`` (the credit card data); fairdp bundles neither.
+The copies are in ``fairlearn_examples/`` under Fairlearn's MIT licence (``LICENSE``, ``PROVENANCE.md``).
+
+At ``epsilon=inf`` the output must be identical: the standard output byte for byte, and each ``predict``'s
+output and ``_pmf_predict`` bit for bit. That compares floats from solvers and fitted models for equality, which the
+project's tests otherwise never do; it is sound here because both runs execute the same code (fairdp's classes run
+Fairlearn's ``fit`` and ``predict`` at ``epsilon=inf``) on the same data, in the same test session on the same
+machine, with the same environment (one thread per BLAS/OpenMP pool), so every arithmetic operation is the same.
+A difference is a real departure from Fairlearn's code path.
+
+At ``epsilon=1`` (with only the documented DP arguments) the example must run, and on Adult by sex each mitigator's
+accuracy and constrained disparity on the example's test split must be within 0.02 of the ``epsilon=inf`` run's
+(the issue's bound). Both are the randomized classifier's expected values, from ``_pmf_predict`` on the test rows,
+so the comparison carries the fit's noise and not the prediction draws'.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+
+import pytest
+
+import run_examples
+from example_swap import Statement, Swap, compile_example, doctest_statements, swapped_source
+
+COPIES = run_examples.COPIES
+_RUNS = {}
+
+
+def _run(name, mode):
+    """Each (example, mode) runs once per session (the epsilon=1 test reuses the epsilon=inf run)."""
+    if (name, mode) not in _RUNS:
+        _RUNS[name, mode] = run_examples.run(name, mode)
+    return _RUNS[name, mode]
+
+
+def _git_blob_sha1(path):
+    data = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def test_the_copies_are_the_upstream_files_named_in_the_provenance_note():
+    """The copies are unedited: each file's git blob id is the one PROVENANCE.md records for the upstream commit."""
+    provenance = (COPIES / "PROVENANCE.md").read_text(encoding="utf-8")
+    recorded = dict(re.findall(r"`([\w.]+)`[^\n]*?blob `([0-9a-f]{40})`", provenance))
+    assert set(recorded) == {"LICENSE", "plot_mitigation_pipeline.py", "reductions.rst"}
+    for name, blob in recorded.items():
+        assert _git_blob_sha1(COPIES / name) == blob, name
+
+
+def _fairdp_constructions(source):
+    """``[(class name, {argument: source text})]`` of the fairdp constructions in ``source``."""
+    return [(node.func.id, {keyword.arg: ast.unparse(keyword.value) for keyword in node.keywords})
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("DPThresholdOptimizer", "DPExponentiatedGradient")]
+
+
+def _expected_keywords(example, mode, class_name):
+    if mode == "inf":
+        return {"epsilon": "float('inf')"}
+    expected = {"epsilon": "1.0", "random_state": "0", "groups": example.groups.replace('"', "'")}
+    return {**expected, "delta": "1e-05"} if class_name == "DPExponentiatedGradient" else expected
+
+
+@pytest.mark.parametrize("mode", run_examples.MODES)
+@pytest.mark.parametrize("name", sorted(run_examples.EXAMPLES))
+def test_the_swap_rewrites_every_construction(name, mode):
+    example = run_examples.EXAMPLES[name]
+    swap, statements = run_examples.swap_for(example, mode), run_examples.statements_of(example)
+    codes, constructions = compile_example(example.path, statements, swap)
+    assert codes and constructions == (0 if mode == "fairlearn" else example.constructions)
+    source = swapped_source(example.path, statements, swap)
+    assert "fairlearn.datasets import" not in source
+    names = {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+    assert not names & ({"DPThresholdOptimizer", "DPExponentiatedGradient"} if mode == "fairlearn"
+                        else {"ThresholdOptimizer", "ExponentiatedGradient"})
+    found = _fairdp_constructions(source)
+    assert len(found) == (0 if mode == "fairlearn" else example.constructions)
+    for class_name, keywords in found:
+        expected = _expected_keywords(example, mode, class_name)
+        assert {key: keywords.get(key) for key in expected} == expected
+        if mode == "inf":
+            assert "groups" not in keywords
+
+
+def test_a_use_the_swap_cannot_rewrite_is_refused(tmp_path):
+    script = tmp_path / "example.py"
+    script.write_text("import fairlearn.reductions as reductions\nmitigator = reductions.ExponentiatedGradient()\n")
+    swap = Swap(datasets={}, replace=True, keywords={})
+    with pytest.raises(ValueError, match="ExponentiatedGradient is used in a form the swap does not rewrite"):
+        compile_example(script, None, swap)
+
+
+def test_doctest_extraction_follows_doctest(tmp_path):
+    page = tmp_path / "page.rst"
+    page.write_text("Text\n\n.. doctest:: group\n\n    >>> x = [1,\n    ...      2]\n    >>> # a comment\n"
+                    "    >>> x\n    [1, 2]\n    ...\n\nAfter\n    >>> not_in_a_directive\n")
+    assert doctest_statements(page, (3,)) == [Statement("x = [1,\n     2]\n", 5), Statement("x\n", 8)]
+    with pytest.raises(ValueError, match="not a"):
+        doctest_statements(page, (1,))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(run_examples.EXAMPLES))
+def test_at_infinite_epsilon_the_output_is_identical_to_fairlearns(name):
+    baseline, swapped = _run(name, "fairlearn"), _run(name, "inf")
+    assert baseline.ok, f"the example fails with Fairlearn's own classes:\n{baseline.stderr[-3000:]}"
+    assert swapped.calls, "no predict call was recorded"
+    assert run_examples.differences_from_baseline(baseline, swapped) == [], swapped.stderr[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(run_examples.EXAMPLES))
+def test_at_epsilon_one_the_example_runs_close_to_infinite_epsilon(name):
+    private = _run(name, "dp")
+    assert private.ok, f"the example fails at epsilon=1:\n{private.stderr[-3000:]}"
+    infinite = _run(name, "inf")
+    assert infinite.ok, infinite.stderr[-3000:]
+    assert len(private.calls) == len(infinite.calls)
+    if not run_examples.EXAMPLES[name].checked_at_one:
+        return
+    gaps = run_examples.metric_gaps(infinite, private)
+    assert len(gaps) == 2 * len(infinite.calls)
+    far = [gap for gap in gaps if abs(gap[2] - gap[3]) > run_examples.TOLERANCE]
+    assert far == [], f"(predict call, metric, epsilon=1, epsilon=inf) beyond {run_examples.TOLERANCE}: {far}"
