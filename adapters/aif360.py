@@ -8,13 +8,15 @@ stated) and write predictions back in the dataset's stored units.
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 __all__ = ["DatasetArrays", "dataset_to_arrays", "arrays_to_dataset", "declared_groups", "protected_attribute",
-           "predict_seed", "public_label_bounds", "check_dataset", "check_group_attributes"]
+           "protected_attributes", "joint_declared_groups", "protected_frame", "predict_seed", "public_label_bounds",
+           "check_dataset", "check_group_attributes"]
 
 
 class DatasetArrays(NamedTuple):
@@ -57,6 +59,60 @@ def protected_attribute(dataset, name=None):
     if name not in names:
         raise ValueError(f"protected_attribute_name {name!r} is not one of the dataset's {names}.")
     return name
+
+
+def protected_attributes(dataset, names=None, *, name="protected_attribute_name"):
+    """The protected attributes to group by, as a list: ``names`` (one name or a list of names), or all of the
+    dataset's protected attributes, in the dataset's order (AIF360's ``ExponentiatedGradientReduction`` groups by
+    all of them). Only the public schema is read; errors name ``name``."""
+    check_dataset(dataset)
+    available = list(dataset.protected_attribute_names)
+    if names is None:
+        if not available:
+            raise ValueError("dataset has no protected attribute.")
+        return available
+    chosen = [names] if isinstance(names, str) else names
+    if isinstance(chosen, bytes) or not isinstance(chosen, (list, tuple)) or not chosen:
+        raise TypeError(f"{name} must be None, an attribute name or a non-empty list of attribute names, got "
+                        f"{names!r}.")
+    if not all(isinstance(item, str) for item in chosen) or len(set(chosen)) != len(chosen):
+        raise ValueError(f"{name} must list distinct attribute names, got {names!r}.")
+    missing = [item for item in chosen if item not in available]
+    if missing:
+        raise ValueError(f"{name} {missing[0]!r} is not one of the dataset's protected attributes {available}.")
+    return list(chosen)
+
+
+def joint_declared_groups(dataset, names):
+    """The public groups of the attributes ``names``: every combination of each attribute's declared values.
+
+    Each attribute's values are those :func:`declared_groups` returns (the dataset's privileged then unprivileged
+    values, never read from rows). With one attribute these are the groups (floats). With several, a group is a
+    combination of one declared value per attribute (attributes in the order of ``names``), labelled as the
+    engines label a row of several sensitive columns, the values' text joined by commas as Fairlearn does (e.g.
+    ``"1.0,0.0"`` for sex 1.0 and race 0.0): a dataset with attributes of ``k_1, ..., k_r`` declared values has
+    ``k_1 * ... * k_r`` groups, each declared even if no row falls in it.
+    """
+    per_attribute = [declared_groups(dataset, item) for item in names]
+    for item, values in zip(names, per_attribute):
+        if not values:
+            raise ValueError(f"protected attribute {item!r} has no declared value: declare its privileged and "
+                             "unprivileged values in the dataset (privileged_protected_attributes, "
+                             "unprivileged_protected_attributes).")
+    if len(per_attribute) == 1:
+        return per_attribute[0]
+    texts = [pd.Series(values, dtype=float).astype(str).tolist() for values in per_attribute]
+    return [",".join(combination) for combination in itertools.product(*texts)]
+
+
+def protected_frame(dataset, names):
+    """The protected attribute columns ``names`` of ``dataset`` as a DataFrame of floats (one column per attribute,
+    named after it, indexed by the instance names): the form AIF360 passes to Fairlearn as ``sensitive_features``
+    (several columns are combined into one group per row)."""
+    columns = [dataset.protected_attribute_names.index(item) for item in names]
+    index = pd.Index(dataset.instance_names, name="instance")
+    return pd.DataFrame(np.asarray(dataset.protected_attributes, dtype=float)[:, columns], columns=list(names),
+                        index=index)
 
 
 def _label_scale(dataset):

@@ -20,7 +20,7 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 from fairlearn.reductions import DemographicParity, EqualizedOdds
 from sklearn.base import clone
-from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.allocation import (
     CostOfPrivacyAllocation,

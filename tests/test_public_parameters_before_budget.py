@@ -86,7 +86,10 @@ _POSITIVE = _real(0.0, low_open=True)
 _POSITIVE_OR_NONE = _real(0.0, low_open=True, none=True)
 _FRACTION = _real(0.0, 1.0, low_open=True, high_open=True)
 _HYPOTHESES = _Domain("ab", [], [1, 2], 5)
-_PROTECTED_NAME = _Domain(5, "no_such_attribute", ["a"])
+# A number R > 0 or a box (lower, upper), each side a number or a per-feature array.
+_FEATURE_BOUND = _Domain(*_POSITIVE.bad, (1.0, 0.0), (0.0, NAN), (0.0, math.inf), ("a", 1.0), (None, 1.0),
+                         (0.0, 0.0), ([0.0, 0.0], [1.0, 1.0, 1.0]), (0.0, [[1.0]]), (0.0, []))
+_PROTECTED_NAME = _Domain(5, "no_such_attribute", ["a", "a"], [], ["no_such_attribute"])   # a list: AIF360 EG face
 
 # Parameters shared by several classes, with the same domain.
 _COMMON = {
@@ -128,7 +131,7 @@ _EXPONENTIATED_GRADIENT = {
     "eta": _POSITIVE_OR_NONE,
     "oracle": _choice("auto", "exponential", "regression", "estimator", "least_squares"),
     "hypotheses": _HYPOTHESES,
-    "feature_bound": _POSITIVE,
+    "feature_bound": _FEATURE_BOUND,
     "row_norm_bound": _POSITIVE_OR_NONE,
     "ridge": _real(0.0, none=True),
     "statistics_fraction": _FRACTION,
@@ -156,6 +159,7 @@ _GERRYFAIR = {
     "feature_norm_bound": _POSITIVE_OR_NONE,
     "sensitive_norm_bound": _POSITIVE_OR_NONE,
     "composition": _choice("auto", "basic", "advanced", "zcdp"),
+    "cost_update": _Domain("nope", 1, ["aif360"], None, "aif360"),      # 'aif360' needs epsilon=inf
     "sensitive_values": _Domain("ab", 5, [[]]),
 }
 
@@ -208,7 +212,10 @@ _ROWS = {
         "gamma": _real(0.0, 1.0),
         "privacy_unit": _choice("sensitive_attribute", "record"),
     },
-    "DPExponentiatedGradient": _EXPONENTIATED_GRADIENT,
+    # A box with one entry per feature of another X: refused from X's shape, before the budget. (The AIF360 face
+    # checks the budget before it builds X from the dataset, so there the check comes after it.)
+    "DPExponentiatedGradient": {**_EXPONENTIATED_GRADIENT,
+                                "feature_bound": _Domain(*_FEATURE_BOUND.bad, ([0.0] * 999, [1.0] * 999))},
     "DPExponentiatedGradientReduction": {**_EXPONENTIATED_GRADIENT,
                                          "constraints": _Domain("nope", 5, None)},
     "ExponentialMechanismFairClassifier": {

@@ -34,7 +34,10 @@ class AdultDataset(StandardDataset):
     preprocessing, but the raw files come from :func:`fairlearn_dp.datasets.fetch_adult` (shipped with the
     package) instead of AIF360's ``data/raw/adult`` folder, which AIF360 leaves empty. As in AIF360, the test rows
     come first, the label column is named ``income-per-year``, ``fnlwgt`` is dropped and the 3,620 rows with a
-    missing value are dropped, leaving 45,222 rows.
+    missing value are dropped, leaving 45,222 rows. It loads on pandas 2 and 3: the text columns reach AIF360's
+    preprocessing as object columns, whereas AIF360 0.6.1's own class fails on pandas 3's string columns
+    (``np.issubdtype`` cannot interpret ``StringDtype``; with ``pd.options.future.infer_string = False`` it
+    gives the same dataset as this class).
 
     Parameters
     ----------

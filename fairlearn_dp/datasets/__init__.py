@@ -8,6 +8,13 @@ and additionally ``sensitive_features``, the group column(s) of the paper that u
 ``(data, target)`` with ``return_X_y=True``. The regression datasets export the public bounds of their target
 (``*_BOUNDS``), which DP mechanisms should use instead of the observed range.
 
+Every feature frame with a public bound on the norm of its rows publishes it in ``attrs``: ``row_norm_bound`` (L2),
+``row_norm_bound_l1`` (L1) and ``row_norm_bound_columns`` (the columns they cover), derived from the public domain,
+not from the rows: :func:`adult_features` sqrt(11), :func:`fetch_law_school` sqrt(48^2 + 1),
+:func:`fetch_communities_crime` sqrt(99). The record-level estimators read them when their own bound is None
+(``row_norm_bound`` of ``DPExponentiatedGradient``, ``feature_norm_bound`` of ``DPGerryFairClassifier``). pandas
+keeps ``attrs`` through row and column selections (``train_test_split``), not through ``to_numpy()``.
+
 The census count loaders for the allocation experiments (:func:`fetch_school_districts`,
 :func:`fetch_hawaii_counties`) have no features or target: their ``Bunch`` holds ``frame``, ``counts`` (the
 counts x_i, indexed by district or county) and companion vectors aligned with them (e.g. the allocation weights

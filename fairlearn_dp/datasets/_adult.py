@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
 import pandas as pd
 
+from ..utils._row_bounds import publish_row_norm_bounds
 from ._base import check_loaded, data_path, make_bunch
 
 __all__ = ["fetch_adult", "adult_categories"]
@@ -83,7 +85,12 @@ def adult_features(sensitive="sex"):
       to [0, 1] (capital gain/loss as ``log1p(v) / log1p(top code)``); every categorical attribute is one-hot
       encoded over the public codebook (:func:`adult_categories`), plus one "missing" indicator per attribute.
       ``sex``, ``race`` and ``fnlwgt`` are not features. Every row has values in [0, 1] and exactly one indicator
-      per categorical attribute is 1 (6 attributes), so its L2 norm is at most ``sqrt(5 + 6) ~ 3.32``.
+      per categorical attribute is 1 (6 attributes), so its L2 norm is at most ``sqrt(5 + 6) ~ 3.32`` and its L1
+      norm at most 11, for every possible record (one at the upper bound of all five numeric attributes reaches both).
+      ``X.attrs["row_norm_bound"]`` publishes ``sqrt(11)`` (and ``X.attrs["row_norm_bound_l1"]`` 11): the DP
+      estimators that clip rows under ``privacy_unit="record"`` use it when their own bound is None. It survives
+      row and column selections such as ``train_test_split``; not ``X.to_numpy()`` (pass
+      ``row_norm_bound=X.attrs["row_norm_bound"]`` then).
     - ``y``: 0/1 numpy array, 1 for income ``>50K``.
     - ``a``: the ``sensitive`` column (``"sex"`` or ``"race"``) as a numpy array of strings; declare its groups
       from the codebook, ``sorted(adult_categories()[sensitive])``, not from the data.
@@ -111,7 +118,11 @@ def adult_features(sensitive="sex"):
         for value in codebook[column]:
             columns.append((values == value).astype(float).rename(f"{column}_{value}"))
         columns.append(values.isna().astype(float).rename(f"{column}_missing"))
-    return pd.concat(columns, axis=1), y, a
+    # Each numeric column lies in [0, 1] and each categorical block holds exactly one 1: the squares (and the
+    # absolute values) of a row sum to at most the number of attributes.
+    n_attributes = len(ADULT_PUBLIC_BOUNDS) + len(frame.columns.drop(list(ADULT_PUBLIC_BOUNDS)))
+    X = publish_row_norm_bounds(pd.concat(columns, axis=1), l2=math.sqrt(n_attributes), l1=n_attributes)
+    return X, y, a
 
 
 def _read_split(filename, columns, skiprows):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
 
+from ..utils._row_bounds import publish_row_norm_bounds
 from ._base import check_loaded, data_path, make_bunch
 
 __all__ = ["COMMUNITIES_CRIME_BOUNDS", "fetch_communities_crime"]
@@ -30,7 +32,8 @@ UCI Communities and Crime (Redmond 2009), violent-crime-rate regression
 =======================================================================
 
 Rows: 1,994 US communities. Features: the 99 numeric attributes without missing values (all normalised to [0, 1]
-by the donors; they include racepctblack and the other race-share columns). Target: ViolentCrimesPerPop, total
+by the donors; they include racepctblack and the other race-share columns; a row's L2 norm is at most sqrt(99),
+published as data.attrs["row_norm_bound"], see fetch_communities_crime). Target: ViolentCrimesPerPop, total
 violent crimes per 100K population normalised to [0, 1], public bounds COMMUNITIES_CRIME_BOUNDS = (0.0, 1.0).
 Sensitive feature: "black" = 1 if racepctblack > 0.06 (970 communities) else 0 (1,024, called "white" in the
 paper), the group definition of Xian, Li, Kamath & Zhao (ICML 2024), "Differentially Private Post-Processing for
@@ -87,7 +90,11 @@ def fetch_communities_crime(*, as_frame=True, return_X_y=False):
         With fields:
 
         data : DataFrame or ndarray of shape (1994, 99)
-            Numeric features without missing values, identifiers removed.
+            Numeric features without missing values, identifiers removed. As a DataFrame, its
+            ``attrs["row_norm_bound"]`` publishes the public bound ``sqrt(99)`` on a row's L2 norm
+            (``attrs["row_norm_bound_l1"]``: 99; every feature lies in [0, 1] by the donors' normalisation); the
+            DP estimators that clip rows under ``privacy_unit="record"`` read it when their own bound is None. It
+            survives row and column selections (``train_test_split``), not ``to_numpy()``.
         target : Series or ndarray of shape (1994,)
             ``ViolentCrimesPerPop``.
         frame : DataFrame of shape (1994, 100) or None
@@ -123,6 +130,8 @@ def fetch_communities_crime(*, as_frame=True, return_X_y=False):
     black = (frame[_GROUP_SOURCE] > _GROUP_THRESHOLD).astype(int).rename(_GROUP_NAME)
     check_loaded(int(black.sum()) == _N_BLACK, "communities and crime", f"{_N_BLACK} communities in group black")
 
+    # Every feature lies in [0, 1] (the donors' normalisation): a row's squares and absolute values sum to <= d.
+    publish_row_norm_bounds(frame, l2=math.sqrt(frame.shape[1]), l1=frame.shape[1])
     return make_bunch(
         data=frame,
         target=target,

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
+from ..utils._row_bounds import publish_row_norm_bounds
 from ._base import check_loaded, data_path, make_bunch
 
 __all__ = ["LAW_SCHOOL_BOUNDS", "fetch_law_school"]
@@ -22,16 +25,20 @@ _N_ROWS = 21_983
 # Numeric columns that carry no copy of the target, no encoding of the group and no NaN in the 21,983 kept rows.
 # Every other numeric column fails one of these tests (see the DESCR below for the column-by-column reasons).
 _FEATURES = ("lsat", "pass_bar")
+# Their public ranges: the LSAT score scale of 1982-1991 (10-48), on which the study's scores are given (observed
+# 11-48), and a 0/1 indicator. A row's L2 norm is at most sqrt(48^2 + 1^2), its L1 norm at most 49.
+_FEATURE_RANGES = {"lsat": (10.0, 48.0), "pass_bar": (0.0, 1.0)}
 
 _DESCR = """\
 LSAC National Longitudinal Bar Passage Study (Wightman 1998), law-school GPA regression
 =======================================================================================
 
-Rows: 21,983 students (asian 897, black 1,343, hisp 1,027, white 18,716). Features: lsat (LSAT score, 11-48),
-pass_bar (1 if the student eventually passed the bar exam). Target: ugpa, undergraduate GPA, observed range
-[1.5, 3.9], public bounds LAW_SCHOOL_BOUNDS = (1.0, 4.0). Sensitive feature: "race" (from column race1) with
-values 'asian', 'black', 'hisp', 'white'. This is the population and group variable of Xian, Li, Kamath & Zhao
-(ICML 2024), "Differentially Private Post-Processing for Fair Regression".
+Rows: 21,983 students (asian 897, black 1,343, hisp 1,027, white 18,716). Features: lsat (LSAT score, 11-48
+observed, on the 1982-1991 LSAT scale 10-48), pass_bar (1 if the student eventually passed the bar exam); a row's L2
+norm is at most sqrt(48^2 + 1) ~ 48.01 (published as data.attrs["row_norm_bound"], see fetch_law_school). Target:
+ugpa, undergraduate GPA, observed range [1.5, 3.9], public bounds LAW_SCHOOL_BOUNDS = (1.0, 4.0). Sensitive feature:
+"race" (from column race1) with values 'asian', 'black', 'hisp', 'white'. This is the population and group variable
+of Xian, Li, Kamath & Zhao (ICML 2024), "Differentially Private Post-Processing for Fair Regression".
 
 Source: bar_pass_prediction.csv (22,407 rows x 38 columns), the copy hosted at
 storage.googleapis.com/lawschool_dataset/ (TensorFlow Constrained Optimization examples) that the Xian et al.
@@ -84,7 +91,11 @@ def fetch_law_school(*, as_frame=True, return_X_y=False):
         With fields:
 
         data : DataFrame or ndarray of shape (21983, 2)
-            Features ``lsat`` and ``pass_bar`` (float when returned as an array).
+            Features ``lsat`` and ``pass_bar`` (float when returned as an array). As a DataFrame, its
+            ``attrs["row_norm_bound"]`` publishes the public bound ``sqrt(48^2 + 1)`` on a row's L2 norm
+            (``attrs["row_norm_bound_l1"]``: 49), from the public ranges lsat 10-48 (the LSAT scale of 1982-1991)
+            and pass_bar 0/1; the DP estimators that clip rows under ``privacy_unit="record"`` read it when their
+            own bound is None. It survives row and column selections (``train_test_split``), not ``to_numpy()``.
         target : Series or ndarray of shape (21983,)
             ``ugpa``, undergraduate GPA, observed range [1.5, 3.9].
         frame : DataFrame of shape (21983, 3) or None
@@ -120,8 +131,10 @@ def fetch_law_school(*, as_frame=True, return_X_y=False):
     kept = rows[[*_FEATURES, _TARGET]]
     check_loaded(not kept.isna().any().any(), "law school", "no missing value in the features and target")
 
+    highs = [max(abs(low), abs(high)) for low, high in _FEATURE_RANGES.values()]
+    data = publish_row_norm_bounds(rows[list(_FEATURES)], l2=math.sqrt(sum(h * h for h in highs)), l1=sum(highs))
     return make_bunch(
-        data=rows[list(_FEATURES)],
+        data=data,
         target=rows[_TARGET],
         sensitive_features=rows[_GROUP_SOURCE].rename(_GROUP_NAME),
         descr=_DESCR,

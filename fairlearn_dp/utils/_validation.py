@@ -13,7 +13,8 @@ from sklearn.base import clone
 from ..privacy import PrivacyWarning
 
 __all__ = ["clip_rows", "as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
-           "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin", "call_withheld",
+           "check_feature_bound", "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin",
+           "call_withheld",
            "call_on_private_rows", "check_hypotheses", "check_bool", "check_choice", "check_seed", "check_solver",
            "check_real", "check_string", "validate_params"]
 
@@ -267,6 +268,41 @@ def clip_rows(M, bound, norm_ord=2):
     return M
 
 
+def check_feature_bound(value, name="feature_bound"):
+    """A public bound on the features: a number ``R > 0`` (every ``|x_j| <= R``), or a box ``(lower, upper)`` in
+    diffprivlib's ``bounds`` form, each side a number or a 1-D array with one entry per feature, ``lower <= upper``
+    and not all zero. Returns the float, or the pair of float arrays; errors name ``name``. (Whether an array's
+    length matches the features is checked where the features are known: :func:`~._row_bounds.feature_reach`.)"""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return check_real(value, name, low=0.0, low_open=True)
+    if not (isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2):
+        raise TypeError(f"{name} must be a number R > 0 (|x_j| <= R) or a pair (lower, upper) of numbers or "
+                        f"per-feature arrays, got {type(value).__name__} {value!r}.")
+    lower, upper = (_bound_side(side, name) for side in value)
+    if lower.ndim == upper.ndim == 1 and lower.size != upper.size:
+        raise ValueError(f"{name}: lower has {lower.size} entries and upper {upper.size}.")
+    if np.any(lower > upper):
+        raise ValueError(f"{name} must have lower <= upper for every feature, got {value!r}.")
+    if not np.any(np.maximum(np.abs(lower), np.abs(upper)) > 0):
+        raise ValueError(f"{name}: the box (lower, upper) must not be {{0}} (every bound zero).")
+    return lower, upper
+
+
+def _bound_side(side, name):
+    """One side of a ``(lower, upper)`` box as a float array of 0 or 1 dimensions with finite entries."""
+    if isinstance(side, (str, bytes, bool, np.bool_)) or side is None:
+        raise TypeError(f"{name}: lower and upper must be numbers or 1-D arrays of numbers, got {side!r}.")
+    try:
+        arr = np.asarray(side, dtype=float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"{name}: lower and upper must be numbers or 1-D arrays of numbers, got {side!r}.") from exc
+    if arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"{name}: lower and upper must be numbers or non-empty 1-D arrays, got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: lower and upper must be finite, got {side!r}.")
+    return arr
+
+
 def check_positive_int(value, name, *, maximum=None, reason=""):
     """``value`` as an int >= 1 (and <= ``maximum`` when given), with errors that name ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -301,15 +337,16 @@ def atomic_fit(fit):
     return wrapper
 
 
-def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, stacklevel=2):
+def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, costs=(1.0, 1.0), stacklevel=2):
     """Warn (:class:`PrivacyWarning`) when a private fit's error estimate is not clearly below the best constant
-    classifier's: ``error + 2 noise >= min(p, 1 - p)`` for the positive rate ``p``.
+    classifier's: ``error + 2 noise >= min(p, 1 - p)`` for the positive rate ``p`` (with public costs ``(c_FP,
+    c_FN)`` of the errors: ``min(c_FN p, c_FP (1 - p))``, what predicting always 0 or always 1 costs).
 
     ``error`` and ``positive_rate`` must be released values or public ones, and ``noise`` the standard deviation of
     the comparison (from public parameters), so that whether it fires and what it says reveal nothing else. Call it
     after the fit's spend is charged: a warning turned into an exception must not skip the charge.
     """
-    constant = min(positive_rate, 1.0 - positive_rate)
+    constant = min(costs[1] * positive_rate, costs[0] * (1.0 - positive_rate))
     if error + 2.0 * noise >= constant:
         warnings.warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
                       f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",

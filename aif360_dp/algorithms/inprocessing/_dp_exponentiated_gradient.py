@@ -10,7 +10,7 @@ from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 from fairlearn import reductions as fl_reductions
 
-from fairdp_adapters.aif360 import dataset_to_arrays, declared_groups, predict_seed, protected_attribute
+from fairdp_adapters.aif360 import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
 from fairlearn_dp.utils._validation import atomic_fit, check_bool, check_real, check_seed, validate_params
 
@@ -33,7 +33,10 @@ class DPExponentiatedGradientReduction(Transformer):
     small Gaussian release per round for the Auditor, and Fairlearn's LP mixture of the plays. ``mode="paper"`` is
     Jagielski et al. (2019)'s Algorithm 3: a Laplace-noised Auditor, a private oracle as Learner, the uniform
     mixture of the plays. The classifier does not use the protected attribute at prediction time
-    (``drop_prot_attr=True``).
+    (``drop_prot_attr=True``). As AIF360's, it groups by every protected attribute of the dataset (the combinations
+    of their values; ``protected_attribute_name`` selects some). With ``epsilon=numpy.inf`` and an ``estimator`` it
+    computes what AIF360's class computes: Fairlearn's ``ExponentiatedGradient`` with AIF360's defaults (``eps``,
+    50 rounds, the LP step) and the protected attribute columns as ``sensitive_features``.
 
     Args:
         estimator: base classifier, as AIF360's first argument: the Learner of the statistics game (fitted on the
@@ -49,7 +52,9 @@ class DPExponentiatedGradientReduction(Transformer):
             published); see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`.
         bound_B (float, optional): L1 bound on the Lagrange multipliers (None: AIF360's ``1 / eps`` in the
             statistics game, Algorithm 3's 10 in the paper mode).
-        row_norm_bound (float, optional): public bound on the L2 norm of a feature row (statistics game).
+        row_norm_bound (float, optional): public bound on the L2 norm of a feature row (statistics game). None
+            under ``privacy_unit="record"``: the tight bound of the ``feature_bound`` box (an AIF360 dataset
+            publishes no row bound), with a warning when that is the loose ``feature_bound * sqrt(d)``.
         eps, nu, eta0, run_linprog_step: AIF360's (Fairlearn's) arguments, passed to the engine: used as AIF360
             does on Fairlearn's path (``epsilon=inf`` with an estimator); for the private algorithm see
             :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` (``eps`` and ``eta0`` must stay at their
@@ -62,11 +67,22 @@ class DPExponentiatedGradientReduction(Transformer):
         oracle (str): ``"auto"``, ``"exponential"``, ``"regression"`` or ``"estimator"``
             (see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`).
         hypotheses (list, optional): finite class for the exponential-mechanism oracle.
-        feature_bound (float): public bound on the absolute feature values (regression oracle).
+        feature_bound (float or (lower, upper)): public bound on the features the model reads (protected
+            attributes dropped): a number ``R`` (``|x_j| <= R``) or a box ``(lower, upper)``, each side a number or
+            one entry per feature. Regression oracle: ``R`` (a box's largest ``|bound|``); statistics game under
+            ``"record"``: the default of ``row_norm_bound``.
         min_count (int, optional): public lower bound on every (group, event) cell count (None: DP estimate).
         privacy_unit (str): ``"sensitive_attribute"`` (the paper's) or ``"record"``.
-        protected_attribute_name (str, optional): attribute defining the groups (default the dataset's first);
-            its groups are the values declared in the dataset's metadata.
+        protected_attribute_name (str or list of str, optional): the protected attribute(s) defining the groups.
+            None (the default, as AIF360): all of ``dataset.protected_attribute_names``, each row's group being its
+            combination of their values (e.g. sex x race on ``load_preproc_data_adult()``). The groups are public:
+            each attribute's values declared in the dataset (``privileged_protected_attributes`` then
+            ``unprivileged_protected_attributes``; for a ``StandardDataset`` these are the 1.0 / 0.0 its
+            ``privileged_classes`` map to), and with several attributes every combination of them, labelled
+            ``"v1,v2,..."`` (each value's text, e.g. ``"1.0,0.0"``), declared even if no row falls in it
+            (:func:`fairdp_adapters.aif360.joint_declared_groups`). A dataset built without those lists gets them
+            from AIF360, which reads them from its rows: pass them when building it if the set of values is
+            private. A row whose value is not declared is a ``ValueError`` (unseen group).
         drop_prot_attr (bool): drop the protected attributes from the features (needed for the
             ``sensitive_attribute`` guarantee: the hypotheses must not read them).
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``.
@@ -81,7 +97,11 @@ class DPExponentiatedGradientReduction(Transformer):
     privileged/unprivileged metadata, favorable/unfavorable labels) and the parameters. The budget is checked
     before any row is read; a declared group without rows or a cell below ``min_count`` fits (see the engine's
     floored moments); errors after the budget check are domain errors without counts. A failed ``fit`` leaves
-    the transformer as it was.
+    the transformer as it was. The joint groups of several attributes are one sensitive attribute for the
+    neighbouring relation (``"sensitive_attribute"``: one person's values of all of them may change).
+
+    Attributes (after ``fit``): ``model_`` (the engine), ``privacy_spent_``, ``feature_names_`` (the features the
+    model reads) and ``protected_attribute_names_`` (the attributes grouped by).
     """
 
     def __init__(self, estimator=None, constraints="EqualizedOdds", *, eps=0.01, max_iter=None, nu=None, eta0=2.0,
@@ -91,7 +111,8 @@ class DPExponentiatedGradientReduction(Transformer):
                  accountant=None, seed=None):
         super().__init__(estimator=estimator, constraints=constraints, eps=eps, nu=nu, eta0=eta0,
                          run_linprog_step=run_linprog_step, difference_bound=difference_bound,
-                         epsilon=epsilon, delta=delta, mode=mode, bound_B=bound_B, row_norm_bound=row_norm_bound, max_iter=max_iter, eta=eta, oracle=oracle,
+                         epsilon=epsilon, delta=delta, mode=mode, bound_B=bound_B, row_norm_bound=row_norm_bound,
+                         max_iter=max_iter, eta=eta, oracle=oracle,
                          hypotheses=hypotheses, feature_bound=feature_bound, min_count=min_count,
                          privacy_unit=privacy_unit, protected_attribute_name=protected_attribute_name,
                          drop_prot_attr=drop_prot_attr, accountant=accountant, seed=seed)
@@ -157,19 +178,14 @@ class DPExponentiatedGradientReduction(Transformer):
         model._check_params()                       # every public parameter, before the dataset is looked at
         if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
-        name = protected_attribute(dataset, self.protected_attribute_name)     # the public schema, before the budget
-        model.set_params(groups=declared_groups(dataset, name))     # the schema's groups (public)
-        model._check_public()                       # public parameters, then the budget: before any row is read
-        arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
-        labels = dataset.labels.ravel()
-        if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
-            raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
-        y = (labels == dataset.favorable_label).astype(int)
+        names = protected_attributes(dataset, self.protected_attribute_name)    # the public schema, before the budget
+        model.set_params(groups=joint_declared_groups(dataset, names))     # the schema's groups (public)
+        oracle = model._check_public()[2]           # public parameters, then the budget: before any row is read
         X = self._features(dataset)
-        model.fit(X.to_numpy(dtype=float), y, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
+        model.fit(_engine_input(X, oracle), _binary_labels(dataset), sensitive_features=protected_frame(dataset, names))
         self.model_ = model
         self.feature_names_ = list(X.columns)
-        self.protected_attribute_name_ = name
+        self.protected_attribute_names_ = names
         self.privacy_spent_ = model.privacy_spent_
         return self
 
@@ -185,9 +201,25 @@ class DPExponentiatedGradientReduction(Transformer):
         missing = [n for n in self.feature_names_ if n not in frame.columns]
         if missing:
             raise ValueError(f"dataset lacks the feature(s) {missing} the model was fitted on.")
-        X = frame[self.feature_names_].to_numpy(dtype=float)
+        X = _engine_input(frame[self.feature_names_], getattr(self.model_, "oracle_", None))
         favorable = self.model_.predict(X, random_state=predict_seed(self.seed)) == 1
         out = dataset.copy(deepcopy=True)
         out.labels = np.where(favorable, dataset.favorable_label, dataset.unfavorable_label).astype(float)[:, None]
         out.scores = self.model_._pmf_predict(X)[:, 1].reshape(-1, 1)
         return out
+
+
+def _binary_labels(dataset):
+    """The dataset's labels as 0/1 (1 = its favorable label); a ``ValueError`` for any other label."""
+    if dataset.labels.ndim != 2 or dataset.labels.shape[1] != 1:
+        raise ValueError("dataset must have exactly one label column.")
+    labels = dataset.labels.ravel()
+    if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
+        raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
+    return (labels == dataset.favorable_label).astype(int)
+
+
+def _engine_input(frame, oracle):
+    """The features as the engine gets them: on Fairlearn's path (``oracle == "estimator"``, ``epsilon=inf``) the
+    DataFrame AIF360 passes to Fairlearn (so the estimator sees what it sees under AIF360), else floats."""
+    return frame if oracle == "estimator" else frame.to_numpy(dtype=float)

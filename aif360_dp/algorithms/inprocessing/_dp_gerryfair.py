@@ -33,9 +33,13 @@ class DPGerryFairClassifier(Transformer):
     Sec. 5). The computation is delegated to :class:`fairlearn_dp.reductions._gerryfair.DPGerryFairClassifier`
     (``model_``): the Learner sees ``dataset.features`` (which, as in AIF360, include the protected attributes),
     the Auditor ``dataset.protected_attributes`` (all of them), the labels are ``dataset.labels`` (0/1, as AIF360
-    reads them). With ``epsilon=numpy.inf`` the first round is AIF360's exactly and the later ones differ only
-    where AIF360's ``Auditor.update_costs`` gives every audited row the first audited row's subgroup cost (see the
-    engine's Notes).
+    reads them). With ``epsilon=numpy.inf`` (and the default ``cost_update='auto'``) it is AIF360's algorithm: the
+    same plays, ``errors`` and ``fairness_violations`` round for round, up to floating-point round-off (a test runs
+    AIF360's demo data through both), including AIF360 0.6.1's ``Auditor.update_costs``, which gives every
+    audited row the first audited row's subgroup cost. A finite epsilon plays Kearns et al.'s Lagrangian instead
+    (each row its own cost: AIF360's update reads one record and cannot be private), so as epsilon grows the
+    private fit tends to ``cost_update='lagrangian'`` at ``epsilon=numpy.inf``, not to AIF360's trajectory (see
+    the engine's Notes).
 
     Args:
         C (float): maximum L1 norm of the dual variables.
@@ -65,6 +69,9 @@ class DPGerryFairClassifier(Transformer):
             first, or larger rows are scaled onto the ball (silently: a warning would depend on the data).
         composition (str): ``'auto'``, ``'basic'``, ``'advanced'`` or ``'zcdp'`` (see the engine; with ``delta > 0``
             'auto' picks zCDP composition of the Gaussian releases in practice).
+        cost_update (str): ``'auto'`` (AIF360's update at ``epsilon=numpy.inf``, the Lagrangian otherwise),
+            ``'aif360'`` (``epsilon=numpy.inf`` only) or ``'lagrangian'`` (each audited row its own subgroup cost,
+            the non-private counterpart of the private dynamics); see the engine's ``cost_update``.
 
     Privacy: as the engine (see its Privacy section): ``(epsilon, delta)``-DP for the substitution of one record
     (features, protected attributes, label) of the dataset passed to ``fit``; ``2 + 4 (max_iters - 1)`` releases
@@ -86,12 +93,13 @@ class DPGerryFairClassifier(Transformer):
     def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
                  gamma=0.01, fairness_def="FP", predictor=LinearRegression(), *, epsilon=1.0, delta=0.0,
                  accountant=None, random_state=None, feature_norm_bound=None, sensitive_norm_bound=None,
-                 composition="auto"):
+                 composition="auto", cost_update="auto"):
         super().__init__(C=C, printflag=printflag, heatmapflag=heatmapflag, heatmap_iter=heatmap_iter,
                          heatmap_path=heatmap_path, max_iters=max_iters, gamma=gamma, fairness_def=fairness_def,
                          predictor=predictor, epsilon=epsilon, delta=delta, accountant=accountant,
                          random_state=random_state, feature_norm_bound=feature_norm_bound,
-                         sensitive_norm_bound=sensitive_norm_bound, composition=composition)
+                         sensitive_norm_bound=sensitive_norm_bound, composition=composition,
+                         cost_update=cost_update)
         self.C = C
         self.printflag = printflag
         self.heatmapflag = heatmapflag
@@ -108,6 +116,7 @@ class DPGerryFairClassifier(Transformer):
         self.feature_norm_bound = feature_norm_bound
         self.sensitive_norm_bound = sensitive_norm_bound
         self.composition = composition
+        self.cost_update = cost_update
         self.classifiers = None
         self.errors = None
         self.fairness_violations = None
@@ -146,14 +155,29 @@ class DPGerryFairClassifier(Transformer):
             heatmap_path=self.heatmap_path, max_iters=self.max_iters, gamma=gamma,
             fairness_def=self.fairness_def, predictor=self.predictor, early_termination=early_termination,
             feature_norm_bound=self.feature_norm_bound, sensitive_norm_bound=self.sensitive_norm_bound,
-            composition=self.composition, epsilon=self.epsilon, delta=self.delta, accountant=self.accountant,
-            random_state=self.random_state)
+            composition=self.composition, cost_update=self._engine_cost_update(), epsilon=self.epsilon,
+            delta=self.delta, accountant=self.accountant, random_state=self.random_state)
         if check_budget:
             model._check_public()
         else:
             model._check_params()
-            model._check_predictor(validate_epsilon_delta(self.epsilon, self.delta)[0])
+            epsilon = validate_epsilon_delta(self.epsilon, self.delta)[0]
+            model._check_predictor(epsilon)
+            model._check_cost_update(epsilon)
         return model
+
+    def _engine_cost_update(self):
+        """The engine's ``cost_update``: ``'auto'`` is AIF360's update at ``epsilon=numpy.inf``, else the
+        Lagrangian (a bad epsilon is left to the engine's check, which names it)."""
+        if not (isinstance(self.cost_update, str) and self.cost_update in ("auto", "lagrangian", "aif360")):
+            raise ValueError(f"cost_update must be 'auto', 'lagrangian' or 'aif360', got {self.cost_update!r}.")
+        if self.cost_update != "auto":
+            return self.cost_update
+        try:
+            infinite = math.isinf(float(self.epsilon))
+        except (TypeError, ValueError):
+            infinite = False
+        return "aif360" if infinite else "lagrangian"
 
     def predict(self, dataset, threshold=.5):
         """Return a copy of ``dataset`` whose labels are the fitted model's predictions (AIF360's rule).

@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 
 from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from aif360_dp.datasets import AdultDataset
-from fairdp_adapters.aif360 import dataset_to_arrays, declared_groups, predict_seed
+from fairdp_adapters.aif360 import joint_declared_groups, predict_seed, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
 
 
@@ -39,13 +39,14 @@ def test_fit_predict_delegates_to_the_engine_with_the_same_seed(adult):
     assert face.feature_names_ == ["age", "education-num", "hours-per-week"]      # protected attributes dropped
     assert len(acc.spent_budget) == 1 and face.privacy_spent_.epsilon == 5.0
 
-    arrays = dataset_to_arrays(adult, protected_attribute_name="race")
-    X = arrays.X[face.feature_names_].to_numpy()
+    assert face.protected_attribute_names_ == ["race", "sex"]                    # all of them, as AIF360
+    X = adult.features[:, [adult.feature_names.index(name) for name in face.feature_names_]]
     y = (adult.labels.ravel() == adult.favorable_label).astype(int)
     engine = DPExponentiatedGradient(None, EqualizedOdds(difference_bound=0.05), epsilon=5.0, oracle="regression",
-                                     max_iter=40, min_count=5, groups=declared_groups(adult, "race"),
+                                     max_iter=40, min_count=5, groups=joint_declared_groups(adult, ["race", "sex"]),
                                      accountant=BudgetAccountant(), random_state=3).fit(
-        X, y, sensitive_features=arrays.sensitive_features.to_numpy())
+        X, y, sensitive_features=protected_frame(adult, ["race", "sex"]))
+    assert engine.groups == ["1.0,1.0", "1.0,0.0", "0.0,1.0", "0.0,0.0"]
     np.testing.assert_allclose(out.scores.ravel(), engine._pmf_predict(X)[:, 1])
     expected = np.where(engine.predict(X, random_state=predict_seed(3)) == 1, adult.favorable_label,
                         adult.unfavorable_label)
@@ -61,9 +62,10 @@ def test_predict_does_not_need_the_protected_attribute(adult):
     np.testing.assert_allclose(face.predict(scrambled).scores, face.predict(adult).scores)
 
 
-def test_epsilon_inf_with_the_estimator_oracle_is_close_to_aif360(adult):
+def test_epsilon_inf_with_the_estimator_oracle_is_aif360s(adult):
     """AIF360's reduction is Fairlearn's, and so is the engine's at epsilon=inf with an estimator (same eps, rounds,
-    LP step). AIF360 groups by every protected attribute, the face by the first one: close, not equal."""
+    LP step), both grouping by every protected attribute (race x sex here): the same randomized classifier. Same
+    code on the same inputs in one process: 1e-9 is the issue's bound, met with room (the measured gap is 0)."""
     with threadpool_limits(limits=1):
         reference = ExponentiatedGradientReduction(LogisticRegression(), EqualizedOdds(difference_bound=0.05), eps=0.1,
                                                    drop_prot_attr=True)
@@ -73,12 +75,8 @@ def test_epsilon_inf_with_the_estimator_oracle_is_close_to_aif360(adult):
                                                 seed=0).fit(adult)
     assert face.model_.oracle_ == "estimator" and face.model_.eps == 0.1
     assert face.model_.last_iter_ < 50
-    y = adult.labels.ravel() == adult.favorable_label
-    ours = face.predict(adult).scores.ravel()
-    theirs = ref_out.scores.ravel()
-    err_ours = np.mean(ours * (1 - y) + (1 - ours) * y)
-    err_theirs = np.mean(theirs * (1 - y) + (1 - theirs) * y)
-    assert abs(err_ours - err_theirs) <= 0.02
+    assert len(face.model_.predictors_) == len(reference.model.model_.predictors_)
+    np.testing.assert_allclose(face.predict(adult).scores.ravel(), ref_out.scores.ravel(), rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -115,15 +113,14 @@ def test_the_estimator_is_the_learner_of_the_statistics_game(adult):
     assert face.model_.mode_ == "statistics" and face.model_.oracle_ == "weighted_estimator"
     assert all(isinstance(h, LogisticRegression) for h in face.model_.predictors_ if hasattr(h, "coef_"))
     assert acc.spent_budget == [(1.0, 1e-5)]
-    arrays = dataset_to_arrays(adult, protected_attribute_name="race")
-    X = arrays.X[face.feature_names_].to_numpy()
+    X = adult.features[:, [adult.feature_names.index(name) for name in face.feature_names_]]
     y = (adult.labels.ravel() == adult.favorable_label).astype(int)
     from fairlearn.reductions import DemographicParity
 
     engine = DPExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.05), epsilon=1.0,
-                                     delta=1e-5, max_iter=8, groups=declared_groups(adult, "race"),
+                                     delta=1e-5, max_iter=8, groups=joint_declared_groups(adult, ["race", "sex"]),
                                      accountant=BudgetAccountant(), random_state=4).fit(
-        X, y, sensitive_features=arrays.sensitive_features.to_numpy())
+        X, y, sensitive_features=protected_frame(adult, ["race", "sex"]))
     np.testing.assert_allclose(out.scores.ravel(), engine._pmf_predict(X)[:, 1])
     paper = DPExponentiatedGradientReduction(LogisticRegression(), "DemographicParity", epsilon=5.0, mode="paper",
                                              oracle="regression", max_iter=5, min_count=5,
