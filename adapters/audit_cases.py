@@ -491,6 +491,7 @@ def _make_exponential_mechanism_classifier(epsilon, seed):
     from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
 
     return ExponentialMechanismFairClassifier(_selection_hypotheses(), epsilon=_em_total(epsilon), groups=[0, 1],
+                                              diagnostic_share=0.0,   # the audit's event is the selection alone
                                               accountant=_accountant(), random_state=seed)
 
 

@@ -115,11 +115,19 @@ _FAIR_REGRESSION = {
     "protected_attribute_name": _PROTECTED_NAME,
 }
 
+def _error_rate_with_costs(fp, fn):
+    """An ``ErrorRate`` whose costs were set outside its domain after construction (its constructor refuses them;
+    valid costs are accepted by the statistics game)."""
+    objective = ErrorRate()
+    objective.fp_cost, objective.fn_cost = fp, fn
+    return objective
+
+
 _EXPONENTIATED_GRADIENT = {
     "estimator": _ESTIMATOR,
     "constraints": _Domain("nope", 5, None, DemographicParity(difference_bound=-0.1),
                            DemographicParity(ratio_bound=0.8), BoundedGroupLoss(ZeroOneLoss())),
-    "objective": _Domain("nope", 5, ErrorRate(costs={"fp": 2.0, "fn": 1.0})),
+    "objective": _Domain("nope", 5, _error_rate_with_costs(NAN, 1.0), _error_rate_with_costs(-1.0, 1.0)),
     "eps": _POSITIVE,
     "max_iter": _integer(1, none=True),
     "nu": _POSITIVE_OR_NONE,             # None on the private paths: any other value is refused there
@@ -222,6 +230,7 @@ _ROWS = {
         "hypotheses": _Domain(*_HYPOTHESES.bad, None),
         "delta": _real(0.0, 1.0, low_open=True, high_open=True, none=True),
         "fairness_weight": _POSITIVE,
+        "diagnostic_share": _real(0.0, 1.0, high_open=True),
     },
     "DPGerryFairClassifier": _GERRYFAIR,
     "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": _GERRYFAIR,

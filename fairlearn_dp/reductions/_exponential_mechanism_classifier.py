@@ -21,6 +21,7 @@ from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
 from ..utils._validation import (
     SharedAccountantCloneMixin,
+    check_real,
     as_group_vector,
     atomic_fit,
     check_groups,
@@ -42,6 +43,16 @@ _MIN_GROUP_SIZE_SHARE = 0.5
 # equal-opportunity gap and errs on min(p, 1 - p) <= 1/2 of the rows (p the share of positive labels), and no loss
 # is below 0. A selection guaranteed only to within 1/2 of the best hypothesis may be no better than a constant.
 _CONSTANT_ADVANTAGE = 0.5
+# Diagnostic release (``diagnostic_share > 0``): three counts of the selected hypothesis on the fitting rows.
+# Substituting one record changes each of them by at most 1 (positive predictions, correct predictions, positive
+# labels), so the vector has L1 sensitivity 3.
+_DIAGNOSTIC_SENSITIVITY = 3.0
+# Public threshold: a hypothesis predicting one class on all but this share of the rows is near-constant.
+_NEAR_CONSTANT_RATE = 0.01
+# Public margin, in noise scales ``b = 3 / epsilon_diag`` (counts): with k = 8 a degenerate fit goes unwarned with
+# probability at most e^-k / 2 (~1.7e-4, near-constant) or (2 + k) e^-k / 4 (~8.4e-4, no better than the
+# majority class); see ``_diagnostic_flags``.
+_DIAGNOSTIC_MARGIN = 8.0
 
 
 class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEstimator):
@@ -73,9 +84,9 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         It must be fixed from public information before the data are seen: a class built or fitted on the private
         records is not covered by the guarantee. Sampling costs ``O(n |H|)`` time.
     epsilon : float, default=1.0
-        Total privacy budget (> 0), split equally between the noisy group size and the exponential mechanism.
-        ``numpy.inf`` gives the non-private baseline: the exact group size and the utility minimiser (first one
-        on ties).
+        Total privacy budget (> 0): ``diagnostic_share * epsilon`` for the diagnostic release, the rest split
+        equally between the noisy group size and the exponential mechanism. ``numpy.inf`` gives the non-private
+        baseline: the exact group size, the utility minimiser (first one on ties) and exact diagnostic rates.
     delta : float or None, default=None
         In (0, 1). None uses the paper's ``exp(-sqrt(n))``. It sets the margin ``ln(1/delta) / epsilon_size``
         subtracted from the noisy group size, and it is charged to the accountant.
@@ -83,6 +94,13 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         Weight ``w > 0`` of the fairness gap in ``u``. 1 is exactly Algorithm 1; the paper notes (footnote 4 and
         after Thm. 2) that any weighting works, changing Theorem 2's sample size by a constant. The sensitivity
         scales accordingly.
+    diagnostic_share : float, default=0.1
+        Share of ``epsilon``, in ``[0, 1)``, spent after the selection on a Laplace release of the selected
+        hypothesis's positive-prediction rate, accuracy and positive-label rate on the fitting rows
+        (``diagnostic_``), from which a degenerate selection is warned (see Privacy). It is taken out of
+        ``epsilon``, so the total charged stays ``epsilon``. 0 turns it off and is exactly the previous algorithm
+        (Algorithm 1 with the equal split, the same random stream), whose warning then rests on the mechanism's
+        guarantee only.
     groups : list or None, default=None
         Public list of group labels. None reads them from the data (sorted) with a
         :class:`~fairlearn_dp.privacy.PrivacyWarning`. At least two groups.
@@ -111,9 +129,16 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
     delta_ : float
         The delta used: ``exp(-sqrt(n))`` when ``delta=None``.
     min_group_size_epsilon_, exponential_mechanism_epsilon_ : float
-        The two halves of ``epsilon``.
+        The two halves of ``(1 - diagnostic_share) epsilon``.
+    diagnostic_epsilon_ : float
+        ``diagnostic_share * epsilon`` (0 when off).
+    diagnostic_ : dict or None
+        The diagnostic release (None when ``diagnostic_share=0``): noisy rates over the ``n`` fitting rows,
+        ``positive_prediction_rate``, ``accuracy``, ``positive_label_rate``, their ``majority_rate =
+        max(p, 1 - p)`` of the noisy label rate ``p``, and ``noise_scale = 3 / (diagnostic_epsilon_ n)``, the
+        Laplace scale of each rate. A DP release, safe to publish.
     privacy_spent_ : PrivacySpend
-        ``(epsilon, delta_)``, what the accountant was charged.
+        ``(epsilon, delta_)``, what the accountant was charged (the diagnostic release included).
     groups_ : list
     classes_ : ndarray of shape (2,)
         ``[0, 1]``.
@@ -156,9 +181,14 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
       goes on with ``Delta = 2 w + 1/n`` (a nearly uniform draw, with the degenerate-fit warning below) instead of
       raising.
     - Exponential mechanism (line 5): ``exp(-epsilon_em u / (2 Delta))`` through diffprivlib's ``Exponential``.
-    - Guarantee: ``M`` is ``epsilon_size``-DP, and given ``M`` the draw is ``epsilon_em``-DP for every pair of
-      neighbours (the sensitivity above holds unconditionally), so the fit is ``(epsilon_size + epsilon_em, 0) =
-      (epsilon, 0)``-DP. The accountant is charged ``(epsilon, delta)`` as Theorem 2 (1) states it
+    - Diagnostic (``diagnostic_share > 0``): given the released hypothesis ``h``, the counts ``(sum_i h(x_i),
+      sum_i 1[h(x_i) = y_i], sum_i y_i)`` each change by at most 1 under substitution of one record, so their L1
+      sensitivity is 3; diffprivlib's ``Laplace`` (scale ``3 / epsilon_diag``, ``epsilon_diag = diagnostic_share
+      * epsilon``) on each makes the release ``epsilon_diag``-DP. It comes after the two steps above in the
+      random stream, so a seeded fit's ``M`` and draw use the same stream as with ``diagnostic_share=0``.
+    - Guarantee: ``M`` is ``epsilon_size``-DP, given ``M`` the draw is ``epsilon_em``-DP for every pair of
+      neighbours (the sensitivity above holds unconditionally), and given both the diagnostic is
+      ``epsilon_diag``-DP, so the fit is ``(epsilon_size + epsilon_em + epsilon_diag, 0) = (epsilon, 0)``-DP. The accountant is charged ``(epsilon, delta)`` as Theorem 2 (1) states it
       (conservative: the ``delta`` of the paper's bad event ``M > m(Z) + 1`` now only bounds the probability of
       the bias above).
     - Failure paths: ``fit`` validates the public parameters, computes ``delta`` from the public ``n`` and checks
@@ -168,8 +198,17 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
       whose messages carry no counts; no data-dependent check gates the release. A failed fit leaves the
       estimator as it was.
     - Degenerate fits (warned): under record-level privacy the fitting rows are private, so whether the selected
-      hypothesis predicts one class on them cannot be checked or said. What may be said is a function of the
-      released draw and sensitivity (itself a function of ``M``) and of public values: (1) the mechanism's
+      hypothesis predicts one class on them can only be judged from released values. With the diagnostic
+      (``s = noise_scale``, public ``k = 8``, ``theta = 0.01``) the fit warns when the noisy positive-prediction
+      rate is outside ``[theta + k s, 1 - theta - k s]`` or the noisy accuracy is at most the noisy majority rate
+      plus ``k s``. A selection predicting one class on all but ``theta n`` rows escapes with probability at most
+      ``e^-k / 2`` (1.7e-4), one no more accurate than the majority class with probability at most ``(2 + k)
+      e^-k / 4`` (8.4e-4: the difference of the noisy accuracy and noisy majority rate exceeds the true one by at
+      most a sum of two Laplace noises); a selection whose exact rates are ``2 k s`` inside both thresholds is
+      flagged with probability at most ``(2 + k) e^-k`` (3.4e-3). The selected hypothesis being a constant
+      classifier is warned as well. Without the diagnostic (``diagnostic_share=0``) what may be said is a
+      function of the released draw and sensitivity (itself a function of ``M``) and of public values: (1) the
+      mechanism's
       guarantee, with probability 1/2 a loss within ``t = 2 Delta ln(2 (|H| - 1)) / epsilon_em`` of the best
       hypothesis's (McSherry and Talwar), is ``t >= 1/2``: no hypothesis beats the better constant classifier by
       more than 1/2 (a constant has no gap and errs on at most half the rows), so the guarantee cannot tell the
@@ -185,12 +224,13 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
     .. [McSherry2007] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
     """
 
-    def __init__(self, hypotheses=None, *, epsilon=1.0, delta=None, fairness_weight=1.0, groups=None, accountant=None,
-                 random_state=None):
+    def __init__(self, hypotheses=None, *, epsilon=1.0, delta=None, fairness_weight=1.0, diagnostic_share=0.1,
+                 groups=None, accountant=None, random_state=None):
         self.hypotheses = hypotheses
         self.epsilon = epsilon
         self.delta = delta
         self.fairness_weight = fairness_weight
+        self.diagnostic_share = diagnostic_share
         self.groups = groups
         self.accountant = accountant
         self.random_state = random_state
@@ -213,6 +253,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
             Group membership (several columns are combined into one label per row).
         """
         epsilon, weight, hypotheses = self._check_params()
+        share = check_real(self.diagnostic_share, "diagnostic_share", low=0.0, high=1.0, high_open=True)
         n = _num_samples(X)                          # the public data size (a shape, not a value)
         if n == 0:
             raise ValueError(f"X has no rows: {type(self).__name__} selects a hypothesis by its loss on the fitting "
@@ -225,15 +266,14 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
         n_groups = len(groups)
-        eps_size = _MIN_GROUP_SIZE_SHARE * epsilon
-        eps_em = epsilon - eps_size if math.isfinite(epsilon) else math.inf
+        eps_size, eps_em, eps_diag = _split_epsilon(epsilon, share)
         margin = _margin(delta, eps_size)
         # Public pre-check (n, |A|, epsilon, delta only): the smallest group has at most n // |A| positive examples,
         # and M <= 1 is then the likely outcome (its median would be <= 1), so refuse before spending anything.
         if n // n_groups <= margin + 1:
             raise ValueError(
                 f"n={n} samples in {n_groups} groups are too few for epsilon={epsilon:g}, delta={delta:.3g}: the noisy "
-                f"group size is reduced by ln(1/delta)/(epsilon/2) = {margin:.3g}, so even {n // n_groups} positive "
+                f"group size is reduced by ln(1/delta)/epsilon_size = {margin:.3g}, so even {n // n_groups} positive "
                 "examples per group would leave no usable sensitivity. Nothing was spent.")
         # Release noise only: None reaches diffprivlib as None (its secure generator); a seed gives one stream.
         rng = None if self.random_state is None else check_random_state(self.random_state, secure=True)
@@ -245,9 +285,13 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         losses = _utility_loss(predictions, labels, group_index, n_groups, weight, floor)
         sensitivity = _sensitivity(estimate, n, weight)
         index = self._release_hypothesis(losses, epsilon=eps_em, sensitivity=sensitivity, random_state=rng)
+        diagnostic = None if share == 0 else _release_diagnostic(predictions[:, int(index)], labels,
+                                                                 epsilon=eps_diag, random_state=rng)
         charge(self.accountant, spend)
 
-        _warn_if_degenerate(hypotheses, int(index), epsilon=eps_em, sensitivity=sensitivity)
+        _warn_if_degenerate(hypotheses, int(index), epsilon=eps_em, sensitivity=sensitivity, diagnostic=diagnostic)
+        self.diagnostic_ = diagnostic
+        self.diagnostic_epsilon_ = eps_diag
         self.hypothesis_index_ = int(index)
         self.hypothesis_ = hypotheses[self.hypothesis_index_]
         self.min_group_size_estimate_ = float(estimate)
@@ -358,7 +402,66 @@ def _utility_loss(predictions, labels, group_index, n_groups, weight=1.0, floor=
     return weight * gap + error
 
 
-def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity):
+def _split_epsilon(epsilon, share):
+    """``(epsilon_size, epsilon_em, epsilon_diag)``: ``epsilon_diag = share * epsilon`` and the rest halved (Alg. 1's
+    equal shares). ``share = 0`` gives exactly the previous split ``(epsilon / 2, epsilon - epsilon / 2, 0)``."""
+    if math.isinf(epsilon):
+        return math.inf, math.inf, (math.inf if share > 0 else 0.0)
+    diagnostic = share * epsilon
+    rest = epsilon - diagnostic
+    size = _MIN_GROUP_SIZE_SHARE * rest
+    return size, rest - size, diagnostic
+
+
+def _release_diagnostic(predicted, labels, *, epsilon, random_state):
+    """Noisy rates of the selected hypothesis on the fitting rows (an ``epsilon``-DP release given the selection).
+
+    The counts ``(sum_i h(x_i), sum_i 1[h(x_i) = y_i], sum_i y_i)`` each change by at most 1 when one record is
+    substituted (``h`` fixed: it is the released selection), so their L1 sensitivity is 3 and Laplace noise of scale
+    ``b = 3 / epsilon`` on each (``noisy_vector``, diffprivlib's ``Laplace``) is epsilon-DP. Divided by the public
+    ``n``; ``noise_scale`` is ``b / n`` (0 for ``epsilon = inf``, the exact rates).
+    """
+    n = labels.size
+    counts = [np.sum(predicted), np.sum(predicted == labels), np.sum(labels)]
+    noisy = noisy_vector(counts, epsilon=epsilon, l1_sensitivity=_DIAGNOSTIC_SENSITIVITY,
+                         random_state=random_state) / n
+    label_rate = float(noisy[2])
+    return {"positive_prediction_rate": float(noisy[0]), "accuracy": float(noisy[1]),
+            "positive_label_rate": label_rate, "majority_rate": max(label_rate, 1.0 - label_rate),
+            "noise_scale": 0.0 if math.isinf(epsilon) else _DIAGNOSTIC_SENSITIVITY / epsilon / n}
+
+
+def _diagnostic_flags(diagnostic):
+    """Reasons (possibly none) the released diagnostic flags the selection as degenerate.
+
+    With ``s = noise_scale`` and ``k = _DIAGNOSTIC_MARGIN``: (1) near-constant if the noisy positive-prediction rate
+    is below ``theta + k s`` or above ``1 - theta - k s`` (``theta = _NEAR_CONSTANT_RATE``); (2) no better than the
+    majority class if the noisy accuracy is at most the noisy majority rate plus ``k s``.
+
+    Miss probabilities (``Z_1, Z_2, Z_3`` the i.i.d. Laplace(b) noises, ``b = s n``): a selection predicting 1 on at
+    most ``theta n`` rows escapes (1) only if ``Z_1 >= k b``: probability ``e^-k / 2`` (the other side alike). One
+    whose accuracy ``C / n`` is at most the majority rate has, if the label majority is 1, ``noisy C - max(noisy Y,
+    n - noisy Y) <= C + Z_2 - Y - Z_3 <= Z_2 - Z_3`` (``Y`` the positive labels), and ``<= Z_2 + Z_3`` if it is 0;
+    ``Z_2 +- Z_3`` has the density ``(1 + |x| / b) e^(-|x| / b) / (4 b)``, whose tail beyond ``k b`` is ``(2 + k)
+    e^-k / 4``. A good selection (positive-prediction rate in ``[theta + 2 k s, 1 - theta - 2 k s]`` and accuracy
+    at least ``2 k s`` above the majority rate) is flagged with probability at most ``e^-k`` (``|Z_1| >= k b``)
+    plus ``(1 + k) e^-k`` (``|Z_2| + |Z_3| >= k b``), i.e. ``(2 + k) e^-k`` (~3.4e-3 at k = 8).
+    """
+    margin = _DIAGNOSTIC_MARGIN * diagnostic["noise_scale"]
+    low = _NEAR_CONSTANT_RATE + margin
+    rate, accuracy, majority = (diagnostic[key] for key in ("positive_prediction_rate", "accuracy", "majority_rate"))
+    flags = []
+    if low > 0.5:
+        flags.append(f"the noise margin {margin:.3g} per rate is too wide to tell any selection from a constant one")
+    elif not low <= rate <= 1.0 - low:
+        flags.append(f"noisy positive-prediction rate {rate:.3g} outside [{low:.3g}, {1.0 - low:.3g}]")
+    if accuracy <= majority + margin:
+        flags.append(f"noisy accuracy {accuracy:.3g} not above the noisy majority rate {majority:.3g} by the noise "
+                     f"margin {margin:.3g}")
+    return flags
+
+
+def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity, diagnostic=None):
     """Warn when the selection may be degenerate, judged from released values only (the draw, the sensitivity, which
     is a function of the released ``M`` and the public ``n`` and ``w``) and public ones (``epsilon``, ``|H|``).
 
@@ -367,7 +470,27 @@ def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity):
       hypothesis can undercut the better constant classifier (``_CONSTANT_ADVANTAGE``), the guarantee cannot tell
       the selection from one no better than a constant: the draw is about as good as a pick from ``H`` at random.
     - The selected hypothesis is a constant classifier (a :class:`LinearThresholdClassifier` with zero weights).
+
+    With a ``diagnostic`` release (``diagnostic_share > 0``) the first rule is replaced by the release's verdict on
+    the selection itself (:func:`_diagnostic_flags`).
     """
+    if diagnostic is not None:
+        flags = _diagnostic_flags(diagnostic)
+        if flags:
+            warnings.warn("The selection looks degenerate on the fitting data (diagnostic release, noise scale "
+                          f"{diagnostic['noise_scale']:.3g} per rate): " + "; ".join(flags) + ". Use more data, a "
+                          "larger epsilon or a better hypothesis class.", RuntimeWarning, stacklevel=4)
+    else:
+        _warn_if_guarantee_is_weak(hypotheses, epsilon=epsilon, sensitivity=sensitivity)
+    selected = hypotheses[index]
+    if isinstance(selected, LinearThresholdClassifier) and not np.any(selected.coef):
+        warnings.warn(f"The selected hypothesis (index {index}) is a constant classifier: it predicts "
+                      f"{int(0.0 >= selected.threshold)} for every input.", RuntimeWarning, stacklevel=4)
+
+
+def _warn_if_guarantee_is_weak(hypotheses, *, epsilon, sensitivity):
+    """McSherry and Talwar's excess at probability 1/2 is at least ``_CONSTANT_ADVANTAGE`` (the rule without a
+    diagnostic release)."""
     excess = exponential_mechanism_excess_cost(len(hypotheses), epsilon=epsilon, sensitivity=sensitivity,
                                                probability=0.5)
     if excess >= _CONSTANT_ADVANTAGE:
@@ -376,11 +499,7 @@ def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity):
             f"{sensitivity:.3g} and epsilon {epsilon:g} over {len(hypotheses)} hypotheses, it only guarantees (with "
             f"probability 1/2) a loss within {excess:.3g} of the best hypothesis, and no hypothesis beats the better "
             "constant classifier by more than 1/2. The selection may be degenerate (e.g. one class for everyone). "
-            "Use more data, a larger epsilon or fewer hypotheses.", RuntimeWarning, stacklevel=4)
-    selected = hypotheses[index]
-    if isinstance(selected, LinearThresholdClassifier) and not np.any(selected.coef):
-        warnings.warn(f"The selected hypothesis (index {index}) is a constant classifier: it predicts "
-                      f"{int(0.0 >= selected.threshold)} for every input.", RuntimeWarning, stacklevel=4)
+            "Use more data, a larger epsilon or fewer hypotheses.", RuntimeWarning, stacklevel=5)
 
 
 def _rate_floor(estimate):

@@ -56,7 +56,9 @@ def tiny_data():
 
 
 def make(**kwargs):
-    params = dict(epsilon=8.0, groups=[0, 1], accountant=BudgetAccountant(), random_state=0)
+    """Algorithm 1 exactly: ``diagnostic_share=0`` (no diagnostic release; the diagnostic is tested in
+    test_exponential_mechanism_degenerate.py)."""
+    params = dict(epsilon=8.0, diagnostic_share=0.0, groups=[0, 1], accountant=BudgetAccountant(), random_state=0)
     params.update(kwargs)
     return ExponentialMechanismFairClassifier(tiny_hypotheses(), **params)
 
@@ -264,7 +266,7 @@ def test_too_small_noisy_group_size_degrades_instead_of_raising():
     y = np.where(a == 0, rng.integers(0, 2, n), 0)
     X = rng.uniform(-1, 1, (n, 1))
     accountant = BudgetAccountant()
-    model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=2.0, groups=[0, 1],
+    model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=2.0, diagnostic_share=0.0, groups=[0, 1],
                                                accountant=accountant, random_state=0)
     with pytest.warns(RuntimeWarning, match="cannot be relied on to beat a constant classifier"):
         model.fit(X, y, sensitive_features=a)
@@ -293,8 +295,8 @@ def test_uninformative_mechanism_warns_iff_its_guarantee_cannot_beat_a_constant(
     X = rng.uniform(-1, 1, (400, 1))
     outcomes = set()
     for epsilon, seed in itertools.product((2.0, 4.0), range(15)):
-        model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=epsilon, groups=[0, 1],
-                                                   accountant=BudgetAccountant(), random_state=seed)
+        model = ExponentialMechanismFairClassifier(tiny_hypotheses(), epsilon=epsilon, diagnostic_share=0.0,
+                                                   groups=[0, 1], accountant=BudgetAccountant(), random_state=seed)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(X, y, sensitive_features=a)          # never refuses: M is floored at 2
@@ -355,8 +357,9 @@ def test_clone_and_get_params():
     accountant = BudgetAccountant()
     model = make(epsilon=3.0, delta=1e-4, fairness_weight=0.5, accountant=accountant, random_state=2)
     params = model.get_params()
-    assert set(params) == {"hypotheses", "epsilon", "delta", "fairness_weight", "groups", "accountant",
-                           "random_state"}
+    assert set(params) == {"hypotheses", "epsilon", "delta", "fairness_weight", "diagnostic_share", "groups",
+                           "accountant", "random_state"}
+    assert ExponentialMechanismFairClassifier().get_params()["diagnostic_share"] == 0.1
     assert params["epsilon"] == 3.0 and params["delta"] == 1e-4 and params["fairness_weight"] == 0.5
     copy = clone(model)
     assert copy.accountant is accountant                    # a clone charges the same accountant

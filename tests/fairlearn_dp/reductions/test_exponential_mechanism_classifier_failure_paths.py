@@ -32,7 +32,7 @@ def one_positive_data(n=400, seed=0):
 
 
 def make(**kwargs):
-    params = dict(epsilon=2.0, groups=[0, 1], accountant=BudgetAccountant(), random_state=0)
+    params = dict(epsilon=2.0, diagnostic_share=0.0, groups=[0, 1], accountant=BudgetAccountant(), random_state=0)
     params.update(kwargs)
     return ExponentialMechanismFairClassifier(hypotheses(), **params)
 
