@@ -94,7 +94,11 @@ def _partition_states(generator, parts, lengths):
 
     Known lengths (Dask arrays): one task computes every partition's start (no data needed; it can run first), so
     no partition waits on another. Unknown lengths (DataFrames, Series): a chain, each start advanced from the
-    previous one by ``len`` of the previous partition on its worker.
+    previous one by ``len`` of the previous partition on its worker. Not one task fed by every partition's ``len``
+    (``map_partitions(len)``): every partition's block would then wait on all the lengths, so Dask would hold every
+    partition in memory until the last one is read (measured, threaded scheduler, 24 partitions of 16 MB: peak 440
+    MiB against 127 MiB for the chain, the same time); advancing the generator is sequential either way (about 3 ms
+    per million rows), so the chain costs no parallelism the single task would give.
     """
     import dask
 

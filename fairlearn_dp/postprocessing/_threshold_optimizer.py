@@ -151,13 +151,15 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         "decision_function" or "predict" (binary outputs: the paper's setting).
     tol : float or None, default=None
         The fairness tolerance ``gamma`` of the paper: constrained rates of every group may differ from group 0's
-        by ``gamma`` plus the privacy slack. None means 0. At ``epsilon=inf`` Fairlearn's ``tol`` (not supported
-        with "equalized_odds", as in Fairlearn).
+        by ``gamma`` plus the privacy slack. None means 0. Only the gaps to group 0 are constrained, so two other
+        groups may differ by up to ``2 gamma`` on the released rates (Fairlearn's ``tol`` bounds the range over all
+        groups; the two agree for ``tol=0``). At ``epsilon=inf`` Fairlearn's ``tol`` (not supported with
+        "equalized_odds", as in Fairlearn).
     epsilon : float, default=1.0
         Privacy budget (> 0). ``numpy.inf`` is Fairlearn's non-private ``ThresholdOptimizer`` exactly (see Notes).
     delta : float, default=0.0
-        0 for pure DP (Laplace); > 0 uses the analytic Gaussian mechanism (the slack formula assumes Laplace, so
-        with ``delta > 0`` it is computed for a Laplace scale of the same standard deviation).
+        0 for pure DP (Laplace); > 0 uses the analytic Gaussian mechanism, and the error bounds ``rate_error_`` (and
+        the slack) are then computed from Gaussian tails of that mechanism's standard deviation.
     beta : float, default=0.05
         Confidence of the error bounds ``rate_error_`` (and of the slack): with probability at least 1 - beta over
         the noise, every private rate is within its bound, so the fairness guarantee below holds (and, with
@@ -210,8 +212,10 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     rate_error_ : dict
         For each constrained rate, each group's bound ``s_a`` on the error of its private rate (every threshold and
         mixture at once; all bounds hold together with probability >= 1 - beta; ``inf`` for a slice without noisy
-        mass). The fitted post-processor's gap to the anchor on the fitting data is at most ``tol + slack_[rate][a]
-        + s_a + s_0`` then. A function of the released table and public inputs.
+        mass). The fitted post-processor's gap between groups ``a`` and ``b`` on the fitting data is then at most
+        their released gap plus ``s_a + s_b``: ``tol + slack_[rate][a] + s_a + s_0`` to the anchor, up to ``2 tol
+        + slack_[rate][a] + slack_[rate][b] + s_a + s_b`` between two other groups. A function of the released table
+        and public inputs.
     mixing_rates_ : ndarray of shape (n_groups, n_bins)
         ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
     objective_value_ : float
@@ -255,7 +259,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
       whole budget is charged once per ``fit``. ``predict`` randomness is not a privacy mechanism.
     - Error bounds (``rate_error_``): with probability >= 1 - beta, ``s_a = E / q~_a`` bounds the error of every
       private rate of group ``a`` (``q~_a`` its clipped noisy mass for the rate's label(s)). For binary predictions
-      and Laplace noise ``E = t = 2 ln(4|A|/beta) / (m epsilon)``, the per-cell bound of Lemma B.2. With ``B`` score
+      and Laplace noise ``E = t = 2 ln(4|A|/beta) / (m epsilon)`` for an FPR or TPR, the per-cell bound of Lemma
+      B.2, and ``2t`` for a selection rate (its one erring threshold sums two cells on each side). With ``B`` score
       bins (or Gaussian noise) a rate sums up to ``B`` cells (``2B`` for selection rates) and ``E`` bounds, over all
       thresholds at once, the larger of the slice's summed positive noise (what clipping can add) and its partial
       noise sums (Levy's maximal inequality; exact Laplace tails), derivation in ``_mixing_lp.py``.
@@ -267,7 +272,10 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
       ``sum_a share_a slack_a`` of the slack-LP's (``_mixing_lp.py``).
     - Warnings that fairness is not enforced, from released values only: a slack >= 1 (the constraint cannot
       bind); a constraint that does not bind although the group's released gap exceeds ``tol`` (its slack is larger
-      than its disparity); an error bound ``s_a + s_0 >= 1`` (a constraint met on the released rates says nothing).
+      than its disparity); a guaranteed disparity bound ``max_{a<b} |r~_a - r~_b| + s_a + s_b`` (released gap plus
+      error bounds, the largest over pairs of groups; in the message) above ``tol + 0.05``
+      (``_mixing_lp.DISPARITY_WARNING_MARGIN``): the constraint is not guaranteed to a useful precision at this
+      epsilon.
     - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol``; ``m`` (the number of rows)
       is public under both relations.
     - Failure paths (README, "Failure paths and what is public"): parameters are validated and the accountant is
@@ -580,9 +588,16 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
     def __getattr__(self, name):
         """Fairlearn's fitted attributes after a finite-epsilon fit (``interpolated_thresholder_``, ``x_metric_``,
-        ``y_metric_``, what ``plot_threshold_optimizer`` reads), built from released values on first access."""
+        ``y_metric_``, what ``plot_threshold_optimizer`` reads), built from released values on first access.
+
+        An ``AttributeError`` while building them is a defect, not a missing attribute: it is raised as a
+        ``RuntimeError`` (with the cause), so that ``hasattr`` does not quietly answer False."""
         if name in INTROSPECTION_ATTRIBUTES and "mixing_rates_" in self.__dict__:
-            set_fairlearn_introspection(self)
+            try:
+                set_fairlearn_introspection(self)
+            except AttributeError as exc:
+                raise RuntimeError(f"Building Fairlearn's introspection attribute {name!r} from the released values "
+                                   f"failed: {exc}") from exc
             return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 

@@ -146,6 +146,28 @@ def test_threshold_optimizer_prefit_classifier_on_dask(data, classifier, predict
     assert accountant.spent_budget == [(1.0, 0.0)]
 
 
+def test_fairlearns_introspection_after_a_dask_fit(data, classifier):
+    """A Dask fit sets every attribute the lazy introspection reads (the estimator, the predict method, the grid):
+    interpolated_thresholder_ exists, covers the groups and is the rule predict uses. Same bound as the in-memory
+    introspection tests: B - 1 decomposition steps of _JUMP_TOL plus the rounding of Fairlearn's formula."""
+    from fairlearn.postprocessing._interpolated_thresholder import InterpolatedThresholder
+
+    from fairlearn_dp.postprocessing import _introspection
+
+    X, _, labels, a = data
+    model = threshold(BudgetAccountant(), estimator=classifier, prefit=True, predict_method="predict_proba").fit(
+        da.from_array(X, chunks=(900, 3)), da.from_array(labels, chunks=900),
+        sensitive_features=da.from_array(a, chunks=900))
+    assert "interpolated_thresholder_" not in vars(model) and hasattr(model, "interpolated_thresholder_")
+    interpolation = model.interpolated_thresholder_.interpolation_dict
+    assert set(interpolation) == set(GROUPS) and set(model._tradeoff_curve) == set(GROUPS)
+    fairlearns = InterpolatedThresholder(classifier, interpolation, prefit=True,
+                                         predict_method="predict_proba").fit(None, None)
+    tolerance = (model.bin_edges_.size - 2) * _introspection._JUMP_TOL + 8 * np.finfo(float).eps
+    np.testing.assert_allclose(fairlearns._pmf_predict(X, sensitive_features=a),
+                               model._pmf_predict(X, sensitive_features=a), rtol=0, atol=tolerance)
+
+
 def test_threshold_optimizer_scores_as_dask_series(data, classifier):
     X, _, labels, a = data
     scores = classifier.predict_proba(X)[:, 1]

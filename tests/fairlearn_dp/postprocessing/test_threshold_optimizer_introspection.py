@@ -370,6 +370,19 @@ def test_built_on_first_access_from_the_fitted_state_and_kept_through_pickle():
     assert "interpolated_thresholder_" in vars(exact) and not hasattr(exact, "mixing_rates_")
 
 
+def test_an_attribute_error_while_building_is_a_runtime_error_not_a_missing_attribute(monkeypatch):
+    """hasattr must not quietly answer False when building the introspection fails."""
+    model = fitted()
+
+    def broken(model):
+        raise AttributeError("'DPThresholdOptimizer' object has no attribute 'estimator_'")
+
+    monkeypatch.setattr(module, "set_fairlearn_introspection", broken)
+    with pytest.raises(RuntimeError, match="'interpolated_thresholder_'.*no attribute 'estimator_'") as info:
+        hasattr(model, "interpolated_thresholder_")
+    assert isinstance(info.value.__cause__, AttributeError)
+
+
 def test_a_group_without_released_negatives_has_no_curve_but_a_rule():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
