@@ -481,6 +481,21 @@ def test_gerryfair_refuses_max_iters_above_the_cap_and_plays_the_cap_in_seconds(
     assert model.n_iter_ == MAX_ITERS - 1
 
 
+@pytest.mark.parametrize("delta, key", [(0.0, "row_norm_bound_l1"), (1e-5, "row_norm_bound")])
+def test_gerryfair_refuses_a_malformed_published_row_norm_bound_before_the_budget(delta, key):
+    """``X.attrs`` is public metadata: a bound that is not a number > 0 is refused before the budget check (an
+    exhausted accountant would raise its BudgetError first otherwise)."""
+    X, y, _ = classification_data()
+    A = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(float)
+    for bad in (-1.0, "big"):
+        frame = pd.DataFrame(X)
+        frame.attrs[key] = bad
+        refused_before_the_budget(
+            lambda acc: DPGerryFairClassifier(max_iters=3, epsilon=1.0, delta=delta, accountant=acc,
+                                              random_state=0),
+            lambda model: model.fit(frame, y, sensitive_features=A), (ValueError, TypeError), key)
+
+
 def test_auditor_running_sums_are_the_sums_over_the_plays():
     """The running sums do the same elementwise additions in the same order as summing the list of plays in every
     round (no BLAS involved), so they are equal to the float."""

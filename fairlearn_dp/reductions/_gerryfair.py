@@ -153,8 +153,11 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         (L2).
         Rows with a larger norm, if any, are scaled onto the ball (here and in ``predict``). No warning is emitted:
         whether some row was scaled depends on the private data. Choose a bound that holds by construction.
+        With ``epsilon = inf`` and None, no bound applies (not even a published one): rows are used as given, as
+        in AIF360.
     sensitive_norm_bound : float or None, default=None
-        The same for the rows of ``sensitive_features`` (``k`` columns: ``k`` or ``sqrt(k)`` when None).
+        The same for the rows of ``sensitive_features`` (``k`` columns: ``k`` or ``sqrt(k)`` when None; no bound
+        with ``epsilon = inf`` and None).
     composition : {'auto', 'basic', 'advanced', 'zcdp'}, default='auto'
         How the per-release budgets compose to ``(epsilon, delta)``. With ``delta == 0`` only 'basic' (and 'auto',
         which then means 'basic') is possible. With ``delta > 0``: 'basic' gives each of the ``K`` releases
@@ -229,7 +232,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     privacy_spent_ : PrivacySpend
         What was charged: the declared ``(epsilon, delta)``.
     feature_norm_bound_, sensitive_norm_bound_ : float
-        The bounds used (in the norm of the mechanism).
+        The bounds used (in the norm of the mechanism); ``inf`` when none applies.
     n_features_in_ : int
     feature_names_in_ : numpy.ndarray
         Column names of ``X`` when it is a DataFrame.
@@ -413,8 +416,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
                              "the subgroup cost of the first audited row, a value of one record that no private "
                              "release can carry; use cost_update='lagrangian' (each row its own cost).")
 
-    def _check_public(self):
-        """Validate the public parameters, then check the budget: the first two steps of ``fit``, before any data.
+    def _check_public(self, X=None):
+        """Validate the public parameters (and the bound ``X`` publishes in ``X.attrs``, if ``X`` is given), then
+        check the budget: the first two steps of ``fit``, before any data.
 
         The AIF360 face calls it before it reads its dataset. Returns the public quantities ``fit`` needs.
         """
@@ -425,6 +429,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
             raise ValueError("heatmapflag=True needs epsilon=numpy.inf: AIF360's heatmap plots the raw training data, "
                              "which is not differentially private.")
         self._check_cost_update(epsilon)
+        # X.attrs: public metadata, read (and a malformed value refused) before the budget and before X is converted
+        published = None if X is None else published_row_norm_bound(X, 1 if delta == 0 else 2)
         rounds = int(self.max_iters) - 1
         n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
         eps0, delta0, rule = _per_release_budget(epsilon, delta, n_releases, self.composition)
@@ -433,7 +439,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         return {"linear": linear, "fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon,
                 "delta": delta,
                 "rounds": rounds, "n_releases": n_releases, "eps0": eps0, "delta0": delta0, "rule": rule,
-                "spend": spend}
+                "spend": spend, "published": published}
 
     # ------------------------------------------------------------------ fit
     @atomic_fit
@@ -455,24 +461,24 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         -------
         self
         """
-        public = self._check_public()                    # parameters, then the budget: before any data is read
+        public = self._check_public(X)                   # parameters, then the budget: before any data is read
         linear, fit_intercept, ridge_alpha = public["linear"], public["fit_intercept"], public["ridge_alpha"]
         epsilon, delta, spend = public["epsilon"], public["delta"], public["spend"]
         eps0, delta0, rule = public["eps0"], public["delta0"], public["rule"]
         rounds, n_releases = public["rounds"], public["n_releases"]
         norm_ord = 1 if delta == 0 else 2
-        published = published_row_norm_bound(X, norm_ord)      # X.attrs: public metadata, read before X is converted
 
         X, names = _check_matrix(X, "X")
         y = _check_labels(y, X.shape[0])
         A, sensitive_values, sensitive_names = _encode_sensitive(
             sensitive_features, X.shape[0], self.sensitive_values, private=not math.isinf(epsilon),
             estimator_name=type(self).__name__)
-        feature_bound = _default_bound(published if self.feature_norm_bound is None else self.feature_norm_bound,
-                                       X.shape[1], norm_ord)
+        feature_bound = _fit_bound(public["published"] if self.feature_norm_bound is None
+                                   else self.feature_norm_bound, self.feature_norm_bound, X.shape[1], norm_ord, epsilon)
         # An encoded categorical column has norm <= 1, as a numeric column in [-1, 1]: the default bound counts the
         # columns of ``sensitive_features`` as given.
-        sensitive_bound = _default_bound(self.sensitive_norm_bound, len(sensitive_values), norm_ord)
+        sensitive_bound = _fit_bound(self.sensitive_norm_bound, self.sensitive_norm_bound, len(sensitive_values),
+                                     norm_ord, epsilon)
         A = clip_rows(A, sensitive_bound, norm_ord)
         if linear:
             X = clip_rows(X, feature_bound, norm_ord)
@@ -1141,6 +1147,15 @@ def _default_bound(bound, n_columns, norm_ord):
     if bound is not None:
         return float(bound)
     return float(n_columns) if norm_ord == 1 else math.sqrt(n_columns)
+
+
+def _fit_bound(bound, given, n_columns, norm_ord, epsilon):
+    """The row-norm bound ``fit`` clips to: ``epsilon = inf`` without a bound ``given`` as a parameter is ``inf``
+    (nothing is private, no noise to calibrate: the rows as given, as AIF360; a bound published in ``X.attrs`` is
+    not applied); else :func:`_default_bound` of ``bound``."""
+    if given is None and math.isinf(epsilon):
+        return math.inf
+    return _default_bound(bound, n_columns, norm_ord)
 
 
 def _radius(bound, norm_ord, intercept):

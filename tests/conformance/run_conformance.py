@@ -15,8 +15,10 @@ package, so the tests import the installed release. Each run records the ``fairl
 Two configurations (:data:`CONFIGURATIONS`): ``upstream``, Fairlearn's configuration as it is, and ``relaxed``, the
 same with pandas' ``Pandas4Warning`` shown instead of raised (with pandas 3, Fairlearn's own code emits it, and under
 ``filterwarnings = error`` most exponentiated-gradient tests then fail with Fairlearn's classes as well, so they
-exercise neither class). For each, the report reads "baseline: P passed, F failed (...); substituted: same outcome
-on N of P baseline-passing; K lost; L gained", with the commonest baseline failure messages.
+exercise neither class). ``relaxed`` applies only where ``pandas.errors`` has ``Pandas4Warning`` (pandas 3; with an
+older pandas, ``-W`` naming it would stop pytest at startup): elsewhere it is reported as not applicable and not
+run (:func:`configuration_args`). For each, the report reads "baseline: P passed, F failed (...); substituted:
+same outcome on N of P baseline-passing; K lost; L gained", with the commonest baseline failure messages.
 
 Also run by ``tests/conformance/test_conformance.py`` when ``FAIRDP_FAIRLEARN_SRC`` is set (skipped otherwise).
 """
@@ -44,6 +46,18 @@ FAIRLEARN_TESTS = ("test/unit/postprocessing", "test/unit/reductions/exponentiat
                    "test/unit/reductions/test_smoke.py")
 #: Extra pytest arguments per configuration (command-line -W filters take precedence over the ini's).
 CONFIGURATIONS = {"upstream": (), "relaxed": ("-W", "default::pandas.errors.Pandas4Warning")}
+
+
+def configuration_args(configuration):
+    """The extra pytest arguments of ``configuration``, or None when it does not apply to the installed pandas
+    (``relaxed`` without ``pandas.errors.Pandas4Warning``)."""
+    import pandas.errors
+
+    if configuration == "relaxed" and not hasattr(pandas.errors, "Pandas4Warning"):
+        return None
+    return CONFIGURATIONS[configuration]
+
+
 #: Test-id prefixes of the suites, for the per-suite counts.
 SUITES = {"post-processing": "test.unit.postprocessing.",
           "exponentiated gradient": "test.unit.reductions.exponentiated_gradient.",
@@ -155,12 +169,15 @@ class Comparison:
 def compare(source, junit_dir, configuration="upstream"):
     """Run the upstream suites of ``source`` with Fairlearn's and with fairdp's classes, in ``configuration``.
 
-    Raises RuntimeError if a run imported another ``fairlearn`` than the installed release.
+    Raises RuntimeError if a run imported another ``fairlearn`` than the installed release, ValueError if
+    ``configuration`` does not apply to the installed pandas (:func:`configuration_args`).
     """
+    extra = configuration_args(configuration)
+    if extra is None:
+        raise ValueError(f"configuration {configuration!r} does not apply: pandas.errors has no Pandas4Warning.")
     junit_dir = Path(junit_dir)
     junit_dir.mkdir(parents=True, exist_ok=True)
     expected_file, _ = installed_fairlearn()
-    extra = CONFIGURATIONS[configuration]
     with tempfile.TemporaryDirectory(prefix="fairlearn-tests-") as scratch:
         tree = copy_test_tree(source, scratch)
         results = {}
@@ -206,6 +223,9 @@ def main(argv=None):
     print(f"installed fairlearn {version} ({installed.parent}); tests from {args.source} "
           f"(version {_checkout_version(args.source)})")
     for configuration in args.configuration or list(CONFIGURATIONS):
+        if configuration_args(configuration) is None:
+            print(f"[{configuration}] not applicable: pandas.errors has no Pandas4Warning (pandas < 3)")
+            continue
         print("\n".join(report(compare(Path(args.source), args.junit_dir, configuration), args.show)))
     return 0
 

@@ -55,6 +55,13 @@ TIMEOUT_SECONDS = 3600
 #: One thread per BLAS/OpenMP pool in every run: the two runs compared use the same arithmetic, and the runs
 #: share the machine's cores with the rest of the suite.
 THREAD_ENV = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+#: The same string hashes (set and dict orders of strings) in every run.
+HASH_ENV = {"PYTHONHASHSEED": "0"}
+#: Round-off allowed between two runs' ``_pmf_predict`` (separate processes: a BLAS kernel may order a sum
+#: differently). Each entry is a probability, a sum of at most a few hundred terms in [0, 1] (a mixture of at most
+#: ``max_iter`` = 50 plays, or a threshold interpolation of a model's scores); each addition rounds by at most half
+#: an ulp of 1 (2.2e-16), so a reordering moves an entry by at most a few hundred ulps of 1: 512 ulps, 1.1e-13.
+PMF_ATOL = 512 * np.finfo(float).eps
 
 
 @dataclass(frozen=True)
@@ -271,7 +278,7 @@ def run(name: str, mode: str, workdir: Path | None = None) -> Run:
     """Run example ``name`` in ``mode`` in a fresh interpreter (working directory: a scratch folder)."""
     with tempfile.TemporaryDirectory(prefix=f"fairdp-{name}-{mode}-", dir=workdir) as scratch:
         record = Path(scratch) / "record.json"
-        env = {**os.environ, "MPLBACKEND": "Agg", **THREAD_ENV}
+        env = {**os.environ, "MPLBACKEND": "Agg", **THREAD_ENV, **HASH_ENV}
         start = time.perf_counter()
         result = subprocess.run([sys.executable, str(Path(__file__)), "--child", name, mode, str(record)],
                                 cwd=scratch, env=env, capture_output=True, timeout=TIMEOUT_SECONDS, check=False)
@@ -291,16 +298,20 @@ def _load_calls(record: Path) -> list:
 
 
 def differences_from_baseline(baseline: Run, swapped: Run) -> list[str]:
-    """Why ``swapped`` (the ``inf`` run) is not identical to ``baseline`` (empty if it is)."""
+    """Why ``swapped`` (the ``inf`` run) is not identical to ``baseline`` (empty if it is): the standard output
+    byte for byte and the predictions exactly; ``_pmf_predict`` (floats of fitted models, from another process)
+    within ``PMF_ATOL``."""
     if not (baseline.ok and swapped.ok):
         return [f"{run.mode} run failed: {run.error()}" for run in (baseline, swapped) if not run.ok]
     problems = [] if swapped.stdout == baseline.stdout else ["standard output differs"]
     if len(swapped.calls) != len(baseline.calls):
         problems.append(f"{len(swapped.calls)} predict calls against {len(baseline.calls)}")
     for index, (ours, theirs) in enumerate(zip(swapped.calls, baseline.calls)):
-        for key in ("predictions", "pmf"):
-            if not np.array_equal(ours[key], theirs[key]):
-                problems.append(f"predict call {index}: {key} differ")
+        if not np.array_equal(ours["predictions"], theirs["predictions"]):
+            problems.append(f"predict call {index}: predictions differ")
+        if ours["pmf"].shape != theirs["pmf"].shape or not np.allclose(ours["pmf"], theirs["pmf"], rtol=0,
+                                                                         atol=PMF_ATOL):
+            problems.append(f"predict call {index}: pmf differ (beyond {PMF_ATOL:.1e})")
     return problems
 
 
@@ -331,7 +342,7 @@ def _describe(outcome: Run) -> str:
 def _report(name, runs):
     if "fairlearn" in runs and "inf" in runs:
         problems = differences_from_baseline(runs["fairlearn"], runs["inf"])
-        print(f"  epsilon=inf identical to Fairlearn's (stdout bytes, predictions, _pmf_predict): "
+        print(f"  epsilon=inf identical to Fairlearn's (stdout bytes, predictions; _pmf_predict to round-off): "
               f"{'yes' if not problems else 'NO: ' + '; '.join(problems)}")
     if "inf" in runs and "dp" in runs and runs["dp"].ok and runs["inf"].ok:
         for index, metric, at_one, at_inf in metric_gaps(runs["inf"], runs["dp"]):

@@ -1,6 +1,6 @@
 """The conformance runner itself (``run_conformance.py``), on a tiny fake Fairlearn checkout: its tests import the
 installed Fairlearn release, not the checkout's ``fairlearn/`` package, and outcomes are counted against the
-baseline."""
+baseline; the ``relaxed`` configuration runs only where ``pandas.errors`` has ``Pandas4Warning``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas.errors
 import pytest
 
 import run_conformance
@@ -70,3 +71,27 @@ def test_the_runner_refuses_a_run_that_imported_another_fairlearn(tmp_path, monk
     monkeypatch.setattr(run_conformance, "copy_test_tree", copy_everything)
     with pytest.raises(RuntimeError, match=r"imported fairlearn from \S+, not the installed release"):
         run_conformance.compare(checkout, tmp_path / "junit", "upstream")
+
+
+def test_the_relaxed_configuration_passes_its_option_where_pandas_has_the_warning():
+    if not hasattr(pandas.errors, "Pandas4Warning"):
+        pytest.skip("pandas.errors has no Pandas4Warning (pandas < 3)")
+    assert run_conformance.configuration_args("relaxed") == ("-W", "default::pandas.errors.Pandas4Warning")
+    assert run_conformance.configuration_args("upstream") == ()
+
+
+def test_without_pandas4warning_the_relaxed_configuration_is_not_applicable_and_not_run(monkeypatch, tmp_path,
+                                                                                       capsys):
+    monkeypatch.delattr(pandas.errors, "Pandas4Warning", raising=False)
+    assert run_conformance.configuration_args("relaxed") is None
+    assert run_conformance.configuration_args("upstream") == ()
+    with pytest.raises(ValueError, match="does not apply"):
+        run_conformance.compare(tmp_path, tmp_path / "junit", "relaxed")
+    ran = []
+    monkeypatch.setattr(run_conformance, "compare", lambda source, junit_dir, configuration: ran.append(configuration))
+    monkeypatch.setattr(run_conformance, "report", lambda comparison, show: ["reported"])
+    (tmp_path / "fairlearn").mkdir()
+    (tmp_path / "fairlearn" / "__init__.py").write_text('__version__ = "0.0"\n')
+    assert run_conformance.main(["--source", str(tmp_path), "--junit-dir", str(tmp_path / "junit")]) == 0
+    assert ran == ["upstream"]
+    assert "[relaxed] not applicable" in capsys.readouterr().out

@@ -66,7 +66,8 @@ class DPGerryFairClassifier(Transformer):
         feature_norm_bound, sensitive_norm_bound (float, optional): public bounds on the row norms of the features
             and of the protected attributes (L1 when ``delta == 0``, L2 otherwise); default: every entry in
             ``[-1, 1]``. AIF360's raw features (e.g. ``AdultDataset``'s ages) must be scaled with public ranges
-            first, or larger rows are scaled onto the ball (silently: a warning would depend on the data).
+            first, or larger rows are scaled onto the ball (silently: a warning would depend on the data). With
+            ``epsilon=numpy.inf`` and None, no bound applies: the rows as given, as AIF360.
         composition (str): ``'auto'``, ``'basic'``, ``'advanced'`` or ``'zcdp'`` (see the engine; with ``delta > 0``
             'auto' picks zCDP composition of the Gaussian releases in practice).
         cost_update (str): ``'auto'`` (AIF360's update at ``epsilon=numpy.inf``, the Lagrangian otherwise),

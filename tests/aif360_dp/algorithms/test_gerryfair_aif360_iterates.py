@@ -77,6 +77,20 @@ def test_short_demo_follows_aif360s_iterates(demo, fairness_def):
     assert max(abs(a - b) for a, b in zip(lagrangian.errors, reference.errors)) > 0.01
 
 
+def test_unscaled_features_follow_aif360s_iterates_at_epsilon_inf(demo):
+    """Features (protected attributes among them) times 100, as a user's raw data: at epsilon=inf nothing is
+    private, so no row is scaled onto a norm ball (the default bound, every entry in [-1, 1], would scale all of
+    them) and the fit is AIF360's on those features. Same round-off bound: every quantity compared is an average
+    of 0/1 plays, whatever the scale of the features."""
+    scaled = demo.copy(deepcopy=True)
+    scaled.features = scaled.features * 100.0
+    scaled.protected_attributes = scaled.protected_attributes * 100.0
+    assert np.abs(scaled.features).sum(axis=1).max() > scaled.features.shape[1]     # the default bound would clip
+    reference, model = _both(scaled, 10, "FP")
+    _assert_same_iterates(reference, model, scaled)
+    assert model.model_.feature_norm_bound_ == np.inf and model.model_.sensitive_norm_bound_ == np.inf
+
+
 @pytest.mark.slow
 def test_notebook_fit_follows_aif360s_iterates(demo):
     """The notebook's own fit, max_iterations=500: 499 rounds, the same trajectory to round-off."""
