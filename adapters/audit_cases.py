@@ -748,10 +748,14 @@ def _statistics_threshold_case(make, x, labels, epsilon, *, face, release, sigma
 
 def _statistics_game_case(n, epsilon, *, face):
     """The one release of sufficient statistics (``history_["statistics"]``: the (label, group) sums of ``[x, 1]``).
-    Person 0's feature is 0, so only the two count coordinates of its label cells move. Least-squares Learner, two
-    planned rounds (the rest of the budget pays for per-round releases the event does not read)."""
-    x = (np.arange(n) % 5) / 4.0
-    x[0] = 0.0
+    Person 0's feature is 0 and so is the column's mean (the others come in pairs +v, -v, multiples of 1/4, summed
+    exactly), so person 0's feature stays 0 after the game's public centring and scaling of X: only the two count
+    coordinates of its label cells move. Least-squares Learner, two planned rounds (the rest of the budget pays for
+    per-round releases the event does not read)."""
+    i = np.arange(n - 1)
+    x = np.concatenate([[0.0], ((i // 2) % 4 + 1) / 4.0 * np.where(i % 2 == 0, 1.0, -1.0)])
+    if (n - 1) % 2:
+        x[-1] = 0.0                                   # the unpaired last value
     labels = (np.arange(n) // 2) % 2
     make = functools.partial(_make_statistics_game, face=face)
     return _statistics_threshold_case(make, x, labels, epsilon, face=face, release="statistics",

@@ -283,3 +283,53 @@ def test_bench_noise_rows_match_the_results_file():
     assert f"Run of {date} (load average {load} on 2 cores" in section
     assert ("Goal < 1.5x: met." if float(ratio.rstrip("x")) < 1.5 else "Goal < 1.5x: missed.") in section
 
+
+
+# ---------------------------------------------------------------------------------------- bench_adult_groups
+BENCH_ADULT_GROUPS = ROOT / "tests" / "benchmarks" / "results" / "bench_adult_groups.md"
+INPROCESSING = ROOT / "docs" / "user_guide" / "inprocessing.md"
+
+
+def _adult_groups_results():
+    """``{section heading: (header, rows)}`` of the results file's ``### ...`` tables."""
+    text = BENCH_ADULT_GROUPS.read_text()
+    sections = {}
+    for part in text.split("\n### ")[1:]:
+        heading = part.splitlines()[0].strip()
+        (table,) = _markdown_tables(part)
+        sections[heading] = table
+    return sections
+
+
+def test_bench_adult_groups_rows_of_the_performance_page_match_the_results_file():
+    """The performance page's two Adult-by-race tables repeat rows of the committed run verbatim (race, demographic
+    parity, then equalized odds), and its goal sentence states the run's figures."""
+    results = _adult_groups_results()
+    performance = PERFORMANCE.read_text()
+    start = performance.index("**Accuracy and fairness on Adult by group.**")
+    section = performance[start:performance.index("**Attribute-blind fair regression post-processing.**", start)]
+    tables = _markdown_tables(section)
+    assert len(tables) == 2
+    for (header, rows), heading in zip(tables, ("Adult by race, demographic parity", "Adult by race, equalized odds")):
+        result_header, result_rows = results[heading]
+        assert header == result_header
+        for row in rows:
+            assert row in result_rows, (heading, row)
+    by_key = {tuple(r[:3]): r for r in results["Adult by race, demographic parity"][1]}
+    record, attribute = by_key[("record", "DPEG", "1")], by_key[("attribute", "DPEG", "1")]
+    assert f"accuracy {record[3].split(' ')[0]} (goal ≥ 0.80) at DP difference {record[4].split(' ')[0]}" in section
+    assert f"DP difference {attribute[4].split(' ')[0]} (goal ≤ 0.08" in section
+
+
+def test_bench_adult_groups_frontier_of_the_inprocessing_page_matches_the_results_file():
+    """The in-processing page's frontier table (Adult by race, "record") repeats the results file's frontier rows."""
+    header, rows = _adult_groups_results()["Frontier: DPEG on Adult by race under privacy_unit='record'"]
+    frontier = {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
+    text = INPROCESSING.read_text()
+    start = text.index("**Small groups.**")
+    (doc_header, doc_rows), = [t for t in _markdown_tables(text[start:]) if t[0][:3] == ["constraint", "ε",
+                                                                                         "`max_iter`"]][:1]
+    assert doc_rows
+    for constraint, epsilon, rounds, accuracy, difference in doc_rows:
+        key = (constraint.replace(" ", "_"), epsilon, rounds.split(" ")[0])
+        assert frontier[key] == (accuracy, difference), key

@@ -18,7 +18,6 @@ import pandas as pd
 from fairlearn.reductions import (
     DemographicParity,
     EqualizedOdds,
-    ErrorRate,
     ErrorRateParity,
     ExponentiatedGradient as _FairlearnExponentiatedGradient,
     FalsePositiveRateParity,
@@ -32,6 +31,7 @@ from ..privacy import (PrivacySpend, PrivacyWarning, charge, check_spend, noisy_
 from ..privacy._release import noise_sd
 from ..utils._progress import progress_rounds
 from ..utils._random import check_random_state
+from ..utils._row_bounds import feature_bound_radius, feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
 from ..utils._validation import (
     SharedAccountantCloneMixin,
     as_group_vector,
@@ -39,6 +39,7 @@ from ..utils._validation import (
     call_withheld,
     check_choice,
     check_estimator,
+    check_feature_bound,
     check_groups,
     check_hypotheses,
     check_real,
@@ -52,6 +53,9 @@ from ..utils._validation import (
 )
 from ._exponential import exponential_mechanism
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
+from ._objective import objective_costs
+from ._pipeline import game_estimator, pipeline_parts, pipeline_pmf
+from ._public_features import PublicFeatureMap
 from ._statistics_game import StatisticsGame
 
 __all__ = ["DPExponentiatedGradient", "MAX_ROUNDS"]
@@ -76,7 +80,7 @@ _PARAMETER_CHECKS = {
     "privacy_unit": functools.partial(check_choice, options=_PRIVACY_UNITS),
     "bound_B": _POSITIVE_OR_NONE,
     "eta": _POSITIVE_OR_NONE,
-    "feature_bound": functools.partial(check_real, low=0.0, low_open=True),
+    "feature_bound": check_feature_bound,
     "ridge": functools.partial(check_real, low=0.0, allow_none=True),
     "row_norm_bound": _POSITIVE_OR_NONE,
     "statistics_fraction": _FRACTION,
@@ -112,13 +116,23 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
       (``run_linprog_step="auto"``; see the parameter for why not Fairlearn's LP here).
       Without an estimator, or under ``privacy_unit="record"`` (the estimator cannot read private records; a
       warning says so), the Learner is the least-squares cost oracle on the released sums and Gram matrix.
+      A scikit-learn ``Pipeline`` (e.g. imputing, scaling and one-hot encoding a raw DataFrame, then a classifier)
+      is split as :mod:`fairlearn_dp.reductions._pipeline` describes: its preprocessing is fitted once and the
+      statistics are of the transformed features, its last step is the Learner (``sample_weight_name`` as in
+      Fairlearn, e.g. ``"classifier__sample_weight"``); under ``"record"`` the preprocessing must be public
+      (prefit, stateless, or declared categories and bounds), else the fit is refused before the budget check.
       Fairlearn's arguments: ``eps`` (``B = 1/eps``), ``max_iter`` (the planned rounds ``T``; None: 50),
       ``eta0`` (learning rate ``eta0 / B``), ``run_linprog_step`` and ``sample_weight_name`` are honoured; ``nu``
       must be None (with the LP step the game stops when the LP value on released values stalls for
-      ``PATIENCE`` rounds; the budget of all ``T`` planned rounds is charged either way); ``objective``
-      must be the error rate. Measured on Adult (README, "DP in-processing"): at ``epsilon=1`` it is within about
-      0.01 of Fairlearn's non-private accuracy and violation by sex; the paper's Algorithm 3 is below the
-      majority rate there.
+      ``PATIENCE`` rounds; the budget of all ``T`` planned rounds is charged either way); ``objective`` is
+      Fairlearn's ``ErrorRate``, with its public costs (``ErrorRate(costs={"fp": ..., "fn": ...})``; they weigh
+      released values only, so no sensitivity changes: :mod:`fairlearn_dp.reductions._objective`). Under
+      ``"sensitive_attribute"`` (X public) the released statistics are of the public affine rescaling of X that
+      :mod:`fairlearn_dp.reductions._public_features` describes (every coordinate in ``[-1, 1]``; their
+      sensitivity uses the rescaled row bound), so that a column of a large scale (e.g. unscaled ``fnlwgt``) does
+      not set the noise of all; the estimator still sees the raw X. Measured on Adult (README, "DP
+      in-processing"): at ``epsilon=1`` it is within about 0.01 of Fairlearn's non-private accuracy and violation
+      by sex; the paper's Algorithm 3 is below the majority rate there.
 
     - **Fairlearn's** (``epsilon=inf`` and ``oracle`` ``"auto"`` with an estimator, or ``"estimator"``): after our
       own parameters are validated and the accountant is charged ``(inf, 0)``, Fairlearn's ``fit`` runs unchanged,
@@ -151,15 +165,17 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     Parameters
     ----------
     estimator : estimator or None, default=None
-        Base estimator with ``fit(X, y, sample_weight=...)``: Fairlearn's best response, used only at
-        ``epsilon=inf`` (``oracle="auto"`` or ``"estimator"``).
+        Base estimator with ``fit(X, y, sample_weight=...)`` (or a ``Pipeline``): Fairlearn's best response on
+        Fairlearn's path, and the statistics game's Learner under ``privacy_unit="sensitive_attribute"`` (a
+        ``Pipeline``'s preprocessing defines the game's features under both units; see above). Not used by
+        Algorithm 3's oracles.
     constraints : fairlearn.reductions.Moment
         Algorithm 3: ``DemographicParity``, ``EqualizedOdds``, ``TruePositiveRateParity``,
         ``FalsePositiveRateParity`` or ``ErrorRateParity`` (difference bounds; no ratio bounds or control features).
         Its ``difference_bound`` is the fairness tolerance gamma of the paper. Fairlearn's path: any ``Moment``
         Fairlearn accepts (e.g. ``BoundedGroupLoss``).
     objective : fairlearn.reductions.Moment or None, default=None
-        Fairlearn's objective. Algorithm 3: only the error rate (None or ``ErrorRate()``).
+        Fairlearn's objective: None or ``ErrorRate`` (statistics game: with any costs; Algorithm 3: unit costs).
     eps : float, default=0.01
         Fairlearn's ``B = 1/eps`` (Fairlearn's path). Algorithm 3 uses ``bound_B`` (see above).
     max_iter : int or None, default=None
@@ -194,7 +210,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         forces the LP on released values (with the ``PATIENCE`` stopping rule). Algorithm 3: both values give
         the uniform average of the plays.
     sample_weight_name : str, default="sample_weight"
-        Name of the ``estimator.fit`` argument receiving the weights (Fairlearn's path only).
+        Name of the ``estimator.fit`` argument receiving the weights (Fairlearn's path and the statistics game).
+        For a ``Pipeline``, ``Pipeline.fit``'s ``step__parameter`` form naming its last step, as in Fairlearn
+        (e.g. ``"classifier__sample_weight"``); a bare name or one naming a preprocessing step is refused before
+        the budget check. Algorithm 3: must be ``"sample_weight"``.
     epsilon : float, default=1.0
         Total privacy budget of the fit (``inf``: no noise).
     mode : {"auto", "statistics", "paper"}, default="auto"
@@ -229,19 +248,29 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     hypotheses : list or None, default=None
         Finite hypothesis class for ``oracle="exponential"`` (fitted classifiers or callables returning 0/1),
         fixed before seeing the data, e.g. :func:`fairlearn_dp.reductions.linear_threshold_hypotheses`.
-    feature_bound : float, default=1.0
-        Public bound ``R`` on ``|x_j|`` for the regression oracle. Features beyond it are clipped to ``[-R, R]``
-        (in ``fit`` and ``predict``), silently: a warning would say whether the private data exceed the bound.
+    feature_bound : float or (lower, upper), default=1.0
+        Public bound on the features: a number ``R`` (``|x_j| <= R``), or a box ``(lower, upper)`` as diffprivlib's
+        ``bounds``, each side a number or an array with one entry per feature. Regression oracle: features beyond
+        ``R`` (for a box, its largest ``|bound|``) are clipped to ``[-R, R]`` (in ``fit`` and ``predict``),
+        silently: a warning would say whether the private data exceed the bound. Statistics game under
+        ``"record"``: the default of ``row_norm_bound`` (below).
     row_norm_bound : float or None, default=None
         Statistics game: public bound ``C`` on the L2 norm of a row of ``X``. Under ``"record"`` rows beyond it are
-        scaled onto it (silently); None: ``feature_bound * sqrt(n_features)``. Under ``"sensitive_attribute"`` X is
-        public and the bound is read off it (None), or checked against it.
+        scaled onto it (silently), and the noise grows with it. None: the bound ``X`` publishes, a DataFrame's
+        ``X.attrs["row_norm_bound"]`` (the :mod:`fairlearn_dp.datasets` loaders set it, e.g. ``sqrt(11)`` for
+        ``adult_features``; it survives ``train_test_split``); else the tight bound of the ``feature_bound`` box,
+        ``sqrt(sum_j max(lower_j^2, upper_j^2))``; for a number ``R`` that is ``R sqrt(n_features)``, and a
+        ``UserWarning`` says so (on one-hot rows it is far above the true bound, and the fit can end no better than
+        a constant classifier). ``row_norm_bound_`` is the bound used. Under ``"sensitive_attribute"`` X is public:
+        a given bound is checked against it, and the released statistics are of the public rescaling of X
+        (:mod:`fairlearn_dp.reductions._public_features`), whose row bound is read off it (``row_norm_bound_``).
     statistics_fraction : float, default=0.5
         Statistics game: share of the zCDP budget ``rho`` spent on the one release of sufficient statistics; the
         rest is split evenly over the ``T`` planned Auditor releases.
     ridge : float or None, default=None
-        Statistics game: ridge of the proxy and least-squares solves (None: ``sigma_stats / p_min``, and under
-        ``"record"`` at least ``2 sigma_gram sqrt(d + 1)``: functions of the noise scales and released counts).
+        Statistics game: ridge of the proxy and least-squares solves (None: ``sigma_stats / p_min``; under
+        ``"record"`` ``2 sigma_gram sqrt(d + 1)``, the noise floor of the released Gram matrix: functions of the
+        noise scales and released counts).
         Paper mode (None: 0): public ridge penalty added to the diagonal of ``X^T X`` by the regression oracle (post-processing of the
         released or public ``X^T X``; a multiple of ``m`` damps the noise on ``X^T c``). A 1e-6 relative jitter is
         always added for numerical stability.
@@ -285,13 +314,18 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     mode_ : str
         The algorithm that ran: ``"statistics"``, ``"paper"`` (Algorithm 3) or ``"fairlearn"`` (Fairlearn's own).
     proxy_reliability_ : numpy.ndarray or None
-        Statistics game with the estimator as Learner: per (event, group), the share ``kappa`` of the proxy's
-        spread that is signal rather than release noise (1 without noise); 0 means the group's constraint cannot be
-        enforced at this epsilon (a warning says so). Post-processing of the release.
+        Statistics game, per (event, group): the share ``kappa`` of what the Learner reads about the group that is
+        signal rather than release noise (1 without noise). With the estimator as Learner, of the proxy's spread;
+        with the least-squares Learner (``"record"``, or no estimator), of the group's cost direction, and the game
+        then enforces ``kappa * gamma <= bound`` for that cell
+        (:mod:`fairlearn_dp.reductions._direction_reliability`). 0 (least-squares Learner: at most the bound)
+        means the group's constraint cannot be enforced at this epsilon (a warning says so). Post-processing of the
+        release.
     rho_, noise_scale_, estimated_error_, estimated_violation_, row_norm_bound_, ridge_, bound_B_
         Statistics game: the zCDP budgets (``statistics``, ``per_round``, ``rounds_planned``, ``total``), the
-        Gaussian sigmas, the LP's released estimates of the mixture's error and largest violation, the row-norm
-        bound ``C`` used, the ridge and ``B``.
+        Gaussian sigmas, the LP's released estimates of the mixture's error (under the objective's costs) and
+        largest violation, the row-norm bound ``C`` used (under ``"sensitive_attribute"``: of the rescaled
+        features whose statistics are released), the ridge and ``B``.
     epsilon_per_mechanism_ : float
         epsilon' of each of the 2T per-round mechanisms.
     composition_ : str
@@ -307,6 +341,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     privacy_spent_ : PrivacySpend
     nu_ : float
         Fairlearn's path: the duality-gap threshold its fit used (``nu``, or the one it computed).
+    preprocessor_ : sklearn.pipeline.Pipeline or None
+        Statistics game with a ``Pipeline`` estimator: its fitted preprocessing (then the conversion to dense
+        floats and, under ``"record"``, the row clipping), which ``predict`` applies before the plays; each of
+        ``predictors_`` is then a fitted ``Pipeline`` (these steps, then the play) that takes the raw ``X``, and
+        ``n_features_in_`` counts the raw columns. None otherwise.
     oracle_ : str
         The oracle used; ``"estimator"`` means Fairlearn's path, whose fitted attributes are Fairlearn's
         (``predictors_`` and ``weights_`` are then pandas Series, as in Fairlearn, and the Algorithm-3 attributes
@@ -316,18 +355,22 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     -------
     **Statistics game** (``mode_ == "statistics"``). Neighbouring relations as below; ``m``, the declared groups,
     the constraint and every parameter are public, and under ``"sensitive_attribute"`` so are X and y (hence
-    ``C = max ||x_i||``).
+    ``C = max ||x_i||``). Under ``"record"``, ``C`` comes from public inputs only: ``row_norm_bound``, the bound
+    published with X (``X.attrs``, metadata of the public domain, not a statistic of the rows) or the
+    ``feature_bound`` box with X's number of columns; the warning about a loose ``C`` depends on nothing else.
 
     - Release 1, once: the (label, group) cell sums ``S_lg`` of ``phi = [x, 1]`` (their last coordinate is the
       count). Attribute: a record moves between two cells of its label, ``L2 <= sqrt(2 (C^2 + 1))``. Record: one
       cell loses ``phi`` and another gains ``phi'`` (``L2 <= sqrt(2 (C^2 + 1))``), or one cell changes by
       ``[x' - x, 0]`` (``<= 2C``): ``L2 <= max(sqrt(2 (C^2 + 1)), 2C)``; and the upper triangle of ``Phi^T Phi``,
-      ``L2 <= ||phi||^2 + ||phi'||^2 <= 2 (C^2 + 1)``, each with half of ``rho_stats``.
+      ``L2 <= sqrt(||phi||^4 + ||phi'||^4 - 2 (phi . phi')^2) <= sqrt(2) (C^2 + 1)`` (derivation in
+      ``_statistics_game.gram_sensitivity``), each with half of ``rho_stats``.
     - Release 2, each round: the (label, group) cell sums of the play's 0/1 predictions. The play is a function
       of earlier releases (and public X, y under the attribute relation), so it is the same on neighbours; one
       ``h_i`` moves between two cells: ``L2 <= sqrt 2`` (record: one leaves, one joins, the same bound).
-    - Everything else (the proxy memberships, the Learner's weights and fits, the violations, errors, the LP,
-      the stopping rule, the warning) is post-processing of these releases and public data.
+    - Everything else (the proxy memberships, the least-squares Learner's direction reliabilities, the Learner's
+      weights and fits, the violations, errors, the LP, the stopping rule, the warning) is post-processing of
+      these releases and public data.
     - Mechanism: Gaussian, ``sigma = Delta_2 / sqrt(2 rho_i)`` (diffprivlib's analytic Gaussian with that
       sigma), ``rho_i``-zCDP; zCDP composes by addition over the one release and the ``T`` planned rounds:
       ``statistics_fraction * rho + T * rho_round = rho``, where ``rho`` is the largest zCDP budget whose
@@ -539,6 +582,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self._check_linprog_step()
         if not isinstance(self.sample_weight_name, str):
             raise ValueError(f"sample_weight_name must be a string, got {self.sample_weight_name!r}.")
+        # A Pipeline: its weight routing, and under "record" its preprocessing's publicity (_pipeline.py).
+        pipeline_parts(self.estimator, self.sample_weight_name, record=self.privacy_unit == "record")
         if oracle == "weighted_estimator" and not hasattr(self.estimator, "fit"):
             raise TypeError(f"estimator must have fit(X, y, {self.sample_weight_name}=...), got "
                             f"{type(self.estimator).__name__}.")
@@ -562,7 +607,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             raise ValueError(f"max_iter must be at most MAX_ROUNDS={MAX_ROUNDS:,} for the private algorithms (a fit "
                              f"of that many rounds takes seconds), got {self.max_iter!r}.")
 
-    def _check_moment(self):
+    def _check_moment(self, *, paper=False):
         if not isinstance(self.constraints, SUPPORTED_MOMENTS):
             hint = (" BoundedGroupLoss (and other loss moments) run only through Fairlearn's algorithm: "
                     "epsilon=inf with an estimator." if self.constraints is not None else "")
@@ -574,12 +619,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         check_real(getattr(self.constraints, "eps", None), "constraints' difference_bound", low=0.0)
         if getattr(self.constraints, "data_loaded", False):
             raise ValueError("constraints already holds data; pass a fresh Moment object.")
-        objective = self.objective
-        if objective is not None and not (type(objective) is ErrorRate and getattr(objective, "fp_cost", None) == 1.0
-                                          and getattr(objective, "fn_cost", None) == 1.0
-                                          and not getattr(objective, "data_loaded", False)):
-            raise ValueError("objective: the private algorithm minimizes the error rate only; pass objective=None or "
-                             f"a fresh ErrorRate() with unit costs, got {objective!r}.")
+        # ErrorRate's public costs: the statistics game weighs released values with them (_objective.py); Algorithm 3
+        # takes unit costs only.
+        return objective_costs(self.objective, allow_costs=not paper)
 
     def _paper_mode(self):
         return getattr(self, "mode_", None) == "paper"
@@ -592,7 +634,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
 
     def _check_algorithm3_params(self, epsilon, delta, oracle):
         """The constraints and Fairlearn's arguments, for Algorithm 3 (see the class docstring)."""
-        self._check_moment()
+        self._check_moment(paper=True)
         if not (isinstance(self.eps, numbers.Real) and (self.eps == _FAIRLEARN_EPS
                                                          or math.isclose(self.eps * self._B(paper=True), 1.0))):
             raise ValueError(f"eps={self.eps!r}: the private algorithm bounds the multipliers by bound_B (Fairlearn's "
@@ -666,7 +708,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
         """
         self.nu = self._nu_parameter()              # a threshold computed by an earlier fit is not a parameter
-        for name in ("_nu_computed", "nu_"):
+        for name in ("_nu_computed", "nu_", "preprocessor_"):
             self.__dict__.pop(name, None)
         epsilon, delta, oracle = self._check_params()
         if oracle == "estimator":
@@ -676,6 +718,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                             "arguments are not supported by the private algorithm).")
         private = not math.isinf(epsilon)
         self._check_rounds_before_the_budget(X, epsilon, delta, oracle, private)
+        self._check_row_bound_before_the_budget(X, oracle)
         check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))
         if oracle in _STATISTICS_ORACLES:
             return self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
@@ -810,7 +853,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             excess = (2.0 * sensitivity["learner"] * (math.log(len(self.hypotheses)) + math.log(1.0 / self.beta))
                       / eps_prime)
             return "exponential mechanism's excess-cost guarantee", excess, 0.5
-        scale = max(float(self.feature_bound), 1.0)
+        scale = max(feature_bound_radius(self.feature_bound), 1.0)
         moment = (noise_sd(sensitivity["regression_l1"] / eps_prime, 0.0), scale)      # Laplace releases
         gram = (noise_sd(sensitivity["gram_l1"] / eps_prime, 0.0), m * scale ** 2)
         if moment[0] / moment[1] >= gram[0] / gram[1]:
@@ -823,17 +866,19 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         private = not math.isinf(epsilon)
         record = self.privacy_unit == "record"
         if record and self.estimator is not None and private:
-            warnings.warn("privacy_unit='record': the estimator is never fitted on the private records; the "
-                          "Learner is the least-squares cost oracle on released statistics (oracle_="
-                          "'least_squares'). With privacy_unit='sensitive_attribute' (X and y public) the estimator "
-                          "itself is the Learner.", UserWarning, stacklevel=3)
-        X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features, private=private)
+            warnings.warn("privacy_unit='record': the estimator is never fitted on the private records (of a "
+                          "Pipeline, only the public preprocessing is applied to them); the Learner is the "
+                          "least-squares cost oracle on released statistics (oracle_='least_squares'). With "
+                          "privacy_unit='sensitive_attribute' (X and y public) the estimator itself is the Learner.",
+                          UserWarning, stacklevel=3)
+        # A Pipeline: its preprocessing, fitted once (public under "record"), gives the game's features.
+        game_input = game_estimator(self.estimator, self.sample_weight_name, X, y, record=record)
+        X_arr, y_arr, group_index, groups = self._load(game_input.features, y, sensitive_features, private=private)
         n, d = X_arr.shape
         if record:
             # The public row-norm bound: rows beyond it are scaled back onto it, silently (a warning would say
             # whether some private row exceeds it).
-            row_norm = (float(self.row_norm_bound) if self.row_norm_bound is not None
-                        else float(self.feature_bound) * math.sqrt(d))
+            row_norm = self._record_row_norm(game_input.features, d, private)
             X_arr = clip_rows(X_arr, row_norm)
         else:
             # X is public under this relation: the bound is read off it (and row_norm_bound, if given, must hold).
@@ -841,7 +886,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             if self.row_norm_bound is not None and observed > self.row_norm_bound * (1 + 1e-12):
                 raise ValueError("row_norm_bound: a row of X (public under privacy_unit='sensitive_attribute') "
                                  "has a larger L2 norm.")
-            row_norm = float(self.row_norm_bound) if self.row_norm_bound is not None else observed
+            # The statistics are released of the public rescaling z of X (a function of the public X only, see
+            # _public_features.py); their sensitivity uses the bound on ||z||, read off the public z.
+            feature_map = PublicFeatureMap.from_public(X_arr)
+            row_norm = float(np.linalg.norm(feature_map.transform(X_arr), axis=1).max())
         rng = None if self.random_state is None else _seeded_random_state(self.random_state)
         events = _moment_events(self.constraints)
         event_index = _event_index(self.constraints, y_arr)
@@ -853,8 +901,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             n_groups=len(groups), error_parity=isinstance(self.constraints, ErrorRateParity), record=record,
             row_norm=row_norm, epsilon=epsilon, delta=delta, statistics_fraction=float(self.statistics_fraction),
             n_rounds=T, bound=float(self.constraints.eps), B=B, eta=eta, ridge=self.ridge,
-            estimator=self.estimator if oracle == "weighted_estimator" else None,
-            sample_weight_name=self.sample_weight_name, rng=rng)
+            estimator=game_input.learner if oracle == "weighted_estimator" else None,
+            sample_weight_name=game_input.weight_name, rng=rng, feature_map=None if record else feature_map,
+            costs=objective_costs(self.objective, allow_costs=True))
         game.play(_EVENT_LABELS[_moment_events(self.constraints)], linprog_step=self._linprog_step(private))
 
         cells = [(e, g) for e in range(len(events)) for g in range(len(groups))]
@@ -888,14 +937,18 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         self.estimated_violation_ = game.estimated_violation_
         self.groups_ = groups
         self.n_features_in_ = d
+        # A Pipeline: predictors_ are pipelines on the raw X (as Fairlearn's) and preprocessor_ its preprocessing.
+        self.preprocessor_, self.predictors_, self.n_features_in_ = game_input.fitted_attributes(
+            game.plays_, d, clip_bound=row_norm if record else None)
         spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
-        if private and oracle == "weighted_estimator" and np.any(game.kappa_ == 0):
-            blind = [str(groups[g]) for g in sorted(set(np.nonzero(game.kappa_ == 0)[1].tolist()))]
+        if private and game.unenforced_groups():
+            blind = [str(groups[g]) for g in game.unenforced_groups()]
             warnings.warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
-                          f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0), so "
-                          "the Learner cannot correct their violations; they are measured (released) but not "
-                          "enforced. More data or a larger epsilon would help.", PrivacyWarning, stacklevel=4)
+                          f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0, or at "
+                          "most the constraint's bound for the least-squares Learner), so the Learner cannot correct "
+                          "their violations; they are measured (released) but not enforced. More data or a larger "
+                          "epsilon would help.", PrivacyWarning, stacklevel=4)
         if private:
             self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_,
                                               record, stacklevel=5)
@@ -913,7 +966,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                 "more data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
                 "private)")
         warn_if_worse_than_constant(type(self).__name__, estimated_error, positive_rate, error_noise, hint,
-                                    stacklevel=stacklevel)
+                                    costs=objective_costs(self.objective, allow_costs=True), stacklevel=stacklevel)
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
         """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call)."""
@@ -945,7 +998,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     def _sensitivities(self, N, m, d, n_groups, oracle):
         """The derivations are in the class docstring (Privacy); ``N >= 2``."""
         B = self._B(paper=True)
-        R = float(self.feature_bound)
+        R = feature_bound_radius(self.feature_bound)
         record = self.privacy_unit == "record"
         out = {"auditor_l1": (8.0 if record else 4.0) / (N - 1)}
         if oracle == "exponential":
@@ -971,6 +1024,32 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         shape = np.shape(X) if shape is None else shape
         if len(shape) == 2 and shape[0] > 0 and shape[1] > 0:
             self._n_rounds(epsilon, delta, int(shape[0]), int(shape[1]), len(self.groups), oracle, private)
+
+    def _check_row_bound_before_the_budget(self, X, oracle):
+        """The row bounds' errors from public inputs only, before the budget check: a ``feature_bound`` box whose
+        length is not ``X``'s number of columns, and (statistics game under ``"record"``) a bound published in
+        ``X.attrs`` that is not a number > 0. Not for a Pipeline estimator, whose features are its preprocessing's
+        output (checked when they are known)."""
+        record, statistics = self.privacy_unit == "record", oracle in _STATISTICS_ORACLES
+        if statistics and pipeline_parts(self.estimator, self.sample_weight_name, record=record) is not None:
+            return
+        shape = getattr(X, "shape", None)
+        shape = np.shape(X) if shape is None else shape
+        if len(shape) != 2 or shape[1] == 0:
+            return                                  # _load's domain error
+        feature_reach(self.feature_bound, int(shape[1]))
+        if statistics and record:
+            resolve_row_norm_bound(self.row_norm_bound, self.feature_bound, X, int(shape[1]))
+
+    def _record_row_norm(self, X, n_features, private):
+        """The statistics game's public row-norm bound ``C`` under ``"record"`` (:mod:`..utils._row_bounds`):
+        ``row_norm_bound``; else the bound ``X`` publishes (``X.attrs["row_norm_bound"]``); else the L2 bound of the
+        ``feature_bound`` box, with a warning when that is the loose ``feature_bound * sqrt(d)``. Public inputs
+        only: the warning is emitted before any release."""
+        bound, source, note = resolve_row_norm_bound(self.row_norm_bound, self.feature_bound, X, n_features)
+        if private and source == "feature_bound":
+            warn_loose_row_norm_bound(type(self).__name__, bound, n_features, note, stacklevel=5)
+        return bound
 
     def _n_rounds(self, epsilon, delta, m, d, n_groups, oracle, private):
         """Algorithm 3's T (Thm. 4.5's ``ln |H|`` for a finite class), with ``|A|`` the number of groups."""
@@ -1020,7 +1099,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
             return best_response
 
         if oracle == "regression":
-            R = float(self.feature_bound)
+            R = feature_bound_radius(self.feature_bound)
             # Values beyond the public bound are clipped silently: whether any was clipped depends on the data.
             Xc = np.clip(X, -R, R)
             design = np.column_stack([Xc, np.ones(n)])
@@ -1058,11 +1137,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
         if getattr(self, "oracle_", None) == "estimator":
             return super()._pmf_predict(X)
         check_is_fitted(self, "predictors_")
+        if getattr(self, "preprocessor_", None) is not None:      # a Pipeline estimator (statistics game)
+            return pipeline_pmf(self.preprocessor_, self.predictors_, self.weights_, X)
         X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
         if X_arr.ndim != 2 or X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X_arr.shape}.")
         if self.oracle_ == "regression":
-            X_arr = np.clip(X_arr, -self.feature_bound, self.feature_bound)
+            R = feature_bound_radius(self.feature_bound)
+            X_arr = np.clip(X_arr, -R, R)
         elif getattr(self, "mode_", None) == "statistics" and self.rows_clipped_:
             X_arr = clip_rows(X_arr, self.row_norm_bound_)
         positive = np.zeros(X_arr.shape[0])

@@ -114,7 +114,8 @@ def test_attribute_neighbours_move_the_statistics_by_at_most_the_declared_sensit
                                          ErrorRateParity()])
 def test_record_neighbours_move_the_statistics_by_at_most_the_declared_sensitivity(constraints):
     """Substitution of a whole record (x, a, y) -> (x', a', y') with both rows on the public norm bound: S moves by
-    at most max(sqrt(2 (C^2 + 1)), 2C), the Gram matrix by at most ||phi||^2 + ||phi'||^2, the round sums by at most sqrt 2."""
+    at most max(sqrt(2 (C^2 + 1)), 2C), the Gram matrix's upper triangle by at most sqrt(2) (C^2 + 1), the round sums
+    by at most sqrt 2."""
     X, y, a = synthetic(2)
     C = 1.5
     X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True) / C, 1.0)
@@ -512,14 +513,15 @@ def test_calibration_corrects_the_proxys_bias_and_attenuation():
 
 
 def test_warning_turned_into_an_error_does_not_skip_the_charge():
-    """The worse-than-constant warning comes after the charge (a warning raised as an error keeps it charged)."""
+    """The warnings come after the charge (a warning raised as an error keeps it charged): here the first one is
+    the least-squares Learner's unenforced groups (kappa <= bound at epsilon = 0.05), then the worse-than-constant."""
     import warnings
 
     X, y, a = synthetic(7, n=120)
     acc = BudgetAccountant()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
-        with pytest.raises(PrivacyWarning, match="constant classifier"):
+        with pytest.raises(PrivacyWarning, match="cannot tell the members|constant classifier"):
             make(epsilon=0.05, privacy_unit="record", estimator=None, max_iter=5, accountant=acc).fit(
                 X, y, sensitive_features=a)
     assert acc.spent_budget == [(0.05, 1e-5)]
