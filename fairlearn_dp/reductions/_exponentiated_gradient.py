@@ -949,6 +949,13 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
                           "most the constraint's bound for the least-squares Learner), so the Learner cannot correct "
                           "their violations; they are measured (released) but not enforced. More data or a larger "
                           "epsilon would help.", PrivacyWarning, stacklevel=4)
+        if private and game.loosened_groups():
+            loose = {str(groups[g]): round(b, 3) for g, b in game.loosened_groups().items()}
+            warnings.warn(f"{type(self).__name__}: at this epsilon the released statistics of group(s) {list(loose)} "
+                          "are mostly noise (proxy_reliability_ < 1/2), so the game enforces their constraint only "
+                          f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
+                          "than to the declared bound. More data or a larger epsilon would help.", PrivacyWarning,
+                          stacklevel=4)
         if private:
             self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_,
                                               record, stacklevel=5)

@@ -60,7 +60,8 @@ _HOW_TO_FIX = (
     "Normalizer, ...); or declare it: OneHotEncoder/OrdinalEncoder(categories=[...]) with explicit categories (no "
     "min_frequency or max_categories), SimpleImputer(strategy='constant', keep_empty_features=True). Scale numeric "
     "columns with declared bounds: a FunctionTransformer, or MinMaxScaler(clip=True).fit([lower, upper]). Or, if only "
-    "the sensitive feature is private, use privacy_unit='sensitive_attribute'. Nothing was spent.")
+    "the sensitive feature is private, use privacy_unit='sensitive_attribute'. A step fitted on the training rows "
+    "themselves, or a function that is not row-wise, voids the guarantee. Nothing was spent.")
 
 
 class PipelineParts(NamedTuple):

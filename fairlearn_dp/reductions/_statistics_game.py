@@ -355,6 +355,18 @@ class StatisticsGame:
         blind = self.kappa_ <= self.bound if (self.record or self.estimator is None) else self.kappa_ == 0
         return sorted(set(np.nonzero(blind)[1].tolist()))
 
+    def loosened_groups(self):
+        """``{group index: effective bound}`` for the groups whose constraint the least-squares Learner's game
+        enforces only loosely, from released values: it enforces ``gamma_eg <= bound / kappa_eg``, and a group is
+        listed when that is more than twice the declared bound (``kappa_eg < 1/2`` in some cell) but the group is
+        not already unenforced (:meth:`unenforced_groups`). Empty for the estimator Learner."""
+        if not (self.record or self.estimator is None):
+            return {}
+        unenforced = set(self.unenforced_groups())
+        kappa = np.min(self.kappa_, axis=0)                  # per group, its least reliable cell
+        return {int(g): float(self.bound / kappa[g]) for g in np.nonzero(kappa < 0.5)[0]
+                if int(g) not in unenforced and kappa[g] > 0}
+
     # ------------------------------------------------------------------------------ step 3: the Auditor
     def _auditor_weights(self):
         """Per constraint, the weight of its violation in the Auditor's step: ``kappa`` for the least-squares

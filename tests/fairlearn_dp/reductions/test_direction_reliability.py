@@ -219,3 +219,50 @@ def test_small_groups_no_longer_turn_the_record_level_learner_into_noise(seed, m
     now, before = _expected_accuracy(current, X_new, y_new), _expected_accuracy(previous, X_new, y_new)
     assert now >= majority + 0.15, (now, majority)
     assert now >= before + 0.10, (now, before)
+
+
+# ------------------------------------------------------------------------------ loosely enforced groups
+def _game_with(kappa, *, bound=0.05, record=True, estimator=None):
+    game = StatisticsGame.__new__(StatisticsGame)
+    game.kappa_, game.bound, game.record, game.estimator = np.asarray(kappa, dtype=float), bound, record, estimator
+    return game
+
+
+def test_loosened_groups_lists_each_group_whose_least_reliable_cell_is_below_one_half():
+    """The least-squares game enforces gamma <= bound / kappa: a group is loosened when some cell has kappa < 1/2
+    (effective bound above twice the declared one), unless kappa <= bound (unenforced: the other warning)."""
+    kappa = [[1.0, 0.4, 0.04, 0.9], [1.0, 0.8, 0.3, 0.6]]        # (events, groups); bound 0.05
+    game = _game_with(kappa)
+    assert game.unenforced_groups() == [2]
+    assert game.loosened_groups() == {1: pytest.approx(0.05 / 0.4)}
+    assert _game_with([[1.0, 0.5]]).loosened_groups() == {}             # exactly 1/2: twice the bound, not listed
+    # The estimator Learner's Auditor weighs every violation fully: nothing is loosened.
+    assert _game_with(kappa, record=False, estimator=object()).loosened_groups() == {}
+
+
+def test_a_record_fit_warns_with_the_effective_bound_of_a_loosened_group():
+    """A 3% group under privacy_unit='record' at epsilon = 1: its released directions are mostly noise. Whenever
+    the fitted game has a loosened group, the fit says so, naming that group and its effective bound; and at least
+    one of the seeds has one (so the test can fail)."""
+    rng = np.random.default_rng(0)
+    n = 6000
+    a = np.where(rng.random(n) < 0.03, "small", "large")
+    X = rng.uniform(-1.0, 1.0, size=(n, 3)) / math.sqrt(3.0)
+    y = (X[:, 0] + 0.3 * (a == "small") + 0.2 * rng.standard_normal(n) > 0).astype(int)
+    loosened = 0
+    for seed in range(3):
+        fit = DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.02), privacy_unit="record",
+                                      epsilon=1.0, delta=1e-5, row_norm_bound=1.0, groups=["large", "small"],
+                                      accountant=BudgetAccountant(), random_state=seed)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit.fit(X, y, sensitive_features=a)
+        messages = [str(w.message) for w in caught if "effective bound" in str(w.message)]
+        kappa = np.min(np.asarray(fit.proxy_reliability_), axis=0) if hasattr(fit, "proxy_reliability_") else None
+        if messages:
+            loosened += 1
+            assert "'small'" in messages[0]
+        if kappa is not None:
+            expect = bool(np.any((kappa < 0.5) & (kappa > 0.02)))
+            assert bool(messages) == expect, (seed, kappa, messages)
+    assert loosened >= 1
