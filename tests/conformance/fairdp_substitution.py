@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import types
+import warnings
 
 
 def _with_infinite_epsilon(cls, name):
@@ -32,8 +33,13 @@ def substitute():
     import fairlearn.reductions
     import fairlearn.reductions._exponentiated_gradient.exponentiated_gradient as eg_module
 
-    from fairlearn_dp.postprocessing import DPThresholdOptimizer
-    from fairlearn_dp.reductions import DPExponentiatedGradient
+    # Imported with deprecation warnings silenced: pytest_configure runs under the upstream configuration's
+    # filterwarnings = error, and an older dependency (diffprivlib 0.6.4 on numpy 2: "numpy.core is deprecated")
+    # warns once at import time, which would stop the whole run before any test (an INTERNALERROR, no report).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fairlearn_dp.postprocessing import DPThresholdOptimizer
+        from fairlearn_dp.reductions import DPExponentiatedGradient
 
     threshold = _with_infinite_epsilon(DPThresholdOptimizer, "ThresholdOptimizer")
     reduction = _with_infinite_epsilon(DPExponentiatedGradient, "ExponentiatedGradient")
