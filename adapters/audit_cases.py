@@ -741,13 +741,17 @@ def _statistics_threshold_case(make, x, labels, epsilon, *, face, release, sigma
         raise RuntimeError(f"The statistics-game neighbours must move exactly two cells of {release} by -1 and +1.")
     fitted = make(epsilon, 0).fit(**dataset)
     model = fitted.model_ if face == "aif360" else fitted
-    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, float(model.noise_scale_[sigma_key]))
+    # Under the attribute relation each release is projected onto its public margin over the two groups: an entry
+    # keeps noise of sd sigma sqrt(1 - 1/2), and D' still moves it by exactly 1 (checked above, noise-free).
+    sigma = float(model.noise_scale_[sigma_key]) * math.sqrt(1.0 - 1.0 / 2.0)
+    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, sigma)
     declared = PrivacySpend(zcdp_to_approx_dp(model.rho_[rho_key], _STATISTICS_DELTA), _STATISTICS_DELTA)
     return make, dataset, neighbour, event, declared
 
 
 def _statistics_game_case(n, epsilon, *, face):
-    """The one release of sufficient statistics (``history_["statistics"]``: the (label, group) sums of ``[x, 1]``).
+    """The one release of sufficient statistics (``history_["statistics"]``: the (event, group) sums of ``[x, 1]``,
+    whose counts are their own Gaussian release, ``rho_["counts"]``).
     Person 0's feature is 0 and so is the column's mean (the others come in pairs +v, -v, multiples of 1/4, summed
     exactly), so person 0's feature stays 0 after the game's public centring and scaling of X: only the two count
     coordinates of its label cells move. Least-squares Learner, two planned rounds (the rest of the budget pays for
@@ -759,11 +763,11 @@ def _statistics_game_case(n, epsilon, *, face):
     labels = (np.arange(n) // 2) % 2
     make = functools.partial(_make_statistics_game, face=face)
     return _statistics_threshold_case(make, x, labels, epsilon, face=face, release="statistics",
-                                      sigma_key="statistics", rho_key="statistics")
+                                      sigma_key="counts", rho_key="counts")
 
 
 def _statistics_round_case(n, epsilon, *, face):
-    """The per-round release (``history_["round_sums"][0]``: the (label, group) cell sums of the first play's 0/1
+    """The per-round release (``history_["round_sums"][0]``: the (event, group) cell sums of the first play's 0/1
     predictions). With a ``LogisticRegression`` Learner and ``max_iter=1`` the first play is the estimator fitted
     on the public ``(X, y)`` with unit weights (the multipliers start balanced, so the constraint part of every
     cost is 0): the same on both datasets. It labels person 0 (``x = 1``) with 1."""

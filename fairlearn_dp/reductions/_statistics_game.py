@@ -6,7 +6,11 @@ rearranged so that almost nothing is released per round:
 
 1. **One release of sufficient statistics** (Gaussian mechanism, zCDP). For every (label, group) cell ``(l, g)``
    the sum ``S_lg = sum_{y_i = l, a_i = g} phi_i`` of ``phi_i = [x_i, 1]`` (its last coordinate is the cell count).
-   Under ``privacy_unit="record"`` also the upper triangle of ``Phi^T Phi``. Every moment Fairlearn's reduction
+   Under ``privacy_unit="record"`` also the upper triangle of ``Phi^T Phi``. Under ``"sensitive_attribute"`` (y
+   public) the cells are (event, group) cells, except for error-rate parity, and the feature sums and the counts
+   are two Gaussian releases, the counts with ``COUNT_SHARE`` of the budget (every estimated rate is a ratio to a
+   released count); both are then projected onto their public margins (the sum over the groups of a cell is a sum
+   over public rows), which leaves each entry ``1 - 1/G`` of the noise variance (:func:`project_on_public_margins`). Every moment Fairlearn's reduction
    uses (demographic parity, equalized odds, TPR/FPR parity, error-rate parity) has events that are unions of
    label cells, so these statistics serve them all.
 2. **The Learner's best responses are post-processing** of that release and of public data. The cost of
@@ -28,14 +32,17 @@ rearranged so that almost nothing is released per round:
    linear combination of the released sums; each group's direction in it is discounted by its reliability
    ``kappa`` (the share that is signal, not release noise), and the Auditor plays the same ``kappa``-weighted game
    (:mod:`fairlearn_dp.reductions._direction_reliability`).
-3. **The Auditor's per-round release** is the vector of (label, group) cell sums of the play's predictions
-   (Gaussian, zCDP; L2 sensitivity ``sqrt 2``). The violations ``gamma(h)`` and, under ``"record"``, the error
+3. **The Auditor's per-round release** is the vector of cell sums of the play's predictions (the release cells of
+   step 1; Gaussian, zCDP; L2 sensitivity ``sqrt 2``; under ``"sensitive_attribute"`` projected onto the public
+   event totals of the play). The violations ``gamma(h)`` and, under ``"record"``, the error
    are post-processing of it. Under ``"sensitive_attribute"`` each play's violation is its proxy violation
    (computed with ``p``, free) calibrated on the released ones: per cell, a regression over the rounds played so
    far of the released on the proxy violations (offset and attenuation; :meth:`StatisticsGame.calibrated_violations`),
    which averages the per-round noise away.
 4. **The output** is the uniform average of the plays (``linprog_step=False``, what ``run_linprog_step="auto"``
-   gives privately), or Fairlearn's mixture of the plays found by the linear program ``min_Q err(Q) + B s``
+   gives privately when each play's violation is its own release: the least-squares Learner), or Fairlearn's
+   mixture of the plays found by the linear program (what ``"auto"`` gives with the estimator Learner, whose
+   violations are calibrated estimates, for demographic and error-rate parity) ``min_Q err(Q) + B s``
    subject to ``gamma(Q) - bound - slack <= s`` over the plays, solved on the released violations and errors
    (public errors under ``"sensitive_attribute"``); ``slack`` is ``LP_SLACK_SD`` standard deviations of each
    violation estimate, so that the program does not select plays whose noise happens to look fair. The game stops early when the program's value has not improved
@@ -61,13 +68,15 @@ from ..utils._progress import progress_rounds
 from ._direction_reliability import direction_noise_variance, direction_reliability
 from ._hypotheses import LinearThresholdClassifier
 
-__all__ = ["StatisticsGame", "label_cell_sensitivity", "gram_sensitivity", "round_sensitivity"]
+__all__ = ["StatisticsGame", "label_cell_sensitivity", "attribute_sensitivities", "gram_sensitivity",
+           "round_sensitivity", "project_on_public_margins"]
 
 PATIENCE = 8            # rounds without improvement of the LP value before the game stops
 MIN_ROUNDS = 20         # the game plays at least this many rounds (or T if smaller)
 IMPROVEMENT = 1e-4      # an LP value must drop by this much to count as an improvement
 LP_SLACK_SD = 1.0       # the LP bound is relaxed by this many standard deviations of each violation estimate
 FLOOR_SD = 3.0          # a released cell count is floored at FLOOR_SD noise standard deviations
+COUNT_SHARE = 0.25      # "sensitive_attribute": the cell counts' share of rho_stats (the feature sums get the rest)
 
 
 def label_cell_sensitivity(row_norm, *, record):
@@ -82,6 +91,25 @@ def label_cell_sensitivity(row_norm, *, record):
     C = float(row_norm)
     attribute = math.sqrt(2.0 * (C ** 2 + 1.0))
     return max(attribute, 2.0 * C) if record else attribute
+
+
+def attribute_sensitivities(row_norm):
+    """L2 sensitivities ``(features, counts)`` of the cell sums of ``z`` and the cell counts under
+    ``"sensitive_attribute"``: one record moves from ``(c, g)`` to ``(c, g')`` (its cell ``c`` of labels or events is
+    public), so two cells change by ``+-z_i`` (``sqrt(2) ||z_i|| <= sqrt(2) row_norm``) and two counts by ``+-1``
+    (``sqrt 2``). Released separately, the two Gaussian releases compose (zCDP adds)."""
+    return math.sqrt(2.0) * float(row_norm), math.sqrt(2.0)
+
+
+def project_on_public_margins(released, margins):
+    """``released`` (``(cells, G, ...)``) moved onto the public margins ``sum_g released[c, g] = margins[c]``.
+
+    The least-squares (generalised, equal noise variances) projection adds ``(margin - sum_g released) / G`` to every
+    group of the cell. Post-processing of a release with public values; each projected entry keeps a Gaussian noise
+    of variance ``(1 - 1/G)`` times the released one (the errors of a cell's groups now sum to zero)."""
+    released = np.asarray(released, dtype=float)
+    G = released.shape[1]
+    return released + ((np.asarray(margins, dtype=float) - released.sum(axis=1)) / G)[:, None]
 
 
 def gram_sensitivity(row_norm):
@@ -132,36 +160,86 @@ class StatisticsGame:
         self.feature_map = feature_map
         self.phi = np.column_stack([X if feature_map is None else feature_map.transform(X), np.ones(self.n)])
         self.label_cell = y * n_groups + group_index                       # (label, group) cell of each row
+        # The release cells. Under "sensitive_attribute" y is public, so the events (unions of label cells) are
+        # public too, and both releases are of (event, group) cells: an event's sum is then one noisy value, not
+        # the sum of its label cells' (demographic parity: noise variance halved; same sensitivity, since a row
+        # still moves between two cells of its own event). Error-rate parity weighs the label cells by
+        # (1 - 2y) and keeps them; so does the record unit (its error estimate reads the label-1 cells).
+        self.event_cells = not record and not error_parity
+        inside = event_index >= 0
+        self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
+        # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
+        # public event); the releases are projected onto it (:func:`project_on_public_margins`), which leaves each
+        # cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
+        self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
         if self.private:
             rho = approx_dp_to_zcdp(epsilon, delta)
             self.rho_stats = statistics_fraction * rho
             self.rho_round = (rho - self.rho_stats) / n_rounds
-            self.sensitivity = {"statistics_l2": label_cell_sensitivity(row_norm, record=record),
-                                "round_l2": round_sensitivity()}
+            self.sensitivity = {"round_l2": round_sensitivity()}
             if record:
+                # S (features and count together) and the Gram matrix, each with half of rho_stats.
+                self.sensitivity["statistics_l2"] = label_cell_sensitivity(row_norm, record=True)
                 self.sensitivity["gram_l2"] = gram_sensitivity(row_norm)
-                # Under "record" rho_stats is split evenly between S and the Gram matrix (two Gaussian releases).
-            self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"],
-                                                   self.rho_stats * (0.5 if record else 1.0))
+                self.rho_counts = 0.0
+                self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_stats * 0.5)
+                self.sigma_counts = self.sigma_stats
+                self.sigma_gram = zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_stats * 0.5)
+            else:
+                # The feature sums and the cell counts are two Gaussian releases, the counts with COUNT_SHARE of
+                # rho_stats (one release of [z, 1] would give them 1 / (C^2 + 1) of it: every estimated rate is a
+                # ratio to a released count, whose relative error then biased each rate alike in every round).
+                self.sensitivity["statistics_l2"], self.sensitivity["counts_l2"] = attribute_sensitivities(row_norm)
+                self.rho_counts = COUNT_SHARE * self.rho_stats
+                # A public z of norm 0 (constant features) makes the feature sums 0 on every dataset: no noise.
+                self.sigma_stats = (zcdp_gaussian_sigma(self.sensitivity["statistics_l2"],
+                                                        self.rho_stats - self.rho_counts)
+                                    if self.sensitivity["statistics_l2"] > 0 else 0.0)
+                self.sigma_counts = zcdp_gaussian_sigma(self.sensitivity["counts_l2"], self.rho_counts)
+                self.sigma_gram = 0.0
             self.sigma_round = zcdp_gaussian_sigma(self.sensitivity["round_l2"], self.rho_round)
-            self.sigma_gram = (zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_stats * 0.5) if record
-                               else 0.0)
         else:
-            self.rho_stats = self.rho_round = math.inf
+            self.rho_stats = self.rho_round = self.rho_counts = math.inf
             self.sensitivity = {}
-            self.sigma_stats = self.sigma_round = self.sigma_gram = 0.0
+            self.sigma_stats = self.sigma_round = self.sigma_gram = self.sigma_counts = 0.0
         self.ridge = None if ridge is None else float(ridge)      # None: set from the noise after the release
 
     # ------------------------------------------------------------------------------ step 1: the one release
+    def _cell_sums(self, values):
+        """Exact sums of ``values`` (per row, 1-D or 2-D) over the release cells: ``(cells / G, G, ...)``."""
+        values = np.asarray(values, dtype=float)
+        if self.event_cells:
+            rows = self.release_cell >= 0
+            cells, values = self.release_cell[rows], values[rows]
+            n_cells = self.E * self.G
+        else:
+            cells, n_cells = self.label_cell, 2 * self.G
+        sums = np.zeros((n_cells,) + values.shape[1:])
+        np.add.at(sums, cells, values)
+        return sums.reshape((n_cells // self.G, self.G) + values.shape[1:])
+
+    def _cell_width(self, e):
+        """How many released cells one (event ``e``, group) cell sums: 1 for event cells, else its label cells."""
+        return 1 if self.event_cells else len(self._event_labels[e])
+
     def release_statistics(self):
-        """``S`` (2 x G x (d + 1)), noisy under finite epsilon; under ``"record"`` also the noisy Gram matrix."""
-        n_cells = 2 * self.G
-        S = np.zeros((n_cells, self.d + 1))
-        np.add.at(S, self.label_cell, self.phi)
-        if self.private:
-            S = noisy_vector_zcdp(S, l2_sensitivity=self.sensitivity["statistics_l2"],
-                                  rho=self.rho_stats * (0.5 if self.record else 1.0), random_state=self.rng)
-        self.S_ = S.reshape(2, self.G, self.d + 1)
+        """``S``, noisy under finite epsilon: ``2 x G x (d + 1)`` (label, group) cell sums, or ``E x G x (d + 1)``
+        (event, group) sums under ``event_cells``; under ``"record"`` also the noisy Gram matrix."""
+        S = self._cell_sums(self.phi).reshape(-1, self.d + 1)
+        if self.private and self.record:
+            S = noisy_vector_zcdp(S, l2_sensitivity=self.sensitivity["statistics_l2"], rho=self.rho_stats * 0.5,
+                                  random_state=self.rng)
+        elif self.private:
+            features = (noisy_vector_zcdp(S[:, :-1], l2_sensitivity=self.sensitivity["statistics_l2"],
+                                          rho=self.rho_stats - self.rho_counts, random_state=self.rng)
+                        if self.sigma_stats > 0 else S[:, :-1])
+            counts = noisy_vector_zcdp(S[:, -1], l2_sensitivity=self.sensitivity["counts_l2"],
+                                       rho=self.rho_counts, random_state=self.rng)
+            S = np.column_stack([features, counts])
+        S = S.reshape(-1, self.G, self.d + 1)
+        if self.private and not self.record:
+            S = project_on_public_margins(S, self._cell_sums(self.phi).sum(axis=1))
+        self.S_ = S
         if self.record:
             gram = self.phi.T @ self.phi
             if self.private:
@@ -175,9 +253,9 @@ class StatisticsGame:
         # Event-cell sums and counts from the label cells (post-processing); counts floored at a public multiple of
         # the noise, so that a small or empty cell cannot blow the costs up.
         labels_in_event = self._event_labels
-        self.event_S_ = np.stack([self.S_[list(labels)].sum(axis=0) for labels in labels_in_event])   # (E, G, d+1)
-        floors = np.array([max(1.0, FLOOR_SD * self.sigma_stats * math.sqrt(len(labels)))
-                           for labels in labels_in_event])
+        self.event_S_ = (self.S_ if self.event_cells                                                   # (E, G, d+1)
+                         else np.stack([self.S_[list(labels)].sum(axis=0) for labels in labels_in_event]))
+        floors = np.array([max(1.0, FLOOR_SD * self._count_sd(e)) for e in range(self.E)])
         self.cell_counts_ = np.maximum(self.event_S_[:, :, -1], floors[:, None])                  # (E, G)
         if self.ridge is None:
             self.ridge = self.default_ridge()
@@ -208,8 +286,8 @@ class StatisticsGame:
         if self.record:
             return float(2.0 * self.sigma_gram * math.sqrt(self.d + 1))
         counts = self.S_[:, :, -1].sum(axis=0)                                 # released group counts
-        p_min = max(float(counts.min()), FLOOR_SD * self.sigma_stats) / self.n
-        return float(self.sigma_stats / min(p_min, 1.0))
+        p_min = max(float(counts.min()), FLOOR_SD * self.sigma_counts) / self.n
+        return float(max(self.sigma_stats / min(p_min, 1.0), 1.0))          # at least the noise-free ridge
 
     # ------------------------------------------------------------------------------ step 2: the Learner
     def prepare_learner(self):
@@ -249,8 +327,11 @@ class StatisticsGame:
             # level gets kappa = 0: its proxy is its (released) share, and the Learner's cost ignores it.
             if self.private:
                 A_inv = np.linalg.inv(A)
-                noise_var = (self.sigma_stats ** 2 * len(self._event_labels[e])
-                             * float(np.trace(A_inv @ A_inv @ gram_e)) / rows.sum())
+                # Cov(theta noise) = A^{-1} D A^{-1}, D the per-coordinate noise variance of the event's S
+                # (features, then the count), so the mean proxy noise variance is tr(A^{-1} D A^{-1} G_e) / n_e.
+                D = self._cell_width(e) * self.margin_factor * np.r_[np.full(self.d, self.sigma_stats ** 2),
+                                                                     self.sigma_counts ** 2]
+                noise_var = float(np.trace(A_inv @ (D[:, None] * A_inv) @ gram_e)) / rows.sum()
                 mean = P.mean(axis=0)
                 spread = P.var(axis=0)
                 kappa = np.clip(1.0 - noise_var / np.maximum(spread, 1e-300), 0.0, 1.0)
@@ -264,8 +345,11 @@ class StatisticsGame:
         # The least-squares oracle keeps the ridge on the intercept too (as the paper-mode regression oracle): on
         # Adult under "record" that measured better (test accuracy 0.811 against 0.793 at epsilon = 1, seed 0).
         self.inverse_ = np.linalg.pinv(gram + (self.ridge + jitter) * np.eye(self.d + 1))
-        total = self.S_.sum(axis=(0, 1))                                       # Phi^T 1
-        positive = self.S_[1].sum(axis=0)                                      # Phi^T y
+        if self.record:
+            total = self.S_.sum(axis=(0, 1))                                   # Phi^T 1
+            positive = self.S_[1].sum(axis=0)                                  # Phi^T y
+        else:                                                                  # public X and y: exact
+            total, positive = self.phi.sum(axis=0), self.phi[self.y == 1].sum(axis=0)
         # Phi^T (c_FP (1 - y) - c_FN y) / n (unit costs: Phi^T (1 - 2y) / n)
         self.base_moment_ = (self.fp_cost * (total - positive) - self.fn_cost * positive) / self.n
         # Error-rate parity: the constraint part sums phi_i (1 - 2 y_i) over each group's rows.
@@ -284,8 +368,9 @@ class StatisticsGame:
         totals = self.signed_S_.sum(axis=1)                                    # (E, d+1)
         directions = (self.signed_S_ / self.cell_counts_[:, :, None]
                       - (totals / self.event_counts_[:, None])[:, None, :])   # D_eg = S_eg / n_eg - S_e / n_e
-        label_cells = [len(labels) for labels in self._event_labels]        # error parity: 2 (signed sum)
-        variance = direction_noise_variance(self.sigma_stats, label_cells, self.cell_counts_, self.event_counts_)
+        label_cells = [self._cell_width(e) for e in range(self.E)]            # error parity: 2 (signed sum)
+        variance = direction_noise_variance(self.sigma_stats * math.sqrt(self.margin_factor), label_cells,
+                                            self.cell_counts_, self.event_counts_)
         return direction_reliability(directions, variance, self.inverse_, gram)
 
     def best_response(self, lam_prime):
@@ -392,12 +477,15 @@ class StatisticsGame:
         return predictions
 
     def release_round(self, predictions):
-        """The noisy (label, group) cell sums of the play's predictions: the round's only release."""
-        sums = np.bincount(self.label_cell, weights=predictions, minlength=2 * self.G)
-        if self.private:
-            sums = noisy_vector_zcdp(sums, l2_sensitivity=self.sensitivity["round_l2"], rho=self.rho_round,
-                                     random_state=self.rng)
-        return sums.reshape(2, self.G)
+        """The noisy cell sums of the play's predictions (per release cell, as :meth:`release_statistics`): the
+        round's only release."""
+        exact = self._cell_sums(predictions)
+        if not self.private:
+            return exact
+        sums = noisy_vector_zcdp(exact.ravel(), l2_sensitivity=self.sensitivity["round_l2"], rho=self.rho_round,
+                                 random_state=self.rng).reshape(exact.shape)
+        # Under "sensitive_attribute" the play and y are public, so each event's total is too.
+        return sums if self.record else project_on_public_margins(sums, exact.sum(axis=1))
 
     def violations(self, released, predictions):
         """``gamma`` (2 E G: the ``+`` block then the ``-`` block) and the error of the play, from the release."""
@@ -407,7 +495,8 @@ class StatisticsGame:
             value_sums = np.stack([released[0], self.S_[1, :, -1] - released[1]])
         else:
             value_sums = released
-        cell_means = np.stack([value_sums[list(labels)].sum(axis=0) for labels in labels_in_event])
+        cell_means = (value_sums if self.event_cells
+                      else np.stack([value_sums[list(labels)].sum(axis=0) for labels in labels_in_event]))
         cell_means = cell_means / self.cell_counts_
         if self.record:
             event_means = np.stack([value_sums[list(labels)].sum() for labels in labels_in_event]) / self.event_counts_
@@ -451,8 +540,12 @@ class StatisticsGame:
         A cell of event ``e`` sums ``len(labels of e)`` noisy label cells; the event mean is public under
         ``"sensitive_attribute"`` (under ``"record"`` its noise is smaller by the group count and is left out).
         """
-        width = np.array([math.sqrt(len(labels)) for labels in self._event_labels])
+        width = np.array([math.sqrt(self._cell_width(e) * self.margin_factor) for e in range(self.E)])
         return (self.sigma_round * width[:, None] / self.cell_counts_).ravel()
+
+    def _count_sd(self, e):
+        """Noise sd of the released count of an (event ``e``, group) cell (public)."""
+        return self.sigma_counts * math.sqrt(self._cell_width(e) * self.margin_factor)
 
     def calibrated_violations(self, proxy_gammas, released_gammas):
         """Each play's violation estimated from its free proxy violation, calibrated on the released ones.
@@ -555,3 +648,5 @@ def _mixture_lp(errors, gammas, bound, B):
         return q, float(errors @ q)
     q = np.clip(result.x[:H], 0.0, None)
     return q / q.sum(), float(result.fun)
+
+

@@ -164,8 +164,9 @@ def test_at_infinite_epsilon_the_output_is_identical_to_fairlearns(name):
 # in accuracy, but with difference_bound 0.001 and 0.01 (Fairlearn's B = 1 / bound = 1000 and 100) the plays swing
 # between extremes and their uniform average leaves an equalized-odds difference 0.024-0.039 above epsilon=inf's.
 # Strict: the day it holds, this marker must go.
-_KNOWN_GAPS = {"reductions_adult_eg": "epsilon=1 equalized-odds difference beyond 0.02 for difference_bound "
-                                      "0.001 and 0.01 (uniform average of swinging plays)"}
+_KNOWN_GAPS = {"reductions_adult_eg": "epsilon=1 equalized-odds difference 0.017 against 0.0525 for "
+                                      "difference_bound=0.1: the uniform average of the plays does not use the "
+                                      "bound's allowance (0.001 and 0.01 hold)"}
 
 
 @pytest.mark.slow

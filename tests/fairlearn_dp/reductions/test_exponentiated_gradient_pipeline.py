@@ -141,7 +141,7 @@ def test_example_pipeline_fits_raw_dataframe_and_behaves_like_fairlearn(adult_sp
     assert model.n_features_in_ == X.shape[1]
     # The game's statistics are of the transformed features: one column per output feature, plus the count.
     n_features = model.preprocessor_.transform(X.iloc[:5]).shape[1]
-    assert model.history_["statistics"].shape == (2, 2, n_features + 1)
+    assert model.history_["statistics"].shape == (1, 2, n_features + 1)     # (event, group) cells: one event
     assert n_features > X.shape[1]                          # the one-hot encoding widened the numeric X
     # The user's pipeline is a parameter: cloned and fitted, never fitted itself (as Fairlearn's clone per round).
     with pytest.raises(NotFittedError):

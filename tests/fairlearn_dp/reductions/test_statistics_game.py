@@ -17,7 +17,9 @@ from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp, zcdp_to_approx_dp
 from fairlearn_dp.reductions import DPExponentiatedGradient
 from fairlearn_dp.reductions._exponentiated_gradient import _EVENT_LABELS, _event_index, _moment_events
 from fairlearn_dp.reductions._statistics_game import (
+    COUNT_SHARE,
     StatisticsGame,
+    attribute_sensitivities,
     gram_sensitivity,
     label_cell_sensitivity,
     round_sensitivity,
@@ -104,6 +106,10 @@ def test_attribute_neighbours_move_the_statistics_by_at_most_the_declared_sensit
     moved = np.linalg.norm(games[0].S_ - games[1].S_)
     assert moved <= label_cell_sensitivity(C, record=False) * (1 + 1e-12)
     assert math.isclose(moved, label_cell_sensitivity(C, record=False))             # tight for this row
+    # Released as two vectors: the feature sums move by sqrt(2) ||z_i||, the counts by sqrt(2).
+    feature_bound, count_bound = attribute_sensitivities(C)
+    assert math.isclose(np.linalg.norm(games[0].S_[..., :-1] - games[1].S_[..., :-1]), feature_bound)
+    assert math.isclose(np.linalg.norm(games[0].S_[..., -1] - games[1].S_[..., -1]), count_bound)
     h = (X[:, 0] > 0).astype(float)
     h[row] = 1.0
     step = np.linalg.norm(games[0].release_round(h) - games[1].release_round(h))
@@ -144,26 +150,42 @@ def test_record_neighbours_move_the_statistics_by_at_most_the_declared_sensitivi
     assert step <= round_sensitivity() * (1 + 1e-12)
 
 
-def test_release_noise_has_the_declared_scale_and_the_budget_adds_up():
-    """Noise of both releases: empirical sd within 4 standard errors of the declared sigma (the sd estimate of N
-    Gaussian draws has relative standard error 1/sqrt(2N)); rho_stats + T rho_round = rho(epsilon, delta)."""
+@pytest.mark.parametrize("constraints", [DemographicParity(), EqualizedOdds()])
+def test_release_noise_has_the_declared_scale_and_the_budget_adds_up(constraints):
+    """Under the attribute relation: the feature sums (sigma_stats), the counts (sigma_counts) and the round sums
+    (sigma_round), each projected onto its public margin over the G = 2 groups, so that each entry keeps noise of
+    sd sigma sqrt(1 - 1/G) and the errors of a cell's groups sum to zero. Empirical sd of group 0's (independent)
+    errors within 4 standard errors of that (the sd estimate of N Gaussian draws has relative standard error
+    1/sqrt(2N)); rho_stats + T rho_round = rho(epsilon, delta), the counts' share COUNT_SHARE of rho_stats."""
     X, y, a = synthetic(3, n=300)
-    truth = _game(X, y, a, record=False)
+    truth = _game(X, y, a, record=False, constraints=constraints)
     truth.release_statistics()
     h = (X[:, 0] > 0).astype(float)
     true_round = truth.release_round(h)
-    stats, rounds = [], []
+    features, counts, rounds = [], [], []
     for seed in range(60):
-        game = _game(X, y, a, record=False, epsilon=1.0, rng=np.random.RandomState(seed))
+        game = _game(X, y, a, record=False, epsilon=1.0, rng=np.random.RandomState(seed), constraints=constraints)
         game.release_statistics()
-        stats.append((game.S_ - truth.S_).ravel())
-        rounds.append((game.release_round(h) - true_round).ravel())
-    for draws, sigma in ((np.concatenate(stats), game.sigma_stats), (np.concatenate(rounds), game.sigma_round)):
+        error = game.S_ - truth.S_
+        np.testing.assert_allclose(error.sum(axis=1), 0.0, atol=1e-9)            # the public margins hold
+        features.append(error[:, 0, :-1].ravel())
+        counts.append(error[:, 0, -1])
+        round_error = game.release_round(h) - true_round
+        np.testing.assert_allclose(round_error.sum(axis=1), 0.0, atol=1e-9)
+        rounds.append(round_error[:, 0])
+    assert game.S_.shape[0] == len(_moment_events(constraints))                 # (event, group) cells
+    margin = math.sqrt(1 - 1 / 2)
+    for draws, sigma in ((np.concatenate(features), game.sigma_stats), (np.concatenate(counts), game.sigma_counts),
+                         (np.concatenate(rounds), game.sigma_round)):
         tolerance = 4 / math.sqrt(2 * draws.size)
-        assert abs(draws.std() / sigma - 1) < tolerance
-        assert abs(draws.mean()) < 4 * sigma / math.sqrt(draws.size)
+        assert abs(draws.std() / (sigma * margin) - 1) < tolerance
+        assert abs(draws.mean()) < 4 * sigma * margin / math.sqrt(draws.size)
     rho = approx_dp_to_zcdp(1.0, 1e-5)
     assert math.isclose(game.rho_stats + game.T * game.rho_round, rho)
+    assert math.isclose(game.rho_counts, COUNT_SHARE * game.rho_stats)
+    C = float(np.linalg.norm(X, axis=1).max())
+    assert game.sigma_stats == pytest.approx(math.sqrt(2) * C / math.sqrt(2 * (game.rho_stats - game.rho_counts)))
+    assert game.sigma_counts == pytest.approx(math.sqrt(2) / math.sqrt(2 * game.rho_counts))
     assert zcdp_to_approx_dp(rho, 1e-5) <= 1.0
 
 
@@ -428,7 +450,10 @@ def test_empty_and_one_member_groups_fit_alike(privacy_unit, constraints):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(X, y, sensitive_features=groups)
-        assert model.n_iter_ >= 1 and model.history_["statistics"].shape == (2, 3, X.shape[1] + 1)
+        # Release cells: (label, group) under "record" and for error-rate parity, else (event, group).
+        outer = 2 if privacy_unit == "record" or isinstance(constraints, ErrorRateParity) else len(
+            _moment_events(constraints))
+        assert model.n_iter_ >= 1 and model.history_["statistics"].shape == (outer, 3, X.shape[1] + 1)
 
 
 @pytest.mark.parametrize("privacy_unit", ["sensitive_attribute", "record"])
@@ -472,16 +497,35 @@ def test_bound_and_row_clipping_follow_the_algorithm_that_ran():
 
 
 # ------------------------------------------------------------------------------------- output and calibration
-def test_private_output_is_the_uniform_average_unless_the_lp_is_asked_for():
-    """``run_linprog_step="auto"``: privately the uniform average of all T planned plays (nothing is selected by
-    noisy estimates); True: Fairlearn's LP on released values; not a bool or "auto": ValueError."""
+@pytest.mark.parametrize("kwargs", [dict(privacy_unit="record", row_norm_bound=3.0), dict(estimator=None)])
+def test_private_output_is_the_uniform_average_where_each_violation_is_its_own_release(kwargs):
+    """``run_linprog_step="auto"``: where each play's violation is its own noisy release (the least-squares
+    Learner), the uniform average of all T planned plays (the LP would select plays by their noise); True: the LP
+    on released values; not a bool or "auto": ValueError."""
     X, y, a = synthetic(3)
-    model = make(max_iter=12).fit(X, y, sensitive_features=a)
-    assert model.n_iter_ == 12 and model.run_linprog_step == "auto"
+    model = make(max_iter=12, **kwargs).fit(X, y, sensitive_features=a)
+    assert model.n_iter_ == 12 and model.run_linprog_step == "auto" and model.oracle_ == "least_squares"
     np.testing.assert_allclose(model.weights_, np.full(12, 1 / 12))
-    lp = make(max_iter=12, run_linprog_step=True).fit(X, y, sensitive_features=a)
+    lp = make(max_iter=12, run_linprog_step=True, **kwargs).fit(X, y, sensitive_features=a)
     assert math.isclose(lp.weights_.sum(), 1.0) and np.all(lp.weights_ >= 0)
     assert len(lp.history_["lp_value"]) == lp.n_iter_
+
+
+def test_private_output_is_the_lp_where_violations_are_calibrated():
+    """The estimator Learner under the attribute relation: each play's violation is its public proxy violation
+    calibrated on the released ones (two parameters per cell over all rounds, not the play's own noise), so
+    ``"auto"`` runs Fairlearn's LP on them for demographic parity (the uniform average for equalized odds, where
+    the LP measured worse); False forces the uniform average."""
+    X, y, a = synthetic(3)
+    odds = make(max_iter=12, constraints=EqualizedOdds(difference_bound=0.01)).fit(X, y, sensitive_features=a)
+    np.testing.assert_allclose(odds.weights_, np.full(12, 1 / 12))
+    model = make(max_iter=12).fit(X, y, sensitive_features=a)
+    assert model.oracle_ == "weighted_estimator" and len(model.history_["lp_value"]) == model.n_iter_
+    assert math.isclose(model.weights_.sum(), 1.0) and np.all(model.weights_ >= 0)
+    uniform = make(max_iter=12, run_linprog_step=False).fit(X, y, sensitive_features=a)
+    np.testing.assert_allclose(uniform.weights_, np.full(12, 1 / 12))
+    with pytest.raises(ValueError, match="run_linprog_step"):
+        make(run_linprog_step="uniform").fit(X, y, sensitive_features=a)
     with pytest.raises(ValueError, match="run_linprog_step"):
         make(run_linprog_step="uniform").fit(X, y, sensitive_features=a)
 
