@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..privacy import project_onto_sum
 from ..utils._validation import check_solver
 from ._checks import as_real_array, check_finite_real
 from ._release import CountRelease
@@ -91,7 +92,7 @@ def project_sum(noisy, *, public_total=None):
         i.e. returns the noisy counts unchanged).
     """
     arr, _, total = _rows_and_total(noisy, public_total, required=True)
-    return arr + (total - arr.sum(axis=-1, keepdims=True)) / arr.shape[-1]
+    return project_onto_sum(arr, np.broadcast_to(total, arr.shape[:-1]), axis=-1)
 
 
 def project_nonnegative_sum(noisy, *, public_total=None):

@@ -367,15 +367,19 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _FairlearnExponentiate
     published with X (``X.attrs``, metadata of the public domain, not a statistic of the rows) or the
     ``feature_bound`` box with X's number of columns; the warning about a loose ``C`` depends on nothing else.
 
-    - Release 1, once: the (label, group) cell sums ``S_lg`` of ``phi = [x, 1]`` (their last coordinate is the
-      count). Attribute: a record moves between two cells of its label, ``L2 <= sqrt(2 (C^2 + 1))``. Record: one
+    - Release 1, once: the cell sums of ``phi = [x, 1]`` (their last coordinate is the count). Attribute: per
+      (event, group) cell (per (label, group) for error-rate parity), ``x`` the public rescaling ``z`` of X, as
+      two Gaussian releases: the feature sums (a record moves between two cells of its own event or label,
+      ``L2 <= sqrt(2) C``) and the counts (``L2 <= sqrt 2``) with ``COUNT_SHARE`` of ``rho_stats``; each is then
+      projected onto its public margin over the groups (post-processing). Record: per (label, group) cell, one
       cell loses ``phi`` and another gains ``phi'`` (``L2 <= sqrt(2 (C^2 + 1))``), or one cell changes by
       ``[x' - x, 0]`` (``<= 2C``): ``L2 <= max(sqrt(2 (C^2 + 1)), 2C)``; and the upper triangle of ``Phi^T Phi``,
       ``L2 <= sqrt(||phi||^4 + ||phi'||^4 - 2 (phi . phi')^2) <= sqrt(2) (C^2 + 1)`` (derivation in
       ``_statistics_game.gram_sensitivity``), each with half of ``rho_stats``.
-    - Release 2, each round: the (label, group) cell sums of the play's 0/1 predictions. The play is a function
-      of earlier releases (and public X, y under the attribute relation), so it is the same on neighbours; one
-      ``h_i`` moves between two cells: ``L2 <= sqrt 2`` (record: one leaves, one joins, the same bound).
+    - Release 2, each round: the cell sums (the cells of release 1) of the play's 0/1 predictions. The play is a
+      function of earlier releases (and public X, y under the attribute relation), so it is the same on
+      neighbours; one ``h_i`` moves between two cells: ``L2 <= sqrt 2`` (record: one leaves, one joins, the same
+      bound). Attribute: projected onto the play's public event totals (post-processing).
     - Everything else (the proxy memberships, the least-squares Learner's direction reliabilities, the Learner's
       weights and fits, the violations, errors, the LP, the stopping rule, the warning) is post-processing of
       these releases and public data.

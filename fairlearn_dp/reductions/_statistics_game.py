@@ -10,7 +10,7 @@ rearranged so that almost nothing is released per round:
    public) the cells are (event, group) cells, except for error-rate parity, and the feature sums and the counts
    are two Gaussian releases, the counts with ``COUNT_SHARE`` of the budget (every estimated rate is a ratio to a
    released count); both are then projected onto their public margins (the sum over the groups of a cell is a sum
-   over public rows), which leaves each entry ``1 - 1/G`` of the noise variance (:func:`project_on_public_margins`). Every moment Fairlearn's reduction
+   over public rows), which leaves each entry ``1 - 1/G`` of the noise variance (:func:`fairlearn_dp.privacy.project_onto_sum`). Every moment Fairlearn's reduction
    uses (demographic parity, equalized odds, TPR/FPR parity, error-rate parity) has events that are unions of
    label cells, so these statistics serve them all.
 2. **The Learner's best responses are post-processing** of that release and of public data. The cost of
@@ -62,14 +62,14 @@ import numpy as np
 from scipy.optimize import linprog
 from sklearn.base import clone
 
-from ..privacy import noisy_vector_zcdp
+from ..privacy import noisy_vector_zcdp, project_onto_sum
 from ..privacy._zcdp import approx_dp_to_zcdp, zcdp_gaussian_sigma
 from ..utils._progress import progress_rounds
 from ._direction_reliability import direction_noise_variance, direction_reliability
 from ._hypotheses import LinearThresholdClassifier
 
 __all__ = ["StatisticsGame", "label_cell_sensitivity", "attribute_sensitivities", "gram_sensitivity",
-           "round_sensitivity", "project_on_public_margins"]
+           "round_sensitivity"]
 
 PATIENCE = 8            # rounds without improvement of the LP value before the game stops
 MIN_ROUNDS = 20         # the game plays at least this many rounds (or T if smaller)
@@ -99,17 +99,6 @@ def attribute_sensitivities(row_norm):
     public), so two cells change by ``+-z_i`` (``sqrt(2) ||z_i|| <= sqrt(2) row_norm``) and two counts by ``+-1``
     (``sqrt 2``). Released separately, the two Gaussian releases compose (zCDP adds)."""
     return math.sqrt(2.0) * float(row_norm), math.sqrt(2.0)
-
-
-def project_on_public_margins(released, margins):
-    """``released`` (``(cells, G, ...)``) moved onto the public margins ``sum_g released[c, g] = margins[c]``.
-
-    The least-squares (generalised, equal noise variances) projection adds ``(margin - sum_g released) / G`` to every
-    group of the cell. Post-processing of a release with public values; each projected entry keeps a Gaussian noise
-    of variance ``(1 - 1/G)`` times the released one (the errors of a cell's groups now sum to zero)."""
-    released = np.asarray(released, dtype=float)
-    G = released.shape[1]
-    return released + ((np.asarray(margins, dtype=float) - released.sum(axis=1)) / G)[:, None]
 
 
 def gram_sensitivity(row_norm):
@@ -169,7 +158,7 @@ class StatisticsGame:
         inside = event_index >= 0
         self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
         # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
-        # public event); the releases are projected onto it (:func:`project_on_public_margins`), which leaves each
+        # public event); the releases are projected onto it (:func:`fairlearn_dp.privacy.project_onto_sum`), which leaves each
         # cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
         self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
         if self.private:
@@ -238,7 +227,7 @@ class StatisticsGame:
             S = np.column_stack([features, counts])
         S = S.reshape(-1, self.G, self.d + 1)
         if self.private and not self.record:
-            S = project_on_public_margins(S, self._cell_sums(self.phi).sum(axis=1))
+            S = project_onto_sum(S, self._cell_sums(self.phi).sum(axis=1), axis=1)
         self.S_ = S
         if self.record:
             gram = self.phi.T @ self.phi
@@ -485,7 +474,7 @@ class StatisticsGame:
         sums = noisy_vector_zcdp(exact.ravel(), l2_sensitivity=self.sensitivity["round_l2"], rho=self.rho_round,
                                  random_state=self.rng).reshape(exact.shape)
         # Under "sensitive_attribute" the play and y are public, so each event's total is too.
-        return sums if self.record else project_on_public_margins(sums, exact.sum(axis=1))
+        return sums if self.record else project_onto_sum(sums, exact.sum(axis=1), axis=1)
 
     def violations(self, released, predictions):
         """``gamma`` (2 E G: the ``+`` block then the ``-`` block) and the error of the play, from the release."""
