@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy import project_onto_sum
+from ..privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
 from ..utils._validation import check_solver
 from ._checks import as_real_array, check_finite_real
 from ._release import CountRelease
@@ -121,56 +122,6 @@ def project_nonnegative_sum(noisy, *, public_total=None):
         raise ValueError(f"public_total must be > 0 for the non-negative projection, got {total}.")
     out = _nonnegative_sum_rows(np.atleast_2d(arr), total)
     return out[0] if single else out
-
-
-def _nonnegative_sum_rows(rows, total):
-    """Michelot's iteration of :func:`project_nonnegative_sum` on a 2-D array of finite rows (no validation).
-
-    Per round and active row: ``above = x > theta``, ``theta = (sum(x where above, else 0) - total) / #above``; a
-    row stops when ``#above`` stops changing. The arithmetic is fixed (the same sums over full rows, in the same
-    order), so the result does not depend on how many rows are passed together; the last round's sum of the
-    kept entries is kept for the output instead of being summed again.
-    """
-    n_rows, n = rows.shape
-    theta = (rows.sum(axis=1) - total) / n
-    kept = np.full(n_rows, n)
-    kept_sum = np.zeros(n_rows)
-    mask = np.empty(rows.shape, dtype=bool)
-    index = np.arange(n_rows)
-    while index.size:
-        sub = rows if index.size == n_rows else rows[index]
-        above = sub > theta[index, None]
-        count = _row_counts(above)
-        lost = count == 0
-        if lost.any():                  # rounding put theta at the largest entries: keep those
-            above[lost] = sub[lost] == sub[lost].max(axis=1, keepdims=True)
-            count = _row_counts(above)
-        # The sum of x where above, else 0, over the full row. x * False is -0.0 for x < 0 where np.where gives
-        # +0.0; zeros of either sign leave every non-zero partial sum unchanged, so the sums are the same numbers.
-        sums = (sub * above).sum(axis=1)
-        theta[index] = (sums - total) / count
-        mask[index] = above
-        done = count == kept[index]
-        kept[index] = count
-        kept_sum[index[done]] = sums[done]
-        index = index[~done]
-    # (x - theta)_+ on the kept set, written as (x - mean of the kept) + total / #kept: the same number, without
-    # the cancellation of x - theta when the entries dwarf the total (e.g. [1e30, 0] onto 1 gave [0, 0]).
-    mean_kept = kept_sum / kept
-    shifted = rows - mean_kept[:, None]
-    shifted += (total / kept)[:, None]
-    return np.where(mask, np.maximum(shifted, 0.0, out=shifted), 0.0)
-
-
-_bitwise_count = getattr(np, "bitwise_count", None)          # numpy >= 2.0
-
-
-def _row_counts(mask):
-    """``count_nonzero(mask, axis=1)`` of a 2-D boolean array; with numpy >= 2 by popcount of the packed bits
-    (about twice as fast)."""
-    if _bitwise_count is None:
-        return np.count_nonzero(mask, axis=1)
-    return _bitwise_count(np.packbits(mask, axis=1)).sum(axis=1, dtype=np.intp)
 
 
 def project_simplex(values):

@@ -43,11 +43,11 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-import sys
 
 import numpy as np
 
 from ..privacy._release import release_joint_counts
+from ..utils._dask import is_dask_input, partitions as _partitions
 from ..utils._validation import as_group_vector, encode_groups
 
 __all__ = ["is_dask_input", "fit_regression_dask", "fit_threshold_optimizer_dask"]
@@ -56,12 +56,6 @@ __all__ = ["is_dask_input", "fit_regression_dask", "fit_threshold_optimizer_dask
 FAN_IN = 16
 
 _ARGUMENTS = ("X", "y", "sensitive_features")
-
-
-def is_dask_input(*values):
-    """True when any of ``values`` is a Dask collection (without importing Dask when it is not loaded)."""
-    dask = sys.modules.get("dask")
-    return dask is not None and any(dask.is_dask_collection(value) for value in values if value is not None)
 
 
 # ------------------------------------------------------------------------------------------------ public checks
@@ -76,36 +70,6 @@ def _require_prefit_or_none(estimator):
         raise ValueError("With Dask inputs the estimator must be prefit (prefit=True; its predict method then runs "
                          "on every partition) or None (X holds its outputs): fitting it on distributed data is not "
                          "supported.")
-
-
-def _partitions(value, name):
-    """``(delayed partitions, their lengths or None)`` of one Dask argument; public checks only (type, layout).
-
-    Arrays must have known chunk sizes along the rows; their lengths are then known on the client. DataFrame and
-    Series partitions have unknown lengths: they are checked row for row on the workers.
-    """
-    import dask
-    import dask.array as da
-
-    if not dask.is_dask_collection(value):
-        raise ValueError(f"{name} is a {type(value).__name__}, not a Dask collection, but other arguments are: pass "
-                         "X, y and sensitive_features all as Dask arrays, DataFrames or Series with the same "
-                         "partitions (e.g. dask.array.from_array(..., chunks=X.chunks[0])).")
-    if isinstance(value, da.Array):
-        if value.ndim not in (1, 2):
-            raise ValueError(f"{name} must be a 1-D or 2-D Dask array, got {value.ndim} dimensions.")
-        lengths = value.chunks[0]
-        if any(math.isnan(length) for length in lengths):
-            raise ValueError(f"{name} has unknown chunk sizes (NaN in {name}.chunks): call "
-                             f"{name}.compute_chunk_sizes() (or build it with known chunks) before fit.")
-        if value.ndim == 2 and value.numblocks[1] != 1:
-            value = value.rechunk({1: -1})           # every partition must hold whole rows
-        # optimize_graph=False keeps the keys of shared inputs (X, y and groups cut from one array) shared, so
-        # each input block is computed once; optimising each argument separately would fuse and duplicate them.
-        return value.to_delayed(optimize_graph=False).ravel().tolist(), [int(length) for length in lengths]
-    if hasattr(value, "npartitions") and hasattr(value, "to_delayed"):       # Dask DataFrame / Series
-        return list(value.to_delayed(optimize_graph=False)), None
-    raise ValueError(f"{name} must be a Dask array, DataFrame or Series, got {type(value).__name__}.")
 
 
 def _aligned_partitions(X, y, sensitive_features):

@@ -17,7 +17,8 @@ from diffprivlib.accountant import BudgetAccountant
 
 from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
-from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram, project_onto_sum
+from ._projection import project_onto_nonnegative_sum, project_onto_sum
+from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
 from ._zcdp import (
@@ -42,6 +43,7 @@ __all__ = [
     "MAX_EPSILON",
     "noisy_vector",
     "project_onto_sum",
+    "project_onto_nonnegative_sum",
     "randomise_vector",
     "private_joint_histogram",
     "joint_histogram_sensitivity",

@@ -156,17 +156,3 @@ def release_joint_counts(counts, n, *, epsilon, delta=0.0, accountant=None, rand
                          l2_sensitivity=l2, random_state=random_state)
     charge(accountant, spend)
     return noisy, spend
-
-
-def project_onto_sum(released, totals, *, axis=-1):
-    """``released`` moved onto the public sums ``released.sum(axis) == totals`` by the Euclidean projection.
-
-    Closed form: add ``(total - sum) / k`` to each of the ``k`` entries along ``axis`` (Zhu et al.'s ``pi_S``). It
-    is post-processing only when ``totals`` are public (an invariant, or values computed from public data): a sum of
-    private values would leak. With independent equal-variance noise each projected entry keeps ``1 - 1/k`` of the
-    noise variance, and the errors along ``axis`` sum to zero.
-    """
-    released = np.asarray(released, dtype=float)
-    k = released.shape[axis]
-    return released + np.expand_dims(np.asarray(totals, dtype=float) - released.sum(axis=axis), axis) / k
-

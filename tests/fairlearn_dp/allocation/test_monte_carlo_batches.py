@@ -15,7 +15,7 @@ from fairlearn_dp.allocation import (
     project_nonnegative_sum,
 )
 from fairlearn_dp.allocation._evaluation import _chunk_sums
-from fairlearn_dp.allocation._projections import _nonnegative_sum_rows
+from fairlearn_dp.privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
 
 
 def _statistics(total, weights):

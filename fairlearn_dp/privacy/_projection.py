@@ -1,0 +1,91 @@
+"""Projections of noisy releases onto public constraints (post-processing only).
+
+A projection onto a sum is post-processing only when the sum is public (an invariant, or computed from public data):
+a sum of private values would be published exactly by it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["project_onto_sum", "project_onto_nonnegative_sum", "nonnegative_sum_rows"]
+
+
+def project_onto_sum(released, totals, *, axis=-1):
+    """``released`` moved onto the public sums ``released.sum(axis) == totals`` by the Euclidean projection.
+
+    Closed form: add ``(total - sum) / k`` to each of the ``k`` entries along ``axis`` (Zhu et al.'s ``pi_S``). It
+    is post-processing only when ``totals`` are public (an invariant, or values computed from public data): a sum of
+    private values would leak. With independent equal-variance noise each projected entry keeps ``1 - 1/k`` of the
+    noise variance, and the errors along ``axis`` sum to zero.
+    """
+    released = np.asarray(released, dtype=float)
+    k = released.shape[axis]
+    return released + np.expand_dims(np.asarray(totals, dtype=float) - released.sum(axis=axis), axis) / k
+
+
+def project_onto_nonnegative_sum(released, totals):
+    """Each row of ``released`` moved onto ``{v >= 0 : sum(v) = total}`` by the Euclidean projection.
+
+    ``released`` is 2-D (one vector per row) and ``totals`` one public total per row (or one for all rows), each
+    ``> 0``. The projection is ``(x - theta)_+`` with ``sum (x - theta)_+ = total`` (Zhu et al.'s ``pi_S+``), found
+    exactly by Michelot's active-set iteration (:func:`nonnegative_sum_rows`). Post-processing only when ``totals``
+    are public.
+    """
+    rows = np.atleast_2d(np.asarray(released, dtype=float))
+    totals = np.broadcast_to(np.asarray(totals, dtype=float), rows.shape[:1]).copy()
+    if not np.all(totals > 0):
+        raise ValueError("totals must be > 0 for the non-negative projection.")
+    return nonnegative_sum_rows(rows, totals)
+
+
+def nonnegative_sum_rows(rows, total):
+    """Michelot's iteration of :func:`project_onto_nonnegative_sum` on a 2-D array of finite rows (no validation);
+    ``total`` is one total for all rows or one per row.
+
+    Per round and active row: ``above = x > theta``, ``theta = (sum(x where above, else 0) - total) / #above``; a
+    row stops when ``#above`` stops changing. The arithmetic is fixed (the same sums over full rows, in the same
+    order), so the result does not depend on how many rows are passed together; the last round's sum of the
+    kept entries is kept for the output instead of being summed again.
+    """
+    n_rows, n = rows.shape
+    total = np.broadcast_to(np.asarray(total, dtype=float), (n_rows,))      # one total per row (or one for all)
+    theta = (rows.sum(axis=1) - total) / n
+    kept = np.full(n_rows, n)
+    kept_sum = np.zeros(n_rows)
+    mask = np.empty(rows.shape, dtype=bool)
+    index = np.arange(n_rows)
+    while index.size:
+        sub = rows if index.size == n_rows else rows[index]
+        above = sub > theta[index, None]
+        count = _row_counts(above)
+        lost = count == 0
+        if lost.any():                  # rounding put theta at the largest entries: keep those
+            above[lost] = sub[lost] == sub[lost].max(axis=1, keepdims=True)
+            count = _row_counts(above)
+        # The sum of x where above, else 0, over the full row. x * False is -0.0 for x < 0 where np.where gives
+        # +0.0; zeros of either sign leave every non-zero partial sum unchanged, so the sums are the same numbers.
+        sums = (sub * above).sum(axis=1)
+        theta[index] = (sums - total[index]) / count
+        mask[index] = above
+        done = count == kept[index]
+        kept[index] = count
+        kept_sum[index[done]] = sums[done]
+        index = index[~done]
+    # (x - theta)_+ on the kept set, written as (x - mean of the kept) + total / #kept: the same number, without
+    # the cancellation of x - theta when the entries dwarf the total (e.g. [1e30, 0] onto 1 gave [0, 0]).
+    mean_kept = kept_sum / kept
+    shifted = rows - mean_kept[:, None]
+    shifted += (total / kept)[:, None]
+    return np.where(mask, np.maximum(shifted, 0.0, out=shifted), 0.0)
+
+
+_bitwise_count = getattr(np, "bitwise_count", None)          # numpy >= 2.0
+
+
+def _row_counts(mask):
+    """``count_nonzero(mask, axis=1)`` of a 2-D boolean array; with numpy >= 2 by popcount of the packed bits
+    (about twice as fast)."""
+    if _bitwise_count is None:
+        return np.count_nonzero(mask, axis=1)
+    return _bitwise_count(np.packbits(mask, axis=1)).sum(axis=1, dtype=np.intp)

@@ -1,0 +1,53 @@
+"""Dask inputs: detection without importing Dask, and a collection cut into partitions on the client.
+
+Dask is an optional dependency (``pip install "fairdp[dask]"``); nothing here imports it unless Dask inputs are
+passed. The checks look at types and layout only (number of partitions, known chunk sizes), never at values.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+__all__ = ["is_dask_input", "is_dask_collection", "partitions"]
+
+
+def is_dask_input(*values):
+    """True when any of ``values`` is a Dask collection (without importing Dask when it is not loaded)."""
+    dask = sys.modules.get("dask")
+    return dask is not None and any(dask.is_dask_collection(value) for value in values if value is not None)
+
+
+def is_dask_collection(value):
+    """True when ``value`` is a Dask collection (without importing Dask when it is not loaded)."""
+    return is_dask_input(value)
+
+
+def partitions(value, name):
+    """``(delayed partitions, their lengths or None)`` of one Dask argument; public checks only (type, layout).
+
+    Arrays must have known chunk sizes along the rows; their lengths are then known on the client. DataFrame and
+    Series partitions have unknown lengths: they are checked row for row on the workers.
+    """
+    import dask
+    import dask.array as da
+
+    if not dask.is_dask_collection(value):
+        raise ValueError(f"{name} is a {type(value).__name__}, not a Dask collection, but other arguments are: pass "
+                         "X, y and sensitive_features all as Dask arrays, DataFrames or Series with the same "
+                         "partitions (e.g. dask.array.from_array(..., chunks=X.chunks[0])).")
+    if isinstance(value, da.Array):
+        if value.ndim not in (1, 2):
+            raise ValueError(f"{name} must be a 1-D or 2-D Dask array, got {value.ndim} dimensions.")
+        lengths = value.chunks[0]
+        if any(math.isnan(length) for length in lengths):
+            raise ValueError(f"{name} has unknown chunk sizes (NaN in {name}.chunks): call "
+                             f"{name}.compute_chunk_sizes() (or build it with known chunks) before fit.")
+        if value.ndim == 2 and value.numblocks[1] != 1:
+            value = value.rechunk({1: -1})           # every partition must hold whole rows
+        # optimize_graph=False keeps the keys of shared inputs (X, y and groups cut from one array) shared, so
+        # each input block is computed once; optimising each argument separately would fuse and duplicate them.
+        return value.to_delayed(optimize_graph=False).ravel().tolist(), [int(length) for length in lengths]
+    if hasattr(value, "npartitions") and hasattr(value, "to_delayed"):       # Dask DataFrame / Series
+        return list(value.to_delayed(optimize_graph=False)), None
+    raise ValueError(f"{name} must be a Dask array, DataFrame or Series, got {type(value).__name__}.")
