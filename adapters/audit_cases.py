@@ -274,6 +274,69 @@ def _threshold_optimizer_case(n):
             {"X": X, "y": labels, "sensitive_features": a_prime}, "noisy_table_")
 
 
+class MetricFrameRelease:
+    """:class:`~fairlearn_dp.metrics.DPMetricFrame` as the audit runs an estimator: every parameter of the frame at
+    construction, the evaluation data at ``fit`` (the frame is ``frame_``; its release ``frame_.noisy_counts_``).
+
+    A report is built from its data, not fitted; this wrapper only lets the registry's generic checks (audits,
+    parameters before the budget, failure paths) treat it like the other rows. Its signature is the frame's minus
+    the data arguments, so every parameter of the frame is checked.
+    """
+
+    _DATA = ("y_true", "y_pred", "sensitive_features", "control_features")
+
+    def __init__(self, **params):
+        for name, value in {**_frame_defaults(), **params}.items():
+            setattr(self, name, value)
+
+    def fit(self, y_true, y_pred, sensitive_features):
+        from fairlearn_dp.metrics import DPMetricFrame
+
+        params = {name: getattr(self, name) for name in _frame_parameters()}
+        self.frame_ = DPMetricFrame(y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features, **params)
+        return self
+
+
+def _frame_parameters():
+    """The frame's parameters other than its data: ``{name: inspect.Parameter}``."""
+    import inspect
+
+    from fairlearn_dp.metrics import DPMetricFrame
+
+    return {name: p for name, p in inspect.signature(DPMetricFrame).parameters.items()
+            if name not in MetricFrameRelease._DATA}
+
+
+def _frame_defaults():
+    import inspect
+
+    return {name: p.default for name, p in _frame_parameters().items() if p.default is not inspect.Parameter.empty}
+
+
+def _frame_signature():
+    import inspect
+
+    return inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+                             + list(_frame_parameters().values()))
+
+
+MetricFrameRelease.__init__.__signature__ = _frame_signature()
+
+
+def _make_metric_frame(epsilon, seed):
+    from fairlearn.metrics import selection_rate
+
+    # n_boot at its minimum: the intervals are post-processing, and the audit builds thousands of frames.
+    return MetricFrameRelease(metrics={"selection_rate": selection_rate}, epsilon=epsilon, groups=[0, 1],
+                              accountant=_accountant(), random_state=seed, n_boot=10)
+
+
+def _metric_frame_case(n):
+    predictions, labels, a, a_prime = _classification_records(n)
+    return (_make_metric_frame, {"y_true": labels, "y_pred": predictions, "sensitive_features": a},
+            {"y_true": labels, "y_pred": predictions, "sensitive_features": a_prime}, "frame_.noisy_counts_")
+
+
 def _aif360_regression_dataset(outputs, groups, feature=None):
     import pandas as pd
 
@@ -850,6 +913,7 @@ _CASES = {
     "DPThresholdOptimizer": (_JAGIELSKI, _threshold_optimizer_case, "laplace"),
     "DPFairRegressionPostprocessing": (_XIAN, _aif360_fair_regression_case, "laplace"),
     "DPEqOddsPostprocessing": (_JAGIELSKI, _aif360_eq_odds_case, "laplace"),
+    "DPMetricFrame": (_JAGIELSKI, _metric_frame_case, "laplace"),
     "DPGroupBudgetRegressor": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=False),
                                "gaussian"),
     "DPGroupBudgetClassifier": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=True),

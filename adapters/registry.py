@@ -27,7 +27,8 @@ class RegistryEntry:
     toolkit : {"fairlearn", "aif360"}
         The face the class belongs to.
     task : str
-        "regression" or "classification" (or "allocation").
+        "regression" or "classification" (or "allocation"), or "reporting" for a private report (built from
+        evaluation data, not fitted: its audit case wraps it so that the data arrive at ``fit``).
     neighbouring : str
         The neighbouring relation the guarantee protects.
     guarantee : str
@@ -63,6 +64,11 @@ _JAGIELSKI_INPROCESSING_GUARANTEE = ("(epsilon, delta)-DP. Default (mode='statis
                                      "advanced composition over 2T rounds")
 _JAGIELSKI_INPROCESSING_PAPER = ("Agarwal et al. 2018 reduction on released statistics (fairdp); Jagielski et al. "
                                  "2019, Alg. 3 (mode='paper')")
+
+_REPORT_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
+                        "or one evaluation row substituted (privacy_unit='record'); n public")
+_REPORT_PUBLIC = ("n (number of evaluation rows); the metrics; groups; control_groups; bounds; with "
+                  "privacy_unit='sensitive_attribute' (default) also y_true, y_pred and the control features")
 
 _CUMMINGS_NEIGHBOURING = "substitution of one record (x, a, y); n public"
 _GERRYFAIR_GUARANTEE = ("epsilon-DP (Laplace) or (epsilon, delta)-DP (Gaussian; zCDP, advanced or basic "
@@ -124,6 +130,13 @@ REGISTRY = (
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
         guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)",
         public_inputs=_EQODDS_PUBLIC),
+    RegistryEntry(
+        name="DPMetricFrame",
+        dp_class="fairlearn_dp.metrics.DPMetricFrame",
+        counterpart="fairlearn.metrics.MetricFrame",
+        toolkit="fairlearn", task="reporting", neighbouring=_REPORT_NEIGHBOURING,
+        guarantee=_GUARANTEE, paper="fairdp (private fairness reporting; one release of per-group confusion counts)",
+        public_inputs=_REPORT_PUBLIC),
     RegistryEntry(
         name="DPExponentiatedGradient",
         dp_class="fairlearn_dp.reductions.DPExponentiatedGradient",

@@ -194,7 +194,29 @@ _GROUP_BUDGET = {
     "drop_prot_attr": _BOOL,
 }
 
+def _roc_auc():
+    from sklearn.metrics import roc_auc_score
+
+    return roc_auc_score
+
+
+_METRIC_FRAME = {
+    "metrics": _Domain("nope", 5, None, {}, _roc_auc(), {"auc": _roc_auc()}),
+    "sample_params": _Domain("ab", 5, {"no_such_metric": {}}, {"selection_rate": {"sample_weight": [1.0]}}),
+    "control_groups": _Domain("ab", 5, [], [0, 0], [0, None]),
+    "bounds": _Domain(*(value for value in _BOUNDS.bad if value is not None)),       # None: classification
+    "privacy_unit": _choice("sensitive_attribute", "record"),
+    "n_boot": _integer(10),
+    "ci_quantiles": _Domain("ab", 5, [], [0.0], [1.0], [NAN], ["a"]),
+    "max_noise_error": _POSITIVE,
+    "public_predictions": _BOOL,
+    # The report is built from its data (the audit case's wrapper passes them at fit): data, not parameters.
+    **dict.fromkeys(("y_true", "y_pred", "sensitive_features", "control_features"),
+                    _free("the evaluation data, checked after the budget (domain checks)")),
+}
+
 _ROWS = {
+    "DPMetricFrame": _METRIC_FRAME,
     "DPFairRegressionPostprocessor": _FAIR_REGRESSION,
     "DPFairRegressionPostprocessing": {**_FAIR_REGRESSION, "bounds": _FACE_BOUNDS},
     "DPThresholdOptimizer": {

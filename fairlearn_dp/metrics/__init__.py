@@ -1,4 +1,8 @@
-"""Fairness metrics that plug into :class:`fairlearn.metrics.MetricFrame`.
+"""Private fairness reporting, and fairness metrics that plug into :class:`fairlearn.metrics.MetricFrame`.
+
+:class:`DPMetricFrame` is Fairlearn's ``MetricFrame`` computed from one differentially private release of the
+per-group confusion counts (or sums of bounded values); the ``dp_*`` aggregates are Fairlearn's fairness aggregates
+from one such release each, and :func:`count_metric` declares a metric as a function of the counts.
 
 ``ks_statistical_parity`` is the fairness violation of Xian et al. (2024), Definition 2.2: the largest two-sample
 Kolmogorov-Smirnov distance between any two groups' output distributions. It has the signature of Fairlearn's
@@ -9,8 +13,20 @@ Allocation metrics (Zhu et al. 2022) take the true allocation as ``y_true`` and 
 as ``y_pred``: ``alpha_fairness``, ``cost_of_privacy`` (and its l1 form), ``mean_bias``, ``misallocated_funds``.
 """
 
+from ._count_metrics import ConfusionCounts, CountMetric, RegressionSums, count_metric
+from ._dp_aggregates import (
+    dp_demographic_parity_difference,
+    dp_demographic_parity_ratio,
+    dp_equal_opportunity_difference,
+    dp_equal_opportunity_ratio,
+    dp_equalized_odds_difference,
+    dp_equalized_odds_ratio,
+)
+from ._dp_metric_frame import DPMetricFrame
 from ._allocation import alpha_fairness, cost_of_privacy, cost_of_privacy_l1, mean_bias, misallocated_funds
 from ._ks import ks_distance, ks_distance_to, ks_statistical_parity
 
-__all__ = ["ks_distance", "ks_distance_to", "ks_statistical_parity", "alpha_fairness", "cost_of_privacy",
+__all__ = ["DPMetricFrame", "dp_demographic_parity_difference", "dp_demographic_parity_ratio",
+           "dp_equalized_odds_difference", "dp_equalized_odds_ratio", "dp_equal_opportunity_difference",
+           "dp_equal_opportunity_ratio", "count_metric", "CountMetric", "ConfusionCounts", "RegressionSums", "ks_distance", "ks_distance_to", "ks_statistical_parity", "alpha_fairness", "cost_of_privacy",
            "cost_of_privacy_l1", "mean_bias", "misallocated_funds"]

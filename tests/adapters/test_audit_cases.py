@@ -192,7 +192,7 @@ def _check_expected_probabilities(name, result, expected):
         assert result.event.startswith("hypothesis_index_")
     else:
         assert result.declared_delta == 0.0 and expected == (0.25, 0.25 / math.e)
-        assert result.event.startswith(("noisy_", "model_.noisy_"))
+        assert result.event.startswith(("noisy_", "model_.noisy_", "frame_.noisy_"))
 
 
 @pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])

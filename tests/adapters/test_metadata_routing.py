@@ -1,6 +1,7 @@
 """Metadata routing (issue: true drop-ins): ``clone`` keeps ``set_fit_request``/``set_predict_request``, and
 ``cross_validate`` with routed ``sensitive_features`` runs, for every scikit-learn-style registry row (the AIF360
-rows are AIF360 ``Transformer``s on datasets, outside scikit-learn's routing)."""
+rows are AIF360 ``Transformer``s on datasets, outside scikit-learn's routing; a "reporting" row is built from evaluation data,
+not fitted)."""
 
 import inspect
 import warnings
@@ -15,7 +16,7 @@ from sklearn.utils._metadata_requests import MetadataRequest
 from fairdp_adapters import registry
 from fairdp_adapters.audit_cases import default_audit_case
 
-ROWS = [entry.name for entry in registry.REGISTRY if entry.toolkit == "fairlearn"]
+ROWS = [entry.name for entry in registry.REGISTRY if entry.toolkit == "fairlearn" and entry.task != "reporting"]
 
 
 def _predict_takes_sensitive_features(estimator):

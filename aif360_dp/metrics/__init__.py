@@ -1,0 +1,11 @@
+"""DP counterparts of AIF360's dataset and classification metrics.
+
+Each class mirrors AIF360's metric class of the same name without ``DP`` (method names, signatures, the
+``privileged=None | True | False`` conditioning) and answers every method from one differentially private release
+of per-condition counts, made and charged once in its constructor. Metrics that are not functions of those counts
+raise ``NotImplementedError``.
+"""
+
+from ._dp_dataset_metrics import DPBinaryLabelDatasetMetric, DPClassificationMetric
+
+__all__ = ["DPBinaryLabelDatasetMetric", "DPClassificationMetric"]

@@ -1,0 +1,70 @@
+"""Fairlearn's fairness aggregates, each computed from one private release (:class:`DPMetricFrame`)."""
+
+from __future__ import annotations
+
+from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
+
+from ._dp_metric_frame import DPMetricFrame
+
+__all__ = ["dp_demographic_parity_difference", "dp_demographic_parity_ratio", "dp_equalized_odds_difference",
+           "dp_equalized_odds_ratio", "dp_equal_opportunity_difference", "dp_equal_opportunity_ratio"]
+
+_AGGS = ("worst_case", "mean")
+
+
+def _frame(metrics, y_true, y_pred, sensitive_features, privacy):
+    return DPMetricFrame(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+                         **privacy)
+
+
+def dp_demographic_parity_difference(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
+                                     **privacy) -> float:
+    """Fairlearn's ``demographic_parity_difference`` (selection rates) from one private release.
+
+    ``privacy`` holds :class:`DPMetricFrame`'s privacy arguments (``epsilon``, ``delta``, ``groups``,
+    ``privacy_unit``, ``accountant``, ``random_state``); one release of the per-group confusion counts is charged.
+    """
+    return _frame(selection_rate, y_true, y_pred, sensitive_features, privacy).difference(method=method)
+
+
+def dp_demographic_parity_ratio(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
+                                **privacy) -> float:
+    """Fairlearn's ``demographic_parity_ratio`` from one private release (see
+    :func:`dp_demographic_parity_difference`)."""
+    return _frame(selection_rate, y_true, y_pred, sensitive_features, privacy).ratio(method=method)
+
+
+def _odds(y_true, y_pred, sensitive_features, method, agg, privacy, how):
+    if agg not in _AGGS:
+        raise ValueError(f"agg must be one of {_AGGS}, got {agg!r}.")
+    frame = _frame({"tpr": true_positive_rate, "fpr": false_positive_rate}, y_true, y_pred, sensitive_features,
+                   privacy)
+    values = frame.difference(method=method) if how == "difference" else frame.ratio(method=method)
+    if agg == "mean":
+        return float(values.mean())
+    return float(values.max() if how == "difference" else values.min())
+
+
+def dp_equalized_odds_difference(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
+                                 agg: str = "worst_case", **privacy) -> float:
+    """Fairlearn's ``equalized_odds_difference``: the larger (``agg="worst_case"``) or the mean of the TPR and FPR
+    differences, both from one private release of the per-group confusion counts."""
+    return _odds(y_true, y_pred, sensitive_features, method, agg, privacy, "difference")
+
+
+def dp_equalized_odds_ratio(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
+                            agg: str = "worst_case", **privacy) -> float:
+    """Fairlearn's ``equalized_odds_ratio``: the smaller (or the mean) of the TPR and FPR ratios, one release."""
+    return _odds(y_true, y_pred, sensitive_features, method, agg, privacy, "ratio")
+
+
+def dp_equal_opportunity_difference(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
+                                    **privacy) -> float:
+    """Fairlearn's ``equal_opportunity_difference`` (true positive rates) from one private release."""
+    return _frame(true_positive_rate, y_true, y_pred, sensitive_features, privacy).difference(method=method)
+
+
+def dp_equal_opportunity_ratio(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
+                               **privacy) -> float:
+    """Fairlearn's ``equal_opportunity_ratio`` from one private release."""
+    return _frame(true_positive_rate, y_true, y_pred, sensitive_features, privacy).ratio(method=method)

@@ -1,0 +1,469 @@
+"""``DPMetricFrame``: Fairlearn's ``MetricFrame`` computed from one differentially private release."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
+from ..utils._random import release_seeds
+from ..utils._validation import check_bool, check_choice, check_real, check_seed
+from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, as_count_metric
+from ._frame_counting import count_frame
+from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels
+from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
+
+__all__ = ["DPMetricFrame"]
+
+_UNITS = ("sensitive_attribute", "record")
+_METHODS = ("between_groups", "to_overall")
+_ERRORS = ("raise", "coerce")
+
+
+class DPMetricFrame:
+    """Fairlearn's :class:`~fairlearn.metrics.MetricFrame`, computed from one differentially private release.
+
+    Every metric is a function of per-cell confusion counts (classification) or of per-cell sums of bounded
+    per-row values (regression), where a cell is a (control level, sensitive group) pair. The whole table of counts
+    is released once, with noise from a diffprivlib mechanism, post-processed to a consistent table (non-negative
+    counts that add up to the public totals), and every property and method of the frame answers from it. The
+    interface is MetricFrame's: change the class name, add ``epsilon`` and the public ``groups``.
+
+    Parameters
+    ----------
+    metrics : callable or dict of str to callable
+        scikit-learn's and Fairlearn's count metrics (``accuracy_score``, ``balanced_accuracy_score``,
+        ``precision_score``, ``recall_score``, ``f1_score``, ``zero_one_loss``, ``selection_rate``,
+        ``true_positive_rate``, ``false_positive_rate``, ``true_negative_rate``, ``false_negative_rate``,
+        ``count``, ``mean_prediction``; with ``bounds``: ``mean_squared_error``, ``mean_absolute_error``,
+        ``mean_prediction``), ``functools.partial`` of them, or metrics declared with
+        :func:`~fairlearn_dp.metrics.count_metric`. Any other function is refused before the budget check.
+    y_true, y_pred : array-like or Dask collection
+        Labels 0/1 (classification) or values, clipped to ``bounds`` (regression).
+    sensitive_features : array-like, Series, DataFrame, dict or Dask collection
+        As in MetricFrame; several columns give the product of their declared levels.
+    control_features : same types, optional
+        As in MetricFrame.
+    sample_params : dict, optional
+        Only arguments that do not change the counts are accepted (``pos_label=1``, ``zero_division``).
+    epsilon : float, default=1.0
+        Privacy budget of the release (``numpy.inf``: exact values, no noise; recorded as ``(inf, 0)``).
+    delta : float, default=0.0
+        0: Laplace noise (pure DP); > 0: analytic Gaussian noise.
+    groups : list or dict of str to list, optional
+        The public levels of the sensitive feature(s): a list for one column, ``{column: levels}`` for several.
+        If None they are read from the data, with a :class:`~fairlearn_dp.privacy.PrivacyWarning`.
+    control_groups : list or dict, optional
+        The public levels of the control feature(s). Under ``"sensitive_attribute"`` control features are public
+        and are read from the data when None; under ``"record"`` reading them warns.
+    bounds : tuple (lo, hi), optional
+        Public range of ``y_true`` and ``y_pred`` for regression metrics (values are clipped to it). Required for
+        them; selects the regression reading of ``mean_prediction``.
+    privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
+        What neighbouring datasets differ in (see Privacy).
+    public_predictions : bool, default=False
+        Under ``"sensitive_attribute"``: True declares that ``y_pred`` does not depend on the sensitive features
+        (e.g. a model that never reads them), so the per-prediction totals over groups are public and are kept
+        exactly (and ``overall`` is exact). Leave False for the predictions of a post-processor or of any model
+        given ``sensitive_features`` at predict time: only the per-true-label totals are public then.
+    accountant : diffprivlib.BudgetAccountant, optional
+        Charged ``(epsilon, delta)`` once (diffprivlib's default accountant when None).
+    random_state : None, int or numpy.random.RandomState
+        Seeds the release and the interval draws. None: a secure source for the release.
+    n_boot : int, default=1000
+        Monte-Carlo draws of the intervals.
+    ci_quantiles : sequence of float, default=(0.025, 0.975)
+        Quantiles of the intervals (``by_group_ci`` and friends are lists in this order).
+    max_noise_error : float, default=0.02
+        A (group, metric) value whose noise alone gives an interval half-width above this is reported in
+        ``unreadable_`` (too small a group to read at this epsilon), and warned about.
+
+    Attributes
+    ----------
+    overall, by_group, group_min(), group_max(), difference(), ratio(), sensitive_levels, control_levels
+        As in MetricFrame, from the release.
+    by_group_ci, overall_ci, group_min_ci(), group_max_ci(), difference_ci(), ratio_ci()
+        Intervals at ``ci_quantiles`` that combine the release noise with the sampling error (``ci_method``).
+    noisy_counts_ : numpy.ndarray of shape (n_control_levels, n_groups, n_columns)
+        The release itself (before post-processing): what the privacy audit reads.
+    released_counts_ : pandas.DataFrame
+        The post-processed table: one row per cell, the confusion counts ``tn, fp, fn, tp`` or ``n`` and the sums
+        (scaled into [0, 1] by ``bounds``).
+    noise_error_ : pandas.DataFrame
+        Per group and metric, the interval half-width from the release noise alone.
+    unreadable_ : pandas.DataFrame of bool
+        ``noise_error_ > max_noise_error`` (relative to the value for counts, to the width of ``bounds`` for
+        regression values).
+    privacy_spent_ : PrivacySpend
+        What the release charged.
+    noise_scale_, noise_sd_ : float
+        The mechanism's scale (Laplace ``b`` or Gaussian ``sigma``) and the standard deviation per count.
+
+    Privacy
+    -------
+    - Relation: ``"sensitive_attribute"`` -- one person's sensitive value changed (labels, predictions and control
+      features public); ``"record"`` -- one evaluation row substituted (``n`` public).
+    - Released: the (control level, group) table of confusion counts, or of counts and sums of values scaled into
+      [0, 1] by ``bounds``; nothing else is computed from the private data.
+    - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, one charge of ``(epsilon, delta)``.
+    - Sensitivity: L1 2 and L2 sqrt(2) for the counts; L1 ``2k``, L2 ``sqrt(2k)`` for ``k`` regression columns.
+      Derivation: ``fairlearn_dp/metrics/_frame_release.py`` and docs/user_guide/private_reporting.md.
+    - Public inputs: the metrics, ``groups``, ``control_groups``, ``bounds``, ``n``; under
+      ``"sensitive_attribute"`` also ``y_true`` and the control features, and ``y_pred`` with
+      ``public_predictions=True`` (then ``overall`` is exact).
+    """
+
+    def __init__(self, *, metrics: Callable | dict[str, Callable], y_true, y_pred, sensitive_features,
+                 control_features=None, sample_params: dict | None = None, epsilon: float = 1.0,
+                 delta: float = 0.0, groups: list | dict | None = None, control_groups: list | dict | None = None,
+                 bounds: tuple | None = None, privacy_unit: str = "sensitive_attribute",
+                 public_predictions: bool = False, accountant=None,
+                 random_state=None, n_boot: int = 1000, ci_quantiles=(0.025, 0.975),
+                 max_noise_error: float = 0.02):
+        # 1. public parameters (a typo never costs epsilon)
+        epsilon, delta = validate_epsilon_delta(epsilon, delta)
+        self._unit = check_choice(privacy_unit, "privacy_unit", _UNITS)
+        public_predictions = check_bool(public_predictions, "public_predictions")
+        self._bounds = _check_bounds(bounds)
+        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds)
+        declared = check_declared_levels(groups, "groups", minimum=2)
+        declared_control = check_declared_levels(control_groups, "control_groups")
+        check_seed(random_state)
+        self._n_boot = _check_n_boot(n_boot)
+        self._ci_quantiles = _check_quantiles(ci_quantiles)
+        self._max_noise_error = check_real(max_noise_error, "max_noise_error", low=0, low_open=True)
+        accountant = resolve_accountant(accountant)
+        sf_columns = feature_columns(sensitive_features, "sensitive_feature_")
+        cf_columns = None if control_features is None else feature_columns(control_features, "control_feature_")
+        _check_names(sf_columns, cf_columns)
+        # 2. the budget, before the data are read
+        spend = PrivacySpend(epsilon, delta) if not math.isinf(epsilon) else PrivacySpend(math.inf, 0.0)
+        check_spend(accountant, spend)
+        # 3. levels (declared, or read with a warning) and 4. the counts
+        private = not math.isinf(epsilon)
+        self._sf = resolve_levels(sf_columns, declared, "groups", private=private)
+        self._cf = (None if cf_columns is None else
+                    resolve_levels(cf_columns, declared_control, "control_groups",
+                                   private=private and self._unit == "record"))
+        exact, n = count_frame(y_true=y_true, y_pred=y_pred, sf_columns=sf_columns, sf=self._sf,
+                               cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
+                               values=self._value_columns())
+        # 5. the release, one charge
+        release_seed, draw_seed = release_seeds(random_state, 2)
+        noisy, self.noise_scale_, self.noise_sd_ = release_cells(exact, kind=self._kind, epsilon=epsilon,
+                                                                 delta=delta, random_state=release_seed)
+        self.privacy_spent_ = charge(accountant, spend)
+        # 6. post-processing only from here: released values and public totals
+        self._n = n
+        self._public_predictions = public_predictions
+        totals = public_totals(exact, kind=self._kind, unit=self._unit, public_predictions=public_predictions)
+        self.noisy_counts_ = noisy
+        self._table = post_process(noisy, kind=self._kind, unit=self._unit, totals=totals, n=n,
+                                   public_predictions=public_predictions)
+        self._delta = delta
+        rng = np.random.default_rng(draw_seed.randint(2 ** 31) if draw_seed is not None else None)
+        self._populate(totals, rng)
+
+    # ------------------------------------------------------------------------------------------------ building
+    def _value_columns(self):
+        if self._kind != "regression":
+            return ()
+        needed = {column for metric in self._metrics.values() for column in metric.values}
+        return tuple(column for column in VALUE_COLUMNS if column in needed)
+
+    def _columns(self):
+        return CONFUSION_COLUMNS if self._kind == "classification" else ("n",) + self._value_columns()
+
+    def _evaluate(self, table):
+        """``{metric name: values}`` on a ``(..., C, G, K)`` table, and the same on the overall ``(..., C, K)``."""
+        by_group, overall = {}, {}
+        for name, metric in self._metrics.items():
+            by_group[name] = np.asarray(metric.function(self._counts(table)), dtype=float)
+            overall[name] = np.asarray(metric.function(self._counts(table.sum(axis=-2))), dtype=float)
+        return by_group, overall
+
+    def _counts(self, table):
+        if self._kind == "classification":
+            return ConfusionCounts(tn=table[..., 0], fp=table[..., 1], fn=table[..., 2], tp=table[..., 3])
+        low, high = self._bounds
+        width = high - low
+        sums = dict(zip(self._value_columns(), np.moveaxis(table[..., 1:], -1, 0)))
+        n = table[..., 0]
+        return RegressionSums(
+            n=n,
+            prediction=None if "prediction" not in sums else low * n + width * sums["prediction"],
+            squared_error=None if "squared_error" not in sums else width ** 2 * sums["squared_error"],
+            absolute_error=None if "absolute_error" not in sums else width * sums["absolute_error"])
+
+    def _populate(self, totals, rng):
+        by_group, overall = self._evaluate(self._table)
+        self._by_group_values, self._overall_values = by_group, overall
+        kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
+                      n_boot=self._n_boot, rng=rng, public_predictions=self._public_predictions)
+        both = self._evaluate(simulate(self._table, sampling=True, **kwargs))
+        noise = self._evaluate(simulate(self._table, sampling=False, **kwargs))
+        self._draws, self._noise_draws = both, noise
+        self.ci_method = ("parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
+                          f"the release noise redrawn ({self._n_boot} draws); percentile intervals for by_group and "
+                          "overall, basic (reverse-percentile) intervals for the aggregates over groups")
+        self.released_counts_ = pd.DataFrame(self._table.reshape(-1, self._table.shape[-1]),
+                                             index=self._cell_index(), columns=list(self._columns()))
+        low, high = min(self._ci_quantiles), max(self._ci_quantiles)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
+            half = {name: (np.nanquantile(values, high, axis=0) - np.nanquantile(values, low, axis=0)) / 2
+                    for name, values in noise[0].items()}
+        self.noise_error_ = self._frame(half, single=False)
+        reference = {name: self._error_reference(name) for name in self._metrics}
+        self.unreadable_ = self._frame({name: half[name] > self._max_noise_error * reference[name]
+                                        for name in self._metrics}, single=False)
+        self._warn_unreadable()
+
+    def _error_reference(self, name):
+        """What a noise error is judged against (the metric's ``scale``): 1, its value, or the width of bounds."""
+        scale = self._metrics[name].scale
+        if scale == "count":
+            return np.abs(self._by_group_values[name])
+        width = 1.0 if self._bounds is None else self._bounds[1] - self._bounds[0]
+        return {"rate": 1.0, "value": width, "squared": width ** 2}[scale]
+
+    def _warn_unreadable(self):
+        rows = self.unreadable_.any(axis=1)
+        if rows.any():
+            labels = ", ".join(str(label) for label in rows.index[rows.to_numpy()])
+            warnings.warn(f"DPMetricFrame: at this epsilon the release noise alone gives an error above "
+                          f"{self._max_noise_error:g} (half-width of the interval) for: {labels}. Read these groups' "
+                          "values with their intervals (unreadable_, noise_error_, by_group_ci).", UserWarning,
+                          stacklevel=4)
+
+    # ------------------------------------------------------------------------------------------------ shapes
+    def _cell_index(self):
+        sf_index = self._sf.index()
+        if self._cf is None:
+            return sf_index
+        cf_index = self._cf.index()
+        levels = [cf_index.levels[i] if isinstance(cf_index, pd.MultiIndex) else cf_index for i in
+                  range(cf_index.nlevels)]
+        s_levels = [sf_index.levels[i] if isinstance(sf_index, pd.MultiIndex) else sf_index for i in
+                    range(sf_index.nlevels)]
+        return pd.MultiIndex.from_product([list(level) for level in levels + s_levels],
+                                          names=list(self._cf.names) + list(self._sf.names))
+
+    def _frame(self, values, single=None):
+        """``{name: (..., C, G)}`` -> by_group's shape (a DataFrame when ``single`` is False)."""
+        frame = pd.DataFrame({name: np.asarray(v).reshape(-1) for name, v in values.items()},
+                             index=self._cell_index())
+        single = self._single if single is None else single
+        return frame.iloc[:, 0].rename(next(iter(values))) if single else frame
+
+    def _overall_shape(self, values):
+        """``{name: (C,)}`` -> overall's shape."""
+        if self._cf is None:
+            series = pd.Series({name: float(np.asarray(v).reshape(-1)[0]) for name, v in values.items()})
+            return series.iloc[0] if self._single else series
+        frame = pd.DataFrame({name: np.asarray(v).reshape(-1) for name, v in values.items()}, index=self._cf.index())
+        return frame.iloc[:, 0].rename(next(iter(values))) if self._single else frame
+
+    # ------------------------------------------------------------------------------------------------ MetricFrame
+    @property
+    def overall(self) -> Any:
+        """The metrics on all rows (per control level), from the release (exact under ``"sensitive_attribute"``
+        with ``public_predictions=True``, where they depend on public data only)."""
+        return self._overall_shape(self._overall_values)
+
+    @property
+    def by_group(self) -> pd.Series | pd.DataFrame:
+        """The metrics per group (and control level), from the release."""
+        return self._frame(self._by_group_values)
+
+    @property
+    def sensitive_levels(self) -> list[str]:
+        return list(self._sf.names)
+
+    @property
+    def control_levels(self) -> list[str] | None:
+        return None if self._cf is None else list(self._cf.names)
+
+    @property
+    def ci_quantiles(self) -> list[float]:
+        return list(self._ci_quantiles)
+
+    @property
+    def n_boot(self) -> int:
+        return self._n_boot
+
+    def group_max(self, errors: str = "raise") -> Any:
+        """Largest value over the groups (per control level)."""
+        check_choice(errors, "errors", _ERRORS)
+        return self._overall_shape(self._reduce(self._by_group_values, "max"))
+
+    def group_min(self, errors: str = "raise") -> Any:
+        """Smallest value over the groups (per control level)."""
+        check_choice(errors, "errors", _ERRORS)
+        return self._overall_shape(self._reduce(self._by_group_values, "min"))
+
+    def difference(self, method: str = "between_groups", errors: str = "coerce") -> Any:
+        """Largest difference between groups, or to the overall value (``method``), from the release."""
+        check_choice(errors, "errors", _ERRORS)
+        return self._overall_shape(self._compare(self._by_group_values, self._overall_values,
+                                                 check_choice(method, "method", _METHODS), "difference"))
+
+    def ratio(self, method: str = "between_groups", errors: str = "coerce") -> Any:
+        """Smallest ratio between groups, or to the overall value (``method``), from the release."""
+        check_choice(errors, "errors", _ERRORS)
+        return self._overall_shape(self._compare(self._by_group_values, self._overall_values,
+                                                 check_choice(method, "method", _METHODS), "ratio"))
+
+    # ------------------------------------------------------------------------------------------------ intervals
+    @property
+    def by_group_ci(self) -> list:
+        """Intervals for :attr:`by_group`, one table per quantile in ``ci_quantiles`` (method: ``ci_method``)."""
+        return [self._frame(v) for v in self._percentiles(self._draws[0])]
+
+    @property
+    def overall_ci(self) -> list:
+        """Intervals for :attr:`overall`, one per quantile."""
+        return [self._overall_shape(v) for v in self._percentiles(self._draws[1])]
+
+    def group_max_ci(self) -> list:
+        return self._aggregate_ci(lambda g, o: self._reduce(g, "max"))
+
+    def group_min_ci(self) -> list:
+        return self._aggregate_ci(lambda g, o: self._reduce(g, "min"))
+
+    def difference_ci(self, method: str = "between_groups") -> list:
+        """Intervals for :meth:`difference`, one per quantile (method: ``ci_method``)."""
+        method = check_choice(method, "method", _METHODS)
+        return self._aggregate_ci(lambda g, o: self._compare(g, o, method, "difference"), low=0.0)
+
+    def ratio_ci(self, method: str = "between_groups") -> list:
+        """Intervals for :meth:`ratio`, one per quantile."""
+        method = check_choice(method, "method", _METHODS)
+        return self._aggregate_ci(lambda g, o: self._compare(g, o, method, "ratio"), low=0.0, high=1.0)
+
+    def _aggregate_ci(self, aggregate, low=None, high=None):
+        estimate = aggregate(self._by_group_values, self._overall_values)
+        draws = aggregate(*self._draws)
+        return [self._overall_shape(v) for v in self._interval(estimate, draws, low=low, high=high)]
+
+    def _percentiles(self, draws):
+        """Percentile bounds ``Q_q(draws)``, one ``{name: values}`` per quantile: for a cell's own value, whose
+        draws respect the range of the post-processed table (a rate stays in [0, 1] even where a count was
+        projected onto 0, where a reflected bound would leave the range)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
+            return [{name: np.nanquantile(values, q, axis=0) for name, values in draws.items()}
+                    for q in self._ci_quantiles]
+
+    def _interval(self, estimate, draws, low=None, high=None):
+        """Basic bootstrap bounds ``2 estimate - Q_{1 - q}(draws)``, one ``{name: values}`` per quantile: for the
+        aggregates over groups (a maximum or a difference of noisy values is biased upward, and the draws again;
+        reflecting them removes the bias to first order), clipped to the aggregate's range."""
+        out = []
+        for q in self._ci_quantiles:
+            bound = {}
+            for name, value in estimate.items():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)          # all-NaN cells stay NaN
+                    reflected = 2 * value - np.nanquantile(draws[name], 1 - q, axis=0)
+                bound[name] = np.clip(reflected, low if low is not None else -np.inf,
+                                      high if high is not None else np.inf)
+            out.append(bound)
+        return out
+
+    @staticmethod
+    def _reduce(values, how):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return {name: (np.nanmax if how == "max" else np.nanmin)(v, axis=-1) for name, v in values.items()}
+
+    @staticmethod
+    def _compare(by_group, overall, method, how):
+        out = {}
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for name, values in by_group.items():
+                if method == "between_groups":
+                    high, low = np.nanmax(values, axis=-1), np.nanmin(values, axis=-1)
+                    out[name] = high - low if how == "difference" else np.where(high > 0, low / high, np.nan)
+                else:
+                    reference = overall[name][..., None]
+                    if how == "difference":
+                        out[name] = np.nanmax(np.abs(values - reference), axis=-1)
+                    else:
+                        ratios = np.minimum(values / reference, reference / values)
+                        out[name] = np.nanmin(np.where(np.isfinite(ratios), ratios, np.nan), axis=-1)
+        return out
+
+    def __repr__(self) -> str:
+        return (f"DPMetricFrame(metrics={list(self._metrics)}, privacy_unit={self._unit!r}, "
+                f"privacy_spent={self.privacy_spent_})")
+
+
+# ---------------------------------------------------------------------------------------------------- checks
+def _resolve_metrics(metrics, sample_params, bounds):
+    """``({name: CountMetric}, kind, single)``; refuses what the release cannot compute (public: functions only)."""
+    kind_hint = "regression" if bounds is not None else "classification"
+    if sample_params is not None and not isinstance(sample_params, dict):
+        raise ValueError("sample_params must be a dict.")
+    if isinstance(metrics, dict):
+        if not metrics:
+            raise ValueError("metrics is an empty dict.")
+        extra = set(sample_params or {}) - set(metrics)
+        if extra:
+            raise ValueError(f"sample_params names metrics that are not in metrics: {sorted(map(str, extra))}.")
+        resolved = {str(name): as_count_metric(f, str(name), kind_hint=kind_hint,
+                                               sample_params=(sample_params or {}).get(name))
+                    for name, f in metrics.items()}
+        single = False
+    else:
+        if not callable(metrics):
+            raise TypeError(f"metrics must be a callable or a dict of callables, got {type(metrics).__name__}.")
+        metric = as_count_metric(metrics, None, kind_hint=kind_hint, sample_params=sample_params)
+        resolved, single = {metric.name: metric}, True
+    kinds = {m.kind for m in resolved.values()} - {"any"}
+    if len(kinds) > 1:
+        raise ValueError("metrics mixes classification and regression metrics: use one frame for each.")
+    kind = kinds.pop() if kinds else kind_hint
+    if kind == "regression" and bounds is None:
+        raise ValueError("bounds=(lo, hi) is required for regression metrics: the public range that bounds each "
+                         "row's contribution.")
+    return resolved, kind, single
+
+
+def _check_bounds(bounds):
+    if bounds is None:
+        return None
+    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+        raise TypeError("bounds must be a pair (lo, hi) or None.")
+    low = check_real(bounds[0], "bounds[0]")
+    high = check_real(bounds[1], "bounds[1]")
+    if not low < high:
+        raise ValueError(f"bounds must satisfy lo < hi, got {bounds!r}.")
+    return low, high
+
+
+def _check_n_boot(n_boot):
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 10:
+        raise ValueError(f"n_boot must be an int >= 10, got {n_boot!r}.")
+    return int(n_boot)
+
+
+def _check_quantiles(ci_quantiles):
+    if isinstance(ci_quantiles, (str, bytes)) or not hasattr(ci_quantiles, "__iter__"):
+        raise TypeError("ci_quantiles must be a sequence of floats in (0, 1).")
+    quantiles = [check_real(q, "ci_quantiles", low=0, high=1, low_open=True, high_open=True) for q in ci_quantiles]
+    if not quantiles:
+        raise ValueError("ci_quantiles is empty.")
+    return tuple(quantiles)
+
+
+def _check_names(sf_columns, cf_columns):
+    names = [name for name, _ in sf_columns] + [name for name, _ in (cf_columns or [])]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Detected duplicate feature names among the sensitive and control features: {names}.")

@@ -1,0 +1,111 @@
+"""Counting a private metric frame's cells, in memory or on Dask workers (the same per-row code for both).
+
+The table of per-cell counts (or sums) adds up over any split of the rows, so with Dask inputs each partition is
+counted on its worker by the in-memory function and only the summed ``(C, G, K)`` table reaches the client.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..utils._dask import is_dask_input, partitions
+from ._frame_inputs import binary_labels, bounded_values, cell_codes, n_rows
+from ._frame_release import count_cells
+
+__all__ = ["count_frame"]
+
+
+def count_frame(*, y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values):
+    """``(table, n)``: the exact ``(C, G, K)`` table of the frame's cells and the number of rows."""
+    columns = [column for _, column in sf_columns] + [column for _, column in (cf_columns or [])]
+    if is_dask_input(y_true, y_pred, *columns):
+        return _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values)
+    return _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values)
+
+
+def _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values):
+    n = n_rows(y_true)
+    if n == 0:
+        raise ValueError("y_true is empty.")
+    _check_lengths(n, y_pred, sf_columns, cf_columns)
+    cells = cell_codes(sf_columns, sf, "sensitive_features")
+    if cf is not None:
+        cells = cell_codes(cf_columns, cf, "control_features") * sf.n_cells + cells
+    n_cells = sf.n_cells * (1 if cf is None else cf.n_cells)
+    if kind == "classification":
+        table = count_cells(cells, n_cells, labels=(binary_labels(y_true, "y_true"), binary_labels(y_pred, "y_pred")))
+    else:
+        table = count_cells(cells, n_cells, values=_scaled_values(y_true, y_pred, bounds, values))
+    return table.reshape(1 if cf is None else cf.n_cells, sf.n_cells, -1), n
+
+
+def _check_lengths(n, y_pred, sf_columns, cf_columns):
+    for name, value in [("y_pred", y_pred)] + [(f"sensitive_features[{c!r}]", v) for c, v in sf_columns] + [
+            (f"control_features[{c!r}]", v) for c, v in (cf_columns or [])]:
+        if n_rows(value) != n:
+            raise ValueError(f"{name} and y_true have different lengths (length mismatch).")
+
+
+def _scaled_values(y_true, y_pred, bounds, names):
+    """The regression rows' values scaled into [0, 1] by the public ``bounds`` (module docstring of
+    :mod:`._frame_release`)."""
+    low, high = bounds
+    width = high - low
+    truth = bounded_values(y_true, "y_true", bounds)
+    prediction = bounded_values(y_pred, "y_pred", bounds)
+    error = (truth - prediction) / width
+    scaled = {"prediction": (prediction - low) / width, "squared_error": error ** 2, "absolute_error": np.abs(error)}
+    if not names:
+        return np.zeros((truth.size, 0))
+    return np.stack([scaled[name] for name in names], axis=1)
+
+
+# ------------------------------------------------------------------------------------------------------ Dask
+def _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values):
+    """Map: each aligned partition counted by :func:`_count_memory` on its worker; reduce: the tables summed."""
+    import dask
+
+    named = [("y_true", y_true), ("y_pred", y_pred)] + [(f"sensitive_features[{c!r}]", v) for c, v in sf_columns]
+    named += [(f"control_features[{c!r}]", v) for c, v in (cf_columns or [])]
+    parts = [partitions(value, name) for name, value in named]
+    blocks0, lengths0 = parts[0]
+    for (name, _), (blocks, lengths) in zip(named, parts):
+        if len(blocks) != len(blocks0):
+            raise ValueError(f"{name} has {len(blocks)} partitions but y_true has {len(blocks0)}: partition the "
+                             "arguments alike, row for row.")
+        if lengths is not None and lengths0 is not None and lengths != lengths0:
+            raise ValueError(f"{name} is partitioned differently from y_true along the rows (or has another length).")
+    n_sf = len(sf_columns)
+    tables = []
+    for i in range(len(blocks0)):
+        row = [blocks[i] for blocks, _ in parts]
+        tables.append(dask.delayed(_count_partition)(row[0], row[1], row[2:2 + n_sf], row[2 + n_sf:],
+                                                     [c for c, _ in sf_columns], [c for c, _ in (cf_columns or [])],
+                                                     sf, cf, kind, bounds, values))
+    while len(tables) > 1:                                     # a tree of sums on the workers
+        tables = [dask.delayed(_add)(*tables[i:i + 16]) for i in range(0, len(tables), 16)]
+    table, n = dask.compute(tables[0])[0]
+    if n == 0:
+        raise ValueError("y_true is empty.")
+    return table, n
+
+
+def _count_partition(y_true, y_pred, sf_parts, cf_parts, sf_names, cf_names, sf, cf, kind, bounds, values):
+    n = len(y_true)
+    if n == 0:
+        shape = (1 if cf is None else cf.n_cells, sf.n_cells, 4 if kind == "classification" else 1 + len(values))
+        return np.zeros(shape), 0
+    sf_columns = list(zip(sf_names, [_column(p) for p in sf_parts]))
+    cf_columns = list(zip(cf_names, [_column(p) for p in cf_parts])) if cf is not None else None
+    return _count_memory(_column(y_true), _column(y_pred), sf_columns, sf, cf_columns, cf, kind, bounds, values)
+
+
+def _column(part):
+    """A partition as a 1-D column (a one-column frame's column)."""
+    if hasattr(part, "columns") and len(part.columns) == 1:
+        return part.iloc[:, 0]
+    return part
+
+
+def _add(*tables):
+    return sum(t for t, _ in tables), sum(n for _, n in tables)

@@ -1,0 +1,193 @@
+"""Inputs of a private metric frame: feature columns, their public levels, and per-row cell codes.
+
+Feature names and levels are public (declared, or read from public data); the per-row codes are computed from the
+data after the budget check. Every error names the argument and never quotes a value of the data.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..privacy import PrivacyWarning
+from ..utils._dask import is_dask_collection
+
+__all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "cell_codes",
+           "binary_labels", "bounded_values", "n_rows"]
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """The public description of one group of feature columns: names and each column's levels."""
+
+    names: tuple
+    levels: tuple
+
+    @property
+    def n_cells(self) -> int:
+        return int(np.prod([len(levels) for levels in self.levels])) if self.levels else 1
+
+    def index(self) -> pd.Index:
+        """The cells in Fairlearn's order: the product of the levels, a MultiIndex for several columns."""
+        if len(self.names) == 1:
+            return pd.Index(list(self.levels[0]), name=self.names[0])
+        return pd.MultiIndex.from_product([list(levels) for levels in self.levels], names=list(self.names))
+
+
+def feature_columns(features, prefix):
+    """``[(name, column)]`` of ``features`` as Fairlearn names them: dict keys, DataFrame columns, a Series' name,
+    else ``prefix + str(i)``. Columns stay as given (numpy, pandas or Dask); only their names are read here."""
+    if isinstance(features, dict):
+        if not features:
+            raise ValueError(f"{prefix.rstrip('_')}s is an empty dict.")
+        return [(str(key), value) for key, value in features.items()]
+    if hasattr(features, "name") and hasattr(features, "index") and getattr(features, "ndim", 0) == 1:   # pandas/Dask Series
+        return [(str(features.name) if features.name is not None else f"{prefix}0", features)]
+    if hasattr(features, "columns") and hasattr(features, "dtypes"):            # pandas or Dask DataFrame
+        return [(str(column), features[column]) for column in features.columns]
+    if is_dask_collection(features):
+        if features.ndim == 2:
+            return [(f"{prefix}{i}", features[:, i]) for i in range(features.shape[1])]
+        return [(f"{prefix}0", features)]
+    array = np.asarray(features, dtype=object)
+    if array.ndim == 2:
+        return [(f"{prefix}{i}", array[:, i]) for i in range(array.shape[1])]
+    if array.ndim != 1:
+        raise ValueError(f"{prefix.rstrip('_')}s must be 1-D or 2-D, got {array.ndim} dimensions.")
+    return [(f"{prefix}0", array)]
+
+
+def check_declared_levels(declared, name, *, minimum=1):
+    """A public ``groups``-like parameter: None, a list (one feature) or a dict ``{feature name: list}``; each list
+    holds distinct, hashable, non-missing labels, and the product of their lengths (the cells) is at least
+    ``minimum``. Checked before the budget."""
+    if declared is None:
+        return None
+    if isinstance(declared, dict) and not declared:
+        raise ValueError(f"{name} is an empty dict.")
+    items = declared.items() if isinstance(declared, dict) else [(None, declared)]
+    out = {}
+    for key, levels in items:
+        where = name if key is None else f"{name}[{key!r}]"
+        if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
+            raise TypeError(f"{where} must be a list of labels.")
+        levels = list(levels)
+        if not levels:
+            raise ValueError(f"{where} is empty.")
+        if pd.isna(pd.Series(levels, dtype=object)).any():
+            raise ValueError(f"{where} contains a missing label (NaN/None).")
+        try:
+            distinct = len(set(levels)) == len(levels)
+        except TypeError as exc:
+            raise TypeError(f"{where} must hold hashable labels.") from exc
+        if not distinct:
+            raise ValueError(f"{where} contains duplicates.")
+        out[key] = levels
+    cells = int(np.prod([len(levels) for levels in out.values()]))
+    if cells < minimum:
+        raise ValueError(f"{name} must declare at least {minimum} groups (a comparison needs two), got {cells}.")
+    return out
+
+
+def resolve_levels(columns, declared, name, *, private, owner="DPMetricFrame"):
+    """The public :class:`FeatureSpec` of ``columns``: the declared levels, or (with a :class:`PrivacyWarning` when
+    the columns are ``private``) the sorted distinct values of the data."""
+    names = tuple(column_name for column_name, _ in columns)
+    if declared is not None:
+        if None in declared:
+            if len(columns) != 1:
+                raise ValueError(f"{name} must be a dict {{column name: levels}} for {len(columns)} columns "
+                                 f"{list(names)}.")
+            return FeatureSpec(names, (tuple(declared[None]),))
+        if set(declared) != set(names):
+            raise ValueError(f"{name} must have one entry per column of the features {list(names)}, got "
+                             f"{list(declared)}.")
+        return FeatureSpec(names, tuple(tuple(declared[column]) for column in names))
+    if private:
+        warnings.warn(f"{owner}: `{name}` was not given, so the levels are read from the private data and treated as "
+                      f"public. Pass {name}=[...] to make this explicit.", PrivacyWarning, stacklevel=3)
+    levels = []
+    for _, column in columns:
+        found = pd.unique(_as_pandas(column).dropna())
+        try:
+            found = sorted(found)
+        except TypeError:
+            found = list(found)
+        levels.append(tuple(found))
+    return FeatureSpec(names, tuple(levels))
+
+
+def _as_pandas(column):
+    if is_dask_collection(column):
+        column = column.compute()
+    return column if isinstance(column, pd.Series) else pd.Series(np.asarray(column, dtype=object))
+
+
+def column_codes(column, levels, name):
+    """Index of each row's value in ``levels`` (numpy or pandas input); a missing or undeclared value is a
+    ``ValueError`` naming ``name``."""
+    index = pd.Index(list(levels))
+    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+        mapping = index.get_indexer(column.cat.categories)
+        codes = np.asarray(column.cat.codes)
+        codes = np.where(codes >= 0, mapping[np.maximum(codes, 0)], -1)
+    else:
+        values = column.to_numpy() if isinstance(column, pd.Series) else np.asarray(column)
+        codes = index.get_indexer(values)
+    if codes.size and codes.min() < 0:
+        raise ValueError(f"{name} contains a missing value or a value that is not one of its {len(levels)} declared "
+                         "levels (unseen group); declare every level.")
+    return codes.astype(np.int64)
+
+
+def cell_codes(columns, spec, name):
+    """The combined cell index of each row (row-major over the product of the levels), numpy input."""
+    codes = None
+    for (column_name, column), levels in zip(columns, spec.levels):
+        where = name if len(columns) == 1 else f"{name}[{column_name!r}]"
+        part = column_codes(column, levels, where)
+        codes = part if codes is None else codes * len(levels) + part
+    return codes
+
+
+def n_rows(values):
+    """Row count of an array-like (numpy, pandas, list or Dask with known chunks)."""
+    if is_dask_collection(values):
+        return values.shape[0]
+    return len(values)
+
+
+def binary_labels(values, name):
+    """``values`` as an int8 array of 0/1 labels (bool accepted); anything else is a ``ValueError`` naming ``name``
+    (NaN, other labels, strings). Vectorised: no per-row Python."""
+    array = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame)) else np.asarray(values)
+    if array.ndim == 2 and array.shape[1] == 1:
+        array = array[:, 0]
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}.")
+    if array.dtype.kind == "b":
+        return array.astype(np.int8)
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold binary labels 0 and 1 (or True/False); got values of dtype {array.dtype}.")
+    if not np.all((array == 0) | (array == 1)):
+        raise ValueError(f"{name} must hold binary labels 0 and 1 (or True/False): it holds another value or NaN.")
+    return array.astype(np.int8)
+
+
+def bounded_values(values, name, bounds):
+    """``values`` as floats clipped to the public ``bounds`` (NaN or infinity is a ``ValueError`` naming ``name``)."""
+    array = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame)) else np.asarray(values)
+    try:
+        array = np.asarray(array, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numeric.") from None
+    if array.ndim == 2 and array.shape[1] == 1:
+        array = array[:, 0]
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return np.clip(array, bounds[0], bounds[1])

@@ -1,0 +1,186 @@
+"""The one release of a private metric frame: per-cell counts (or sums), their noise, and their post-processing.
+
+A frame's cells are the (control level, sensitive group) pairs. Each row adds a vector ``v`` to its cell:
+
+- classification: the one-hot of its confusion bin, in the order ``(tn, fp, fn, tp)`` (bin ``2 y_true + y_pred``);
+- regression: ``(1, u_1, ..., u_m)``, its count and the per-row values the metrics read, each scaled into
+  ``[0, 1]`` by the public ``bounds = (lo, hi)``: the clipped prediction ``(p - lo) / (hi - lo)``, the squared
+  error ``(y - p)^2 / (hi - lo)^2`` and the absolute error ``|y - p| / (hi - lo)`` of the clipped values.
+
+Sensitivity (``k`` = length of ``v``; classification ``||v||_1 = ||v||_2 = 1``, regression ``||v||_1 <= k``,
+``||v||_2 <= sqrt(k)``):
+
+- ``privacy_unit="sensitive_attribute"``: neighbours differ in one person's sensitive value, so one row's ``v``
+  (its labels, predictions and control level are public) leaves one group's cell for another's within its control
+  level: ``-v`` in one cell, ``+v`` in another. L1 ``2 ||v||_1``, L2 ``sqrt(2) ||v||_2``.
+- ``privacy_unit="record"``: neighbours differ by substituting one evaluation row (``n`` public): ``-v`` in one
+  cell, ``+v'`` in another (or ``v' - v`` in the same one, which is smaller). L1 ``||v||_1 + ||v'||_1``, L2
+  ``sqrt(||v||_2^2 + ||v'||_2^2)``: the same bounds.
+
+So classification releases at L1 2 and L2 ``sqrt(2)`` (Laplace ``2 / epsilon`` per count), regression at L1
+``2 k`` and L2 ``sqrt(2 k)``. One release through :func:`fairlearn_dp.privacy.noisy_vector` (diffprivlib's
+Laplace, or its analytic Gaussian when ``delta > 0``), one charge.
+
+The bounds hold whether or not a row's prediction depends on its sensitive value (a post-processor's predictions
+do): the changed row's vector may also change, but it stays one vector in one cell.
+
+Post-processing to a consistent table (only public totals are used, :func:`public_totals`): under
+``"sensitive_attribute"`` a sum over groups of a column that depends on public values only is a sum over public
+rows, so each such vector is projected onto the non-negative vectors with that sum. With ``public_predictions``
+(predictions that do not depend on the sensitive features) every (control level, column) vector over groups has a
+public sum; otherwise only the count of each (control level, true label) over groups and predicted labels (for
+regression: the count over groups). Under ``"record"`` the count columns are projected onto the non-negative
+vectors summing to the public ``n``. Value sums are then clipped into ``[0, count]``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..privacy import noisy_vector, project_onto_nonnegative_sum
+from ..privacy._release import noise_scale, noise_sd
+
+__all__ = ["CONFUSION_COLUMNS", "count_cells", "sensitivities", "release_cells", "public_totals", "post_process",
+           "simulate"]
+
+CONFUSION_COLUMNS = ("tn", "fp", "fn", "tp")
+
+
+def count_cells(cells, n_cells, *, labels=None, values=None):
+    """Per-cell sums: ``(n_cells, 4)`` confusion counts from ``labels = (y_true, y_pred)`` (0/1 arrays), or
+    ``(n_cells, 1 + m)`` from ``values`` (rows of ``m`` scaled values; the count first). One pass of
+    :func:`numpy.bincount` per column, so any split of the rows sums to the same table (the Dask path)."""
+    cells = np.asarray(cells, dtype=np.int64)
+    if labels is not None:
+        y_true, y_pred = labels
+        index = cells * 4 + 2 * np.asarray(y_true, dtype=np.int64) + np.asarray(y_pred, dtype=np.int64)
+        return np.bincount(index, minlength=4 * n_cells).reshape(n_cells, 4).astype(float)
+    columns = [np.bincount(cells, minlength=n_cells).astype(float)]
+    columns += [np.bincount(cells, weights=values[:, j], minlength=n_cells) for j in range(values.shape[1])]
+    return np.stack(columns, axis=1)
+
+
+def sensitivities(kind, width):
+    """``(l1, l2)`` of the whole table for one changed row (see the module docstring; the same for both units)."""
+    if kind == "classification":
+        return 2.0, math.sqrt(2.0)
+    return 2.0 * width, math.sqrt(2.0 * width)
+
+
+def release_cells(counts, *, kind, epsilon, delta, random_state):
+    """``(noisy counts, noise scale, noise sd)``: one release of the whole table (``epsilon = inf``: exact)."""
+    l1, l2 = sensitivities(kind, counts.shape[-1])
+    noisy = noisy_vector(counts, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
+                         random_state=random_state)
+    if math.isinf(epsilon):
+        return noisy, 0.0, 0.0
+    scale = noise_scale(epsilon, delta, l1, l2)
+    return noisy, scale, noise_sd(scale, delta)
+
+
+def public_totals(table, *, kind, unit, public_predictions):
+    """The sums of a ``(..., C, G, K)`` table that are public under ``unit`` (None under ``"record"``).
+
+    ``"sensitive_attribute"``: with ``public_predictions`` the sums over groups ``(..., C, K)`` (every column is a
+    function of public values); otherwise, for classification, the per-(control level, true label) sums over groups
+    and predicted labels ``(..., C, 2)``, and for regression the row counts over groups ``(..., C, 1)``. Each is a
+    sum over rows of values that neighbouring datasets share, so it may be used exactly.
+    """
+    if unit != "sensitive_attribute":
+        return None
+    if public_predictions:
+        return table.sum(axis=-2)
+    if kind == "classification":
+        return table.reshape(table.shape[:-1] + (2, 2)).sum(axis=(-3, -1))        # (..., C, true label)
+    return table[..., :1].sum(axis=-2)
+
+
+def post_process(noisy, *, kind, unit, totals, n, public_predictions=False):
+    """The consistent table from a noisy ``(..., C, G, K)`` table (batched over leading axes), with the
+    :func:`public_totals` ``totals`` (``"sensitive_attribute"``) or the public row count ``n`` (``"record"``)."""
+    noisy = np.asarray(noisy, dtype=float)
+    if unit == "sensitive_attribute":
+        out = _project_attribute_unit(noisy, kind, totals, public_predictions)
+    else:
+        out = _project_counts(noisy, kind, n)
+    if kind == "regression":
+        out[..., 1:] = np.minimum(np.maximum(out[..., 1:], 0.0), out[..., :1])   # 0 <= value sums <= count
+    return out
+
+
+def _project_attribute_unit(noisy, kind, totals, public_predictions):
+    if public_predictions:
+        return _project_columns(noisy, totals)
+    if kind == "classification":
+        # (..., C, G, true, predicted) -> (..., C, true, G x predicted): one vector per (control, true label)
+        split = noisy.reshape(noisy.shape[:-1] + (2, 2))
+        moved = np.moveaxis(split, -2, -3)                                  # (..., C, true, G, predicted)
+        rows = moved.reshape(moved.shape[:-2] + (-1,))
+        projected = _project_rows(rows, totals).reshape(moved.shape)
+        return np.moveaxis(projected, -3, -2).reshape(noisy.shape)
+    out = noisy.copy()
+    out[..., :1] = _project_columns(noisy[..., :1], totals)
+    return out
+
+
+def _project_rows(rows, totals):
+    """Each row (last axis) onto ``{v >= 0, sum v = total}`` with its total (zero for a zero total)."""
+    flat = rows.reshape(-1, rows.shape[-1])
+    flat_totals = np.asarray(totals, dtype=float).reshape(-1)
+    out = np.zeros_like(flat)
+    positive = flat_totals > 0
+    if positive.any():
+        out[positive] = project_onto_nonnegative_sum(flat[positive], flat_totals[positive])
+    return out.reshape(rows.shape)
+
+
+def _project_columns(noisy, totals):
+    """Each (control level, column) vector over groups onto ``{v >= 0, sum v = total}`` (zero for a zero total)."""
+    moved = np.moveaxis(noisy, -2, -1)                       # (..., C, K, G)
+    return np.moveaxis(_project_rows(moved, totals), -1, -2)
+
+
+def _project_counts(noisy, kind, n):
+    """Record unit: the count cells onto the non-negative vectors summing to the public ``n``."""
+    lead = noisy.shape[:-3]
+    out = noisy.copy()
+    if kind == "classification":
+        rows = noisy.reshape(-1, int(np.prod(noisy.shape[-3:])))
+        out = project_onto_nonnegative_sum(rows, np.broadcast_to(n, rows.shape[:1])).reshape(noisy.shape)
+    else:
+        rows = noisy[..., 0].reshape(-1, int(np.prod(noisy.shape[-3:-1])))
+        out[..., 0] = project_onto_nonnegative_sum(rows, np.broadcast_to(n, rows.shape[:1])).reshape(
+            lead + noisy.shape[-3:-1])
+    return out
+
+
+def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, public_predictions=False):
+    """``n_boot`` draws of the whole estimator under the parametric model that the released ``table`` (``(C, G,
+    K)``) is the truth: rows resampled per cell (``sampling``; a multinomial of the cell's confusion shares, or for
+    regression a normal with the largest variance a mean in ``[0, 1]`` allows, ``m (1 - m)`` per row), fresh noise
+    of the public ``scale`` added, the same post-processing. Post-processing of released values only: the draws use
+    numpy's generator ``rng``, not a release mechanism."""
+    base = np.broadcast_to(table, (n_boot,) + table.shape).copy()
+    if sampling:
+        base = _resample(table, kind, n_boot, rng)
+    totals = public_totals(base, kind=kind, unit=unit, public_predictions=public_predictions)   # the draws' own
+    if scale > 0:
+        noise = rng.laplace(0.0, scale, base.shape) if delta == 0 else rng.normal(0.0, scale, base.shape)
+        base = base + noise
+    return post_process(base, kind=kind, unit=unit, totals=totals, n=n, public_predictions=public_predictions)
+
+
+def _resample(table, kind, n_boot, rng):
+    if kind == "classification":
+        sizes = np.rint(table.sum(axis=-1)).astype(np.int64)
+        shares = np.divide(table, table.sum(axis=-1, keepdims=True), out=np.full(table.shape, 0.25),
+                           where=table.sum(axis=-1, keepdims=True) > 0)
+        return rng.multinomial(sizes, shares, size=(n_boot,) + table.shape[:-1]).astype(float)
+    count = table[..., :1]
+    mean = np.divide(table[..., 1:], count, out=np.zeros(table[..., 1:].shape), where=count > 0).clip(0.0, 1.0)
+    sd = np.sqrt(count * mean * (1.0 - mean))
+    values = table[..., 1:] + sd * rng.standard_normal((n_boot,) + table[..., 1:].shape)
+    counts = np.broadcast_to(count, (n_boot,) + count.shape)
+    return np.concatenate([counts, np.clip(values, 0.0, counts)], axis=-1)

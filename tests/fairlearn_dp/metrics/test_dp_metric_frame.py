@@ -1,0 +1,344 @@
+"""DPMetricFrame: MetricFrame's surface from one release; the privacy contract; bad input."""
+
+import functools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from diffprivlib import BudgetAccountant
+from diffprivlib.utils import BudgetError
+from fairlearn.metrics import (
+    MetricFrame,
+    count,
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equal_opportunity_difference,
+    equalized_odds_difference,
+    equalized_odds_ratio,
+    false_negative_rate,
+    false_positive_rate,
+    mean_prediction,
+    selection_rate,
+    true_negative_rate,
+    true_positive_rate,
+)
+from sklearn.metrics import (
+    accuracy_score,
+    balanced_accuracy_score,
+    f1_score,
+    mean_absolute_error,
+    mean_squared_error,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+    zero_one_loss,
+)
+
+from fairlearn_dp.metrics import (
+    DPMetricFrame,
+    count_metric,
+    dp_demographic_parity_difference,
+    dp_demographic_parity_ratio,
+    dp_equal_opportunity_difference,
+    dp_equalized_odds_difference,
+    dp_equalized_odds_ratio,
+)
+from fairlearn_dp.privacy import PrivacyWarning
+
+CLASSIFICATION = {"accuracy": accuracy_score, "balanced": balanced_accuracy_score, "precision": precision_score,
+                  "recall": recall_score, "f1": f1_score, "zero_one": zero_one_loss, "selection": selection_rate,
+                  "tpr": true_positive_rate, "fpr": false_positive_rate, "tnr": true_negative_rate,
+                  "fnr": false_negative_rate, "count": count, "mean_prediction": mean_prediction}
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(3)
+    n = 3000
+    race = rng.choice(["a", "b", "c"], n, p=[0.6, 0.3, 0.1])
+    y = rng.integers(0, 2, n)
+    pred = np.where(rng.random(n) < 0.8, y, 1 - y)
+    site = rng.choice(["north", "south"], n)
+    return y, pred, pd.Series(race, name="race"), site
+
+
+def _exact(**kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return MetricFrame(**kwargs)
+
+
+def _frame(**kwargs):
+    kwargs.setdefault("accountant", BudgetAccountant())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return DPMetricFrame(**kwargs)
+
+
+# ---------------------------------------------------------------------------------------------- MetricFrame's surface
+@pytest.mark.parametrize("unit", ["sensitive_attribute", "record"])
+def test_at_epsilon_inf_every_table_is_metricframes(data, unit):
+    y, pred, race, site = data
+    exact = _exact(metrics=CLASSIFICATION, y_true=y, y_pred=pred, sensitive_features=race,
+                   control_features={"site": site})
+    frame = _frame(metrics=CLASSIFICATION, y_true=y, y_pred=pred, sensitive_features=race,
+                   control_features={"site": site}, epsilon=math.inf, privacy_unit=unit, random_state=0)
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group.astype(float), check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(frame.overall, exact.overall.astype(float), check_exact=False, rtol=1e-12)
+    for method in ("between_groups", "to_overall"):
+        pd.testing.assert_frame_equal(frame.difference(method), exact.difference(method).astype(float),
+                                      check_exact=False, rtol=1e-9)
+        pd.testing.assert_frame_equal(frame.ratio(method), exact.ratio(method).astype(float),
+                                      check_exact=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(frame.group_min(), exact.group_min().astype(float), check_exact=False)
+    pd.testing.assert_frame_equal(frame.group_max(), exact.group_max().astype(float), check_exact=False)
+    assert frame.sensitive_levels == exact.sensitive_levels and frame.control_levels == exact.control_levels
+    assert frame.privacy_spent_.epsilon == math.inf
+
+
+def test_a_single_callable_gives_metricframes_scalar_and_series(data):
+    y, pred, race, _ = data
+    exact = _exact(metrics=accuracy_score, y_true=y, y_pred=pred, sensitive_features=race)
+    frame = _frame(metrics=accuracy_score, y_true=y, y_pred=pred, sensitive_features=race, epsilon=math.inf)
+    assert isinstance(frame.overall, float) and frame.overall == pytest.approx(exact.overall)
+    pd.testing.assert_series_equal(frame.by_group, exact.by_group, check_exact=False)
+    assert frame.difference() == pytest.approx(exact.difference())
+    assert len(frame.by_group_ci) == 2 and isinstance(frame.by_group_ci[0], pd.Series)
+
+
+def test_several_sensitive_features_give_the_product_of_their_declared_levels(data):
+    y, pred, race, site = data
+    sf = {"race": race, "site": site}
+    exact = _exact(metrics={"sr": selection_rate}, y_true=y, y_pred=pred, sensitive_features=sf)
+    frame = _frame(metrics={"sr": selection_rate}, y_true=y, y_pred=pred, sensitive_features=sf,
+                   epsilon=math.inf, groups={"race": ["a", "b", "c"], "site": ["north", "south"]})
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group, check_exact=False)
+    # A declared level without rows is a cell like any other (empty: its rates are 0, its count 0).
+    wider = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=math.inf,
+                   groups=["a", "b", "c", "d"])
+    assert wider.by_group.loc["d", "n"] == 0 and list(wider.by_group.index) == ["a", "b", "c", "d"]
+
+
+def test_regression_metrics_from_bounded_sums():
+    rng = np.random.default_rng(0)
+    n = 2000
+    y = rng.normal(size=n)
+    pred = y + 0.5 * rng.normal(size=n)
+    groups = rng.choice([0, 1], n)
+    metrics = {"mse": mean_squared_error, "mae": mean_absolute_error, "mean": mean_prediction, "n": count}
+    bounds = (-2.0, 2.0)
+    exact = _exact(metrics=metrics, y_true=np.clip(y, *bounds), y_pred=np.clip(pred, *bounds),
+                   sensitive_features=groups)
+    frame = _frame(metrics=metrics, y_true=y, y_pred=pred, sensitive_features=groups, epsilon=math.inf,
+                   bounds=bounds, groups=[0, 1])
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group.astype(float), check_exact=False, rtol=1e-9)
+    noisy = _frame(metrics=metrics, y_true=y, y_pred=pred, sensitive_features=groups, epsilon=1.0,
+                   bounds=bounds, groups=[0, 1], random_state=0)
+    # Released once: four columns (count and three value sums) with L1 sensitivity 2 x 4.
+    assert noisy.noise_scale_ == pytest.approx(8.0)
+    assert noisy.released_counts_.shape == (2, 4)
+
+
+def test_count_metric_declares_a_metric_of_the_counts(data):
+    y, pred, race, _ = data
+    fdr = count_metric(lambda c: c.fp / (c.fp + c.tp), name="fdr")
+    exact = _exact(metrics={"fdr": fdr}, y_true=y, y_pred=pred, sensitive_features=race)
+    frame = _frame(metrics={"fdr": fdr}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=math.inf)
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group, check_exact=False)
+    assert fdr([0, 1, 0, 1], [1, 1, 0, 0]) == 0.5
+
+
+def test_partial_and_sample_params_that_do_not_change_the_counts(data):
+    y, pred, race, _ = data
+    frame = _frame(metrics={"p": functools.partial(precision_score, zero_division=1.0), "sr": selection_rate},
+                   sample_params={"sr": {"pos_label": 1}}, y_true=y, y_pred=pred, sensitive_features=race,
+                   epsilon=math.inf)
+    assert frame.by_group.shape == (3, 2)
+    empty = _frame(metrics={"p": functools.partial(precision_score, zero_division=1.0)}, y_true=np.zeros(4),
+                   y_pred=np.zeros(4), sensitive_features=[0, 1, 0, 1], epsilon=math.inf)
+    assert (empty.by_group["p"] == 1.0).all()                      # no predicted positive: zero_division
+
+
+def test_by_group_plot_works(data):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    y, pred, race, _ = data
+    frame = _frame(metrics={"accuracy": accuracy_score, "sr": selection_rate}, y_true=y, y_pred=pred,
+                   sensitive_features=race, epsilon=1.0, groups=["a", "b", "c"], random_state=0)
+    axes = frame.by_group.plot.bar(subplots=True, legend=False)
+    assert len(axes) == 2
+
+
+# ------------------------------------------------------------------------------------------------ the release
+def test_one_release_one_charge_and_the_spend_is_exposed(data):
+    y, pred, race, site = data
+    accountant = BudgetAccountant()
+    frame = _frame(metrics=CLASSIFICATION, y_true=y, y_pred=pred, sensitive_features=race,
+                   control_features={"site": site}, epsilon=0.7, delta=1e-6, groups=["a", "b", "c"],
+                   control_groups=["north", "south"], accountant=accountant, random_state=1)
+    frame.by_group, frame.difference(), frame.ratio(), frame.by_group_ci, frame.difference_ci()
+    assert accountant.spent_budget == [(0.7, 1e-6)]
+    assert (frame.privacy_spent_.epsilon, frame.privacy_spent_.delta) == (0.7, 1e-6)
+
+
+def test_same_seed_same_report_and_another_seed_another(data):
+    y, pred, race, _ = data
+    kwargs = dict(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=race,
+                  epsilon=1.0, groups=["a", "b", "c"])
+    first, again, other = (_frame(random_state=seed, **kwargs) for seed in (5, 5, 6))
+    np.testing.assert_array_equal(first.noisy_counts_, again.noisy_counts_)
+    pd.testing.assert_frame_equal(first.by_group_ci[0], again.by_group_ci[0])
+    assert not np.array_equal(first.noisy_counts_, other.noisy_counts_)
+
+
+def test_post_processing_keeps_public_totals_and_non_negative_counts(data):
+    y, pred, race, _ = data
+    frame = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=0.05,
+                   groups=["a", "b", "c"], random_state=2)
+    table = frame.released_counts_
+    assert (table.to_numpy() >= 0).all()
+    # Under "sensitive_attribute" the per-true-label totals are public and kept exactly; with public predictions
+    # each confusion bin's total over groups too.
+    np.testing.assert_allclose(table[["tn", "fp"]].to_numpy().sum(), (y == 0).sum(), rtol=1e-9)
+    np.testing.assert_allclose(table[["fn", "tp"]].to_numpy().sum(), (y == 1).sum(), rtol=1e-9)
+    public = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=0.05,
+                    groups=["a", "b", "c"], random_state=2, public_predictions=True).released_counts_
+    exact = pd.crosstab(2 * y + pred, np.zeros(len(y))).to_numpy().ravel()
+    np.testing.assert_allclose(public.sum(axis=0).to_numpy(), exact, rtol=1e-9)
+    record = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=0.05,
+                    groups=["a", "b", "c"], random_state=2, privacy_unit="record")
+    assert record.released_counts_.to_numpy().sum() == pytest.approx(len(y))
+    assert (record.released_counts_.to_numpy() >= 0).all()
+
+
+def test_overall_is_exact_under_the_attribute_unit_and_released_under_record(data):
+    y, pred, race, _ = data
+    kwargs = dict(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=race,
+                  epsilon=0.5, groups=["a", "b", "c"], random_state=3)
+    public = _frame(public_predictions=True, **kwargs)
+    assert public.overall["accuracy"] == pytest.approx(accuracy_score(y, pred), rel=1e-12)
+    assert _frame(privacy_unit="record", **kwargs).overall["accuracy"] != accuracy_score(y, pred)
+    # Predictions that may depend on the attribute (the default): only the per-label totals are kept exactly.
+    private = _frame(**kwargs)
+    positives = private.released_counts_[["fn", "tp"]].to_numpy().sum()
+    assert positives == pytest.approx(y.sum(), rel=1e-12)
+    assert private.overall["accuracy"] != accuracy_score(y, pred)
+
+
+def test_budget_is_checked_before_the_data_are_read(data):
+    y, pred, race, _ = data
+    exhausted = BudgetAccountant(epsilon=0.5)
+    with pytest.raises(BudgetError):                      # invalid data, but the budget is checked first
+        DPMetricFrame(metrics=accuracy_score, y_true=y[:-1], y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      groups=["a", "b", "c"], accountant=exhausted)
+    with pytest.raises(ValueError, match="epsilon"):      # a bad public parameter comes before the budget
+        DPMetricFrame(metrics=accuracy_score, y_true=y, y_pred=pred, sensitive_features=race, epsilon=0.0,
+                      groups=["a", "b", "c"], accountant=exhausted)
+    with pytest.raises(ValueError, match="metrics: metric 'roc_auc_score' cannot be computed"):
+        DPMetricFrame(metrics=roc_auc_score, y_true=y, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      groups=["a", "b", "c"], accountant=exhausted)
+    assert exhausted.spent_budget == []
+
+
+def test_a_failed_report_charges_nothing(data):
+    y, pred, race, _ = data
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="unseen group"):
+        DPMetricFrame(metrics=accuracy_score, y_true=y, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      groups=["a", "b"], accountant=accountant)
+    assert accountant.spent_budget == []
+
+
+def test_undeclared_groups_warn_that_they_were_read_from_the_data(data):
+    y, pred, race, _ = data
+    with pytest.warns(PrivacyWarning, match="groups"):
+        DPMetricFrame(metrics=accuracy_score, y_true=y, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      accountant=BudgetAccountant(), random_state=0)
+
+
+def test_small_groups_are_reported_unreadable():
+    rng = np.random.default_rng(1)
+    n = 20000
+    groups = np.where(np.arange(n) < 60, "tiny", "large")
+    y, pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    with pytest.warns(UserWarning, match="tiny"):
+        frame = DPMetricFrame(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=groups,
+                              epsilon=1.0, groups=["large", "tiny"], accountant=BudgetAccountant(), random_state=0)
+    assert frame.unreadable_.loc["tiny", "accuracy"] and not frame.unreadable_.loc["large", "accuracy"]
+    assert frame.noise_error_.loc["tiny", "accuracy"] > 0.02 > frame.noise_error_.loc["large", "accuracy"]
+
+
+# ---------------------------------------------------------------------------------------------- aggregates
+def test_aggregates_equal_fairlearns_at_epsilon_inf(data):
+    y, pred, race, _ = data
+    inf = dict(sensitive_features=race, epsilon=math.inf, accountant=BudgetAccountant())
+    assert dp_demographic_parity_difference(y, pred, **inf) == pytest.approx(
+        demographic_parity_difference(y, pred, sensitive_features=race))
+    assert dp_demographic_parity_ratio(y, pred, **inf) == pytest.approx(
+        demographic_parity_ratio(y, pred, sensitive_features=race))
+    assert dp_equalized_odds_difference(y, pred, **inf) == pytest.approx(
+        equalized_odds_difference(y, pred, sensitive_features=race))
+    assert dp_equalized_odds_difference(y, pred, agg="mean", **inf) == pytest.approx(
+        equalized_odds_difference(y, pred, sensitive_features=race, agg="mean"))
+    assert dp_equalized_odds_ratio(y, pred, **inf) == pytest.approx(
+        equalized_odds_ratio(y, pred, sensitive_features=race))
+    assert dp_equal_opportunity_difference(y, pred, **inf) == pytest.approx(
+        equal_opportunity_difference(y, pred, sensitive_features=race))
+
+
+def test_each_aggregate_is_one_release(data):
+    y, pred, race, _ = data
+    accountant = BudgetAccountant()
+    dp_equalized_odds_difference(y, pred, sensitive_features=race, epsilon=0.3, groups=["a", "b", "c"],
+                                 accountant=accountant, random_state=0)
+    assert accountant.spent_budget == [(0.3, 0.0)]
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("change, error, match", [
+    (dict(y_true=[0, 1, 2, 1]), ValueError, "y_true must hold binary labels"),
+    (dict(y_pred=[0, 1, np.nan, 1]), ValueError, "y_pred must hold binary labels"),
+    (dict(y_pred=[0, 1, 1]), ValueError, "length mismatch"),
+    (dict(sensitive_features=["a", "b", "z", "a"]), ValueError, "unseen group"),
+    (dict(sensitive_features=["a", "b", None, "a"]), ValueError, "missing value"),
+    (dict(groups=["a"]), ValueError, "groups must declare at least 2"),
+    (dict(groups="ab"), TypeError, "groups must be a list"),
+    (dict(metrics={"mse": mean_squared_error}), ValueError, "bounds"),
+    (dict(metrics={"sr": selection_rate, "mse": mean_squared_error}, bounds=(0, 1)), ValueError, "mixes"),
+    (dict(epsilon=-1), ValueError, "epsilon"),
+    (dict(privacy_unit="person"), ValueError, "privacy_unit"),
+    (dict(y_true=[], y_pred=[], sensitive_features=[]), ValueError, "empty"),
+])
+def test_bad_input_names_the_argument(change, error, match):
+    kwargs = dict(metrics={"sr": selection_rate}, y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 1],
+                  sensitive_features=["a", "b", "b", "a"], epsilon=1.0, groups=["a", "b"],
+                  accountant=BudgetAccountant(), random_state=0)
+    accountant = kwargs["accountant"]
+    with pytest.raises(error, match=match):
+        DPMetricFrame(**{**kwargs, **change})
+    assert accountant.spent_budget == []
+
+
+def test_dask_inputs_are_counted_on_the_workers_and_equal_the_in_memory_report(data):
+    da = pytest.importorskip("dask.array")
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    y, pred, race, site = data
+    kwargs = dict(metrics={"accuracy": accuracy_score, "tpr": true_positive_rate}, epsilon=1.0,
+                  groups=["a", "b", "c"], random_state=4)
+    memory = _frame(y_true=y, y_pred=pred, sensitive_features=race, **kwargs)
+    with dask.config.set(scheduler="synchronous"):
+        lazy = _frame(y_true=da.from_array(y, chunks=600), y_pred=da.from_array(pred, chunks=600),
+                      sensitive_features=dd.from_pandas(race, npartitions=5), **kwargs)
+        array = _frame(y_true=da.from_array(y, chunks=700), y_pred=da.from_array(pred, chunks=700),
+                       sensitive_features=da.from_array(race.to_numpy(dtype=object), chunks=700), **kwargs)
+    np.testing.assert_array_equal(array.noisy_counts_, memory.noisy_counts_)
+    np.testing.assert_array_equal(lazy.noisy_counts_, memory.noisy_counts_)
+    pd.testing.assert_frame_equal(lazy.by_group, memory.by_group)
+    with pytest.raises(ValueError, match="partitioned differently"):
+        _frame(y_true=da.from_array(y, chunks=700), y_pred=da.from_array(pred, chunks=600),
+               sensitive_features=da.from_array(race.to_numpy(dtype=object), chunks=700), **kwargs)
