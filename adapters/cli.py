@@ -273,6 +273,7 @@ class _Problem:
     data: object             # callable -> (X, y, sensitive_features, extra constructor parameters)
     metrics: dict
     axes: tuple              # (error metric, fairness metric) of the trade-off plot
+    report: dict | None = None   # DPMetricFrame arguments of --private-report (metrics, groups, bounds), or None
 
 
 def _to_unit(values, low, high):
@@ -301,6 +302,16 @@ def _error_and_gap(gap, name):
 
     return ({"error": metric(lambda yt, yp: float(np.mean(np.asarray(yt) != np.asarray(yp)))),
              name: metric(gap, uses_groups=True)}, ("error", name))
+
+
+def _classification_report(groups):
+    """``--private-report``'s DPMetricFrame arguments for a classification sweep (one release of the test split's
+    per-group confusion counts)."""
+    from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
+    from sklearn.metrics import zero_one_loss
+
+    return dict(metrics={"error": zero_one_loss, "selection_rate": selection_rate, "tpr": true_positive_rate,
+                         "fpr": false_positive_rate}, groups=list(groups))
 
 
 def _worst_group(loss, name):
@@ -336,7 +347,8 @@ def _fair_regression_problem(dataset):
 
     metrics = {"mse": metric(mean_squared_error), "ks_parity": metric(
         lambda yt, yp, sf: ks_statistical_parity(yt, yp, sensitive_features=sf), uses_groups=True)}
-    return _Problem(dict(bounds=bounds, groups=groups, n_bins=36), data, metrics, ("mse", "ks_parity"))
+    report = dict(metrics={"mse": mean_squared_error}, groups=list(groups), bounds=tuple(bounds))
+    return _Problem(dict(bounds=bounds, groups=groups, n_bins=36), data, metrics, ("mse", "ks_parity"), report)
 
 
 def _threshold_optimizer_problem(dataset):
@@ -366,7 +378,7 @@ def _threshold_optimizer_problem(dataset):
 
     metrics, axes = _error_and_gap(equalized_odds_difference, "eo_difference")
     return _Problem(dict(prefit=True, constraints="equalized_odds", predict_method="predict_proba", groups=groups),
-                    data, metrics, axes)
+                    data, metrics, axes, _classification_report(groups))
 
 
 def _exponentiated_gradient_problem(dataset):
@@ -383,7 +395,7 @@ def _exponentiated_gradient_problem(dataset):
     # smallest (group, label) cell is bounded privately with 10% of epsilon, which fails below epsilon ~ 10 on these
     # rows (the fit says so); --param min_count=N declares a public bound instead.
     return _Problem(dict(constraints=EqualizedOdds(), groups=[0, 1], max_iter=20, feature_bound=1.0,
-                         oracle="regression"), data, metrics, axes)
+                         oracle="regression"), data, metrics, axes, _classification_report([0, 1]))
 
 
 def _exponential_mechanism_problem(dataset):
@@ -402,7 +414,8 @@ def _exponential_mechanism_problem(dataset):
                                              random_state=0)
     # delta = 1e-6 rather than the paper's exp(-sqrt(n)) (~1e-16 here), whose margin ln(1/delta) / epsilon_size
     # leaves no positive bound on the smallest group's positives below epsilon ~ 3 on these ~1,400 training rows.
-    return _Problem(dict(hypotheses=hypotheses, groups=[0, 1], delta=1e-6), data, metrics, axes)
+    return _Problem(dict(hypotheses=hypotheses, groups=[0, 1], delta=1e-6), data, metrics, axes,
+                    _classification_report([0, 1]))
 
 
 def _gerryfair_problem(dataset):
@@ -413,7 +426,7 @@ def _gerryfair_problem(dataset):
         return X, y, sf.astype(float), {}
 
     metrics, axes = _error_and_gap(false_positive_rate_difference, "fpr_difference")  # fairness_def='FP'
-    return _Problem(dict(max_iters=10, fairness_def="FP"), data, metrics, axes)
+    return _Problem(dict(max_iters=10, fairness_def="FP"), data, metrics, axes, _classification_report([0.0, 1.0]))
 
 
 def _group_budget_regression_problem(dataset):
@@ -465,7 +478,7 @@ def _group_budget_classification_problem(dataset):
     metrics, axes = _error_and_gap(equalized_odds_difference, "eo_difference")
     metrics["worst_group_error"] = _worst_group(lambda t, p: float(np.mean(t != p)), "worst_group_error")
     return _Problem(dict(groups=[0, 1], classes=[0, 1], data_bound=1.0), data, metrics,
-                    ("error", "worst_group_error"))
+                    ("error", "worst_group_error"), _classification_report([0, 1]))
 
 
 @dataclass(frozen=True)
@@ -556,6 +569,9 @@ def _sweep_setup(args):
     if spec.finite_epsilon and any(math.isinf(e) for e in args.epsilon):
         raise _UsageError("--epsilon", f"{name} takes finite budgets only (zCDP), got inf")
     problem = spec.problem(dataset)
+    if getattr(args, "private_report", None) is not None and problem.report is None:
+        raise _UsageError("--private-report", f"{name} on {dataset} has no count metrics to report privately "
+                                              "(its target is rescaled): run without --private-report")
     cls = load(name)
     grid = {"epsilon": list(dict.fromkeys(args.epsilon))}
     grid.update(_check_params(args.param, cls(**problem.params), name, problem.params))
@@ -574,9 +590,11 @@ def _sweep(args):
     out = _check_out(args.out)
     X, y, sf, extra = problem.data()
     estimator = cls(**problem.params, **extra)
+    private_report = None if args.private_report is None else {**problem.report, "epsilon": args.private_report}
     try:
         result = privacy_fairness_sweep(estimator, grid, X, y, sensitive_features=sf, metrics=problem.metrics,
-                                        n_seeds=args.seeds, n_jobs=args.n_jobs, random_state=args.seed)
+                                        n_seeds=args.seeds, n_jobs=args.n_jobs, random_state=args.seed,
+                                        private_report=private_report)
     except (ValueError, TypeError) as error:
         # The estimator's own validation of a swept value (fit raises ValueError/TypeError for bad parameters).
         raise _UsageError("--epsilon/--param", f"{args.estimator} rejected a setting: {_one_line(error)}") from None
@@ -696,6 +714,9 @@ def _build_parser():
     sweep.add_argument("--seed", type=_seed, default=0, help="random_state of the sweep (default 0)")
     sweep.add_argument("--n-jobs", type=_positive_int, default=1, help="joblib workers (>= 1, default 1)")
     sweep.add_argument("--out", type=Path, default=Path("fairdp_sweep"), help="output directory")
+    sweep.add_argument("--private-report", type=_epsilon, default=None, metavar="EPSILON",
+                       help="also report each test split privately with DPMetricFrame at this epsilon (one release "
+                            "of the per-group counts; columns private_*, report_epsilon)")
     sweep.add_argument("--dry-run", action="store_true",
                        help="check the arguments and print the grid, without loading data or fitting")
     sweep.set_defaults(handler=_sweep, check=None, parser=sweep)

@@ -1,4 +1,6 @@
-"""MetricFrame-based before/after reports and plots of fairness, accuracy and privacy spent."""
+"""MetricFrame-based before/after reports and plots of fairness, accuracy and privacy spent; their private
+counterpart (:func:`private_report`, one :class:`~fairlearn_dp.metrics.DPMetricFrame` release per prediction
+vector)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,11 @@ import pandas as pd
 from fairlearn.metrics import MetricFrame, mean_prediction
 from sklearn.metrics import mean_squared_error
 
-from fairlearn_dp.metrics import ks_distance_to, ks_statistical_parity
+from fairlearn_dp.metrics import DPMetricFrame, ks_distance_to, ks_statistical_parity
 
 from .sweeps import SweepResult, metric, pareto_front, plot_tradeoff, privacy_fairness_sweep
 
-__all__ = ["regression_fairness_frame", "before_after_report", "plot_group_cdfs", "size_deciles",
+__all__ = ["regression_fairness_frame", "before_after_report", "private_report", "plot_group_cdfs", "size_deciles",
            "allocation_bias_report", "plot_allocation_biases",
            "privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
 
@@ -48,6 +50,58 @@ def before_after_report(y_true, predictions, *, sensitive_features, privacy_spen
     table = pd.concat(blocks, axis=1)
     if privacy_spent is not None:
         table.attrs["privacy_spent"] = privacy_spent
+    return table, frames
+
+
+def private_report(y_true, predictions, *, sensitive_features, metrics, epsilon, groups, accountant=None,
+                   random_state=None, **frame_params):
+    """:func:`before_after_report`'s table from private releases: one
+    :class:`~fairlearn_dp.metrics.DPMetricFrame` per prediction vector.
+
+    Each frame releases the per-group counts of its predictions once and charges ``(epsilon, delta)`` to
+    ``accountant``: comparing ``k`` prediction vectors on the same rows spends ``k`` times ``epsilon`` on their
+    sensitive features (sequential composition). Use it when the evaluation rows' sensitive features are private
+    (docs/user_guide/private_reporting.md).
+
+    Parameters
+    ----------
+    y_true : array-like
+    predictions : dict of str -> array-like
+        E.g. ``{"before": ..., "after": ...}``.
+    sensitive_features : array-like
+    metrics : dict of str -> callable
+        Count metrics (:class:`~fairlearn_dp.metrics.DPMetricFrame`).
+    epsilon : float
+        Budget of each frame.
+    groups : list
+        The public groups.
+    accountant, random_state, **frame_params
+        Passed to every frame (``random_state`` seeds frame ``i`` with ``random_state + i``).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Rows ``overall`` and each group; columns ``(name, metric)`` and ``(name, metric + " low"/" high")`` (the
+        frame's first and last ``ci_quantiles``).
+    frames : dict of DPMetricFrame
+    """
+    frames, blocks = {}, {}
+    for index, (name, y_pred) in enumerate(predictions.items()):
+        seed = None if random_state is None else random_state + index
+        frame = DPMetricFrame(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+                              epsilon=epsilon, groups=groups, accountant=accountant, random_state=seed,
+                              **frame_params)
+        frames[name] = frame
+        low, high = frame.by_group_ci[0], frame.by_group_ci[-1]
+        overall_low, overall_high = frame.overall_ci[0], frame.overall_ci[-1]
+        block = {}
+        for metric_name in metrics:
+            block[metric_name] = [frame.overall[metric_name], *frame.by_group[metric_name]]
+            block[f"{metric_name} low"] = [overall_low[metric_name], *low[metric_name]]
+            block[f"{metric_name} high"] = [overall_high[metric_name], *high[metric_name]]
+        blocks[name] = pd.DataFrame(block, index=["overall"] + [str(g) for g in frame.by_group.index])
+    table = pd.concat(blocks, axis=1)
+    table.attrs["privacy_spent"] = [frame.privacy_spent_ for frame in frames.values()]
     return table, frames
 
 

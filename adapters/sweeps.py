@@ -191,15 +191,66 @@ def _fit_one(estimator, setting, seeds, X, y, sensitive_features, test_size, fit
     return model, y_test, y_pred, sf_test, spent
 
 
-def _run_task(estimator, setting, seeds, X, y, sensitive_features, metrics, test_size, fit_params, predict_params):
+def _run_task(estimator, setting, seeds, X, y, sensitive_features, metrics, test_size, fit_params, predict_params,
+              private_report=None):
     _, y_test, y_pred, sf_test, spent = _fit_one(estimator, setting, seeds, X, y, sensitive_features, test_size,
                                                  fit_params, predict_params)
     scores = {name: float(fn(y_test, y_pred, sf_test)) for name, fn in metrics.items()}
+    if private_report is not None:
+        # The report's own seed, derived from the task's (its stream is not the prediction's).
+        report_seed = int(np.random.SeedSequence([seeds.predict, 1]).generate_state(1)[0])
+        scores.update(_private_scores(private_report, y_test, y_pred, sf_test, report_seed))
     return scores, spent
 
 
+def _private_scores(private_report, y_test, y_pred, sf_test, seed):
+    """The test split's report from one :class:`~fairlearn_dp.metrics.DPMetricFrame` (charged to a fresh
+    accountant): per metric its overall value and its largest difference between groups, and the report's epsilon.
+    """
+    import warnings
+
+    from diffprivlib import BudgetAccountant
+
+    from fairlearn_dp.metrics import DPMetricFrame
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)              # small groups: the intervals say it
+        frame = DPMetricFrame(y_true=y_test, y_pred=y_pred, sensitive_features=_frame_groups(sf_test),
+                              accountant=BudgetAccountant(), random_state=seed, **private_report)
+    scores = {}
+    for name in private_report["metrics"]:
+        scores[f"private_{name}"] = float(frame.overall[name])
+        scores[f"private_{name}_difference"] = float(frame.difference()[name])
+    scores["report_epsilon"] = float(frame.privacy_spent_.epsilon)
+    return scores
+
+
+def _private_columns(private_report):
+    if private_report is None:
+        return []
+    return [column for name in private_report["metrics"]
+            for column in (f"private_{name}", f"private_{name}_difference")] + ["report_epsilon"]
+
+
+def _check_private_report(private_report):
+    """``private_report``: None or a dict of DPMetricFrame arguments with a dict of ``metrics`` and ``epsilon``
+    (checked by building nothing: the frame itself validates them at the first task)."""
+    if private_report is None:
+        return None
+    if not isinstance(private_report, dict) or not isinstance(private_report.get("metrics"), dict) \
+            or "epsilon" not in private_report:
+        raise ValueError("private_report must be None or a dict of DPMetricFrame arguments with a dict of metrics "
+                         "and an epsilon, e.g. {'metrics': {'accuracy': accuracy_score}, 'epsilon': 1.0, "
+                         "'groups': [...]}.")
+    reserved = {"y_true", "y_pred", "sensitive_features", "accountant", "random_state"} & set(private_report)
+    if reserved:
+        raise ValueError(f"private_report must not set {sorted(reserved)}: the sweep sets them.")
+    return dict(private_report)
+
+
 def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, metrics, n_seeds=5, test_size=0.3,
-                           n_jobs=1, random_state=0, fit_params=None, predict_params=None, progress=None):
+                           n_jobs=1, random_state=0, fit_params=None, predict_params=None, progress=None,
+                           private_report=None):
     """Fit and score ``estimator`` for every setting of ``param_grid`` and every seed; one tidy row per fit.
 
     For each setting of :class:`sklearn.model_selection.ParameterGrid` ``(param_grid)`` and each seed index in
@@ -240,6 +291,12 @@ def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, m
         per-sample arrays do not belong here).
     progress : bool or None, default=None
         Show a tqdm progress bar over the tasks; None shows it when standard error is a terminal.
+    private_report : dict or None, default=None
+        Also report the test split privately: the arguments of a :class:`~fairlearn_dp.metrics.DPMetricFrame`
+        (``metrics`` as a dict of count metrics, ``epsilon``, ``groups``, ...; the sweep sets the data, a fresh
+        accountant and the seed). Adds the columns ``private_<metric>`` (overall), ``private_<metric>_difference``
+        (largest difference between groups) and ``report_epsilon`` (what the report spent on the test split's
+        sensitive attribute, on top of the fit's ``spent_epsilon``, which is on the training split).
 
     Returns
     -------
@@ -272,13 +329,15 @@ def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, m
     if clash:
         raise ValueError(f"metric names {sorted(clash)} clash with parameter or table column names.")
     sweep_metrics = {name: _as_sweep_metric(fn) for name, fn in metrics.items()}
+    private_report = _check_private_report(private_report)
+    private_columns = _private_columns(private_report)
 
     sequence = random_state if isinstance(random_state, np.random.SeedSequence) else \
         np.random.SeedSequence(random_state)
     seeds = _derive_seeds(sequence, n_seeds)
     tasks = [(i, s) for i in range(len(settings)) for s in range(n_seeds)]
     calls = (delayed(_run_task)(estimator, settings[i], seeds[s], X, y, sensitive_features, sweep_metrics,
-                                test_size, fit_params, predict_params) for i, s in tasks)
+                                test_size, fit_params, predict_params, private_report) for i, s in tasks)
 
     if show_progress(progress):
         from tqdm.auto import tqdm
@@ -296,8 +355,9 @@ def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, m
         row.update(scores)
         row.update(zip(SPENT_COLUMNS, spent))
         rows.append(row)
-    table = pd.DataFrame(rows, columns=["setting", *param_names, "seed", *metrics, *SPENT_COLUMNS])
-    return SweepResult(table=table, summary=_summarise(table, param_names, list(metrics)), settings=settings,
+    table = pd.DataFrame(rows, columns=["setting", *param_names, "seed", *metrics, *private_columns, *SPENT_COLUMNS])
+    return SweepResult(table=table, summary=_summarise(table, param_names, [*metrics, *private_columns]),
+                       settings=settings,
                        seed_sequence=sequence, _context=dict(estimator=estimator, X=X, y=y,
                                                       sensitive_features=sensitive_features,
                                                       metrics=sweep_metrics, n_seeds=n_seeds, test_size=test_size,

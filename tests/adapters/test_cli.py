@@ -191,8 +191,9 @@ def _listed_sweep_estimators(capsys):
 
 def test_sweep_lists_exactly_the_accepted_estimators(capsys):
     listed = _listed_sweep_estimators(capsys)
-    # every Fairlearn-face registry row, in --help and in the error message alike; no AIF360 transformer
-    assert set(listed) == {e.name for e in entries("fairlearn")} == set(cli._SWEEPS)
+    # every Fairlearn-face estimator row, in --help and in the error message alike; no AIF360 transformer (and no
+    # report: a sweep's reports are its --private-report option)
+    assert set(listed) == {e.name for e in entries("fairlearn") if e.task != "reporting"} == set(cli._SWEEPS)
     err = usage_error(capsys, ["sweep", "--estimator", "DPExponentiatedGradientReduction", "--epsilon", "1"])
     assert set(re.search(r"choose from (.*)$", err.strip()).group(1).split(", ")) == set(listed)
     assert "DPExponentiatedGradientReduction is an AIF360 transformer" in err
@@ -307,3 +308,19 @@ def test_reproduce_xian2024_quick_under_two_minutes(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert time.perf_counter() - start < 120
     assert (tmp_path / "main_table_summary.csv").is_file() and (tmp_path / "fig2_tradeoffs.png").is_file()
+
+
+def test_sweep_private_report_adds_private_columns(capsys, tmp_path):
+    """``--private-report EPSILON`` reports each test split with DPMetricFrame (columns private_*, report_epsilon)."""
+    import pandas as pd
+
+    out = tmp_path / "sweep"
+    assert main(["sweep", "--estimator", "DPThresholdOptimizer", "--dataset", "communities_crime", "--epsilon", "1",
+                 "--param", "n_score_bins=4", "--seeds", "1", "--private-report", "0.5", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "sweep.csv")
+    assert {"private_error", "private_tpr_difference", "private_fpr_difference"} <= set(table.columns)
+    assert (table["report_epsilon"] == 0.5).all()
+    assert "--private-report" in help_text(capsys, ["sweep"])
+    err = usage_error(capsys, ["sweep", "--estimator", "DPThresholdOptimizer", "--epsilon", "1",
+                               "--private-report", "0"])
+    assert "--private-report" in err

@@ -67,3 +67,30 @@ def test_allocation_share_axis_labels_zero_apart_from_the_decades():
     _share_axis(positive, np.array([1e-6, 1e-3]))
     assert positive.get_xscale() == "log"
     plt.close(fig)
+
+
+def test_private_report_is_one_release_per_prediction_vector():
+    import math
+
+    from diffprivlib import BudgetAccountant
+    from fairlearn.metrics import MetricFrame, selection_rate
+    from sklearn.metrics import accuracy_score
+
+    from fairdp_adapters.reporting import private_report
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 600)
+    groups = rng.choice(["F", "M"], 600)
+    predictions = {"before": rng.integers(0, 2, 600), "after": y}
+    metrics = {"accuracy": accuracy_score, "selection rate": selection_rate}
+    accountant = BudgetAccountant()
+    table, frames = private_report(y, predictions, sensitive_features=groups, metrics=metrics, epsilon=0.5,
+                                   groups=["F", "M"], accountant=accountant, random_state=0)
+    assert accountant.spent_budget == [(0.5, 0.0), (0.5, 0.0)]
+    assert list(table.index) == ["overall", "F", "M"] and set(frames) == {"before", "after"}
+    assert (table[("before", "accuracy low")] <= table[("before", "accuracy high")]).all()
+    exact, _ = private_report(y, predictions, sensitive_features=groups, metrics=metrics, epsilon=math.inf,
+                              groups=["F", "M"], accountant=BudgetAccountant())
+    reference = MetricFrame(metrics=metrics, y_true=y, y_pred=predictions["before"], sensitive_features=groups)
+    np.testing.assert_allclose(exact[("before", "accuracy")].to_numpy(),
+                               [reference.overall["accuracy"], *reference.by_group["accuracy"]])

@@ -167,3 +167,22 @@ def test_threshold_optimizer_with_prefit_base_classifier_keeps_it_fitted():
                  "eo": metric(equalized_odds_difference, uses_groups=True)})
     assert len(result.table) == 2 and result.table[["error", "eo"]].notna().all().all()
     assert result.metric_frame(1, 0).overall["error"] == result.table.loc[1, "error"]
+
+
+def test_private_report_adds_the_test_splits_dp_columns(data):
+    """``private_report``: one DPMetricFrame per task on the test split, charged to its own accountant; exact at
+    epsilon=inf (the columns then equal MetricFrame's), reproducible with the sweep's seed."""
+    report = {"metrics": {"mse": mean_squared_error}, "groups": [0, 1], "bounds": (0.0, 1.0)}
+    exact = run(data, private_report={**report, "epsilon": np.inf})
+    table = exact.table
+    assert {"private_mse", "private_mse_difference", "report_epsilon"} <= set(table.columns)
+    np.testing.assert_allclose(table["private_mse"], table["mse"], rtol=1e-9)
+    noisy = run(data, private_report={**report, "epsilon": 1.0})
+    again = run(data, private_report={**report, "epsilon": 1.0})
+    assert_frame_equal(noisy.table, again.table)
+    assert (noisy.table["report_epsilon"] == 1.0).all()
+    assert not np.allclose(noisy.table["private_mse_difference"], exact.table["private_mse_difference"])
+    with pytest.raises(ValueError, match="private_report"):
+        run(data, private_report={"metrics": {"mse": mean_squared_error}})
+    with pytest.raises(ValueError, match="random_state"):
+        run(data, private_report={**report, "epsilon": 1.0, "random_state": 0})
