@@ -11,11 +11,13 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
+from ..utils._dask import is_dask_input
 from ..utils._random import release_seeds
 from ..utils._validation import check_bool, check_choice, check_real, check_seed
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, as_count_metric
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels
+from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
 
 __all__ = ["DPMetricFrame"]
@@ -141,6 +143,7 @@ class DPMetricFrame:
         sf_columns = feature_columns(sensitive_features, "sensitive_feature_")
         cf_columns = None if control_features is None else feature_columns(control_features, "control_feature_")
         _check_names(sf_columns, cf_columns)
+        _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control)
         # 2. the budget, before the data are read
         spend = PrivacySpend(epsilon, delta) if not math.isinf(epsilon) else PrivacySpend(math.inf, 0.0)
         check_spend(accountant, spend)
@@ -210,7 +213,8 @@ class DPMetricFrame:
         self._draws, self._noise_draws = both, noise
         self.ci_method = ("parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
                           f"the release noise redrawn ({self._n_boot} draws); percentile intervals for by_group and "
-                          "overall, basic (reverse-percentile) intervals for the aggregates over groups")
+                          "overall; for the aggregates over groups, their range over the groups' simultaneous "
+                          "(Bonferroni) percentile intervals (conservative)")
         self.released_counts_ = pd.DataFrame(self._table.reshape(-1, self._table.shape[-1]),
                                              index=self._cell_index(), columns=list(self._columns()))
         low, high = min(self._ci_quantiles), max(self._ci_quantiles)
@@ -331,50 +335,34 @@ class DPMetricFrame:
         return [self._overall_shape(v) for v in self._percentiles(self._draws[1])]
 
     def group_max_ci(self) -> list:
-        return self._aggregate_ci(lambda g, o: self._reduce(g, "max"))
+        """Intervals for :meth:`group_max`, one per quantile (simultaneous group intervals: ``ci_method``)."""
+        return self._aggregate_ci("max", None)
 
     def group_min_ci(self) -> list:
-        return self._aggregate_ci(lambda g, o: self._reduce(g, "min"))
+        """Intervals for :meth:`group_min`, one per quantile."""
+        return self._aggregate_ci("min", None)
 
     def difference_ci(self, method: str = "between_groups") -> list:
-        """Intervals for :meth:`difference`, one per quantile (method: ``ci_method``)."""
-        method = check_choice(method, "method", _METHODS)
-        return self._aggregate_ci(lambda g, o: self._compare(g, o, method, "difference"), low=0.0)
+        """Intervals for :meth:`difference`, one per quantile (simultaneous group intervals: ``ci_method``)."""
+        return self._aggregate_ci("difference", check_choice(method, "method", _METHODS))
 
     def ratio_ci(self, method: str = "between_groups") -> list:
         """Intervals for :meth:`ratio`, one per quantile."""
-        method = check_choice(method, "method", _METHODS)
-        return self._aggregate_ci(lambda g, o: self._compare(g, o, method, "ratio"), low=0.0, high=1.0)
+        return self._aggregate_ci("ratio", check_choice(method, "method", _METHODS))
 
-    def _aggregate_ci(self, aggregate, low=None, high=None):
-        estimate = aggregate(self._by_group_values, self._overall_values)
-        draws = aggregate(*self._draws)
-        return [self._overall_shape(v) for v in self._interval(estimate, draws, low=low, high=high)]
+    def _aggregate_ci(self, what, method):
+        group_draws, overall_draws = self._draws
+        return [self._overall_shape({name: aggregate_bound(what, method, group_draws[name], overall_draws[name], q)
+                                     for name in self._metrics}) for q in self._ci_quantiles]
 
     def _percentiles(self, draws):
         """Percentile bounds ``Q_q(draws)``, one ``{name: values}`` per quantile: for a cell's own value, whose
         draws respect the range of the post-processed table (a rate stays in [0, 1] even where a count was
-        projected onto 0, where a reflected bound would leave the range)."""
+        projected onto 0)."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
             return [{name: np.nanquantile(values, q, axis=0) for name, values in draws.items()}
                     for q in self._ci_quantiles]
-
-    def _interval(self, estimate, draws, low=None, high=None):
-        """Basic bootstrap bounds ``2 estimate - Q_{1 - q}(draws)``, one ``{name: values}`` per quantile: for the
-        aggregates over groups (a maximum or a difference of noisy values is biased upward, and the draws again;
-        reflecting them removes the bias to first order), clipped to the aggregate's range."""
-        out = []
-        for q in self._ci_quantiles:
-            bound = {}
-            for name, value in estimate.items():
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)          # all-NaN cells stay NaN
-                    reflected = 2 * value - np.nanquantile(draws[name], 1 - q, axis=0)
-                bound[name] = np.clip(reflected, low if low is not None else -np.inf,
-                                      high if high is not None else np.inf)
-            out.append(bound)
-        return out
 
     @staticmethod
     def _reduce(values, how):
@@ -461,6 +449,18 @@ def _check_quantiles(ci_quantiles):
     if not quantiles:
         raise ValueError("ci_quantiles is empty.")
     return tuple(quantiles)
+
+
+def _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control):
+    """With Dask inputs the levels must be declared: they are not read off distributed data (public check: types)."""
+    columns = [column for _, column in sf_columns + (cf_columns or [])]
+    if not is_dask_input(y_true, y_pred, *columns):
+        return
+    if declared is None:
+        raise ValueError("groups=[...] is required with Dask inputs: the public levels are not read off distributed "
+                         "data. Declare every group the data may hold.")
+    if cf_columns is not None and declared_control is None:
+        raise ValueError("control_groups=[...] is required with Dask inputs and control features.")
 
 
 def _check_names(sf_columns, cf_columns):

@@ -339,6 +339,10 @@ def test_dask_inputs_are_counted_on_the_workers_and_equal_the_in_memory_report(d
     np.testing.assert_array_equal(array.noisy_counts_, memory.noisy_counts_)
     np.testing.assert_array_equal(lazy.noisy_counts_, memory.noisy_counts_)
     pd.testing.assert_frame_equal(lazy.by_group, memory.by_group)
+    with pytest.raises(ValueError, match="groups=.* is required with Dask inputs"):
+        DPMetricFrame(metrics=accuracy_score, y_true=da.from_array(y, chunks=600), y_pred=da.from_array(pred, chunks=600),
+                      sensitive_features=dd.from_pandas(race, npartitions=5), epsilon=1.0,
+                      accountant=BudgetAccountant(epsilon=0.0))                         # before the budget check
     with pytest.raises(ValueError, match="partitioned differently"):
         _frame(y_true=da.from_array(y, chunks=700), y_pred=da.from_array(pred, chunks=600),
                sensitive_features=da.from_array(race.to_numpy(dtype=object), chunks=700), **kwargs)
