@@ -473,7 +473,7 @@ def main(argv=None):
         "sampling error of the rows, so in-sample coverage can exceed 95%.", "", sizes_b, "", coverage_b, "",
         f"by_group_ci bounds outside [0, 1]: {b['out_of_range']} of {args.seeds * len(RACE_GROUPS) * len(METRICS)} "
         "intervals.", "", difference_b, "",
-        f"How often `unreadable_` flags a (group, metric) (max_noise_error=0.02):", "", unreadable_b, "",
+        "How often `unreadable_` flags a (group, metric) (max_noise_error=0.02):", "", unreadable_b, "",
         "## (c) Timing", "", table_adult_timing(adult), "",
         f"Medians of {args.repeats} alternating calls after one warm-up call each; DPMetricFrame with n_boot=1000 "
         "and random_state=None (diffprivlib's secure noise), a fresh BudgetAccountant per call.", "",
