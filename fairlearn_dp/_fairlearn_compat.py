@@ -4,7 +4,8 @@ fairdp subclasses Fairlearn's classes and fills in what Fairlearn's own function
 a name Fairlearn does not export (a class or helper in one of its ``_private`` modules, or a private attribute its
 functions read), the name is used here, so that a Fairlearn release that moves it breaks this module only.
 
-Today this module builds the introspection of a fitted ``ThresholdOptimizer`` from given values (fairdp passes
+It holds the messages and constants of Fairlearn's ``ThresholdOptimizer`` and input validation that
+``DPThresholdOptimizer`` repeats word for word (a drop-in raises Fairlearn's errors), and it builds the introspection of a fitted ``ThresholdOptimizer`` from given values (fairdp passes
 released values only): ``interpolated_thresholder_`` (an ``InterpolatedThresholder`` whose ``interpolation_dict``
 maps each group to a ``Bunch`` of ``ThresholdOperation`` mixtures), ``x_metric_`` / ``y_metric_``, and the private
 attributes :func:`fairlearn.postprocessing.plot_threshold_optimizer` reads (:data:`PLOT_ATTRIBUTES`).
@@ -14,16 +15,38 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from fairlearn.postprocessing._constants import BASE_ESTIMATOR_NONE_ERROR_MESSAGE
 from fairlearn.postprocessing._interpolated_thresholder import InterpolatedThresholder
 from fairlearn.postprocessing._threshold_operation import ThresholdOperation
-from fairlearn.postprocessing._threshold_optimizer import SIMPLE_CONSTRAINTS
+from fairlearn.postprocessing._threshold_optimizer import (
+    NO_CONTROL_FEATURES,
+    NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE,
+    NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE,
+    NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE,
+    OBJECTIVES_FOR_EQUALIZED_ODDS,
+    OBJECTIVES_FOR_SIMPLE_CONSTRAINTS,
+    SIMPLE_CONSTRAINTS,
+)
 from fairlearn.postprocessing._tradeoff_curve_utilities import _interpolate_curve
+from fairlearn.utils._input_validation import _KW_CONTROL_FEATURES as KW_CONTROL_FEATURES
+from fairlearn.utils._input_validation import _LABELS_NOT_0_1_ERROR_MESSAGE as LABELS_NOT_0_1_ERROR_MESSAGE
+from fairlearn.utils._input_validation import _MESSAGE_SENSITIVE_FEATURES_NONE as MESSAGE_SENSITIVE_FEATURES_NONE
+from fairlearn.utils._input_validation import _MESSAGE_X_SENSITIVE_ROWS as MESSAGE_X_SENSITIVE_ROWS
+from fairlearn.utils._input_validation import _MESSAGE_X_Y_ROWS as MESSAGE_X_Y_ROWS
+from fairlearn.utils._input_validation import _MESSAGE_Y_NONE as MESSAGE_Y_NONE
 from sklearn.utils import Bunch
 
 from .utils._random import check_random_state
 
 __all__ = ["PLOT_ATTRIBUTES", "SecureInterpolatedThresholder", "ThresholdOperation", "interpolate_curve",
-           "interpolated_thresholder", "interpolation", "metric_names", "set_plot_attributes"]
+           "interpolated_thresholder", "interpolation", "metric_names", "set_plot_attributes",
+           # Fairlearn's messages and constants (fairlearn 0.15.x), repeated by DPThresholdOptimizer
+           "BASE_ESTIMATOR_NONE_ERROR_MESSAGE", "KW_CONTROL_FEATURES", "LABELS_NOT_0_1_ERROR_MESSAGE",
+           "MESSAGE_SENSITIVE_FEATURES_NONE", "MESSAGE_X_SENSITIVE_ROWS", "MESSAGE_X_Y_ROWS", "MESSAGE_Y_NONE",
+           "NO_CONTROL_FEATURES", "NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE",
+           "NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE",
+           "NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE", "OBJECTIVES_FOR_EQUALIZED_ODDS",
+           "OBJECTIVES_FOR_SIMPLE_CONSTRAINTS", "SIMPLE_CONSTRAINTS"]
 
 # The private attributes of a fitted ThresholdOptimizer that plot_threshold_optimizer reads (Fairlearn 0.15).
 PLOT_ATTRIBUTES = ("_tradeoff_curve", "_x_grid", "_y_min", "_x_best", "_y_best", "_x_best_per_group",

@@ -186,7 +186,7 @@ _MAX_FAST_GROUPS = 64
 def _labels(y):
     """``_binary_labels(y)`` of DPThresholdOptimizer, without its per-value Python check when ``y`` is a numeric
     array of zeros and ones (the same 0/1 integers); anything else goes its way, errors included."""
-    from ._threshold_optimizer import _binary_labels
+    from ._inputs import binary_labels as _binary_labels
 
     values = y.to_numpy() if hasattr(y, "to_numpy") else y
     if (isinstance(values, np.ndarray) and values.dtype.kind in "biuf" and values.size
@@ -228,9 +228,9 @@ def _regression_counts(template, groups, n_bins, index, x, y, sensitive_features
 def _threshold_counts(template, groups, n_bins, index, x, y, sensitive_features):
     """Map step of DPThresholdOptimizer: ``#{i : a_i = a, bin_i = b, y_i = l}`` on one partition, cell
     ``a (2 B) + 2 b + l`` (the layout ``_release_joint_table`` releases)."""
-    from fairlearn.utils._input_validation import _MESSAGE_X_Y_ROWS
+    from .._fairlearn_compat import MESSAGE_X_Y_ROWS as _MESSAGE_X_Y_ROWS
 
-    from ._threshold_optimizer import _check_lengths
+    from ._inputs import check_lengths as _check_lengths
 
     n_cells = len(groups) * 2 * n_bins
     if _check_partition_lengths(index, x, y, sensitive_features) == 0:
@@ -292,7 +292,7 @@ def fit_regression_dask(estimator, X, y, sensitive_features, kwargs, *, public):
 
 def fit_threshold_optimizer_dask(estimator, X, y, sensitive_features, kwargs, *, epsilon, delta):
     """``DPThresholdOptimizer.fit`` on Dask inputs (called by ``fit`` after validating epsilon and delta)."""
-    from fairlearn.utils._input_validation import _MESSAGE_Y_NONE
+    from .._fairlearn_compat import MESSAGE_Y_NONE as _MESSAGE_Y_NONE
 
     if estimator._delegates_to_fairlearn(epsilon):
         raise ValueError("Dask inputs are not supported at epsilon=inf with an estimator: there DPThresholdOptimizer "

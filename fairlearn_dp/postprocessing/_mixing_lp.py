@@ -122,10 +122,9 @@ def rate_error_budget(*, n_rows, epsilon, delta, beta, n_groups, n_bins, cells, 
         return (cells // 2) * math.log(2 * n_groups * n_bins / beta) * laplace_scale
     gaussian_sd = None
     if delta > 0:
-        from diffprivlib.mechanisms import GaussianAnalytic
+        from ..privacy import noise_scale
 
-        gaussian_sd = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta,
-                                                 sensitivity=math.sqrt(2.0) / n_rows).variance(0.0))
+        gaussian_sd = noise_scale(epsilon, delta, None, math.sqrt(2.0) / n_rows)     # the analytic Gaussian's sigma
     scale = laplace_scale if gaussian_sd is None else gaussian_sd
 
     def excess(t):

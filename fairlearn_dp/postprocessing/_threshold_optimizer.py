@@ -9,28 +9,9 @@ import numbers
 import warnings
 
 import numpy as np
-import pandas as pd
 from fairlearn.postprocessing import ThresholdOptimizer
-from fairlearn.postprocessing._constants import BASE_ESTIMATOR_NONE_ERROR_MESSAGE
-from fairlearn.postprocessing._threshold_optimizer import (
-    NO_CONTROL_FEATURES,
-    NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE,
-    NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE,
-    NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE,
-    OBJECTIVES_FOR_EQUALIZED_ODDS,
-    OBJECTIVES_FOR_SIMPLE_CONSTRAINTS,
-    SIMPLE_CONSTRAINTS,
-)
-from fairlearn.utils._input_validation import (
-    _KW_CONTROL_FEATURES,
-    _LABELS_NOT_0_1_ERROR_MESSAGE,
-    _MESSAGE_SENSITIVE_FEATURES_NONE,
-    _MESSAGE_X_SENSITIVE_ROWS,
-    _MESSAGE_X_Y_ROWS,
-    _MESSAGE_Y_NONE,
-)
 from sklearn.base import clone
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
     PrivacySpend,
@@ -39,6 +20,18 @@ from ..privacy import (
     check_spend,
     private_joint_histogram,
     validate_epsilon_delta,
+)
+from .._fairlearn_compat import (
+    BASE_ESTIMATOR_NONE_ERROR_MESSAGE,
+    KW_CONTROL_FEATURES,
+    MESSAGE_X_Y_ROWS,
+    NO_CONTROL_FEATURES,
+    NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE,
+    NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE,
+    NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE,
+    OBJECTIVES_FOR_EQUALIZED_ODDS,
+    OBJECTIVES_FOR_SIMPLE_CONSTRAINTS,
+    SIMPLE_CONSTRAINTS,
 )
 from ..utils._random import check_random_state
 from ..utils._validation import (
@@ -59,6 +52,9 @@ from ..utils._validation import (
     validate_params,
 )
 from ._dask_predict import pmf_predict_dask, predict_dask
+from ._inputs import binary_labels as _binary_labels
+from ._inputs import check_lengths as _check_lengths
+from ._inputs import n_columns as _n_columns
 from ._distributed import is_dask_input
 from ._mixing_lp import constraint_slack, rate_errors, warn_if_unenforced
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
@@ -352,7 +348,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     def _check_fit_arguments(self, X, kwargs):
         """Public checks of ``fit``'s arguments (in memory and on Dask): no control features, and with
         ``estimator=None`` a single column of predictions or scores (Fairlearn's error; the shape is public)."""
-        if kwargs.get(_KW_CONTROL_FEATURES) is not None:
+        if kwargs.get(KW_CONTROL_FEATURES) is not None:
             raise ValueError(NO_CONTROL_FEATURES)
         if self.estimator is None and _n_columns(X) not in (None, 1):
             raise ValueError(BASE_ESTIMATOR_NONE_ERROR_MESSAGE + " With estimator=None, X must be the single column "
@@ -435,7 +431,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         self._predict_method = self._resolve_predict_method()
         outputs = self._outputs(X, private=not math.isinf(epsilon))
         if outputs.size != labels.size:
-            raise ValueError(_MESSAGE_X_Y_ROWS)
+            raise ValueError(MESSAGE_X_Y_ROWS)
         group_vector = as_group_vector(sensitive_features, labels.size, groups=groups)
         if groups is None:
             groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
@@ -780,49 +776,3 @@ def _check_constraints_and_objective(constraints, objective):
             raise ValueError(NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE + _AIF360_OBJECTIVE_NOTE)
     else:
         raise ValueError(NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE)
-
-
-def _n_columns(X):
-    shape = getattr(X, "shape", None)
-    if shape is None:
-        try:
-            shape = np.shape(X)
-        except (TypeError, ValueError):
-            return None
-    return 1 if len(shape) == 1 else (shape[1] if len(shape) == 2 else None)
-
-
-def _n_rows(data):
-    try:
-        return _num_samples(data)
-    except TypeError:
-        return None
-
-
-def _check_lengths(X, sensitive_features, n_labels):
-    """Fairlearn's length checks with count-free messages (the DP path's errors carry no counts)."""
-    n_x = _n_rows(X)
-    if n_x is not None and n_x != n_labels:
-        raise ValueError(_MESSAGE_X_Y_ROWS)
-    if sensitive_features is None:
-        raise ValueError(_MESSAGE_SENSITIVE_FEATURES_NONE)
-    n_sf = _n_rows(sensitive_features)
-    if n_sf is not None and n_sf != n_labels:
-        raise ValueError(_MESSAGE_X_SENSITIVE_ROWS)
-
-
-def _binary_labels(y):
-    """Labels as 0/1 ints; errors are Fairlearn's (``_validate_and_reformat_input``) without the data's values."""
-    if y is None:
-        raise ValueError(_MESSAGE_Y_NONE + ".")
-    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if values.size == 0:
-        raise ValueError(_MESSAGE_Y_NONE + ".")
-    if values.ndim == 2 and values.shape[1] == 1:
-        values = values.ravel()
-    if values.ndim != 1:
-        raise ValueError("`y` must be of shape (n,) or (n,1).")
-    found = pd.unique(pd.Series(values, dtype=object))
-    if not all(isinstance(v, (numbers.Number, np.bool_)) and not pd.isna(v) and v in (0, 1) for v in found):
-        raise ValueError(_LABELS_NOT_0_1_ERROR_MESSAGE)
-    return values.astype(float).astype(np.intp)

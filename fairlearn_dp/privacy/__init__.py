@@ -15,10 +15,13 @@ public bound are clipped. A failed fit leaves the estimator as it was. ``random_
 
 from diffprivlib.accountant import BudgetAccountant
 
+from ._budget_split import composed_spend, per_release_budget, per_release_rho
 from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
+from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
 from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._projection import project_onto_nonnegative_sum, project_onto_sum
-from ._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
+from ._release import joint_histogram_sensitivity, noise_scale, noise_sd, noisy_vector, private_joint_histogram
+from ._releaser import VectorReleaser
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
 from ._zcdp import (
@@ -57,4 +60,13 @@ __all__ = [
     "noisy_vector_zcdp",
     "advanced_composition_epsilon",
     "per_mechanism_epsilon",
+    "per_release_budget",
+    "per_release_rho",
+    "composed_spend",
+    "VectorReleaser",
+    "noise_scale",
+    "noise_sd",
+    "exponential_mechanism",
+    "exponential_mechanism_probabilities",
+    "exponential_mechanism_excess_cost",
 ]

@@ -19,7 +19,7 @@ from ._accountant import charge, check_spend, validate_epsilon_delta
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
 
-__all__ = ["noisy_vector", "noise_scale", "private_joint_histogram", "joint_histogram_sensitivity",
+__all__ = ["noisy_vector", "noise_scale", "noise_sd", "private_joint_histogram", "joint_histogram_sensitivity",
            "release_joint_counts"]
 
 

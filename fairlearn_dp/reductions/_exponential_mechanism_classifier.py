@@ -18,7 +18,8 @@ from diffprivlib.utils import check_random_state
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
-from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
+from ..privacy import (PrivacySpend, charge, check_spend, exponential_mechanism, exponential_mechanism_excess_cost,
+                       exponential_mechanism_probabilities, noisy_vector, validate_epsilon_delta)
 from ..utils._validation import (
     SharedAccountantCloneMixin,
     check_real,
@@ -30,7 +31,6 @@ from ..utils._validation import (
     encode_groups,
     resolve_groups,
 )
-from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 
 __all__ = ["ExponentialMechanismFairClassifier"]

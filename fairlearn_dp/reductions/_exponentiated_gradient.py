@@ -26,9 +26,8 @@ from fairlearn.reductions import (
 from sklearn.utils import check_random_state as _seeded_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import (PrivacySpend, PrivacyWarning, charge, check_spend, noisy_vector, per_mechanism_epsilon,
-                       validate_epsilon_delta)
-from ..privacy._release import noise_sd
+from ..privacy import (PrivacySpend, PrivacyWarning, charge, check_spend, exponential_mechanism, noise_sd, noisy_vector,
+                       per_mechanism_epsilon, validate_epsilon_delta)
 from ..utils._progress import progress_rounds
 from ..utils._random import check_random_state
 from ..utils._row_bounds import feature_bound_radius, feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
@@ -51,7 +50,6 @@ from ..utils._validation import (
     warn_if_noise_dominated,
     warn_if_worse_than_constant,
 )
-from ._exponential import exponential_mechanism
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 from ._objective import objective_costs
 from ._pipeline import game_estimator, pipeline_parts, pipeline_pmf

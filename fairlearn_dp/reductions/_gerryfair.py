@@ -19,26 +19,22 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from diffprivlib.mechanisms import GaussianAnalytic, Laplace
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.linear_model import LinearRegression, Ridge
-from sklearn.utils import check_random_state as _seeded_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
     PrivacySpend,
     PrivacyWarning,
-    advanced_composition_epsilon,
+    VectorReleaser,
     charge,
     check_spend,
-    randomise_vector,
+    composed_spend,
+    noise_sd,
+    per_release_budget,
+    per_release_rho,
     validate_epsilon_delta,
-    zcdp_gaussian_mechanism,
-    zcdp_gaussian_sigma,
-    zcdp_to_approx_dp,
 )
-from ..privacy._release import noise_sd
-from ..privacy._zcdp import approx_dp_to_zcdp
 from ..utils._progress import progress_rounds
 from ..utils._random import check_random_state
 from ..utils._row_bounds import published_row_norm_bound
@@ -433,7 +429,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         published = None if X is None else published_row_norm_bound(X, 1 if delta == 0 else 2)
         rounds = int(self.max_iters) - 1
         n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
-        eps0, delta0, rule = _per_release_budget(epsilon, delta, n_releases, self.composition)
+        eps0, delta0, rule = per_release_budget(epsilon, delta, n_releases, self.composition)
         spend = PrivacySpend(epsilon, delta)
         check_spend(self.accountant, spend)
         return {"linear": linear, "fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon,
@@ -495,8 +491,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
 
         n = X.shape[0]
         audited = (y == 0) if self.fairness_def == "FP" else (y == 1)
-        release = _Releaser(eps0, delta0, norm_ord, random_state=self.random_state,
-                            rho0=_zcdp_rho0(epsilon, delta, n_releases) if rule == "zcdp" else None)
+        release = VectorReleaser(eps0, delta0, norm_ord, random_state=self.random_state,
+                            rho0=per_release_rho(epsilon, delta, n_releases) if rule == "zcdp" else None)
 
         # One-time releases: the two oracles' Gram matrices (Privacy, items 1-2).
         if linear:
@@ -572,10 +568,10 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         }
         self.n_iter_ = len(predictors)
         self.n_releases_ = n_releases
-        self.per_release_spend_ = PrivacySpend(eps0, delta0, rho=_zcdp_rho0(epsilon, delta, n_releases)
+        self.per_release_spend_ = PrivacySpend(eps0, delta0, rho=per_release_rho(epsilon, delta, n_releases)
                                                if rule == "zcdp" else None)
         self.composition_ = rule
-        self.composed_spend_ = _composed(eps0, delta0, n_releases, rule, delta, epsilon)
+        self.composed_spend_ = composed_spend(eps0, delta0, n_releases, rule, delta, epsilon)
         self.feature_norm_bound_ = feature_bound
         self.sensitive_norm_bound_ = sensitive_bound
         self.n_features_in_ = X.shape[1]
@@ -781,7 +777,7 @@ def private_fn_fp_audit(A, y, labels, fairness_def, *, epsilon, delta, sensitive
     """
     epsilon, delta = validate_epsilon_delta(epsilon, delta)
     norm_ord = 1 if delta == 0 else 2
-    eps0, delta0, _ = _per_release_budget(epsilon, delta, 3, "basic")
+    eps0, delta0, _ = per_release_budget(epsilon, delta, 3, "basic")
     A = np.asarray(A, dtype=float)
     bound = _default_bound(sensitive_norm_bound, A.shape[1], norm_ord)
     A_design = _with_intercept(clip_rows(A, bound, norm_ord))
@@ -789,7 +785,7 @@ def private_fn_fp_audit(A, y, labels, fairness_def, *, epsilon, delta, sensitive
     labels = np.clip(np.asarray(labels, dtype=float).ravel(), 0.0, 1.0)
     audited = (y == 0) if fairness_def == "FP" else (y == 1)
     q = labels[audited] if fairness_def == "FP" else 1.0 - labels[audited]
-    release = _Releaser(eps0, delta0, norm_ord, random_state=random_state)
+    release = VectorReleaser(eps0, delta0, norm_ord, random_state=random_state)
     gram, gram_info = DPGerryFairClassifier._release_gram(release, A_design[audited], radius)
     inverse = _SolvedGram(gram, gram_info["noise_std"], 0.0, True)
     s_noisy, _ = DPGerryFairClassifier._release_auditor_statistic(release, A_design[audited], q, radius)
@@ -805,59 +801,6 @@ def _save_heatmap(X, A2, names, y, predictions, path, heat_range, first):
     minmax = heatmap.heat_map(pd.DataFrame(X), pd.DataFrame(A2, columns=names), tuple(y), predictions, 0.1, path,
                               *heat_range)
     return (minmax[0], minmax[1]) if first else heat_range
-
-
-class _Releaser:
-    """Every release of one fit, all with ``(epsilon_0, delta_0)``: diffprivlib mechanisms, one call per vector.
-
-    Laplace calibrated to the L1 sensitivity when ``delta_0 == 0``, analytic Gaussian calibrated to the L2
-    sensitivity otherwise, no noise for ``epsilon_0 = inf``. A vector is released by one mechanism applied to
-    every coordinate in one :func:`randomise_vector` call (the vector Laplace / Gaussian mechanism for that
-    sensitivity); mechanisms are cached per sensitivity, and they share one ``RandomState`` built from
-    ``random_state`` so that every draw is fresh (None: each mechanism uses diffprivlib's cryptographically secure
-    generator). Nothing is charged here.
-    """
-
-    def __init__(self, epsilon0, delta0, norm_ord, *, random_state, rho0=None):
-        self.epsilon0, self.delta0, self.norm_ord, self.rho0 = epsilon0, delta0, norm_ord, rho0
-        # None stays None (diffprivlib's secure generator); a seed gives one shared, reproducible stream.
-        self.rng = None if random_state is None else _seeded_random_state(random_state)
-        self._mechanisms = {}
-
-    def mechanism(self, sensitivity):
-        if sensitivity not in self._mechanisms:
-            if self.rho0 is not None:               # zCDP: Gaussian with sigma = Delta_2 / sqrt(2 rho_0)
-                mechanism = zcdp_gaussian_mechanism(sensitivity, self.rho0, random_state=self.rng)
-            elif self.delta0 == 0:
-                mechanism = Laplace(epsilon=self.epsilon0, sensitivity=sensitivity, random_state=self.rng)
-            else:
-                mechanism = GaussianAnalytic(epsilon=self.epsilon0, delta=self.delta0, sensitivity=sensitivity,
-                                             random_state=self.rng)
-            self._mechanisms[sensitivity] = mechanism
-        return self._mechanisms[sensitivity]
-
-    def noise_scale(self, sensitivity):
-        """Laplace scale ``b = Delta_1 / epsilon_0`` or the Gaussian ``sigma``; 0 without noise."""
-        if math.isinf(self.epsilon0):
-            return 0.0
-        if self.rho0 is not None:
-            return zcdp_gaussian_sigma(sensitivity, self.rho0)
-        if self.delta0 == 0:
-            return sensitivity / self.epsilon0
-        return float(self.mechanism(sensitivity)._scale)
-
-    def __call__(self, values, *, l1, l2):
-        """``(noisy values, {"sensitivity", "noise_scale", "noise_std"})``; the sensitivity is the mechanism's norm."""
-        values = np.asarray(values, dtype=float)
-        sensitivity = float(l1 if self.norm_ord == 1 else l2)
-        scale = self.noise_scale(sensitivity)
-        if math.isinf(self.epsilon0):
-            noisy = values.copy()
-        else:
-            mechanism = self.mechanism(sensitivity)
-            noisy = randomise_vector(mechanism, values)
-        std = noise_sd(scale, self.delta0)
-        return noisy, {"sensitivity": sensitivity, "noise_scale": scale, "noise_std": std}
 
 
 class _SolvedGram:
@@ -935,58 +878,6 @@ def _aif360_stops(errors, violations, gamma):
 
 def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _per_release_budget(epsilon, delta, n_releases, composition):
-    """``(epsilon_0, delta_0, rule)`` for ``n_releases`` releases composing to at most ``(epsilon, delta)``."""
-    if math.isinf(epsilon):
-        return math.inf, 0.0, "none"
-    if delta == 0:
-        if composition in ("advanced", "zcdp"):
-            raise ValueError(f"composition={composition!r} needs delta > 0; use delta > 0 or "
-                             "composition='basic'.")
-        return epsilon / n_releases, 0.0, "basic"
-    basic = (epsilon / n_releases, delta / n_releases)
-    slack = delta / 2
-    low, high = 0.0, epsilon                    # bisection keeping advanced_composition_epsilon(low) <= epsilon
-    for _ in range(200):
-        middle = (low + high) / 2
-        if advanced_composition_epsilon(middle, n_releases, slack) <= epsilon:
-            low = middle
-        else:
-            high = middle
-    advanced = (low, delta / (2 * n_releases))
-    rho0 = _zcdp_rho0(epsilon, delta, n_releases)
-    zcdp = (zcdp_to_approx_dp(rho0, delta), delta)        # one release's (epsilon, delta); its noise is set by rho0
-    if composition == "basic":
-        return (*basic, "basic")
-    if composition == "advanced":
-        return (*advanced, "advanced")
-    if composition == "zcdp":
-        return (*zcdp, "zcdp")
-
-    def unit_sigma(budget):
-        return GaussianAnalytic(epsilon=budget[0], delta=budget[1], sensitivity=1.0)._scale
-
-    sigmas = {"basic": unit_sigma(basic), "advanced": unit_sigma(advanced), "zcdp": zcdp_gaussian_sigma(1.0, rho0)}
-    best = min(sigmas, key=sigmas.get)
-    return (*{"basic": basic, "advanced": advanced, "zcdp": zcdp}[best], best)
-
-
-def _zcdp_rho0(epsilon, delta, n_releases):
-    """Each release's zCDP budget: ``rho(epsilon, delta) / K`` (zCDP composes by addition, Bun & Steinke 2016)."""
-    return approx_dp_to_zcdp(epsilon, delta) / n_releases
-
-
-def _composed(eps0, delta0, n_releases, rule, delta, epsilon):
-    if rule == "none":
-        return PrivacySpend(math.inf, 0.0)
-    if rule == "basic":
-        return PrivacySpend(min(n_releases * eps0, math.inf), min(n_releases * delta0, 1.0))
-    if rule == "zcdp":
-        rho = n_releases * _zcdp_rho0(epsilon, delta, n_releases)
-        return PrivacySpend(zcdp_to_approx_dp(rho, delta), delta, rho=rho)
-    return PrivacySpend(advanced_composition_epsilon(eps0, n_releases, delta / 2), n_releases * delta0 + delta / 2)
 
 
 def _check_matrix(X, name):

@@ -16,7 +16,8 @@ from sklearn.linear_model import LogisticRegression, Ridge
 
 from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, advanced_composition_epsilon, zcdp_to_approx_dp
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
-from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _AuditorPlays, _Releaser
+from fairlearn_dp.privacy import VectorReleaser as _Releaser
+from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _AuditorPlays
 
 logging.getLogger().setLevel(logging.ERROR)          # AIF360 logs optional-extra warnings at import
 

@@ -1,0 +1,136 @@
+"""The house rules of the engine's structure, checked statically on every module of ``fairlearn_dp``.
+
+- Only ``fairlearn_dp/privacy/`` imports diffprivlib's mechanisms: estimators call a release from the privacy core.
+- Only ``fairlearn_dp/_fairlearn_compat.py`` imports Fairlearn's private names (a ``_module`` on the path or a
+  ``_name``), so that a Fairlearn release that moves one breaks one module (and this suite, which imports it).
+- The engine's import graph (module-level and lazy imports alike) has no circle.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "fairlearn_dp"
+MODULES = sorted(ENGINE.rglob("*.py"))
+
+
+def _module_name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path):
+    """``(line, absolute module, imported names)`` of every import in ``path`` (relative ones resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            found.append((node.lineno, module, [alias.name for alias in node.names]))
+    return found
+
+
+def _private(module, names):
+    return any(part.startswith("_") for part in module.split(".")) or any(n.startswith("_") for n in names)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_only_the_privacy_core_imports_diffprivlib_mechanisms(path):
+    if path.is_relative_to(ENGINE / "privacy"):
+        return
+    bad = [(line, module) for line, module, names in _imports(path)
+           if module.startswith("diffprivlib.mechanisms")
+           or (module == "diffprivlib" and "mechanisms" in names)]
+    assert not bad, f"{path.relative_to(ROOT)} imports diffprivlib's mechanisms {bad}: release through privacy/."
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_only_the_compat_module_imports_fairlearns_private_names(path):
+    if path == ENGINE / "_fairlearn_compat.py":
+        return
+    bad = [(line, module, names) for line, module, names in _imports(path)
+           if module.split(".")[0] == "fairlearn" and _private(module, names)]
+    assert not bad, f"{path.relative_to(ROOT)} imports Fairlearn's private names {bad}: use fairlearn_dp._fairlearn_compat."
+
+
+def _graph():
+    known = {_module_name(path): path for path in MODULES}
+    graph = {}
+    for name, path in known.items():
+        targets = set()
+        for _, module, names in _imports(path):
+            if module in known:
+                targets.add(module)
+            for imported in names:                     # ``from . import _module`` imports a module
+                if f"{module}.{imported}" in known:
+                    targets.add(f"{module}.{imported}")
+        # A package's __init__ is what "from .pkg import x" reaches; importing a submodule runs its package's
+        # __init__, which is not a circle of the submodule's own making: keep only module-to-module edges.
+        graph[name] = {t for t in targets if t != name}
+    return graph
+
+
+def _cycles(graph):
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _without_packages(graph):
+    """Edges into a package ``__init__`` replaced by edges into the submodules it imports (what such an import
+    really depends on), so that ``__init__`` re-exports do not make circles."""
+    packages = {name for name in graph if (ROOT / name.replace(".", "/") / "__init__.py").exists()}
+    resolved = {}
+    for name, targets in graph.items():
+        if name in packages:
+            continue
+        out = set()
+        for target in targets:
+            out |= ({t for t in graph[target] if not t.startswith(name)} if target in packages else {target})
+        resolved[name] = out - {name}
+    return resolved
+
+
+def test_the_engines_import_graph_has_no_circle():
+    cycles = _cycles(_without_packages(_graph()))
+    assert not cycles, f"import circles: {cycles}"
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
