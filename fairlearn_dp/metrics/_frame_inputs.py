@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..privacy import PrivacyWarning
 from ..utils._dask import is_dask_collection
+from ..utils._validation import as_1d_float
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "cell_codes",
            "binary_labels", "bounded_values", "n_rows"]
@@ -179,15 +180,4 @@ def binary_labels(values, name):
 
 def bounded_values(values, name, bounds):
     """``values`` as floats clipped to the public ``bounds`` (NaN or infinity is a ``ValueError`` naming ``name``)."""
-    array = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame)) else np.asarray(values)
-    try:
-        array = np.asarray(array, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be numeric.") from None
-    if array.ndim == 2 and array.shape[1] == 1:
-        array = array[:, 0]
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}.")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} contains NaN or infinite values.")
-    return np.clip(array, bounds[0], bounds[1])
+    return np.clip(as_1d_float(values, name), bounds[0], bounds[1])

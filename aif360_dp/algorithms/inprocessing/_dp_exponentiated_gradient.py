@@ -89,6 +89,9 @@ class DPExponentiatedGradientReduction(Transformer):
         seed (int, optional): seeds the privacy noise of ``fit`` and, through a separate stream, the randomized
             predictions (experiments only: a seeded release is not secure). None: a secure source for the noise
             and OS entropy for the predictions, never numpy's global generator.
+        objective, sample_weight_name, ridge, statistics_fraction, min_count_fraction, beta: the engine's
+            parameters of the same names, forwarded unchanged (see
+            :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`).
 
     Privacy: as :class:`fairlearn_dp.reductions.DPExponentiatedGradient` (its Privacy section gives the
     neighbouring relation, the sensitivities and the composition): ``(epsilon, delta)``-DP for the dataset passed
@@ -108,16 +111,25 @@ class DPExponentiatedGradientReduction(Transformer):
                  run_linprog_step="auto", difference_bound=0.01, epsilon=1.0, delta=1e-7, mode="auto", bound_B=None,
                  eta=None, oracle="auto", hypotheses=None, feature_bound=1.0, row_norm_bound=None, min_count=None,
                  privacy_unit="sensitive_attribute", protected_attribute_name=None, drop_prot_attr=True,
-                 accountant=None, seed=None):
+                 accountant=None, seed=None, objective=None, sample_weight_name="sample_weight", ridge=None,
+                 statistics_fraction=0.5, min_count_fraction=0.1, beta=0.05):
         super().__init__(estimator=estimator, constraints=constraints, eps=eps, nu=nu, eta0=eta0,
                          run_linprog_step=run_linprog_step, difference_bound=difference_bound,
                          epsilon=epsilon, delta=delta, mode=mode, bound_B=bound_B, row_norm_bound=row_norm_bound,
                          max_iter=max_iter, eta=eta, oracle=oracle,
                          hypotheses=hypotheses, feature_bound=feature_bound, min_count=min_count,
                          privacy_unit=privacy_unit, protected_attribute_name=protected_attribute_name,
-                         drop_prot_attr=drop_prot_attr, accountant=accountant, seed=seed)
+                         drop_prot_attr=drop_prot_attr, accountant=accountant, seed=seed, objective=objective,
+                         sample_weight_name=sample_weight_name, ridge=ridge, statistics_fraction=statistics_fraction,
+                         min_count_fraction=min_count_fraction, beta=beta)
         self.estimator = estimator
         self.constraints = constraints
+        self.objective = objective
+        self.sample_weight_name = sample_weight_name
+        self.ridge = ridge
+        self.statistics_fraction = statistics_fraction
+        self.min_count_fraction = min_count_fraction
+        self.beta = beta
         self.eps = eps
         self.nu = nu
         self.eta0 = eta0
@@ -174,7 +186,9 @@ class DPExponentiatedGradientReduction(Transformer):
             bound_B=self.bound_B, row_norm_bound=self.row_norm_bound,
             max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
             feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
-            accountant=self.accountant, random_state=self.seed)
+            accountant=self.accountant, random_state=self.seed, objective=self.objective,
+            sample_weight_name=self.sample_weight_name, ridge=self.ridge, statistics_fraction=self.statistics_fraction,
+            min_count_fraction=self.min_count_fraction, beta=self.beta)
         model._check_params()                       # every public parameter, before the dataset is looked at
         if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
