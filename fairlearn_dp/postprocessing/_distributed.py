@@ -143,6 +143,23 @@ def _encode_numeric(sensitive_features, groups):
     ``encode_groups`` matches labels by Python equality (``1 == 1.0``); for integer columns that is integer
     equality and for float columns float equality, which this reproduces for groups that convert exactly.
     """
+    values = _numeric_column(sensitive_features)
+    if values is None:
+        return None
+    matched = _numeric_keys(groups, values.dtype.kind)
+    if matched is None:
+        return None
+    codes = np.full(values.size, -1, dtype=np.intp)
+    for key, position in zip(*matched):                 # one comparison pass per group: few groups
+        codes[values == key] = position
+    if np.any(codes < 0):                    # NaN, or a label not in groups: the general path decides (and raises)
+        return None
+    return codes
+
+
+def _numeric_column(sensitive_features):
+    """The 1-D int/float array of ``sensitive_features`` (a 1-D pandas object unwrapped), or None: not numeric,
+    not one column, or uint64 (beyond the keys' range)."""
     values = sensitive_features
     if hasattr(values, "to_numpy") and getattr(values, "ndim", 2) == 1:
         values = values.to_numpy()
@@ -150,33 +167,49 @@ def _encode_numeric(sensitive_features, groups):
         return None
     if values.dtype.kind == "u" and values.dtype.itemsize == 8:
         return None
+    return values
+
+
+def _numeric_keys(groups, kind):
+    """``(keys, positions)``: each numeric group's key for a column of dtype kind ``kind`` and its index in
+    ``groups``; None when the fast path cannot decide (a non-numeric group, one that does not convert exactly, no
+    key, or more than ``_MAX_FAST_GROUPS`` keys)."""
     keys, positions = [], []
     for position, group in enumerate(groups):
-        if isinstance(group, (bool, np.bool_)) or not isinstance(group, numbers.Real):
+        key = _numeric_key(group, kind)
+        if key is None:
             return None
-        if values.dtype.kind == "f":
-            key = float(group)
-            if key != group:
-                return None                      # an int beyond float precision: leave it to the general path
-        else:
-            if isinstance(group, numbers.Integral):
-                key = int(group)
-            elif float(group).is_integer():
-                key = int(group)
-            else:
-                continue                         # a fractional group cannot equal an integer label
-            if not -2 ** 62 < key < 2 ** 62:
-                return None
+        if key is _NO_MATCH:
+            continue                             # a fractional group cannot equal an integer label
         keys.append(key)
         positions.append(position)
     if not keys or len(keys) > _MAX_FAST_GROUPS:
         return None
-    codes = np.full(values.size, -1, dtype=np.intp)
-    for key, position in zip(keys, positions):          # one comparison pass per group: few groups
-        codes[values == key] = position
-    if np.any(codes < 0):                    # NaN, or a label not in groups: the general path decides (and raises)
+    return keys, positions
+
+
+def _numeric_key(group, kind):
+    """The key that ``group`` equals in a column of dtype kind ``kind`` (float, or int within +-2^62); None when
+    the general path must decide; ``_NO_MATCH`` for a fractional group and an integer column."""
+    if isinstance(group, (bool, np.bool_)) or not isinstance(group, numbers.Real):
         return None
-    return codes
+    if kind == "f":
+        key = float(group)
+        if key != group:
+            return None                          # an int beyond float precision: leave it to the general path
+        return key
+    if isinstance(group, numbers.Integral):
+        key = int(group)
+    elif float(group).is_integer():
+        key = int(group)
+    else:
+        return _NO_MATCH
+    if not -2 ** 62 < key < 2 ** 62:
+        return None
+    return key
+
+
+_NO_MATCH = object()
 
 
 #: Up to this many numeric groups, group labels are matched by one comparison pass per group.

@@ -1,5 +1,5 @@
-"""Error bounds of the private rates, the privacy slack, and what the released values say about the mixing LP's
-solution (``DPThresholdOptimizer``).
+"""The mixing LP of ``DPThresholdOptimizer`` (the private rates of the released table, ``_solve_mixing_lp``), the
+error bounds of the private rates, the privacy slack, and what the released values say about the LP's solution.
 
 Everything here is a function of the released table (through the clipped masses and rates of ``_Rates``) and of
 public inputs (``m``, ``epsilon``, ``delta``, ``beta``, the grid, the groups), so it may be published, warned
@@ -254,3 +254,169 @@ def _warn_if_unbound(rate, rates_a, slack, gamma, groups, *, stacklevel):
             f"privacy slack (slack_, up to {np.max(slack[unbound]):.3g}), so fairness is not enforced for them at "
             "this epsilon. privacy_slack=False enforces tol on the released statistics.", RuntimeWarning,
             stacklevel=stacklevel + 1)
+
+
+# ------------------------------------------------------------------------------------------------ the mixing LP
+# Fairlearn's constraint names -> the group rates they equalise.
+_CONSTRAINT_RATES = {
+    "equalized_odds": ("fpr", "tpr"),
+    "true_positive_rate_parity": ("tpr",),
+    "false_negative_rate_parity": ("tpr",),
+    "false_positive_rate_parity": ("fpr",),
+    "true_negative_rate_parity": ("fpr",),
+    "demographic_parity": ("selection",),
+    "selection_rate_parity": ("selection",),
+}
+# AIF360's EqOddsPostprocessing minimises sum_g (FPR_g - TPR_g) over its two groups; kept for the AIF360 face.
+_AIF360_OBJECTIVE = "sum_of_group_tpr_minus_fpr"
+
+
+class _Rates:
+    """Private statistics the LP needs, from the clipped table (Alg. 1's q~ with negative cells set to 0)."""
+
+    def __init__(self, table, mass):
+        self.table = table                          # (A, B, 2), renormalised
+        self.mass = mass                            # (A, 2) clipped q~_{ay}, not renormalised (for the slack)
+        slice_mass = table.sum(axis=1)              # (A, 2)
+        defined = slice_mass > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tail = np.cumsum(table[:, ::-1, :], axis=1)[:, ::-1, :]        # sum_{b >= j}, j = 0..B-1
+            tail = np.concatenate([tail, np.zeros_like(tail[:, :1, :])], axis=1)   # j = B: never positive
+            roc = np.where(defined[:, None, :], tail / np.where(defined, slice_mass, 1.0)[:, None, :], 0.5)
+        self.fpr_at = roc[:, :, 0]                  # (A, B + 1): FPR of "predict 1 iff bin >= j"
+        self.tpr_at = roc[:, :, 1]
+        self.weight = slice_mass                    # q~_{ay}, renormalised
+
+
+def _private_rates(noisy_table):
+    """``_Rates`` of the released table: negative cells clipped to 0, renormalised; a (group, label) slice without
+    noisy mass is warned about (its constraint is then dropped)."""
+    noisy = np.asarray(noisy_table, dtype=float)
+    clipped = np.maximum(noisy, 0.0)
+    mass = clipped.sum(axis=1)
+    total = clipped.sum()
+    if total <= 0:
+        raise ValueError("Every noisy cell is <= 0: the privacy budget is too small for this dataset.")
+    empty = np.argwhere(mass <= 0)
+    for a, label in empty:
+        warnings.warn(f"The noisy mass of group index {a} with label {label} is 0 after clipping; its rate for "
+                      "that label is undefined and its constraint on it is dropped.", RuntimeWarning, stacklevel=3)
+    return _Rates(clipped / total, mass)
+
+
+def _solve_mixing_lp(rates, *, gamma, slack, constraints, objective, flip, solver):
+    """Hardt et al.'s LP over mixtures of (flipped) thresholds, on private rates. Returns (mixing rates, value).
+
+    Variables ``z = [lambda (n_groups x (B + 1)), mu (same, only with flip)]``: ``lambda_{a,j}`` is the weight of
+    "predict 1 iff bin >= j" and ``mu_{a,j}`` of "predict 1 iff bin < j"; each group's weights sum to 1. Every
+    group rate is linear in ``z``, so the LP is ``max c.z`` s.t. ``A_eq z = 1``, ``A_ub z <= b_ub``, ``z >= 0``.
+    """
+    n_groups, n_points = rates.fpr_at.shape
+    blocks = 2 if flip else 1
+    n_var = blocks * n_groups * n_points
+    group_rate = _group_rate_rows(rates, flip)
+    a_eq = _weights_sum_to_one(n_groups, n_points, blocks)
+    a_ub, b_ub = _constraint_rows(group_rate, constraints=constraints, slack=slack, gamma=gamma)
+    c, constant = _objective_row(objective, rates.weight, group_rate["fpr"], group_rate["tpr"])
+    a_ub = np.array(a_ub).reshape(-1, n_var)
+    b_ub = np.array(b_ub)
+    if solver == "linprog":
+        ok, z, value, status = _solve_with_linprog(c, a_ub, b_ub, a_eq)
+    else:
+        ok, z, value, status = _solve_with_cvxpy(c, a_ub, b_ub, a_eq, solver)
+    if not ok:
+        raise RuntimeError(f"The mixing LP has no optimal solution ({status}); a constant predictor is always "
+                           "feasible, so this points to a numerical problem.")
+    return _positive_rates(z, (blocks, n_groups, n_points), flip), float(value + constant)
+
+
+def _rate_rows(at, flip):
+    """(n_groups, n_var): each group's rate as a linear function of ``z``, from its rate ``at`` each threshold."""
+    n_groups, n_points = at.shape
+    blocks = 2 if flip else 1
+    rows = np.zeros((n_groups, blocks, n_groups, n_points))
+    for a in range(n_groups):
+        rows[a, 0, a] = at[a]
+        if flip:
+            rows[a, 1, a] = 1.0 - at[a]
+    return rows.reshape(n_groups, blocks * n_groups * n_points)
+
+
+def _group_rate_rows(rates, flip):
+    """``{"fpr", "tpr", "selection"}``: each group's rate as rows of a (n_groups, n_var) array (linear in ``z``)."""
+    weight = rates.weight
+    fpr, tpr = _rate_rows(rates.fpr_at, flip), _rate_rows(rates.tpr_at, flip)
+    group_mass = weight.sum(axis=1)
+    selection = (weight[:, :1] * fpr + weight[:, 1:] * tpr) / np.where(group_mass > 0, group_mass, 1.0)[:, None]
+    return {"fpr": fpr, "tpr": tpr, "selection": selection}
+
+
+def _weights_sum_to_one(n_groups, n_points, blocks):
+    """``A_eq`` (n_groups, n_var): each group's threshold weights (both blocks) sum to 1."""
+    a_eq = np.zeros((n_groups, blocks, n_groups, n_points))
+    for a in range(n_groups):
+        a_eq[a, :, a, :] = 1.0
+    return a_eq.reshape(n_groups, blocks * n_groups * n_points)
+
+
+def _constraint_rows(group_rate, *, constraints, slack, gamma):
+    """``(A_ub, b_ub)`` as lists: each constrained rate's gap of group ``a`` to group 0 within ``gamma`` plus its
+    slack, both ways; a constraint with an infinite slack (no released mass) is dropped."""
+    a_ub, b_ub = [], []
+    n_groups = group_rate["fpr"].shape[0]
+    for rate in _CONSTRAINT_RATES[constraints]:
+        for a in range(1, n_groups):
+            if np.isfinite(slack[rate][a]):
+                gap = group_rate[rate][a] - group_rate[rate][0]
+                a_ub += [gap, -gap]
+                b_ub += [gamma + slack[rate][a]] * 2
+    return a_ub, b_ub
+
+
+def _objective_row(objective, weight, fpr, tpr):
+    """``(c, constant)``: the objective on the released table is ``c.z + constant``."""
+    positives, negatives = weight[:, 1], weight[:, 0]
+    if objective == "accuracy_score":
+        return positives @ tpr - negatives @ fpr, negatives.sum()
+    if objective == "balanced_accuracy_score":
+        return 0.5 * (positives @ tpr / positives.sum() - negatives @ fpr / negatives.sum()), 0.5
+    if objective == "selection_rate":
+        return positives @ tpr + negatives @ fpr, 0.0
+    if objective == "true_positive_rate":
+        return positives @ tpr / positives.sum(), 0.0
+    if objective == "true_negative_rate":
+        return -negatives @ fpr / negatives.sum(), 1.0
+    return (tpr - fpr).sum(axis=0), 0.0             # _AIF360_OBJECTIVE: sum_g (TPR_g - FPR_g)
+
+
+def _solve_with_linprog(c, a_ub, b_ub, a_eq):
+    """``max c.z`` by SciPy's HiGHS: ``(optimal, z, value, status message)``."""
+    from scipy.optimize import linprog
+
+    result = linprog(-c, A_ub=a_ub if a_ub.size else None, b_ub=b_ub if b_ub.size else None, A_eq=a_eq,
+                     b_eq=np.ones(a_eq.shape[0]), bounds=(0, None), method="highs")
+    return result.status == 0, result.x, (-result.fun if result.status == 0 else None), result.message
+
+
+def _solve_with_cvxpy(c, a_ub, b_ub, a_eq, solver):
+    """``max c.z`` by the installed cvxpy ``solver``: ``(optimal, z, value, status)``."""
+    import cvxpy as cp
+
+    if solver not in cp.installed_solvers():
+        raise ValueError(f"solver must be 'linprog' or an installed cvxpy solver {cp.installed_solvers()}, "
+                         f"got {solver!r}.")
+    variable = cp.Variable(a_eq.shape[1], nonneg=True)
+    cons = [a_eq @ variable == 1] + ([a_ub @ variable <= b_ub] if a_ub.size else [])
+    problem = cp.Problem(cp.Maximize(c @ variable), cons)
+    problem.solve(solver=solver)
+    return problem.status == cp.OPTIMAL, variable.value, problem.value, problem.status
+
+
+def _positive_rates(z, shape, flip):
+    """``P(1 | bin b) = sum_{j <= b} lambda_j + sum_{j > b} mu_j`` per group, from the solution ``z`` (solver
+    round-off clipped into [0, 1]); ``shape`` is ``(blocks, n_groups, n_points)``."""
+    z = np.clip(np.asarray(z, dtype=float), 0.0, None).reshape(shape)
+    positive = np.cumsum(z[0], axis=1)[:, :-1]
+    if flip:
+        positive = positive + np.cumsum(z[1][:, ::-1], axis=1)[:, ::-1][:, 1:]
+    return np.clip(positive, 0.0, 1.0)
