@@ -23,8 +23,8 @@ from fairlearn_dp.audit import AuditResult, FitFailed, ReproducibilityResult, au
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import PrivacySpend, noisy_vector
 from fairlearn_dp.reductions import ZCDPLedger
+from fairlearn_dp.reductions import _algorithm3 as algorithm3_module
 from fairlearn_dp.reductions import _exponential_mechanism_classifier as exponential_mechanism_module
-from fairlearn_dp.reductions import _exponentiated_gradient as exponentiated_gradient_module
 from fairlearn_dp.reductions import _gerryfair as gerryfair_module
 from fairlearn_dp.reductions import _group_budget as group_budget_module
 
@@ -111,12 +111,12 @@ def test_audit_detects_an_exponentiated_gradient_auditor_with_too_little_noise(m
     """BROKEN on purpose: the Auditor's violation vector gets a twentieth of its declared Laplace scale. The event has
     probability 1/16 on D, so it takes ~1000 runs (~15 s) to exceed epsilon = 1."""
     case = default_audit_case("DPExponentiatedGradient")
-    honest = exponentiated_gradient_module.noisy_vector
+    honest = algorithm3_module.noisy_vector                # Algorithm 3's releases (mode='paper')
 
     def sharp(values, *, epsilon, l1_sensitivity, random_state=None):
         return honest(values, epsilon=epsilon, l1_sensitivity=l1_sensitivity / 20, random_state=random_state)
 
-    monkeypatch.setattr(exponentiated_gradient_module, "noisy_vector", sharp)
+    monkeypatch.setattr(algorithm3_module, "noisy_vector", sharp)
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1000,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
     assert result.hits[1] == 0 and not result.passed and result.epsilon_lower_bound > 1.5
