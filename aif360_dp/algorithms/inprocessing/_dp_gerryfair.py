@@ -229,14 +229,7 @@ class DPGerryFairClassifier(Transformer):
         Returns:
             tuple: (list of errors, list of fp violations, list of fn violations).
         """
-        if isinstance(gamma_list, (str, bytes)) or not hasattr(gamma_list, "__iter__"):
-            raise ValueError("gamma_list must be a list of numbers.")
-        gammas = list(gamma_list)
-        if not gammas:
-            raise ValueError("gamma_list must not be empty.")
-        for g in gammas:
-            if isinstance(g, bool) or not isinstance(g, numbers.Real) or not (math.isfinite(g) and g >= 0):
-                raise ValueError(f"gamma_list must hold finite numbers >= 0, got {g!r}.")
+        gammas = _check_gammas(gamma_list)
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
         private = not math.isinf(epsilon)
         audit_spend = None
@@ -247,48 +240,56 @@ class DPGerryFairClassifier(Transformer):
             audit_spend = PrivacySpend(audit_epsilon, audit_delta)
         for g in gammas:                     # every fit's public parameters, without reading or charging anything
             self._engine(early_termination=True, gamma=g, check_budget=False)
+        audit_seeds = fit_seeds = None
         if private:
-            k = len(gammas)
-            total_delta = k * (delta + audit_delta)
-            if total_delta >= 1:
-                raise ValueError("pareto: the total delta of the sweep, len(gamma_list) * (delta + audit_delta), "
-                                 "must be < 1.")
-            check_spend(self.accountant, PrivacySpend(k * (epsilon + audit_epsilon), total_delta))
-            # One stream per release: the audits keep seeds 1..k of the derived sequence, each gamma's fit gets its
-            # own (k+1..2k), so a seeded sweep does not add the same noise draws to every fit's statistics.
-            streams = release_seeds(self.random_state, 2 * k + 1)
-            audit_seeds, fit_seeds = streams[1:k + 1], streams[k + 1:]
+            audit_seeds, fit_seeds = self._pareto_budget(len(gammas), epsilon, delta, audit_spend)
 
         all_errors, all_fp_violations, all_fn_violations = [], [], []
-        aif360_auditor = None
-        user_random_state = self.random_state
+        aif360_auditor = []                  # AIF360's Auditor, built once at epsilon = inf
         for index, g in enumerate(gammas):
-            self.gamma = g
-            if private:
-                self.random_state = fit_seeds[index]
-            try:
-                self.fit(dataset, early_termination=True)
-            finally:
-                self.random_state = user_random_state
+            self._pareto_fit(dataset, g, None if fit_seeds is None else fit_seeds[index])
             labels = self.predict(dataset).labels
             if private:
-                arrays = dataset_to_arrays(dataset)
-                fn_violation = private_fn_fp_audit(
-                    dataset.protected_attributes, np.asarray(arrays.y, dtype=float), labels, "FN", epsilon=audit_epsilon,
-                    delta=audit_delta, sensitive_norm_bound=self.sensitive_norm_bound,
-                    random_state=audit_seeds[index])
-                charge(self.accountant, audit_spend)
+                fn_violation = self._private_fn_audit(dataset, labels, audit_spend, audit_seeds[index])
             else:
-                from aif360.algorithms.inprocessing.gerryfair.auditor import Auditor
-                from aif360.algorithms.inprocessing.gerryfair.clean import array_to_tuple
-
-                if aif360_auditor is None:
-                    aif360_auditor = Auditor(dataset, "FN")
-                _, fn_violation = aif360_auditor.audit(array_to_tuple(labels))
+                fn_violation = _aif360_fn_audit(dataset, labels, aif360_auditor)
             all_errors.append(self.errors[-1])
             all_fp_violations.append(self.fairness_violations[-1])
             all_fn_violations.append(float(fn_violation))
         return all_errors, all_fp_violations, all_fn_violations
+
+    def _pareto_budget(self, k, epsilon, delta, audit_spend):
+        """Check the sweep's whole spend; ``(audit seeds, fit seeds)``, one stream per release."""
+        total_delta = k * (delta + audit_spend.delta)
+        if total_delta >= 1:
+            raise ValueError("pareto: the total delta of the sweep, len(gamma_list) * (delta + audit_delta), "
+                             "must be < 1.")
+        check_spend(self.accountant, PrivacySpend(k * (epsilon + audit_spend.epsilon), total_delta))
+        # One stream per release: the audits keep seeds 1..k of the derived sequence, each gamma's fit gets its
+        # own (k+1..2k), so a seeded sweep does not add the same noise draws to every fit's statistics.
+        streams = release_seeds(self.random_state, 2 * k + 1)
+        return streams[1:k + 1], streams[k + 1:]
+
+    def _pareto_fit(self, dataset, gamma, seed):
+        """One gamma's fit (with its own noise stream when private); the user's random_state is kept."""
+        self.gamma = gamma
+        user_random_state = self.random_state
+        if seed is not None:
+            self.random_state = seed
+        try:
+            self.fit(dataset, early_termination=True)
+        finally:
+            self.random_state = user_random_state
+
+    def _private_fn_audit(self, dataset, labels, audit_spend, seed):
+        """The FN violation of the fitted model's labels, by the private Auditor; charged ``audit_spend``."""
+        arrays = dataset_to_arrays(dataset)
+        fn_violation = private_fn_fp_audit(
+            dataset.protected_attributes, np.asarray(arrays.y, dtype=float), labels, "FN",
+            epsilon=audit_spend.epsilon, delta=audit_spend.delta, sensitive_norm_bound=self.sensitive_norm_bound,
+            random_state=seed)
+        charge(self.accountant, audit_spend)
+        return fn_violation
 
     def _warn_not_private(self, method):
         try:
@@ -320,3 +321,27 @@ class DPGerryFairClassifier(Transformer):
     def print_outputs(self, iteration, error, group):
         """AIF360's ``print_outputs`` helper: print a round's error and an AIF360 ``Group`` when ``printflag``."""
         return _AIF360GerryFair.print_outputs(self, iteration, error, group)
+
+
+def _check_gammas(gamma_list):
+    """``gamma_list`` as a non-empty list of finite numbers >= 0 (public: checked before anything is read)."""
+    if isinstance(gamma_list, (str, bytes)) or not hasattr(gamma_list, "__iter__"):
+        raise ValueError("gamma_list must be a list of numbers.")
+    gammas = list(gamma_list)
+    if not gammas:
+        raise ValueError("gamma_list must not be empty.")
+    for g in gammas:
+        if isinstance(g, bool) or not isinstance(g, numbers.Real) or not (math.isfinite(g) and g >= 0):
+            raise ValueError(f"gamma_list must hold finite numbers >= 0, got {g!r}.")
+    return gammas
+
+
+def _aif360_fn_audit(dataset, labels, cache):
+    """AIF360's ``Auditor(dataset, 'FN').audit`` of the labels (``epsilon = inf``); the Auditor is built once."""
+    from aif360.algorithms.inprocessing.gerryfair.auditor import Auditor
+    from aif360.algorithms.inprocessing.gerryfair.clean import array_to_tuple
+
+    if not cache:
+        cache.append(Auditor(dataset, "FN"))
+    _, fn_violation = cache[0].audit(array_to_tuple(labels))
+    return fn_violation
