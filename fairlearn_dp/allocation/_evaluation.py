@@ -155,26 +155,9 @@ def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs
     MonteCarloResult
     """
     counts = _check_counts(counts)
-    if not isinstance(noise, (LaplaceNoise, GaussianNoise)):
-        raise TypeError("noise must be a LaplaceNoise or GaussianNoise (simulation) object.")
-    if not isinstance(statistics, Mapping):
-        raise TypeError(f"statistics must be a dict of name -> callable, got {type(statistics).__name__}.")
-    if not statistics:
-        raise ValueError("statistics must name at least one statistic.")
-    for name, statistic in statistics.items():
-        if not isinstance(name, str) or not callable(statistic):
-            raise TypeError("statistics must map names (str) to callables.")
-    n_draws = _check_int(n_draws, "n_draws", minimum=1)
-    if chunk_size is not None:
-        chunk_size = _check_int(chunk_size, "chunk_size", minimum=1)
-    max_chunk_mb = check_positive_real(max_chunk_mb, "max_chunk_mb")
-    if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer))
-                               or n_jobs == 0):
-        raise ValueError(f"n_jobs must be a non-zero integer (joblib: -1 for all cores), got {n_jobs!r}.")
-    if random_state is not None:
-        random_state = _check_int(random_state, "random_state", minimum=0)
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True, False or None, got {type(progress).__name__}.")
+    _check_noise_and_statistics(noise, statistics)
+    n_draws, chunk_size, max_chunk_mb, random_state = _check_monte_carlo_options(
+        n_draws, chunk_size, max_chunk_mb, n_jobs, random_state, progress)
     if chunk_size is None:
         per_row = 8 * counts.size * (4 + 2 * len(statistics))
         chunk_size = max(1, min(n_draws, int(max_chunk_mb * 1e6 // per_row)))
@@ -191,6 +174,40 @@ def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs
         for name, (first, second) in chunk.items():
             totals[name][0] += first
             totals[name][1] += second
+    return _monte_carlo_result(totals, n_draws, chunk_size)
+
+
+def _check_noise_and_statistics(noise, statistics):
+    """``monte_carlo``'s checks of the simulated mechanism and of the statistics (a non-empty dict of callables)."""
+    if not isinstance(noise, (LaplaceNoise, GaussianNoise)):
+        raise TypeError("noise must be a LaplaceNoise or GaussianNoise (simulation) object.")
+    if not isinstance(statistics, Mapping):
+        raise TypeError(f"statistics must be a dict of name -> callable, got {type(statistics).__name__}.")
+    if not statistics:
+        raise ValueError("statistics must name at least one statistic.")
+    for name, statistic in statistics.items():
+        if not isinstance(name, str) or not callable(statistic):
+            raise TypeError("statistics must map names (str) to callables.")
+
+
+def _check_monte_carlo_options(n_draws, chunk_size, max_chunk_mb, n_jobs, random_state, progress):
+    """``monte_carlo``'s checks of its run options; returns ``(n_draws, chunk_size, max_chunk_mb, random_state)``."""
+    n_draws = _check_int(n_draws, "n_draws", minimum=1)
+    if chunk_size is not None:
+        chunk_size = _check_int(chunk_size, "chunk_size", minimum=1)
+    max_chunk_mb = check_positive_real(max_chunk_mb, "max_chunk_mb")
+    if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer))
+                               or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a non-zero integer (joblib: -1 for all cores), got {n_jobs!r}.")
+    if random_state is not None:
+        random_state = _check_int(random_state, "random_state", minimum=0)
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None, got {type(progress).__name__}.")
+    return n_draws, chunk_size, max_chunk_mb, random_state
+
+
+def _monte_carlo_result(totals, n_draws, chunk_size):
+    """Means and standard errors from the per-statistic ``[sum, sum of squares]`` over ``n_draws`` draws."""
     result = MonteCarloResult(n_draws=n_draws, chunk_size=chunk_size)
     for name, (first, second) in totals.items():
         mean = first / n_draws

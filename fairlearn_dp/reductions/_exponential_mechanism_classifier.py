@@ -36,8 +36,8 @@ from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 __all__ = ["ExponentialMechanismFairClassifier"]
 
 # Share of epsilon spent on the noisy minimum group size (Alg. 1, lines 2-3); the rest is the exponential
-# mechanism's (line 5). Algorithm 1 runs both steps with the same epsilon, so they get equal shares here (see the
-# class docstring, Privacy, for why the total is split rather than spent twice).
+# mechanism's (line 5). Algorithm 1 runs both steps with the same epsilon, so they get equal shares here (see
+# docs/privacy_analysis/exponential_mechanism.md for why the total is split rather than spent twice).
 _MIN_GROUP_SIZE_SHARE = 0.5
 # The most by which any hypothesis's loss can undercut the better constant classifier's: a constant has no
 # equal-opportunity gap and errs on min(p, 1 - p) <= 1/2 of the rows (p the share of positive labels), and no loss
@@ -67,11 +67,10 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
     positive rates ``gamma_{1a}^Z(h)`` over the positive examples of group ``a``; for two groups this is the
     paper's ``|gamma_10 - gamma_11|``) plus the in-sample misclassification rate; ``w = fairness_weight`` is 1 in
     the paper. A noisy lower bound ``M`` on the smallest group's number of positive examples (lines 2-3) fixes
-    the sensitivity ``Delta = 2 w / (M - 1) + 1/n`` (line 4; ``M`` floored at 2, see Privacy), and one hypothesis
-    is drawn with probability
-    proportional to ``exp(-epsilon_em u(Z, h) / (2 Delta))`` (line 5). Theorem 2: with enough data the chosen
-    hypothesis has ``Gamma(h) + err(h) <= OPT + alpha`` on the population with probability ``1 - beta`` (its
-    sample size holds here with the paper's ``epsilon`` read as ``epsilon / 2``, see Privacy).
+    the sensitivity ``Delta = 2 w / (M - 1) + 1/n`` (line 4; ``M`` floored at 2, see ``rate_floor_``), and one
+    hypothesis is drawn with probability proportional to ``exp(-epsilon_em u(Z, h) / (2 Delta))`` (line 5).
+    Theorem 2: with enough data the chosen hypothesis has ``Gamma(h) + err(h) <= OPT + alpha`` on the population
+    with probability ``1 - beta`` (its sample size holds here with the paper's ``epsilon`` read as ``epsilon / 2``).
 
     The model is the chosen hypothesis: ``predict`` is deterministic and needs no sensitive feature.
 
@@ -97,7 +96,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
     diagnostic_share : float, default=0.1
         Share of ``epsilon``, in ``[0, 1)``, spent after the selection on a Laplace release of the selected
         hypothesis's positive-prediction rate, accuracy and positive-label rate on the fitting rows
-        (``diagnostic_``), from which a degenerate selection is warned (see Privacy). It is taken out of
+        (``diagnostic_``), from which a degenerate selection is warned. It is taken out of
         ``epsilon``, so the total charged stays ``epsilon``. 0 turns it off and is exactly the previous algorithm
         (Algorithm 1 with the equal split, the same random stream), whose warning then rests on the mechanism's
         guarantee only.
@@ -152,70 +151,17 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
 
     Privacy
     -------
-    - Neighbouring relation: substitution of one record ``(x, a, y)`` (Definition 1 of the paper); ``n``, the
-      group list and the hypothesis class are public.
-    - Budget split: Algorithm 1 uses the same ``epsilon`` in both of its noisy steps and Theorem 2 states
-      ``(epsilon, delta)``-DP, but basic composition of the two steps gives ``2 epsilon``. Here ``epsilon`` is the
-      total: ``epsilon_size = epsilon_em = epsilon / 2`` (the paper's equal shares), so the margin is ``2
-      ln(1/delta) / epsilon``.
-    - Noisy group size (lines 2-3): ``m(Z) = min_a |Z_{1a}|``, the smallest number of positive examples in a group.
-      A substitution changes each count ``|Z_{1a}|`` by at most 1, so ``m`` has sensitivity 1. diffprivlib's
-      ``Laplace`` with scale ``1 / epsilon_size`` releases ``m + Y`` (``epsilon_size``-DP) and
-      ``M = m + Y - ln(1/delta) / epsilon_size``.
-    - Sensitivity of ``u`` (the paper's Lemma 2, re-derived so that it holds for every dataset). With ``L =
-      max(M, 2) - 1 >= 1`` (a function of the release), group ``a``'s rate is ``gamma_{1a} = s_a / max(m_a, L)``
-      (``s_a`` the predictions summed over its ``m_a`` positive examples). Substituting one record moves each rate
-      by at most ``1 / L``, whatever ``m_a``: the record stays among ``a``'s positives (the sum moves by <= 1 at a
-      fixed denominator ``>= L``), leaves (if ``m_a - 1 >= L``, ``|s/m - (s - h)/(m - 1)| = |m h - s| / (m (m -
-      1)) <= 1/m <= 1/L``; if ``m_a <= L``, both denominators are ``L`` and the sum moves by <= 1; if ``L < m_a <
-      L + 1``, ``|s/m - (s - h)/L| <= 1/L`` by the same computation) or joins (the reverse). ``Gamma`` is the max
-      minus the min of the rates, so it moves by at most ``2 / L``; ``err^Z`` moves by at most ``1/n``. Hence
-      ``|u(Z, h) - u(Z', h)| <= 2 w / L + 1/n = Delta`` for every ``h`` and every pair of neighbours, which is
-      the paper's ``Delta = 2 w / (M - 1) + 1/n`` when ``M >= 2``. The same bound holds for more than two groups,
-      so the max pairwise gap is used for ``|A| > 2``.
-    - Bias, not failure: when ``M - 1 <= m(Z)`` (probability ``>= 1 - delta/2``) every denominator is the group's
-      own count and ``u`` is the paper's in-sample loss exactly. Otherwise the rates of the groups with fewer
-      than ``L`` positive examples are shrunk toward 0 (multiplied by ``m_a / L``; a group without positive
-      examples has rate 0, as in the paper's convention), so the fairness term is biased; privacy is unaffected.
-      A released ``M < 2`` (possible on small data or a group with no positive example) is floored at 2: the fit
-      goes on with ``Delta = 2 w + 1/n`` (a nearly uniform draw, with the degenerate-fit warning below) instead of
-      raising.
-    - Exponential mechanism (line 5): ``exp(-epsilon_em u / (2 Delta))`` through diffprivlib's ``Exponential``.
-    - Diagnostic (``diagnostic_share > 0``): given the released hypothesis ``h``, the counts ``(sum_i h(x_i),
-      sum_i 1[h(x_i) = y_i], sum_i y_i)`` each change by at most 1 under substitution of one record, so their L1
-      sensitivity is 3; diffprivlib's ``Laplace`` (scale ``3 / epsilon_diag``, ``epsilon_diag = diagnostic_share
-      * epsilon``) on each makes the release ``epsilon_diag``-DP. It comes after the two steps above in the
-      random stream, so a seeded fit's ``M`` and draw use the same stream as with ``diagnostic_share=0``.
-    - Guarantee: ``M`` is ``epsilon_size``-DP, given ``M`` the draw is ``epsilon_em``-DP for every pair of
-      neighbours (the sensitivity above holds unconditionally), and given both the diagnostic is
-      ``epsilon_diag``-DP, so the fit is ``(epsilon_size + epsilon_em + epsilon_diag, 0) = (epsilon, 0)``-DP. The accountant is charged ``(epsilon, delta)`` as Theorem 2 (1) states it
-      (conservative: the ``delta`` of the paper's bad event ``M > m(Z) + 1`` now only bounds the probability of
-      the bias above).
-    - Failure paths: ``fit`` validates the public parameters, computes ``delta`` from the public ``n`` and checks
-      the budget before it reads the data. It then refuses, before anything is spent, data too small for any
-      group to clear the margin, using public quantities only: ``floor(n / |A|) <= margin + 1``. The other
-      errors are domain checks (binary labels, finite features, declared groups, hypotheses predicting 0/1)
-      whose messages carry no counts; no data-dependent check gates the release. A failed fit leaves the
-      estimator as it was.
-    - Degenerate fits (warned): under record-level privacy the fitting rows are private, so whether the selected
-      hypothesis predicts one class on them can only be judged from released values. With the diagnostic
-      (``s = noise_scale``, public ``k = 8``, ``theta = 0.01``) the fit warns when the noisy positive-prediction
-      rate is outside ``[theta + k s, 1 - theta - k s]`` or the noisy accuracy is at most the noisy majority rate
-      plus ``k s``. A selection predicting one class on all but ``theta n`` rows escapes with probability at most
-      ``e^-k / 2`` (1.7e-4), one no more accurate than the majority class with probability at most ``(2 + k)
-      e^-k / 4`` (8.4e-4: the difference of the noisy accuracy and noisy majority rate exceeds the true one by at
-      most a sum of two Laplace noises); a selection whose exact rates are ``2 k s`` inside both thresholds is
-      flagged with probability at most ``(2 + k) e^-k`` (3.4e-3). The selected hypothesis being a constant
-      classifier is warned as well. Without the diagnostic (``diagnostic_share=0``) what may be said is a
-      function of the released draw and sensitivity (itself a function of ``M``) and of public values: (1) the
-      mechanism's
-      guarantee, with probability 1/2 a loss within ``t = 2 Delta ln(2 (|H| - 1)) / epsilon_em`` of the best
-      hypothesis's (McSherry and Talwar), is ``t >= 1/2``: no hypothesis beats the better constant classifier by
-      more than 1/2 (a constant has no gap and errs on at most half the rows), so the guarantee cannot tell the
-      selection from a constant one, and a draw then is about as good as a pick from ``H`` at random (near-constant
-      whenever most of ``H`` is); (2) the selected hypothesis is a constant classifier. A selection can also be
-      near-constant because no hypothesis in ``H`` does much better on the data (the ``epsilon = inf`` fit then
-      selects one too): that is a property of the hypothesis class on the data, which released values cannot show.
+    - Neighbouring relation: substitution of one record ``(x, a, y)`` (Definition 1 of the paper).
+    - Released statistics: ``M``, the noisy smallest number of positive examples in a group minus a margin (lines
+      2-3); the drawn hypothesis (line 5); with ``diagnostic_share > 0``, three noisy counts of the selection.
+    - Mechanisms: diffprivlib's ``Laplace`` for ``M`` (``epsilon_size``) and the diagnostic (``epsilon_diag``), its
+      ``Exponential`` for the draw (``epsilon_em``); ``epsilon`` is their total (Algorithm 1 spends it in each
+      step), so the fit is ``(epsilon, 0)``-DP; the accountant is charged ``(epsilon, delta)`` as Theorem 2 states.
+    - Sensitivities: 1 for ``M``; ``Delta = 2 w / L + 1/n`` for ``u`` on every pair of neighbours (Lemma 2
+      re-derived with the rates' denominators ``max(m_a, L)``); 3 (L1) for the diagnostic counts.
+    - Public inputs: ``n``, the group list, the hypothesis class and the parameters. Errors and the degenerate-fit
+      warnings depend on public and released values only.
+    - Derivations: docs/privacy_analysis/exponential_mechanism.md.
 
     References
     ----------
@@ -241,7 +187,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         """Select one hypothesis with (epsilon, delta)-differential privacy (Algorithm 1).
 
         Order: the public parameters are validated and the budget is checked before the data are read; every
-        dataset inside the domain then fits (see Privacy). A fit that raises leaves the estimator as it was.
+        dataset inside the domain then fits. A fit that raises leaves the estimator as it was.
 
         Parameters
         ----------
@@ -526,9 +472,9 @@ def _noisy_min_group_size(positive_counts, *, epsilon, delta, random_state=None)
 def _sensitivity(estimate, n, weight=1.0):
     """Alg. 1, line 4: ``Delta = 2 w / (M - 1) + 1/n`` (``w = 1`` in the paper), with ``M`` floored at 2.
 
-    Derivation (class docstring, Privacy): with the rates' denominators ``max(m_a, L)``, ``L = max(M, 2) - 1``,
-    substituting one record moves each group's rate by at most ``1 / L`` whatever the data, so the max-minus-min
-    gap ``Gamma`` moves by at most ``2 / L`` and ``w Gamma + err`` by at most ``2 w / L + 1/n``.
+    Derivation (docs/privacy_analysis/exponential_mechanism.md): with the rates' denominators ``max(m_a, L)``,
+    ``L = max(M, 2) - 1``, substituting one record moves each group's rate by at most ``1 / L`` whatever the data,
+    so the max-minus-min gap ``Gamma`` moves by at most ``2 / L`` and ``w Gamma + err`` by at most ``2 w / L + 1/n``.
     """
     # 2 w / L: the gap term, one rate change from each end of the max - min; 1/n: the error term.
     return 2.0 * weight / _rate_floor(estimate) + 1.0 / n

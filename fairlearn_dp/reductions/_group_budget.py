@@ -3,6 +3,7 @@
 Stage 1 (Alg. 1) spends ``tau`` zCDP on a precursor DP OLS fit ("Analyze Gauss") and per-group standard errors
 ``s_k``; Stage 2 (Alg. 2 / Alg. 3) spends ``mu`` zCDP on projected DP gradient descent in which group ``k`` gets the
 share ``s_k^2`` of every iteration's budget, optionally with a bounded-group-loss (BGL) penalty. ``rho = tau + mu``.
+The stages and their ledger are in :mod:`._group_budget_stages`; derivations in docs/privacy_analysis/group_budget.md.
 """
 
 from __future__ import annotations
@@ -23,10 +24,7 @@ from ..privacy import (
     charge,
     check_rho,
     check_spend,
-    randomise_vector,
     validate_epsilon_delta,
-    zcdp_gaussian_mechanism,
-    zcdp_gaussian_sigma,
     zcdp_to_approx_dp,
 )
 from ..privacy._zcdp import approx_dp_to_zcdp
@@ -42,45 +40,12 @@ from ..utils._validation import (
     resolve_groups,
     validate_params,
 )
+from ._group_budget_stages import ZCDPLedger, _GroupBudgetStages
 
 __all__ = ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "ZCDPLedger"]
 
 
-class ZCDPLedger:
-    """Every Gaussian release of a fit with its stage, sensitivity, sigma and zCDP cost ``Delta^2 / (2 sigma^2)``.
-
-    The total spend is computed from the recorded releases (sequential composition: the sum), not asserted.
-    """
-
-    def __init__(self):
-        self.entries = []
-        self._mechanisms = {}
-
-    def release(self, values, *, stage, l2_sensitivity, rho, random_state):
-        """Release ``values`` with Gaussian noise calibrated to ``rho``-zCDP and record what it cost.
-
-        One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream; every
-        coordinate of ``values`` in one :func:`~fairlearn_dp.privacy.randomise_vector` call.
-        """
-        if math.isinf(rho):                         # epsilon = inf: the non-private baseline, no noise
-            self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": 0.0,
-                                 "rho": math.inf})
-            return np.asarray(values, dtype=float).copy()
-        key = (float(l2_sensitivity), float(rho))
-        if key not in self._mechanisms:
-            self._mechanisms[key] = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
-        mechanism = self._mechanisms[key]
-        noisy = randomise_vector(mechanism, np.asarray(values, dtype=float))
-        sigma = zcdp_gaussian_sigma(l2_sensitivity, rho)
-        self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": sigma,
-                             "rho": l2_sensitivity ** 2 / (2 * sigma ** 2)})
-        return noisy
-
-    def total(self, stage=None):
-        return float(sum(e["rho"] for e in self.entries if stage is None or e["stage"] == stage))
-
-
-class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
+class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstimator):
     """Shared fit machinery; subclasses choose the loss (squared / logistic)."""
 
     _loss = "squared"
@@ -309,126 +274,6 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
             return rho
         return total
 
-    def _stage1_standard_errors(self, design, target, group_index, sizes, tau, ledger, rng):
-        """Algorithm 1: tau-zCDP per-group standard errors of a precursor DP OLS fit; returns ``(s_k^2, fallback)``.
-
-        Budget: ``tau_k = tau / (K_e + 1)`` with ``K_e`` the number of groups with at least ``d + 1`` rows (the
-        groups that get a standard error; all ``K`` groups in the usual case); ``tau_k / 2`` each for ``X^T X`` and
-        ``X^T y`` (Analyze Gauss), and ``tau_k`` for each such group's clipped residual sum ``S_k``. Sensitivities
-        under substitution of one record with feature entries bounded by ``U = data_bound`` and ``|y| <= V =
-        target_bound``: ``||x x^T - x' x'^T||_F <= ||x||^2 + ||x'||^2 <= 2 d U^2`` (noise on the upper triangle,
-        mirrored: each entry is released once, and the Frobenius bound covers the upper triangle), ``||x y - x'
-        y'||_2 <= 2 sqrt(d) U V``; a clipped squared residual lies in ``[0, clip^2]``, so ``S_k`` moves by at most
-        ``clip^2``.
-
-        Degraded cases (they depend on the public sizes or on released values only): a group with ``1 <= n_k <=
-        d`` rows is too small for a standard error and gets the default share ``1 / K'`` (``K'``: groups with
-        rows); the others split the rest in proportion to ``s_k^2``; an empty group gets share 0. Fallbacks of the
-        paper: a non-positive-definite noisy ``X^T X`` or a non-positive noisy ``S_k`` give equal shares ``1 / K'``.
-        """
-        n_groups = sizes.size
-        d = design.shape[1]
-        bound = float(self.data_bound)
-        target_bound = self._target_bound()
-        present = sizes > 0
-        uniform = present / present.sum()
-        estimable = np.flatnonzero(sizes >= d + 1)
-        tau_k = tau / (estimable.size + 1)
-        upper = np.triu_indices(d)
-        gram = design.T @ design
-        noisy_upper = ledger.release(gram[upper], stage="stage1", l2_sensitivity=2 * d * bound ** 2,
-                                     rho=tau_k / 2, random_state=rng)
-        noisy_gram = np.zeros((d, d))
-        noisy_gram[upper] = noisy_upper
-        noisy_gram = noisy_gram + np.triu(noisy_gram, 1).T
-        moment = ledger.release(design.T @ np.clip(target, -target_bound, target_bound), stage="stage1",
-                                l2_sensitivity=2 * math.sqrt(d) * bound * target_bound, rho=tau_k / 2,
-                                random_state=rng)
-        residual_clip = float(self.clip) ** 2
-        if np.linalg.eigvalsh(noisy_gram).min() <= 0:
-            return uniform, "X^T X not positive definite"      # the residual sums are then not released
-        beta = np.linalg.solve(noisy_gram, moment)
-        with np.errstate(all="ignore"):       # beta is released; an overflow must not surface as a warning
-            squared_residuals = (target - design @ beta) ** 2
-        # Each clipped squared residual lies in [0, clip^2] (one that overflowed counts as clip^2).
-        residuals = np.where(np.isfinite(squared_residuals), np.clip(squared_residuals, 0.0, residual_clip),
-                             residual_clip)
-        sums = np.bincount(group_index, weights=residuals, minlength=n_groups)
-        noisy_sums = np.array([ledger.release(sums[k], stage="stage1", l2_sensitivity=residual_clip, rho=tau_k,
-                                              random_state=rng) for k in estimable])
-        if np.any(noisy_sums <= 0):
-            return uniform, "a noisy residual sum <= 0"
-        squared = noisy_sums / sizes[estimable]
-        small = present.copy()
-        small[estimable] = False                       # groups with 1..d rows: the default share 1 / K'
-        shares = np.where(small, uniform, 0.0)
-        shares[estimable] = (1.0 - shares.sum()) * (squared / squared.sum())
-        return shares, None
-
-    def _stage2_gradient_descent(self, design, target, group_index, sizes, mu, shares, ledger, rng):
-        """Algorithm 2 (``objective="group_mean"``, optional BGL) or Algorithm 3 (``"pooled"``): mu-zCDP projected
-        DP gradient descent; group k gets ``mu s_k^2 / T`` per iteration (half for its loss when BGL is on).
-
-        Per-example gradients are clipped to L2 norm ``clip``; under substitution within group k the clipped sum
-        moves by at most ``2 clip`` (the mean by ``2 clip / n_k``); per-example losses are clipped to ``[0,
-        clip^2]`` (the mean moves by ``clip^2 / n_k``). The iterate is projected onto ``[-coef_bound,
-        coef_bound]^P``. A group without rows (share 0, public) contributes nothing and releases nothing: its
-        gradient is recorded as 0, its loss and sigma as NaN.
-        """
-        n_groups = sizes.size
-        T = int(self.n_iter)
-        d = design.shape[1]
-        clip = float(self.clip)
-        use_bgl = self.bounded_group_loss is not None
-        theta = np.zeros(d)
-        history = {"theta": [], "noisy_gradients": [], "noisy_losses": [], "sigma_gradient": None}
-        sigma_gradient = np.full(n_groups, np.nan)
-        # Split the data by group once. Every per-example gradient is a scalar times x_i (2 r_i x_i for the squared
-        # loss), so its norm is |scalar| ||x_i||: the clipped mean is X_k^T (scalar * clip factor) / n_k, one
-        # matrix-vector product per group and iteration instead of an (n_k, d) array.
-        blocks = []
-        for k in range(n_groups):
-            rows = np.flatnonzero(group_index == k)
-            X_k = design[rows]
-            blocks.append((X_k, target[rows], np.linalg.norm(X_k, axis=1)))
-        for _ in range(T):
-            gradients = np.zeros((n_groups, d))
-            losses = np.full(n_groups, np.nan)
-            history["theta"].append(theta.copy())
-            for k, (X_k, y_k, row_norms) in enumerate(blocks):
-                if sizes[k] == 0:
-                    continue
-                budget = math.inf if math.isinf(mu) else mu * shares[k] / T
-                gradient_budget = budget / 2 if use_bgl else budget
-                margin = X_k @ theta
-                with np.errstate(over="ignore"):      # exp overflow (the limit is exact) must not warn
-                    scale = self._gradient_scalars(margin, y_k)
-                factor = 1.0 / np.maximum(1.0, np.abs(scale) * row_norms / clip)     # per-example L2 clipping
-                clipped_sum = X_k.T @ (scale * factor)
-                if self.objective == "group_mean":
-                    value, sensitivity = clipped_sum / sizes[k], 2 * clip / sizes[k]
-                else:
-                    value, sensitivity = clipped_sum, 2 * clip
-                gradients[k] = ledger.release(value, stage="stage2", l2_sensitivity=sensitivity,
-                                              rho=gradient_budget, random_state=rng)
-                sigma_gradient[k] = (0.0 if math.isinf(gradient_budget)
-                                     else zcdp_gaussian_sigma(sensitivity, gradient_budget))
-                if use_bgl:
-                    loss = np.clip(self._losses_from_margin(margin, y_k), 0, clip ** 2)
-                    losses[k] = ledger.release(loss.mean(), stage="stage2", l2_sensitivity=clip ** 2 / sizes[k],
-                                               rho=budget / 2, random_state=rng)
-            direction = gradients.sum(axis=0)
-            if use_bgl:
-                worst = int(np.nanargmax(losses))
-                if losses[worst] - float(self.bounded_group_loss) >= 0:
-                    direction = direction + float(self.lagrange_multiplier) * gradients[worst]
-            theta = np.clip(theta - float(self.learning_rate) * direction, -self.coef_bound, self.coef_bound)
-            history["noisy_gradients"].append(gradients)
-            history["noisy_losses"].append(losses)
-        history["sigma_gradient"] = sigma_gradient
-        history = {key: (np.array(value) if isinstance(value, list) else value) for key, value in history.items()}
-        return theta, history
-
     def _decision(self, X):
         check_is_fitted(self, "coef_")
         design = self._design(X, warn_clipped=True)
@@ -438,46 +283,6 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, BaseEstimator):
         return design[:, :self.n_features_in_] @ self.coef_ + self.intercept_
 
 
-_PRIVACY_DOC = """
-    Privacy
-    -------
-    - Neighbouring relation: datasets with the same group sizes differing in one record (x, a, y) within a group
-      (substitution). Public inputs: the group sizes ``n_k`` (as in the paper), the declared ``groups``,
-      ``data_bound``, ``target_bound``, ``clip``, ``n_iter``, ``learning_rate``, ``stage1_fraction``, the other
-      parameters, and for the classifier its label set ``classes``. Values of X are clipped to ``[-data_bound,
-      data_bound]`` and, for regression, y to ``[-target_bound, target_bound]`` (public bounds) without a warning
-      (one emitted only when a value was clipped would depend on the data): the guarantee is for the clipped data.
-    - Stage 1 (``budget_allocation="standard_errors"``, tau = ``stage1_fraction * rho``): Gaussian noise on the
-      upper triangle of ``X^T X`` (L2 sensitivity ``2 d U^2``) and on ``X^T y`` (``2 sqrt(d) U V``), tau/(2(K+1))
-      zCDP each, and on each group's clipped residual sum (sensitivity ``clip^2``), tau/(K+1) each.
-    - Stage 2 (mu = rho - tau): T iterations; group k's clipped gradient mean (sensitivity ``2 clip / n_k``; the
-      sum for ``objective="pooled"``: ``2 clip``) gets ``mu s_k^2 / T`` zCDP (half of it, and half for the clipped
-      loss mean, sensitivity ``clip^2 / n_k``, when ``bounded_group_loss`` is set).
-    - Small and empty groups (decided by the public sizes, never an error): a declared group with ``1 <= n_k <= d``
-      rows (``d`` features, plus 1 with the intercept) is too small for a stage-1 standard error; it gets the
-      default share ``1 / K'`` (``K'``: the number of groups with rows) and stage 1 releases residual sums only
-      for the other groups (tau/(K_e+1) each, ``K_e`` of them). A declared group with no rows gets share 0 and
-      releases nothing. When no group has ``d + 1`` rows, stage 1 is skipped (``stage1_fallback_``) and all of
-      rho goes to stage 2 with equal shares.
-    - The paper calibrates to sensitivity ``clip`` (add/remove); this class uses the substitution sensitivities
-      above, which are twice as large, so its noise is correct for the paper's stated (bounded) relation.
-    - Composition: every release is a Gaussian mechanism recorded in ``ledger_``; ``rho_spent_`` is their sum
-      (equal to ``rho`` up to floating-point rounding, which is capped at ``rho``; less if stage 1 fell back
-      early and skipped its residual releases, which a :class:`~fairlearn_dp.privacy.PrivacyWarning` reports with
-      the rho charged; ``privacy_spent_`` is what was charged). Since a record changes only its own group's statistics, parallel
-      composition would allow ``max`` instead of the sum over groups; the sum is kept (conservative, as in the
-      paper).
-    - Noise is drawn by diffprivlib's analytic Gaussian mechanism set to the zCDP sigma; with
-      ``random_state=None`` from diffprivlib's cryptographically secure source (a seed makes the noise
-      reproducible and is for experiments only). The accountant is checked for the whole budget before the data
-      are read and charged once with ``(rho + 2 sqrt(rho ln(1/delta)), delta)``; ``privacy_spent_.rho`` holds
-      rho. Given ``epsilon``, rho is the largest value whose conversion is at most ``epsilon`` in floating point,
-      so the charge never exceeds ``epsilon``.
-    - Failure paths: whether ``fit`` succeeds, its errors and the fitted attributes depend only on the public
-      inputs above and on released values. Errors after the budget check concern the data's domain only (wrong
-      type, NaN/inf, length mismatch, a group not in ``groups``, a label not in ``classes``) and carry no counts
-      or values of the data. A fit that raises leaves the estimator as it was.
-"""
 
 
 class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
@@ -528,7 +333,7 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     fit_intercept : bool, default=True
     groups : list or None
         Public group labels (None: read from the data with a PrivacyWarning). A declared group may have no rows
-        (see Privacy).
+        (it then gets share 0 and releases nothing).
     accountant : diffprivlib.BudgetAccountant or None
     random_state : None, int or RandomState
         None: the release noise comes from diffprivlib's secure source (never numpy's global generator). An int
@@ -549,10 +354,26 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     ledger_ : ZCDPLedger
         Every Gaussian release with its stage, sensitivity, sigma and zCDP cost.
     rho_spent_ : float
-        The zCDP spent (the ledger's sum, see Privacy).
+        The zCDP spent: the ledger's sum, capped at ``rho`` for floating-point rounding; less when stage 1 fell
+        back before its residual releases (a PrivacyWarning then reports it).
     privacy_spent_ : PrivacySpend
     history_ : dict
         Iterates and noisy gradients / losses per iteration (diagnostics, all DP).
+
+    Privacy
+    -------
+    - Neighbouring relation: substitution of one record ``(x, a, y)`` within a group; the group sizes ``n_k`` are
+      public (as in the paper). The guarantee is for X clipped to ``data_bound`` and y to ``target_bound``.
+    - Released statistics: stage 1 (``tau = stage1_fraction * rho``) the upper triangle of ``X^T X``, ``X^T y`` and
+      each group's clipped residual sum; stage 2 (``mu = rho - tau``) each group's clipped gradient mean per
+      iteration (and its clipped loss mean with ``bounded_group_loss``). The rest is post-processing.
+    - Mechanism: diffprivlib's analytic Gaussian at the zCDP sigma, every release recorded in ``ledger_``; zCDP
+      adds, and the accountant is charged ``(rho + 2 sqrt(rho ln(1/delta)), delta)`` once (``privacy_spent_``).
+    - Sensitivities (L2): ``2 d U^2`` (``X^T X``), ``2 sqrt(d) U V`` (``X^T y``), ``clip^2`` (residual sum),
+      ``2 clip / n_k`` (gradient mean; ``2 clip`` pooled), ``clip^2 / n_k`` (loss mean).
+    - Public inputs: ``n_k``, ``groups``, ``data_bound``, ``target_bound``, ``clip``, ``n_iter`` and the other
+      parameters; small and empty groups get default shares decided by the public sizes.
+    - Derivations: docs/privacy_analysis/group_budget.md.
     """
 
     _loss = "squared"
@@ -586,7 +407,7 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
 
     Stage 1 is the same DP OLS precursor on labels coded -1/+1; stage 2 runs the same DP gradient descent on the
     logistic loss ``log(1 + exp(-y theta^T x))`` (per-example gradients clipped to ``clip``, losses to
-    ``clip^2``). Parameters and Privacy are those of :class:`DPGroupBudgetRegressor`, except that
+    ``clip^2``). Parameters and attributes are those of :class:`DPGroupBudgetRegressor`, except that
     ``target_bound`` does not apply (labels are in {-1, +1}, so the bound on ``|y|`` is 1) and the label set is
     declared, not read from the data:
 
@@ -602,6 +423,17 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
     ----------
     classes_ : ndarray of shape (2,)
         ``classes`` (or ``[0, 1]``), whatever labels the data hold; ``predict`` returns these.
+
+    Privacy
+    -------
+    - Neighbouring relation: substitution of one record ``(x, a, y)`` within a group; the group sizes ``n_k`` are
+      public. The guarantee is for X clipped to ``data_bound``.
+    - Released statistics: those of :class:`DPGroupBudgetRegressor`, on labels coded -1/+1 and with the logistic
+      loss's clipped per-example gradients and losses.
+    - Mechanism: the same Gaussian releases, recorded in ``ledger_``, composed in zCDP and charged once.
+    - Sensitivities: the regressor's, with ``V = 1`` (labels coded -1/+1).
+    - Public inputs: the regressor's, and the label set ``classes`` (never read from the data).
+    - Derivations: docs/privacy_analysis/group_budget.md.
     """
 
     _loss = "logistic"
@@ -702,8 +534,3 @@ def _as_column(y, n):
     if values.size != n:
         raise ValueError(f"y has {values.size} rows but X has {n} (length mismatch).")
     return values
-
-
-# A class docstring must be a literal, so the shared Privacy section is appended here.
-DPGroupBudgetRegressor.__doc__ += _PRIVACY_DOC
-DPGroupBudgetClassifier.__doc__ += _PRIVACY_DOC

@@ -1,57 +1,18 @@
 """The Lagrangian game of Agarwal et al. (2018) played on statistics released once (fairdp's practical DP reduction).
 
-Jagielski et al. (2019, Algorithm 3) release two noisy values per round, so the budget of each round shrinks like
-``1/sqrt(T)`` under advanced composition and the Learner's oracle is itself a private mechanism. Here the game is
-rearranged so that almost nothing is released per round:
+Jagielski et al. (2019, Algorithm 3) release two noisy values per round; here almost nothing is released per round:
 
-1. **One release of sufficient statistics** (Gaussian mechanism, zCDP). For every (label, group) cell ``(l, g)``
-   the sum ``S_lg = sum_{y_i = l, a_i = g} phi_i`` of ``phi_i = [x_i, 1]`` (its last coordinate is the cell count).
-   Under ``privacy_unit="record"`` also the upper triangle of ``Phi^T Phi``. Under ``"sensitive_attribute"`` (y
-   public) the cells are (event, group) cells, except for error-rate parity, and the feature sums and the counts
-   are two Gaussian releases, the counts with ``COUNT_SHARE`` of the budget (every estimated rate is a ratio to a
-   released count); both are then projected onto their public margins (the sum over the groups of a cell is a sum
-   over public rows), which leaves each entry ``1 - 1/G`` of the noise variance (:func:`fairlearn_dp.privacy.project_onto_sum`). Every moment Fairlearn's reduction
-   uses (demographic parity, equalized odds, TPR/FPR parity, error-rate parity) has events that are unions of
-   label cells, so these statistics serve them all.
-2. **The Learner's best responses are post-processing** of that release and of public data. The cost of
-   predicting 1 for record ``i`` is ``c_i = (1 - 2 y_i)/n + m_i sum_g lambda'_{e_i g} (1[a_i = g]/n_{e_i g} -
-   1/n_{e_i})`` (``m_i = 1``, or ``1 - 2 y_i`` for error-rate parity; ``lambda' = lambda_+ - lambda_-``): linear
-   in the cell indicators. With Fairlearn's ``ErrorRate(costs=...)`` objective the first term is ``(c_FP (1 - y_i)
-   - c_FN y_i)/n`` and a play's error is ``c_FP FP + c_FN FN`` over ``n``: public costs weighing the same
-   releases (:mod:`._objective`). Under ``"sensitive_attribute"`` ``phi = [z, 1]`` with ``z`` the public
-   rescaling of X (:mod:`._public_features`; same span, smaller row bound); the estimator sees the raw X.
-   With ``privacy_unit="sensitive_attribute"`` (X and y public) the indicator
-   ``1[a_i = g]`` is replaced by a linear-probability estimate ``p_ig = phi_i . theta_eg`` of the group given
-   ``(x, event)``, fitted by ridge regression (intercept unpenalised) from the released ``S`` and the public
-   ``Phi_e^T Phi_e``; for every hypothesis in the span of ``phi`` the substitution is exact without noise
-   (least-squares residuals are orthogonal to ``phi``). Each group's proxy is then shrunk toward its released
-   share by the fraction of its spread that is release noise (``proxy_reliability_``), so a group the features
-   cannot tell apart at this epsilon does not turn noise into costs. The user's estimator is then fitted on ``(X, 1[c_i < 0])`` with weights ``|c_i|``, exactly as
-   Fairlearn's reduction does. With ``privacy_unit="record"`` the Learner is the least-squares cost oracle
-   ``beta = (Phi^T Phi + ridge I)^{-1} Phi^T c`` (Kearns et al. 2018's regression oracle), whose ``Phi^T c`` is a
-   linear combination of the released sums; each group's direction in it is discounted by its reliability
-   ``kappa`` (the share that is signal, not release noise), and the Auditor plays the same ``kappa``-weighted game
-   (:mod:`fairlearn_dp.reductions._direction_reliability`).
-3. **The Auditor's per-round release** is the vector of cell sums of the play's predictions (the release cells of
-   step 1; Gaussian, zCDP; L2 sensitivity ``sqrt 2``; under ``"sensitive_attribute"`` projected onto the public
-   event totals of the play). The violations ``gamma(h)`` and, under ``"record"``, the error
-   are post-processing of it. Under ``"sensitive_attribute"`` each play's violation is its proxy violation
-   (computed with ``p``, free) calibrated on the released ones: per cell, a regression over the rounds played so
-   far of the released on the proxy violations (offset and attenuation; :meth:`StatisticsGame.calibrated_violations`),
-   which averages the per-round noise away.
-4. **The output** is the uniform average of the plays (``linprog_step=False``, what ``run_linprog_step="auto"``
-   gives privately when each play's violation is its own release: the least-squares Learner), or Fairlearn's
-   mixture of the plays found by the linear program (what ``"auto"`` gives with the estimator Learner, whose
-   violations are calibrated estimates, for demographic and error-rate parity) ``min_Q err(Q) + B s``
-   subject to ``gamma(Q) - bound - slack <= s`` over the plays, solved on the released violations and errors
-   (public errors under ``"sensitive_attribute"``); ``slack`` is ``LP_SLACK_SD`` standard deviations of each
-   violation estimate, so that the program does not select plays whose noise happens to look fair. The game stops early when the program's value has not improved
-   for ``PATIENCE`` rounds (a stopping rule on released values; the budget of the planned ``T`` rounds is
-   charged all the same).
+1. **One release of sufficient statistics** (Gaussian, zCDP): the cell sums of ``phi = [x, 1]`` per (label, group)
+   or (event, group) cell, and under ``privacy_unit="record"`` the upper triangle of ``Phi^T Phi``.
+2. **The Learner's best responses** are post-processing of that release and of public data (the user's estimator on
+   cost-sensitive labels, or the least-squares cost oracle).
+3. **The Auditor's per-round release** is the vector of cell sums of the play's predictions (Gaussian, zCDP).
+4. **The output** is the uniform average of the plays or Fairlearn's mixture of them found by a linear program on
+   released values (:mod:`._game_mixture`), with an early stop on released values.
 
-zCDP composes by addition: ``rho = rho_stats + T rho_round`` with ``rho_stats = statistics_fraction * rho``; the
-accountant is charged the ``(epsilon, delta)`` the user asked for, whose zCDP budget ``rho`` is the largest with
-``rho + 2 sqrt(rho ln(1/delta)) <= epsilon`` (Bun & Steinke 2016, Prop. 1.3).
+zCDP composes by addition: ``rho = rho_stats + T rho_round`` with ``rho_stats = statistics_fraction * rho``.
+Derivations (sensitivities, proxy memberships and their reliability, calibration, the program's slack, the
+budget): docs/privacy_analysis/statistics_game.md.
 """
 
 from __future__ import annotations
@@ -59,13 +20,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import linprog
 from sklearn.base import clone
 
 from ..privacy import noisy_vector_zcdp, project_onto_sum
 from ..privacy._zcdp import approx_dp_to_zcdp, zcdp_gaussian_sigma
 from ..utils._progress import progress_rounds
 from ._direction_reliability import direction_noise_variance, direction_reliability
+from ._game_mixture import _calibrate_violations, _mixture_lp
 from ._hypotheses import LinearThresholdClassifier
 
 __all__ = ["StatisticsGame", "label_cell_sensitivity", "attribute_sensitivities", "gram_sensitivity",
@@ -158,8 +119,8 @@ class StatisticsGame:
         inside = event_index >= 0
         self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
         # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
-        # public event); the releases are projected onto it (:func:`fairlearn_dp.privacy.project_onto_sum`), which leaves each
-        # cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
+        # public event); the releases are projected onto it (:func:`fairlearn_dp.privacy.project_onto_sum`), which
+        # leaves each cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
         self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
         if self.private:
             rho = approx_dp_to_zcdp(epsilon, delta)
@@ -265,10 +226,7 @@ class StatisticsGame:
         (:mod:`._direction_reliability`), so the ridge has one job left: the released Gram matrix carries noise of
         spectral norm about ``2 sigma_gram sqrt(d + 1)`` (a symmetric Gaussian matrix), which the ridge must
         exceed so that the matrix stays positive definite; a larger ridge shrinks the Learner's costs toward their
-        mean, and a play thresholded at cost 0 then predicts fewer positives (Adult by race, demographic parity,
-        epsilon = 1, seeds 0-4, with the previous Gram sensitivity ``2 (C^2 + 1)``: test accuracy / DP difference
-        0.786 / 0.059 with ``max(sigma_stats / p_min, ...)``, about 8,000, and 0.796 / 0.077 with this rule, 5,643). 1
-        without noise.
+        mean (the measurement behind this rule: docs/privacy_analysis/statistics_game.md). 1 without noise.
         """
         if not self.private:
             return 1.0
@@ -514,9 +472,9 @@ class StatisticsGame:
         """The LP's bound per constraint: ``bound`` plus ``LP_SLACK_SD`` standard deviations of its estimate.
 
         A cell mean's noise is ``sigma_round / n_eg`` (released, floored count) per label cell it sums; the
-        calibration (two parameters fitted over the rounds played) averages it to ``sqrt(2 / rounds)`` of that. Without the slack the program would select plays whose noise happens to look
-        fair, and a small group's unmeasurable violation would dominate the mixture. Public: noise scales and
-        released counts only.
+        calibration (two parameters fitted over the rounds played) averages it to ``sqrt(2 / rounds)`` of that.
+        Without the slack the program would select plays whose noise happens to look fair, and a small group's
+        unmeasurable violation would dominate the mixture. Public: noise scales and released counts only.
         """
         sd = self.gamma_sd()
         if proxy:
@@ -539,24 +497,11 @@ class StatisticsGame:
     def calibrated_violations(self, proxy_gammas, released_gammas):
         """Each play's violation estimated from its free proxy violation, calibrated on the released ones.
 
-        Per (event, group) cell, the released violations of the rounds played are regressed on the proxy
-        violations: ``released_j = a + c proxy_j + noise_j`` (each round's noise is fresh and independent of its
-        play, so the fit is unbiased). A constant ``a`` corrects the proxy's average bias; the slope ``c`` its
-        attenuation (the shrunk, noisy memberships ``p`` understate every violation by a common factor). The slope
-        is a ridge estimate toward 1 (the plain offset) with a unit prior scale, ``c = 1 + sum x~ (r~ - x~) /
-        (sum x~^2 + sd^2)`` (``~``: centred over rounds, ``sd``: the round's noise sd), so that a few rounds with
-        little spread in the proxy keep the offset estimate. The estimate is ``a + c proxy_i``; averaged over the
-        rounds its noise variance is ``2 sd^2 / rounds`` (two fitted parameters). Post-processing of releases only.
+        Per (event, group) cell, a regression over the rounds played of the released on the proxy violations
+        (offset and attenuation, :func:`._game_mixture._calibrate_violations`), with the round's noise sd as the
+        slope's prior scale. Post-processing of releases only.
         """
-        K = proxy_gammas.shape[1] // 2
-        x, r = proxy_gammas[:, :K], released_gammas[:, :K]
-        xc, rc = x - x.mean(axis=0), r - r.mean(axis=0)
-        sd = self.gamma_sd()
-        spread = np.sum(xc * xc, axis=0) + sd ** 2
-        slope = 1.0 + np.divide(np.sum(xc * (rc - xc), axis=0), spread, out=np.zeros_like(spread),
-                                where=spread > 0)                  # no spread and no noise: the offset
-        estimate = r.mean(axis=0) + slope * xc
-        return np.concatenate([estimate, -estimate], axis=1)
+        return _calibrate_violations(proxy_gammas, released_gammas, self.gamma_sd())
 
     # ------------------------------------------------------------------------------ step 4: the game
     def play(self, event_labels, *, linprog_step=True):
@@ -617,25 +562,3 @@ class StatisticsGame:
                           if self.record else 0.0)
         self.estimated_violation_ = float(np.max(gammas.T @ q - self.bound)) if gammas.size else 0.0
         return self
-
-
-def _mixture_lp(errors, gammas, bound, B):
-    """Fairlearn's final step: ``min_q errors . q + B s`` s.t. ``gammas q - bound <= s``, ``sum q = 1``, ``q, s >= 0``.
-
-    ``gammas`` is (K, H). Solved with HiGHS; returns ``(q, value)``.
-    """
-    H = errors.size
-    K = gammas.shape[0]
-    cost = np.concatenate([errors, [B]])
-    A_ub = np.hstack([gammas, -np.ones((K, 1))]) if K else None
-    b_ub = np.broadcast_to(np.asarray(bound, dtype=float), (K,)) if K else None
-    A_eq = np.concatenate([np.ones(H), [0.0]])[None, :]
-    result = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=[(0, None)] * (H + 1),
-                     method="highs")
-    if result.status != 0:                          # cannot happen (q uniform, s large is feasible); be safe
-        q = np.full(H, 1.0 / H)
-        return q, float(errors @ q)
-    q = np.clip(result.x[:H], 0.0, None)
-    return q / q.sum(), float(result.fun)
-
-

@@ -1,0 +1,181 @@
+"""The two stages of the group-aware budget allocation (the budget-tailoring paper, Algorithms 1-3) and their ledger.
+
+:class:`ZCDPLedger` records every Gaussian release of a fit; :class:`_GroupBudgetStages` holds stage 1 (a precursor DP
+OLS fit and per-group standard errors, Alg. 1) and stage 2 (projected DP gradient descent with per-group budget
+shares, Alg. 2 / Alg. 3), which :class:`~fairlearn_dp.reductions.DPGroupBudgetRegressor` and
+:class:`~fairlearn_dp.reductions.DPGroupBudgetClassifier` inherit. Sensitivities and budget splits are derived in
+docs/privacy_analysis/group_budget.md.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..privacy import randomise_vector, zcdp_gaussian_mechanism, zcdp_gaussian_sigma
+
+__all__ = ["ZCDPLedger"]
+
+
+class ZCDPLedger:
+    """Every Gaussian release of a fit with its stage, sensitivity, sigma and zCDP cost ``Delta^2 / (2 sigma^2)``.
+
+    The total spend is computed from the recorded releases (sequential composition: the sum), not asserted.
+    """
+
+    def __init__(self):
+        self.entries = []
+        self._mechanisms = {}
+
+    def release(self, values, *, stage, l2_sensitivity, rho, random_state):
+        """Release ``values`` with Gaussian noise calibrated to ``rho``-zCDP and record what it cost.
+
+        One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream; every
+        coordinate of ``values`` in one :func:`~fairlearn_dp.privacy.randomise_vector` call.
+        """
+        if math.isinf(rho):                         # epsilon = inf: the non-private baseline, no noise
+            self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": 0.0,
+                                 "rho": math.inf})
+            return np.asarray(values, dtype=float).copy()
+        key = (float(l2_sensitivity), float(rho))
+        if key not in self._mechanisms:
+            self._mechanisms[key] = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
+        mechanism = self._mechanisms[key]
+        noisy = randomise_vector(mechanism, np.asarray(values, dtype=float))
+        sigma = zcdp_gaussian_sigma(l2_sensitivity, rho)
+        self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": sigma,
+                             "rho": l2_sensitivity ** 2 / (2 * sigma ** 2)})
+        return noisy
+
+    def total(self, stage=None):
+        return float(sum(e["rho"] for e in self.entries if stage is None or e["stage"] == stage))
+
+
+
+class _GroupBudgetStages:
+    """Stage 1 (per-group standard errors) and stage 2 (DP gradient descent) of a group-budget fit.
+
+    A mixin of the estimators' shared base: the stages read the estimator's public parameters (``data_bound``,
+    ``clip``, ``n_iter``, ...) and its loss (``_gradient_scalars``, ``_losses_from_margin``, ``_target_bound``).
+    """
+
+    def _stage1_standard_errors(self, design, target, group_index, sizes, tau, ledger, rng):
+        """Algorithm 1: tau-zCDP per-group standard errors of a precursor DP OLS fit; returns ``(s_k^2, fallback)``.
+
+        Budget: ``tau_k = tau / (K_e + 1)`` with ``K_e`` the number of groups with at least ``d + 1`` rows (the
+        groups that get a standard error; all ``K`` groups in the usual case); ``tau_k / 2`` each for ``X^T X`` and
+        ``X^T y`` (Analyze Gauss), and ``tau_k`` for each such group's clipped residual sum ``S_k``. Sensitivities
+        under substitution of one record with feature entries bounded by ``U = data_bound`` and ``|y| <= V =
+        target_bound``: ``||x x^T - x' x'^T||_F <= ||x||^2 + ||x'||^2 <= 2 d U^2`` (noise on the upper triangle,
+        mirrored: each entry is released once, and the Frobenius bound covers the upper triangle), ``||x y - x'
+        y'||_2 <= 2 sqrt(d) U V``; a clipped squared residual lies in ``[0, clip^2]``, so ``S_k`` moves by at most
+        ``clip^2``.
+
+        Degraded cases (they depend on the public sizes or on released values only): a group with ``1 <= n_k <=
+        d`` rows is too small for a standard error and gets the default share ``1 / K'`` (``K'``: groups with
+        rows); the others split the rest in proportion to ``s_k^2``; an empty group gets share 0. Fallbacks of the
+        paper: a non-positive-definite noisy ``X^T X`` or a non-positive noisy ``S_k`` give equal shares ``1 / K'``.
+        """
+        n_groups = sizes.size
+        d = design.shape[1]
+        bound = float(self.data_bound)
+        target_bound = self._target_bound()
+        present = sizes > 0
+        uniform = present / present.sum()
+        estimable = np.flatnonzero(sizes >= d + 1)
+        tau_k = tau / (estimable.size + 1)
+        upper = np.triu_indices(d)
+        gram = design.T @ design
+        noisy_upper = ledger.release(gram[upper], stage="stage1", l2_sensitivity=2 * d * bound ** 2,
+                                     rho=tau_k / 2, random_state=rng)
+        noisy_gram = np.zeros((d, d))
+        noisy_gram[upper] = noisy_upper
+        noisy_gram = noisy_gram + np.triu(noisy_gram, 1).T
+        moment = ledger.release(design.T @ np.clip(target, -target_bound, target_bound), stage="stage1",
+                                l2_sensitivity=2 * math.sqrt(d) * bound * target_bound, rho=tau_k / 2,
+                                random_state=rng)
+        residual_clip = float(self.clip) ** 2
+        if np.linalg.eigvalsh(noisy_gram).min() <= 0:
+            return uniform, "X^T X not positive definite"      # the residual sums are then not released
+        beta = np.linalg.solve(noisy_gram, moment)
+        with np.errstate(all="ignore"):       # beta is released; an overflow must not surface as a warning
+            squared_residuals = (target - design @ beta) ** 2
+        # Each clipped squared residual lies in [0, clip^2] (one that overflowed counts as clip^2).
+        residuals = np.where(np.isfinite(squared_residuals), np.clip(squared_residuals, 0.0, residual_clip),
+                             residual_clip)
+        sums = np.bincount(group_index, weights=residuals, minlength=n_groups)
+        noisy_sums = np.array([ledger.release(sums[k], stage="stage1", l2_sensitivity=residual_clip, rho=tau_k,
+                                              random_state=rng) for k in estimable])
+        if np.any(noisy_sums <= 0):
+            return uniform, "a noisy residual sum <= 0"
+        squared = noisy_sums / sizes[estimable]
+        small = present.copy()
+        small[estimable] = False                       # groups with 1..d rows: the default share 1 / K'
+        shares = np.where(small, uniform, 0.0)
+        shares[estimable] = (1.0 - shares.sum()) * (squared / squared.sum())
+        return shares, None
+
+    def _stage2_gradient_descent(self, design, target, group_index, sizes, mu, shares, ledger, rng):
+        """Algorithm 2 (``objective="group_mean"``, optional BGL) or Algorithm 3 (``"pooled"``): mu-zCDP projected
+        DP gradient descent; group k gets ``mu s_k^2 / T`` per iteration (half for its loss when BGL is on).
+
+        Per-example gradients are clipped to L2 norm ``clip``; under substitution within group k the clipped sum
+        moves by at most ``2 clip`` (the mean by ``2 clip / n_k``); per-example losses are clipped to ``[0,
+        clip^2]`` (the mean moves by ``clip^2 / n_k``). The iterate is projected onto ``[-coef_bound,
+        coef_bound]^P``. A group without rows (share 0, public) contributes nothing and releases nothing: its
+        gradient is recorded as 0, its loss and sigma as NaN.
+        """
+        n_groups = sizes.size
+        T = int(self.n_iter)
+        d = design.shape[1]
+        clip = float(self.clip)
+        use_bgl = self.bounded_group_loss is not None
+        theta = np.zeros(d)
+        history = {"theta": [], "noisy_gradients": [], "noisy_losses": [], "sigma_gradient": None}
+        sigma_gradient = np.full(n_groups, np.nan)
+        # Split the data by group once. Every per-example gradient is a scalar times x_i (2 r_i x_i for the squared
+        # loss), so its norm is |scalar| ||x_i||: the clipped mean is X_k^T (scalar * clip factor) / n_k, one
+        # matrix-vector product per group and iteration instead of an (n_k, d) array.
+        blocks = []
+        for k in range(n_groups):
+            rows = np.flatnonzero(group_index == k)
+            X_k = design[rows]
+            blocks.append((X_k, target[rows], np.linalg.norm(X_k, axis=1)))
+        for _ in range(T):
+            gradients = np.zeros((n_groups, d))
+            losses = np.full(n_groups, np.nan)
+            history["theta"].append(theta.copy())
+            for k, (X_k, y_k, row_norms) in enumerate(blocks):
+                if sizes[k] == 0:
+                    continue
+                budget = math.inf if math.isinf(mu) else mu * shares[k] / T
+                gradient_budget = budget / 2 if use_bgl else budget
+                margin = X_k @ theta
+                with np.errstate(over="ignore"):      # exp overflow (the limit is exact) must not warn
+                    scale = self._gradient_scalars(margin, y_k)
+                factor = 1.0 / np.maximum(1.0, np.abs(scale) * row_norms / clip)     # per-example L2 clipping
+                clipped_sum = X_k.T @ (scale * factor)
+                if self.objective == "group_mean":
+                    value, sensitivity = clipped_sum / sizes[k], 2 * clip / sizes[k]
+                else:
+                    value, sensitivity = clipped_sum, 2 * clip
+                gradients[k] = ledger.release(value, stage="stage2", l2_sensitivity=sensitivity,
+                                              rho=gradient_budget, random_state=rng)
+                sigma_gradient[k] = (0.0 if math.isinf(gradient_budget)
+                                     else zcdp_gaussian_sigma(sensitivity, gradient_budget))
+                if use_bgl:
+                    loss = np.clip(self._losses_from_margin(margin, y_k), 0, clip ** 2)
+                    losses[k] = ledger.release(loss.mean(), stage="stage2", l2_sensitivity=clip ** 2 / sizes[k],
+                                               rho=budget / 2, random_state=rng)
+            direction = gradients.sum(axis=0)
+            if use_bgl:
+                worst = int(np.nanargmax(losses))
+                if losses[worst] - float(self.bounded_group_loss) >= 0:
+                    direction = direction + float(self.lagrange_multiplier) * gradients[worst]
+            theta = np.clip(theta - float(self.learning_rate) * direction, -self.coef_bound, self.coef_bound)
+            history["noisy_gradients"].append(gradients)
+            history["noisy_losses"].append(losses)
+        history["sigma_gradient"] = sigma_gradient
+        history = {key: (np.array(value) if isinstance(value, list) else value) for key, value in history.items()}
+        return theta, history
