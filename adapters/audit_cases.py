@@ -1112,7 +1112,7 @@ def failure_audit_case(name, *, epsilon=1.0, n=None):
     data-dependent check would fire: for the relations that let one record change its group, a declared group with
     one member on ``D`` and none on ``D'``; for the within-group rows (group sizes public), one record outside the
     public bounds on ``D'`` and, for the classifiers, no positive label left. Both lie in the declared domain, so
-    every fit must succeed (README, "Failure paths and what is public"); the audit flags a fit that fails on one
+    every fit must succeed (docs/user_guide/failure_paths.rst); the audit flags a fit that fails on one
     of them only, and ``result.failures`` shows fits that fail on both.
 
     Returns

@@ -37,8 +37,7 @@ class RegistryEntry:
         Where the algorithm comes from.
     public_inputs : str
         Everything the guarantee treats as public: the only inputs besides released (noisy) values that a fit's
-        success, its errors and warnings, and its fitted attributes may depend on (README, "Failure paths and what
-        is public").
+        success, its errors and warnings, and its fitted attributes may depend on (docs/user_guide/failure_paths.rst).
     """
 
     name: str

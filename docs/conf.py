@@ -11,7 +11,6 @@ pages load the figures and tables the example scripts stored in ``docs/img/``). 
 
 import os
 import re
-import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent

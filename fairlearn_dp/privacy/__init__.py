@@ -4,8 +4,8 @@ Estimators in fairdp never draw noise themselves: they call a release function f
 accountant before the data are read, draws noise from a diffprivlib mechanism and charges the accountant once.
 zCDP (Bun & Steinke 2016) budgets compose by summation and are charged as their (epsilon, delta) conversion.
 
-The rule every estimator follows for its failure paths (stated once here and in the README, "Failure paths and
-what is public"): whether a fit succeeds, what an error or warning says, and every fitted attribute depend only on
+The rule every estimator follows for its failure paths (stated once here and in
+docs/user_guide/failure_paths.rst): whether a fit succeeds, what an error or warning says, and every fitted attribute depend only on
 public inputs (each estimator's are listed in ``fairdp_adapters.registry``, column ``public_inputs``) and on
 released values. Order in ``fit``: validate public parameters, check the budget (:func:`check_spend`), read the
 data (domain checks only: type, NaN, lengths, undeclared groups or labels; messages without counts), release,
