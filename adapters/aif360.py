@@ -20,6 +20,8 @@ __all__ = ["DatasetArrays", "dataset_to_arrays", "arrays_to_dataset", "declared_
 
 
 class DatasetArrays(NamedTuple):
+    """An AIF360 dataset as arrays: the features, the labels and the rest of :func:`dataset_to_arrays`' fields."""
+
     X: pd.DataFrame
     y: np.ndarray
     sensitive_features: pd.Series
@@ -27,7 +29,8 @@ class DatasetArrays(NamedTuple):
 
 def check_dataset(dataset, name="dataset"):
     """A ``TypeError`` naming ``name`` unless ``dataset`` is an AIF360 ``StructuredDataset`` (e.g. numpy arrays,
-    which the AIF360 faces do not take: wrap them in a ``BinaryLabelDataset`` or ``RegressionDataset``)."""
+    which the AIF360 faces do not take: wrap them in a ``BinaryLabelDataset`` or ``RegressionDataset``).
+    """
     from aif360.datasets import StructuredDataset
 
     if not isinstance(dataset, StructuredDataset):
@@ -38,7 +41,8 @@ def check_dataset(dataset, name="dataset"):
 def check_group_attributes(dataset, definitions, name, dataset_name="dataset"):
     """Every attribute named in the group ``definitions`` (AIF360's list of ``{attribute: value}`` dicts) must be a
     protected attribute of ``dataset``; a ``ValueError`` naming ``name`` otherwise. Only the public schema
-    (attribute names) is read, not a row."""
+    (attribute names) is read, not a row.
+    """
     check_dataset(dataset, dataset_name)
     names = list(dataset.protected_attribute_names)
     for definition in definitions:
@@ -64,7 +68,8 @@ def protected_attribute(dataset, name=None):
 def protected_attributes(dataset, names=None, *, name="protected_attribute_name"):
     """The protected attributes to group by, as a list: ``names`` (one name or a list of names), or all of the
     dataset's protected attributes, in the dataset's order (AIF360's ``ExponentiatedGradientReduction`` groups by
-    all of them). Only the public schema is read; errors name ``name``."""
+    all of them). Only the public schema is read; errors name ``name``.
+    """
     check_dataset(dataset)
     available = list(dataset.protected_attribute_names)
     if names is None:
@@ -108,7 +113,8 @@ def joint_declared_groups(dataset, names):
 def protected_frame(dataset, names):
     """The protected attribute columns ``names`` of ``dataset`` as a DataFrame of floats (one column per attribute,
     named after it, indexed by the instance names): the form AIF360 passes to Fairlearn as ``sensitive_features``
-    (several columns are combined into one group per row)."""
+    (several columns are combined into one group per row).
+    """
     columns = [dataset.protected_attribute_names.index(item) for item in names]
     index = pd.Index(dataset.instance_names, name="instance")
     return pd.DataFrame(np.asarray(dataset.protected_attributes, dtype=float)[:, columns], columns=list(names),

@@ -201,7 +201,8 @@ def _make_aif360_eq_odds(epsilon, seed):
 
 def _group_budget_params(epsilon, rho, clip):
     """One Gaussian release per group: DPNoSE (no stage 1), one iteration, no intercept (see the module docstring).
-    ``rho`` given: the (near-)noiseless reference fit that gives the true values."""
+    ``rho`` given: the (near-)noiseless reference fit that gives the true values.
+    """
     return dict(epsilon=None if rho is not None else epsilon, rho=rho, budget_allocation="uniform", n_iter=1,
                 fit_intercept=False, data_bound=1.0, clip=clip, accountant=_accountant())
 
@@ -251,7 +252,8 @@ def _regression_records(n):
 
 def _classification_records(n):
     """Base predictions, labels and groups 0/1 with every (group, label) present; neighbour: person 0's group
-    changes from 0 to 1 (predictions and labels unchanged)."""
+    changes from 0 to 1 (predictions and labels unchanged).
+    """
     rng = np.random.default_rng(2019)
     groups = np.arange(n) % 2
     labels = (np.arange(n) // 2) % 2
@@ -380,7 +382,8 @@ def _group_budget_records(n, *, classification):
     substitutes record 0 within group 0 by (x = 1, y = -1 / class 0). At ``theta = 0`` its per-example gradient
     (``-2 y x`` squared loss, ``-y x / 2`` logistic loss with y coded -1/+1) goes from ``-clip`` to ``+clip`` for
     clip 2 (regressor) and 0.5 (classifier). Other records hold the extreme values (x = -1; y = -1 and +1), so that
-    an AIF360 RegressionDataset's min-max scaling is the same on both datasets."""
+    an AIF360 RegressionDataset's min-max scaling is the same on both datasets.
+    """
     rng = np.random.default_rng(2023)
     groups = np.arange(n) % 2
     x = rng.uniform(-1.0, 1.0, n)
@@ -475,7 +478,8 @@ def _make_aif360_exponentiated_gradient(epsilon, seed, *, min_count):
 def _attribute_change_records(n):
     """One public feature, 1 for person 0 and 0 for everyone else (the hypothesis ``1[x >= 1/2]`` labels only person
     0 with 1); groups 0/1 alternating; ``D'`` moves person 0 from group 0 to group 1. ``min_count`` is the smallest
-    group on either dataset (the DemographicParity cells are the groups)."""
+    group on either dataset (the DemographicParity cells are the groups).
+    """
     groups = np.arange(n) % 2
     x = np.zeros(n)
     x[0] = 1.0
@@ -565,7 +569,8 @@ _MAX_REFUSAL_PROBABILITY = 1e-9
 
 def _refusal_probability(n, epsilon):
     """``P(M <= 1)`` for the case's data (``m = n / 2`` positives per group) at the default ``delta = exp(-sqrt(n))``:
-    ``M = m - ln(1/delta) / epsilon_size + Y`` with ``Y ~ Laplace(1 / epsilon_size)``, ``epsilon_size = epsilon``."""
+    ``M = m - ln(1/delta) / epsilon_size + Y`` with ``Y ~ Laplace(1 / epsilon_size)``, ``epsilon_size = epsilon``.
+    """
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _margin
 
     size_epsilon = _em_total(epsilon) - epsilon
@@ -685,7 +690,8 @@ def _make_aif360_gerryfair(epsilon, seed):
 
 def _label_substitution_records(n):
     """One feature in [-1, 1], groups 0/1 alternating, labels alternating in pairs; record 0 is ``(x = 0, a = 0, y =
-    1)`` and ``D'`` substitutes it by ``(0, 0, 0)``."""
+    1)`` and ``D'`` substitutes it by ``(0, 0, 0)``.
+    """
     rng = np.random.default_rng(2019)
     groups = (np.arange(n) % 2).astype(float)
     x = rng.uniform(-1.0, 1.0, n)
@@ -725,7 +731,8 @@ def _aif360_gerryfair_case(n, epsilon):
 def _play_error_event(make, dataset, neighbour, prefix, X, y, name, *, epsilon):
     """The round-1 error statistic thresholded at its true value on ``D`` given the released play, after checking
     that the play does not depend on the substituted record and that ``D'`` lowers the statistic by exactly its
-    declared sensitivity; also returns the declared per-release spend."""
+    declared sensitivity; also returns the declared per-release spend.
+    """
     statistic, play = prefix + "history_.0.error_statistic", prefix + "predictors_.0"
     truth, truth_prime = make(math.inf, 0).fit(**dataset), make(math.inf, 0).fit(**neighbour)
     declared = make(epsilon, 0).fit(**dataset)
@@ -755,7 +762,8 @@ _STATISTICS_DELTA = 1e-5
 
 def _make_statistics_game(epsilon, seed, *, face, estimator=False, max_iter=2):
     """The statistics game (mode="statistics"): ``estimator`` False for the least-squares Learner, True for a
-    ``LogisticRegression``; ``epsilon`` is the fit's total budget (inf: the noise-free reference)."""
+    ``LogisticRegression``; ``epsilon`` is the fit's total budget (inf: the noise-free reference).
+    """
     from fairlearn.reductions import DemographicParity
     from sklearn.linear_model import LogisticRegression
 
@@ -775,7 +783,8 @@ def _make_statistics_game(epsilon, seed, *, face, estimator=False, max_iter=2):
 def _statistics_threshold_case(make, x, labels, epsilon, *, face, release, sigma_key, rho_key):
     """Person 0 moves from group 0 to group 1 (groups alternate); ``release`` must move by exactly -1 in one cell
     and +1 in another. The event thresholds the rising cell at its true value on ``D``: probabilities 1/2 and
-    ``Phi(-1/sigma)``; declared: that release's zCDP budget (``rho_[rho_key]``) converted at the fit's delta."""
+    ``Phi(-1/sigma)``; declared: that release's zCDP budget (``rho_[rho_key]``) converted at the fit's delta.
+    """
     from fairlearn_dp.audit import ThresholdEvent
     from fairlearn_dp.privacy import zcdp_to_approx_dp
 
@@ -818,7 +827,8 @@ def _statistics_game_case(n, epsilon, *, face):
     Person 0's feature is 0 and so is the column's mean (the others come in pairs +v, -v, multiples of 1/4, summed
     exactly), so person 0's feature stays 0 after the game's public centring and scaling of X: only the two count
     coordinates of its label cells move. Least-squares Learner, two planned rounds (the rest of the budget pays for
-    per-round releases the event does not read)."""
+    per-round releases the event does not read).
+    """
     i = np.arange(n - 1)
     x = np.concatenate([[0.0], ((i // 2) % 4 + 1) / 4.0 * np.where(i % 2 == 0, 1.0, -1.0)])
     if (n - 1) % 2:
@@ -833,7 +843,8 @@ def _statistics_round_case(n, epsilon, *, face):
     """The per-round release (``history_["round_sums"][0]``: the (event, group) cell sums of the first play's 0/1
     predictions). With a ``LogisticRegression`` Learner and ``max_iter=1`` the first play is the estimator fitted
     on the public ``(X, y)`` with unit weights (the multipliers start balanced, so the constraint part of every
-    cost is 0): the same on both datasets. It labels person 0 (``x = 1``) with 1."""
+    cost is 0): the same on both datasets. It labels person 0 (``x = 1``) with 1.
+    """
     x = np.linspace(0.0, 1.0, n)
     x[0] = 1.0
     labels = (x > 0.5).astype(int)
@@ -845,7 +856,8 @@ def _statistics_round_case(n, epsilon, *, face):
 # ------------------------------------------------------------------------ attribute-blind post-processing (variant)
 def _blind_group_estimator():
     """A fixed group classifier of the group from ``[output, feature]``, fitted on public synthetic rows (not on the
-    audited data): P(group 1) rises with the feature, so both posterior buckets are used."""
+    audited data): P(group 1) rises with the feature, so both posterior buckets are used.
+    """
     from sklearn.linear_model import LogisticRegression
 
     public = np.array([[0.5, 0.0], [0.5, 0.2], [0.5, 0.8], [0.5, 1.0]])
@@ -870,7 +882,8 @@ def _make_blind_fair_regression(epsilon, seed, *, face):
 def _blind_fair_regression_case(n, epsilon, *, face):
     """Attribute-blind mode: the released (group, output bin, posterior bucket) PMF. Record 0 (lowest bin, group 0,
     feature 0) is substituted by (highest bin, group 1, feature 1): one count moves between two cells; the event and
-    its probabilities (1/4 and e^-epsilon / 4) are those of the aware case."""
+    its probabilities (1/4 and e^-epsilon / 4) are those of the aware case.
+    """
     (x, a), (x_prime, a_prime) = _regression_records(n)
     feature = (np.arange(n) % 3) / 2.0
     feature_prime = feature.copy()
@@ -1172,7 +1185,8 @@ def _x(fit_kwargs):
 
 def _edited(fit_kwargs, *, groups=None, labels=None, x=None):
     """A copy of a case's fit arguments with the protected attribute, the labels (original units) and/or the
-    feature ``x`` replaced; an AIF360 dataset keeps its declared (privileged / unprivileged) groups."""
+    feature ``x`` replaced; an AIF360 dataset keeps its declared (privileged / unprivileged) groups.
+    """
     from .aif360 import _label_scale
 
     edited = dict(fit_kwargs)
@@ -1207,7 +1221,8 @@ def audit_registered_edge_failures(name, *, n_runs=20, random_state=None, epsilo
                                    n_jobs=None):
     """Audit the event "the fit raised" on row ``name``'s :func:`failure_audit_case` (edge neighbours); returns an
     :class:`~fairlearn_dp.audit.AuditResult`, whose ``failures`` must be ``(0, 0)`` for a row that keeps the rule
-    "inside the domain every dataset fits"."""
+    "inside the domain every dataset fits".
+    """
     case = failure_audit_case(name, epsilon=epsilon, n=n)
     return audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,
                  declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, confidence=confidence,

@@ -95,8 +95,9 @@ def _check_not_overflowed(value, text, what):
 
 
 def _epsilon(text):
-    """argparse type of --epsilon: a number > 0 and at most ``fairlearn_dp.privacy.MAX_EPSILON``, or ``inf`` (no
-    NaN, no number that overflows a float)."""
+    """Argparse type of --epsilon: a number > 0 and at most ``fairlearn_dp.privacy.MAX_EPSILON``, or ``inf`` (no
+    NaN, no number that overflows a float).
+    """
     from fairlearn_dp.privacy import MAX_EPSILON        # the library's cap (the accountant's composition)
 
     try:
@@ -133,8 +134,9 @@ def _param_value(key, text):
 
 
 def _param(text):
-    """argparse type of --param: ``k=v1|v2,k2=v`` -> ``[(k, [(text, value), ...]), ...]`` (names and value types
-    are checked against the estimator later, in :func:`_check_params`)."""
+    """Argparse type of --param: ``k=v1|v2,k2=v`` -> ``[(k, [(text, value), ...]), ...]`` (names and value types
+    are checked against the estimator later, in :func:`_check_params`).
+    """
     pairs = []
     for item in text.split(","):
         item = item.strip()
@@ -285,7 +287,8 @@ def _to_unit(values, low, high):
 
 def _crime_classification(scale_features):
     """Communities & Crime as a classification task: X without ``racepctblack`` (in the donors' public [0, 1]
-    range, or mapped to [-1, 1]), y = 1[ViolentCrimesPerPop > 0.28], a = the loader's binary group."""
+    range, or mapped to [-1, 1]), y = 1[ViolentCrimesPerPop > 0.28], a = the loader's binary group.
+    """
     from fairlearn_dp import datasets as ds
 
     bunch = ds.fetch_communities_crime()
@@ -306,7 +309,8 @@ def _error_and_gap(gap, name):
 
 def _classification_report(groups):
     """``--private-report``'s DPMetricFrame arguments for a classification sweep (one release of the test split's
-    per-group confusion counts)."""
+    per-group confusion counts).
+    """
     from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
     from sklearn.metrics import zero_one_loss
 
@@ -513,7 +517,8 @@ def _is_scalar(value):
 
 def _sweepable(template, fixed):
     """Parameters ``--param`` may set: the estimator's scalar constructor parameters not set by the sweep itself
-    and not object- or list-valued declarations of the problem (groups, bounds, the base estimator ...)."""
+    and not object- or list-valued declarations of the problem (groups, bounds, the base estimator ...).
+    """
     return sorted(name for name, value in template.get_params(deep=False).items()
                   if name not in _RESERVED_PARAMS and name not in _PROBLEM_PARAMS
                   and _is_scalar(value) and _is_scalar(fixed.get(name)))

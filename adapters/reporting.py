@@ -1,6 +1,7 @@
 """MetricFrame-based before/after reports and plots of fairness, accuracy and privacy spent; their private
 counterpart (:func:`private_report`, one :class:`~fairlearn_dp.metrics.DPMetricFrame` release per prediction
-vector)."""
+vector).
+"""
 
 from __future__ import annotations
 

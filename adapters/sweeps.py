@@ -101,7 +101,8 @@ def _as_sweep_metric(fn):
 
 class _AcrossGroups:
     """A group-comparison :class:`SweepMetric` inside a ``MetricFrame``: its value on slices holding >= 2 groups
-    (the overall), NaN on a single group's slice, where comparing groups is undefined."""
+    (the overall), NaN on a single group's slice, where comparing groups is undefined.
+    """
 
     def __init__(self, sweep_metric):
         self.sweep_metric = sweep_metric
@@ -144,7 +145,8 @@ def _accepts(method, name):
 
 def _clone(estimator):
     """``clone``, except that a ``prefit=True`` meta-estimator keeps its fitted ``estimator`` (Fairlearn's convention;
-    ``clone`` would return it unfitted). The fitted model is only read by the post-processor, never refitted."""
+    ``clone`` would return it unfitted). The fitted model is only read by the post-processor, never refitted.
+    """
     model = clone(estimator)
     params = estimator.get_params(deep=False)
     if params.get("prefit") is True and "estimator" in params:
@@ -234,7 +236,8 @@ def _private_columns(private_report):
 
 def _check_private_report(private_report):
     """``private_report``: None or a dict of DPMetricFrame arguments with a dict of ``metrics`` and ``epsilon``
-    (checked by building nothing: the frame itself validates them at the first task)."""
+    (checked by building nothing: the frame itself validates them at the first task).
+    """
     if private_report is None:
         return None
     if not isinstance(private_report, dict) or not isinstance(private_report.get("metrics"), dict) \

@@ -55,7 +55,8 @@ PLOT_ATTRIBUTES = ("_tradeoff_curve", "_x_grid", "_y_min", "_x_best", "_y_best",
 
 class SecureInterpolatedThresholder(InterpolatedThresholder):
     """Fairlearn's ``InterpolatedThresholder`` whose ``predict(random_state=None)`` draws from an OS-seeded generator
-    (Fairlearn's would use numpy's global state); an int or a ``RandomState`` give Fairlearn's draws."""
+    (Fairlearn's would use numpy's global state); an int or a ``RandomState`` give Fairlearn's draws.
+    """
 
     def predict(self, X, *, sensitive_features, random_state=None):
         """Fairlearn's ``InterpolatedThresholder.predict``, with ``None`` turned into an OS-seeded generator."""
@@ -71,7 +72,8 @@ def interpolated_thresholder(estimator, interpolation_dict: dict, predict_method
 
 def interpolation(p0, operation0, p1, operation1, p_ignore=None, prediction_constant=None) -> Bunch:
     """One group's entry of ``interpolation_dict``: Fairlearn's four fields (simple constraints), or its six
-    (equalized odds: the drawn threshold is replaced by ``prediction_constant`` with probability ``p_ignore``)."""
+    (equalized odds: the drawn threshold is replaced by ``prediction_constant`` with probability ``p_ignore``).
+    """
     if p_ignore is None:
         return Bunch(p0=p0, operation0=operation0, p1=p1, operation1=operation1)
     return Bunch(p_ignore=p_ignore, prediction_constant=prediction_constant, p0=p0, operation0=operation0, p1=p1,
@@ -88,7 +90,8 @@ def metric_names(constraints: str, objective: str) -> tuple[str, str]:
 def interpolate_curve(x, y, operations, x_grid) -> pd.DataFrame:
     """Fairlearn's trade-off curve of one group: the vertices ``(x, y)`` of its upper convex hull (sorted by ``x``,
     spanning ``[x_grid[0], x_grid[-1]]``, each with its ``ThresholdOperation``) interpolated on ``x_grid``, with
-    Fairlearn's columns ``x``, ``y``, ``p0``, ``operation0``, ``p1``, ``operation1``."""
+    Fairlearn's columns ``x``, ``y``, ``p0``, ``operation0``, ``p1``, ``operation1``.
+    """
     hull = pd.DataFrame({"x": np.asarray(x, dtype=float), "y": np.asarray(y, dtype=float),
                          "operation": list(operations)})
     return _interpolate_curve(hull, "x", "y", "operation", np.asarray(x_grid, dtype=float))
@@ -96,7 +99,8 @@ def interpolate_curve(x, y, operations, x_grid) -> pd.DataFrame:
 
 def set_plot_attributes(estimator, **values) -> None:
     """Set the private attributes ``plot_threshold_optimizer`` reads (names in :data:`PLOT_ATTRIBUTES`, without
-    their leading underscore: ``tradeoff_curve=...`` sets ``_tradeoff_curve``)."""
+    their leading underscore: ``tradeoff_curve=...`` sets ``_tradeoff_curve``).
+    """
     for name, value in values.items():
         attribute = "_" + name
         if attribute not in PLOT_ATTRIBUTES:

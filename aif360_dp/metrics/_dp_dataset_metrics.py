@@ -126,7 +126,8 @@ def _check_same_rows(dataset, classified_dataset):
 
 def _division(numerator, denominator):
     """``numerator / denominator`` as AIF360 computes it (numpy floats: ``nan`` or ``inf`` when dividing by 0),
-    without the warning."""
+    without the warning.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.float64(numerator) / np.float64(denominator)
 
@@ -449,7 +450,8 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     # ------------------------------------------------------------------------------------------------ rates
     def performance_measures(self, privileged: bool | None = None) -> dict:
         """``TPR, TNR, FPR, FNR, PPV, NPV, FDR, FOR, ACC`` (AIF360's definitions; its generalized, score-based
-        measures are not available)."""
+        measures are not available).
+        """
         counts = self.binary_confusion_matrix(privileged=privileged)
         tp, fp, tn, fn = counts["TP"], counts["FP"], counts["TN"], counts["FN"]
         positives, negatives = tp + fn, tn + fp

@@ -266,7 +266,8 @@ def sum_projection_positive_part_bias(counts, sigma):
 def proposition2_integral(x_min, x_max, sigma, n):
     """Proposition 2: ``B((pi_S)_+)_1 - B((pi_S)_+)_n = int_{-x_n}^{-x_1} Phi(a t) dt``, ``a = sqrt(n/(n-1)) /
     sigma``, by quadrature. Returns ``(value, (lower, upper))`` with the proposition's bracket ``[Phi(-a x_n),
-    Phi(-a x_1)] * (x_n - x_1)``."""
+    Phi(-a x_1)] * (x_n - x_1)``.
+    """
     x_min = check_finite_real(x_min, "x_min")
     x_max = check_finite_real(x_max, "x_max")
     sigma = check_positive_real(sigma, "sigma")

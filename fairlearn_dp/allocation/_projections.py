@@ -47,7 +47,8 @@ def _as_rows(values, name):
 
 def _check_total(total, name="public_total"):
     """A public total of counts: a finite real number >= 0 (a negative total would make the projections return
-    negative counts)."""
+    negative counts).
+    """
     total = check_finite_real(total, name)
     if total < 0:
         raise ValueError(f"{name} must be >= 0 (a total of counts), got {total:g}.")

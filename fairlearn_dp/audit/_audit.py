@@ -179,7 +179,8 @@ def _progress_bar(progress, total):
 def _count_hits(estimator_factory, fit_kwargs, event, seeds, observe_failures=False, tick=None):
     """Fit one fresh estimator per seed; count the outcomes that satisfy ``event`` and the fits that raised (an
     outcome, a :class:`FitFailure`, when ``observe_failures``; otherwise the exception propagates). ``tick(1)``,
-    if given, is called after each fit (the progress bar)."""
+    if given, is called after each fit (the progress bar).
+    """
     hits = failures = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

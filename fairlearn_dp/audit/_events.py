@@ -26,7 +26,8 @@ __all__ = ["released_attribute", "FitFailure", "FitFailed", "CellEvent", "Thresh
 
 def released_attribute(obj, dotted):
     """``obj.a.b``, also through dicts and lists: ``history_.noisy_gradients`` is ``obj.history_["noisy_gradients"]``
-    and ``history_.0.error_statistic`` is ``obj.history_[0]["error_statistic"]``."""
+    and ``history_.0.error_statistic`` is ``obj.history_[0]["error_statistic"]``.
+    """
 
     def step(o, part):
         if isinstance(o, Mapping):
@@ -127,7 +128,8 @@ class CellEvent(_ReleaseEvent):
 
 class ThresholdEvent(_ReleaseEvent):
     """``released[cell] <= threshold`` (``>=`` when ``D'`` moves the cell down) on a fitted object: one Gaussian
-    release thresholded at its true value on ``D``."""
+    release thresholded at its true value on ``D``.
+    """
 
     def __init__(self, attribute, cell, threshold, shift, sigma):
         from scipy.stats import norm

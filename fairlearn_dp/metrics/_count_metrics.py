@@ -126,7 +126,8 @@ def count_metric(function: Callable, *, name: str | None = None, kind: str = "cl
 
 def _ratio(numerator, denominator, zero_division=0.0):
     """``numerator / denominator`` elementwise, ``zero_division`` where the denominator is not > 0 (scikit-learn's
-    and Fairlearn's convention for an empty denominator)."""
+    and Fairlearn's convention for an empty denominator).
+    """
     numerator, denominator = np.broadcast_arrays(np.asarray(numerator, dtype=float),
                                                  np.asarray(denominator, dtype=float))
     out = np.full(numerator.shape, float(zero_division))

@@ -30,7 +30,8 @@ def dp_demographic_parity_difference(y_true, y_pred, *, sensitive_features, meth
 def dp_demographic_parity_ratio(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
                                 **privacy) -> float:
     """Fairlearn's ``demographic_parity_ratio`` from one private release (see
-    :func:`dp_demographic_parity_difference`)."""
+    :func:`dp_demographic_parity_difference`).
+    """
     return _frame(selection_rate, y_true, y_pred, sensitive_features, privacy).ratio(method=method)
 
 
@@ -48,7 +49,8 @@ def _odds(y_true, y_pred, sensitive_features, method, agg, privacy, how):
 def dp_equalized_odds_difference(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
                                  agg: str = "worst_case", **privacy) -> float:
     """Fairlearn's ``equalized_odds_difference``: the larger (``agg="worst_case"``) or the mean of the TPR and FPR
-    differences, both from one private release of the per-group confusion counts."""
+    differences, both from one private release of the per-group confusion counts.
+    """
     return _odds(y_true, y_pred, sensitive_features, method, agg, privacy, "difference")
 
 

@@ -277,7 +277,8 @@ class DPMetricFrame:
     @property
     def overall(self) -> Any:
         """The metrics on all rows (per control level), from the release (exact under ``"sensitive_attribute"``
-        with ``public_predictions=True``, where they depend on public data only)."""
+        with ``public_predictions=True``, where they depend on public data only).
+        """
         return self._overall_shape(self._overall_values)
 
     @property
@@ -358,7 +359,8 @@ class DPMetricFrame:
     def _percentiles(self, draws):
         """Percentile bounds ``Q_q(draws)``, one ``{name: values}`` per quantile: for a cell's own value, whose
         draws respect the range of the post-processed table (a rate stays in [0, 1] even where a count was
-        projected onto 0)."""
+        projected onto 0).
+        """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
             return [{name: np.nanquantile(values, q, axis=0) for name, values in draws.items()}

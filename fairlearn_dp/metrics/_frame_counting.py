@@ -48,7 +48,8 @@ def _check_lengths(n, y_pred, sf_columns, cf_columns):
 
 def _scaled_values(y_true, y_pred, bounds, names):
     """The regression rows' values scaled into [0, 1] by the public ``bounds`` (module docstring of
-    :mod:`._frame_release`)."""
+    :mod:`._frame_release`).
+    """
     low, high = bounds
     width = high - low
     truth = bounded_values(y_true, "y_true", bounds)

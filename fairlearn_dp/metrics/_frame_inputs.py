@@ -40,7 +40,8 @@ class FeatureSpec:
 
 def feature_columns(features, prefix):
     """``[(name, column)]`` of ``features`` as Fairlearn names them: dict keys, DataFrame columns, a Series' name,
-    else ``prefix + str(i)``. Columns stay as given (numpy, pandas or Dask); only their names are read here."""
+    else ``prefix + str(i)``. Columns stay as given (numpy, pandas or Dask); only their names are read here.
+    """
     if isinstance(features, dict):
         if not features:
             raise ValueError(f"{prefix.rstrip('_')}s is an empty dict.")
@@ -64,7 +65,8 @@ def feature_columns(features, prefix):
 def check_declared_levels(declared, name, *, minimum=1):
     """A public ``groups``-like parameter: None, a list (one feature) or a dict ``{feature name: list}``; each list
     holds distinct, hashable, non-missing labels, and the product of their lengths (the cells) is at least
-    ``minimum``. Checked before the budget."""
+    ``minimum``. Checked before the budget.
+    """
     if declared is None:
         return None
     if isinstance(declared, dict) and not declared:
@@ -95,7 +97,8 @@ def check_declared_levels(declared, name, *, minimum=1):
 
 def resolve_levels(columns, declared, name, *, private, owner="DPMetricFrame"):
     """The public :class:`FeatureSpec` of ``columns``: the declared levels, or (with a :class:`PrivacyWarning` when
-    the columns are ``private``) the sorted distinct values of the data."""
+    the columns are ``private``) the sorted distinct values of the data.
+    """
     names = tuple(column_name for column_name, _ in columns)
     if declared is not None:
         if None in declared:
@@ -129,7 +132,8 @@ def _as_pandas(column):
 
 def column_codes(column, levels, name):
     """Index of each row's value in ``levels`` (numpy or pandas input); a missing or undeclared value is a
-    ``ValueError`` naming ``name``."""
+    ``ValueError`` naming ``name``.
+    """
     index = pd.Index(list(levels))
     if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
         mapping = index.get_indexer(column.cat.categories)
@@ -163,7 +167,8 @@ def n_rows(values):
 
 def binary_labels(values, name):
     """``values`` as an int8 array of 0/1 labels (bool accepted); anything else is a ``ValueError`` naming ``name``
-    (NaN, other labels, strings). Vectorised: no per-row Python."""
+    (NaN, other labels, strings). Vectorised: no per-row Python.
+    """
     array = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame)) else np.asarray(values)
     if array.ndim == 2 and array.shape[1] == 1:
         array = array[:, 0]

@@ -21,7 +21,8 @@ __all__ = ["aggregate_bound"]
 def aggregate_bound(what, method, group_draws, overall_draws, q):
     """The bound at quantile ``q`` of the aggregate ``what`` (``"max"``, ``"min"``, ``"difference"``, ``"ratio"``)
     from draws of the group values ``(B, ..., G)`` and of the overall value ``(B, ...)``: the lower bound of the
-    ``1 - 2q`` interval for ``q < 1/2``, else the upper bound of the ``2q - 1`` interval."""
+    ``1 - 2q`` interval for ``q < 1/2``, else the upper bound of the ``2q - 1`` interval.
+    """
     lower = q < 0.5
     tail = q if lower else 1.0 - q
     k = group_draws.shape[-1] + (1 if method == "to_overall" else 0)
@@ -62,7 +63,8 @@ def _ratio_between(low_g, high_g, low_o, high_o):
 
 def _ratio_to_overall(low_g, high_g, low_o, high_o):
     """Per group, ``min(a, b) / max(a, b)`` over ``a`` in its interval and ``b`` in the overall one (values >= 0):
-    smallest at the far corners, largest (1) where the intervals meet, else at the near ends."""
+    smallest at the far corners, largest (1) where the intervals meet, else at the near ends.
+    """
     corner = np.minimum(np.where(high_o > 0, low_g / high_o, 0.0), np.where(high_g > 0, low_o / high_g, 0.0))
     near = np.where(high_g < low_o, high_g / low_o, np.where(low_g > high_o, high_o / low_g, 1.0))
     return np.nanmin(np.clip(corner, 0.0, 1.0), axis=-1), np.nanmin(np.clip(near, 0.0, 1.0), axis=-1)

@@ -51,7 +51,8 @@ CONFUSION_COLUMNS = ("tn", "fp", "fn", "tp")
 def count_cells(cells, n_cells, *, labels=None, values=None):
     """Per-cell sums: ``(n_cells, 4)`` confusion counts from ``labels = (y_true, y_pred)`` (0/1 arrays), or
     ``(n_cells, 1 + m)`` from ``values`` (rows of ``m`` scaled values; the count first). One pass of
-    :func:`numpy.bincount` per column, so any split of the rows sums to the same table (the Dask path)."""
+    :func:`numpy.bincount` per column, so any split of the rows sums to the same table (the Dask path).
+    """
     cells = np.asarray(cells, dtype=np.int64)
     if labels is not None:
         y_true, y_pred = labels
@@ -99,7 +100,8 @@ def public_totals(table, *, kind, unit, public_predictions):
 
 def post_process(noisy, *, kind, unit, totals, n, public_predictions=False):
     """The consistent table from a noisy ``(..., C, G, K)`` table (batched over leading axes), with the
-    :func:`public_totals` ``totals`` (``"sensitive_attribute"``) or the public row count ``n`` (``"record"``)."""
+    :func:`public_totals` ``totals`` (``"sensitive_attribute"``) or the public row count ``n`` (``"record"``).
+    """
     noisy = np.asarray(noisy, dtype=float)
     if unit == "sensitive_attribute":
         out = _project_attribute_unit(noisy, kind, totals, public_predictions)
@@ -161,7 +163,8 @@ def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, publi
     K)``) is the truth: rows resampled per cell (``sampling``; a multinomial of the cell's confusion shares, or for
     regression a normal with the largest variance a mean in ``[0, 1]`` allows, ``m (1 - m)`` per row), fresh noise
     of the public ``scale`` added, the same post-processing. Post-processing of released values only: the draws use
-    numpy's generator ``rng``, not a release mechanism."""
+    numpy's generator ``rng``, not a release mechanism.
+    """
     base = np.broadcast_to(table, (n_boot,) + table.shape).copy()
     if sampling:
         base = _resample(table, kind, n_boot, rng)

@@ -132,7 +132,8 @@ def cell_distributions(noisy_joint_pmf):
 @dataclass(frozen=True)
 class BlindSolution:
     """Result of :func:`solve_blind_remap`: ``kernel`` (CSR, ``n_cells x k``), ``targets`` (``|A| x k``, each
-    group's induced output distribution) and ``objective`` (the expected squared change)."""
+    group's induced output distribution) and ``objective`` (the expected squared change).
+    """
 
     kernel: sparse.csr_array
     targets: np.ndarray
@@ -282,7 +283,8 @@ def noise_margins(conditional, group_weights, kernel, cell_noise_sd, n_sd):
 def _solve_blind_cvxpy(conditional, marginal, cell_bin, centers, half, solver):
     """The LP as written (every cell a kernel row, pairwise KS constraints ``|Q_a - Q_b| <= r_a + r_b``: intervals
     on a line meet pairwise iff they share a point, so this is the centre-CDF form), in cvxpy with ``solver``; the
-    inputs as :func:`_lp_arrays` returns them."""
+    inputs as :func:`_lp_arrays` returns them.
+    """
     import cvxpy as cp
 
     n_groups, n_cells = conditional.shape

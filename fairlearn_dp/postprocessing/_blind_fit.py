@@ -31,7 +31,8 @@ MAX_BLIND_LP_VARIABLES = 2_000_000
 class _AttributeBlindFit:
     """The attribute-blind methods of ``DPFairRegressionPostprocessor`` (a mixin: it uses the estimator's
     parameters and its ``_fit_estimator``, ``_outputs``, ``_discretize``, ``_release_joint_histogram``,
-    ``_fit_group_estimator`` and ``_forget_mode``)."""
+    ``_fit_group_estimator`` and ``_forget_mode``).
+    """
 
     def _check_blind_inputs(self, groups, epsilon):
         """Attribute-blind mode's public checks (before the budget check): the group estimator and the buckets.
@@ -68,7 +69,8 @@ class _AttributeBlindFit:
     @staticmethod
     def _posterior_columns(group_estimator, groups, *, strict=True):
         """Column of ``group_estimator.predict_proba`` for each declared group (-1: the estimator has no such
-        class). ``strict``: the classes must be exactly the groups (a prefit estimator, checked up front)."""
+        class). ``strict``: the classes must be exactly the groups (a prefit estimator, checked up front).
+        """
         classes = list(getattr(group_estimator, "classes_", []))
         columns = [next((i for i, c in enumerate(classes) if c == group), -1) for group in groups]
         if strict and (-1 in columns or len(classes) != len(groups)):
@@ -128,7 +130,8 @@ class _AttributeBlindFit:
     def _blind_inputs(self, X):
         """``(regressor input, group-estimator input)``: with ``estimator=None`` column 0 of ``X`` (the outputs) and
         the whole ``X`` (outputs and features: at prediction time the deployed model's output is available too);
-        else ``X`` for both."""
+        else ``X`` for both.
+        """
         if self.estimator is not None:
             return X, X
         if hasattr(X, "iloc"):
@@ -147,7 +150,8 @@ class _AttributeBlindFit:
 
         A row whose posterior is not finite gets the uniform posterior: silently in ``fit`` (whether such a row
         exists is a property of the private data), with a warning in ``predict`` (``warn``). ``private``: the rows
-        are the private fitting rows (``call_on_private_rows``)."""
+        are the private fitting rows (``call_on_private_rows``).
+        """
         columns = self._posterior_columns(group_estimator, groups, strict=False)
         proba = (call_on_private_rows(group_estimator.predict_proba, features, "group_estimator.predict_proba(X)")
                  if private else group_estimator.predict_proba(features))
@@ -167,7 +171,8 @@ class _AttributeBlindFit:
 
 def _cell_noise_sd(n, epsilon, delta):
     """Standard deviation of one cell's noise in the released joint PMF (public: ``n``, epsilon, delta); 0 without
-    noise. Laplace of scale ``b = (2/n) / epsilon``: ``sqrt(2) b``; analytic Gaussian: its sigma."""
+    noise. Laplace of scale ``b = (2/n) / epsilon``: ``sqrt(2) b``; analytic Gaussian: its sigma.
+    """
     if math.isinf(epsilon):
         return 0.0
     l1, l2 = joint_histogram_sensitivity(n)

@@ -48,7 +48,8 @@ __all__ = ["predict_dask", "pmf_predict_dask"]
 
 def predict_dask(estimator, X, sensitive_features, random_state, *, dtype):
     """Lazy ``estimator.predict``: block ``i`` is ``estimator._randomised_predict`` of partition ``i`` with the
-    generator of ``random_state`` advanced by the rows before it."""
+    generator of ``random_state`` advanced by the rows before it.
+    """
     import dask
 
     parts, lengths = _row_partitions(X, sensitive_features)
@@ -73,7 +74,8 @@ def pmf_predict_dask(estimator, X, sensitive_features, *, n_columns):
 # ------------------------------------------------------------------------------------------------- on the client
 def _row_partitions(X, sensitive_features):
     """``([(x_i, sensitive_features_i or None), ...], row lengths of X's partitions or None)``; raises the Dask
-    ``fit``'s ``ValueError`` (naming the argument) when the partitions cannot align."""
+    ``fit``'s ``ValueError`` (naming the argument) when the partitions cannot align.
+    """
     x_blocks, lengths = _partitions(X, "X")
     if sensitive_features is None:
         return [(x, None) for x in x_blocks], lengths
@@ -82,7 +84,8 @@ def _row_partitions(X, sensitive_features):
 
 def _predict_copy(estimator):
     """A shallow copy of the fitted estimator for the workers, without the accountant. A later refit of
-    ``estimator`` assigns new attributes, so the lazy result keeps predicting with this fit."""
+    ``estimator`` assigns new attributes, so the lazy result keeps predicting with this fit.
+    """
     template = copy.copy(estimator)
     template.accountant = None
     return template

@@ -130,7 +130,8 @@ def _check_partition_lengths(index, x, y, sensitive_features):
 
 def _encode(sensitive_features, n_rows, groups):
     """Group index of each row: :func:`encode_groups` of :func:`as_group_vector`, with a fast path for a numeric
-    column (same indices; anything unusual, including an unknown group, goes the general way and its error)."""
+    column (same indices; anything unusual, including an unknown group, goes the general way and its error).
+    """
     codes = _encode_numeric(sensitive_features, groups)
     if codes is not None:
         return codes
@@ -159,7 +160,8 @@ def _encode_numeric(sensitive_features, groups):
 
 def _numeric_column(sensitive_features):
     """The 1-D int/float array of ``sensitive_features`` (a 1-D pandas object unwrapped), or None: not numeric,
-    not one column, or uint64 (beyond the keys' range)."""
+    not one column, or uint64 (beyond the keys' range).
+    """
     values = sensitive_features
     if hasattr(values, "to_numpy") and getattr(values, "ndim", 2) == 1:
         values = values.to_numpy()
@@ -173,7 +175,8 @@ def _numeric_column(sensitive_features):
 def _numeric_keys(groups, kind):
     """``(keys, positions)``: each numeric group's key for a column of dtype kind ``kind`` and its index in
     ``groups``; None when the fast path cannot decide (a non-numeric group, one that does not convert exactly, no
-    key, or more than ``_MAX_FAST_GROUPS`` keys)."""
+    key, or more than ``_MAX_FAST_GROUPS`` keys).
+    """
     keys, positions = [], []
     for position, group in enumerate(groups):
         key = _numeric_key(group, kind)
@@ -190,7 +193,8 @@ def _numeric_keys(groups, kind):
 
 def _numeric_key(group, kind):
     """The key that ``group`` equals in a column of dtype kind ``kind`` (float, or int within +-2^62); None when
-    the general path must decide; ``_NO_MATCH`` for a fractional group and an integer column."""
+    the general path must decide; ``_NO_MATCH`` for a fractional group and an integer column.
+    """
     if isinstance(group, (bool, np.bool_)) or not isinstance(group, numbers.Real):
         return None
     if kind == "f":
@@ -218,7 +222,8 @@ _MAX_FAST_GROUPS = 64
 
 def _labels(y):
     """``_binary_labels(y)`` of DPThresholdOptimizer, without its per-value Python check when ``y`` is a numeric
-    array of zeros and ones (the same 0/1 integers); anything else goes its way, errors included."""
+    array of zeros and ones (the same 0/1 integers); anything else goes its way, errors included.
+    """
     from ._inputs import binary_labels as _binary_labels
 
     values = y.to_numpy() if hasattr(y, "to_numpy") else y
@@ -260,7 +265,8 @@ def _regression_counts(template, groups, n_bins, index, x, y, sensitive_features
 
 def _threshold_counts(template, groups, n_bins, index, x, y, sensitive_features):
     """Map step of DPThresholdOptimizer: ``#{i : a_i = a, bin_i = b, y_i = l}`` on one partition, cell
-    ``a (2 B) + 2 b + l`` (the layout ``_release_joint_table`` releases)."""
+    ``a (2 B) + 2 b + l`` (the layout ``_release_joint_table`` releases).
+    """
     from .._fairlearn_compat import MESSAGE_X_Y_ROWS as _MESSAGE_X_Y_ROWS
 
     from ._inputs import check_lengths as _check_lengths
@@ -295,7 +301,8 @@ def _cell_counts(count_partition, template, groups, n_bins, partitions):
 def release_cell_counts(counts, n, *, epsilon, delta, accountant, random_state):
     """The summed counts released on the client by :func:`fairlearn_dp.privacy._release.release_joint_counts`,
     the release step of the in-memory :func:`~fairlearn_dp.privacy.private_joint_histogram` (same sensitivity,
-    noise and single charge): with the same counts and ``random_state`` the very same array."""
+    noise and single charge): with the same counts and ``random_state`` the very same array.
+    """
     if n < 1:
         raise ValueError("X is empty.")
     return release_joint_counts(counts, n, epsilon=epsilon, delta=delta, accountant=accountant,

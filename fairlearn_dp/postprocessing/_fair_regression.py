@@ -229,7 +229,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
     def _check_params(self):
         """The parameters that need neither ``bounds`` nor ``groups`` (the AIF360 face checks them before it reads
-        its dataset, which may supply those two). Returns ``(epsilon, delta, n_bins, alpha)``."""
+        its dataset, which may supply those two). Returns ``(epsilon, delta, n_bins, alpha)``.
+        """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
         n_bins = check_n_bins(self.n_bins, maximum=MAX_N_BINS, reason=" (time and memory grow with n_bins)")
         alpha = check_alpha(self.alpha)
@@ -241,7 +242,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
     def _check_blind_only_defaults(self):
         """Without ``group_estimator``, ``posterior_buckets`` and ``noise_margin`` would be ignored: a value other
-        than the default is refused (the default passes, so ``clone`` and ``get_params`` round-trip)."""
+        than the default is refused (the default passes, so ``clone`` and ``get_params`` round-trip).
+        """
         defaults = inspect.signature(DPFairRegressionPostprocessor.__init__).parameters
         for name in _BLIND_ONLY:
             value, default = getattr(self, name), defaults[name].default
@@ -252,7 +254,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
     def _check_histogram_size(self, n_groups, n_bins):
         """Refuse a released histogram of more than ``MAX_HISTOGRAM_CELLS`` cells (public sizes; fit time grows
-        linearly with them)."""
+        linearly with them).
+        """
         per_group = n_bins * (1 if self.group_estimator is None
                               else n_posterior_cells(n_groups, int(self.posterior_buckets)))
         if n_groups * per_group > MAX_HISTOGRAM_CELLS:
@@ -359,7 +362,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
     def _fit_estimator(self, X, y, *, _stacklevel=5, **kwargs):
         """The regressor: None, the prefit one, or fitted here (warned; ``_stacklevel`` points the warning at the
-        caller of ``fit``: 5 from ``fit`` itself, 6 from ``_fit_blind``)."""
+        caller of ``fit``: 5 from ``fit`` itself, 6 from ``_fit_blind``).
+        """
         if self.estimator is None:
             if kwargs:
                 raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
@@ -451,7 +455,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
     def _randomised_predict(self, X, sensitive_features, generator):
         """``predict`` with the ``RandomState`` ``generator`` (a Dask partition passes the generator advanced by
-        the rows before it)."""
+        the rows before it).
+        """
         return self._sample(self._kernel_rows(X, sensitive_features), generator)
 
     def _sample(self, row, generator):
@@ -469,7 +474,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
     def _pmf_predict(self, X, *, sensitive_features=None):
         """Distribution of each row's post-processed output over ``bin_centers_``, dense of shape (n_samples,
-        n_bins); on Dask inputs a lazy Dask array of that shape, as ``predict``."""
+        n_bins); on Dask inputs a lazy Dask array of that shape, as ``predict``.
+        """
         if is_dask_input(X, sensitive_features):
             self._check_predict_mode(sensitive_features)
             return pmf_predict_dask(self, X, sensitive_features, n_columns=self.bin_centers_.size)
@@ -477,7 +483,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
     def _check_predict_mode(self, sensitive_features):
         """Fitted, and ``sensitive_features`` passed exactly when the fitted map uses the group (public checks,
-        before any row is read). Returns True in attribute-blind mode."""
+        before any row is read). Returns True in attribute-blind mode.
+        """
         check_is_fitted(self, "bin_centers_")
         if getattr(self, "group_estimator_", None) is not None:
             if sensitive_features is not None:
@@ -509,7 +516,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
 
 def _fit_here(estimator, X, y, what, trust_diffprivlib=True, _stacklevel=5, **kwargs):
     """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
-    model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only)."""
+    model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only).
+    """
     if not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
         warnings.warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a "
                       "prefit model trained on other data, or a DP model (e.g. from diffprivlib).",

@@ -71,7 +71,8 @@ _METRICS = {
 
 class _Rule(NamedTuple):
     """One group's rule in Fairlearn's form, thresholds as bin indices: ``(">", j)`` predicts 1 iff bin >= j and
-    ``("<", j)`` iff bin < j (``(">", 0)`` always, ``(">", B)`` never)."""
+    ``("<", j)`` iff bin < j (``(">", 0)`` always, ``(">", B)`` never).
+    """
 
     p0: float
     op0: tuple
@@ -134,7 +135,8 @@ def rule_from_values(values) -> _Rule | None:
 
 def _assemble(jumps, always_one, always_zero, n_bins):
     """Two thresholds when the constants add at most one more part (they are thresholds too: ``(">", 0)`` and
-    ``(">", n_bins)``); otherwise the jumps, with the constants as ``p_ignore`` and ``prediction_constant``."""
+    ``(">", n_bins)``); otherwise the jumps, with the constants as ``p_ignore`` and ``prediction_constant``.
+    """
     constants = [(weight, op) for weight, op in ((always_one, (">", 0)), (always_zero, (">", n_bins)))
                  if weight > _JUMP_TOL]
     if len(jumps) + len(constants) <= 2:
@@ -154,7 +156,8 @@ def _threshold_points(group_table, flip):
     """Released (false positive, true positive) masses of every threshold of one group: "bin >= j" for j = 0..B
     (j = 0 predicts 1 everywhere, j = B nowhere) and, with ``flip``, "bin < j"; and the group's (negative,
     positive) masses. Sums from the top bin down, so that thresholds that differ only by empty bins get equal
-    masses and the ends are exact (the totals are the j = 0 sums)."""
+    masses and the ends are exact (the totals are the j = 0 sums).
+    """
     tails = np.cumsum(group_table[::-1], axis=0)[::-1]
     totals = tails[0]
     masses = np.vstack([tails, np.zeros(2)])
@@ -187,7 +190,8 @@ def _rule_on_hull(values, group_table, flip):
 
 def _upper_hull(x, y) -> np.ndarray:
     """Indices of the vertices of the upper convex hull of the points ``(x, y)``, by increasing ``x`` (Andrew's
-    monotone chain; a point on the segment between its neighbours is dropped)."""
+    monotone chain; a point on the segment between its neighbours is dropped).
+    """
     order = np.lexsort((y, x))
     xs, ys = x[order].tolist(), y[order].tolist()
     hull = []
@@ -203,7 +207,8 @@ def _upper_hull(x, y) -> np.ndarray:
 
 def _hull_point(hull_x, x):
     """Where ``x`` falls on a hull (vertices' x increasing, spanning [0, 1]): ``(p0, left, p1, right)`` with the
-    point ``p0 * vertex[left] + p1 * vertex[right]``."""
+    point ``p0 * vertex[left] + p1 * vertex[right]``.
+    """
     right = min(max(int(np.searchsorted(hull_x, x, side="right")), 1), hull_x.size - 1)
     left = right - 1
     span = hull_x[right] - hull_x[left]
@@ -213,7 +218,8 @@ def _hull_point(hull_x, x):
 
 def representable_mixing(mixing_rates, table, *, flip: bool) -> np.ndarray:
     """``mixing_rates`` with every group's rule in Fairlearn's form (see the module docstring); groups already in
-    that form keep their rates bit for bit. Reads the released ``table`` (groups x bins x labels) only."""
+    that form keep their rates bit for bit. Reads the released ``table`` (groups x bins x labels) only.
+    """
     rates = np.array(mixing_rates, dtype=float, copy=True)
     for a, values in enumerate(rates):
         if rule_from_values(values) is None:
@@ -225,7 +231,8 @@ def representable_mixing(mixing_rates, table, *, flip: bool) -> np.ndarray:
 def bin_thresholds(discretize, bin_edges, *, binary: bool):
     """``(below, above)``, each of length B + 1: for every finite float score, ``score > below[j]`` iff its bin is
     >= j and ``score < above[j]`` iff its bin is < j (``below[0] = above[0] = -inf``, ``below[B] = above[B] =
-    inf``). Found by bisection over the floats, on ``discretize`` itself (it is non-decreasing)."""
+    inf``). Found by bisection over the floats, on ``discretize`` itself (it is non-decreasing).
+    """
     n_bins = bin_edges.size - 1
     below, above = np.full(n_bins + 1, -np.inf), np.full(n_bins + 1, -np.inf)
     below[-1] = above[-1] = np.inf
@@ -287,7 +294,8 @@ def fairlearn_introspection(*, table, mixing_rates, groups, bin_edges, binary, d
 
 def set_fairlearn_introspection(model) -> None:
     """Set Fairlearn's fitted attributes on a ``DPThresholdOptimizer`` after its finite-epsilon solve, from its
-    released ``table_`` and ``mixing_rates_`` and its public grid, groups and parameters."""
+    released ``table_`` and ``mixing_rates_`` and its public grid, groups and parameters.
+    """
     values = fairlearn_introspection(
         table=model.table_, mixing_rates=model.mixing_rates_, groups=model.groups_, bin_edges=model.bin_edges_,
         binary=model.mode_ == "binary", discretize=lambda scores: model._discretize(scores, warn_clipped=False),
@@ -300,7 +308,8 @@ def set_fairlearn_introspection(model) -> None:
 
 def _entry(rule, operation, equalized_odds):
     """Fairlearn's ``interpolation_dict`` entry: its six equalized-odds fields for equalized odds or when the rule
-    needs a constant, its four simple-constraint fields otherwise."""
+    needs a constant, its four simple-constraint fields otherwise.
+    """
     if equalized_odds or rule.p_ignore > 0:
         return interpolation(rule.p0, operation(rule.op0), rule.p1, operation(rule.op1), p_ignore=rule.p_ignore,
                              prediction_constant=rule.constant)
@@ -315,7 +324,8 @@ def _metric(name, fp, tp, negatives, positives):
 
 def _released_curves(table, groups, *, flip, grid_size, operation, metrics):
     """Each group's released trade-off curve on Fairlearn's grid; a group whose metrics are undefined (its released
-    mass of a label is 0) has none."""
+    mass of a label is 0) has none.
+    """
     x_grid = np.linspace(0.0, 1.0, int(grid_size) + 1)
     by_group = {}
     for group, group_table in zip(groups, table):
@@ -329,7 +339,8 @@ def _released_curves(table, groups, *, flip, grid_size, operation, metrics):
 
 def _solution(table, mixing_rates, groups, curves, *, metrics, equalized_odds):
     """Where the fitted rule sits, from the released (FP, TP) mass of each group's rule and the groups' released
-    (negative, positive) masses: :func:`_overlap_solution` for equalized odds, else :func:`_simple_solution`."""
+    (negative, positive) masses: :func:`_overlap_solution` for equalized odds, else :func:`_simple_solution`.
+    """
     fitted = np.einsum("ab,abl->al", mixing_rates, table)
     totals = table.sum(axis=1)
     x_best = float(_metric(metrics[0], *fitted.sum(axis=0), *totals.sum(axis=0)))
@@ -349,7 +360,8 @@ def _overlap_solution(fitted, totals, curves, *, x_best, y_metric):
 
 def _simple_solution(fitted, totals, groups, curves, *, x_best, metrics):
     """Simple constraints, as Fairlearn defines them: each group's constraint metric, the pooled one, the objective
-    and the overall curve weighted by the groups' released shares (over the groups that have a curve)."""
+    and the overall curve weighted by the groups' released shares (over the groups that have a curve).
+    """
     x_metric, y_metric = metrics
     by_group = curves["by_group"]
     share = dict(zip(groups, totals.sum(axis=1)))

@@ -86,7 +86,8 @@ def laplace_sum_sf(t: float, n: int) -> float:
 
 def positive_part_sum_sf(t: float, n: int) -> float:
     """``P(max(e_1, 0) + ... + max(e_n, 0) > t)`` for ``n`` iid Laplace(1) variables, ``t >= 0`` (exact): ``K ~
-    Binomial(n, 1/2)`` of them are positive, each then Exponential(1), so the sum is Gamma(K, 1) given ``K``."""
+    Binomial(n, 1/2)`` of them are positive, each then Exponential(1), so the sum is Gamma(K, 1) given ``K``.
+    """
     from scipy import stats
 
     k = np.arange(1, n + 1)
@@ -179,7 +180,8 @@ def constraint_slack(errors, *, enabled, paper):
 
 def released_rates(table, mixing_rates, rate):
     """Each group's ``rate`` of the fitted post-processor on the released (clipped, renormalised) table; NaN for a
-    group whose slice has no released mass."""
+    group whose slice has no released mass.
+    """
     cells = table[:, :, list(RATE_LABELS[rate])].sum(axis=2)            # (n_groups, n_bins)
     total = cells.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -189,7 +191,8 @@ def released_rates(table, mixing_rates, rate):
 def _unbound_groups(rates_a, slack, gamma):
     """Indices of the groups whose constraint does not bind at the solution although their released gap to the anchor
     exceeds ``gamma``: the slack, not the fairness constraint, set their rate. Up to the LP's round-off; the anchor
-    and dropped constraints (``inf`` slack) are not counted."""
+    and dropped constraints (``inf`` slack) are not counted.
+    """
     with np.errstate(invalid="ignore"):
         gap = np.abs(rates_a - rates_a[0])
         loose = (gap > gamma + _LP_TOLERANCE) & (gap < gamma + slack - _LP_TOLERANCE) & np.isfinite(slack)
@@ -234,7 +237,8 @@ def disparity_bounds(table, mixing_rates, errors):
     """For each rate, ``(max_{a<b} |r~_a - r~_b| + s_a + s_b, (a, b))``: with probability >= 1 - beta, no two groups'
     true rates of the fitted post-processor on the fitting data differ by more (module docstring, "Guarantee").
     Groups with an infinite bound (no released mass; their constraint is dropped) are left out; ``(0.0, (0, 0))``
-    when fewer than two groups remain. A function of released values only."""
+    when fewer than two groups remain. A function of released values only.
+    """
     bounds = {}
     for rate, own in errors.items():
         rates_a = released_rates(table, mixing_rates, rate)
@@ -290,7 +294,8 @@ class _Rates:
 
 def _private_rates(noisy_table):
     """``_Rates`` of the released table: negative cells clipped to 0, renormalised; a (group, label) slice without
-    noisy mass is warned about (its constraint is then dropped)."""
+    noisy mass is warned about (its constraint is then dropped).
+    """
     noisy = np.asarray(noisy_table, dtype=float)
     clipped = np.maximum(noisy, 0.0)
     mass = clipped.sum(axis=1)
@@ -361,7 +366,8 @@ def _weights_sum_to_one(n_groups, n_points, blocks):
 
 def _constraint_rows(group_rate, *, constraints, slack, gamma):
     """``(A_ub, b_ub)`` as lists: each constrained rate's gap of group ``a`` to group 0 within ``gamma`` plus its
-    slack, both ways; a constraint with an infinite slack (no released mass) is dropped."""
+    slack, both ways; a constraint with an infinite slack (no released mass) is dropped.
+    """
     a_ub, b_ub = [], []
     n_groups = group_rate["fpr"].shape[0]
     for rate in _CONSTRAINT_RATES[constraints]:
@@ -414,7 +420,8 @@ def _solve_with_cvxpy(c, a_ub, b_ub, a_eq, solver):
 
 def _positive_rates(z, shape, flip):
     """``P(1 | bin b) = sum_{j <= b} lambda_j + sum_{j > b} mu_j`` per group, from the solution ``z`` (solver
-    round-off clipped into [0, 1]); ``shape`` is ``(blocks, n_groups, n_points)``."""
+    round-off clipped into [0, 1]); ``shape`` is ``(blocks, n_groups, n_points)``.
+    """
     z = np.clip(np.asarray(z, dtype=float), 0.0, None).reshape(shape)
     positive = np.cumsum(z[0], axis=1)[:, :-1]
     if flip:

@@ -1,5 +1,6 @@
 """DP counterpart of Fairlearn's ThresholdOptimizer: Hardt et al.'s post-processing on Laplace-noised statistics
-(Jagielski et al. 2019, Alg. 1), extended to scores through private ROC curves."""
+(Jagielski et al. 2019, Alg. 1), extended to scores through private ROC curves.
+"""
 
 from __future__ import annotations
 
@@ -200,7 +201,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     # ------------------------------------------------------------------ fit
     def _check_fit_arguments(self, X, kwargs):
         """Public checks of ``fit``'s arguments (in memory and on Dask): no control features, and with
-        ``estimator=None`` a single column of predictions or scores (Fairlearn's error; the shape is public)."""
+        ``estimator=None`` a single column of predictions or scores (Fairlearn's error; the shape is public).
+        """
         if kwargs.get(KW_CONTROL_FEATURES) is not None:
             raise ValueError(NO_CONTROL_FEATURES)
         if self.estimator is None and _n_columns(X) not in (None, 1):
@@ -225,13 +227,15 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
     def _delegates_to_fairlearn(self, epsilon):
         """True when ``fit`` is Fairlearn's: ``epsilon=inf``, an estimator, and an objective Fairlearn has (a public
         decision). ``estimator=None`` (the values in ``X`` post-processed, which Fairlearn has no mode for) and the
-        AIF360 objective keep the noise-free LP."""
+        AIF360 objective keep the noise-free LP.
+        """
         return (math.isinf(epsilon) and self.estimator is not None
                 and not (isinstance(self.objective, str) and self.objective == _AIF360_OBJECTIVE))
 
     def _forget_fit(self):
         """Drop the fitted attributes of a previous fit, so that ``predict`` dispatches on this fit's kind only
-        (``atomic_fit`` restores them if this fit raises)."""
+        (``atomic_fit`` restores them if this fit raises).
+        """
         for name in set(_DP_FITTED + _FAIRLEARN_FITTED):
             self.__dict__.pop(name, None)
 
@@ -328,7 +332,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         """Checked on both paths, before the budget: the parameters Fairlearn does not have, and those Fairlearn
         accepts silently (``grid_size=0``) or refuses late with an error that does not name them (``estimator``,
         ``predict_method``). On Fairlearn's path ``flip`` and ``prefit`` keep Fairlearn's reading (their truth
-        value), so a drop-in call that passes ``prefit=1`` behaves as before (``_threshold_params.py``)."""
+        value), so a drop-in call that passes ``prefit=1`` behaves as before (``_threshold_params.py``).
+        """
         check_dp_params(self, fairlearn_path=fairlearn_path)
 
     def _fit_estimator(self, X, labels, *, private=True, **kwargs):
@@ -384,7 +389,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
     def _discretize(self, outputs, *, warn_clipped=True):
         """Bin index of each output; ``fit`` clips scores to ``score_range`` silently (a warning would depend on the
-        private data), ``predict`` warns."""
+        private data), ``predict`` warns.
+        """
         if self.mode_ == "binary":
             if not np.all(np.isin(outputs, (0.0, 1.0))):
                 raise ValueError("The base predictions must be binary (0 or 1), as at fit time.")
@@ -423,7 +429,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         ``y_metric_``, what ``plot_threshold_optimizer`` reads), built from released values on first access.
 
         An ``AttributeError`` while building them is a defect, not a missing attribute: it is raised as a
-        ``RuntimeError`` (with the cause), so that ``hasattr`` does not quietly answer False."""
+        ``RuntimeError`` (with the cause), so that ``hasattr`` does not quietly answer False.
+        """
         if name in INTROSPECTION_ATTRIBUTES and "mixing_rates_" in self.__dict__:
             try:
                 set_fairlearn_introspection(self)
@@ -454,7 +461,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
     def _randomised_predict(self, X, sensitive_features, generator):
         """``predict`` with the ``RandomState`` ``generator``: one draw per row, in row order (a Dask partition
-        passes the generator advanced by the rows before it)."""
+        passes the generator advanced by the rows before it).
+        """
         if not self._dp_fitted():
             return super().predict(X, sensitive_features=sensitive_features, random_state=generator)
         probability = self._pmf_predict(X, sensitive_features=sensitive_features)[:, 1]
@@ -462,7 +470,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
 
     def _pmf_predict(self, X, *, sensitive_features):
         """``[P(Y_tilde = 0), P(Y_tilde = 1)]`` for each row, shape (n_samples, 2) (Fairlearn's after a fit at
-        ``epsilon=inf``); on Dask inputs a lazy Dask array of shape (n_samples, 2), as ``predict``."""
+        ``epsilon=inf``); on Dask inputs a lazy Dask array of shape (n_samples, 2), as ``predict``.
+        """
         if is_dask_input(X, sensitive_features):
             check_is_fitted(self)
             return pmf_predict_dask(self, X, sensitive_features, n_columns=2)

@@ -50,7 +50,8 @@ def check_dp_params(model, *, fairlearn_path=False):
     """``DPThresholdOptimizer._check_dp_params``: the parameters Fairlearn does not have, and those Fairlearn
     accepts silently (``grid_size=0``) or refuses late with an error that does not name them (``estimator``,
     ``predict_method``). On Fairlearn's path ``flip`` and ``prefit`` are not checked here (Fairlearn reads their
-    truth value)."""
+    truth value).
+    """
     checks = _PARAMETER_CHECKS
     if fairlearn_path:
         checks = {name: check for name, check in checks.items() if name not in ("flip", "prefit")}

@@ -82,7 +82,8 @@ def _shifted_kernel_cdfs(kernels):
     """The kernels' CDFs for ``predict``'s single ``searchsorted``: for row ``r``, the value ``2r`` at column 0,
     then ``F_r(l) + 2r`` at each non-zero column ``l``, where ``F_r`` is the row's cumulative sum (left to right,
     as ``numpy.cumsum`` of the dense row, whose zeros add nothing). Returns (values, columns), ``nnz + |A| k``
-    each."""
+    each.
+    """
     n_rows = kernels.shape[0]
     indptr = kernels.indptr.astype(np.int64)
     counts = np.diff(indptr)

@@ -74,7 +74,8 @@ def resolve_accountant(accountant):
 
 def _check_composable(spend: PrivacySpend):
     """Refuse a finite epsilon above :data:`MAX_EPSILON` (e.g. a zCDP budget's conversion), which would make the
-    accountant's composition overflow for good."""
+    accountant's composition overflow for good.
+    """
     if spend.is_private and spend.epsilon > MAX_EPSILON:
         raise ValueError(f"epsilon must be at most {MAX_EPSILON:g} when finite, got {spend.epsilon!r}: the "
                          "accountant's composition would overflow; use epsilon=numpy.inf for a non-private run.")
@@ -82,7 +83,8 @@ def _check_composable(spend: PrivacySpend):
 
 def check_spend(accountant, spend: PrivacySpend):
     """Raise diffprivlib's ``BudgetError`` now if ``spend`` would exceed ``accountant``'s ceiling (and a
-    ``ValueError`` for a finite epsilon above :data:`MAX_EPSILON`)."""
+    ``ValueError`` for a finite epsilon above :data:`MAX_EPSILON`).
+    """
     _check_composable(spend)
     resolve_accountant(accountant).check(*spend.as_tuple())
 

@@ -85,7 +85,8 @@ _bitwise_count = getattr(np, "bitwise_count", None)          # numpy >= 2.0
 
 def _row_counts(mask):
     """``count_nonzero(mask, axis=1)`` of a 2-D boolean array; with numpy >= 2 by popcount of the packed bits
-    (about twice as fast)."""
+    (about twice as fast).
+    """
     if _bitwise_count is None:
         return np.count_nonzero(mask, axis=1)
     return _bitwise_count(np.packbits(mask, axis=1)).sum(axis=1, dtype=np.intp)

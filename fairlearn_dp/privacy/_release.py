@@ -46,7 +46,8 @@ def noise_scale(epsilon, delta, l1_sensitivity, l2_sensitivity):
 
 def noise_sd(scale, delta):
     """Standard deviation of one coordinate's release noise, from its :func:`noise_scale`: ``sqrt(2) b`` for
-    Laplace (``delta == 0``), the analytic Gaussian's ``sigma`` itself otherwise."""
+    Laplace (``delta == 0``), the analytic Gaussian's ``sigma`` itself otherwise.
+    """
     return math.sqrt(2.0) * scale if delta == 0 else scale
 
 

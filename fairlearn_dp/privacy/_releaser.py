@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 from diffprivlib.mechanisms import GaussianAnalytic, Laplace
-from sklearn.utils import check_random_state as _seeded_random_state
 
+from ._random import release_random_state
 from ._release import noise_sd
 from ._vector import randomise_vector
 from ._zcdp import zcdp_gaussian_mechanism, zcdp_gaussian_sigma
@@ -34,7 +34,7 @@ class VectorReleaser:
     def __init__(self, epsilon0, delta0, norm_ord, *, random_state, rho0=None):
         self.epsilon0, self.delta0, self.norm_ord, self.rho0 = epsilon0, delta0, norm_ord, rho0
         # None stays None (diffprivlib's secure generator); a seed gives one shared, reproducible stream.
-        self.rng = None if random_state is None else _seeded_random_state(random_state)
+        self.rng = release_random_state(random_state)
         self._mechanisms = {}
 
     def mechanism(self, sensitivity):

@@ -206,7 +206,8 @@ def _normalvariate_array(count, stream):
 def _kinderman_monahan_pairs(first, second):
     """One rejection round of ``normalvariate`` on each pair ``(first[i], second[i])``: every ``z`` and the indices
     of the accepted pairs, in order. Operations as CPython's, in its order (each is one IEEE-754 rounding, as in
-    Python); ``-log(u2)`` from the array log, except near ``zz == -log(u2)``, where ``math.log`` decides."""
+    Python); ``-log(u2)`` from the array log, except near ``zz == -log(u2)``, where ``math.log`` decides.
+    """
     u2 = 1.0 - second
     z = _NV_MAGICCONST * (first - 0.5) / u2
     zz = z * z / 4.0

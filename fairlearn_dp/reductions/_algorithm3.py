@@ -85,7 +85,8 @@ class Algorithm3:
     # ------------------------------------------------------------------------------------------ releases
     def _release_min_count(self, cell_counts):
         """``N``: the smallest non-empty cell without noise, the public ``min_count``, or a DP lower bound released
-        with ``min_count_fraction`` of epsilon and half of delta. Returns the budget left for the rounds."""
+        with ``min_count_fraction`` of epsilon and half of delta. Returns the budget left for the rounds.
+        """
         epsilon, delta = self.epsilon, self.delta
         eps_rounds, delta_rounds, delta_used = epsilon, delta, 0.0
         estimate = None
@@ -123,7 +124,8 @@ class Algorithm3:
 
     def _split_budget(self, eps_rounds, delta_rounds):
         """``epsilon'`` of each per-round mechanism and the composition rule (``epsilon_per_mechanism_``,
-        ``composition_``); advanced composition adds its delta to ``delta_used_``."""
+        ``composition_``); advanced composition adds its delta to ``delta_used_``.
+        """
         if self.private:
             # 2T per-round mechanisms, plus the one release of X^T X by the regression oracle under "record".
             n_mechanisms = 2 * self.n_rounds + int(self.oracle == "regression" and self.record)
@@ -228,7 +230,8 @@ class Algorithm3:
 
     def _regression_oracle(self, X, U, base, n, d):
         """The paper's regression oracle: ``(X^T X)^{-1} noisy(X^T c)`` on the clipped ``[X, 1]``; under
-        ``"record"`` the upper triangle of ``X^T X`` is released once first."""
+        ``"record"`` the upper triangle of ``X^T X`` is released once first.
+        """
         eps_prime, sensitivity, rng = self.epsilon_per_mechanism_, self.sensitivity_, self.rng
         private = math.isfinite(eps_prime)
         R = self.feature_radius

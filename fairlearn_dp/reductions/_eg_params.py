@@ -77,7 +77,8 @@ _FAIRLEARN_EPS, _FAIRLEARN_ETA0 = 0.01, 2.0
 
 class _ExponentiatedGradientParams:
     """The public-parameter checks and resolutions of :class:`DPExponentiatedGradient` (a mixin: they read the
-    estimator's parameters). Run before the budget check; nothing here reads the rows except ``_load``."""
+    estimator's parameters). Run before the budget check; nothing here reads the rows except ``_load``.
+    """
 
     # ------------------------------------------------------------------------------------------ validation
     def _check_params(self):
@@ -170,7 +171,8 @@ class _ExponentiatedGradientParams:
     def _linprog_step(self, private, oracle=None):
         """``run_linprog_step`` resolved: ``"auto"`` is Fairlearn's LP without noise and where each play's violation
         is a calibrated estimate (the estimator Learner under ``privacy_unit="sensitive_attribute"``), the uniform
-        average where each play's violation is its own noisy release (see the parameter)."""
+        average where each play's violation is its own noisy release (see the parameter).
+        """
         if isinstance(self.run_linprog_step, str):
             calibrated = self.privacy_unit == "sensitive_attribute" and oracle == "weighted_estimator"
             # Measured (bench_adult_groups, epsilon = 1, 5 seeds): the LP helps where every event is all rows
@@ -282,7 +284,8 @@ class _ExponentiatedGradientParams:
     def _check_rounds_before_the_budget(self, X, epsilon, delta, oracle, private):
         """Algorithm 3's round cap from public inputs only (``X``'s shape, the declared groups, the parameters), so
         that a T above ``MAX_ROUNDS`` is refused before the budget check; ``fit`` computes T again after loading.
-        Algorithm 3 only, and only with declared groups (read from the data, their number is known after loading)."""
+        Algorithm 3 only, and only with declared groups (read from the data, their number is known after loading).
+        """
         if oracle in _STATISTICS_ORACLES or self.groups is None:
             return
         shape = getattr(X, "shape", None)
@@ -294,7 +297,8 @@ class _ExponentiatedGradientParams:
         """The row bounds' errors from public inputs only, before the budget check: a ``feature_bound`` box whose
         length is not ``X``'s number of columns, and (statistics game under ``"record"``) a bound published in
         ``X.attrs`` that is not a number > 0. Not for a Pipeline estimator, whose features are its preprocessing's
-        output (checked when they are known)."""
+        output (checked when they are known).
+        """
         record, statistics = self.privacy_unit == "record", oracle in _STATISTICS_ORACLES
         if statistics and pipeline_parts(self.estimator, self.sample_weight_name, record=record) is not None:
             return
@@ -310,7 +314,8 @@ class _ExponentiatedGradientParams:
         """The statistics game's public row-norm bound ``C`` under ``"record"`` (:mod:`..utils._row_bounds`):
         ``row_norm_bound``; else the bound ``X`` publishes (``X.attrs["row_norm_bound"]``); else the L2 bound of the
         ``feature_bound`` box, with a warning when that is the loose ``feature_bound * sqrt(d)``. Public inputs
-        only: the warning is emitted before any release."""
+        only: the warning is emitted before any release.
+        """
         bound, source, note = resolve_row_norm_bound(self.row_norm_bound, self.feature_bound, X, n_features)
         if private and source == "feature_bound":
             warn_loose_row_norm_bound(type(self).__name__, bound, n_features, note, stacklevel=5)

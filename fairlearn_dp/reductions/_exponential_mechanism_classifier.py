@@ -350,7 +350,8 @@ def _utility_loss(predictions, labels, group_index, n_groups, weight=1.0, floor=
 
 def _split_epsilon(epsilon, share):
     """``(epsilon_size, epsilon_em, epsilon_diag)``: ``epsilon_diag = share * epsilon`` and the rest halved (Alg. 1's
-    equal shares). ``share = 0`` gives exactly the previous split ``(epsilon / 2, epsilon - epsilon / 2, 0)``."""
+    equal shares). ``share = 0`` gives exactly the previous split ``(epsilon / 2, epsilon - epsilon / 2, 0)``.
+    """
     if math.isinf(epsilon):
         return math.inf, math.inf, (math.inf if share > 0 else 0.0)
     diagnostic = share * epsilon
@@ -436,7 +437,8 @@ def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity, diagnostic=N
 
 def _warn_if_guarantee_is_weak(hypotheses, *, epsilon, sensitivity):
     """McSherry and Talwar's excess at probability 1/2 is at least ``_CONSTANT_ADVANTAGE`` (the rule without a
-    diagnostic release)."""
+    diagnostic release).
+    """
     excess = exponential_mechanism_excess_cost(len(hypotheses), epsilon=epsilon, sensitivity=sensitivity,
                                                probability=0.5)
     if excess >= _CONSTANT_ADVANTAGE:

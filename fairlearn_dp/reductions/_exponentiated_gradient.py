@@ -15,11 +15,10 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ErrorRateParity
 from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiatedGradient
-from sklearn.utils import check_random_state as _seeded_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import PrivacySpend, PrivacyWarning, charge, check_spend
-from ..utils._random import check_random_state
+from ..utils._random import check_random_state, release_random_state
 from ..utils._row_bounds import feature_bound_radius
 from ..utils._validation import (
     SharedAccountantCloneMixin,
@@ -260,13 +259,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _fit_paper(self, X_arr, y_arr, group_index, groups, epsilon, delta, oracle):
         """Algorithm 3 (``mode="paper"``, :mod:`._algorithm3`) on the loaded data: count, release, play; then the
-        charge and the warnings (post-processing of the releases and public values)."""
+        charge and the warnings (post-processing of the releases and public values).
+        """
         private = not math.isinf(epsilon)
         n, d = X_arr.shape
         T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)     # public; capped before any release
         # Release noise: None reaches diffprivlib as None (its secure generator); a seed gives one reproducible
         # stream shared by all the fit's mechanisms, in the order they run.
-        rng = None if self.random_state is None else _seeded_random_state(self.random_state)
+        rng = release_random_state(self.random_state)
         game = Algorithm3(
             moment=self.constraints, oracle=oracle, epsilon=epsilon, delta=delta, n_rounds=T, B=self._B(paper=True),
             eta=self.eta, record=self.privacy_unit == "record",
@@ -309,13 +309,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _learner_noise(self, oracle, m, eps_prime, sensitivity):
         """``(statistic, noise, signal)`` of Algorithm 3's Learner under ``"record"``, from public parameters and
-        released values only (:func:`._algorithm3.learner_noise`)."""
+        released values only (:func:`._algorithm3.learner_noise`).
+        """
         return learner_noise(oracle, m, eps_prime, sensitivity, hypotheses=self.hypotheses, beta=self.beta,
                              feature_radius=feature_bound_radius(self.feature_bound))
 
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
         """The statistics game (``mode="statistics"``): one release of sufficient statistics, one small release
-        per round, everything else post-processing (:mod:`fairlearn_dp.reductions._statistics_game`)."""
+        per round, everything else post-processing (:mod:`fairlearn_dp.reductions._statistics_game`).
+        """
         private = not math.isinf(epsilon)
         record = self.privacy_unit == "record"
         if record and self.estimator is not None and private:
@@ -343,7 +345,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
             # _public_features.py); their sensitivity uses the bound on ||z||, read off the public z.
             feature_map = PublicFeatureMap.from_public(X_arr)
             row_norm = float(np.linalg.norm(feature_map.transform(X_arr), axis=1).max())
-        rng = None if self.random_state is None else _seeded_random_state(self.random_state)
+        rng = release_random_state(self.random_state)
         events = _moment_events(self.constraints)
         event_index = _event_index(self.constraints, y_arr)
         B = self._B(paper=False)

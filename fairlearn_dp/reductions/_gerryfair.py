@@ -251,7 +251,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
 
     def _check_predictor(self, epsilon):
         """``(linear, fit_intercept, ridge_alpha)``: the closed-form linear oracle, or (``epsilon = inf`` only) a
-        generic scikit-learn regressor."""
+        generic scikit-learn regressor.
+        """
         predictor = LinearRegression() if self.predictor is None else self.predictor
         if isinstance(predictor, (LinearRegression, Ridge)):
             alpha = float(predictor.alpha) if isinstance(predictor, Ridge) else 0.0
@@ -445,7 +446,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     def _auditor_direction(self, u_value, violation):
         """``sigma_t``: 0 below ``gamma``; else the sign of the violated constraint, ``-sign(U_t)`` (the subgroup's
         rate is below the base rate when ``U_t < 0``), or with ``cost_update='aif360'`` AIF360's +1 for the subgroup
-        ``1[a~ . theta_t < 0]`` (AIF360 keeps it or its complement with -1, the same update)."""
+        ``1[a~ . theta_t < 0]`` (AIF360 keeps it or its complement with -1, the same update).
+        """
         if violation < self.gamma:
             return 0.0
         return 1.0 if self.cost_update == "aif360" else -float(np.sign(u_value))

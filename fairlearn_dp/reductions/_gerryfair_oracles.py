@@ -61,7 +61,8 @@ class _AuditorPlays:
     Each is updated once per play, with the same additions in the same order as summing over the list of plays in
     every round (identical floats), so a round costs ``O(n)`` instead of ``O(t n)`` and no play is stored.
     ``first_row`` (``cost_update='aif360'``, ``epsilon = inf`` only): AIF360 0.6.1's ``update_costs``, every row
-    gets the first audited row's term ``sigma_s (w_s - g_s(a_first))``."""
+    gets the first audited row's term ``sigma_s (w_s - g_s(a_first))``.
+    """
 
     def __init__(self, n_audited, *, first_row=False):
         self.kappa = np.zeros(n_audited)
@@ -98,7 +99,8 @@ def _release_gram(release, design, radius):
 
 def _release_learner_gram(release, X_design, radius, *, linear, fit_intercept, ridge_alpha):
     """Privacy item 1 and its solve: ``(G_X released, its release info, its solve)``. The intercept entry is set to
-    the public ``n``. Nothing is released for a generic regressor (``epsilon = inf`` only: it sees the costs)."""
+    the public ``n``. Nothing is released for a generic regressor (``epsilon = inf`` only: it sees the costs).
+    """
     if not linear:
         return None, {"sensitivity": None, "noise_scale": 0.0}, None
     gram, info = _release_gram(release, X_design, radius)
@@ -183,7 +185,8 @@ class RegressionCSCHypothesis:
     @classmethod
     def best_response(cls, predictor, X, difference, fairness_def):
         """AIF360's ``Learner.best_response``: ``c^1 - c^0 = difference``, with ``c^0 = 0`` ('FP') or ``c^1 = 0``
-        ('FN'), as AIF360 initialises and updates them."""
+        ('FN'), as AIF360 initialises and updates them.
+        """
         zeros = np.zeros_like(difference)
         costs_0, costs_1 = (zeros, difference) if fairness_def == "FP" else (-difference, zeros)
         reg0 = clone(predictor).fit(X, costs_0)

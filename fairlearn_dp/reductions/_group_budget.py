@@ -98,7 +98,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstim
 
     def _checked_rho(self):
         """``rho`` given: ``inf`` (the non-private baseline), or a finite rho > 0 whose (epsilon, delta) conversion
-        is at most ``MAX_EPSILON`` (beyond it the accountant's composition would overflow)."""
+        is at most ``MAX_EPSILON`` (beyond it the accountant's composition would overflow).
+        """
         if not isinstance(self.rho, bool) and isinstance(self.rho, numbers.Real) and math.isinf(self.rho) \
                 and self.rho > 0:
             return math.inf
@@ -254,7 +255,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstim
     def _warn_if_budget_unused(self, fallback, spent, rho):
         """A :class:`PrivacyWarning` when less than the budget was spent (stage 1 fell back before its residual
         releases). Its text depends only on the fallback (a released value's test), ``rho`` and what was charged
-        (from public group sizes and the releases made), never on a data value."""
+        (from public group sizes and the releases made), never on a data value.
+        """
         if math.isinf(rho) or spent >= rho * (1 - 1e-9):
             return
         warnings.warn(
@@ -269,7 +271,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstim
         """The zCDP spend to charge: the ledger's sum of its releases' costs, capped at the budget ``rho`` when it
         exceeds it only by floating-point rounding (the per-release costs are recomputed from their sigmas and
         summed over up to ``T K`` releases; the budget splits sum to ``rho`` exactly in real arithmetic). A larger
-        excess would be a bug and is charged as it is."""
+        excess would be a bug and is charged as it is.
+        """
         if math.isinf(rho) or rho < total <= rho * (1 + 1e-9):
             return rho
         return total

@@ -83,7 +83,8 @@ class FittedPreprocessing(NamedTuple):
 
 class GameEstimator(NamedTuple):
     """The statistics game's view of the estimator: its features, its Learner and the Learner's weight argument
-    (for a ``Pipeline``: the transformed features, the last step, its argument; otherwise all as given)."""
+    (for a ``Pipeline``: the transformed features, the last step, its argument; otherwise all as given).
+    """
 
     features: Any
     learner: Any
@@ -102,7 +103,8 @@ class GameEstimator(NamedTuple):
 
 class FixedPlay(ClassifierMixin, BaseEstimator):
     """A play of the private game that is not a scikit-learn estimator (e.g. a ``LinearThresholdClassifier``), as
-    the last step of a fitted ``Pipeline``: it predicts as the play does and cannot be refitted."""
+    the last step of a fitted ``Pipeline``: it predicts as the play does and cannot be refitted.
+    """
 
     def __init__(self, play=None):
         self.play = play
@@ -216,7 +218,8 @@ def _children(step):
 
 def _public_kind(step, path):
     """``(fitted, fit_safe, culprit)``: usable as it is; fitting it learns nothing from the values; else which part
-    (its path and why) is neither."""
+    (its path and why) is neither.
+    """
     if step in _IDENTITY:
         return True, True, None
     children = _children(step)
@@ -237,7 +240,8 @@ def _leaf_kind(step, path):
 
 def _container_culprit(container, kinds, path):
     """The first part that is neither prefit nor safe to fit, else the first prefit part that fitting the (unfitted)
-    container would refit."""
+    container would refit.
+    """
     reason = next((kind[2] for kind, _, _ in kinds if kind[2] is not None), None)
     if reason is not None:
         return reason
@@ -249,7 +253,8 @@ def _container_culprit(container, kinds, path):
 # ------------------------------------------------------------------------------------------ fit and predict
 def game_estimator(estimator, sample_weight_name, X, y, *, record) -> GameEstimator:
     """The game's features, Learner and weight argument; a ``Pipeline``'s preprocessing is fitted here, so after the
-    budget check (it reads ``X``)."""
+    budget check (it reads ``X``).
+    """
     parts = pipeline_parts(estimator, sample_weight_name, record=record)
     if parts is None:
         return GameEstimator(X, estimator, sample_weight_name)
@@ -281,7 +286,8 @@ def fit_preprocessing(parts, X, y, *, record) -> FittedPreprocessing:
 
 def finish_pipeline(preprocessing, final_name, plays, *, clip_bound=None):
     """``(preprocessor_, predictors_)``: the fitted preprocessing (with the public row clipping when ``clip_bound``
-    is given) and each play as the last step of a pipeline that starts with it."""
+    is given) and each play as the last step of a pipeline that starts with it.
+    """
     steps = list(preprocessing.steps)
     if clip_bound is not None:
         steps.append((_unique_name("fairdp_row_clip", steps),

@@ -43,7 +43,8 @@ class PublicFeatureMap:
     @classmethod
     def from_public(cls, X: np.ndarray) -> "PublicFeatureMap":
         """The map of public features ``X`` (2-D float): centre at the column means, scale by the largest
-        deviation, so that every coordinate of ``z`` lies in ``[-1, 1]``."""
+        deviation, so that every coordinate of ``z`` lies in ``[-1, 1]``.
+        """
         center = X.mean(axis=0)
         scale = np.abs(X - center).max(axis=0)
         scale[~(scale > 0)] = 1.0                   # a constant column maps to 0

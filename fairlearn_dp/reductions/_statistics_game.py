@@ -58,7 +58,8 @@ def attribute_sensitivities(row_norm):
     """L2 sensitivities ``(features, counts)`` of the cell sums of ``z`` and the cell counts under
     ``"sensitive_attribute"``: one record moves from ``(c, g)`` to ``(c, g')`` (its cell ``c`` of labels or events is
     public), so two cells change by ``+-z_i`` (``sqrt(2) ||z_i|| <= sqrt(2) row_norm``) and two counts by ``+-1``
-    (``sqrt 2``). Released separately, the two Gaussian releases compose (zCDP adds)."""
+    (``sqrt 2``). Released separately, the two Gaussian releases compose (zCDP adds).
+    """
     return math.sqrt(2.0) * float(row_norm), math.sqrt(2.0)
 
 
@@ -70,7 +71,8 @@ def gram_sensitivity(row_norm):
     1)^2``, since ``||phi phi^T||_F = ||phi||^2`` and ``<A, A'> = (phi . phi')^2 >= 0`` (the triangle inequality
     gives only ``||phi||^2 + ||phi'||^2``, a factor ``sqrt 2`` more). The upper triangle, diagonal included, is a
     sub-vector of the entries of the symmetric ``M`` (each off-diagonal entry once instead of twice): its norm is
-    at most ``||M||_F``. Nearly attained by ``phi`` orthogonal to ``phi'``, both on the bound."""
+    at most ``||M||_F``. Nearly attained by ``phi`` orthogonal to ``phi'``, both on the bound.
+    """
     return math.sqrt(2.0) * (float(row_norm) ** 2 + 1.0)
 
 
@@ -174,7 +176,8 @@ class StatisticsGame:
 
     def release_statistics(self):
         """``S``, noisy under finite epsilon: ``2 x G x (d + 1)`` (label, group) cell sums, or ``E x G x (d + 1)``
-        (event, group) sums under ``event_cells``; under ``"record"`` also the noisy Gram matrix."""
+        (event, group) sums under ``event_cells``; under ``"record"`` also the noisy Gram matrix.
+        """
         S = self._cell_sums(self.phi).reshape(-1, self.d + 1)
         if self.private and self.record:
             S = noisy_vector_zcdp(S, l2_sensitivity=self.sensitivity["statistics_l2"], rho=self.rho_stats * 0.5,
@@ -309,7 +312,8 @@ class StatisticsGame:
     def _direction_reliability(self, gram):
         """``kappa`` (E x G): the share of each group's cost direction that is signal, not release noise (1 without
         noise); the least-squares Learner plays against ``kappa * lambda'``. Post-processing of the release, see
-        :mod:`fairlearn_dp.reductions._direction_reliability`."""
+        :mod:`fairlearn_dp.reductions._direction_reliability`.
+        """
         if not self.private:
             return np.ones((self.E, self.G))
         totals = self.signed_S_.sum(axis=1)                                    # (E, d+1)
@@ -383,7 +387,8 @@ class StatisticsGame:
     def unenforced_groups(self):
         """The groups (indices) with a constraint the game cannot enforce, from released values: ``kappa = 0`` for
         the estimator Learner; ``kappa <= bound`` for the least-squares Learner, whose game enforces ``kappa gamma
-        <= bound``, which then holds for every ``gamma`` in ``[-1, 1]``."""
+        <= bound``, which then holds for every ``gamma`` in ``[-1, 1]``.
+        """
         blind = self.kappa_ <= self.bound if (self.record or self.estimator is None) else self.kappa_ == 0
         return sorted(set(np.nonzero(blind)[1].tolist()))
 
@@ -391,7 +396,8 @@ class StatisticsGame:
         """``{group index: effective bound}`` for the groups whose constraint the least-squares Learner's game
         enforces only loosely, from released values: it enforces ``gamma_eg <= bound / kappa_eg``, and a group is
         listed when that is more than twice the declared bound (``kappa_eg < 1/2`` in some cell) but the group is
-        not already unenforced (:meth:`unenforced_groups`). Empty for the estimator Learner."""
+        not already unenforced (:meth:`unenforced_groups`). Empty for the estimator Learner.
+        """
         if not (self.record or self.estimator is None):
             return {}
         unenforced = set(self.unenforced_groups())
@@ -425,7 +431,8 @@ class StatisticsGame:
 
     def release_round(self, predictions):
         """The noisy cell sums of the play's predictions (per release cell, as :meth:`release_statistics`): the
-        round's only release."""
+        round's only release.
+        """
         exact = self._cell_sums(predictions)
         if not self.private:
             return exact

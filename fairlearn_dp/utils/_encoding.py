@@ -58,7 +58,8 @@ def _one_entry_per_column(entries):
 
 def _check_sensitive_values(declared):
     """Check of the public ``sensitive_values`` (before the budget check and any data): None, a list, a list of
-    lists or a dict; every declared list non-empty, hashable and without duplicates."""
+    lists or a dict; every declared list non-empty, hashable and without duplicates.
+    """
     if declared is None:
         return
     if not isinstance(declared, dict) and (isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__")):
@@ -113,7 +114,8 @@ def _declared_per_column(declared, frame):
 
 def _sensitive_frame(sensitive_features, n):
     """``sensitive_features`` as a DataFrame of ``n`` rows (a Series as one column, an array's columns numbered),
-    after the shape and missing-value checks."""
+    after the shape and missing-value checks.
+    """
     if sensitive_features is None:
         raise ValueError("sensitive_features is required.")
     if isinstance(sensitive_features, pd.DataFrame):
@@ -151,7 +153,8 @@ def _numeric_column(raw):
 
 def _observed_values(raw, *, private, estimator_name):
     """The values of a categorical column without a declared list, read from the data (sorted when they can be)
-    and treated as public, with a ``PrivacyWarning`` when ``private``."""
+    and treated as public, with a ``PrivacyWarning`` when ``private``.
+    """
     if private:
         # stacklevel: this helper, _encode_column, _encode_sensitive, fit, atomic_fit's wrapper, the caller of fit
         warnings.warn(
@@ -167,7 +170,8 @@ def _observed_values(raw, *, private, estimator_name):
 
 def _encode_column(raw, values, *, private, estimator_name):
     """``(block, values used)`` for one column: a numeric column without declared values as it is (values used:
-    None); else the indicators ``1[a = v_j]``, ``j >= 2``, of its public values (``j = 1`` when there is one)."""
+    None); else the indicators ``1[a = v_j]``, ``j >= 2``, of its public values (``j = 1`` when there is one).
+    """
     if values is None:
         numeric = _numeric_column(raw)
         if numeric is not None:
@@ -209,7 +213,8 @@ def _default_bound(bound, n_columns, norm_ord):
 def _fit_bound(bound, given, n_columns, norm_ord, epsilon):
     """The row-norm bound ``fit`` clips to: ``epsilon = inf`` without a bound ``given`` as a parameter is ``inf``
     (nothing is private, no noise to calibrate: the rows as given, as AIF360; a bound published in ``X.attrs`` is
-    not applied); else :func:`_default_bound` of ``bound``."""
+    not applied); else :func:`_default_bound` of ``bound``.
+    """
     if given is None and math.isinf(epsilon):
         return math.inf
     return _default_bound(bound, n_columns, norm_ord)

@@ -1,5 +1,6 @@
 """Whether to show a progress bar (shared by the audit, the Monte Carlo and the sweeps), and the rounds of a long
-fit with one."""
+fit with one.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import sys
 
 def show_progress(progress):
     """``progress`` as a bool; ``None`` means "when standard error is a terminal" (False if it was replaced by an
-    object without ``isatty`` or closed)."""
+    object without ``isatty`` or closed).
+    """
     if progress is None:
         try:
             return bool(sys.stderr.isatty())
@@ -24,7 +26,8 @@ FIT_PROGRESS_DELAY = 2.0
 def progress_rounds(start, stop, *, desc):
     """``range(start, stop)`` over a fit's rounds, with a tqdm bar on standard error when it is a terminal and the
     loop runs longer than ``FIT_PROGRESS_DELAY`` seconds (``show_progress(None)``); the bar is closed when the loop
-    ends or breaks. The number of rounds is public, so the bar shows nothing private."""
+    ends or breaks. The number of rounds is public, so the bar shows nothing private.
+    """
     if not show_progress(None):
         yield from range(start, stop)
         return

@@ -58,7 +58,8 @@ def publish_row_norm_bounds(frame, *, l2, l1=None):
 
 def _published(X, norm_ord):
     """``(bound, note)``: the bound ``X`` publishes for the norm (None when it publishes none, or publishes it for
-    other columns; ``note`` then says so). A published value that is not a number > 0 is a ``ValueError``."""
+    other columns; ``note`` then says so). A published value that is not a number > 0 is a ``ValueError``.
+    """
     attrs = getattr(X, "attrs", None)
     key = _KEYS[norm_ord]
     if not isinstance(attrs, dict) or attrs.get(key) is None:
@@ -90,7 +91,8 @@ def published_row_norm_bound(X, norm_ord=2):
 
 def feature_reach(feature_bound, n_features):
     """Per-feature bound on ``|x_j|`` declared by ``feature_bound`` (a number or a ``(lower, upper)`` box), shape
-    ``(n_features,)``. A box side whose length is not ``n_features`` is a ``ValueError`` naming ``feature_bound``."""
+    ``(n_features,)``. A box side whose length is not ``n_features`` is a ``ValueError`` naming ``feature_bound``.
+    """
     checked = check_feature_bound(feature_bound)
     if isinstance(checked, float):
         return np.full(n_features, checked)
@@ -111,7 +113,8 @@ def feature_bound_radius(feature_bound):
 
 def box_row_norm_bound(feature_bound, n_features, norm_ord=2):
     """The tight bound on a row's norm inside the box ``feature_bound``: ``sqrt(sum_j max(lower_j^2, upper_j^2))``
-    (L2) or ``sum_j max(|lower_j|, |upper_j|)`` (L1); ``R sqrt(d)`` or ``R d`` for a number ``R``."""
+    (L2) or ``sum_j max(|lower_j|, |upper_j|)`` (L1); ``R sqrt(d)`` or ``R d`` for a number ``R``.
+    """
     reach = feature_reach(feature_bound, n_features)
     return float(math.sqrt(np.sum(reach ** 2))) if norm_ord == 2 else float(np.sum(reach))
 
@@ -150,7 +153,8 @@ def resolve_row_norm_bound(row_norm_bound, feature_bound, X, n_features, norm_or
 
 def warn_loose_row_norm_bound(owner, bound, n_features, note, *, stacklevel=2):
     """Warn (``UserWarning``) that rows are clipped to ``feature_bound * sqrt(d)`` because nothing tighter was
-    declared or published. Depends on public inputs only (parameters, ``X.attrs``, the number of columns)."""
+    declared or published. Depends on public inputs only (parameters, ``X.attrs``, the number of columns).
+    """
     why = f" ({note})" if note else ""
     warnings.warn(f"{owner}: privacy_unit='record' needs a public bound on the L2 norm of a row of X; none was "
                   f"given (row_norm_bound=None) and X publishes none (X.attrs['row_norm_bound']){why}, so rows are "

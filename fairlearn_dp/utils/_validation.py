@@ -153,7 +153,8 @@ def resolve_groups(groups, group_vector, *, estimator_name, private=True):
 
 def _declared_groups(groups):
     """The public ``groups`` as a list: at least 2 distinct, hashable, non-missing labels (errors name ``groups``:
-    it is the parameter at fault, and it is checked before the budget)."""
+    it is the parameter at fault, and it is checked before the budget).
+    """
     if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
         raise TypeError("groups must be a list of group labels or None.")
     resolved = list(groups)
@@ -173,7 +174,8 @@ def _declared_groups(groups):
 def check_estimator(estimator, name="estimator", *, prefit=False):
     """``estimator`` if it is None or an object with ``fit`` (and ``get_params`` unless ``prefit``: it is then
     cloned); a ``TypeError`` naming ``name`` otherwise. A public parameter: checked before the budget and before any
-    warning (scikit-learn's clone error otherwise comes after the fit's warnings)."""
+    warning (scikit-learn's clone error otherwise comes after the fit's warnings).
+    """
     if estimator is None:
         return None
     needed = ("fit",) if prefit else ("fit", "get_params")
@@ -185,7 +187,8 @@ def check_estimator(estimator, name="estimator", *, prefit=False):
 
 def check_groups(groups):
     """The declared ``groups`` checked as a public parameter (before the budget): None, or a list of at least 2
-    distinct hashable labels (:func:`resolve_groups`' rules). Returns the list (or None)."""
+    distinct hashable labels (:func:`resolve_groups`' rules). Returns the list (or None).
+    """
     return None if groups is None else resolve_groups(groups, None, estimator_name="")
 
 
@@ -258,7 +261,8 @@ class SharedAccountantCloneMixin:
 
 def clip_rows(M, bound, norm_ord=2):
     """Rows of ``M`` with a norm above the public ``bound`` scaled onto the ball; silently (Privacy: the caller
-    knows only the bound, and a warning would tell whether the private data exceed it)."""
+    knows only the bound, and a warning would tell whether the private data exceed it).
+    """
     norms = np.linalg.norm(M, ord=norm_ord, axis=1)
     over = norms > bound
     if not over.any():
@@ -269,10 +273,12 @@ def clip_rows(M, bound, norm_ord=2):
 
 
 def check_feature_bound(value, name="feature_bound"):
-    """A public bound on the features: a number ``R > 0`` (every ``|x_j| <= R``), or a box ``(lower, upper)`` in
-    diffprivlib's ``bounds`` form, each side a number or a 1-D array with one entry per feature, ``lower <= upper``
+    """A public bound on the features, checked.
+
+    A number ``R > 0`` (every ``|x_j| <= R``), or a box ``(lower, upper)`` in diffprivlib's ``bounds`` form, each side a number or a 1-D array with one entry per feature, ``lower <= upper``
     and not all zero. Returns the float, or the pair of float arrays; errors name ``name``. (Whether an array's
-    length matches the features is checked where the features are known: :func:`~._row_bounds.feature_reach`.)"""
+    length matches the features is checked where the features are known: :func:`~._row_bounds.feature_reach`.)
+    """
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         return check_real(value, name, low=0.0, low_open=True)
     if not (isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2):
@@ -410,7 +416,8 @@ def call_withheld(function, *args, replace, **kwargs):
 
 def check_hypotheses(hypotheses, name="hypotheses"):
     """A finite hypothesis class as a non-empty list whose elements have ``predict`` or are callables; a
-    ``TypeError``/``ValueError`` naming ``name`` otherwise (a public parameter: checked before the budget)."""
+    ``TypeError``/``ValueError`` naming ``name`` otherwise (a public parameter: checked before the budget).
+    """
     if isinstance(hypotheses, (str, bytes)) or not hasattr(hypotheses, "__len__") or not hasattr(hypotheses,
                                                                                                    "__iter__"):
         raise TypeError(f"{name} must be a list of classifiers (with predict) or callables, got "
@@ -426,7 +433,8 @@ def check_hypotheses(hypotheses, name="hypotheses"):
 
 def check_bool(value, name):
     """``value`` as a bool (``True``/``False``, numpy's too); anything else is a ``TypeError`` naming ``name`` (a
-    string such as ``"no"`` or a number would otherwise count by its truth value)."""
+    string such as ``"no"`` or a number would otherwise count by its truth value).
+    """
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}.")
     return bool(value)
@@ -434,7 +442,8 @@ def check_bool(value, name):
 
 def check_choice(value, name, options):
     """``value`` if it is one of ``options`` (strings compared by value, other options such as None by identity);
-    a ``ValueError`` naming ``name`` and the options otherwise."""
+    a ``ValueError`` naming ``name`` and the options otherwise.
+    """
     for option in options:
         if value is option or (isinstance(value, str) and isinstance(option, str) and value == option):
             return value
@@ -444,7 +453,8 @@ def check_choice(value, name, options):
 def check_seed(random_state, name="random_state"):
     """``random_state`` if it is None, an int in ``[0, 2**32 - 1]`` or a ``numpy.random.RandomState``; a
     ``TypeError``/``ValueError`` naming ``name`` otherwise. Checked with the other public parameters, so that a bad
-    seed fails before the budget check rather than at the first release."""
+    seed fails before the budget check rather than at the first release.
+    """
     if random_state is None or isinstance(random_state, np.random.RandomState):
         return random_state
     if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
@@ -458,7 +468,8 @@ def check_seed(random_state, name="random_state"):
 def check_solver(solver, name="solver", *, own):
     """``own`` (the class's built-in solver; None when there is none) or the name of an installed cvxpy solver; a
     ``TypeError`` or a ``ValueError`` naming ``name`` otherwise (checked before the budget, so that a typo costs
-    nothing)."""
+    nothing).
+    """
     if not isinstance(solver, str):
         raise TypeError(f"{name} must be a string, got {type(solver).__name__}.")
     if own is not None and solver == own:
@@ -476,7 +487,8 @@ def check_solver(solver, name="solver", *, own):
 def check_real(value, name, *, low=None, high=None, low_open=False, high_open=False, allow_none=False):
     """``value`` as a finite float in the interval from ``low`` to ``high`` (open ends with ``low_open`` /
     ``high_open``); None passes with ``allow_none``. A bool or a non-number is a ``TypeError``, NaN, an infinity or
-    a value outside the interval a ``ValueError``, each naming ``name``."""
+    a value outside the interval a ``ValueError``, each naming ``name``.
+    """
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -507,7 +519,8 @@ def _interval_text(low, high, low_open, high_open):
 def validate_params(owner, checks):
     """Run a declarative table of parameter checks: ``{name: check}``, each ``check(value, name)`` raising a
     ``TypeError``/``ValueError`` that names the parameter. Returns ``{name: checked value}``. Estimators call it in
-    their single validation step, before the budget check."""
+    their single validation step, before the budget check.
+    """
     return {name: check(getattr(owner, name), name) for name, check in checks.items()}
 
 

@@ -235,5 +235,6 @@ def _binary_labels(dataset):
 
 def _engine_input(frame, oracle):
     """The features as the engine gets them: on Fairlearn's path (``oracle == "estimator"``, ``epsilon=inf``) the
-    DataFrame AIF360 passes to Fairlearn (so the estimator sees what it sees under AIF360), else floats."""
+    DataFrame AIF360 passes to Fairlearn (so the estimator sees what it sees under AIF360), else floats.
+    """
     return frame if oracle == "estimator" else frame.to_numpy(dtype=float)

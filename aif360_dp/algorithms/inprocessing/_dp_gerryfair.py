@@ -92,7 +92,7 @@ class DPGerryFairClassifier(Transformer):
     """
 
     def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
-                 gamma=0.01, fairness_def="FP", predictor=LinearRegression(), *, epsilon=1.0, delta=0.0,
+                 gamma=0.01, fairness_def="FP", predictor=LinearRegression(), *, epsilon=1.0, delta=0.0,  # noqa: B008
                  accountant=None, random_state=None, feature_norm_bound=None, sensitive_norm_bound=None,
                  composition="auto", cost_update="auto"):
         super().__init__(C=C, printflag=printflag, heatmapflag=heatmapflag, heatmap_iter=heatmap_iter,
@@ -150,7 +150,8 @@ class DPGerryFairClassifier(Transformer):
 
     def _engine(self, *, early_termination, gamma, check_budget=True):
         """The engine for these parameters, its public parameters validated and (``check_budget``) the budget
-        checked: before any row is read."""
+        checked: before any row is read.
+        """
         model = _Engine(
             C=self.C, printflag=self.printflag, heatmapflag=self.heatmapflag, heatmap_iter=self.heatmap_iter,
             heatmap_path=self.heatmap_path, max_iters=self.max_iters, gamma=gamma,
@@ -169,7 +170,8 @@ class DPGerryFairClassifier(Transformer):
 
     def _engine_cost_update(self):
         """The engine's ``cost_update``: ``'auto'`` is AIF360's update at ``epsilon=numpy.inf``, else the
-        Lagrangian (a bad epsilon is left to the engine's check, which names it)."""
+        Lagrangian (a bad epsilon is left to the engine's check, which names it).
+        """
         if not (isinstance(self.cost_update, str) and self.cost_update in ("auto", "lagrangian", "aif360")):
             raise ValueError(f"cost_update must be 'auto', 'lagrangian' or 'aif360', got {self.cost_update!r}.")
         if self.cost_update != "auto":
@@ -301,7 +303,7 @@ class DPGerryFairClassifier(Transformer):
                           "plotting/auditing code): its output is not differentially private.", PrivacyWarning,
                           stacklevel=3)
 
-    def generate_heatmap(self, dataset, predictions, vmin=None, vmax=None, cols_index=[0, 1], eta=.1):
+    def generate_heatmap(self, dataset, predictions, vmin=None, vmax=None, cols_index=[0, 1], eta=.1):  # noqa: B006
         """AIF360's ``generate_heatmap``: the weighted disparity of ``predictions`` over a grid of halfspaces of
         two protected attributes (``cols_index``), saved to ``<heatmap_path>.png``.
 

@@ -148,7 +148,8 @@ class DPFairRegressionPostprocessing(Transformer):
     @staticmethod
     def _model_input(dataset, arrays, blind):
         """The engine's ``X``: the labels (outputs) alone, or in attribute-blind mode the labels then the features
-        without the protected attributes' columns (the whole array is the group estimator's input)."""
+        without the protected attributes' columns (the whole array is the group estimator's input).
+        """
         if not blind:
             return arrays.y[:, None]
         features = arrays.X.drop(columns=[c for c in dataset.protected_attribute_names if c in arrays.X.columns])
