@@ -241,6 +241,8 @@ _ROWS = {
         "beta": _FRACTION,
         "gamma": _real(0.0, 1.0),
         "privacy_unit": _choice("sensitive_attribute", "record"),
+        "privacy_slack": _BOOL,
+        "solver": _Domain("nope", 5, None),
     },
     # A box with one entry per feature of another X: refused from X's shape, before the budget. (The AIF360 face
     # checks the budget before it builds X from the dataset, so there the check comes after it.)

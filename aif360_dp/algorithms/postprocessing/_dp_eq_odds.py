@@ -43,6 +43,8 @@ class DPEqOddsPostprocessing(Transformer):
         privacy_unit (str): "sensitive_attribute" (one person's protected attribute changes; labels and
             predictions public) or "record" (one whole record changes).
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
+        privacy_slack (bool): Jagielski et al.'s confidence slack on the constraints (the engine's parameter).
+        solver (str): the mixing LP's solver (the engine's parameter: ``"linprog"`` or a cvxpy solver's name).
 
     Privacy: as :class:`fairlearn_dp.postprocessing.DPThresholdOptimizer`: the released statistic is the joint
     table of (predicted label, group, true label) over the rows of the two groups, L1 sensitivity 2/m, Laplace
@@ -57,10 +59,11 @@ class DPEqOddsPostprocessing(Transformer):
     """
 
     def __init__(self, unprivileged_groups, privileged_groups, seed=None, *, epsilon=1.0, delta=0.0, beta=0.05,
-                 gamma=0.0, privacy_unit="sensitive_attribute", accountant=None):
+                 gamma=0.0, privacy_unit="sensitive_attribute", accountant=None, privacy_slack=False,
+                 solver="linprog"):
         super().__init__(unprivileged_groups=unprivileged_groups, privileged_groups=privileged_groups, seed=seed,
                          epsilon=epsilon, delta=delta, beta=beta, gamma=gamma, privacy_unit=privacy_unit,
-                         accountant=accountant)
+                         accountant=accountant, privacy_slack=privacy_slack, solver=solver)
         self.unprivileged_groups = unprivileged_groups
         self.privileged_groups = privileged_groups
         self.seed = seed
@@ -70,6 +73,8 @@ class DPEqOddsPostprocessing(Transformer):
         self.gamma = gamma
         self.privacy_unit = privacy_unit
         self.accountant = accountant
+        self.privacy_slack = privacy_slack
+        self.solver = solver
         self.model_params = None
 
     def _groups(self, dataset):
@@ -134,7 +139,7 @@ class DPEqOddsPostprocessing(Transformer):
             constraints="equalized_odds", objective="sum_of_group_tpr_minus_fpr", flip=True,
             predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta, beta=self.beta,
             groups=[_PRIVILEGED, _UNPRIVILEGED], privacy_unit=self.privacy_unit, accountant=self.accountant,
-            random_state=self.seed)
+            random_state=self.seed, privacy_slack=self.privacy_slack, solver=self.solver)
         self._check_disjoint_groups()           # public: the group definitions
         validate_epsilon_delta(self.epsilon, self.delta)
         model._check_params()                   # the parameters first, then the datasets' schema
