@@ -85,7 +85,7 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_adult_grou
 PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "fairlearn", "diffprivlib", "joblib")
 TIMED_SOURCES = ("fairlearn_dp/reductions/_exponentiated_gradient.py", "fairlearn_dp/reductions/_statistics_game.py",
                  "fairlearn_dp/reductions/_direction_reliability.py",
-                 "fairlearn_dp/postprocessing/_threshold_optimizer.py")
+                 "fairlearn_dp/postprocessing/_threshold_optimizer.py", "fairlearn_dp/reductions/_eg_params.py", "fairlearn_dp/reductions/_game_mixture.py")
 
 
 # ------------------------------------------------------------------------------------------------------ data

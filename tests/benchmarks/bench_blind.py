@@ -32,7 +32,7 @@ from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 GROUPS = ["asian", "black", "hisp", "white"]
 K, BUCKETS, ALPHA, GOAL_SECONDS, OBJECTIVE_TOLERANCE = 36, 10, 0.1, 1.0, 1e-6
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_blind.md"
-TIMED_SOURCES = ["fairlearn_dp/postprocessing/_blind.py", "fairlearn_dp/postprocessing/_fair_regression.py"]
+TIMED_SOURCES = ["fairlearn_dp/postprocessing/_blind.py", "fairlearn_dp/postprocessing/_fair_regression.py", "fairlearn_dp/postprocessing/_blind_fit.py", "fairlearn_dp/postprocessing/_transport.py"]
 
 
 def fits():

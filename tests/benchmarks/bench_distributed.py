@@ -94,7 +94,7 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_distribute
 TIMED_SOURCES = ("fairlearn_dp/postprocessing/_distributed.py", "fairlearn_dp/postprocessing/_dask_predict.py",
                  "fairlearn_dp/postprocessing/_fair_regression.py",
                  "fairlearn_dp/postprocessing/_threshold_optimizer.py", "fairlearn_dp/privacy/_release.py",
-                 "fairlearn_dp/utils/_random.py")
+                 "fairlearn_dp/privacy/_random.py")
 RUN_LABELS = ("generate only (`src.sum(axis=0)`)", "DPFairRegressionPostprocessor.fit", "DPThresholdOptimizer.fit",
               "DPFairRegressionPostprocessor.predict + mean", "DPThresholdOptimizer.predict + accuracy")
 

@@ -312,7 +312,7 @@ def test_skip_draws_continues_the_stream_for_every_bit_generator():
 
 
 def test_skip_draws_in_chunks_matches_one_long_draw(monkeypatch):
-    from fairlearn_dp.utils import _random
+    from fairlearn_dp.privacy import _random          # where the random sources live
 
     monkeypatch.setattr(_random, "_SKIP_CHUNK", 64)
     reference = np.random.RandomState(2).random_sample(1000)
