@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..privacy import PrivacyWarning
 from ..utils._dask import is_dask_collection
-from ..utils._validation import as_1d_float
+from ..utils._validation import as_1d_float, check_binary_labels
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "cell_codes",
            "binary_labels", "bounded_values", "n_rows"]
@@ -166,21 +166,10 @@ def n_rows(values):
 
 
 def binary_labels(values, name):
-    """``values`` as an int8 array of 0/1 labels (bool accepted); anything else is a ``ValueError`` naming ``name``
-    (NaN, other labels, strings). Vectorised: no per-row Python.
+    """``values`` as an int8 array of 0/1 labels (bool accepted): :func:`~fairlearn_dp.utils._validation.
+    check_binary_labels`, whose one message names ``name``.
     """
-    array = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame)) else np.asarray(values)
-    if array.ndim == 2 and array.shape[1] == 1:
-        array = array[:, 0]
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}.")
-    if array.dtype.kind == "b":
-        return array.astype(np.int8)
-    if array.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must hold binary labels 0 and 1 (or True/False); got values of dtype {array.dtype}.")
-    if not np.all((array == 0) | (array == 1)):
-        raise ValueError(f"{name} must hold binary labels 0 and 1 (or True/False): it holds another value or NaN.")
-    return array.astype(np.int8)
+    return check_binary_labels(values, name).astype(np.int8)
 
 
 def bounded_values(values, name, bounds):

@@ -27,6 +27,7 @@ from fairlearn.reductions import (
 from ..privacy import PrivacySpend, check_spend, validate_epsilon_delta
 from ..utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
 from ..utils._validation import (
+    check_binary_labels,
     as_group_vector,
     call_withheld,
     check_choice,
@@ -270,9 +271,7 @@ class _ExponentiatedGradientParams:
             raise ValueError(f"y has {y_arr.size} rows but X has {n} (length mismatch).")
         if pd.isna(pd.Series(y_arr)).any():
             raise ValueError("y contains NaN.")
-        if not np.all(np.isin(y_arr, (0, 1))):
-            raise ValueError("y must hold binary labels 0/1.")
-        y_arr = y_arr.astype(int)
+        y_arr = check_binary_labels(y_arr, "y").astype(int)
         group_vector = as_group_vector(sensitive_features, n, groups=self.groups)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__, private=private)
         group_index = encode_groups(group_vector, groups)

@@ -21,6 +21,7 @@ from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 from ..privacy import (PrivacySpend, charge, check_spend, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector, validate_epsilon_delta)
 from ..utils._validation import (
+    check_binary_labels,
     SharedAccountantCloneMixin,
     check_real,
     as_group_vector,
@@ -501,6 +502,4 @@ def _binary_labels(y):
         raise ValueError("y must be a non-empty 1-D array of binary labels 0/1.")
     if pd.isna(pd.Series(values, dtype=object)).any():
         raise ValueError("y contains missing values (NaN/None).")
-    if not np.all(np.isin(values, (0, 1))):
-        raise ValueError("y must contain binary labels 0 and 1 only (non-binary labels found).")
-    return values.astype(np.intp)
+    return check_binary_labels(values, "y").astype(np.intp)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import PrivacyWarning
-from ._validation import call_withheld, encode_groups, resolve_groups
+from ._validation import call_withheld, check_binary_labels, encode_groups, resolve_groups
 
 
 def _check_matrix(X, name):
@@ -45,9 +45,7 @@ def _check_labels(y, n):
         raise ValueError(f"y must be 1-D with one label per row of X ({n}), got shape {y.shape}.")
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinite values.")
-    if not np.all((y == 0) | (y == 1)):
-        raise ValueError("y must be binary with labels in {0, 1} (non-binary labels found).")
-    return y
+    return check_binary_labels(y, "y")
 
 
 def _one_entry_per_column(entries):

@@ -16,7 +16,11 @@ __all__ = ["clip_rows", "as_1d_float", "as_group_vector", "resolve_groups", "enc
            "check_feature_bound", "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin",
            "call_withheld",
            "call_on_private_rows", "check_hypotheses", "check_bool", "check_choice", "check_seed", "check_solver",
-           "check_real", "check_string", "validate_params"]
+           "check_real", "check_string", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE"]
+
+#: The one message for labels outside {0, 1} (NaN and None included), wherever binary labels are required (the
+#: Fairlearn drop-ins repeat Fairlearn's own message instead).
+BINARY_LABELS_MESSAGE = "{name} must be binary labels 0/1 (non-binary labels found)."
 
 
 def as_1d_float(values, name):
@@ -36,6 +40,30 @@ def as_1d_float(values, name):
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return arr
+
+
+def check_binary_labels(values, name="y"):
+    """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).
+
+    Anything else (another label, NaN, None, a string) is a ``ValueError`` with :data:`BINARY_LABELS_MESSAGE`,
+    which names ``name`` and quotes no value. Numeric input is checked without per-row Python. Returns the array
+    with its own dtype (callers cast it).
+    """
+    array = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+    if array.ndim == 2 and array.shape[1] == 1:
+        array = array[:, 0]
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}.")
+    if array.dtype.kind == "b":
+        return array
+    if array.dtype.kind in "iuf":
+        binary = bool(np.all((array == 0) | (array == 1)))
+    else:
+        binary = all(isinstance(v, (numbers.Real, np.bool_)) and not pd.isna(v) and v in (0, 1)
+                     for v in pd.unique(pd.Series(array, dtype=object)))
+    if not binary:
+        raise ValueError(BINARY_LABELS_MESSAGE.format(name=name))
+    return array
 
 
 def as_group_vector(sensitive_features, n_samples, name="sensitive_features", *, groups=None):
