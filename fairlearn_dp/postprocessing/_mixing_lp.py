@@ -27,9 +27,10 @@ or TPR (Algorithm 1's slack is reproduced exactly), ``2t`` for a selection rate.
 **Guarantee.** On the event above, each group's true rate of the fitted post-processor on the fitting data is
 within ``s_a`` of its released rate ``r~_a`` (a mixture of thresholds, possibly flipped, errs by at most the
 largest error of its thresholds), so for every pair of groups ``|r_a - r_b| <= |r~_a - r~_b| + s_a + s_b``
-(``disparity_bounds``). The LP constrains only the gaps to the anchor group 0, each to ``gamma`` plus its slack, so
-the released gap of two other groups can reach ``2 gamma`` (plus both slacks): the bound uses the released gaps
-themselves, which covers that. ``warn_if_unenforced`` warns when the largest of these bounds exceeds ``gamma +
+(``disparity_bounds``). The LP constrains the gap of every group to the anchor group 0 to ``gamma`` plus its
+slack and, with ``gamma > 0``, the gap of every other pair to ``gamma`` plus both slacks (``_constrained_pairs``):
+without slack the released rates' range is at most ``gamma``, Fairlearn's meaning of ``tol``. The bound uses the
+released gaps themselves. ``warn_if_unenforced`` warns when the largest of these bounds exceeds ``gamma +
 DISPARITY_WARNING_MARGIN``.
 
 **Slack.** ``rate_errors`` gives each group's own bound ``s_a = E / q~_a``. The non-private optimum's released gap
@@ -364,18 +365,28 @@ def _weights_sum_to_one(n_groups, n_points, blocks):
     return a_eq.reshape(n_groups, blocks * n_groups * n_points)
 
 
-def _constraint_rows(group_rate, *, constraints, slack, gamma):
-    """``(A_ub, b_ub)`` as lists: each constrained rate's gap of group ``a`` to group 0 within ``gamma`` plus its
-    slack, both ways; a constraint with an infinite slack (no released mass) is dropped.
+def _constrained_pairs(slack, gamma):
+    """``(a, b, bound)`` for every pair whose gap the LP constrains: each group ``a`` to the anchor 0 within ``gamma +
+    slack[a]``; with ``gamma > 0`` also each pair of other groups within ``gamma + slack[a] + slack[b]``, so that
+    the released rates' range is at most ``gamma`` without slack, as Fairlearn's ``tol`` bounds the range. (With
+    ``gamma = 0`` those rows follow from the anchor rows by the triangle inequality.) A group with an infinite slack
+    (no released mass) is left out.
     """
+    kept = [a for a in range(1, len(slack)) if np.isfinite(slack[a])]
+    pairs = [(a, 0, gamma + slack[a]) for a in kept]
+    if gamma > 0:
+        pairs += [(a, b, gamma + slack[a] + slack[b]) for i, a in enumerate(kept) for b in kept[i + 1:]]
+    return pairs
+
+
+def _constraint_rows(group_rate, *, constraints, slack, gamma):
+    """``(A_ub, b_ub)`` as lists: each constrained pair's gap (``_constrained_pairs``) within its bound, both ways."""
     a_ub, b_ub = [], []
-    n_groups = group_rate["fpr"].shape[0]
     for rate in _CONSTRAINT_RATES[constraints]:
-        for a in range(1, n_groups):
-            if np.isfinite(slack[rate][a]):
-                gap = group_rate[rate][a] - group_rate[rate][0]
-                a_ub += [gap, -gap]
-                b_ub += [gamma + slack[rate][a]] * 2
+        for a, b, bound in _constrained_pairs(slack[rate], gamma):
+            gap = group_rate[rate][a] - group_rate[rate][b]
+            a_ub += [gap, -gap]
+            b_ub += [bound] * 2
     return a_ub, b_ub
 
 

@@ -94,8 +94,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         "auto" (``predict_proba``, else ``decision_function``, else ``predict``), "predict_proba",
         "decision_function" or "predict" (binary predictions: the paper's setting).
     tol : float or None, default=None
-        The tolerance ``gamma`` in [0, 1] of every group's constrained rates to the anchor group's (plus the
-        privacy slack); None means 0. At ``epsilon=inf`` Fairlearn's ``tol``.
+        The tolerance ``gamma`` in [0, 1]: as in Fairlearn, the range of each constrained rate over the groups is at
+        most ``tol`` on the released rates (plus the privacy slack); None means 0.
     epsilon : float, default=1.0
         Privacy budget (> 0); ``numpy.inf`` is Fairlearn's non-private ``ThresholdOptimizer``.
     delta : float, default=0.0

@@ -228,3 +228,32 @@ def test_binary_selection_rate_bound_covers_the_exact_rate_in_1_minus_beta_of_fi
         private = _roc(model.table_, [0, 1])[:, 1]
         violations += bool(np.any(np.abs(private - exact) > model.rate_error_["selection"]))
     assert violations <= stats.binom.isf(1e-6, runs, beta)
+
+
+def anchor_in_the_middle_problem(m=20_000, seed=0):
+    """Three groups of shares 50 / 30 / 20 % whose accuracy-optimal selection rates lie above (group 1) and below
+    (group 2) the anchor's (group 0): gaps to the anchor of about +0.2 and -0.3 at threshold 0.5."""
+    rng = np.random.default_rng(seed)
+    a = rng.choice(3, size=m, p=[0.5, 0.3, 0.2])
+    z = rng.normal(size=m) + np.array([0.0, 0.8, -1.0])[a]
+    score = 1 / (1 + np.exp(-(2 * z - 1)))
+    y = (rng.random(m) < score).astype(int)
+    return score, a, y
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tol_bounds_the_range_of_the_released_rates_as_fairlearns_tol(seed):
+    """Fairlearn's tol bounds the range of the constrained rate over all groups. Without slack the LP keeps every
+    pair of groups within tol on the released rates, not only each group within tol of the anchor: with one group
+    above and one below the anchor, that let them differ by 2 tol. The constraint binds here (the unconstrained
+    range is about 0.5), so the range is exactly tol up to the LP's round-off. With privacy_slack=True the pair of
+    non-anchor groups is within tol plus both slacks."""
+    score, a, y = anchor_in_the_middle_problem(seed=seed)
+    tol = 0.05
+    model, _ = fit(score, a, y, tol=tol, epsilon=2.0, random_state=seed)
+    released = released_rates(model.table_, model.mixing_rates_, "selection")
+    assert np.ptp(released) == pytest.approx(tol, abs=1e-6)
+    loose, _ = fit(score, a, y, tol=tol, epsilon=2.0, privacy_slack=True, random_state=seed)
+    released, slack = released_rates(loose.table_, loose.mixing_rates_, "selection"), loose.slack_["selection"]
+    assert abs(released[1] - released[2]) <= tol + slack[1] + slack[2] + 1e-6
+    assert np.all(np.abs(released - released[0]) <= tol + slack + 1e-6)
