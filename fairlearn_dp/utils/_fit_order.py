@@ -1,0 +1,66 @@
+"""The order of every private ``fit``, written once: public parameters, budget, data, count, release, solve.
+
+Everything a fit does is a release (whether it succeeds, every message, every fitted attribute), so every private
+estimator runs the same steps in the same order (docs/design.md, "The order inside fit"):
+
+1. validate every public parameter: the class's declarative table ``_parameter_constraints`` (``{name: check}``,
+   each check from :mod:`fairlearn_dp.utils._validation`), then the rules that relate several parameters
+   (``_check_params_together``), which also resolve them (e.g. ``tol=None`` to 0);
+2. check that the accountant can pay the fit's whole spend (``_planned_spend``), before anything reads the data;
+3. read the data, with domain checks only;
+4. count, in memory or on Dask workers (``fairlearn_dp/postprocessing/_counting.py`` for the post-processors);
+5. release, through :mod:`fairlearn_dp.privacy`, charging the accountant once;
+6. solve, on released values and public inputs only.
+
+Steps 1 and 2 are :meth:`PrivateFitMixin.check_public_inputs`, public so that a wrapper (the AIF360 faces) runs
+them before it reads a dataset; ``fit`` runs them first. Steps 3 to 6 are the estimator's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ..privacy import PrivacySpend, check_spend
+from ._validation import validate_params
+
+__all__ = ["PrivateFitMixin"]
+
+
+class PrivateFitMixin:
+    """Steps 1 and 2 of a private ``fit`` (module docstring): the parameter table, the joint rules, the budget.
+
+    Subclasses declare ``_parameter_constraints`` and override ``_check_params_together`` (joint rules and
+    resolutions; it returns the resolved public inputs that ``fit`` uses) and ``_planned_spend`` (the spend the fit
+    will charge, from the resolved inputs).
+    """
+
+    #: ``{parameter name: check(value, name)}``: every check raises a ``TypeError`` or ``ValueError`` naming the
+    #: parameter and returns the checked value. Run in this order, before anything else.
+    _parameter_constraints: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
+
+    def _validate_params(self) -> Any:
+        """Step 1: run ``_parameter_constraints``, then ``_check_params_together``; return the resolved inputs."""
+        checked = validate_params(self, self._parameter_constraints)
+        return self._check_params_together(checked)
+
+    def _check_params_together(self, checked: dict[str, Any]) -> Any:
+        """The rules that relate several parameters; returns the resolved public inputs (here: ``checked``)."""
+        return checked
+
+    def _planned_spend(self, resolved: Any) -> PrivacySpend:
+        """The spend the fit will charge, from the resolved public inputs."""
+        raise NotImplementedError
+
+    def check_public_inputs(self, *, check_budget: bool = True) -> Any:
+        """Validate every public parameter, then check that the accountant can pay the fit's spend; read no data.
+
+        What ``fit`` does first. Returns the resolved public inputs. Raises ``TypeError``/``ValueError`` naming a
+        bad parameter, or diffprivlib's ``BudgetError`` when the accountant cannot pay, whatever the data.
+        ``check_budget=False`` validates only (a wrapper that learns some public inputs, such as a dataset's
+        schema, before it checks the budget).
+        """
+        resolved = self._validate_params()
+        if check_budget:
+            check_spend(self.accountant, self._planned_spend(resolved))
+        return resolved
