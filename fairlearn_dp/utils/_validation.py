@@ -16,7 +16,7 @@ __all__ = ["clip_rows", "as_1d_float", "as_group_vector", "resolve_groups", "enc
            "check_feature_bound", "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin",
            "call_withheld",
            "call_on_private_rows", "check_hypotheses", "check_bool", "check_choice", "check_seed", "check_solver",
-           "check_real", "check_string", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE"]
+           "check_real", "check_int", "check_string", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE"]
 
 #: The one message for labels outside {0, 1} (NaN and None included), wherever binary labels are required (the
 #: Fairlearn drop-ins repeat Fairlearn's own message instead).
@@ -550,6 +550,19 @@ def validate_params(owner, checks):
     their single validation step, before the budget check.
     """
     return {name: check(getattr(owner, name), name) for name, check in checks.items()}
+
+
+def check_int(value, name, *, low=None, high=None, allow_none=False):
+    """``value`` as an int in ``[low, high]`` (either end optional); None passes with ``allow_none``. A bool or a
+    non-integer is a ``TypeError``, a value outside the interval a ``ValueError``, each naming ``name``.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {type(value).__name__}.")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be an integer in {_interval_text(low, high, False, False)}, got {value!r}.")
+    return int(value)
 
 
 def check_string(value, name):
