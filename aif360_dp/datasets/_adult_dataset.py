@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import pandas as pd
 from aif360.datasets import StandardDataset
@@ -76,18 +77,18 @@ class AdultDataset(StandardDataset):
 
     def __init__(
         self,
-        label_name=_LABEL_NAME,
-        favorable_classes=None,
-        protected_attribute_names=None,
-        privileged_classes=None,
-        instance_weights_name=None,
-        categorical_features=None,
-        features_to_keep=None,
-        features_to_drop=None,
-        na_values=None,
-        custom_preprocessing=None,
-        metadata=None,
-    ):
+        label_name: str = _LABEL_NAME,
+        favorable_classes: list | Callable | None = None,
+        protected_attribute_names: list[str] | None = None,
+        privileged_classes: list | None = None,
+        instance_weights_name: str | None = None,
+        categorical_features: list[str] | None = None,
+        features_to_keep: list[str] | None = None,
+        features_to_drop: list[str] | None = None,
+        na_values: list | None = None,
+        custom_preprocessing: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+        metadata: dict | None = None,
+    ) -> None:
         na_values = _default(na_values, ["?"])
         super().__init__(
             df=_adult_frame(na_values),

@@ -56,7 +56,8 @@ class BundledRegressionDataset(RegressionDataset):
         There is no ``'label_maps'``: the label is continuous.
     """
 
-    def __init__(self, *, features, target, groups, group_names, privileged_group, label_bounds):
+    def __init__(self, *, features: pd.DataFrame, target: pd.Series, groups: pd.Series, group_names: dict,
+                 privileged_group: int, label_bounds: tuple[float, float]) -> None:
         codes = groups.to_numpy()
         scaled_groups = pd.Series(_min_max(codes), index=groups.index, name=groups.name)
         frame = pd.concat([features, scaled_groups, target], axis=1)

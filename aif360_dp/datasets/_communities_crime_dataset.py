@@ -40,7 +40,7 @@ class CommunitiesCrimeDataset(BundledRegressionDataset):
     ICML.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         bunch = fetch_communities_crime(as_frame=True)
         super().__init__(
             features=bunch.data,

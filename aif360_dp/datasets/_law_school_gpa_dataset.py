@@ -42,7 +42,7 @@ class LawSchoolGPADataset(BundledRegressionDataset):
     ICML.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         bunch = fetch_law_school(as_frame=True)
         super().__init__(
             features=bunch.data,

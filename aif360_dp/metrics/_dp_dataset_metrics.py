@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from aif360.datasets import BinaryLabelDataset
 from aif360.metrics import utils as aif360_utils
+from diffprivlib import BudgetAccountant
 
 from fairdp_adapters.aif360 import check_group_attributes
 from fairlearn_dp.metrics._frame_release import (
@@ -212,9 +213,10 @@ class DPBinaryLabelDatasetMetric:
     _COLUMNS = ("negatives", "positives")
     _NEGATIVES, _POSITIVES = (0,), (1,)
 
-    def __init__(self, dataset, unprivileged_groups: list[dict] | None = None,
+    def __init__(self, dataset: BinaryLabelDataset, unprivileged_groups: list[dict] | None = None,
                  privileged_groups: list[dict] | None = None, *, epsilon: float = 1.0, delta: float = 0.0,
-                 privacy_unit: str = "sensitive_attribute", accountant=None, random_state=None):
+                 privacy_unit: str = "sensitive_attribute", accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> None:
         # The table's columns are the labels, public under "sensitive_attribute": every column total is public.
         self._release(dataset, None, unprivileged_groups, privileged_groups, epsilon=epsilon, delta=delta,
                       privacy_unit=privacy_unit, accountant=accountant, random_state=random_state,
@@ -400,10 +402,11 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     _COLUMNS = CONFUSION_COLUMNS
     _NEGATIVES, _POSITIVES = (0, 1), (2, 3)              # true label: (tn, fp) unfavorable, (fn, tp) favorable
 
-    def __init__(self, dataset, classified_dataset, unprivileged_groups: list[dict] | None = None,
-                 privileged_groups: list[dict] | None = None, *, epsilon: float = 1.0, delta: float = 0.0,
-                 privacy_unit: str = "sensitive_attribute", public_predictions: bool = False, accountant=None,
-                 random_state=None):
+    def __init__(self, dataset: BinaryLabelDataset, classified_dataset: BinaryLabelDataset,
+                 unprivileged_groups: list[dict] | None = None, privileged_groups: list[dict] | None = None, *,
+                 epsilon: float = 1.0, delta: float = 0.0, privacy_unit: str = "sensitive_attribute",
+                 public_predictions: bool = False, accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> None:
         self._release(dataset, classified_dataset, unprivileged_groups, privileged_groups, epsilon=epsilon,
                       delta=delta, privacy_unit=privacy_unit, accountant=accountant, random_state=random_state,
                       public_columns=public_predictions)

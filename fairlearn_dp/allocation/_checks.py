@@ -7,10 +7,11 @@ numbers, ``None`` and other objects are a ``TypeError`` naming the argument, and
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
+
+from ..utils._validation import check_real
 
 __all__ = ["as_real_array", "check_finite_real", "check_positive_real"]
 
@@ -50,21 +51,16 @@ def as_real_array(values, name):
 
 
 def check_finite_real(value, name):
-    """A real, finite scalar (not a bool) as float; ``TypeError``/``ValueError`` naming ``name``."""
-    if not _is_real_scalar(value):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    try:
-        value = float(value)
-    except OverflowError as exc:
-        raise ValueError(f"{name} must be finite.") from exc
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}.")
-    return value
+    """A real, finite scalar (not a bool) as float; ``TypeError``/``ValueError`` naming ``name``.
+
+    :func:`fairlearn_dp.utils._validation.check_real` without bounds (the table check of the allocation helpers).
+    """
+    return check_real(value, name)
 
 
 def check_positive_real(value, name):
-    """A real, finite scalar > 0 as float; ``TypeError``/``ValueError`` naming ``name``."""
-    value = check_finite_real(value, name)
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value}.")
-    return value
+    """A real, finite scalar > 0 as float; ``TypeError``/``ValueError`` naming ``name``.
+
+    :func:`fairlearn_dp.utils._validation.check_real` on ``(0, inf)``.
+    """
+    return check_real(value, name, low=0.0, low_open=True)

@@ -13,17 +13,22 @@ number (see ``_chunk_sums``).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike
 from scipy import integrate, stats
 
 from ._checks import as_real_array, check_finite_real, check_positive_real
 from ._projections import project_nonnegative_sum, project_sum
 from ..utils._progress import show_progress
+from ..utils._validation import check_bool, check_int, validate_params
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
@@ -47,20 +52,20 @@ class NonNegativeSumProjection:
     ``total`` is the public total ``C`` of the simulated setting (> 0).
     """
 
-    def __init__(self, total):
+    def __init__(self, total: float) -> None:
         self.total = check_positive_real(total, "total")
 
-    def __call__(self, rows):
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
         return project_nonnegative_sum(rows, public_total=self.total)
 
 
 class ProjectionShift:
     """Statistic ``T(pi_S(x~))`` of Lemma 2 (the scalar with ``pi_S+ = (pi_S - T)_+``), repeated in every column."""
 
-    def __init__(self, total):
+    def __init__(self, total: float) -> None:
         self.total = check_positive_real(total, "total")
 
-    def __call__(self, rows):
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
         plus = project_nonnegative_sum(rows, public_total=self.total)
         shift = np.where(plus > 0, project_sum(rows, public_total=self.total) - plus, np.nan)
         return np.repeat(np.nanmean(shift, axis=1, keepdims=True), rows.shape[1], axis=1)
@@ -69,10 +74,10 @@ class ProjectionShift:
 class NegativePartOfSumProjection:
     """Statistic ``(pi_S(x~))_-``, used by the upper bound of Theorem 1 (Proposition 1)."""
 
-    def __init__(self, total):
+    def __init__(self, total: float) -> None:
         self.total = check_finite_real(total, "total")
 
-    def __call__(self, rows):
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
         return np.maximum(-project_sum(rows, public_total=self.total), 0.0)
 
 
@@ -116,16 +121,10 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed, batch_rows=None):
     return sums
 
 
-def _check_int(value, name, *, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
-    return int(value)
-
-
-def monte_carlo(counts, noise, statistics, *, n_draws, random_state=None, n_jobs=1, chunk_size=None,
-                max_chunk_mb=128, progress=None):
+def monte_carlo(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise,
+                statistics: Mapping[str, Callable[[np.ndarray], np.ndarray]], *, n_draws: int,
+                random_state: int | None = None, n_jobs: int | None = 1, chunk_size: int | None = None,
+                max_chunk_mb: float = 128, progress: bool | None = None) -> MonteCarloResult:
     """Estimate ``E[statistic(x + noise)]`` for each statistic by simulation (vectorised, chunked, parallel).
 
     Parameters
@@ -190,20 +189,31 @@ def _check_noise_and_statistics(noise, statistics):
             raise TypeError("statistics must map names (str) to callables.")
 
 
-def _check_monte_carlo_options(n_draws, chunk_size, max_chunk_mb, n_jobs, random_state, progress):
-    """``monte_carlo``'s checks of its run options; returns ``(n_draws, chunk_size, max_chunk_mb, random_state)``."""
-    n_draws = _check_int(n_draws, "n_draws", minimum=1)
-    if chunk_size is not None:
-        chunk_size = _check_int(chunk_size, "chunk_size", minimum=1)
-    max_chunk_mb = check_positive_real(max_chunk_mb, "max_chunk_mb")
+def _check_n_jobs(n_jobs, name):
+    """The joblib ``n_jobs``: None or a non-zero integer (a ``ValueError`` for any other value)."""
     if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer))
                                or n_jobs == 0):
-        raise ValueError(f"n_jobs must be a non-zero integer (joblib: -1 for all cores), got {n_jobs!r}.")
-    if random_state is not None:
-        random_state = _check_int(random_state, "random_state", minimum=0)
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True, False or None, got {type(progress).__name__}.")
-    return n_draws, chunk_size, max_chunk_mb, random_state
+        raise ValueError(f"{name} must be a non-zero integer (joblib: -1 for all cores), got {n_jobs!r}.")
+    return n_jobs
+
+
+#: :func:`monte_carlo`'s run options, checked in this order (after the counts, the noise and the statistics).
+_MONTE_CARLO_OPTIONS = {
+    "n_draws": functools.partial(check_int, low=1),
+    "chunk_size": functools.partial(check_int, low=1, allow_none=True),
+    "max_chunk_mb": check_positive_real,
+    "n_jobs": _check_n_jobs,
+    "random_state": functools.partial(check_int, low=0, allow_none=True),
+    "progress": functools.partial(check_bool, allow_none=True),
+}
+
+
+def _check_monte_carlo_options(n_draws, chunk_size, max_chunk_mb, n_jobs, random_state, progress):
+    """``monte_carlo``'s checks of its run options; returns ``(n_draws, chunk_size, max_chunk_mb, random_state)``."""
+    checked = validate_params(SimpleNamespace(n_draws=n_draws, chunk_size=chunk_size, max_chunk_mb=max_chunk_mb,
+                                              n_jobs=n_jobs, random_state=random_state, progress=progress),
+                              _MONTE_CARLO_OPTIONS)
+    return checked["n_draws"], checked["chunk_size"], checked["max_chunk_mb"], checked["random_state"]
 
 
 def _monte_carlo_result(totals, n_draws, chunk_size):
@@ -217,7 +227,7 @@ def _monte_carlo_result(totals, n_draws, chunk_size):
     return result
 
 
-def bias(expected, target):
+def bias(expected: ArrayLike, target: ArrayLike) -> np.ndarray:
     """``B = E[pi(x~)] - P(x)`` (Sec. 4): expected output minus the value on the true data (same shapes)."""
     expected = as_real_array(expected, "expected")
     target = as_real_array(target, "target")
@@ -230,7 +240,7 @@ def bias(expected, target):
 
 
 # ---------------------------------------------------------------------------------------------- exact values
-def positive_part_bias(counts, noise):
+def positive_part_bias(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise) -> np.ndarray:
     """Exact ``E[(x_i + eta_i)_+] - x_i`` of the positive part of each noisy count (the first step of pi_BL).
 
     Laplace(lambda), x >= 0: ``(lambda / 2) exp(-x / lambda)``. Gaussian(sigma): ``sigma phi(x/sigma) - x
@@ -249,7 +259,7 @@ def _gaussian_positive_part_bias(mean, scale):
     return scale * stats.norm.pdf(z) - mean * stats.norm.cdf(-z)
 
 
-def sum_projection_positive_part_bias(counts, sigma):
+def sum_projection_positive_part_bias(counts: ArrayLike, sigma: float) -> np.ndarray:
     """Exact ``B((pi_S)_+)_i`` under the Gaussian mechanism, with the public total equal to ``sum(x)``.
 
     ``pi_S(x~)_i = x_i + eta_i - mean(eta) ~ N(x_i, s^2)`` with ``s = sigma sqrt(1 - 1/n)``, hence ``B_i = s
@@ -263,7 +273,8 @@ def sum_projection_positive_part_bias(counts, sigma):
     return _gaussian_positive_part_bias(x, sigma * math.sqrt(1.0 - 1.0 / x.size))
 
 
-def proposition2_integral(x_min, x_max, sigma, n):
+def proposition2_integral(x_min: float, x_max: float, sigma: float,
+                          n: int) -> tuple[float, tuple[float, float]]:
     """Proposition 2: ``B((pi_S)_+)_1 - B((pi_S)_+)_n = int_{-x_n}^{-x_1} Phi(a t) dt``, ``a = sqrt(n/(n-1)) /
     sigma``, by quadrature. Returns ``(value, (lower, upper))`` with the proposition's bracket ``[Phi(-a x_n),
     Phi(-a x_1)] * (x_n - x_1)``.
@@ -271,7 +282,7 @@ def proposition2_integral(x_min, x_max, sigma, n):
     x_min = check_finite_real(x_min, "x_min")
     x_max = check_finite_real(x_max, "x_max")
     sigma = check_positive_real(sigma, "sigma")
-    n = _check_int(n, "n", minimum=2)
+    n = check_int(n, "n", low=2)
     if x_max < x_min:
         raise ValueError("x_max must be >= x_min.")
     a = math.sqrt(n / (n - 1)) / sigma
@@ -280,7 +291,9 @@ def proposition2_integral(x_min, x_max, sigma, n):
     return value, (stats.norm.cdf(-a * x_max) * width, stats.norm.cdf(-a * x_min) * width)
 
 
-def theorem1_bounds(counts, noise, *, total=None, n_draws=200_000, random_state=None, n_jobs=1, progress=None):
+def theorem1_bounds(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise, *, total: float | None = None,
+                    n_draws: int = 200_000, random_state: int | None = None, n_jobs: int | None = 1,
+                    progress: bool | None = None) -> dict[str, Any]:
     """Theorem 1's lower and upper bounds on the alpha-fairness of ``pi_S+``, and Lemma 3's tighter upper bound.
 
     With entities sorted by true count and the public total ``C = sum(x)`` (a ``total`` that differs is an error):

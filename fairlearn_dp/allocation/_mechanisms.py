@@ -7,11 +7,17 @@ the same shape. They only post-process released counts, so they cost no privacy.
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+from collections.abc import Callable
+from typing import Any, ClassVar
 
-from ..utils._validation import check_solver
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..utils._validation import check_bool, check_solver, validate_params
 from ._checks import as_real_array
 from ._projections import _as_rows, _nonnegative_sum_rows
+from ._release import CountRelease
 
 __all__ = ["proportional_allocation", "AllocationMechanism", "BaselineAllocation", "ProjectionOntoSimplexAllocation",
            "CostOfPrivacyAllocation", "check_weights"]
@@ -42,7 +48,8 @@ def _proportional(rows, weights):
         return np.where(positive, weighted / np.where(positive, total, 1.0), np.nan)
 
 
-def proportional_allocation(counts, weights=None, *, allow_negative=False):
+def proportional_allocation(counts: ArrayLike | CountRelease, weights: ArrayLike | None = None, *,
+                            allow_negative: bool = False) -> np.ndarray:
     """``P^F(x)_i = a_i x_i / sum_j a_j x_j`` (the Title I formula), for one vector or a batch of rows.
 
     Parameters
@@ -67,8 +74,7 @@ def proportional_allocation(counts, weights=None, *, allow_negative=False):
         counts, or noisy counts summing below 0): the formula is undefined there.
     """
     arr, single = _as_rows(counts, "counts")
-    if not isinstance(allow_negative, (bool, np.bool_)):
-        raise TypeError(f"allow_negative must be True or False, got {type(allow_negative).__name__}.")
+    allow_negative = check_bool(allow_negative, "allow_negative")
     if not allow_negative and np.any(arr < 0):
         raise ValueError("counts must be non-negative (noisy counts: use an allocation mechanism, or "
                          "allow_negative=True for the raw formula P^F(x~)).")
@@ -86,15 +92,24 @@ class AllocationMechanism:
     Parameters
     ----------
     weights : array-like of shape (n,) or None
-        The formula's weights ``a_i`` (public), all 1 when None.
+        The formula's weights ``a_i`` (public), all 1 when None (checked against the number of entities when
+        ``allocate`` sees it).
     """
 
     name = "base"
+    #: ``{parameter name: check(value, name)}`` of the mechanism's other public parameters, run by
+    #: :meth:`_validate_params` (``weights`` is checked in ``allocate``: its length is the number of entities).
+    _parameter_constraints: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
 
-    def __init__(self, weights=None):
+    def __init__(self, weights: ArrayLike | None = None) -> None:
         self.weights = weights
 
-    def allocate(self, noisy):
+    def _validate_params(self):
+        """Run the table ``_parameter_constraints``; return ``{name: checked value}``."""
+        return validate_params(self, self._parameter_constraints)
+
+    def allocate(self, noisy: ArrayLike | CountRelease) -> np.ndarray:
+        """Shares on the simplex for one noisy vector (shape ``(n,)``) or a batch of them (one per row)."""
         arr, single = _as_rows(noisy, "noisy")
         rows = np.atleast_2d(arr)
         out = self._allocate(rows, check_weights(self.weights, rows.shape[1]))
@@ -103,10 +118,11 @@ class AllocationMechanism:
     def _allocate(self, rows, weights):
         raise NotImplementedError
 
-    def __call__(self, noisy):
+    def __call__(self, noisy: ArrayLike | CountRelease) -> np.ndarray:
+        """:meth:`allocate`."""
         return self.allocate(noisy)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}(weights={'None' if self.weights is None else '...'})"
 
 
@@ -162,15 +178,17 @@ class CostOfPrivacyAllocation(AllocationMechanism):
     """
 
     name = "CoP"
+    _parameter_constraints = {"solver": functools.partial(check_solver, own=None)}   # an installed cvxpy solver
 
-    def __init__(self, weights=None, solver="HIGHS"):
+    def __init__(self, weights: ArrayLike | None = None, solver: str = "HIGHS") -> None:
         super().__init__(weights)
-        self.solver = check_solver(solver, own=None)      # up front: an installed cvxpy solver's name
+        self.solver = solver
+        self._validate_params()                            # up front
 
     def _allocate(self, rows, weights):
         import cvxpy as cp
 
-        check_solver(self.solver, own=None)                # set after construction: checked before any solve
+        self._validate_params()                            # set after construction: checked before any solve
         proportional = _proportional(rows, weights)
         out = np.full_like(rows, 1.0 / rows.shape[1])
         n = rows.shape[1]

@@ -16,6 +16,7 @@ passes ``public_total=`` and thereby declares it public.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..privacy import project_onto_sum
 from ..privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
@@ -78,7 +79,7 @@ def _rows_and_total(noisy, public_total, *, required):
     return arr, single, _check_total(public_total)
 
 
-def project_sum(noisy, *, public_total=None):
+def project_sum(noisy: ArrayLike | CountRelease, *, public_total: float | None = None) -> np.ndarray:
     """``pi_S``: Euclidean projection onto ``{v : sum(v) = total}`` (Lemma 1).
 
     Closed form ``v_i = x~_i + (total - sum_j x~_j) / n``.
@@ -97,7 +98,7 @@ def project_sum(noisy, *, public_total=None):
     return project_onto_sum(arr, np.broadcast_to(total, arr.shape[:-1]), axis=-1)
 
 
-def project_nonnegative_sum(noisy, *, public_total=None):
+def project_nonnegative_sum(noisy: ArrayLike | CountRelease, *, public_total: float | None = None) -> np.ndarray:
     """``pi_S+``: Euclidean projection onto ``{v >= 0 : sum(v) = total}`` (program P_S+, Lemma 2).
 
     Lemma 2: ``pi_S+(x~) = (pi_S(x~) - T)_+`` where the scalar ``T >= 0`` solves ``sum_i (pi_S(x~)_i - T)_+ =
@@ -125,7 +126,7 @@ def project_nonnegative_sum(noisy, *, public_total=None):
     return out[0] if single else out
 
 
-def project_simplex(values):
+def project_simplex(values: ArrayLike) -> np.ndarray:
     """Euclidean projection onto the probability simplex ``{v >= 0 : sum(v) = 1}`` (the PoS step, program P_PoS).
 
     The total 1 is a constant, so any vectors (a release, noisy counts or proportional shares) may be projected.
@@ -151,8 +152,10 @@ def _check_constraint(matrix, vector, n, name, vector_name):
     return matrix, vector
 
 
-def project_with_invariants(noisy, *, public_total=None, nonnegative=True, A_eq=None, b_eq=None, A_ub=None,
-                            b_ub=None, solver=None):
+def project_with_invariants(noisy: ArrayLike | CountRelease, *, public_total: float | None = None,
+                            nonnegative: bool = True, A_eq: ArrayLike | None = None, b_eq: ArrayLike | None = None,
+                            A_ub: ArrayLike | None = None, b_ub: ArrayLike | None = None,
+                            solver: str | None = None) -> np.ndarray:
     """Euclidean projection of one vector onto a polyhedron of user-declared invariants, solved with cvxpy.
 
     ``{v : sum(v) = total (if any), v >= 0 (if nonnegative), A_eq v = b_eq, A_ub v <= b_ub}``; e.g. hierarchical

@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
 from ..privacy._release import noise_scale
-from ..utils._validation import check_seed
+from ..utils._validation import check_bool, check_choice, check_seed, validate_params
+
+if TYPE_CHECKING:
+    from diffprivlib import BudgetAccountant
 from ._checks import as_real_array, check_positive_real
 
 __all__ = ["release_counts", "CountRelease", "count_sensitivity", "COUNT_SENSITIVITY", "LaplaceNoise",
@@ -38,8 +44,11 @@ COUNT_SENSITIVITY = 1.0
 ADD_REMOVE = "add/remove"
 SUBSTITUTION = "substitution"
 
+#: :func:`release_counts`' public parameters besides epsilon and delta, checked before the budget.
+_RELEASE_PARAMETERS = {"invariant_total": check_bool, "random_state": check_seed}
 
-def count_sensitivity(*, invariant_total=False):
+
+def count_sensitivity(*, invariant_total: bool = False) -> tuple[float, float]:
     """``(l1, l2)`` sensitivity of a count vector: ``(1, 1)`` under add/remove, ``(2, sqrt 2)`` under substitution.
 
     Parameters
@@ -48,9 +57,7 @@ def count_sensitivity(*, invariant_total=False):
         Whether the total is a public invariant (then neighbours are substitutions: one person moves between
         entities, one count falls by 1 and another rises by 1).
     """
-    if not isinstance(invariant_total, (bool, np.bool_)):
-        raise TypeError(f"invariant_total must be True or False, got {type(invariant_total).__name__}.")
-    if invariant_total:
+    if check_bool(invariant_total, "invariant_total"):
         return 2.0, math.sqrt(2.0)
     return COUNT_SENSITIVITY, COUNT_SENSITIVITY
 
@@ -104,8 +111,7 @@ class CountRelease:
     public_total: float | None = None
 
     def __post_init__(self):
-        if self.neighbouring not in (ADD_REMOVE, SUBSTITUTION):
-            raise ValueError(f"neighbouring must be {ADD_REMOVE!r} or {SUBSTITUTION!r}, got {self.neighbouring!r}.")
+        check_choice(self.neighbouring, "neighbouring", (ADD_REMOVE, SUBSTITUTION))
         if (self.public_total is None) != (self.neighbouring == ADD_REMOVE):
             raise ValueError("public_total is recorded exactly when the release is under substitution "
                              "(invariant total).")
@@ -124,12 +130,12 @@ class CountRelease:
             object.__setattr__(self, "public_total", float(self.public_total))
 
     @property
-    def invariant_total(self):
+    def invariant_total(self) -> bool:
         """True when the total is a public invariant (substitution neighbours)."""
         return self.neighbouring == SUBSTITUTION
 
     @property
-    def released_total(self):
+    def released_total(self) -> float:
         """The sum of the noisy counts: post-processing of the release, public whatever the relation."""
         return float(self.noisy.sum())
 
@@ -147,7 +153,9 @@ class CountRelease:
                 f"epsilon={self.spend.epsilon:g}, delta={self.spend.delta:g}{total})")
 
 
-def release_counts(counts, *, epsilon, delta=0.0, invariant_total=False, accountant=None, random_state=None):
+def release_counts(counts: ArrayLike, *, epsilon: float, delta: float = 0.0, invariant_total: bool = False,
+                   accountant: BudgetAccountant | None = None,
+                   random_state: int | np.random.RandomState | None = None) -> CountRelease:
     """Release a vector of counts with noise from a diffprivlib mechanism; charge the accountant once.
 
     Parameters
@@ -184,9 +192,9 @@ def release_counts(counts, *, epsilon, delta=0.0, invariant_total=False, account
     the domain (non-negative integers); messages carry no counts.
     """
     epsilon, delta = validate_epsilon_delta(epsilon, delta, allow_inf=False)
+    validate_params(SimpleNamespace(invariant_total=invariant_total, random_state=random_state), _RELEASE_PARAMETERS)
     l1, l2 = count_sensitivity(invariant_total=invariant_total)
-    noise_scale(epsilon, delta, l1, l2)
-    check_seed(random_state)
+    noise_scale(epsilon, delta, l1, l2)                 # epsilon and delta with the sensitivity: a finite scale
     spend = PrivacySpend(epsilon, delta)
     check_spend(accountant, spend)
     values = _check_counts(counts)
@@ -212,13 +220,13 @@ class LaplaceNoise:
         object.__setattr__(self, "lam", check_positive_real(self.lam, "lam"))
 
     @classmethod
-    def from_epsilon(cls, epsilon, *, invariant_total=False):
+    def from_epsilon(cls, epsilon: float, *, invariant_total: bool = False) -> LaplaceNoise:
         """The scale :func:`release_counts` uses: ``1 / epsilon`` (add/remove) or ``2 / epsilon`` (public total)."""
         epsilon, _ = validate_epsilon_delta(epsilon, 0.0, allow_inf=False)
         l1, l2 = count_sensitivity(invariant_total=invariant_total)
         return cls(noise_scale(epsilon, 0.0, l1, l2))
 
-    def sample(self, rng, shape):
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray | float:
         """``shape`` independent Laplace(0, ``lam``) draws from ``rng``: ``lam (E1 - E2)`` with ``E1``, ``E2``
         independent standard exponentials (the difference of two i.i.d. Exp(1) is standard Laplace, exactly).
         numpy's ``standard_exponential`` is a ziggurat sampler, about twice as fast as ``Generator.laplace``'s log
@@ -235,7 +243,8 @@ class LaplaceNoise:
         draws *= self.lam
         return draws
 
-    def describe(self):
+    def describe(self) -> str:
+        """``Laplace(lambda=...)``."""
         return f"Laplace(lambda={self.lam:g})"
 
 
@@ -252,7 +261,7 @@ class GaussianNoise:
         object.__setattr__(self, "sigma", check_positive_real(self.sigma, "sigma"))
 
     @classmethod
-    def from_epsilon(cls, epsilon, delta, *, invariant_total=False):
+    def from_epsilon(cls, epsilon: float, delta: float, *, invariant_total: bool = False) -> GaussianNoise:
         """The sigma of diffprivlib's analytic Gaussian mechanism that :func:`release_counts` uses.
 
         L2 sensitivity 1 (add/remove) or ``sqrt(2)`` (``invariant_total=True``).
@@ -263,8 +272,10 @@ class GaussianNoise:
         l1, l2 = count_sensitivity(invariant_total=invariant_total)
         return cls(noise_scale(epsilon, delta, l1, l2))
 
-    def sample(self, rng, shape):
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray | float:
+        """``shape`` independent normal(0, ``sigma``) draws from ``rng``."""
         return rng.normal(0.0, self.sigma, size=shape)
 
-    def describe(self):
+    def describe(self) -> str:
+        """``Gaussian(sigma=...)``."""
         return f"Gaussian(sigma={self.sigma:g})"

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
-import numbers
+import functools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
-from ._bounds import epsilon_lower_bound
 from ..utils._progress import show_progress
+from ..utils._validation import (
+    check_bool,
+    check_callable,
+    check_choice,
+    check_int,
+    check_real,
+    validate_params,
+    value_errors,
+)
+from ._bounds import epsilon_lower_bound
 from ._events import FitFailure
 
-__all__ = ["AuditResult", "audit"]
+__all__ = ["AuditResult", "audit", "check_fit_kwargs"]
 
 
 @dataclass(frozen=True)
@@ -52,8 +64,10 @@ class AuditResult:
     failures: tuple = (0, 0)
 
 
-def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsilon, declared_delta=0.0,
-          confidence=0.95, random_state=None, n_jobs=None, fit_failures="raise", progress=None):
+def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neighbour: dict[str, Any], *,
+          event: Callable[[Any], bool], n_runs: int, declared_epsilon: float, declared_delta: float = 0.0,
+          confidence: float = 0.95, random_state: int | np.random.SeedSequence | None = None,
+          n_jobs: int | None = None, fit_failures: str = "raise", progress: bool | None = None) -> AuditResult:
     """Empirically audit the privacy of an estimator's fit on one pair of neighbouring datasets.
 
     Fits ``estimator_factory(seed)`` on ``dataset`` and on ``neighbour`` ``n_runs`` times each, every fit with its
@@ -111,19 +125,10 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
     Warnings raised inside the fits (e.g. noise-driven slack or empty-group warnings at the small sizes audits
     use) are silenced; exceptions propagate unless ``fit_failures="output"``.
     """
-    if isinstance(n_runs, bool) or not isinstance(n_runs, numbers.Integral) or n_runs < 1:
-        raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}.")
-    if (isinstance(declared_epsilon, bool) or not isinstance(declared_epsilon, numbers.Real)
-            or not declared_epsilon > 0):
-        raise ValueError(f"declared_epsilon must be > 0, got {declared_epsilon!r}.")
-    if not callable(estimator_factory) or not callable(event):
-        raise TypeError("estimator_factory and event must be callable.")
-    if not isinstance(dataset, dict) or not isinstance(neighbour, dict):
-        raise TypeError("dataset and neighbour must be dicts of fit keyword arguments.")
-    if fit_failures not in _FIT_FAILURES:
-        raise ValueError(f"fit_failures must be one of {_FIT_FAILURES}, got {fit_failures!r}.")
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True, False or None, got {type(progress).__name__}.")
+    validate_params(SimpleNamespace(n_runs=n_runs, declared_epsilon=declared_epsilon,
+                                    estimator_factory=estimator_factory, event=event, dataset=dataset,
+                                    neighbour=neighbour, fit_failures=fit_failures, progress=progress),
+                    _AUDIT_PARAMETERS)
     observe = fit_failures == "output"
     n_runs = int(n_runs)
     seeds = _distinct_seeds(random_state, 2 * n_runs)
@@ -165,6 +170,30 @@ def audit(estimator_factory, dataset, neighbour, *, event, n_runs, declared_epsi
 
 
 _FIT_FAILURES = ("raise", "output")
+
+
+def check_fit_kwargs(value, name, *, allow_none=False):
+    """``dataset`` / ``neighbour``: a dict of ``fit`` keyword arguments (None passes with ``allow_none``)."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"dataset and neighbour must be dicts of fit keyword arguments"
+                        f"{' (neighbour may be None)' if allow_none else ''}; {name} is a {type(value).__name__}.")
+    return value
+
+
+#: :func:`audit`'s parameters, checked in this order before any fit (the audit's documented error for a bad count or
+#: epsilon, of whatever type, is a ``ValueError``).
+_AUDIT_PARAMETERS = {
+    "n_runs": value_errors(functools.partial(check_int, low=1)),
+    "declared_epsilon": value_errors(functools.partial(check_real, low=0.0, low_open=True, allow_inf=True)),
+    "estimator_factory": check_callable,
+    "event": check_callable,
+    "dataset": check_fit_kwargs,
+    "neighbour": check_fit_kwargs,
+    "fit_failures": functools.partial(check_choice, options=_FIT_FAILURES),
+    "progress": functools.partial(check_bool, allow_none=True),
+}
 
 
 def _progress_bar(progress, total):

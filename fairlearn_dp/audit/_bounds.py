@@ -2,31 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import math
-import numbers
+from types import SimpleNamespace
 
 from scipy.stats import beta
+
+from ..utils._validation import check_choice, check_int, check_real, validate_params, value_errors
 
 __all__ = ["clopper_pearson", "epsilon_lower_bound"]
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 
 
-def _check_counts(k, n, name="k"):
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}.")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= n:
-        raise ValueError(f"{name} must be an integer in [0, n={n}], got {k!r}.")
-    return int(k), int(n)
+#: The documented error for a bad count or level, of whatever type, is a ``ValueError``.
+_TRIALS = value_errors(functools.partial(check_int, low=1))
+_LEVEL = value_errors(functools.partial(check_real, low=0.0, high=1.0, low_open=True, high_open=True))
+_BOUND_PARAMETERS = {"confidence": _LEVEL,
+                     "delta": value_errors(functools.partial(check_real, low=0.0, high=1.0, high_open=True))}
 
 
-def _check_level(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}.")
-    return float(value)
+def _check_counts(k, n, name="k", n_name="n"):
+    """``(k, n)``: ``n >= 1`` trials, then ``0 <= k <= n`` successes (each error a ``ValueError`` naming it)."""
+    n = _TRIALS(n, n_name)
+    return value_errors(functools.partial(check_int, low=0, high=n))(k, name), n
 
 
-def clopper_pearson(k, n, alpha=0.05, *, alternative="two-sided"):
+def clopper_pearson(k: int, n: int, alpha: float = 0.05, *, alternative: str = "two-sided") -> tuple[float, float]:
     """Exact (Clopper-Pearson) confidence bounds for a binomial proportion from ``k`` successes in ``n`` trials.
 
     The bounds invert the binomial test through the beta distribution (Clopper & Pearson 1934): the lower bound
@@ -52,9 +54,8 @@ def clopper_pearson(k, n, alpha=0.05, *, alternative="two-sided"):
     (low, high) : tuple of float
     """
     k, n = _check_counts(k, n)
-    alpha = _check_level(alpha, "alpha")
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}.")
+    alpha = _LEVEL(alpha, "alpha")
+    check_choice(alternative, "alternative", _ALTERNATIVES)
     tail = alpha / 2 if alternative == "two-sided" else alpha
     low, high = 0.0, 1.0
     if alternative in ("two-sided", "greater") and k > 0:
@@ -64,7 +65,8 @@ def clopper_pearson(k, n, alpha=0.05, *, alternative="two-sided"):
     return low, high
 
 
-def epsilon_lower_bound(hits_d, hits_d_prime, n_runs, *, confidence=0.95, delta=0.0):
+def epsilon_lower_bound(hits_d: int, hits_d_prime: int, n_runs: int, *, confidence: float = 0.95,
+                        delta: float = 0.0) -> float:
     r"""Lower confidence bound on the epsilon of a mechanism from how often one event occurred on two neighbours.
 
     With ``p = P[M(D) in E]`` and ``p' = P[M(D') in E]``, every (epsilon, delta)-DP mechanism satisfies ``p <=
@@ -93,11 +95,10 @@ def epsilon_lower_bound(hits_d, hits_d_prime, n_runs, *, confidence=0.95, delta=
     float
         The lower bound on epsilon; 0.0 when the data support no positive bound.
     """
-    _check_counts(hits_d, n_runs, "hits_d")
-    _check_counts(hits_d_prime, n_runs, "hits_d_prime")
-    confidence = _check_level(confidence, "confidence")
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 <= delta < 1:
-        raise ValueError(f"delta must be in [0, 1), got {delta!r}.")
+    _check_counts(hits_d, n_runs, "hits_d", "n_runs")
+    _check_counts(hits_d_prime, n_runs, "hits_d_prime", "n_runs")
+    checked = validate_params(SimpleNamespace(confidence=confidence, delta=delta), _BOUND_PARAMETERS)
+    confidence, delta = checked["confidence"], checked["delta"]
     alpha = (1 - confidence) / 2
     p_low, p_high = clopper_pearson(int(hits_d), int(n_runs), alpha)
     q_low, q_high = clopper_pearson(int(hits_d_prime), int(n_runs), alpha)

@@ -17,14 +17,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["released_attribute", "FitFailure", "FitFailed", "CellEvent", "ThresholdEvent", "OrthantEvent",
            "PlayErrorEvent", "SelectionEvent"]
 
 
-def released_attribute(obj, dotted):
+def released_attribute(obj: Any, dotted: str) -> Any:
     """``obj.a.b``, also through dicts and lists: ``history_.noisy_gradients`` is ``obj.history_["noisy_gradients"]``
     and ``history_.0.error_statistic`` is ``obj.history_[0]["error_statistic"]``.
     """
@@ -69,7 +71,7 @@ class FitFailed:
         Which failures count.
     """
 
-    def __init__(self, exception_types=Exception):
+    def __init__(self, exception_types: type[BaseException] | tuple[type[BaseException], ...] = Exception) -> None:
         types = exception_types if isinstance(exception_types, tuple) else (exception_types,)
         if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
             raise TypeError(f"exception_types must be an exception class or a tuple of them, got "
@@ -77,26 +79,26 @@ class FitFailed:
         self.exception_types = types
 
     @property
-    def description(self):
+    def description(self) -> str:
         names = ", ".join(t.__name__ for t in self.exception_types)
         return f"the fit raised ({names})"
 
-    def __call__(self, outcome):
+    def __call__(self, outcome: Any) -> bool:
         return bool(isinstance(outcome, FitFailure) and issubclass(outcome.exception_type, self.exception_types))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"FitFailed({self.description})"
 
 
 class _ReleaseEvent:
     """An event on a released attribute of a fitted object; ``False`` on a :class:`FitFailure`."""
 
-    def __call__(self, outcome):
+    def __call__(self, outcome: Any) -> bool:
         if isinstance(outcome, FitFailure):
             return False
         return self._holds(outcome)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.description})"
 
 
@@ -107,7 +109,8 @@ def _cell(cell):
 class CellEvent(_ReleaseEvent):
     """``released[lost] >= threshold_lost and released[gained] <= threshold_gained`` on a fitted object."""
 
-    def __init__(self, attribute, lost, gained, threshold_lost, threshold_gained, expected_probabilities=None):
+    def __init__(self, attribute: str, lost: Sequence[int], gained: Sequence[int], threshold_lost: float,
+                 threshold_gained: float, expected_probabilities: tuple[float, float] | None = None) -> None:
         self.attribute = attribute
         self.lost = tuple(int(i) for i in lost)
         self.gained = tuple(int(i) for i in gained)
@@ -116,7 +119,7 @@ class CellEvent(_ReleaseEvent):
         self.expected_probabilities = expected_probabilities
 
     @property
-    def description(self):
+    def description(self) -> str:
         return (f"{self.attribute}[{', '.join(map(str, self.lost))}] >= {self.threshold_lost:.6g} and "
                 f"{self.attribute}[{', '.join(map(str, self.gained))}] <= {self.threshold_gained:.6g} (true values "
                 "on D; D' moves one count from the first cell to the second)")
@@ -131,7 +134,7 @@ class ThresholdEvent(_ReleaseEvent):
     release thresholded at its true value on ``D``.
     """
 
-    def __init__(self, attribute, cell, threshold, shift, sigma):
+    def __init__(self, attribute: str, cell: Sequence[int], threshold: float, shift: float, sigma: float) -> None:
         from scipy.stats import norm
 
         self.attribute = attribute
@@ -142,7 +145,7 @@ class ThresholdEvent(_ReleaseEvent):
         self.expected_probabilities = (0.5, float(norm.cdf(-abs(self.shift) / self.sigma)))
 
     @property
-    def description(self):
+    def description(self) -> str:
         return (f"{self.attribute}[{', '.join(map(str, self.cell))}] {'<=' if self.shift > 0 else '>='} "
                 f"{self.threshold:.6g} (true value on D; D' shifts it by {self.shift:+.6g}; declared Gaussian sigma "
                 f"{self.sigma:.6g})")
@@ -161,7 +164,9 @@ class OrthantEvent(_ReleaseEvent):
     ``k`` moved cells.
     """
 
-    def __init__(self, attribute, lowered, raised, thresholds_lowered, thresholds_raised, expected_probabilities):
+    def __init__(self, attribute: str, lowered: Sequence[Sequence[int]], raised: Sequence[Sequence[int]],
+                 thresholds_lowered: Sequence[float], thresholds_raised: Sequence[float],
+                 expected_probabilities: Sequence[float]) -> None:
         self.attribute = attribute
         self.lowered = tuple(tuple(int(i) for i in cell) for cell in lowered)
         self.raised = tuple(tuple(int(i) for i in cell) for cell in raised)
@@ -170,7 +175,7 @@ class OrthantEvent(_ReleaseEvent):
         self.expected_probabilities = tuple(float(p) for p in expected_probabilities)
 
     @property
-    def description(self):
+    def description(self) -> str:
         tests = [f"{_cell(c)} >= {t:.6g}" for c, t in zip(self.lowered, self.thresholds_lowered)]
         tests += [f"{_cell(c)} <= {t:.6g}" for c, t in zip(self.raised, self.thresholds_raised)]
         return (f"{self.attribute}: " + " and ".join(tests) + " (true values on D; D' lowers the first cells and "
@@ -192,20 +197,21 @@ class PlayErrorEvent(_ReleaseEvent):
     ``D'``, whatever the play.
     """
 
-    def __init__(self, attribute, play_attribute, X, y, expected_probabilities):
+    def __init__(self, attribute: str, play_attribute: str, X: ArrayLike, y: ArrayLike,
+                 expected_probabilities: Sequence[float]) -> None:
         self.attribute = attribute
         self.play_attribute = play_attribute
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y, dtype=float)
         self.expected_probabilities = tuple(float(p) for p in expected_probabilities)
 
-    def reference(self, fitted):
+    def reference(self, fitted: Any) -> float:
         """The statistic's true value on ``D`` for the fitted object's released play."""
         play = released_attribute(fitted, self.play_attribute)
         return float(np.abs(np.asarray(play.predict(self.X), dtype=float) - self.y).sum())
 
     @property
-    def description(self):
+    def description(self) -> str:
         return (f"{self.attribute} >= sum_i |{self.play_attribute}(x_i) - y_i| over D (its true value on D given the "
                 "released play; D' lowers it by its sensitivity for every play)")
 
@@ -216,13 +222,13 @@ class PlayErrorEvent(_ReleaseEvent):
 class SelectionEvent(_ReleaseEvent):
     """``released == index``: the exponential mechanism selected the candidate whose cost ``D'`` raises."""
 
-    def __init__(self, attribute, index, expected_probabilities):
+    def __init__(self, attribute: str, index: int, expected_probabilities: Sequence[float]) -> None:
         self.attribute = attribute
         self.index = int(index)
         self.expected_probabilities = tuple(float(p) for p in expected_probabilities)
 
     @property
-    def description(self):
+    def description(self) -> str:
         return (f"{self.attribute} == {self.index} (the candidate whose cost D' raises; equal costs on D, so "
                 "probability 1/2 on D whatever the mechanism's scale)")
 

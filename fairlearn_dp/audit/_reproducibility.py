@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import math
-import numbers
 import random
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
+from ..utils._validation import check_callable, check_int, validate_params, value_errors
+from ._audit import check_fit_kwargs
 from ._events import released_attribute
 
 __all__ = ["ReproducibilityResult", "audit_unseeded_reproducibility"]
@@ -49,7 +54,10 @@ class ReproducibilityResult:
     epsilon_lower_bound: float
 
 
-def audit_unseeded_reproducibility(factory_unseeded, dataset, neighbour=None, *, statistics, global_seeds=(0, 1, 2)):
+def audit_unseeded_reproducibility(factory_unseeded: Callable[[], Any], dataset: dict[str, Any],
+                                   neighbour: dict[str, Any] | None = None, *,
+                                   statistics: str | Callable[[Any], Any] | Sequence[str | Callable[[Any], Any]],
+                                   global_seeds: Sequence[int] = (0, 1, 2)) -> ReproducibilityResult:
     """Check that an estimator built with ``random_state=None`` does not draw its noise from a global generator.
 
     A DP estimator's noise must be unpredictable. One that draws from numpy's global generator when
@@ -86,19 +94,9 @@ def audit_unseeded_reproducibility(factory_unseeded, dataset, neighbour=None, *,
     -----
     Fits run with warnings silenced; exceptions propagate.
     """
-    if not callable(factory_unseeded):
-        raise TypeError("factory_unseeded must be callable.")
-    if not isinstance(dataset, dict) or not (neighbour is None or isinstance(neighbour, dict)):
-        raise TypeError("dataset and neighbour must be dicts of fit keyword arguments (neighbour may be None).")
-    if isinstance(statistics, str) or callable(statistics):
-        statistics = (statistics,)
-    statistics = tuple(statistics)
-    if not statistics or not all(isinstance(s, str) or callable(s) for s in statistics):
-        raise TypeError("statistics must be a dotted attribute path, a callable or a non-empty sequence of them.")
-    seeds = tuple(global_seeds) if not isinstance(global_seeds, (str, bytes)) else ()
-    if not seeds or not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and 0 <= s < 2 ** 32
-                            for s in seeds):
-        raise ValueError(f"global_seeds must be a non-empty sequence of integers in [0, 2**32), got {global_seeds!r}.")
+    checked = validate_params(SimpleNamespace(factory_unseeded=factory_unseeded, dataset=dataset, neighbour=neighbour,
+                                              statistics=statistics, global_seeds=global_seeds), _PARAMETERS)
+    statistics, seeds = checked["statistics"], checked["global_seeds"]
 
     numpy_state, python_state = np.random.get_state(), random.getstate()
     identical = [[False] * len(seeds) for _ in statistics]
@@ -123,6 +121,37 @@ def audit_unseeded_reproducibility(factory_unseeded, dataset, neighbour=None, *,
         identical=tuple(map(tuple, identical)),
         distinguishes_neighbours=None if distinguishes is None else tuple(map(tuple, distinguishes)),
         epsilon_lower_bound=math.inf if leak else 0.0)
+
+
+def _check_statistics(statistics, name):
+    """``statistics`` as a non-empty tuple of dotted attribute paths and callables (one is a tuple of one)."""
+    if isinstance(statistics, str) or callable(statistics):
+        statistics = (statistics,)
+    statistics = tuple(statistics)
+    if not statistics or not all(isinstance(s, str) or callable(s) for s in statistics):
+        raise TypeError(f"{name} must be a dotted attribute path, a callable or a non-empty sequence of them.")
+    return statistics
+
+
+_GLOBAL_SEED = value_errors(functools.partial(check_int, low=0, high=2 ** 32 - 1))
+
+
+def _check_global_seeds(global_seeds, name):
+    """``global_seeds`` as a non-empty tuple of ints in ``[0, 2**32)`` (``ValueError`` naming ``name``)."""
+    seeds = tuple(global_seeds) if not isinstance(global_seeds, (str, bytes)) else ()
+    if not seeds:
+        raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {global_seeds!r}.")
+    return tuple(_GLOBAL_SEED(seed, name) for seed in seeds)
+
+
+#: :func:`audit_unseeded_reproducibility`'s parameters, checked in this order before any fit.
+_PARAMETERS = {
+    "factory_unseeded": check_callable,
+    "dataset": check_fit_kwargs,
+    "neighbour": functools.partial(check_fit_kwargs, allow_none=True),
+    "statistics": _check_statistics,
+    "global_seeds": _check_global_seeds,
+}
 
 
 def _released_after_seed(factory, fit_kwargs, statistics, seed):

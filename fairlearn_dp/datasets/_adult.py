@@ -8,8 +8,10 @@ import re
 import numpy as np
 
 import pandas as pd
+from sklearn.utils import Bunch
 
 from ..utils._row_bounds import publish_row_norm_bounds
+from ..utils._validation import check_choice
 from ._base import check_loaded, data_path, make_bunch
 
 __all__ = ["fetch_adult", "adult_categories"]
@@ -60,7 +62,7 @@ def _attribute_kinds(path):
     return {name: values == "continuous" for name, values in _ATTRIBUTE_LINE.findall(path.read_text(encoding="ascii"))}
 
 
-def adult_categories():
+def adult_categories() -> dict[str, list[str]]:
     """The public codebook: ``{attribute: [values]}`` for the 8 categorical attributes, from ``adult.names``.
 
     Use it (not the values found in the data) to declare ``groups`` and to one-hot encode: the codebook is
@@ -78,7 +80,7 @@ ADULT_PUBLIC_BOUNDS = {"age": (17, 90), "education-num": (1, 16), "capital-gain"
                        "capital-loss": (0, 4356), "hours-per-week": (1, 99)}
 
 
-def adult_features(sensitive="sex"):
+def adult_features(sensitive: str = "sex") -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Adult as a model-ready ``(X, y, a)`` whose feature set and scaling are public (read no statistic of the data).
 
     - ``X``: a float DataFrame. The five numeric attributes are clipped to :data:`ADULT_PUBLIC_BOUNDS` and mapped
@@ -98,8 +100,7 @@ def adult_features(sensitive="sex"):
     Because the columns come from the codebook (not from the values found in the sample), the feature set is the
     same for every dataset: public under either privacy unit.
     """
-    if sensitive not in ("sex", "race"):
-        raise ValueError(f"sensitive must be 'sex' or 'race', got {sensitive!r}.")
+    check_choice(sensitive, "sensitive", ("sex", "race"))
     data = fetch_adult()
     codebook = adult_categories()
     frame = data.data.drop(columns=["fnlwgt", "sex", "race"])
@@ -136,7 +137,7 @@ def _read_split(filename, columns, skiprows):
     return frame
 
 
-def fetch_adult(*, as_frame=True, return_X_y=False):
+def fetch_adult(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | tuple:
     """Load the UCI Adult data (binary income classification), offline, from the bundled raw UCI files.
 
     ==============   ====================

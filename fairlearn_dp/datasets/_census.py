@@ -62,7 +62,8 @@ elementary and secondary districts SAIPE counts the relevant children for each d
 """
 
 
-def fetch_school_districts(*, as_frame=True, state_weights=None, include_puerto_rico=True):
+def fetch_school_districts(*, as_frame: bool = True, state_weights: Mapping[str, float] | None = None,
+                           include_puerto_rico: bool = True) -> Bunch:
     """Load SAIPE 2012 school-district counts of children in poverty and Title I allocation weights, offline.
 
     ==============   ====================================================
@@ -242,7 +243,7 @@ Preprocessing applied by fetch_hawaii_counties: fips read as text; nothing else.
 """
 
 
-def fetch_hawaii_counties(*, as_frame=True):
+def fetch_hawaii_counties(*, as_frame: bool = True) -> Bunch:
     """Load household counts of Hawaii's 5 counties (ACS 2006-2010 stand-in for the paper's data), offline.
 
     ==============   =========================================

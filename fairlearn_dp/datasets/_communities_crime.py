@@ -6,6 +6,7 @@ import math
 import re
 
 import pandas as pd
+from sklearn.utils import Bunch
 
 from ..utils._row_bounds import publish_row_norm_bounds
 from ._base import check_loaded, data_path, make_bunch
@@ -61,7 +62,7 @@ def _attribute_names(path):
     return _ATTRIBUTE_LINE.findall(path.read_text(encoding="ascii"))
 
 
-def fetch_communities_crime(*, as_frame=True, return_X_y=False):
+def fetch_communities_crime(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | tuple:
     """Load the UCI Communities and Crime data (regression of the violent-crime rate, two groups), offline.
 
     ==============   ============================================

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+from sklearn.utils import Bunch
 
 from ..utils._row_bounds import publish_row_norm_bounds
 from ._base import check_loaded, data_path, make_bunch
@@ -62,7 +63,7 @@ Preprocessing applied by fetch_law_school:
 """
 
 
-def fetch_law_school(*, as_frame=True, return_X_y=False):
+def fetch_law_school(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | tuple:
     """Load the LSAC Law School data (regression of undergraduate GPA, four race groups), offline.
 
     ==============   ===================================

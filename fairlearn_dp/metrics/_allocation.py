@@ -9,6 +9,7 @@ numbers of the same length (booleans and strings are refused); ``budget`` a fini
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..allocation._checks import as_real_array, check_positive_real
 
@@ -38,13 +39,13 @@ def _budget(budget):
     return check_positive_real(budget, "budget")
 
 
-def alpha_fairness(y_true, y_pred):
+def alpha_fairness(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """``max_i B_i - min_i B_i`` with ``B = y_pred - y_true`` (Def. 2: the smallest alpha the mechanism meets)."""
     b = _bias(y_true, y_pred)
     return float(b.max() - b.min())
 
 
-def cost_of_privacy(y_true, y_pred, *, budget=1.0):
+def cost_of_privacy(y_true: ArrayLike, y_pred: ArrayLike, *, budget: float = 1.0) -> float:
     """``B+ = budget * sum_{j : B_j < 0} |B_j|`` (Def. 5): the extra budget that would make every entity whole.
 
     ``budget`` (the amount allocated, e.g. dollars) must be a finite number > 0.
@@ -54,18 +55,18 @@ def cost_of_privacy(y_true, y_pred, *, budget=1.0):
     return float(budget * -b[b < 0].sum())
 
 
-def cost_of_privacy_l1(y_true, y_pred, *, budget=1.0):
+def cost_of_privacy_l1(y_true: ArrayLike, y_pred: ArrayLike, *, budget: float = 1.0) -> float:
     """``(budget / 2) ||B||_1`` (Prop. 3): equals :func:`cost_of_privacy` when both allocations sum to the same."""
     budget = _budget(budget)
     return float(budget / 2 * np.abs(_bias(y_true, y_pred)).sum())
 
 
-def mean_bias(y_true, y_pred):
+def mean_bias(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """Mean of ``B`` over the entities."""
     return float(_bias(y_true, y_pred).mean())
 
 
-def misallocated_funds(y_true, y_pred, *, budget=1.0):
+def misallocated_funds(y_true: ArrayLike, y_pred: ArrayLike, *, budget: float = 1.0) -> float:
     """``budget * sum_i B_i``: net money a group of entities gains (> 0) or loses (< 0) in expectation."""
     budget = _budget(budget)
     return float(budget * _bias(y_true, y_pred).sum())

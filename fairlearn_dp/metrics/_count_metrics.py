@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 import sklearn.metrics as skm
 from fairlearn import metrics as flm
 
@@ -71,7 +72,7 @@ class CountMetric:
     values: tuple = ()
     scale: str = "rate"
 
-    def __call__(self, y_true, y_pred):
+    def __call__(self, y_true: ArrayLike, y_pred: ArrayLike) -> float:
         y_true, y_pred = np.asarray(y_true, dtype=float), np.asarray(y_pred, dtype=float)
         if self.kind == "classification":
             counts = ConfusionCounts(tp=np.sum((y_true == 1) & (y_pred == 1)), fp=np.sum((y_true == 0) & (y_pred == 1)),

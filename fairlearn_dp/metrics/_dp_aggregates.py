@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
+from typing import Any
 
+from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
+from numpy.typing import ArrayLike
+
+from ..utils._validation import check_choice
 from ._dp_metric_frame import DPMetricFrame
 
 __all__ = ["dp_demographic_parity_difference", "dp_demographic_parity_ratio", "dp_equalized_odds_difference",
@@ -17,8 +21,9 @@ def _frame(metrics, y_true, y_pred, sensitive_features, privacy):
                          **privacy)
 
 
-def dp_demographic_parity_difference(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
-                                     **privacy) -> float:
+def dp_demographic_parity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                     sensitive_features: ArrayLike | dict[str, ArrayLike],
+                                     method: str = "between_groups", **privacy: Any) -> float:
     """Fairlearn's ``demographic_parity_difference`` (selection rates) from one private release.
 
     ``privacy`` holds :class:`DPMetricFrame`'s privacy arguments (``epsilon``, ``delta``, ``groups``,
@@ -27,8 +32,9 @@ def dp_demographic_parity_difference(y_true, y_pred, *, sensitive_features, meth
     return _frame(selection_rate, y_true, y_pred, sensitive_features, privacy).difference(method=method)
 
 
-def dp_demographic_parity_ratio(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
-                                **privacy) -> float:
+def dp_demographic_parity_ratio(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sensitive_features: ArrayLike | dict[str, ArrayLike],
+                                method: str = "between_groups", **privacy: Any) -> float:
     """Fairlearn's ``demographic_parity_ratio`` from one private release (see
     :func:`dp_demographic_parity_difference`).
     """
@@ -36,8 +42,7 @@ def dp_demographic_parity_ratio(y_true, y_pred, *, sensitive_features, method: s
 
 
 def _odds(y_true, y_pred, sensitive_features, method, agg, privacy, how):
-    if agg not in _AGGS:
-        raise ValueError(f"agg must be one of {_AGGS}, got {agg!r}.")
+    check_choice(agg, "agg", _AGGS)
     frame = _frame({"tpr": true_positive_rate, "fpr": false_positive_rate}, y_true, y_pred, sensitive_features,
                    privacy)
     values = frame.difference(method=method) if how == "difference" else frame.ratio(method=method)
@@ -46,27 +51,31 @@ def _odds(y_true, y_pred, sensitive_features, method, agg, privacy, how):
     return float(values.max() if how == "difference" else values.min())
 
 
-def dp_equalized_odds_difference(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
-                                 agg: str = "worst_case", **privacy) -> float:
+def dp_equalized_odds_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                 sensitive_features: ArrayLike | dict[str, ArrayLike],
+                                 method: str = "between_groups", agg: str = "worst_case", **privacy: Any) -> float:
     """Fairlearn's ``equalized_odds_difference``: the larger (``agg="worst_case"``) or the mean of the TPR and FPR
     differences, both from one private release of the per-group confusion counts.
     """
     return _odds(y_true, y_pred, sensitive_features, method, agg, privacy, "difference")
 
 
-def dp_equalized_odds_ratio(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
-                            agg: str = "worst_case", **privacy) -> float:
+def dp_equalized_odds_ratio(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sensitive_features: ArrayLike | dict[str, ArrayLike],
+                            method: str = "between_groups", agg: str = "worst_case", **privacy: Any) -> float:
     """Fairlearn's ``equalized_odds_ratio``: the smaller (or the mean) of the TPR and FPR ratios, one release."""
     return _odds(y_true, y_pred, sensitive_features, method, agg, privacy, "ratio")
 
 
-def dp_equal_opportunity_difference(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
-                                    **privacy) -> float:
+def dp_equal_opportunity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                    sensitive_features: ArrayLike | dict[str, ArrayLike],
+                                    method: str = "between_groups", **privacy: Any) -> float:
     """Fairlearn's ``equal_opportunity_difference`` (true positive rates) from one private release."""
     return _frame(true_positive_rate, y_true, y_pred, sensitive_features, privacy).difference(method=method)
 
 
-def dp_equal_opportunity_ratio(y_true, y_pred, *, sensitive_features, method: str = "between_groups",
-                               **privacy) -> float:
+def dp_equal_opportunity_ratio(y_true: ArrayLike, y_pred: ArrayLike, *,
+                               sensitive_features: ArrayLike | dict[str, ArrayLike],
+                               method: str = "between_groups", **privacy: Any) -> float:
     """Fairlearn's ``equal_opportunity_ratio`` from one private release."""
     return _frame(true_positive_rate, y_true, y_pred, sensitive_features, privacy).ratio(method=method)

@@ -2,23 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 import math
-import numbers
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..utils._dask import is_dask_input
 from ..utils._random import release_seeds
-from ..utils._validation import check_bool, check_choice, check_real, check_seed
+from ..utils._validation import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_real,
+    check_seed,
+    validate_params,
+    value_errors,
+)
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, as_count_metric
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
+
+if TYPE_CHECKING:
+    from diffprivlib import BudgetAccountant
 
 __all__ = ["DPMetricFrame"]
 
@@ -120,25 +134,27 @@ class DPMetricFrame:
       ``public_predictions=True`` (then ``overall`` is exact).
     """
 
-    def __init__(self, *, metrics: Callable | dict[str, Callable], y_true, y_pred, sensitive_features,
-                 control_features=None, sample_params: dict | None = None, epsilon: float = 1.0,
-                 delta: float = 0.0, groups: list | dict | None = None, control_groups: list | dict | None = None,
-                 bounds: tuple | None = None, privacy_unit: str = "sensitive_attribute",
-                 public_predictions: bool = False, accountant=None,
-                 random_state=None, n_boot: int = 1000, ci_quantiles=(0.025, 0.975),
-                 max_noise_error: float = 0.02):
-        # 1. public parameters (a typo never costs epsilon)
+    def __init__(self, *, metrics: Callable | dict[str, Callable], y_true: ArrayLike, y_pred: ArrayLike,
+                 sensitive_features: ArrayLike | dict[str, ArrayLike],
+                 control_features: ArrayLike | dict[str, ArrayLike] | None = None, sample_params: dict | None = None,
+                 epsilon: float = 1.0, delta: float = 0.0,
+                 groups: list | dict | None = None, control_groups: list | dict | None = None,
+                 bounds: tuple[float, float] | None = None, privacy_unit: str = "sensitive_attribute",
+                 public_predictions: bool = False, accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None, n_boot: int = 1000,
+                 ci_quantiles: Sequence[float] = (0.025, 0.975), max_noise_error: float = 0.02) -> None:
+        # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
-        self._unit = check_choice(privacy_unit, "privacy_unit", _UNITS)
-        public_predictions = check_bool(public_predictions, "public_predictions")
-        self._bounds = _check_bounds(bounds)
+        public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
+                                 groups=groups, control_groups=control_groups, random_state=random_state,
+                                 n_boot=n_boot, ci_quantiles=ci_quantiles, max_noise_error=max_noise_error)
+        checked = validate_params(public, _PARAMETERS)
+        self._unit, public_predictions, self._bounds = (checked[name] for name in _PARAMETERS)
         self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds)
-        declared = check_declared_levels(groups, "groups", minimum=2)
-        declared_control = check_declared_levels(control_groups, "control_groups")
-        check_seed(random_state)
-        self._n_boot = _check_n_boot(n_boot)
-        self._ci_quantiles = _check_quantiles(ci_quantiles)
-        self._max_noise_error = check_real(max_noise_error, "max_noise_error", low=0, low_open=True)
+        checked = validate_params(public, _LEVELS_AND_DRAWS)
+        declared, declared_control = checked["groups"], checked["control_groups"]
+        self._n_boot, self._ci_quantiles = checked["n_boot"], checked["ci_quantiles"]
+        self._max_noise_error = checked["max_noise_error"]
         accountant = resolve_accountant(accountant)
         sf_columns = feature_columns(sensitive_features, "sensitive_feature_")
         cf_columns = None if control_features is None else feature_columns(control_features, "control_feature_")
@@ -426,31 +442,44 @@ def _resolve_metrics(metrics, sample_params, bounds):
     return resolved, kind, single
 
 
-def _check_bounds(bounds):
+def _check_bounds(bounds, name="bounds"):
+    """The public range ``(lo, hi)`` of regression values, ``lo < hi``; or None."""
     if bounds is None:
         return None
     if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
-        raise TypeError("bounds must be a pair (lo, hi) or None.")
-    low = check_real(bounds[0], "bounds[0]")
-    high = check_real(bounds[1], "bounds[1]")
+        raise TypeError(f"{name} must be a pair (lo, hi) or None.")
+    low = check_real(bounds[0], f"{name}[0]")
+    high = check_real(bounds[1], f"{name}[1]")
     if not low < high:
-        raise ValueError(f"bounds must satisfy lo < hi, got {bounds!r}.")
+        raise ValueError(f"{name} must satisfy lo < hi, got {bounds!r}.")
     return low, high
 
 
-def _check_n_boot(n_boot):
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 10:
-        raise ValueError(f"n_boot must be an int >= 10, got {n_boot!r}.")
-    return int(n_boot)
-
-
-def _check_quantiles(ci_quantiles):
+def _check_quantiles(ci_quantiles, name="ci_quantiles"):
+    """A non-empty sequence of quantiles in (0, 1), as a tuple of floats."""
     if isinstance(ci_quantiles, (str, bytes)) or not hasattr(ci_quantiles, "__iter__"):
-        raise TypeError("ci_quantiles must be a sequence of floats in (0, 1).")
-    quantiles = [check_real(q, "ci_quantiles", low=0, high=1, low_open=True, high_open=True) for q in ci_quantiles]
+        raise TypeError(f"{name} must be a sequence of floats in (0, 1).")
+    quantiles = [check_real(q, name, low=0, high=1, low_open=True, high_open=True) for q in ci_quantiles]
     if not quantiles:
-        raise ValueError("ci_quantiles is empty.")
+        raise ValueError(f"{name} is empty.")
     return tuple(quantiles)
+
+
+#: The public parameters checked before the metrics (which need ``sample_params`` and the checked ``bounds``),
+#: then those checked after them: two tables, so that the order of the checks is the constructor's.
+_PARAMETERS = {
+    "privacy_unit": functools.partial(check_choice, options=_UNITS),
+    "public_predictions": check_bool,
+    "bounds": _check_bounds,
+}
+_LEVELS_AND_DRAWS = {
+    "groups": functools.partial(check_declared_levels, minimum=2),
+    "control_groups": check_declared_levels,
+    "random_state": check_seed,
+    "n_boot": value_errors(functools.partial(check_int, low=10)),     # a ValueError for any bad value, as documented
+    "ci_quantiles": _check_quantiles,
+    "max_noise_error": functools.partial(check_real, low=0, low_open=True),
+}
 
 
 def _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..utils._validation import as_1d_float, as_group_vector
 
@@ -20,7 +22,7 @@ def _sample(values, name):
         raise ValueError(f"{name} contains numbers too large to represent as floats.") from exc
 
 
-def ks_distance(sample_a, sample_b):
+def ks_distance(sample_a: ArrayLike, sample_b: ArrayLike) -> float:
     """Two-sample KS distance ``sup_t |F_a(t) - F_b(t)|`` between the empirical distributions of two samples.
 
     Each sample is a non-empty 1-D array (or single column) of finite numbers; NaN/inf are a ``ValueError``.
@@ -33,7 +35,8 @@ def ks_distance(sample_a, sample_b):
     return float(np.max(np.abs(cdf_a - cdf_b)))
 
 
-def ks_statistical_parity(y_true, y_pred, *, sensitive_features):
+def ks_statistical_parity(y_true: ArrayLike | None, y_pred: ArrayLike, *,
+                          sensitive_features: ArrayLike) -> float:
     """Largest pairwise KS distance between groups' outputs ``y_pred`` (``y_true`` is ignored).
 
     ``SP(f) = max_{a, a'} D_KS(r_a, r_a')`` of Xian et al. (2024), Definition 2.2: 0 means identical output
@@ -48,7 +51,7 @@ def ks_statistical_parity(y_true, y_pred, *, sensitive_features):
     return max(ks_distance(s, t) for s, t in combinations(samples, 2))
 
 
-def ks_distance_to(reference):
+def ks_distance_to(reference: ArrayLike) -> Callable[[ArrayLike, ArrayLike], float]:
     """A per-group metric for ``MetricFrame``: KS distance between a group's ``y_pred`` and ``reference``.
 
     Example: ``MetricFrame(metrics={"ks_to_all": ks_distance_to(y_pred)}, y_true=y, y_pred=y_pred,

@@ -15,22 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import PrivacyWarning
-from ._validation import call_withheld, check_binary_labels, encode_groups, resolve_groups
-
-
-def _check_matrix(X, name):
-    """``(X as a finite 2-D float array, its column names or None)``; a domain error otherwise."""
-    names = None
-    if isinstance(X, pd.DataFrame):
-        names = np.asarray(X.columns, dtype=object)
-        X = X.to_numpy()
-    X = call_withheld(np.asarray, X, dtype=float,            # its message could quote a private value: withheld
-                      replace=(((TypeError, ValueError), ValueError(f"{name} must be numeric.")),))
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or infinite values.")
-    return X, names
+from ._withheld import call_withheld
+from ._validation import check_binary_labels, encode_groups, resolve_groups
 
 
 def _check_labels(y, n):
@@ -54,12 +40,13 @@ def _one_entry_per_column(entries):
         entry is None or (hasattr(entry, "__iter__") and not isinstance(entry, (str, bytes))) for entry in entries)
 
 
-def _check_sensitive_values(declared):
+def _check_sensitive_values(declared, name="sensitive_values"):
     """Check of the public ``sensitive_values`` (before the budget check and any data): None, a list, a list of
-    lists or a dict; every declared list non-empty, hashable and without duplicates.
+    lists or a dict; every declared list non-empty, hashable and without duplicates. Returns ``declared`` (a
+    parameter-table check: errors name ``sensitive_values``).
     """
     if declared is None:
-        return
+        return None
     if not isinstance(declared, dict) and (isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__")):
         raise ValueError("sensitive_values must be None, a list of values, a list of lists (one per column) or a "
                          "dict from column to list of values.")
@@ -83,6 +70,7 @@ def _check_sensitive_values(declared):
             raise ValueError("sensitive_values: declared values must be hashable.") from None
         if not distinct:
             raise ValueError(f"sensitive_values: a declared list has duplicates: {values!r}.")
+    return declared
 
 
 def _declared_per_column(declared, frame):

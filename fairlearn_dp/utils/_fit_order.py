@@ -14,6 +14,9 @@ estimator runs the same steps in the same order (docs/design.md, "The order insi
 
 Steps 1 and 2 are :meth:`PrivateFitMixin.check_public_inputs`, public so that a wrapper (the AIF360 faces) runs
 them before it reads a dataset; ``fit`` runs them first. Steps 3 to 6 are the estimator's own.
+
+The rest of the fit machinery is here too: :func:`atomic_fit` (a fit that raises leaves the estimator as it was)
+and :class:`SharedAccountantCloneMixin` (a clone charges the same accountant), defined in ``_fit_support.py``.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..privacy import PrivacySpend, check_spend
+from ._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ._validation import validate_params
 
-__all__ = ["PrivateFitMixin"]
+__all__ = ["PrivateFitMixin", "atomic_fit", "SharedAccountantCloneMixin"]
 
 
 class PrivateFitMixin:

@@ -1,22 +1,40 @@
-"""Input validation shared by fairdp estimators: clear errors that name the offending argument."""
+"""The one validation module: the checks of public parameters and of input data, with clear errors that name the
+offending argument (and quote no private value).
+
+- data: :func:`check_X`, :func:`check_binary_labels` (one message, :data:`BINARY_LABELS_MESSAGE`),
+  :func:`check_sensitive_features` (over :func:`as_group_vector` and the declared ``groups``), :func:`as_1d_float`;
+- parameters: the checks of the declarative tables (``check_epsilon``, ``check_delta``, ``check_real``,
+  ``check_int``, ``check_positive_int``, ``check_bool``, ``check_choice``, ``check_seed``, ``check_solver``,
+  ``check_string``, ``check_feature_bound``, ``check_bounds``, ``check_alpha``, ``check_hypotheses``,
+  ``check_groups``, ``check_declared_groups``, ``check_estimator``; ``value_errors`` turns a check's ``TypeError``
+  into a ``ValueError``) and :func:`validate_params`, which runs a table ``{name: check}``; the estimators' tables
+  (``_parameter_constraints``) are run by :class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`.
+
+What is not validation lives elsewhere in :mod:`fairlearn_dp.utils`: the fit machinery and the post-fit diagnostics
+in ``_fit_support.py`` (``atomic_fit``, ``SharedAccountantCloneMixin``, ``warn_if_worse_than_constant``,
+``warn_if_noise_dominated``), the row transform ``clip_rows`` in ``_rows.py``, the calls whose errors are withheld
+(``call_withheld``, ``call_on_private_rows``) in ``_withheld.py``.
+"""
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
-from ..privacy import PrivacyWarning
+from ..privacy import PrivacyWarning, validate_epsilon_delta
+from ._withheld import call_withheld
 
-__all__ = ["clip_rows", "as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
-           "check_feature_bound", "check_bounds", "check_alpha", "atomic_fit", "SharedAccountantCloneMixin",
-           "call_withheld",
-           "call_on_private_rows", "check_hypotheses", "check_bool", "check_choice", "check_seed", "check_solver",
-           "check_real", "check_int", "check_string", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE"]
+__all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
+           "check_feature_bound", "check_bounds", "check_alpha", "check_hypotheses", "check_optional_hypotheses",
+           "check_bool", "check_choice", "check_seed", "check_solver", "check_real", "check_int", "check_string",
+           "check_epsilon", "check_delta", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE",
+           "check_X", "check_sensitive_features", "check_groups", "check_declared_groups", "check_estimator",
+           "check_callable", "value_errors"]
 
 #: The one message for labels outside {0, 1} (NaN and None included), wherever binary labels are required (the
 #: Fairlearn drop-ins repeat Fairlearn's own message instead).
@@ -41,6 +59,26 @@ def as_1d_float(values, name):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return arr
 
+
+
+def check_X(X, name="X"):
+    """``(X as a finite 2-D float array, its column names or None)``; a ``ValueError`` naming ``name`` otherwise.
+
+    A DataFrame gives its column names (public: names, never values). A non-numeric entry, an empty or non-2-D
+    array, NaN or an infinity is a domain error whose message quotes no value (the conversion's own message, which
+    could, is withheld: :func:`call_withheld`).
+    """
+    names = None
+    if isinstance(X, pd.DataFrame):
+        names = np.asarray(X.columns, dtype=object)
+        X = X.to_numpy()
+    X = call_withheld(np.asarray, X, dtype=float,            # its message could quote a private value: withheld
+                      replace=(((TypeError, ValueError), ValueError(f"{name} must be numeric.")),))
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return X, names
 
 def check_binary_labels(values, name="y"):
     """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).
@@ -96,6 +134,21 @@ def as_group_vector(sensitive_features, n_samples, name="sensitive_features", *,
         return frame.iloc[:, 0].to_numpy(dtype=object)
     return _combined_labels(frame, name, groups)
 
+
+
+def check_sensitive_features(sensitive_features, n_samples, *, groups=None, name="sensitive_features"):
+    """``sensitive_features`` as a 1-D object array of ``n_samples`` group labels, each one of the declared ``groups``.
+
+    :func:`as_group_vector` (one label per row; several columns combined as Fairlearn does, checked against
+    ``groups``), then, when ``groups`` is given, the declared groups' own rules (:func:`check_groups`) and that every
+    label is declared (:func:`encode_groups`: an unseen group is a ``ValueError`` that quotes no value). Without
+    ``groups`` the labels are returned unchecked against any list (the caller resolves them with
+    :func:`resolve_groups`, which warns that they are read from the data).
+    """
+    labels = as_group_vector(sensitive_features, n_samples, name, groups=groups)
+    if groups is not None:
+        encode_groups(labels, check_groups(groups), name)
+    return labels
 
 def _check_group_rows(n_rows, n_samples, name, *, missing):
     """The length and missing-value checks of :func:`as_group_vector` (in this order)."""
@@ -266,45 +319,11 @@ def check_alpha(alpha):
     return float(alpha)
 
 
-class SharedAccountantCloneMixin:
-    """Make :func:`sklearn.base.clone` keep the *same* ``accountant`` object.
-
-    scikit-learn deep-copies non-estimator parameters when cloning, which would make a cloned DP estimator charge a
-    private copy of the user's ``BudgetAccountant``, so spends in a ``GridSearchCV`` or a sweep would go unrecorded.
-    """
-
-    def __sklearn_clone__(self):
-        import copy
-
-        params = self.get_params(deep=False)
-        accountant = params.pop("accountant", None)
-        new_params = {name: clone(value, safe=False) for name, value in params.items()}
-        new = type(self)(**new_params, accountant=accountant)
-        # As sklearn.base.clone does: keep the metadata-routing requests (set_fit_request(...)), without which
-        # cross_validate / GridSearchCV with routed sensitive_features fail.
-        if hasattr(self, "_metadata_request"):
-            new._metadata_request = copy.deepcopy(self._metadata_request)
-        return new
-
-
-def clip_rows(M, bound, norm_ord=2):
-    """Rows of ``M`` with a norm above the public ``bound`` scaled onto the ball; silently (Privacy: the caller
-    knows only the bound, and a warning would tell whether the private data exceed it).
-    """
-    norms = np.linalg.norm(M, ord=norm_ord, axis=1)
-    over = norms > bound
-    if not over.any():
-        return M
-    M = M.copy()
-    M[over] *= (bound / norms[over])[:, None]
-    return M
-
-
 def check_feature_bound(value, name="feature_bound"):
     """A public bound on the features, checked.
 
-    A number ``R > 0`` (every ``|x_j| <= R``), or a box ``(lower, upper)`` in diffprivlib's ``bounds`` form, each side a number or a 1-D array with one entry per feature, ``lower <= upper``
-    and not all zero. Returns the float, or the pair of float arrays; errors name ``name``. (Whether an array's
+    A number ``R > 0`` (every ``|x_j| <= R``), or a box ``(lower, upper)`` in diffprivlib's ``bounds`` form, each
+    side a number or a 1-D array with one entry per feature, ``lower <= upper`` and not all zero. Returns the float, or the pair of float arrays; errors name ``name``. (Whether an array's
     length matches the features is checked where the features are known: :func:`~._row_bounds.feature_reach`.)
     """
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
@@ -348,100 +367,6 @@ def check_positive_int(value, name, *, maximum=None, reason=""):
     return int(value)
 
 
-def atomic_fit(fit):
-    """Decorate ``fit`` so that a fit that raises leaves the estimator exactly as it was before the call.
-
-    A refit that fails half-way would otherwise leave a mixed object (e.g. a new bin grid with the old transport
-    plans) that still predicts. The instance ``__dict__`` is snapshotted (shallowly: fits assign new attributes,
-    they do not mutate fitted arrays in place) and restored on any exception; an estimator that was unfitted stays
-    unfitted. Budget already charged by the failed call stays charged.
-    """
-    import functools
-
-    @functools.wraps(fit)
-    def wrapper(self, *args, **kwargs):
-        before = dict(self.__dict__)
-        try:
-            return fit(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
-
-    return wrapper
-
-
-def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, costs=(1.0, 1.0), stacklevel=2):
-    """Warn (:class:`PrivacyWarning`) when a private fit's error estimate is not clearly below the best constant
-    classifier's: ``error + 2 noise >= min(p, 1 - p)`` for the positive rate ``p`` (with public costs ``(c_FP,
-    c_FN)`` of the errors: ``min(c_FN p, c_FP (1 - p))``, what predicting always 0 or always 1 costs).
-
-    ``error`` and ``positive_rate`` must be released values or public ones, and ``noise`` the standard deviation of
-    the comparison (from public parameters), so that whether it fires and what it says reveal nothing else. Call it
-    after the fit's spend is charged: a warning turned into an exception must not skip the charge.
-    """
-    constant = min(costs[1] * positive_rate, costs[0] * (1.0 - positive_rate))
-    if error + 2.0 * noise >= constant:
-        warnings.warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
-                      f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",
-                      PrivacyWarning, stacklevel=stacklevel + 1)
-
-
-def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel=2):
-    """Warn (:class:`PrivacyWarning`) when a per-round release's noise is at least the largest value its statistic
-    can take (``noise >= signal``): the plays built from it are then close to random, and a fit made of such
-    plays is likely no better than a constant classifier.
-
-    For fits where no released value estimates the error (e.g. a whole-record relation where the labels are
-    private too). ``noise`` (the noise standard deviation, or for the exponential mechanism its excess-cost
-    guarantee) and ``signal`` (a public bound on the statistic, or 0.5, the error a constant classifier never
-    exceeds) must come from public parameters and released values only. Call it after the spend is charged.
-    """
-    if noise >= signal:
-        warnings.warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
-                      f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
-                      f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
-                      "help.", PrivacyWarning, stacklevel=stacklevel + 1)
-
-
-def call_on_private_rows(method, X, what):
-    """``method(X)`` for third-party code (a prefit model's ``predict``/``predict_proba``) run on the private fitting
-    rows before the release: its warnings are suppressed and an exception is replaced by one that names ``what``
-    but not the original message. Their messages may quote values of the rows (e.g. an encoder's "unknown
-    categories ['...']"), and a warning turned into an error would abort the fit before the charge. A failure
-    remains a domain error (rows the prefit model cannot process), like a NaN, with a message that carries no data.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return call_withheld(method, X, replace=((Exception, ValueError(
-            f"{what} failed on the fitting rows; its message is withheld because it could quote the private data "
-            "(check that these rows are in the model's domain).")),))
-
-
-def call_withheld(function, *args, replace, **kwargs):
-    """``function(*args, **kwargs)``, with the exceptions it raises on private data replaced by errors that carry
-    nothing of them.
-
-    ``replace`` is a sequence of ``(exception types, error)`` pairs; the first pair whose types match the exception
-    raised gives the error raised instead (an exception matching no pair propagates unchanged). The replacement is
-    raised *outside* the ``except`` block, after the block has dropped the original: it is neither the new error's
-    ``__context__`` nor its ``__cause__``, and no frame of the traceback holds it, so a logger or an error tracker
-    that walks the chain cannot read its message (``raise ... from None`` only hides the context from the printed
-    traceback: it stays in ``__context__``).
-    """
-    replacement = None
-    try:
-        return function(*args, **kwargs)
-    except Exception as error:          # ``error`` is unbound when the block ends; only the replacement is kept
-        for types, new in replace:
-            if isinstance(error, types):
-                replacement = new
-                break
-        else:
-            raise
-    raise replacement
-
-
 def check_hypotheses(hypotheses, name="hypotheses"):
     """A finite hypothesis class as a non-empty list whose elements have ``predict`` or are callables; a
     ``TypeError``/``ValueError`` naming ``name`` otherwise (a public parameter: checked before the budget).
@@ -459,13 +384,61 @@ def check_hypotheses(hypotheses, name="hypotheses"):
     return hypotheses
 
 
-def check_bool(value, name):
-    """``value`` as a bool (``True``/``False``, numpy's too); anything else is a ``TypeError`` naming ``name`` (a
-    string such as ``"no"`` or a number would otherwise count by its truth value).
+def check_bool(value, name, *, allow_none=False):
+    """``value`` as a bool (``True``/``False``, numpy's too); None passes with ``allow_none``. Anything else is a
+    ``TypeError`` naming ``name`` (a string such as ``"no"`` or a number would otherwise count by its truth value).
     """
+    if value is None and allow_none:
+        return None
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}.")
+        raise TypeError(f"{name} must be True{', False or None' if allow_none else ' or False'}, got {value!r}.")
     return bool(value)
+
+
+def check_callable(value, name):
+    """``value`` if it is callable; a ``TypeError`` naming ``name`` otherwise."""
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {type(value).__name__}.")
+    return value
+
+
+
+def check_epsilon(epsilon, name="epsilon"):
+    """``epsilon`` > 0 as a table check (``inf``: no noise), with the rule and messages of
+    :func:`fairlearn_dp.privacy.validate_epsilon_delta`.
+    """
+    return validate_epsilon_delta(epsilon, 0.0)[0]
+
+
+def check_delta(delta, name="delta"):
+    """``delta`` in ``[0, 1)`` as a table check, with the rule and messages of
+    :func:`fairlearn_dp.privacy.validate_epsilon_delta`.
+    """
+    return validate_epsilon_delta(1.0, delta)[1]
+
+
+def check_declared_groups(groups, name="groups"):
+    """The public ``groups`` as a table check: None, or at least 2 distinct hashable labels (:func:`check_groups`)."""
+    return check_groups(groups)
+
+
+def check_optional_hypotheses(hypotheses, name="hypotheses"):
+    """None, or a finite class of classifiers with ``predict`` or plain callables (:func:`check_hypotheses`)."""
+    return None if hypotheses is None else check_hypotheses(hypotheses, name)
+
+def value_errors(check):
+    """``check`` with its ``TypeError`` raised as a ``ValueError`` (same message), for the interfaces whose
+    documented error for every bad value, of whatever type, is a ``ValueError`` (e.g. the audit's counts).
+    """
+    @functools.wraps(check)
+    def checked(value, name):
+        try:
+            return check(value, name)
+        except TypeError as error:
+            message = str(error)
+        raise ValueError(message)
+
+    return checked
 
 
 def check_choice(value, name, options):
@@ -512,10 +485,12 @@ def check_solver(solver, name="solver", *, own):
     return solver
 
 
-def check_real(value, name, *, low=None, high=None, low_open=False, high_open=False, allow_none=False):
+def check_real(value, name, *, low=None, high=None, low_open=False, high_open=False, allow_none=False,
+               allow_inf=False):
     """``value`` as a finite float in the interval from ``low`` to ``high`` (open ends with ``low_open`` /
-    ``high_open``); None passes with ``allow_none``. A bool or a non-number is a ``TypeError``, NaN, an infinity or
-    a value outside the interval a ``ValueError``, each naming ``name``.
+    ``high_open``); None passes with ``allow_none``, an infinity inside the interval with ``allow_inf``. A bool or a
+    non-number is a ``TypeError``, NaN, an infinity or a value outside the interval a ``ValueError``, each naming
+    ``name``.
     """
     if value is None and allow_none:
         return None
@@ -526,8 +501,10 @@ def check_real(value, name, *, low=None, high=None, low_open=False, high_open=Fa
         number = float(value)
     except OverflowError:                       # a Python int beyond float range
         number = math.inf
-    if not (math.isfinite(number) and _in_interval(number, low, high, low_open, high_open)):
-        raise ValueError(f"{name} must be a finite number in {_interval_text(low, high, low_open, high_open)}, "
+    finite = math.isfinite(number) or (allow_inf and not math.isnan(number))
+    if not (finite and _in_interval(number, low, high, low_open, high_open)):
+        what = "a number (or an infinity)" if allow_inf else "a finite number"
+        raise ValueError(f"{name} must be {what} in {_interval_text(low, high, low_open, high_open)}, "
                          f"got {value!r}.")
     return number
 

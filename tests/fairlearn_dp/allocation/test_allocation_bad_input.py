@@ -116,3 +116,24 @@ def test_valid_edge_inputs_still_work():
         np.testing.assert_allclose(mechanism.allocate([0.0, 0.0, 0.0, 0.0]), 0.25)
     release = release_counts(np.array([0, 3, 2]), epsilon=1.0, accountant=BudgetAccountant(), random_state=0)
     assert release.noisy.shape == (3,)
+
+
+@pytest.mark.parametrize("option, error", [({"n_draws": 1.5}, TypeError), ({"n_draws": 0}, ValueError),
+                                           ({"chunk_size": "10"}, TypeError), ({"n_jobs": 0}, ValueError),
+                                           ({"n_jobs": "2"}, ValueError), ({"progress": "yes"}, TypeError),
+                                           ({"random_state": -1}, ValueError), ({"max_chunk_mb": 0}, ValueError)])
+def test_monte_carlo_option_table_names_the_option(option, error):
+    kwargs = {"n_draws": 10, **option}
+    with pytest.raises(error, match=next(iter(option))):
+        monte_carlo([1, 2], LaplaceNoise(1.0), {"s": NonNegativeSumProjection(3)}, **kwargs)
+
+
+def test_release_counts_and_the_mechanisms_check_their_parameters_before_the_budget():
+    accountant = BudgetAccountant(epsilon=1.0)
+    accountant.spend(1.0, 0.0)
+    with pytest.raises(TypeError, match="invariant_total"):
+        release_counts([1, 2], epsilon=1.0, invariant_total="yes", accountant=accountant)
+    with pytest.raises(ValueError, match="random_state"):
+        release_counts([1, 2], epsilon=1.0, random_state=-1, accountant=accountant)
+    with pytest.raises(TypeError, match="allow_negative"):
+        proportional_allocation([1.0, 2.0], allow_negative="no")

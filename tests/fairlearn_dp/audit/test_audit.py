@@ -138,3 +138,28 @@ def test_audit_progress_bar_counts_every_fit_and_is_silent_when_not_a_terminal(c
     assert "12/12" in capsys.readouterr().err
     with pytest.raises(TypeError, match="progress"):
         audit(_factory, dataset, neighbour, progress="yes", **kwargs)
+
+
+def test_audit_parameter_table_keeps_the_documented_error_types():
+    """The table (issue 26) keeps ``audit``'s contract: a bad count or epsilon of any type is a ValueError, an
+    infinite declared epsilon is accepted, and every check runs before the first fit."""
+    dataset, neighbour = _datasets()
+    event = _first_cell_above_its_truth
+    for bad in ("5", 2.5, True):
+        with pytest.raises(ValueError, match="n_runs"):
+            audit(_factory, dataset, neighbour, event=event, n_runs=bad, declared_epsilon=1.0)
+    for bad in ("1", math.nan, -1.0):
+        with pytest.raises(ValueError, match="declared_epsilon"):
+            audit(_factory, dataset, neighbour, event=event, n_runs=5, declared_epsilon=bad)
+    with pytest.raises(TypeError, match="neighbour"):
+        audit(_factory, dataset, None, event=event, n_runs=5, declared_epsilon=1.0)
+
+    def never_called(seed):
+        raise AssertionError("a fit ran before the parameters were checked")
+
+    with pytest.raises(ValueError, match="fit_failures"):
+        audit(never_called, dataset, neighbour, event=event, n_runs=5, declared_epsilon=1.0, fit_failures="no")
+    result = audit(_factory, dataset, neighbour, event=event, n_runs=3, declared_epsilon=math.inf, random_state=1)
+    assert result.passed and result.declared_epsilon == math.inf
+    with pytest.raises(ValueError, match="n_runs"):
+        epsilon_lower_bound(1, 1, 0)

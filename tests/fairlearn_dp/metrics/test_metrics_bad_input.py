@@ -67,3 +67,22 @@ def test_valid_values_and_metricframe_still_work():
 def test_ks_metrics_refuse_nan_and_non_numbers(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize("change, error, match", [
+    ({"n_boot": "100"}, ValueError, "n_boot"), ({"n_boot": 9}, ValueError, "n_boot"),
+    ({"ci_quantiles": []}, ValueError, "ci_quantiles"), ({"max_noise_error": 0}, ValueError, "max_noise_error"),
+    ({"public_predictions": "no"}, TypeError, "public_predictions"), ({"bounds": (1, 0)}, ValueError, "bounds"),
+    ({"random_state": -1}, ValueError, "random_state"), ({"control_groups": "ab"}, TypeError, "control_groups"),
+])
+def test_dp_metric_frame_parameter_tables_refuse_before_the_budget(change, error, match):
+    from diffprivlib import BudgetAccountant
+    from fairlearn.metrics import selection_rate
+
+    from fairlearn_dp.metrics import DPMetricFrame
+
+    accountant = BudgetAccountant(epsilon=1.0)
+    accountant.spend(1.0, 0.0)                                       # exhausted: a parameter error must come first
+    with pytest.raises(error, match=match):
+        DPMetricFrame(**{"metrics": selection_rate, "y_true": [0, 1], "y_pred": [1, 0], "sensitive_features": ["a", "b"],
+                         "groups": ["a", "b"], "accountant": accountant, **change})

@@ -25,7 +25,7 @@ from fairlearn_dp.reductions import (
     DPGroupBudgetRegressor,
     linear_threshold_hypotheses,
 )
-from fairlearn_dp.utils._validation import call_on_private_rows, call_withheld
+from fairlearn_dp.utils._withheld import call_on_private_rows, call_withheld
 
 SECRET = "alice-4711"
 

@@ -1,0 +1,96 @@
+"""The machinery every private ``fit`` shares that is not validation: atomic fits, clones that keep the accountant,
+and the post-fit diagnostics.
+
+- :func:`atomic_fit`: a fit that raises leaves the estimator as it was before the call;
+- :class:`SharedAccountantCloneMixin`: :func:`sklearn.base.clone` keeps the same ``accountant`` object;
+- :func:`warn_if_worse_than_constant`, :func:`warn_if_noise_dominated`: warnings, from released values and public
+  inputs only, that a private fit is likely no better than a constant classifier.
+
+This module imports nothing from :mod:`fairlearn_dp.utils._validation`, which re-exports these names (for the modules
+that still import them from there), as :mod:`fairlearn_dp.utils._fit_order` does: no import circle.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import warnings
+
+from sklearn.base import clone
+
+from ..privacy import PrivacyWarning
+
+__all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated"]
+
+
+def atomic_fit(fit):
+    """Decorate ``fit`` so that a fit that raises leaves the estimator exactly as it was before the call.
+
+    A refit that fails half-way would otherwise leave a mixed object (e.g. a new bin grid with the old transport
+    plans) that still predicts. The instance ``__dict__`` is snapshotted (shallowly: fits assign new attributes,
+    they do not mutate fitted arrays in place) and restored on any exception; an estimator that was unfitted stays
+    unfitted. Budget already charged by the failed call stays charged.
+    """
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    return wrapper
+
+
+class SharedAccountantCloneMixin:
+    """Make :func:`sklearn.base.clone` keep the *same* ``accountant`` object.
+
+    scikit-learn deep-copies non-estimator parameters when cloning, which would make a cloned DP estimator charge a
+    private copy of the user's ``BudgetAccountant``, so spends in a ``GridSearchCV`` or a sweep would go unrecorded.
+    """
+
+    def __sklearn_clone__(self):
+        params = self.get_params(deep=False)
+        accountant = params.pop("accountant", None)
+        new_params = {name: clone(value, safe=False) for name, value in params.items()}
+        new = type(self)(**new_params, accountant=accountant)
+        # As sklearn.base.clone does: keep the metadata-routing requests (set_fit_request(...)), without which
+        # cross_validate / GridSearchCV with routed sensitive_features fail.
+        if hasattr(self, "_metadata_request"):
+            new._metadata_request = copy.deepcopy(self._metadata_request)
+        return new
+
+
+def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, costs=(1.0, 1.0), stacklevel=2):
+    """Warn (:class:`PrivacyWarning`) when a private fit's error estimate is not clearly below the best constant
+    classifier's: ``error + 2 noise >= min(p, 1 - p)`` for the positive rate ``p`` (with public costs ``(c_FP,
+    c_FN)`` of the errors: ``min(c_FN p, c_FP (1 - p))``, what predicting always 0 or always 1 costs).
+
+    ``error`` and ``positive_rate`` must be released values or public ones, and ``noise`` the standard deviation of
+    the comparison (from public parameters), so that whether it fires and what it says reveal nothing else. Call it
+    after the fit's spend is charged: a warning turned into an exception must not skip the charge.
+    """
+    constant = min(costs[1] * positive_rate, costs[0] * (1.0 - positive_rate))
+    if error + 2.0 * noise >= constant:
+        warnings.warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
+                      f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",
+                      PrivacyWarning, stacklevel=stacklevel + 1)
+
+
+def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel=2):
+    """Warn (:class:`PrivacyWarning`) when a per-round release's noise is at least the largest value its statistic
+    can take (``noise >= signal``): the plays built from it are then close to random, and a fit made of such
+    plays is likely no better than a constant classifier.
+
+    For fits where no released value estimates the error (e.g. a whole-record relation where the labels are
+    private too). ``noise`` (the noise standard deviation, or for the exponential mechanism its excess-cost
+    guarantee) and ``signal`` (a public bound on the statistic, or 0.5, the error a constant classifier never
+    exceeds) must come from public parameters and released values only. Call it after the spend is charged.
+    """
+    if noise >= signal:
+        warnings.warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
+                      f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
+                      f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
+                      "help.", PrivacyWarning, stacklevel=stacklevel + 1)
