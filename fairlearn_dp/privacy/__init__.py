@@ -15,7 +15,17 @@ public bound are clipped. A failed fit leaves the estimator as it was. ``random_
 
 from diffprivlib.accountant import BudgetAccountant
 
-from ._budget_split import composed_spend, per_release_budget, per_release_rho
+from ._budget_split import (
+    composed_spend,
+    group_budget_split,
+    group_budget_stage1_split,
+    group_budget_stage2_split,
+    min_count_split,
+    per_release_budget,
+    per_release_rho,
+    statistics_game_split,
+    statistics_release_split,
+)
 from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
 from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
@@ -63,6 +73,12 @@ __all__ = [
     "per_release_budget",
     "per_release_rho",
     "composed_spend",
+    "statistics_game_split",
+    "statistics_release_split",
+    "min_count_split",
+    "group_budget_split",
+    "group_budget_stage1_split",
+    "group_budget_stage2_split",
     "VectorReleaser",
     "noise_scale",
     "noise_sd",

@@ -31,7 +31,7 @@ class PrivacyWarning(UserWarning):
     """Issued when a choice that should be public is taken from the data, or a guarantee is weaker than it looks."""
 
 
-def validate_epsilon_delta(epsilon, delta=0.0, *, allow_inf=True):
+def validate_epsilon_delta(epsilon: float, delta: float = 0.0, *, allow_inf: bool = True) -> tuple[float, float]:
     """Check ``epsilon`` and ``delta`` with errors naming the argument; return them as floats.
 
     ``epsilon`` must be > 0, and at most :data:`~fairlearn_dp.privacy.MAX_EPSILON` (1e100) when finite, so that
@@ -65,7 +65,7 @@ def _check_epsilon_range(epsilon, allow_inf):
                          "epsilon=numpy.inf for a non-private run.")
 
 
-def resolve_accountant(accountant):
+def resolve_accountant(accountant: BudgetAccountant | None) -> BudgetAccountant:
     """Return ``accountant`` or diffprivlib's default one; raise ``TypeError`` naming ``accountant`` otherwise."""
     if accountant is not None and not isinstance(accountant, BudgetAccountant):
         raise TypeError(f"accountant must be a diffprivlib BudgetAccountant or None, got {type(accountant).__name__}.")
@@ -81,7 +81,7 @@ def _check_composable(spend: PrivacySpend):
                          "accountant's composition would overflow; use epsilon=numpy.inf for a non-private run.")
 
 
-def check_spend(accountant, spend: PrivacySpend):
+def check_spend(accountant: BudgetAccountant | None, spend: PrivacySpend) -> None:
     """Raise diffprivlib's ``BudgetError`` now if ``spend`` would exceed ``accountant``'s ceiling (and a
     ``ValueError`` for a finite epsilon above :data:`MAX_EPSILON`).
     """
@@ -89,7 +89,7 @@ def check_spend(accountant, spend: PrivacySpend):
     resolve_accountant(accountant).check(*spend.as_tuple())
 
 
-def charge(accountant, spend: PrivacySpend):
+def charge(accountant: BudgetAccountant | None, spend: PrivacySpend) -> PrivacySpend:
     """Charge ``spend`` to ``accountant`` (diffprivlib's default when None), once. Returns ``spend``."""
     _check_composable(spend)
     resolve_accountant(accountant).spend(*spend.as_tuple())

@@ -20,7 +20,7 @@ def _check_k(k):
     return int(k)
 
 
-def advanced_composition_epsilon(epsilon0, k, delta):
+def advanced_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
     """Total epsilon of ``k`` epsilon0-DP mechanisms under advanced composition with slack ``delta`` (> 0)."""
     k = _check_k(k)
     if not 0 < delta < 1:
@@ -32,7 +32,7 @@ def advanced_composition_epsilon(epsilon0, k, delta):
     return math.sqrt(2 * k * math.log(1 / delta)) * epsilon0 + k * epsilon0 * math.expm1(epsilon0)
 
 
-def per_mechanism_epsilon(epsilon, k, delta=0.0):
+def per_mechanism_epsilon(epsilon: float, k: int, delta: float = 0.0) -> tuple[float, str]:
     """The largest per-mechanism epsilon0 such that ``k`` epsilon0-DP mechanisms compose to at most ``epsilon``.
 
     Basic composition gives ``epsilon / k``; with ``delta > 0`` advanced composition (slack ``delta``) is solved

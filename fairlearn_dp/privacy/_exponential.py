@@ -11,6 +11,7 @@ import numbers
 
 import numpy as np
 from diffprivlib.mechanisms import Exponential
+from numpy.typing import ArrayLike
 
 __all__ = ["exponential_mechanism", "exponential_mechanism_probabilities", "exponential_mechanism_excess_cost"]
 
@@ -28,7 +29,7 @@ def _check(costs, epsilon, sensitivity):
     return costs
 
 
-def exponential_mechanism_probabilities(costs, *, epsilon, sensitivity):
+def exponential_mechanism_probabilities(costs: ArrayLike, *, epsilon: float, sensitivity: float) -> np.ndarray:
     """``exp(-epsilon * cost / (2 sensitivity))`` normalised (the argmin set, uniformly, when epsilon is inf)."""
     costs = _check(costs, epsilon, sensitivity)
     if math.isinf(epsilon):
@@ -39,7 +40,8 @@ def exponential_mechanism_probabilities(costs, *, epsilon, sensitivity):
     return weights / weights.sum()
 
 
-def exponential_mechanism(costs, *, epsilon, sensitivity, random_state=None):
+def exponential_mechanism(costs: ArrayLike, *, epsilon: float, sensitivity: float,
+                          random_state: int | np.random.RandomState | None = None) -> int:
     """Index of the candidate drawn by the exponential mechanism (epsilon-DP for cost sensitivity ``sensitivity``).
 
     Drawn by ``diffprivlib.mechanisms.Exponential(epsilon, sensitivity, utility=-costs)``; ``epsilon = inf``
@@ -54,7 +56,8 @@ def exponential_mechanism(costs, *, epsilon, sensitivity, random_state=None):
     return int(mechanism.randomise())
 
 
-def exponential_mechanism_excess_cost(n_candidates, *, epsilon, sensitivity, probability):
+def exponential_mechanism_excess_cost(n_candidates: int, *, epsilon: float, sensitivity: float,
+                                      probability: float) -> float:
     """The excess ``t`` of McSherry and Talwar's guarantee: the drawn candidate's cost exceeds the smallest cost by
     ``t`` or more with probability at most ``probability``, for every cost vector.
 

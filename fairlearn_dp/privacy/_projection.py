@@ -7,11 +7,12 @@ a sum of private values would be published exactly by it.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["project_onto_sum", "project_onto_nonnegative_sum", "nonnegative_sum_rows"]
 
 
-def project_onto_sum(released, totals, *, axis=-1):
+def project_onto_sum(released: ArrayLike, totals: ArrayLike, *, axis: int = -1) -> np.ndarray:
     """``released`` moved onto the public sums ``released.sum(axis) == totals`` by the Euclidean projection.
 
     Closed form: add ``(total - sum) / k`` to each of the ``k`` entries along ``axis`` (Zhu et al.'s ``pi_S``). It
@@ -24,7 +25,7 @@ def project_onto_sum(released, totals, *, axis=-1):
     return released + np.expand_dims(np.asarray(totals, dtype=float) - released.sum(axis=axis), axis) / k
 
 
-def project_onto_nonnegative_sum(released, totals):
+def project_onto_nonnegative_sum(released: ArrayLike, totals: ArrayLike) -> np.ndarray:
     """Each row of ``released`` moved onto ``{v >= 0 : sum(v) = total}`` by the Euclidean projection.
 
     ``released`` is 2-D (one vector per row) and ``totals`` one public total per row (or one for all rows), each

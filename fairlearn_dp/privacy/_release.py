@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import GaussianAnalytic, Laplace
+from numpy.typing import ArrayLike
 
 from ._accountant import charge, check_spend, validate_epsilon_delta
 from ._spend import PrivacySpend
@@ -23,7 +25,7 @@ __all__ = ["noisy_vector", "noise_scale", "noise_sd", "private_joint_histogram",
            "release_joint_counts"]
 
 
-def noise_scale(epsilon, delta, l1_sensitivity, l2_sensitivity):
+def noise_scale(epsilon: float, delta: float, l1_sensitivity: float | None, l2_sensitivity: float | None) -> float:
     """The release noise's scale (Laplace ``b``, or the analytic Gaussian's ``sigma``); refuse one that is unusable.
 
     A subnormal ``epsilon`` makes ``l1 / epsilon`` overflow (infinite noise); diffprivlib's analytic Gaussian
@@ -44,14 +46,16 @@ def noise_scale(epsilon, delta, l1_sensitivity, l2_sensitivity):
     return scale
 
 
-def noise_sd(scale, delta):
+def noise_sd(scale: float, delta: float) -> float:
     """Standard deviation of one coordinate's release noise, from its :func:`noise_scale`: ``sqrt(2) b`` for
     Laplace (``delta == 0``), the analytic Gaussian's ``sigma`` itself otherwise.
     """
     return math.sqrt(2.0) * scale if delta == 0 else scale
 
 
-def noisy_vector(values, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitivity=None, random_state=None):
+def noisy_vector(values: ArrayLike, *, epsilon: float, delta: float = 0.0, l1_sensitivity: float | None = None,
+                 l2_sensitivity: float | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> np.ndarray:
     """Add independent noise to every coordinate of ``values`` (does not charge an accountant).
 
     - ``delta == 0``: Laplace noise of scale ``l1_sensitivity / epsilon`` on each coordinate. If the L1 distance
@@ -95,7 +99,7 @@ def noisy_vector(values, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitiv
     return randomise_vector(mechanism, values)
 
 
-def joint_histogram_sensitivity(n):
+def joint_histogram_sensitivity(n: int) -> tuple[float, float]:
     """L1 and L2 sensitivity of the empirical joint PMF under substitution of one of ``n`` records.
 
     Derivation: ``p_hat(a, j) = #{i : a_i = a, h_i = j} / n``. Replacing one record ``(x, a)`` by ``(x', a')``
@@ -108,8 +112,10 @@ def joint_histogram_sensitivity(n):
     return 2.0 / n, math.sqrt(2.0) / n
 
 
-def private_joint_histogram(bin_index, group_index, *, n_bins, n_groups, epsilon, delta=0.0, accountant=None,
-                            random_state=None):
+def private_joint_histogram(bin_index: ArrayLike, group_index: ArrayLike, *, n_bins: int, n_groups: int,
+                            epsilon: float, delta: float = 0.0, accountant: BudgetAccountant | None = None,
+                            random_state: int | np.random.RandomState | None = None
+                            ) -> tuple[np.ndarray, PrivacySpend]:
     """Release the joint PMF of (group, bin) with noise and charge the accountant once (Xian et al. Alg. 1, l. 3-4).
 
     Computes ``p_hat(a, v_j) = (1/n) sum_i 1[a_i = a, h(f(x_i, a_i)) = v_j]`` for all ``n_groups x n_bins`` cells

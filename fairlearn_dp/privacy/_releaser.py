@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 from diffprivlib.mechanisms import GaussianAnalytic, Laplace
+from numpy.typing import ArrayLike
 
 from ._random import release_random_state
 from ._release import noise_sd
@@ -31,13 +32,15 @@ class VectorReleaser:
     generator). Nothing is charged here.
     """
 
-    def __init__(self, epsilon0, delta0, norm_ord, *, random_state, rho0=None):
+    def __init__(self, epsilon0: float, delta0: float, norm_ord: int, *,
+                 random_state: int | np.random.RandomState | None, rho0: float | None = None) -> None:
         self.epsilon0, self.delta0, self.norm_ord, self.rho0 = epsilon0, delta0, norm_ord, rho0
         # None stays None (diffprivlib's secure generator); a seed gives one shared, reproducible stream.
         self.rng = release_random_state(random_state)
         self._mechanisms = {}
 
-    def mechanism(self, sensitivity):
+    def mechanism(self, sensitivity: float) -> Laplace | GaussianAnalytic:
+        """The diffprivlib mechanism of this releaser's budget for ``sensitivity`` (built once, then cached)."""
         if sensitivity not in self._mechanisms:
             if self.rho0 is not None:               # zCDP: Gaussian with sigma = Delta_2 / sqrt(2 rho_0)
                 mechanism = zcdp_gaussian_mechanism(sensitivity, self.rho0, random_state=self.rng)
@@ -49,7 +52,7 @@ class VectorReleaser:
             self._mechanisms[sensitivity] = mechanism
         return self._mechanisms[sensitivity]
 
-    def noise_scale(self, sensitivity):
+    def noise_scale(self, sensitivity: float) -> float:
         """Laplace scale ``b = Delta_1 / epsilon_0`` or the Gaussian ``sigma``; 0 without noise."""
         if math.isinf(self.epsilon0):
             return 0.0
@@ -59,7 +62,7 @@ class VectorReleaser:
             return sensitivity / self.epsilon0
         return float(self.mechanism(sensitivity)._scale)
 
-    def __call__(self, values, *, l1, l2):
+    def __call__(self, values: ArrayLike, *, l1: float, l2: float) -> tuple[np.ndarray, dict[str, float]]:
         """``(noisy values, {"sensitivity", "noise_scale", "noise_std"})``; the sensitivity is the mechanism's norm."""
         values = np.asarray(values, dtype=float)
         sensitivity = float(l1 if self.norm_ord == 1 else l2)

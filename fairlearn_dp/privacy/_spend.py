@@ -45,10 +45,10 @@ class PrivacySpend:
         object.__setattr__(self, "delta", float(self.delta))
 
     @property
-    def is_private(self):
+    def is_private(self) -> bool:
         """True when epsilon is finite (a non-private run records ``epsilon = inf``)."""
         return math.isfinite(self.epsilon)
 
-    def as_tuple(self):
+    def as_tuple(self) -> tuple[float, float]:
         """``(epsilon, delta)``, the form diffprivlib's ``BudgetAccountant.spend`` takes."""
         return (self.epsilon, self.delta)

@@ -42,6 +42,7 @@ import random
 
 import numpy as np
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Laplace
+from numpy.typing import ArrayLike
 
 __all__ = ["randomise_vector"]
 
@@ -61,7 +62,7 @@ _BOUNDARY_MARGIN = 8 * 2.0 ** -52
 _array_log = np.log                # the array log (a name of its own, so that tests can perturb it)
 
 
-def randomise_vector(mechanism, values):
+def randomise_vector(mechanism: Laplace | Gaussian | GaussianAnalytic, values: ArrayLike) -> np.ndarray:
     """``mechanism.randomise`` applied to every cell of ``values``, in one call (does not charge an accountant).
 
     Draws exactly what ``numpy.array([mechanism.randomise(float(v)) for v in values.ravel()])`` would draw, with the

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
+
+if TYPE_CHECKING:
+    from diffprivlib.mechanisms import GaussianAnalytic
 
 __all__ = ["check_rho", "compose_zcdp", "zcdp_to_approx_dp", "approx_dp_to_zcdp", "pure_dp_to_zcdp",
            "zcdp_gaussian_sigma", "zcdp_spend", "zcdp_gaussian_mechanism", "noisy_vector_zcdp"]
@@ -22,19 +27,19 @@ __all__ = ["check_rho", "compose_zcdp", "zcdp_to_approx_dp", "approx_dp_to_zcdp"
 _PARAMETRISING_DELTA = 1e-9
 
 
-def check_rho(rho, name="rho"):
+def check_rho(rho: float, name: str = "rho") -> float:
     """``rho`` must be a finite number > 0."""
     if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not math.isfinite(rho) or rho <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {rho!r}.")
     return float(rho)
 
 
-def compose_zcdp(*rhos):
+def compose_zcdp(*rhos: float) -> float:
     """Sequential composition: a sequence of ``rho_i``-zCDP mechanisms is ``sum_i rho_i``-zCDP (Lemma 2.3)."""
     return float(sum(check_rho(r) for r in rhos))
 
 
-def zcdp_to_approx_dp(rho, delta):
+def zcdp_to_approx_dp(rho: float, delta: float) -> float:
     """``rho``-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every ``delta > 0`` (Prop. 1.3)."""
     rho = check_rho(rho)
     if not 0 < delta < 1:
@@ -42,7 +47,7 @@ def zcdp_to_approx_dp(rho, delta):
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 
-def approx_dp_to_zcdp(epsilon, delta):
+def approx_dp_to_zcdp(epsilon: float, delta: float) -> float:
     """The largest ``rho`` whose conversion :func:`zcdp_to_approx_dp` (``rho + 2 sqrt(rho ln(1/delta))``) is at most
     ``epsilon``: the zCDP budget to spend when a user asks for ``(epsilon, delta)``.
 
@@ -75,24 +80,25 @@ def approx_dp_to_zcdp(epsilon, delta):
     return rho
 
 
-def pure_dp_to_zcdp(epsilon):
+def pure_dp_to_zcdp(epsilon: float) -> float:
     """``epsilon``-DP implies ``epsilon^2 / 2``-zCDP (Prop. 1.4)."""
     if not epsilon > 0:
         raise ValueError(f"epsilon must be > 0, got {epsilon}.")
     return epsilon ** 2 / 2
 
 
-def zcdp_gaussian_sigma(l2_sensitivity, rho):
+def zcdp_gaussian_sigma(l2_sensitivity: float, rho: float) -> float:
     """The Gaussian mechanism with ``sigma = Delta_2 / sqrt(2 rho)`` is ``rho``-zCDP (Prop. 1.6)."""
     return float(l2_sensitivity) / math.sqrt(2 * check_rho(rho))
 
 
-def zcdp_spend(rho, delta):
+def zcdp_spend(rho: float, delta: float) -> PrivacySpend:
     """A :class:`PrivacySpend` for ``rho``-zCDP, with its (epsilon, delta) conversion for a diffprivlib accountant."""
     return PrivacySpend(zcdp_to_approx_dp(rho, delta), delta, rho=check_rho(rho))
 
 
-def zcdp_gaussian_mechanism(l2_sensitivity, rho, *, random_state=None):
+def zcdp_gaussian_mechanism(l2_sensitivity: float, rho: float, *,
+                            random_state: int | np.random.RandomState | None = None) -> GaussianAnalytic:
     """A diffprivlib ``GaussianAnalytic`` mechanism whose noise has ``sigma = Delta_2 / sqrt(2 rho)``.
 
     diffprivlib parametrises Gaussian noise by (epsilon, delta, sensitivity), and its sigma is proportional to the
@@ -111,7 +117,8 @@ def zcdp_gaussian_mechanism(l2_sensitivity, rho, *, random_state=None):
                             random_state=random_state)
 
 
-def noisy_vector_zcdp(values, *, l2_sensitivity, rho, random_state=None):
+def noisy_vector_zcdp(values: ArrayLike, *, l2_sensitivity: float, rho: float,
+                      random_state: int | np.random.RandomState | None = None) -> np.ndarray:
     """Add zCDP-calibrated Gaussian noise (``sigma = Delta_2 / sqrt(2 rho)``) to every coordinate of ``values``.
 
     ``rho``-zCDP for a vector whose L2 distance between neighbours is at most ``l2_sensitivity``. Does not charge

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ErrorRateParity
 
-from ..privacy import exponential_mechanism, noise_sd, noisy_vector, per_mechanism_epsilon
+from ..privacy import exponential_mechanism, min_count_split, noise_sd, noisy_vector, per_mechanism_epsilon
 from ..utils._progress import progress_rounds
 from ._eg_params import _event_index, _moment_events
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
@@ -85,7 +85,8 @@ class Algorithm3:
     # ------------------------------------------------------------------------------------------ releases
     def _release_min_count(self, cell_counts):
         """``N``: the smallest non-empty cell without noise, the public ``min_count``, or a DP lower bound released
-        with ``min_count_fraction`` of epsilon and half of delta. Returns the budget left for the rounds.
+        with ``min_count_fraction`` of epsilon and half of delta (:func:`fairlearn_dp.privacy.min_count_split`).
+        Returns the budget left for the rounds.
         """
         epsilon, delta = self.epsilon, self.delta
         eps_rounds, delta_rounds, delta_used = epsilon, delta, 0.0
@@ -96,14 +97,13 @@ class Algorithm3:
         elif self.min_count is not None:
             min_count = float(self.min_count)
         else:
-            eps0 = self.min_count_fraction * epsilon
-            delta0 = delta / 2
+            eps0, delta0, eps_rounds, delta_rounds = min_count_split(epsilon, delta, self.min_count_fraction)
             noisy = noisy_vector(cell_counts.ravel().astype(float), epsilon=eps0, l1_sensitivity=2.0,
                                  random_state=self.rng)
             # P(Laplace(2/eps0) > t) = exp(-t eps0 / 2) / 2 = delta0 at t = (2/eps0) ln(1/(2 delta0)).
             estimate = float(np.floor(noisy.min() - (2.0 / eps0) * math.log(1.0 / (2.0 * delta0))))
             min_count = max(estimate, 2.0)          # a released value; floored so that 1/(N - 1) is defined
-            eps_rounds, delta_rounds, delta_used = epsilon - eps0, delta - delta0, delta0
+            delta_used = delta0
         self.min_count_ = min_count
         self.min_count_estimate_ = estimate
         self.delta_used_ = delta_used

@@ -3,57 +3,116 @@
 Stage 1 (Alg. 1) spends ``tau`` zCDP on a precursor DP OLS fit ("Analyze Gauss") and per-group standard errors
 ``s_k``; Stage 2 (Alg. 2 / Alg. 3) spends ``mu`` zCDP on projected DP gradient descent in which group ``k`` gets the
 share ``s_k^2`` of every iteration's budget, optionally with a bounded-group-loss (BGL) penalty. ``rho = tau + mu``.
-The stages and their ledger are in :mod:`._group_budget_stages`; derivations in docs/privacy_analysis/group_budget.md.
+The stages are in :mod:`._group_budget_stages`; the budget splits and the ledger (``ZCDPLedger``, re-imported here)
+are the privacy core's (:mod:`fairlearn_dp.privacy`); derivations in docs/privacy_analysis/group_budget.md.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
     MAX_EPSILON,
+    BudgetAccountant,
     PrivacySpend,
     PrivacyWarning,
     charge,
     check_rho,
-    check_spend,
+    group_budget_split,
     validate_epsilon_delta,
     zcdp_to_approx_dp,
 )
 from ..privacy._zcdp import approx_dp_to_zcdp
+from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
 from ..utils._random import release_seeds
+from ..utils._withheld import call_withheld
 from ..utils._validation import (
-    SharedAccountantCloneMixin,
     as_group_vector,
-    atomic_fit,
-    call_withheld,
     check_bool,
+    check_choice,
+    check_int,
+    check_real,
     check_seed,
     encode_groups,
     resolve_groups,
-    validate_params,
+    value_errors,
 )
 from ._group_budget_stages import ZCDPLedger, _GroupBudgetStages
 
 __all__ = ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "ZCDPLedger"]
 
 
-class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstimator):
+def _check_classes(classes, name="classes"):
+    """The public label set ``classes`` as a list ``[negative, positive]`` (``[0, 1]`` when None); a ``TypeError`` or
+    ``ValueError`` naming ``classes`` otherwise (the classifier's entry of the parameter table).
+    """
+    if classes is None:
+        return [0, 1]
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
+        raise TypeError(f"{name} must be None or a sequence of two labels [negative, positive].")
+    labels = list(np.asarray(classes, dtype=object).ravel())
+    if len(labels) != 2:
+        raise ValueError(f"{name} must hold exactly two labels [negative, positive], got {len(labels)}.")
+    for label in labels:
+        try:
+            hash(label)
+        except TypeError as exc:
+            raise TypeError(f"{name} must hold hashable labels.") from exc
+        if label is None or (isinstance(label, numbers.Real) and math.isnan(label)):
+            raise ValueError(f"{name} must not contain None or NaN.")
+    if labels[0] == labels[1]:
+        raise ValueError(f"{name} must hold two distinct labels.")
+    return labels
+
+
+_POSITIVE = value_errors(functools.partial(check_real, low=0.0, low_open=True))
+_FRACTION = value_errors(functools.partial(check_real, low=0.0, high=1.0, low_open=True, high_open=True))
+
+
+class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudgetStages, BaseEstimator):
     """Shared fit machinery; subclasses choose the loss (squared / logistic)."""
 
     _loss = "squared"
 
-    def __init__(self, *, rho=None, epsilon=None, delta=1e-6, stage1_fraction=0.2, budget_allocation="standard_errors",
-                 objective="group_mean", bounded_group_loss=None, lagrange_multiplier=1.0, data_bound=1.0,
-                 target_bound=None, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0, fit_intercept=True,
-                 groups=None, accountant=None, random_state=None):
+    #: Each public parameter's own domain, checked in this order before anything else (``PrivateFitMixin``); the
+    #: rules that relate several (``rho`` or ``epsilon``, ``objective`` and ``bounded_group_loss``, the classifier's
+    #: ``target_bound``) are in ``_check_params_together``.
+    _parameter_constraints = {
+        "fit_intercept": check_bool,
+        "random_state": check_seed,
+        "stage1_fraction": _FRACTION,
+        "budget_allocation": functools.partial(check_choice, options=("standard_errors", "uniform")),
+        "objective": functools.partial(check_choice, options=("group_mean", "pooled")),
+        "data_bound": _POSITIVE,
+        "clip": _POSITIVE,
+        "learning_rate": _POSITIVE,
+        "coef_bound": _POSITIVE,
+        "lagrange_multiplier": _POSITIVE,
+        "n_iter": value_errors(functools.partial(check_int, low=1)),
+        "bounded_group_loss": value_errors(functools.partial(check_real, low=0.0, allow_none=True)),
+        "target_bound": value_errors(functools.partial(check_real, low=0.0, low_open=True, allow_none=True)),
+        "delta": _FRACTION,                 # in (0, 1): the (epsilon, delta) report of the zCDP spend
+    }
+
+    def __init__(self, *, rho: float | None = None, epsilon: float | None = None, delta: float = 1e-6,
+                 stage1_fraction: float = 0.2, budget_allocation: str = "standard_errors",
+                 objective: str = "group_mean", bounded_group_loss: float | None = None,
+                 lagrange_multiplier: float = 1.0, data_bound: float = 1.0, target_bound: float | None = None,
+                 clip: float = 2.0, n_iter: int = 200, learning_rate: float = 0.05, coef_bound: float = 5.0,
+                 fit_intercept: bool = True, groups: Sequence[Any] | None = None,
+                 accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> None:
         self.rho = rho
         self.epsilon = epsilon
         self.delta = delta
@@ -75,10 +134,9 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstim
 
     # ------------------------------------------------------------------ parameters
     def _total_rho(self):
-        """The zCDP budget: ``rho``, or the largest rho whose (epsilon, delta) conversion is at most ``epsilon``."""
-        if isinstance(self.delta, bool) or not (isinstance(self.delta, numbers.Real) and 0 < self.delta < 1):
-            raise ValueError(f"delta must be in (0, 1) (used to report the zCDP spend as (epsilon, delta)), got "
-                             f"{self.delta!r}.")
+        """The zCDP budget: ``rho``, or the largest rho whose (epsilon, delta) conversion is at most ``epsilon``
+        (``delta`` already checked by the table).
+        """
         if self.rho is not None:
             if self.epsilon is not None:
                 raise ValueError("Give either rho or epsilon, not both.")
@@ -109,56 +167,27 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstim
                              "accountant's composition overflow; use rho=numpy.inf for a non-private run.")
         return rho
 
-    def _check_params(self):
-        validate_params(self, {"fit_intercept": check_bool, "random_state": check_seed})
-        if isinstance(self.stage1_fraction, bool) or not (isinstance(self.stage1_fraction, numbers.Real)
-                                                          and 0 < self.stage1_fraction < 1):
-            raise ValueError(f"stage1_fraction must be in (0, 1), got {self.stage1_fraction!r}.")
-        if self.budget_allocation not in ("standard_errors", "uniform"):
-            raise ValueError("budget_allocation must be 'standard_errors' (DPSE) or 'uniform' (DPNoSE), got "
-                             f"{self.budget_allocation!r}.")
-        if self.objective not in ("group_mean", "pooled"):
-            raise ValueError(f"objective must be 'group_mean' (Alg. 2) or 'pooled' (Alg. 3), got {self.objective!r}.")
+    def _check_params_together(self, checked):
+        """The joint rules, after the table: ``bounded_group_loss`` needs ``objective="group_mean"``; the
+        classifier refuses a ``target_bound``; ``rho`` or ``epsilon`` gives the budget;
+        the declared ``groups``. Returns ``(rho, groups)`` (``groups`` None when they are to be read from the data).
+        """
         if self.objective == "pooled" and self.bounded_group_loss is not None:
             raise ValueError("bounded_group_loss needs objective='group_mean' (Alg. 2).")
-        for name in ("data_bound", "clip", "learning_rate", "coef_bound", "lagrange_multiplier"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not (isinstance(value, numbers.Real) and math.isfinite(value)
-                                               and value > 0):
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}.")
-        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral) or self.n_iter < 1:
-            raise ValueError(f"n_iter must be an integer >= 1, got {self.n_iter!r}.")
-        if self.bounded_group_loss is not None and (
-                isinstance(self.bounded_group_loss, bool) or not (isinstance(self.bounded_group_loss, numbers.Real)
-                                                                  and math.isfinite(self.bounded_group_loss)
-                                                                  and self.bounded_group_loss >= 0)):
-            raise ValueError(f"bounded_group_loss must be None or a finite number >= 0, got "
-                             f"{self.bounded_group_loss!r}.")
-        if self.target_bound is not None and (
-                isinstance(self.target_bound, bool) or not (isinstance(self.target_bound, numbers.Real)
-                                                            and math.isfinite(self.target_bound)
-                                                            and self.target_bound > 0)):
-            raise ValueError(f"target_bound must be None or a finite number > 0, got {self.target_bound!r}.")
         self._target_bound()                        # the classifier refuses a target_bound here, before the data
-
-    def _target_bound(self):
-        """Public bound on ``|y|``: ``target_bound``, or ``data_bound`` when it is None (1 for the classifier)."""
-        return float(self.data_bound if self.target_bound is None else self.target_bound)
-
-    def _check_public_inputs(self):
-        """Everything ``fit`` checks before it reads a row: the parameters, the declared groups and the budget.
-
-        Returns ``(rho, groups)`` (``groups`` None when they are to be read from the data). Raises diffprivlib's
-        ``BudgetError`` when the accountant cannot pay the whole budget, whatever the data (the AIF360 faces call
-        this before they convert their dataset).
-        """
-        self._check_params()
         rho = self._total_rho()
         groups = None
         if self.groups is not None:
             groups = resolve_groups(self.groups, None, estimator_name=type(self).__name__)
-        check_spend(self.accountant, self._spend(rho))
         return rho, groups
+
+    def _planned_spend(self, resolved):
+        """The whole budget ``rho`` as ``(epsilon, delta)`` (a fit never charges more)."""
+        return self._spend(resolved[0])
+
+    def _target_bound(self):
+        """Public bound on ``|y|``: ``target_bound``, or ``data_bound`` when it is None (1 for the classifier)."""
+        return float(self.data_bound if self.target_bound is None else self.target_bound)
 
     def _label_attributes(self):
         """Fitted attributes fixed by public label parameters (the classifier's ``classes_``)."""
@@ -196,13 +225,13 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstim
 
     # ------------------------------------------------------------------ fit
     @atomic_fit
-    def fit(self, X, y, *, sensitive_features):
+    def fit(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike) -> Self:
         """Fit the DP model (group sizes are treated as public, see Privacy).
 
         Order: the public parameters and groups are validated and the accountant is checked for the whole budget
-        before the data are read; a fit that raises leaves the estimator as it was.
+        before the data are read (:meth:`check_public_inputs`); a fit that raises leaves the estimator as it was.
         """
-        rho, groups = self._check_public_inputs()
+        rho, groups = self.check_public_inputs()
         design = self._design(X)
         target = self._target(y, design.shape[0])
         group_vector = as_group_vector(sensitive_features, design.shape[0], groups=groups)
@@ -222,8 +251,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, _GroupBudgetStages, BaseEstim
         uniform = present / present.sum()           # equal shares over the groups that have rows (sizes are public)
         fallback = None
         if self.budget_allocation == "standard_errors" and np.any(sizes >= design.shape[1] + 1):
-            tau = self.stage1_fraction * rho
-            mu = rho if math.isinf(rho) else rho - tau
+            tau, mu = group_budget_split(rho, self.stage1_fraction)
             shares, fallback = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger,
                                                             stage1_rng)
         else:
@@ -400,7 +428,7 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     def _losses_from_margin(margin, y):
         return (margin - y) ** 2
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predictions ``X coef_ + intercept_`` (no sensitive attribute needed)."""
         return self._decision(X)
 
@@ -441,10 +469,17 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
 
     _loss = "logistic"
 
-    def __init__(self, *, rho=None, epsilon=None, delta=1e-6, stage1_fraction=0.2, budget_allocation="standard_errors",
-                 objective="group_mean", bounded_group_loss=None, lagrange_multiplier=1.0, data_bound=1.0,
-                 target_bound=None, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0, fit_intercept=True,
-                 groups=None, classes=None, accountant=None, random_state=None):
+    #: The regressor's table and the declared label set.
+    _parameter_constraints = {**_GroupBudgetBase._parameter_constraints, "classes": _check_classes}
+
+    def __init__(self, *, rho: float | None = None, epsilon: float | None = None, delta: float = 1e-6,
+                 stage1_fraction: float = 0.2, budget_allocation: str = "standard_errors",
+                 objective: str = "group_mean", bounded_group_loss: float | None = None,
+                 lagrange_multiplier: float = 1.0, data_bound: float = 1.0, target_bound: float | None = None,
+                 clip: float = 2.0, n_iter: int = 200, learning_rate: float = 0.05, coef_bound: float = 5.0,
+                 fit_intercept: bool = True, groups: Sequence[Any] | None = None,
+                 classes: Sequence[Any] | None = None, accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> None:
         super().__init__(rho=rho, epsilon=epsilon, delta=delta, stage1_fraction=stage1_fraction,
                          budget_allocation=budget_allocation, objective=objective,
                          bounded_group_loss=bounded_group_loss, lagrange_multiplier=lagrange_multiplier,
@@ -460,29 +495,9 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
                              "leave it None.")
         return 1.0
 
-    def _check_params(self):
-        super()._check_params()
-        self._declared_classes()
-
     def _declared_classes(self):
         """The public label set as a list ``[negative, positive]`` (``[0, 1]`` when ``classes`` is None)."""
-        if self.classes is None:
-            return [0, 1]
-        if isinstance(self.classes, (str, bytes)) or not hasattr(self.classes, "__iter__"):
-            raise TypeError("classes must be None or a sequence of two labels [negative, positive].")
-        labels = list(np.asarray(self.classes, dtype=object).ravel())
-        if len(labels) != 2:
-            raise ValueError(f"classes must hold exactly two labels [negative, positive], got {len(labels)}.")
-        for label in labels:
-            try:
-                hash(label)
-            except TypeError as exc:
-                raise TypeError("classes must hold hashable labels.") from exc
-            if label is None or (isinstance(label, numbers.Real) and math.isnan(label)):
-                raise ValueError("classes must not contain None or NaN.")
-        if labels[0] == labels[1]:
-            raise ValueError("classes must hold two distinct labels.")
-        return labels
+        return _check_classes(self.classes)
 
     def _label_attributes(self):
         labels = self._declared_classes()
@@ -511,16 +526,19 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
     def _losses_from_margin(margin, y):
         return np.logaddexp(0.0, -y * margin)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """The margins ``X coef_ + intercept_`` (positive: the positive class)."""
         return self._decision(X)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """``[P(negative), P(positive)]`` per row: the logistic function of the margin."""
         decision = self._decision(X)
         with np.errstate(over="ignore"):          # exp overflow: the probability is 0, exactly the limit
             p = 1.0 / (1.0 + np.exp(-decision))
         return np.column_stack([1 - p, p])
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The declared class of each row: the positive one where the margin is > 0."""
         check_is_fitted(self, "coef_")
         return self.classes_[(self._decision(X) > 0).astype(int)]
 

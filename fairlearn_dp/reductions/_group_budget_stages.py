@@ -1,9 +1,11 @@
 """The two stages of the group-aware budget allocation (the budget-tailoring paper, Algorithms 1-3) and their ledger.
 
-:class:`ZCDPLedger` records every Gaussian release of a fit; :class:`_GroupBudgetStages` holds stage 1 (a precursor DP
-OLS fit and per-group standard errors, Alg. 1) and stage 2 (projected DP gradient descent with per-group budget
-shares, Alg. 2 / Alg. 3), which :class:`~fairlearn_dp.reductions.DPGroupBudgetRegressor` and
-:class:`~fairlearn_dp.reductions.DPGroupBudgetClassifier` inherit. Sensitivities and budget splits are derived in
+:class:`_GroupBudgetStages` holds stage 1 (a precursor DP OLS fit and per-group standard errors, Alg. 1) and stage 2
+(projected DP gradient descent with per-group budget shares, Alg. 2 / Alg. 3), which
+:class:`~fairlearn_dp.reductions.DPGroupBudgetRegressor` and :class:`~fairlearn_dp.reductions.DPGroupBudgetClassifier`
+inherit. Every release goes through a ``ZCDPLedger`` (:mod:`fairlearn_dp.privacy._zcdp_ledger`), and the budget
+splits are the privacy core's (:func:`~fairlearn_dp.privacy.group_budget_stage1_split`,
+:func:`~fairlearn_dp.privacy.group_budget_stage2_split`). Sensitivities and budget splits are derived in
 docs/privacy_analysis/group_budget.md.
 """
 
@@ -13,44 +15,10 @@ import math
 
 import numpy as np
 
-from ..privacy import randomise_vector, zcdp_gaussian_mechanism, zcdp_gaussian_sigma
+from ..privacy import group_budget_stage1_split, group_budget_stage2_split, zcdp_gaussian_sigma
+from ..privacy._zcdp_ledger import ZCDPLedger
 
-__all__ = ["ZCDPLedger"]
-
-
-class ZCDPLedger:
-    """Every Gaussian release of a fit with its stage, sensitivity, sigma and zCDP cost ``Delta^2 / (2 sigma^2)``.
-
-    The total spend is computed from the recorded releases (sequential composition: the sum), not asserted.
-    """
-
-    def __init__(self):
-        self.entries = []
-        self._mechanisms = {}
-
-    def release(self, values, *, stage, l2_sensitivity, rho, random_state):
-        """Release ``values`` with Gaussian noise calibrated to ``rho``-zCDP and record what it cost.
-
-        One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream; every
-        coordinate of ``values`` in one :func:`~fairlearn_dp.privacy.randomise_vector` call.
-        """
-        if math.isinf(rho):                         # epsilon = inf: the non-private baseline, no noise
-            self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": 0.0,
-                                 "rho": math.inf})
-            return np.asarray(values, dtype=float).copy()
-        key = (float(l2_sensitivity), float(rho))
-        if key not in self._mechanisms:
-            self._mechanisms[key] = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
-        mechanism = self._mechanisms[key]
-        noisy = randomise_vector(mechanism, np.asarray(values, dtype=float))
-        sigma = zcdp_gaussian_sigma(l2_sensitivity, rho)
-        self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": sigma,
-                             "rho": l2_sensitivity ** 2 / (2 * sigma ** 2)})
-        return noisy
-
-    def total(self, stage=None):
-        return float(sum(e["rho"] for e in self.entries if stage is None or e["stage"] == stage))
-
+__all__ = ["ZCDPLedger"]           # re-imported from the privacy core (pickles and imports of the old place work)
 
 
 class _GroupBudgetStages:
@@ -84,16 +52,16 @@ class _GroupBudgetStages:
         present = sizes > 0
         uniform = present / present.sum()
         estimable = np.flatnonzero(sizes >= d + 1)
-        tau_k = tau / (estimable.size + 1)
+        rho_moments, rho_residual = group_budget_stage1_split(tau, estimable.size)
         upper = np.triu_indices(d)
         gram = design.T @ design
         noisy_upper = ledger.release(gram[upper], stage="stage1", l2_sensitivity=2 * d * bound ** 2,
-                                     rho=tau_k / 2, random_state=rng)
+                                     rho=rho_moments, random_state=rng)
         noisy_gram = np.zeros((d, d))
         noisy_gram[upper] = noisy_upper
         noisy_gram = noisy_gram + np.triu(noisy_gram, 1).T
         moment = ledger.release(design.T @ np.clip(target, -target_bound, target_bound), stage="stage1",
-                                l2_sensitivity=2 * math.sqrt(d) * bound * target_bound, rho=tau_k / 2,
+                                l2_sensitivity=2 * math.sqrt(d) * bound * target_bound, rho=rho_moments,
                                 random_state=rng)
         residual_clip = float(self.clip) ** 2
         if np.linalg.eigvalsh(noisy_gram).min() <= 0:
@@ -105,7 +73,7 @@ class _GroupBudgetStages:
         residuals = np.where(np.isfinite(squared_residuals), np.clip(squared_residuals, 0.0, residual_clip),
                              residual_clip)
         sums = np.bincount(group_index, weights=residuals, minlength=n_groups)
-        noisy_sums = np.array([ledger.release(sums[k], stage="stage1", l2_sensitivity=residual_clip, rho=tau_k,
+        noisy_sums = np.array([ledger.release(sums[k], stage="stage1", l2_sensitivity=residual_clip, rho=rho_residual,
                                               random_state=rng) for k in estimable])
         if np.any(noisy_sums <= 0):
             return uniform, "a noisy residual sum <= 0"
@@ -149,8 +117,7 @@ class _GroupBudgetStages:
             for k, (X_k, y_k, row_norms) in enumerate(blocks):
                 if sizes[k] == 0:
                     continue
-                budget = math.inf if math.isinf(mu) else mu * shares[k] / T
-                gradient_budget = budget / 2 if use_bgl else budget
+                gradient_budget, loss_budget = group_budget_stage2_split(mu, shares[k], T, bounded_group_loss=use_bgl)
                 margin = X_k @ theta
                 with np.errstate(over="ignore"):      # exp overflow (the limit is exact) must not warn
                     scale = self._gradient_scalars(margin, y_k)
@@ -167,7 +134,7 @@ class _GroupBudgetStages:
                 if use_bgl:
                     loss = np.clip(self._losses_from_margin(margin, y_k), 0, clip ** 2)
                     losses[k] = ledger.release(loss.mean(), stage="stage2", l2_sensitivity=clip ** 2 / sizes[k],
-                                               rho=budget / 2, random_state=rng)
+                                               rho=loss_budget, random_state=rng)
             direction = gradients.sum(axis=0)
             if use_bgl:
                 worst = int(np.nanargmax(losses))

@@ -10,7 +10,9 @@ Jagielski et al. (2019, Algorithm 3) release two noisy values per round; here al
 4. **The output** is the uniform average of the plays or Fairlearn's mixture of them found by a linear program on
    released values (:mod:`._game_mixture`), with an early stop on released values.
 
-zCDP composes by addition: ``rho = rho_stats + T rho_round`` with ``rho_stats = statistics_fraction * rho``.
+zCDP composes by addition: ``rho = rho_stats + T rho_round`` with ``rho_stats = statistics_fraction * rho``
+(:func:`fairlearn_dp.privacy.statistics_game_split`; ``rho_stats`` over the first step's releases:
+:func:`fairlearn_dp.privacy.statistics_release_split`).
 Derivations (sensitivities, proxy memberships and their reliability, calibration, the program's slack, the
 budget): docs/privacy_analysis/statistics_game.md.
 """
@@ -22,8 +24,13 @@ import math
 import numpy as np
 from sklearn.base import clone
 
-from ..privacy import noisy_vector_zcdp, project_onto_sum
-from ..privacy._zcdp import approx_dp_to_zcdp, zcdp_gaussian_sigma
+from ..privacy import (
+    noisy_vector_zcdp,
+    project_onto_sum,
+    statistics_game_split,
+    statistics_release_split,
+    zcdp_gaussian_sigma,
+)
 from ..utils._progress import progress_rounds
 from ._direction_reliability import direction_noise_variance, direction_reliability
 from ._game_mixture import _calibrate_violations, _mixture_lp
@@ -125,33 +132,33 @@ class StatisticsGame:
         # leaves each cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
         self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
         if self.private:
-            rho = approx_dp_to_zcdp(epsilon, delta)
-            self.rho_stats = statistics_fraction * rho
-            self.rho_round = (rho - self.rho_stats) / n_rounds
+            # The budget splits (privacy core): rho_stats for the statistics, rho_round for each round; rho_stats
+            # over the statistics' releases (rho_statistics, rho_counts, rho_gram).
+            self.rho_stats, self.rho_round = statistics_game_split(epsilon, delta, statistics_fraction, n_rounds)
+            self.rho_statistics, self.rho_counts, self.rho_gram = statistics_release_split(
+                self.rho_stats, record=record, count_share=COUNT_SHARE)
             self.sensitivity = {"round_l2": round_sensitivity()}
             if record:
                 # S (features and count together) and the Gram matrix, each with half of rho_stats.
                 self.sensitivity["statistics_l2"] = label_cell_sensitivity(row_norm, record=True)
                 self.sensitivity["gram_l2"] = gram_sensitivity(row_norm)
-                self.rho_counts = 0.0
-                self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_stats * 0.5)
+                self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_statistics)
                 self.sigma_counts = self.sigma_stats
-                self.sigma_gram = zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_stats * 0.5)
+                self.sigma_gram = zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_gram)
             else:
                 # The feature sums and the cell counts are two Gaussian releases, the counts with COUNT_SHARE of
                 # rho_stats (one release of [z, 1] would give them 1 / (C^2 + 1) of it: every estimated rate is a
                 # ratio to a released count, whose relative error then biased each rate alike in every round).
                 self.sensitivity["statistics_l2"], self.sensitivity["counts_l2"] = attribute_sensitivities(row_norm)
-                self.rho_counts = COUNT_SHARE * self.rho_stats
                 # A public z of norm 0 (constant features) makes the feature sums 0 on every dataset: no noise.
-                self.sigma_stats = (zcdp_gaussian_sigma(self.sensitivity["statistics_l2"],
-                                                        self.rho_stats - self.rho_counts)
+                self.sigma_stats = (zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_statistics)
                                     if self.sensitivity["statistics_l2"] > 0 else 0.0)
                 self.sigma_counts = zcdp_gaussian_sigma(self.sensitivity["counts_l2"], self.rho_counts)
                 self.sigma_gram = 0.0
             self.sigma_round = zcdp_gaussian_sigma(self.sensitivity["round_l2"], self.rho_round)
         else:
             self.rho_stats = self.rho_round = self.rho_counts = math.inf
+            self.rho_statistics = self.rho_gram = math.inf
             self.sensitivity = {}
             self.sigma_stats = self.sigma_round = self.sigma_gram = self.sigma_counts = 0.0
         self.ridge = None if ridge is None else float(ridge)      # None: set from the noise after the release
@@ -180,11 +187,11 @@ class StatisticsGame:
         """
         S = self._cell_sums(self.phi).reshape(-1, self.d + 1)
         if self.private and self.record:
-            S = noisy_vector_zcdp(S, l2_sensitivity=self.sensitivity["statistics_l2"], rho=self.rho_stats * 0.5,
+            S = noisy_vector_zcdp(S, l2_sensitivity=self.sensitivity["statistics_l2"], rho=self.rho_statistics,
                                   random_state=self.rng)
         elif self.private:
             features = (noisy_vector_zcdp(S[:, :-1], l2_sensitivity=self.sensitivity["statistics_l2"],
-                                          rho=self.rho_stats - self.rho_counts, random_state=self.rng)
+                                          rho=self.rho_statistics, random_state=self.rng)
                         if self.sigma_stats > 0 else S[:, :-1])
             counts = noisy_vector_zcdp(S[:, -1], l2_sensitivity=self.sensitivity["counts_l2"],
                                        rho=self.rho_counts, random_state=self.rng)
@@ -198,7 +205,7 @@ class StatisticsGame:
             if self.private:
                 upper = np.triu_indices(self.d + 1)
                 noisy = noisy_vector_zcdp(gram[upper], l2_sensitivity=self.sensitivity["gram_l2"],
-                                          rho=self.rho_stats * 0.5, random_state=self.rng)
+                                          rho=self.rho_gram, random_state=self.rng)
                 gram = np.zeros_like(gram)
                 gram[upper] = noisy
                 gram = gram + np.triu(gram, 1).T

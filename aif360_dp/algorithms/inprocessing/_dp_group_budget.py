@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,12 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils._validation import atomic_fit, check_bool, check_seed, validate_params
+from fairlearn_dp.utils._fit_support import atomic_fit
+from fairlearn_dp.utils._validation import check_bool, check_seed, validate_params
+
+if TYPE_CHECKING:
+    from aif360.datasets import BinaryLabelDataset, StructuredDataset
+    from diffprivlib.accountant import BudgetAccountant
 
 __all__ = ["DPGroupBudgetRegression", "DPGroupBudgetClassification"]
 
@@ -87,7 +93,7 @@ class _GroupBudgetTransformer(Transformer):
             setattr(self, name, value)
 
     @atomic_fit
-    def fit(self, dataset):
+    def fit(self, dataset: StructuredDataset) -> Self:
         """Train the DP model on ``dataset`` (features, labels and the protected attribute's groups).
 
         The parameters, the dataset's public schema (protected attribute, declared groups, feature names, label
@@ -103,15 +109,14 @@ class _GroupBudgetTransformer(Transformer):
         validate_params(self, {"seed": check_seed, "drop_prot_attr": check_bool})     # the face's own parameters
         probe = self._engine(**{key: getattr(self, key) for key in _ENGINE_PARAMS},
                              bounded_group_loss=self.bounded_group_loss, random_state=self.seed)
-        probe._check_params()                   # the engine's parameters and budget size, before the dataset
-        probe._total_rho()
+        probe.check_public_inputs(check_budget=False)    # the engine's parameters and budget size, before the dataset
         name = protected_attribute(dataset, self.protected_attribute_name)
         params, fitted = self._public_params(dataset)
         features = self._feature_names(dataset)
         model = self._engine(**{key: getattr(self, key) for key in _ENGINE_PARAMS}, **params,
                              groups=declared_groups(dataset, name), accountant=self.accountant,
                              random_state=self.seed)
-        model._check_public_inputs()            # parameters, groups and the whole budget: before the rows
+        model.check_public_inputs()             # parameters, groups and the whole budget: before the rows
         arrays = dataset_to_arrays(dataset, protected_attribute_name=name)
         target = self._target(dataset, arrays.y)
         model.fit(arrays.X[features], target, sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
@@ -178,10 +183,14 @@ class DPGroupBudgetRegression(_GroupBudgetTransformer):
 
     _engine = DPGroupBudgetRegressor
 
-    def __init__(self, *, epsilon=None, delta=1e-6, rho=None, bounds=None, stage1_fraction=0.2,
-                 budget_allocation="standard_errors", objective="group_mean", bounded_group_loss=None,
-                 lagrange_multiplier=1.0, data_bound=1.0, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0,
-                 fit_intercept=True, protected_attribute_name=None, drop_prot_attr=True, accountant=None, seed=None):
+    def __init__(self, *, epsilon: float | None = None, delta: float = 1e-6, rho: float | None = None,
+                 bounds: tuple[float, float] | None = None, stage1_fraction: float = 0.2,
+                 budget_allocation: str = "standard_errors", objective: str = "group_mean",
+                 bounded_group_loss: float | None = None, lagrange_multiplier: float = 1.0, data_bound: float = 1.0,
+                 clip: float = 2.0, n_iter: int = 200, learning_rate: float = 0.05, coef_bound: float = 5.0,
+                 fit_intercept: bool = True, protected_attribute_name: str | None = None,
+                 drop_prot_attr: bool = True, accountant: BudgetAccountant | None = None,
+                 seed: int | np.random.RandomState | None = None) -> None:
         super().__init__(epsilon=epsilon, delta=delta, rho=rho, bounds=bounds, stage1_fraction=stage1_fraction,
                          budget_allocation=budget_allocation, objective=objective,
                          bounded_group_loss=bounded_group_loss, lagrange_multiplier=lagrange_multiplier,
@@ -206,7 +215,7 @@ class DPGroupBudgetRegression(_GroupBudgetTransformer):
     def _bounds(self, dataset):
         return public_label_bounds(dataset, self.bounds)
 
-    def predict(self, dataset):
+    def predict(self, dataset: StructuredDataset) -> StructuredDataset:
         """Return a copy of ``dataset`` whose labels are the DP model's predictions (in the dataset's label units).
 
         Args:
@@ -245,10 +254,14 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
 
     _engine = DPGroupBudgetClassifier
 
-    def __init__(self, *, epsilon=None, delta=1e-6, rho=None, stage1_fraction=0.2,
-                 budget_allocation="standard_errors", objective="group_mean", bounded_group_loss=None,
-                 lagrange_multiplier=1.0, data_bound=1.0, clip=2.0, n_iter=200, learning_rate=0.05, coef_bound=5.0,
-                 fit_intercept=True, protected_attribute_name=None, drop_prot_attr=True, accountant=None, seed=None):
+    def __init__(self, *, epsilon: float | None = None, delta: float = 1e-6, rho: float | None = None,
+                 stage1_fraction: float = 0.2, budget_allocation: str = "standard_errors",
+                 objective: str = "group_mean", bounded_group_loss: float | None = None,
+                 lagrange_multiplier: float = 1.0, data_bound: float = 1.0, clip: float = 2.0, n_iter: int = 200,
+                 learning_rate: float = 0.05, coef_bound: float = 5.0, fit_intercept: bool = True,
+                 protected_attribute_name: str | None = None, drop_prot_attr: bool = True,
+                 accountant: BudgetAccountant | None = None,
+                 seed: int | np.random.RandomState | None = None) -> None:
         super().__init__(epsilon=epsilon, delta=delta, rho=rho, stage1_fraction=stage1_fraction,
                          budget_allocation=budget_allocation, objective=objective,
                          bounded_group_loss=bounded_group_loss, lagrange_multiplier=lagrange_multiplier,
@@ -269,7 +282,7 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
             raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
         return (labels == dataset.favorable_label).astype(int)
 
-    def predict(self, dataset):
+    def predict(self, dataset: BinaryLabelDataset) -> BinaryLabelDataset:
         """Return a copy of ``dataset`` with the DP model's predicted labels and favorable-label probabilities.
 
         Args:

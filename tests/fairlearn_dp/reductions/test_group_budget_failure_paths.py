@@ -130,6 +130,30 @@ def test_bad_public_parameters_are_reported_before_the_budget(cls):
             make(cls, target_bound=2.0, budget_allocation="uniform").fit(X, labels_for(cls, y), sensitive_features=g)
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_check_public_inputs_is_the_first_step_of_fit_and_reads_no_data(cls):
+    """The public step the AIF360 faces call (PrivateFitMixin): parameters, groups, then the whole budget."""
+    rho, groups = make(cls, groups=["b", "a"]).check_public_inputs()
+    assert rho == 1.0 and groups == ["b", "a"]
+    model = make(cls, rho=None, epsilon=0.5, groups=None, accountant=exhausted())
+    rho, groups = model.check_public_inputs(check_budget=False)
+    assert groups is None and zcdp_to_approx_dp(rho, 1e-6) <= 0.5
+    with pytest.raises(BudgetError):
+        model.check_public_inputs()
+    with pytest.raises(ValueError, match="stage1_fraction"):
+        make(cls, stage1_fraction=2.0, accountant=exhausted()).check_public_inputs()
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("name, value", [("stage1_fraction", "0.5"), ("n_iter", 2.5), ("clip", True),
+                                         ("data_bound", None), ("target_bound", "1"), ("delta", [1e-6]),
+                                         ("bounded_group_loss", "0.1"), ("budget_allocation", 5)])
+def test_a_bad_type_is_a_value_error_naming_the_parameter_as_before_the_table(cls, name, value):
+    """The parameter table keeps the estimators' error type: every bad value is a ValueError."""
+    with pytest.raises(ValueError, match=name):
+        make(cls, **{name: value}, accountant=exhausted()).check_public_inputs()
+
+
 # ------------------------------------------------------------------------------------------ small groups (item 2)
 @pytest.mark.parametrize("cls", ESTIMATORS)
 @pytest.mark.parametrize("allocation", ["standard_errors", "uniform"])
