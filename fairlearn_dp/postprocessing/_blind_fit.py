@@ -3,7 +3,7 @@ given): its public checks, its fit and its posterior buckets, as a mixin of the 
 
 The fit keeps the estimator's order: the public checks (``_check_blind_inputs``, before the budget check), then the
 regressor's outputs and the posterior buckets of the fitting rows, one release of the (group, output bin, posterior
-bucket) counts through the estimator's ``_release_joint_histogram``, and the remapping LP on the release alone
+bucket) counts through the estimator's ``_release_histogram``, and the remapping LP on the release alone
 (``_blind.py``). Privacy analysis: docs/privacy_analysis/fair_regression.md.
 """
 
@@ -16,7 +16,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy._release import joint_histogram_sensitivity, noise_scale, noise_sd
-from ..utils._validation import as_group_vector, call_on_private_rows, encode_groups
+from ..utils._withheld import call_on_private_rows
+from ..utils._validation import as_group_vector, encode_groups
 from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap
 from ._transport import _shifted_kernel_cdfs
 
@@ -30,7 +31,7 @@ MAX_BLIND_LP_VARIABLES = 2_000_000
 
 class _AttributeBlindFit:
     """The attribute-blind methods of ``DPFairRegressionPostprocessor`` (a mixin: it uses the estimator's
-    parameters and its ``_fit_estimator``, ``_outputs``, ``_discretize``, ``_release_joint_histogram``,
+    parameters and its ``_fit_estimator``, ``_outputs``, ``_discretize``, ``_release_histogram``,
     ``_fit_group_estimator`` and ``_forget_mode``).
     """
 
@@ -53,7 +54,7 @@ class _AttributeBlindFit:
                 "fit (a public sample, or a disjoint split whose privacy this estimator does not cover), or use a "
                 "DP classifier fitted with its own budget, and pass prefit=True (which applies to `estimator` "
                 "too: prefit it or pass estimator=None). It is fitted here only at epsilon=inf.")
-        buckets = int(self.posterior_buckets)           # checked with the other parameters (_PARAMETER_CHECKS)
+        buckets = int(self.posterior_buckets)           # checked with the other parameters (the class table)
         if groups is None:
             raise ValueError("groups must be declared when group_estimator is given: they name the columns of the "
                              "group posterior (attribute-blind mode).")
@@ -99,11 +100,12 @@ class _AttributeBlindFit:
         self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
         self.bin_centers_ = lower + (np.arange(n_bins) + 0.5) * (upper - lower) / n_bins
         self.cell_noise_sd_ = _cell_noise_sd(outputs.size, epsilon, delta)
+        width = n_bins * self.n_posterior_buckets_
         cells = self._discretize(outputs, warn_clipped=False) * self.n_posterior_buckets_ + buckets
+        counts = np.bincount(group_index * width + cells, minlength=len(groups) * width)    # in memory only
         # The only release: every (group, cell) count, L1 sensitivity 2/n under substitution (as the aware fit).
-        self.noisy_joint_pmf_, self.privacy_spent_ = self._release_joint_histogram(
-            cells, group_index, n_groups=len(groups), n_bins=n_bins * self.n_posterior_buckets_, epsilon=epsilon,
-            delta=delta)
+        self.noisy_joint_pmf_, self.privacy_spent_ = self._release_histogram(
+            counts.reshape(len(groups), width), outputs.size, epsilon=epsilon, delta=delta)
         return self._solve_blind_from_release(alpha)
 
     def _solve_blind_from_release(self, alpha):

@@ -6,8 +6,9 @@ Given Dask arrays, DataFrames or Series, ``predict`` and ``_pmf_predict`` of
 nothing. It has one block per partition of ``X``, holding that partition's rows in order: for a Dask array ``X``
 its row chunks; for a Dask DataFrame or Series one block per partition, whose lengths are unknown until computed
 (as with ``to_dask_array()``). Each block is the estimator's own in-memory method on that partition -- the prefit
-base model's predict method, the binning, the group encoding, with their checks and messages -- run on the workers
-by a copy of the fitted estimator (without its accountant) shipped once.
+base model's predict method, the binning, the group encoding, with their checks and messages -- run on the workers:
+the estimator's ``predict`` passes the bound method of a light copy of itself (without its accountant), which Dask
+ships once per worker. This module reads and sets nothing of the estimators: it receives callables.
 
 Randomised predictions. The in-memory ``predict`` draws one uniform per row, in row order: ``random_sample(n)`` of
 :func:`fairlearn_dp.utils._random.check_random_state` of ``random_state``. On Dask inputs partition ``i`` draws from
@@ -46,26 +47,28 @@ from ._distributed import _aligned_partitions, _check_partition_lengths, _partit
 __all__ = ["predict_dask", "pmf_predict_dask"]
 
 
-def predict_dask(estimator, X, sensitive_features, random_state, *, dtype):
-    """Lazy ``estimator.predict``: block ``i`` is ``estimator._randomised_predict`` of partition ``i`` with the
-    generator of ``random_state`` advanced by the rows before it.
+def predict_dask(randomised_predict, X, sensitive_features, random_state, *, dtype):
+    """Lazy ``predict``: block ``i`` is ``randomised_predict(x_i, sensitive_features_i, generator_i)``, with the
+    generator of ``random_state`` advanced by the rows before partition ``i``.
     """
     import dask
 
     parts, lengths = _row_partitions(X, sensitive_features)
-    shared = dask.delayed(_predict_copy(estimator), pure=False)     # shipped once per worker, not once per task
+    shared = dask.delayed(randomised_predict, pure=False)     # shipped once per worker, not once per task
     states = _partition_states(copy_random_state(random_state), parts, lengths)
     blocks = [dask.delayed(_predict_partition, pure=False)(shared, index, x, part_groups, *state, np.dtype(dtype))
               for index, ((x, part_groups), state) in enumerate(zip(parts, states))]
     return _as_array(blocks, lengths, np.dtype(dtype), ())
 
 
-def pmf_predict_dask(estimator, X, sensitive_features, *, n_columns):
-    """Lazy ``estimator._pmf_predict``: block ``i`` is ``_pmf_predict`` of partition ``i``, ``n_columns`` wide."""
+def pmf_predict_dask(pmf_predict, X, sensitive_features, *, n_columns):
+    """Lazy ``_pmf_predict``: block ``i`` is ``pmf_predict(x_i, sensitive_features=sensitive_features_i)``,
+    ``n_columns`` wide.
+    """
     import dask
 
     parts, lengths = _row_partitions(X, sensitive_features)
-    shared = dask.delayed(_predict_copy(estimator), pure=False)
+    shared = dask.delayed(pmf_predict, pure=False)
     blocks = [dask.delayed(_pmf_partition, pure=False)(shared, index, x, part_groups, n_columns)
               for index, (x, part_groups) in enumerate(parts)]
     return _as_array(blocks, lengths, np.dtype(float), (n_columns,))
@@ -80,15 +83,6 @@ def _row_partitions(X, sensitive_features):
     if sensitive_features is None:
         return [(x, None) for x in x_blocks], lengths
     return [(x, part_groups) for x, _, part_groups in _aligned_partitions(X, None, sensitive_features)], lengths
-
-
-def _predict_copy(estimator):
-    """A shallow copy of the fitted estimator for the workers, without the accountant. A later refit of
-    ``estimator`` assigns new attributes, so the lazy result keeps predicting with this fit.
-    """
-    template = copy.copy(estimator)
-    template.accountant = None
-    return template
 
 
 def _partition_states(generator, parts, lengths):
@@ -133,15 +127,15 @@ def _as_array(blocks, lengths, dtype, columns):
 
 
 # ------------------------------------------------------------------------------------------------ on the workers
-def _predict_partition(template, index, x, sensitive_features, states, position, dtype):
+def _predict_partition(randomised_predict, index, x, sensitive_features, states, position, dtype):
     if _check_partition_lengths(index, x, None, sensitive_features) == 0:
         return np.zeros(0, dtype=dtype)
     # A copy: the state is shared with other tasks (the next start of a chain; threads of one worker).
-    predictions = template._randomised_predict(x, sensitive_features, copy.deepcopy(states[position]))
+    predictions = randomised_predict(x, sensitive_features, copy.deepcopy(states[position]))
     return np.asarray(predictions).astype(dtype, copy=False)
 
 
-def _pmf_partition(template, index, x, sensitive_features, n_columns):
+def _pmf_partition(pmf_predict, index, x, sensitive_features, n_columns):
     if _check_partition_lengths(index, x, None, sensitive_features) == 0:
         return np.zeros((0, n_columns))
-    return np.asarray(template._pmf_predict(x, sensitive_features=sensitive_features), dtype=float)
+    return np.asarray(pmf_predict(x, sensitive_features=sensitive_features), dtype=float)

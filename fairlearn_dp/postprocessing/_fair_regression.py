@@ -6,22 +6,26 @@ import functools
 import inspect
 import math
 import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacySpend, PrivacyWarning, check_spend, private_joint_histogram, validate_epsilon_delta
+from ..privacy import PrivacySpend, PrivacyWarning
+from ..utils._fit_order import PrivateFitMixin
 from ..utils._random import check_random_state
+from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
+from ..utils._withheld import call_on_private_rows
 from ..utils._validation import (
-    SharedAccountantCloneMixin,
     as_1d_float,
     as_group_vector,
-    atomic_fit,
-    call_on_private_rows,
     check_alpha,
     check_bounds,
     check_bool,
+    check_delta,
+    check_epsilon,
     check_estimator,
     check_n_bins,
     check_positive_int,
@@ -36,8 +40,10 @@ from ..utils._validation import (
 from ._barycenter import solve_barycenter
 from ._blind import n_posterior_cells
 from ._blind_fit import MAX_BLIND_LP_VARIABLES, _AttributeBlindFit  # noqa: F401 (a documented limit)
+from ._counting import check_layout, counting_backend, is_dask_input, release_counts
+from ._counting import require_declared_groups, require_prefit_or_none
 from ._dask_predict import pmf_predict_dask, predict_dask
-from ._distributed import is_dask_input
+from ._inputs import encode_group_index, light_copy
 from ._transport import _shifted_kernel_cdfs, _transport_kernels, private_group_estimates
 
 __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_HISTOGRAM_CELLS"]
@@ -57,10 +63,14 @@ MAX_HISTOGRAM_CELLS = 2_000_000
 # Parameters of attribute-blind mode only: without a group_estimator a value other than the default has no effect
 # and is refused (the default passes, so get_params / clone / set_params round-trip).
 _BLIND_ONLY = ("posterior_buckets", "noise_margin")
-# The public parameters checked by these generic checks, in the one validation step before the budget check (the
-# others have checks of their own in _check_public_inputs). posterior_buckets and noise_margin are checked in every
-# mode, so that a bad value never passes unnoticed.
-_PARAMETER_CHECKS = {
+# The public parameters with a check of their own, in the order they are checked (the class's
+# _parameter_constraints; the joint rules follow in _check_params_together). posterior_buckets and noise_margin are
+# checked in every mode, so that a bad value never passes unnoticed.
+_PARAMETER_CONSTRAINTS = {
+    "epsilon": check_epsilon,
+    "delta": check_delta,
+    "n_bins": functools.partial(check_n_bins, maximum=MAX_N_BINS, reason=" (time and memory grow with n_bins)"),
+    "alpha": lambda alpha, name: check_alpha(alpha),
     "prefit": check_bool,
     "predict_method": check_string,
     "random_state": check_seed,
@@ -70,13 +80,26 @@ _PARAMETER_CHECKS = {
 }
 
 
-class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindFit, MetaEstimatorMixin, BaseEstimator):
+class _Public(NamedTuple):
+    """The resolved public inputs of a fit (``check_public_inputs``)."""
+
+    epsilon: float
+    delta: float
+    bounds: tuple[float, float] | None
+    n_bins: int
+    alpha: float
+    groups: list | None
+
+
+class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin, _AttributeBlindFit, MetaEstimatorMixin,
+                                    BaseEstimator):
     r"""Differentially private post-processing of a regressor for statistical parity.
 
     Remaps a regressor's outputs so that every group's output distribution lies within Kolmogorov-Smirnov distance
     ``alpha`` of every other group's, with minimum squared deviation, while the fitted remapping is differentially
-    private with respect to its fitting data (Algorithm 1 of [Xian2024]_): bin the outputs (``_discretize``), release
-    the joint (group, bin) histogram with noise (``_release_joint_histogram``, the only step that reads the data),
+    private with respect to its fitting data (Algorithm 1 of [Xian2024]_): bin the outputs (``_discretize``), count
+    the (group, bin) cells in memory or on Dask workers (``_counting.py``, the only step that reads the data), release
+    the joint histogram with noise (``_release_histogram``),
     estimate each group's PMF from it (``_estimate_distributions``), solve the barycenter LP (``_solve_barycenter``)
     and transport each group's outputs at random along its optimal coupling (``predict``).
 
@@ -189,9 +212,13 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
     PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
     """
 
-    def __init__(self, *, estimator=None, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, groups=None,
-                 prefit=False, predict_method="predict", accountant=None, random_state=None, solver="exact",
-                 group_estimator=None, posterior_buckets=10, noise_margin=1.0):
+    _parameter_constraints = _PARAMETER_CONSTRAINTS
+
+    def __init__(self, *, estimator: Any = None, epsilon: float = 1.0, delta: float = 0.0,
+                 bounds: tuple[float, float] | None = None, n_bins: int = 36, alpha: float = 0.0,
+                 groups: list | None = None, prefit: bool = False, predict_method: str = "predict",
+                 accountant: Any = None, random_state: Any = None, solver: str = "exact", group_estimator: Any = None,
+                 posterior_buckets: int = 10, noise_margin: float = 1.0) -> None:
         self.estimator = estimator
         self.epsilon = epsilon
         self.delta = delta
@@ -209,36 +236,38 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
         self.noise_margin = noise_margin
 
     # ------------------------------------------------------------------ fit
-    def _check_public_inputs(self):
-        """Validate the public parameters and check the budget, before anything reads the data.
+    def check_public_inputs(self, *, check_budget: bool = True) -> Any:
+        """Validate every public parameter, then check that the accountant can pay ``(epsilon, delta)``; read no data.
 
-        Returns ``(epsilon, delta, (lower, upper), n_bins, alpha, groups)``; ``groups`` is None when they are to
-        be read from the data. Raises diffprivlib's ``BudgetError`` if the accountant cannot pay ``(epsilon,
-        delta)``, whatever the data.
+        What ``fit`` does first (:meth:`~fairlearn_dp.utils._fit_order.PrivateFitMixin.check_public_inputs`).
+        With ``check_budget=False`` (a wrapper that reads ``bounds`` and ``groups`` from a dataset's schema before it
+        checks the budget), ``bounds=None`` and ``groups=None`` pass, and the rules that need them wait for them.
         """
-        epsilon, delta, n_bins, alpha = self._check_params()
-        lower, upper = check_bounds(self.bounds)
-        groups = None if self.groups is None else resolve_groups(self.groups, None,
-                                                                 estimator_name=type(self).__name__)
-        if self.group_estimator is not None:
-            self._check_blind_inputs(groups, epsilon)
-        if groups is not None:
-            self._check_histogram_size(len(groups), n_bins)
-        check_spend(self.accountant, PrivacySpend(epsilon, delta))
-        return epsilon, delta, (lower, upper), n_bins, alpha, groups
+        if check_budget:
+            return super().check_public_inputs()
+        return self._check_params_together(validate_params(self, self._parameter_constraints), pending=True)
 
-    def _check_params(self):
-        """The parameters that need neither ``bounds`` nor ``groups`` (the AIF360 face checks them before it reads
-        its dataset, which may supply those two). Returns ``(epsilon, delta, n_bins, alpha)``.
+    def _check_params_together(self, checked, *, pending=False):
+        """The joint rules, after the table: the estimator and its ``predict_method``, the attribute-blind
+        parameters, ``bounds``, the declared groups and the histogram's size. Returns the resolved public inputs.
+        ``pending``: ``bounds`` and ``groups`` may still be None (see ``check_public_inputs``).
         """
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        n_bins = check_n_bins(self.n_bins, maximum=MAX_N_BINS, reason=" (time and memory grow with n_bins)")
-        alpha = check_alpha(self.alpha)
-        validate_params(self, _PARAMETER_CHECKS)
         self._check_estimator()
         if self.group_estimator is None:
             self._check_blind_only_defaults()
-        return epsilon, delta, n_bins, alpha
+        bounds = None if pending and self.bounds is None else check_bounds(self.bounds)
+        groups = None if self.groups is None else resolve_groups(self.groups, None,
+                                                                 estimator_name=type(self).__name__)
+        if not (pending and groups is None):
+            if self.group_estimator is not None:
+                self._check_blind_inputs(groups, checked["epsilon"])
+            if groups is not None:
+                self._check_histogram_size(len(groups), checked["n_bins"])
+        return _Public(checked["epsilon"], checked["delta"], bounds, checked["n_bins"], checked["alpha"], groups)
+
+    def _planned_spend(self, resolved):
+        """One release, charged ``(epsilon, delta)``."""
+        return PrivacySpend(resolved.epsilon, resolved.delta)
 
     def _check_blind_only_defaults(self):
         """Without ``group_estimator``, ``posterior_buckets`` and ``noise_margin`` would be ignored: a value other
@@ -274,8 +303,13 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
         check_is_fitted(self.estimator)
 
     @atomic_fit
-    def fit(self, X, y=None, *, sensitive_features, **kwargs):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None, *, sensitive_features: ArrayLike,
+            **kwargs: Any) -> DPFairRegressionPostprocessor:
         """Fit the private post-processor.
+
+        The one order of every private fit (``utils/_fit_order.py``): the public parameters and the budget, the
+        domain (regressor, groups, grid), the counts of the (group, bin) cells (in memory or on Dask workers,
+        ``_counting.py``), one release, the barycenter LP on the release.
 
         Parameters
         ----------
@@ -283,7 +317,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
             Features for ``estimator``; with ``estimator=None``, the one-column array of regressor outputs.
             Dask arrays / DataFrames (``X``, ``y`` and ``sensitive_features`` alike, same partitions; ``groups``
             declared; estimator prefit or None) fit out of core: counts on the workers, one release here
-            (``fairlearn_dp/postprocessing/_distributed.py``).
+            (``fairlearn_dp/postprocessing/_counting.py``).
         y : array-like or None, default=None
             Targets; used only to fit ``estimator`` when ``prefit=False``. Post-processing itself needs no labels.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
@@ -295,37 +329,37 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
         -------
         self
         """
-        epsilon, delta, (lower, upper), n_bins, alpha, groups = self._check_public_inputs()
+        public = self.check_public_inputs()                        # 1-2. public parameters, budget
+        epsilon, delta, (lower, upper), n_bins, alpha, groups = public
+        dask_input = is_dask_input(X, y, sensitive_features)
         if self.group_estimator is not None:
-            if is_dask_input(X, y, sensitive_features):
+            if dask_input:
                 raise ValueError("Dask inputs are not supported in attribute-blind mode (group_estimator given).")
             return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha,
                                    groups)
-        if is_dask_input(X, y, sensitive_features):  # out-of-core: the histogram is summed on Dask workers
-            from ._distributed import fit_regression_dask
-            return fit_regression_dask(self, X, y, sensitive_features, kwargs, public=(
-                epsilon, delta, (lower, upper), n_bins, alpha, groups))
-
-        self.estimator_ = self._fit_estimator(X, y, **kwargs)
-        outputs = self._outputs(X, private=not math.isinf(epsilon))
-        if y is not None and len(y) != outputs.size:
-            raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
-        group_vector = as_group_vector(sensitive_features, outputs.size, groups=groups)
-        if groups is None:
-            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
-                                        private=not math.isinf(epsilon))
+        if dask_input:
+            require_declared_groups(groups)
+            require_prefit_or_none(self.estimator, self.prefit)
+            check_layout(X, y, sensitive_features)
+        private = not math.isinf(epsilon)
+        self.estimator_ = self._fit_estimator(X, y, **kwargs)     # 3. domain
+        if groups is None:                                         # in memory only (Dask: declared)
+            outputs = self._outputs(X, private=private)
+            _check_target_rows(y, outputs.size)
+            groups = resolve_groups(None, as_group_vector(sensitive_features, outputs.size), private=private,
+                                    estimator_name=type(self).__name__)
             self._check_histogram_size(len(groups), n_bins)      # groups read from the data: before the release
-        group_index = encode_groups(group_vector, groups)
         # A declared group without rows is not an error: its cells are released with noise like any other.
-
         self.groups_ = groups
         self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
         self.bin_centers_ = lower + (np.arange(n_bins) + 0.5) * (upper - lower) / n_bins
-        bin_index = self._discretize(outputs, warn_clipped=False)
-
-        # Release (the only step that reads the data), then post-process the released statistic only.
-        self.noisy_joint_pmf_, self.privacy_spent_ = self._release_joint_histogram(
-            bin_index, group_index, n_groups=len(groups), n_bins=n_bins, epsilon=epsilon, delta=delta)
+        keep = set(self.get_params(deep=False)) | {"estimator_", "groups_", "bin_edges_", "bin_centers_"}
+        cell_index = functools.partial(_regression_cells, light_copy(self, keep), list(groups), n_bins, private)
+        counts, n = counting_backend(X, y, sensitive_features)(    # 4. count
+            cell_index, len(groups) * n_bins, X, y, sensitive_features)
+        # 5. release (Alg. 1, lines 3-4), the only step that reads the data; 6. post-process the release only.
+        self.noisy_joint_pmf_, self.privacy_spent_ = self._release_histogram(
+            counts.reshape(len(groups), n_bins), n, epsilon=epsilon, delta=delta)
         return self._solve_from_release(alpha, n_bins)
 
     def _fit_group_estimator(self, features, group_labels):
@@ -400,10 +434,10 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
         position = np.round((np.clip(outputs, lower, upper) - lower) * n_bins / (upper - lower), 9)
         return np.clip(np.floor(position).astype(np.intp), 0, n_bins - 1)
 
-    def _release_joint_histogram(self, bin_index, group_index, *, n_groups, n_bins, epsilon, delta):
-        """Alg. 1, lines 3-4: the private joint PMF, charged once to the accountant."""
-        return private_joint_histogram(bin_index, group_index, n_bins=n_bins, n_groups=n_groups, epsilon=epsilon,
-                                       delta=delta, accountant=self.accountant, random_state=self.random_state)
+    def _release_histogram(self, counts, n, *, epsilon, delta):
+        """The one release of a fit: the private joint PMF ``counts / n``, charged once to the accountant."""
+        return release_counts(counts, n, epsilon=epsilon, delta=delta, accountant=self.accountant,
+                              random_state=self.random_state)
 
     @staticmethod
     def _estimate_distributions(noisy_joint_pmf):
@@ -423,7 +457,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
                                 solver=self.solver)
 
     # -------------------------------------------------------------- predict
-    def predict(self, X, *, sensitive_features=None, random_state=None):
+    def predict(self, X: ArrayLike, *, sensitive_features: ArrayLike | None = None, random_state: Any = None) -> Any:
         """Post-process: transport each output to its group's target distribution (Alg. 1, lines 11-13).
 
         Parameters
@@ -449,7 +483,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
         """
         if is_dask_input(X, sensitive_features):
             self._check_predict_mode(sensitive_features)
-            return predict_dask(self, X, sensitive_features, random_state, dtype=float)
+            return predict_dask(light_copy(self)._randomised_predict, X, sensitive_features, random_state,
+                                dtype=float)
         row = self._kernel_rows(X, sensitive_features)
         return self._sample(row, check_random_state(random_state))
 
@@ -478,7 +513,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
         """
         if is_dask_input(X, sensitive_features):
             self._check_predict_mode(sensitive_features)
-            return pmf_predict_dask(self, X, sensitive_features, n_columns=self.bin_centers_.size)
+            return pmf_predict_dask(light_copy(self)._pmf_predict, X, sensitive_features,
+                                    n_columns=self.bin_centers_.size)
         return self._kernels[self._kernel_rows(X, sensitive_features)].toarray()
 
     def _check_predict_mode(self, sensitive_features):
@@ -512,6 +548,21 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, _AttributeBlindF
         group_index = encode_groups(as_group_vector(sensitive_features, outputs.size, groups=self.groups_),
                                     self.groups_)
         return group_index, self._discretize(outputs)
+
+
+def _check_target_rows(y, n_outputs):
+    if y is not None and len(y) != n_outputs:
+        raise ValueError(f"y has {len(y)} rows but X has {n_outputs} (length mismatch).")
+
+
+def _regression_cells(template, groups, n_bins, private, x, y, sensitive_features):
+    """``cell_index`` of :meth:`DPFairRegressionPostprocessor.fit`: cell ``a k + j`` of each row (group ``a``, bin
+    ``j`` of its output), with fit's domain checks and messages; ``template`` is the estimator's light copy.
+    """
+    outputs = template._outputs(x, private=private)
+    _check_target_rows(y, outputs.size)
+    group_index = encode_group_index(sensitive_features, outputs.size, groups)
+    return group_index * n_bins + template._discretize(outputs, warn_clipped=False)
 
 
 def _fit_here(estimator, X, y, what, trust_diffprivlib=True, _stacklevel=5, **kwargs):

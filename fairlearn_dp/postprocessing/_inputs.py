@@ -1,10 +1,13 @@
 """The input checks of the post-processors' fit, with Fairlearn's messages (without counts or values of the data).
 
-Shared by the in-memory fit and the Dask map step (:mod:`._distributed`), so that both raise the same errors.
+Shared by every counting backend (:mod:`._counting`: in memory and on Dask workers), so that both raise the same
+errors: the per-row functions each estimator's cell index uses (labels, group encoding, with fast paths that give
+the same values and errors), and the light copy of an estimator that is shipped to the workers.
 """
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import numpy as np
@@ -19,7 +22,10 @@ from .._fairlearn_compat import (
     MESSAGE_Y_NONE,
 )
 
-__all__ = ["n_columns", "n_rows", "check_lengths", "binary_labels"]
+from ..utils._validation import as_group_vector, encode_groups
+
+__all__ = ["n_columns", "n_rows", "check_lengths", "binary_labels", "binary_labels_fast", "encode_group_index",
+           "light_copy", "fit_template"]
 
 
 def n_columns(X):
@@ -68,3 +74,135 @@ def binary_labels(y):
     if not all(isinstance(v, (numbers.Number, np.bool_)) and not pd.isna(v) and v in (0, 1) for v in found):
         raise ValueError(LABELS_NOT_0_1_ERROR_MESSAGE)
     return values.astype(float).astype(np.intp)
+
+
+def encode_group_index(sensitive_features, n_samples, groups):
+    """Group index of each row: :func:`encode_groups` of :func:`as_group_vector`, with a fast path for a numeric
+    column (same indices; anything unusual, including an unknown group, goes the general way and its error).
+    """
+    codes = _encode_numeric(sensitive_features, groups)
+    if codes is not None:
+        return codes
+    return encode_groups(as_group_vector(sensitive_features, n_samples, groups=groups), groups)
+
+
+def _encode_numeric(sensitive_features, groups):
+    """Indices into ``groups`` for a 1-D int/float column whose values are all among numeric ``groups``; else None.
+
+    ``encode_groups`` matches labels by Python equality (``1 == 1.0``); for integer columns that is integer
+    equality and for float columns float equality, which this reproduces for groups that convert exactly.
+    """
+    values = _numeric_column(sensitive_features)
+    if values is None:
+        return None
+    matched = _numeric_keys(groups, values.dtype.kind)
+    if matched is None:
+        return None
+    codes = np.full(values.size, -1, dtype=np.intp)
+    for key, position in zip(*matched):                 # one comparison pass per group: few groups
+        codes[values == key] = position
+    if np.any(codes < 0):                    # NaN, or a label not in groups: the general path decides (and raises)
+        return None
+    return codes
+
+
+def _numeric_column(sensitive_features):
+    """The 1-D int/float array of ``sensitive_features`` (a 1-D pandas object unwrapped), or None: not numeric,
+    not one column, or uint64 (beyond the keys' range).
+    """
+    values = sensitive_features
+    if hasattr(values, "to_numpy") and getattr(values, "ndim", 2) == 1:
+        values = values.to_numpy()
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind not in "iuf":
+        return None
+    if values.dtype.kind == "u" and values.dtype.itemsize == 8:
+        return None
+    return values
+
+
+def _numeric_keys(groups, kind):
+    """``(keys, positions)``: each numeric group's key for a column of dtype kind ``kind`` and its index in
+    ``groups``; None when the fast path cannot decide (a non-numeric group, one that does not convert exactly, no
+    key, or more than ``_MAX_FAST_GROUPS`` keys).
+    """
+    keys, positions = [], []
+    for position, group in enumerate(groups):
+        key = _numeric_key(group, kind)
+        if key is None:
+            return None
+        if key is _NO_MATCH:
+            continue                             # a fractional group cannot equal an integer label
+        keys.append(key)
+        positions.append(position)
+    if not keys or len(keys) > _MAX_FAST_GROUPS:
+        return None
+    return keys, positions
+
+
+def _numeric_key(group, kind):
+    """The key that ``group`` equals in a column of dtype kind ``kind`` (float, or int within +-2^62); None when
+    the general path must decide; ``_NO_MATCH`` for a fractional group and an integer column.
+    """
+    if isinstance(group, (bool, np.bool_)) or not isinstance(group, numbers.Real):
+        return None
+    if kind == "f":
+        key = float(group)
+        if key != group:
+            return None                          # an int beyond float precision: leave it to the general path
+        return key
+    if isinstance(group, numbers.Integral):
+        key = int(group)
+    elif float(group).is_integer():
+        key = int(group)
+    else:
+        return _NO_MATCH
+    if not -2 ** 62 < key < 2 ** 62:
+        return None
+    return key
+
+
+_NO_MATCH = object()
+
+
+#: Up to this many numeric groups, group labels are matched by one comparison pass per group.
+_MAX_FAST_GROUPS = 64
+
+
+def binary_labels_fast(y):
+    """``binary_labels(y)``, without its per-value Python check when ``y`` is a numeric
+    array of zeros and ones (the same 0/1 integers); anything else goes its way, errors included.
+    """
+    values = y.to_numpy() if hasattr(y, "to_numpy") else y
+    if (isinstance(values, np.ndarray) and values.dtype.kind in "biuf" and values.size
+            and (values.ndim == 1 or values.shape == (values.shape[0], 1))):
+        values = values.ravel()
+        if np.all((values == 0) | (values == 1)):
+            return values.astype(np.intp)
+    return binary_labels(y)
+
+
+def light_copy(estimator, keep=None):
+    """A shallow copy of ``estimator`` without its accountant, for the workers (the estimator's own choice of what
+    to ship): with ``keep``, only the attributes named there; else all of them. Workers only run per-row methods, so
+    attributes of an earlier fit (e.g. large transport plans) need not travel; a later refit of ``estimator``
+    assigns new attributes, so the copy keeps this fit's.
+    """
+    template = copy.copy(estimator)
+    if keep is not None:
+        template.__dict__ = {name: value for name, value in estimator.__dict__.items() if name in keep}
+    template.accountant = None
+    return template
+
+
+def fit_template(estimator, before, set_here):
+    """:func:`light_copy` of ``estimator`` with its parameters and what this fit set so far.
+
+    ``set_here`` names the attributes this fit assigned; any other attribute that appeared or changed since the
+    snapshot ``before`` (e.g. set by the estimator's own ``_set_grid``) is kept too.
+    """
+    names = set(estimator.get_params(deep=False)) | set(set_here) | {
+        name for name, value in estimator.__dict__.items() if before.get(name, _MISSING) is not value}
+    return light_copy(estimator, names)
+
+
+_MISSING = object()

@@ -4,48 +4,43 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 from fairlearn.postprocessing import ThresholdOptimizer
+from numpy.typing import ArrayLike
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import (
-    PrivacySpend,
-    PrivacyWarning,
-    charge,
-    check_spend,
-    private_joint_histogram,
-    validate_epsilon_delta,
-)
 from .._fairlearn_compat import (
     BASE_ESTIMATOR_NONE_ERROR_MESSAGE,
     KW_CONTROL_FEATURES,
     MESSAGE_X_Y_ROWS,
+    MESSAGE_Y_NONE,
     NO_CONTROL_FEATURES,
 )
+from ..privacy import PrivacySpend, PrivacyWarning, charge, validate_epsilon_delta
+from ..utils._fit_order import PrivateFitMixin
 from ..utils._random import check_random_state
-from ..utils._validation import (
-    SharedAccountantCloneMixin,
-    as_1d_float,
-    as_group_vector,
-    atomic_fit,
-    call_on_private_rows,
-    encode_groups,
-    resolve_groups,
-)
+from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
+from ..utils._withheld import call_on_private_rows
+from ..utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
+from ._counting import check_layout, counting_backend, is_dask_input, release_counts
+from ._counting import require_declared_groups, require_prefit_or_none
 from ._dask_predict import pmf_predict_dask, predict_dask
 from ._inputs import binary_labels as _binary_labels
+from ._inputs import binary_labels_fast, encode_group_index, light_copy
 from ._inputs import check_lengths as _check_lengths
 from ._inputs import n_columns as _n_columns
-from ._distributed import is_dask_input
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
 from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp
 from ._mixing_lp import constraint_slack, rate_errors, warn_if_unenforced
-from ._threshold_params import MAX_N_SCORE_BINS, check_dp_params, check_tol
+from ._threshold_params import MAX_N_SCORE_BINS, PARAMETER_CONSTRAINTS, check_decision_function_range
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
+from ._threshold_params import check_fairlearn_path_params
 from ._threshold_params import check_score_range as _check_score_range
 
 __all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]
@@ -59,15 +54,24 @@ _FAIRLEARN_FITTED = ("estimator_", "interpolated_thresholder_", "x_metric_", "y_
                      "_x_best_per_group", "_overall_tradeoff_curve", "_between_groups")
 
 
-class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
+class _Public(NamedTuple):
+    """The resolved public inputs of a DP-path fit (``check_public_inputs``)."""
+
+    epsilon: float
+    delta: float
+    gamma: float
+    groups: list | None
+
+
+class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, ThresholdOptimizer):
     r"""Differentially private post-processing of a classifier for group fairness (a DP ``ThresholdOptimizer``).
 
     Fits group-specific randomised thresholds on a classifier's predictions or scores so that a fairness
     constraint holds with the best objective value, as Fairlearn's
     :class:`~fairlearn.postprocessing.ThresholdOptimizer` does [Hardt2016]_, but from one noisy table, so that the
     fitted post-processor is differentially private [Jagielski2019]_: bin the outputs on a public grid
-    (``_discretize``), release the joint table ``q(bin, a, y)`` with noise (``_release_joint_table``, the only step
-    that reads the data), compute private ROC statistics (``_estimate_rates``), solve the mixing LP
+    (``_discretize``), count the (bin, a, y) cells in memory or on Dask workers (``_counting.py``, the only step
+    that reads the data), release the joint table ``q(bin, a, y)`` with noise, compute private ROC statistics (``_estimate_rates``), solve the mixing LP
     (``_solve_mixing_lp``) and predict by randomised thresholding. With binary predictions, ``flip=True`` and
     ``privacy_slack=True`` this is Algorithm 1 of Jagielski et al.; scores are an extension (private ROC curves).
     At ``epsilon=inf`` with an estimator it *is* Fairlearn's class; at finite ``epsilon`` Fairlearn's
@@ -174,10 +178,15 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
        "Differentially Private Fair Learning." ICML 2019.
     """
 
-    def __init__(self, *, estimator=None, constraints="demographic_parity", objective="accuracy_score",
-                 grid_size=1000, flip=False, prefit=False, predict_method="auto", tol=None, epsilon=1.0, delta=0.0,
-                 beta=0.05, privacy_slack=False, n_score_bins=10, score_range=None, groups=None,
-                 privacy_unit="sensitive_attribute", accountant=None, random_state=None, solver="linprog"):
+    _parameter_constraints = PARAMETER_CONSTRAINTS
+
+    def __init__(self, *, estimator: Any = None, constraints: str = "demographic_parity",
+                 objective: str = "accuracy_score", grid_size: int = 1000, flip: bool = False, prefit: bool = False,
+                 predict_method: str = "auto", tol: float | None = None, epsilon: float = 1.0, delta: float = 0.0,
+                 beta: float = 0.05, privacy_slack: bool = False, n_score_bins: int = 10,
+                 score_range: tuple[float, float] | None = None, groups: list | None = None,
+                 privacy_unit: str = "sensitive_attribute", accountant: Any = None, random_state: Any = None,
+                 solver: str = "linprog") -> None:
         self.estimator = estimator
         self.constraints = constraints
         self.objective = objective
@@ -199,6 +208,32 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         self.solver = solver
 
     # ------------------------------------------------------------------ fit
+    def _validate_params(self):
+        """Step 1 on the path ``fit`` takes: on Fairlearn's (``epsilon=inf`` with an estimator) the checks that keep
+        Fairlearn's reading of its own parameters (``check_fairlearn_path_params``; Fairlearn's ``fit`` checks the
+        rest), else the table and the joint rules.
+        """
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        if self._delegates_to_fairlearn(epsilon):
+            check_fairlearn_path_params(self)
+            return _Public(epsilon, delta, None, self._check_groups_param())
+        return super()._validate_params()
+
+    def _check_params_together(self, checked):
+        """The joint rules of the DP path, after the table: ``epsilon`` and ``delta``, the constraints and objective
+        (Fairlearn's errors), the estimator (cloned unless prefit), decision-function scores without
+        ``score_range``, and the declared groups. Returns the resolved public inputs.
+        """
+        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
+        _check_constraints_and_objective(self.constraints, self.objective)
+        check_estimator(self.estimator, prefit=checked["prefit"])
+        check_decision_function_range(self.predict_method, self.score_range)
+        return _Public(epsilon, delta, checked["tol"], self._check_groups_param())
+
+    def _planned_spend(self, resolved):
+        """One release, charged ``(epsilon, delta)``."""
+        return PrivacySpend(resolved.epsilon, resolved.delta)
+
     def _check_fit_arguments(self, X, kwargs):
         """Public checks of ``fit``'s arguments (in memory and on Dask): no control features, and with
         ``estimator=None`` a single column of predictions or scores (Fairlearn's error; the shape is public).
@@ -209,17 +244,15 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
             raise ValueError(BASE_ESTIMATOR_NONE_ERROR_MESSAGE + " With estimator=None, X must be the single column "
                              "of the base classifier's predictions or scores.")
 
-    def _check_public_inputs(self):
-        """Validate the public parameters and check the budget, before anything reads the data.
-
-        Returns ``(epsilon, delta, gamma, groups)`` (``groups`` None when they are to be read from the data).
-        Raises diffprivlib's ``BudgetError`` if the accountant cannot pay ``(epsilon, delta)``, whatever the data.
+    def _check_dask_inputs(self, X, y, sensitive_features, groups):
+        """Public checks of Dask inputs, before any data: labels given, groups declared, the base estimator prefit
+        or None, and the layout of the partitions (``_counting.py``).
         """
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        gamma = self._check_params()
-        groups = self._check_groups_param()
-        check_spend(self.accountant, PrivacySpend(epsilon, delta))
-        return epsilon, delta, gamma, groups
+        if y is None:
+            raise ValueError(MESSAGE_Y_NONE + ".")
+        require_declared_groups(groups)
+        require_prefit_or_none(self.estimator, self.prefit)
+        check_layout(X, y, sensitive_features)
 
     def _check_groups_param(self):
         return None if self.groups is None else resolve_groups(self.groups, None, estimator_name=type(self).__name__)
@@ -239,24 +272,22 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         for name in set(_DP_FITTED + _FAIRLEARN_FITTED):
             self.__dict__.pop(name, None)
 
-    def _fit_fairlearn(self, X, y, *, sensitive_features, epsilon, delta, **kwargs):
-        """``epsilon=inf``: our privacy parameters and the accountant, then Fairlearn's ``fit`` unchanged."""
-        self._check_dp_params(fairlearn_path=True)
-        self._check_groups_param()
-        spend = PrivacySpend(epsilon, delta)
-        check_spend(self.accountant, spend)
+    def _fit_fairlearn(self, X, y, *, sensitive_features, public, **kwargs):
+        """``epsilon=inf``: our privacy parameters and the accountant (``public``), then Fairlearn's ``fit``."""
         self._forget_fit()
         super().fit(X, y, sensitive_features=sensitive_features, **kwargs)
-        self.privacy_spent_ = charge(self.accountant, spend)
+        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
         return self
 
     @atomic_fit
-    def fit(self, X, y, *, sensitive_features, **kwargs):
+    def fit(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike, **kwargs: Any) -> DPThresholdOptimizer:
         """Fit the private post-processor.
 
         At ``epsilon=inf`` (with an estimator and an objective Fairlearn supports) this is Fairlearn's
         ``ThresholdOptimizer.fit`` after the privacy parameters are validated; the accountant is charged
-        ``(inf, delta)``.
+        ``(inf, delta)``. Otherwise the one order of every private fit (``utils/_fit_order.py``): the public
+        parameters and the budget, the domain (base estimator, groups, grid), the counts of the (group, bin, label)
+        cells (in memory or on Dask workers, ``_counting.py``), one release, the mixing LP on the release.
 
         Parameters
         ----------
@@ -264,49 +295,73 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
             Features for ``estimator``; with ``estimator=None``, the one-column array of base predictions/scores.
             Dask arrays / DataFrames (``X``, ``y`` and ``sensitive_features`` alike, same partitions; ``groups``
             declared; estimator prefit or None) fit out of core: counts on the workers, one release here
-            (``fairlearn_dp/postprocessing/_distributed.py``).
+            (``fairlearn_dp/postprocessing/_counting.py``).
         y : array-like of shape (n_samples,)
             Binary labels (0 and 1).
         sensitive_features : array-like
             Group membership (several columns are combined into one label per row).
         **kwargs
             Passed to ``estimator.fit``.
+
+        Returns
+        -------
+        self
         """
         epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        if is_dask_input(X, y, sensitive_features):  # out-of-core: the table is summed on Dask workers
-            from ._distributed import fit_threshold_optimizer_dask
-            return fit_threshold_optimizer_dask(self, X, y, sensitive_features, kwargs, epsilon=epsilon, delta=delta)
-        if self._delegates_to_fairlearn(epsilon):
-            return self._fit_fairlearn(X, y, sensitive_features=sensitive_features, epsilon=epsilon, delta=delta,
-                                       **kwargs)
-        epsilon, delta, gamma, groups = self._check_public_inputs()
+        dask_input = is_dask_input(X, y, sensitive_features)
+        fairlearn_path = self._delegates_to_fairlearn(epsilon)
+        if fairlearn_path and dask_input:
+            raise ValueError("Dask inputs are not supported at epsilon=inf with an estimator: there "
+                             "DPThresholdOptimizer is Fairlearn's ThresholdOptimizer, whose fit needs in-memory "
+                             "data. Compute the inputs, or pass the base model's scores as X with estimator=None.")
+        public = self.check_public_inputs()                        # 1-2. public parameters, budget
+        if fairlearn_path:
+            return self._fit_fairlearn(X, y, sensitive_features=sensitive_features, public=public, **kwargs)
         self._check_fit_arguments(X, kwargs)
+        if dask_input:
+            self._check_dask_inputs(X, y, sensitive_features, public.groups)
         self._forget_fit()
-        labels = _binary_labels(y)
-        _check_lengths(X, sensitive_features, labels.size)
-        self.estimator_ = self._fit_estimator(X, labels, private=not math.isinf(epsilon), **kwargs)
-        self._predict_method = self._resolve_predict_method()
-        outputs = self._outputs(X, private=not math.isinf(epsilon))
-        if outputs.size != labels.size:
-            raise ValueError(MESSAGE_X_Y_ROWS)
-        group_vector = as_group_vector(sensitive_features, labels.size, groups=groups)
-        if groups is None:
-            groups = resolve_groups(None, group_vector, estimator_name=type(self).__name__,
-                                    private=not math.isinf(epsilon))
-        group_index = encode_groups(group_vector, groups)
+        private = not math.isinf(epsilon)
+        labels = self._read_estimator(X, y, sensitive_features, public.groups, private, kwargs)   # 3. domain
+        groups = public.groups
+        if groups is None:                                         # in memory only (Dask: declared)
+            groups = resolve_groups(None, as_group_vector(sensitive_features, labels.size), private=private,
+                                    estimator_name=type(self).__name__)
         # A declared group without rows, or without one label, is not an error: its cells are released with noise
         # like any other, and a constraint whose noisy mass is not positive is dropped (see _private_rates).
         self.groups_ = groups
-        self._set_grid(outputs)
-        bin_index = self._discretize(outputs, warn_clipped=False)
-        n_bins = self.bin_edges_.size - 1
+        self._set_grid()
+        n_bins, n_groups = self.bin_edges_.size - 1, len(groups)
+        counts, n = counting_backend(X, y, sensitive_features)(    # 4. count
+            self._cell_index(private), n_groups * 2 * n_bins, X, y, sensitive_features)
+        noisy, self.privacy_spent_ = release_counts(               # 5. release (Alg. 1, lines 2-4)
+            counts.reshape(n_groups, 2 * n_bins), n, epsilon=epsilon, delta=delta, accountant=self.accountant,
+            random_state=self.random_state)
+        self.noisy_table_ = noisy.reshape(n_groups, n_bins, 2)
+        return self._solve_from_release(public.gamma, n_rows=n, n_bins=n_bins, epsilon=epsilon, delta=delta)  # 6
 
-        self.noisy_table_, self.privacy_spent_ = self._release_joint_table(
-            bin_index, group_index, labels, n_groups=len(groups), n_bins=n_bins, epsilon=epsilon, delta=delta)
-        return self._solve_from_release(gamma, n_rows=labels.size, n_bins=n_bins, epsilon=epsilon, delta=delta)
+    def _read_estimator(self, X, y, sensitive_features, groups, private, kwargs):
+        """The base estimator (fitted here in memory, else prefit or None) and the predict method. Returns the
+        labels when they were read (in memory, to fit the estimator or to read the groups), else None.
+        """
+        labels = None
+        if groups is None or (self.estimator is not None and not self.prefit):
+            labels = _binary_labels(y)
+            _check_lengths(X, sensitive_features, labels.size)
+        self.estimator_ = self._fit_estimator(X, labels, private=private, _stacklevel=5, **kwargs)
+        self._predict_method = self._resolve_predict_method()
+        return labels
+
+    def _cell_index(self, private):
+        """``cell_index(x, y, sensitive_features)`` for the counting backends: a light copy of this estimator with
+        what the workers need (shipped once per Dask worker) bound to :func:`_threshold_cells`.
+        """
+        keep = set(self.get_params(deep=False)) | {"estimator_", "_predict_method", "groups_", "mode_", "bin_edges_"}
+        return functools.partial(_threshold_cells, light_copy(self, keep), list(self.groups_),
+                                 self.bin_edges_.size - 1, private)
 
     def _solve_from_release(self, gamma, *, n_rows, n_bins, epsilon, delta):
-        """Rates, slack and the mixing LP on ``noisy_table_`` alone (shared by the in-memory and the Dask fit)."""
+        """Rates, slack and the mixing LP on ``noisy_table_`` alone."""
         rates = self._estimate_rates(self.noisy_table_)
         self.table_ = rates.table
         self.group_label_mass_ = rates.mass
@@ -322,21 +377,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
                            slack=self.slack_, gamma=gamma, groups=self.groups_, stacklevel=4)
         return self
 
-    def _check_params(self):
-        """All public parameters of the DP path; constraints/objective errors are Fairlearn's. Returns ``gamma``."""
-        _check_constraints_and_objective(self.constraints, self.objective)
-        self._check_dp_params()
-        return check_tol(self.tol)
-
-    def _check_dp_params(self, fairlearn_path=False):
-        """Checked on both paths, before the budget: the parameters Fairlearn does not have, and those Fairlearn
-        accepts silently (``grid_size=0``) or refuses late with an error that does not name them (``estimator``,
-        ``predict_method``). On Fairlearn's path ``flip`` and ``prefit`` keep Fairlearn's reading (their truth
-        value), so a drop-in call that passes ``prefit=1`` behaves as before (``_threshold_params.py``).
-        """
-        check_dp_params(self, fairlearn_path=fairlearn_path)
-
-    def _fit_estimator(self, X, labels, *, private=True, **kwargs):
+    def _fit_estimator(self, X, labels, *, private=True, _stacklevel=4, **kwargs):
         if self.estimator is None:
             if kwargs:
                 raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
@@ -349,7 +390,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
                 "privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
                 "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
                 "estimator trained on other data or a DP estimator (e.g. from diffprivlib).", PrivacyWarning,
-                stacklevel=4)
+                stacklevel=_stacklevel)
         return clone(self.estimator).fit(X, labels, **kwargs)
 
     def _resolve_predict_method(self):
@@ -372,20 +413,22 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
             raw = np.asarray(raw)[:, 1]
         return as_1d_float(raw, f"estimator.{self._predict_method}(X)")
 
-    def _set_grid(self, outputs):
+    def _set_grid(self):
+        """The public grid: binary predictions (two "bins") or ``n_score_bins`` bins of ``score_range``."""
         if self._predict_method == "predict":
-            if not np.all(np.isin(outputs, (0.0, 1.0))):
-                raise ValueError("predict_method='predict' needs binary base predictions in {0, 1}; use scores "
-                                 "(predict_proba / decision_function) otherwise.")
             self.mode_ = "binary"
             self.bin_edges_ = np.array([-0.5, 0.5, 1.5])
             return
-        if self._predict_method == "decision_function" and self.score_range is None:
-            raise ValueError("score_range=(low, high) is required with decision_function scores; it must be public, "
-                             "not computed from the data.")
+        check_decision_function_range(self._predict_method, self.score_range)
         low, high = (0.0, 1.0) if self.score_range is None else _check_score_range(self.score_range)
         self.mode_ = "scores"
         self.bin_edges_ = np.linspace(low, high, int(self.n_score_bins) + 1)
+
+    def _check_fit_outputs(self, outputs):
+        """Fit's domain check of the base outputs: binary predictions in {0, 1} with ``predict_method='predict'``."""
+        if self.mode_ == "binary" and not np.all(np.isin(outputs, (0.0, 1.0))):
+            raise ValueError("predict_method='predict' needs binary base predictions in {0, 1}; use scores "
+                             "(predict_proba / decision_function) otherwise.")
 
     def _discretize(self, outputs, *, warn_clipped=True):
         """Bin index of each output; ``fit`` clips scores to ``score_range`` silently (a warning would depend on the
@@ -402,13 +445,6 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         n_bins = self.bin_edges_.size - 1
         position = np.round((np.clip(outputs, low, high) - low) * n_bins / (high - low), 9)
         return np.clip(np.floor(position).astype(np.intp), 0, n_bins - 1)
-
-    def _release_joint_table(self, bin_index, group_index, labels, *, n_groups, n_bins, epsilon, delta):
-        """Alg. 1, lines 2-4: the noisy joint PMF ``q~(bin, a, y)``, charged once to the accountant."""
-        noisy, spend = private_joint_histogram(2 * bin_index + labels, group_index, n_bins=2 * n_bins,
-                                               n_groups=n_groups, epsilon=epsilon, delta=delta,
-                                               accountant=self.accountant, random_state=self.random_state)
-        return noisy.reshape(n_groups, n_bins, 2), spend
 
     @staticmethod
     def _estimate_rates(noisy_table):
@@ -440,7 +476,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
             return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def predict(self, X, *, sensitive_features, random_state=None):
+    def predict(self, X: ArrayLike, *, sensitive_features: ArrayLike, random_state: Any = None) -> Any:
         """Randomised fair predictions (0/1) for each row; ``random_state`` makes them reproducible.
 
         After a fit at finite ``epsilon``: randomised thresholding with the private mixing rates; ``None`` draws
@@ -456,7 +492,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         """
         if is_dask_input(X, sensitive_features):
             check_is_fitted(self)
-            return predict_dask(self, X, sensitive_features, random_state, dtype=int)
+            return predict_dask(light_copy(self)._randomised_predict, X, sensitive_features, random_state, dtype=int)
         return self._randomised_predict(X, sensitive_features, check_random_state(random_state))
 
     def _randomised_predict(self, X, sensitive_features, generator):
@@ -474,7 +510,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
         """
         if is_dask_input(X, sensitive_features):
             check_is_fitted(self)
-            return pmf_predict_dask(self, X, sensitive_features, n_columns=2)
+            return pmf_predict_dask(light_copy(self)._pmf_predict, X, sensitive_features, n_columns=2)
         if not self._dp_fitted():
             return super()._pmf_predict(X, sensitive_features=sensitive_features)
         check_is_fitted(self, "mixing_rates_")
@@ -483,3 +519,18 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, ThresholdOptimizer):
                                     self.groups_)
         positive = self.mixing_rates_[group_index, self._discretize(outputs)]
         return np.column_stack([1.0 - positive, positive])
+
+
+def _threshold_cells(template, groups, n_bins, private, x, y, sensitive_features):
+    """``cell_index`` of :meth:`DPThresholdOptimizer.fit`: cell ``a (2 B) + 2 b + l`` of each row (the layout of
+    ``noisy_table_``), with fit's domain checks and messages; ``template`` is the estimator's light copy.
+    """
+    labels = binary_labels_fast(y)
+    _check_lengths(x, sensitive_features, labels.size)
+    outputs = template._outputs(x, private=private)
+    if outputs.size != labels.size:
+        raise ValueError(MESSAGE_X_Y_ROWS)
+    group_index = encode_group_index(sensitive_features, labels.size, groups)
+    template._check_fit_outputs(outputs)
+    bin_index = template._discretize(outputs, warn_clipped=False)
+    return group_index * (2 * n_bins) + 2 * bin_index + labels

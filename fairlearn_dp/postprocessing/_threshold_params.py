@@ -1,7 +1,9 @@
 """The public-parameter checks of :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`.
 
-All run before the budget check and before any data are read, on both paths (the DP fit and Fairlearn's at
-``epsilon=inf``); the constraints and objective keep Fairlearn's errors and messages.
+Its declarative table (``PARAMETER_CONSTRAINTS``, the class's ``_parameter_constraints``) and the checks its joint
+rules use. All run before the budget check and before any data are read, on both paths (the DP fit and Fairlearn's
+at ``epsilon=inf``, ``check_fairlearn_path_params``); the constraints and objective keep Fairlearn's errors and
+messages.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from ..utils._validation import (
 )
 from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES
 
-__all__ = ["MAX_N_SCORE_BINS", "check_constraints_and_objective", "check_dp_params", "check_score_range",
+__all__ = ["MAX_N_SCORE_BINS", "PARAMETER_CONSTRAINTS", "check_beta", "check_constraints_and_objective",
+           "check_decision_function_range", "check_fairlearn_path_params", "check_privacy_unit", "check_score_range",
            "check_tol"]
 
 # The mixing LP has 2 |A| (B + 1) variables and its constraint rows are built densely (|A|^2 B entries per rate):
@@ -41,40 +44,72 @@ MAX_N_SCORE_BINS = 10_000
 _AIF360_OBJECTIVE_NOTE = f" (fairdp also accepts {_AIF360_OBJECTIVE!r}.)"
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
 _PREDICT_METHODS = ("auto", "predict_proba", "decision_function", "predict")      # Fairlearn's choices
-# Public parameters checked by the generic checks (with the others, before the budget, on both paths).
-_PARAMETER_CHECKS = {"flip": check_bool, "prefit": check_bool, "privacy_slack": check_bool,
-                     "random_state": check_seed, "solver": functools.partial(check_solver, own="linprog")}
 
 
-def check_dp_params(model, *, fairlearn_path=False):
-    """``DPThresholdOptimizer._check_dp_params``: the parameters Fairlearn does not have, and those Fairlearn
-    accepts silently (``grid_size=0``) or refuses late with an error that does not name them (``estimator``,
-    ``predict_method``). On Fairlearn's path ``flip`` and ``prefit`` are not checked here (Fairlearn reads their
-    truth value).
-    """
-    checks = _PARAMETER_CHECKS
-    if fairlearn_path:
-        checks = {name: check for name, check in checks.items() if name not in ("flip", "prefit")}
-    validate_params(model, checks)
-    check_estimator(model.estimator, prefit=bool(model.prefit))
-    check_choice(model.predict_method, "predict_method", _PREDICT_METHODS)
-    check_positive_int(model.grid_size, "grid_size")
-    if isinstance(model.beta, bool) or not isinstance(model.beta, numbers.Real) or not 0 < model.beta < 1:
-        raise ValueError(f"beta must be in (0, 1), got {model.beta!r}.")
-    if model.privacy_unit not in _PRIVACY_UNITS:
-        raise ValueError(f"privacy_unit must be one of {_PRIVACY_UNITS}, got {model.privacy_unit!r}.")
-    check_n_bins(model.n_score_bins, "n_score_bins", maximum=MAX_N_SCORE_BINS,
-                 reason=" (the mixing LP grows with it)")
-    if model.score_range is not None:
-        check_score_range(model.score_range)
+def check_beta(beta, name="beta"):
+    """``beta`` in (0, 1) (a ``ValueError`` for anything else, a non-number too)."""
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 < beta < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {beta!r}.")
+    return float(beta)
 
 
-def check_tol(tol):
+def check_privacy_unit(privacy_unit, name="privacy_unit"):
+    """One of ``_PRIVACY_UNITS``."""
+    if privacy_unit not in _PRIVACY_UNITS:
+        raise ValueError(f"{name} must be one of {_PRIVACY_UNITS}, got {privacy_unit!r}.")
+    return privacy_unit
+
+
+def check_tol(tol, name="tol"):
     """``gamma``: ``tol`` as a float in [0, 1] (None means 0)."""
     gamma = 0.0 if tol is None else tol
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
-        raise ValueError(f"tol must be None or in [0, 1], got {tol!r}.")
+        raise ValueError(f"{name} must be None or in [0, 1], got {tol!r}.")
     return float(gamma)
+
+
+def _check_optional_score_range(score_range, name="score_range"):
+    return None if score_range is None else check_score_range(score_range)
+
+
+#: ``DPThresholdOptimizer._parameter_constraints``: its public parameters with a check of their own, in the order
+#: they are checked (the joint rules follow: ``DPThresholdOptimizer._check_params_together``).
+PARAMETER_CONSTRAINTS = {
+    "flip": check_bool,
+    "prefit": check_bool,
+    "privacy_slack": check_bool,
+    "random_state": check_seed,
+    "solver": functools.partial(check_solver, own="linprog"),
+    "predict_method": functools.partial(check_choice, options=_PREDICT_METHODS),
+    "grid_size": check_positive_int,
+    "beta": check_beta,
+    "privacy_unit": check_privacy_unit,
+    "n_score_bins": functools.partial(check_n_bins, maximum=MAX_N_SCORE_BINS, reason=" (the mixing LP grows with it)"),
+    "score_range": _check_optional_score_range,
+    "tol": check_tol,
+}
+# Checked before the estimator on Fairlearn's path (as before the table existed), without flip and prefit (Fairlearn
+# reads their truth value) and without tol (Fairlearn's own).
+_BEFORE_ESTIMATOR = ("privacy_slack", "random_state", "solver")
+_AFTER_ESTIMATOR = ("predict_method", "grid_size", "beta", "privacy_unit", "n_score_bins", "score_range")
+
+
+def check_fairlearn_path_params(model):
+    """The public parameters checked on Fairlearn's path (``epsilon=inf`` with an estimator), before the budget:
+    those Fairlearn does not have, and those it accepts silently (``grid_size=0``) or refuses late with an error
+    that does not name them (``estimator``, ``predict_method``). ``flip`` and ``prefit`` keep Fairlearn's reading
+    (their truth value), so a drop-in call that passes ``prefit=1`` behaves as with Fairlearn.
+    """
+    validate_params(model, {name: PARAMETER_CONSTRAINTS[name] for name in _BEFORE_ESTIMATOR})
+    check_estimator(model.estimator, prefit=bool(model.prefit))
+    validate_params(model, {name: PARAMETER_CONSTRAINTS[name] for name in _AFTER_ESTIMATOR})
+
+
+def check_decision_function_range(predict_method, score_range):
+    """Decision-function scores need the public ``score_range`` (they have no natural range)."""
+    if predict_method == "decision_function" and score_range is None:
+        raise ValueError("score_range=(low, high) is required with decision_function scores; it must be public, "
+                         "not computed from the data.")
 
 
 def check_score_range(score_range):

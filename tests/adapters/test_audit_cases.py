@@ -32,10 +32,7 @@ from fairlearn_dp.reductions import _group_budget as group_budget_module
 class _HalfScaleFairRegression(DPFairRegressionPostprocessor):
     """BROKEN on purpose: releases the joint PMF with half the Laplace scale it claims (sensitivity 1/n, not 2/n)."""
 
-    def _release_joint_histogram(self, bin_index, group_index, *, n_groups, n_bins, epsilon, delta):
-        counts = np.zeros((n_groups, n_bins))
-        np.add.at(counts, (group_index, bin_index), 1.0)
-        n = bin_index.size
+    def _release_histogram(self, counts, n, *, epsilon, delta):
         noisy = noisy_vector(counts / n, epsilon=epsilon, l1_sensitivity=1.0 / n, random_state=self.random_state)
         return noisy, PrivacySpend(epsilon, delta)
 
@@ -261,11 +258,10 @@ class _MinimumCountRefuses(DPFairRegressionPostprocessor):
     releasing the histogram as it is. The default neighbour of DPFairRegressionPostprocessor moves one record from
     group 0 (20 rows on D) to group 1, so D fits and D' raises."""
 
-    def _release_joint_histogram(self, bin_index, group_index, *, n_groups, n_bins, epsilon, delta):
-        if np.bincount(group_index, minlength=n_groups).min() < 20:
+    def _release_histogram(self, counts, n, *, epsilon, delta):
+        if counts.sum(axis=1).min() < 20:
             raise ValueError("a group has fewer than min_count=20 rows.")
-        return super()._release_joint_histogram(bin_index, group_index, n_groups=n_groups, n_bins=n_bins,
-                                                epsilon=epsilon, delta=delta)
+        return super()._release_histogram(counts, n, epsilon=epsilon, delta=delta)
 
 
 def _minimum_count_factory(seed):
@@ -340,18 +336,15 @@ def test_edge_neighbours_differ_in_one_unit_of_each_relation():
 
 
 # -------------------------------------------------------------------------------- the global generator
-def _global_numpy_release(self, bin_index, group_index, *, n_groups, n_bins, epsilon, delta):
+def _global_numpy_release(self, counts, n, *, epsilon, delta):
     """BROKEN on purpose: with random_state=None, the joint-histogram noise comes from numpy's global generator."""
-    counts = np.zeros((n_groups, n_bins))
-    np.add.at(counts, (group_index, bin_index), 1.0)
-    n = bin_index.size
     rng = np.random.mtrand._rand if self.random_state is None else np.random.RandomState(self.random_state)
     noisy = counts / n + rng.laplace(scale=2.0 / (n * epsilon), size=counts.shape)
     return noisy, PrivacySpend(epsilon, delta)
 
 
 def test_the_unseeded_check_flags_a_row_whose_noise_comes_from_the_global_generator(monkeypatch):
-    monkeypatch.setattr(DPFairRegressionPostprocessor, "_release_joint_histogram", _global_numpy_release)
+    monkeypatch.setattr(DPFairRegressionPostprocessor, "_release_histogram", _global_numpy_release)
     result = audit_registered_unseeded("DPFairRegressionPostprocessor")
     assert not result.passed and result.epsilon_lower_bound == math.inf
     assert result.identical == ((True, True, True),) and result.distinguishes_neighbours == ((True, True, True),)
@@ -430,13 +423,13 @@ def test_blind_fair_regression_audit_catches_too_little_noise(monkeypatch):
     """Negative control: the blind release with a tenth of its Laplace scale is flagged."""
     from fairlearn_dp.postprocessing import _fair_regression
 
-    real = _fair_regression.private_joint_histogram
+    real = _fair_regression.release_counts
 
     def weak(*args, epsilon, **kwargs):
         return real(*args, epsilon=10 * epsilon, **kwargs)
 
     case = default_audit_case("DPFairRegressionPostprocessor", variant="blind")
-    monkeypatch.setattr(_fair_regression, "private_joint_histogram", weak)
+    monkeypatch.setattr(_fair_regression, "release_counts", weak)
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=5)
     assert not result.passed

@@ -92,6 +92,7 @@ WORKER_MEMORY_LIMIT = "1GiB"
 CONTENTION_CORES = 0.25
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_distributed.md"
 TIMED_SOURCES = ("fairlearn_dp/postprocessing/_distributed.py", "fairlearn_dp/postprocessing/_dask_predict.py",
+                 "fairlearn_dp/postprocessing/_counting.py", "fairlearn_dp/postprocessing/_inputs.py",
                  "fairlearn_dp/postprocessing/_fair_regression.py",
                  "fairlearn_dp/postprocessing/_threshold_optimizer.py", "fairlearn_dp/privacy/_release.py",
                  "fairlearn_dp/privacy/_random.py")

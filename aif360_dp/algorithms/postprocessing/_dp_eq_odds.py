@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from aif360.algorithms import Transformer
@@ -13,7 +14,11 @@ from aif360.metrics import utils as aif360_utils
 from fairdp_adapters.aif360 import check_group_attributes, predict_seed
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import validate_epsilon_delta
-from fairlearn_dp.utils._validation import atomic_fit, check_real, check_seed, validate_params
+from fairlearn_dp.utils._fit_support import atomic_fit
+from fairlearn_dp.utils._validation import check_real, check_seed, validate_params
+
+if TYPE_CHECKING:
+    from aif360.datasets import BinaryLabelDataset
 
 __all__ = ["DPEqOddsPostprocessing"]
 
@@ -58,9 +63,10 @@ class DPEqOddsPostprocessing(Transformer):
     it was.
     """
 
-    def __init__(self, unprivileged_groups, privileged_groups, seed=None, *, epsilon=1.0, delta=0.0, beta=0.05,
-                 gamma=0.0, privacy_unit="sensitive_attribute", accountant=None, privacy_slack=False,
-                 solver="linprog"):
+    def __init__(self, unprivileged_groups: list[dict], privileged_groups: list[dict], seed: int | None = None, *,
+                 epsilon: float = 1.0, delta: float = 0.0, beta: float = 0.05, gamma: float = 0.0,
+                 privacy_unit: str = "sensitive_attribute", accountant: Any = None, privacy_slack: bool = False,
+                 solver: str = "linprog") -> None:
         super().__init__(unprivileged_groups=unprivileged_groups, privileged_groups=privileged_groups, seed=seed,
                          epsilon=epsilon, delta=delta, beta=beta, gamma=gamma, privacy_unit=privacy_unit,
                          accountant=accountant, privacy_slack=privacy_slack, solver=solver)
@@ -123,7 +129,7 @@ class DPEqOddsPostprocessing(Transformer):
         return (labels == dataset.favorable_label).astype(int)
 
     @atomic_fit
-    def fit(self, dataset_true, dataset_pred):
+    def fit(self, dataset_true: BinaryLabelDataset, dataset_pred: BinaryLabelDataset) -> DPEqOddsPostprocessing:
         """Compute private mixing rates from true and predicted labels.
 
         Args:
@@ -142,9 +148,9 @@ class DPEqOddsPostprocessing(Transformer):
             random_state=self.seed, privacy_slack=self.privacy_slack, solver=self.solver)
         self._check_disjoint_groups()           # public: the group definitions
         validate_epsilon_delta(self.epsilon, self.delta)
-        model._check_params()                   # the parameters first, then the datasets' schema
+        model.check_public_inputs(check_budget=False)    # the parameters first, then the datasets' schema
         self._check_schema(dataset_true, dataset_pred)
-        model._check_public_inputs()            # parameters and the whole budget: before the rows
+        model.check_public_inputs()             # parameters and the whole budget: before the rows
         if dataset_true.labels.shape != dataset_pred.labels.shape:
             raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
         groups = self._groups(dataset_pred)
@@ -158,7 +164,7 @@ class DPEqOddsPostprocessing(Transformer):
         self.privacy_spent_ = self.model_.privacy_spent_
         return self
 
-    def predict(self, dataset):
+    def predict(self, dataset: BinaryLabelDataset) -> BinaryLabelDataset:
         """Flip predicted labels with the private mixing rates (AIF360's procedure: in each group and predicted
         label, a shuffled fraction of exactly ``int(count * rate)`` rows is flipped).
 
@@ -188,7 +194,7 @@ class DPEqOddsPostprocessing(Transformer):
         out.labels = new
         return out
 
-    def fit_predict(self, dataset_true, dataset_pred):
+    def fit_predict(self, dataset_true: BinaryLabelDataset, dataset_pred: BinaryLabelDataset) -> BinaryLabelDataset:
         """``fit`` then ``predict`` on ``dataset_pred``."""
         return self.fit(dataset_true, dataset_pred).predict(dataset_pred)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from aif360.algorithms import Transformer
@@ -17,7 +19,11 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.utils._validation import atomic_fit, check_bounds, check_seed
+from fairlearn_dp.utils._fit_support import atomic_fit
+from fairlearn_dp.utils._validation import check_seed
+
+if TYPE_CHECKING:
+    from aif360.datasets import RegressionDataset
 
 __all__ = ["DPFairRegressionPostprocessing"]
 
@@ -67,9 +73,10 @@ class DPFairRegressionPostprocessing(Transformer):
     raises leaves the transformer as it was.
     """
 
-    def __init__(self, epsilon=1.0, delta=0.0, bounds=None, n_bins=36, alpha=0.0, protected_attribute_name=None,
-                 accountant=None, seed=None, solver="exact", group_estimator=None, posterior_buckets=10,
-                 noise_margin=1.0):
+    def __init__(self, epsilon: float = 1.0, delta: float = 0.0, bounds: tuple[float, float] | None = None,
+                 n_bins: int = 36, alpha: float = 0.0, protected_attribute_name: str | None = None,
+                 accountant: Any = None, seed: int | None = None, solver: str = "exact", group_estimator: Any = None,
+                 posterior_buckets: int = 10, noise_margin: float = 1.0) -> None:
         super().__init__(epsilon=epsilon, delta=delta, bounds=bounds, n_bins=n_bins, alpha=alpha,
                          protected_attribute_name=protected_attribute_name, accountant=accountant, seed=seed,
                          solver=solver, group_estimator=group_estimator, posterior_buckets=posterior_buckets,
@@ -88,7 +95,8 @@ class DPFairRegressionPostprocessing(Transformer):
         self.noise_margin = noise_margin
 
     @atomic_fit
-    def fit(self, dataset_true, dataset_pred=None):
+    def fit(self, dataset_true: RegressionDataset,
+            dataset_pred: RegressionDataset | None = None) -> DPFairRegressionPostprocessing:
         """Fit on the predictions in ``dataset_pred`` (or on ``dataset_true``'s labels when it is None).
 
         Args:
@@ -105,9 +113,7 @@ class DPFairRegressionPostprocessing(Transformer):
             accountant=self.accountant, random_state=self.seed, solver=self.solver,
             group_estimator=self.group_estimator, posterior_buckets=self.posterior_buckets,
             noise_margin=self.noise_margin, prefit=True)
-        model._check_params()                   # the parameters first: before the datasets, even their schema
-        if self.bounds is not None:
-            check_bounds(self.bounds)
+        model.check_public_inputs(check_budget=False)    # the parameters first: before the datasets, even their schema
         check_dataset(dataset_true, "dataset_true")
         source = dataset_true
         if dataset_pred is not None:
@@ -117,7 +123,7 @@ class DPFairRegressionPostprocessing(Transformer):
             source = dataset_pred
         name = protected_attribute(source, self.protected_attribute_name)
         model.set_params(bounds=public_label_bounds(source, self.bounds), groups=declared_groups(source, name))
-        model._check_public_inputs()            # with the schema's bounds and groups, and the whole budget
+        model.check_public_inputs()             # with the schema's bounds and groups, and the whole budget
         arrays = dataset_to_arrays(source, protected_attribute_name=name)
         model.fit(self._model_input(source, arrays, self.group_estimator is not None),
                   sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
@@ -126,7 +132,7 @@ class DPFairRegressionPostprocessing(Transformer):
         self.privacy_spent_ = self.model_.privacy_spent_
         return self
 
-    def predict(self, dataset):
+    def predict(self, dataset: RegressionDataset) -> RegressionDataset:
         """Return a copy of ``dataset`` whose labels are post-processed (in the dataset's label units).
 
         Args:
@@ -155,6 +161,7 @@ class DPFairRegressionPostprocessing(Transformer):
         features = arrays.X.drop(columns=[c for c in dataset.protected_attribute_names if c in arrays.X.columns])
         return np.column_stack([arrays.y, features.to_numpy(dtype=float)])
 
-    def fit_predict(self, dataset_true, dataset_pred=None):
+    def fit_predict(self, dataset_true: RegressionDataset,
+                    dataset_pred: RegressionDataset | None = None) -> RegressionDataset:
         """``fit`` then ``predict`` on ``dataset_pred`` (or ``dataset_true``)."""
         return self.fit(dataset_true, dataset_pred).predict(dataset_true if dataset_pred is None else dataset_pred)

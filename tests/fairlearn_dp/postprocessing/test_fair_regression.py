@@ -89,10 +89,10 @@ def test_optimiser_sees_only_the_released_statistic(regression_outputs, accounta
     """Replace the release by a fixed 'released' PMF: two unrelated datasets must then give identical fits."""
     released = np.array([[0.05, 0.1, 0.05, 0.0, 0.1], [0.2, 0.0, 0.1, 0.2, 0.2]])
 
-    def fake_release(bin_index, group_index, **kwargs):
+    def fake_release(counts, n, **kwargs):
         return released.copy(), PrivacySpend(1.0)
 
-    monkeypatch.setattr(module, "private_joint_histogram", fake_release)
+    monkeypatch.setattr(module, "release_counts", fake_release)
     outputs, groups = regression_outputs
     first = make(accountant, n_bins=5, groups=[0, 1]).fit(outputs[:200, None], sensitive_features=groups[:200] % 2)
     rng = np.random.default_rng(99)
@@ -294,7 +294,7 @@ def test_group_with_zero_private_weight_is_not_moved_at_alpha_one(accountant, mo
     # Both other groups sit in the top bin, so barycenter CDFs anywhere in [0, 0.5] cost them nothing; the
     # uniform fallback PMF of the zero-weight group (CDF 0.25, 0.5, 0.75) fits only some of those choices.
     released = np.array([[0.0, 0.0, 0.0, 0.4], [-0.02, 0.0, 0.01, 0.0], [0.0, 0.0, 0.0, 0.5]])
-    monkeypatch.setattr(module, "private_joint_histogram", lambda *a, **k: (released.copy(), PrivacySpend(1.0)))
+    monkeypatch.setattr(module, "release_counts", lambda *a, **k: (released.copy(), PrivacySpend(1.0)))
     outputs, groups = np.linspace(0, 1, 30), np.arange(30) % 3
     with pytest.warns(RuntimeWarning, match="not positive"):
         model = make(accountant, n_bins=4, alpha=1.0).fit(outputs[:, None], sensitive_features=groups)

@@ -194,10 +194,10 @@ def test_released_table_noise_has_stated_scale_on_neighbouring_datasets():
 def test_mixing_rates_come_only_from_the_released_table(monkeypatch):
     released = np.array([[[0.2, 0.05], [0.05, 0.1]], [[0.15, 0.05], [0.1, 0.3]]])
 
-    def fake_release(bin_index, group_index, **kwargs):
+    def fake_release(counts, n, **kwargs):
         return released.reshape(2, 4).copy(), PrivacySpend(1.0)
 
-    monkeypatch.setattr(module, "private_joint_histogram", fake_release)
+    monkeypatch.setattr(module, "release_counts", fake_release)
     # Same size m (public: it enters the slack), otherwise unrelated data.
     first = fit_binary(*binary_problem(m=600, n_groups=2, seed=1))
     second = fit_binary(*binary_problem(m=600, n_groups=2, seed=7))

@@ -304,10 +304,10 @@ def test_introspection_is_a_function_of_the_released_table_only(monkeypatch):
     released = np.random.default_rng(3).random((2, 2 * N_BINS))
     released /= released.sum()
 
-    def fake_release(bin_index, group_index, **kwargs):
+    def fake_release(counts, n, **kwargs):
         return released.copy(), PrivacySpend(1.0)
 
-    monkeypatch.setattr(module, "private_joint_histogram", fake_release)
+    monkeypatch.setattr(module, "release_counts", fake_release)
     models = []
     for seed in (1, 2):                                    # same m (public), otherwise unrelated data
         rng = np.random.default_rng(seed)
