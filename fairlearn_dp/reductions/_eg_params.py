@@ -1,7 +1,8 @@
 """DPExponentiatedGradient's public parameters: their checks, run before the budget check, and what they resolve to.
 
 The mixin below validates every public parameter of :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` in
-one step (``_check_params``), resolves ``mode``/``oracle`` to the algorithm that runs, and computes the public
+one step (:class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`: the table ``_parameter_constraints``, then
+``_check_params_together``), resolves ``mode``/``oracle`` to the algorithm that runs, and computes the public
 quantities the algorithms share: the bound ``B`` on the multipliers, Algorithm 3's number of rounds ``T`` (capped
 at ``MAX_ROUNDS``) and the constraint's public structure (its events and (event, group) cells). Everything here
 reads public inputs only (parameters, X's shape, the declared groups), except ``_load``, the domain checks of the
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -24,22 +24,26 @@ from fairlearn.reductions import (
     TruePositiveRateParity,
 )
 
-from ..privacy import PrivacySpend, check_spend, validate_epsilon_delta
+from ..privacy import PrivacySpend
+from ..utils._fit_order import PrivateFitMixin
 from ..utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
+from ..utils._withheld import call_withheld
 from ..utils._validation import (
     check_binary_labels,
     as_group_vector,
-    call_withheld,
     check_choice,
+    check_declared_groups,
+    check_delta,
+    check_epsilon,
     check_estimator,
     check_feature_bound,
-    check_groups,
-    check_hypotheses,
+    check_int,
+    check_optional_hypotheses,
     check_real,
     check_seed,
     encode_groups,
     resolve_groups,
-    validate_params,
+    value_errors,
 )
 from ._objective import objective_costs
 from ._pipeline import pipeline_parts
@@ -57,46 +61,62 @@ _PAPER_B = 10.0                     # Algorithm 3's default bound on the multipl
 MAX_ROUNDS = 1_000
 _POSITIVE_OR_NONE = functools.partial(check_real, low=0.0, low_open=True, allow_none=True)
 _FRACTION = functools.partial(check_real, low=0.0, high=1.0, low_open=True, high_open=True)
-# Our parameters with a generic check, run first in the one validation step (_check_params, before the budget).
-_PARAMETER_CHECKS = {
-    "mode": functools.partial(check_choice, options=_MODES),
-    "oracle": functools.partial(check_choice, options=_ORACLES),
-    "privacy_unit": functools.partial(check_choice, options=_PRIVACY_UNITS),
-    "bound_B": _POSITIVE_OR_NONE,
-    "eta": _POSITIVE_OR_NONE,
-    "feature_bound": check_feature_bound,
-    "ridge": functools.partial(check_real, low=0.0, allow_none=True),
-    "row_norm_bound": _POSITIVE_OR_NONE,
-    "statistics_fraction": _FRACTION,
-    "min_count_fraction": _FRACTION,
-    "beta": _FRACTION,
-    "random_state": check_seed,
-}
+# Fairlearn's eps and eta0 on the private paths: a ValueError for every bad value, of whatever type (as before).
+_POSITIVE_VALUE = value_errors(functools.partial(check_real, low=0.0, low_open=True))
+_ROUNDS_VALUE = value_errors(functools.partial(check_int, low=1, allow_none=True))
+
+
+def _check_rounds(value, name="max_iter"):
+    """``max_iter``: None or an integer in ``[1, MAX_ROUNDS]`` (the private algorithms only)."""
+    _ROUNDS_VALUE(value, name)                  # a ValueError for every bad value, as before
+    if value is not None and value > MAX_ROUNDS:
+        raise ValueError(f"max_iter must be at most MAX_ROUNDS={MAX_ROUNDS:,} for the private algorithms (a fit "
+                         f"of that many rounds takes seconds), got {value!r}.")
+    return value
+
+
 _FAIRLEARN_MAX_ITER = 50            # Fairlearn's default rounds, used by the Fairlearn path when max_iter is None
 _FAIRLEARN_EPS, _FAIRLEARN_ETA0 = 0.01, 2.0
 
 
-class _ExponentiatedGradientParams:
+class _ExponentiatedGradientParams(PrivateFitMixin):
     """The public-parameter checks and resolutions of :class:`DPExponentiatedGradient` (a mixin: they read the
     estimator's parameters). Run before the budget check; nothing here reads the rows except ``_load``.
     """
 
+    #: Every parameter checked on every path (Fairlearn's too), in this order, before the budget check. Fairlearn's
+    #: own arguments (eps, max_iter, nu, eta0, run_linprog_step, sample_weight_name, constraints, objective,
+    #: estimator) are checked by the private paths only (``_check_params_together``): on Fairlearn's path
+    #: (``epsilon=inf`` with an estimator) Fairlearn's ``fit`` checks them, with its own errors and messages.
+    _parameter_constraints = {
+        "epsilon": check_epsilon,
+        "delta": check_delta,
+        "mode": functools.partial(check_choice, options=_MODES),
+        "oracle": functools.partial(check_choice, options=_ORACLES),
+        "privacy_unit": functools.partial(check_choice, options=_PRIVACY_UNITS),
+        "bound_B": _POSITIVE_OR_NONE,
+        "eta": _POSITIVE_OR_NONE,
+        "feature_bound": check_feature_bound,
+        "ridge": functools.partial(check_real, low=0.0, allow_none=True),
+        "row_norm_bound": _POSITIVE_OR_NONE,
+        "statistics_fraction": _FRACTION,
+        "min_count_fraction": _FRACTION,
+        "beta": _FRACTION,
+        "random_state": check_seed,
+        "min_count": value_errors(functools.partial(check_int, low=2, allow_none=True)),
+        "hypotheses": check_optional_hypotheses,
+        "groups": check_declared_groups,
+    }
+
     # ------------------------------------------------------------------------------------------ validation
-    def _check_params(self):
-        """Validate the public parameters; returns ``(epsilon, delta, oracle)`` with ``oracle`` resolved.
+    def _check_params_together(self, checked):
+        """The rules that relate several parameters, after the table; returns ``(epsilon, delta, oracle)`` with
+        ``oracle`` resolved.
 
         ``oracle == "estimator"`` (only at ``epsilon=inf``) means Fairlearn's path: Fairlearn's own arguments and
         the constraints are then left to Fairlearn's ``fit`` (its errors and messages).
         """
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        validate_params(self, _PARAMETER_CHECKS)
-        if self.min_count is not None and (isinstance(self.min_count, bool)
-                                           or not isinstance(self.min_count, numbers.Integral)
-                                           or self.min_count < 2):
-            raise ValueError(f"min_count must be None or an integer >= 2, got {self.min_count!r}.")
-        if self.hypotheses is not None:             # classifiers with predict or plain callables (both predict)
-            check_hypotheses(self.hypotheses)
-        check_groups(self.groups)                   # public: refused before the budget check, not after it
+        epsilon, delta = checked["epsilon"], checked["delta"]
         oracle = self._resolve_oracle(epsilon)
         if oracle == "estimator":
             return epsilon, delta, oracle              # Fairlearn's path: Fairlearn validates the rest
@@ -106,6 +126,11 @@ class _ExponentiatedGradientParams:
         else:
             self._check_algorithm3_params(epsilon, delta, oracle)
         return epsilon, delta, oracle
+
+    def _planned_spend(self, resolved):
+        """The fit's whole spend: ``(epsilon, delta)``, or ``(inf, 0)`` without noise."""
+        epsilon, delta, _ = resolved
+        return PrivacySpend(epsilon, delta if not math.isinf(epsilon) else 0.0)
 
     def _resolve_oracle(self, epsilon):
         """The algorithm and its Learner, from ``mode``, ``oracle``, ``estimator`` and ``epsilon`` (all public).
@@ -144,17 +169,15 @@ class _ExponentiatedGradientParams:
         if not math.isinf(epsilon) and not 0 < delta < 1:
             raise ValueError(f"delta={delta!r}: mode='statistics' releases with the Gaussian mechanism (zCDP) and "
                              "needs 0 < delta < 1; for pure DP use mode='paper' with a public min_count.")
-        if not (isinstance(self.eps, numbers.Real) and math.isfinite(self.eps) and self.eps > 0):
-            raise ValueError(f"eps must be a finite number > 0, got {self.eps!r}.")
+        _POSITIVE_VALUE(self.eps, "eps")
         if self.bound_B is not None and self.eps != _FAIRLEARN_EPS and not math.isclose(self.eps * self.bound_B, 1):
             raise ValueError(f"eps={self.eps!r} and bound_B={self.bound_B!r} disagree (Fairlearn's B = 1/eps): "
                              "set one of them.")
-        self._check_max_iter()
+        _check_rounds(self.max_iter)
         if self.nu is not None:
             raise ValueError(f"nu={self.nu!r}: Fairlearn's early stop compares a duality gap measured on the raw "
                              "data; the private game stops on released values only. Leave nu=None.")
-        if not (isinstance(self.eta0, numbers.Real) and math.isfinite(self.eta0) and self.eta0 > 0):
-            raise ValueError(f"eta0 must be a finite number > 0, got {self.eta0!r}.")
+        _POSITIVE_VALUE(self.eta0, "eta0")
         self._check_linprog_step()
         if not isinstance(self.sample_weight_name, str):
             raise ValueError(f"sample_weight_name must be a string, got {self.sample_weight_name!r}.")
@@ -181,14 +204,6 @@ class _ExponentiatedGradientParams:
             # 0.058), whose small label-1 cells' calibrated estimates it selects on; so not for label events.
             return not private or (calibrated and isinstance(self.constraints, (DemographicParity, ErrorRateParity)))
         return bool(self.run_linprog_step)
-
-    def _check_max_iter(self):
-        if self.max_iter is not None and (isinstance(self.max_iter, bool)
-                                          or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
-            raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
-        if self.max_iter is not None and self.max_iter > MAX_ROUNDS:
-            raise ValueError(f"max_iter must be at most MAX_ROUNDS={MAX_ROUNDS:,} for the private algorithms (a fit "
-                             f"of that many rounds takes seconds), got {self.max_iter!r}.")
 
     def _check_moment(self, *, paper=False):
         if not isinstance(self.constraints, SUPPORTED_MOMENTS):
@@ -218,16 +233,17 @@ class _ExponentiatedGradientParams:
     def _check_algorithm3_params(self, epsilon, delta, oracle):
         """The constraints and Fairlearn's arguments, for Algorithm 3 (rules: the analysis page)."""
         self._check_moment(paper=True)
-        if not (isinstance(self.eps, numbers.Real) and (self.eps == _FAIRLEARN_EPS
-                                                         or math.isclose(self.eps * self._B(paper=True), 1.0))):
+        _POSITIVE_VALUE(self.eps, "eps")
+        if not (self.eps == _FAIRLEARN_EPS or math.isclose(self.eps * self._B(paper=True), 1.0)):
             raise ValueError(f"eps={self.eps!r}: the private algorithm bounds the multipliers by bound_B (Fairlearn's "
                              "B = 1/eps); set bound_B=1/eps instead and leave eps at its default 0.01.")
-        self._check_max_iter()
+        _check_rounds(self.max_iter)
         if self.nu is not None:
             raise ValueError(f"nu={self.nu!r}: Fairlearn's early stop on the duality gap measured on the raw data "
                              "is a data-dependent stopping time; the private algorithm plays max_iter rounds. "
                              "Leave nu=None.")
-        if not (isinstance(self.eta0, numbers.Real) and self.eta0 == _FAIRLEARN_ETA0):
+        _POSITIVE_VALUE(self.eta0, "eta0")
+        if self.eta0 != _FAIRLEARN_ETA0:
             raise ValueError(f"eta0={self.eta0!r}: Fairlearn's learning rate eta0/B is shrunk when the raw-data "
                              "regret stalls (data-dependent); the private algorithm's fixed learning rate is `eta`. "
                              "Set eta instead and leave eta0 at its default 2.0.")
@@ -245,16 +261,6 @@ class _ExponentiatedGradientParams:
         if delta == 0 and self.min_count is None and not math.isinf(epsilon):
             raise ValueError("delta=0 needs a public min_count: the private lower bound on the cell counts fails "
                              "with a small probability that must be counted in delta.")
-
-    def _check_public(self):
-        """Validate the public parameters, then check the budget: the first two steps of ``fit``, before any data.
-
-        Returns ``(epsilon, delta, oracle)``. The AIF360 face calls it before it reads its dataset.
-        """
-        epsilon, delta, oracle = self._check_params()
-        private = not math.isinf(epsilon)
-        check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))
-        return epsilon, delta, oracle
 
     def _load(self, X, y, sensitive_features, *, private=True):
         """Domain checks only (types, NaN, lengths, binary labels, declared groups); messages carry no counts."""

@@ -8,9 +8,11 @@ downward-biased estimate ``M`` of that count and calibrates the exponential mech
 
 from __future__ import annotations
 
+import functools
 import math
-import numbers
 import warnings
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -19,20 +21,26 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
 from ..privacy import (PrivacySpend, charge, check_spend, exponential_mechanism, exponential_mechanism_excess_cost,
-                       exponential_mechanism_probabilities, noisy_vector, validate_epsilon_delta)
+                       exponential_mechanism_probabilities, noisy_vector)
+from ..utils._fit_order import PrivateFitMixin
+from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ..utils._validation import (
     check_binary_labels,
-    SharedAccountantCloneMixin,
     check_real,
     as_group_vector,
-    atomic_fit,
-    check_groups,
+    check_declared_groups,
+    check_epsilon,
     check_hypotheses,
     check_seed,
     encode_groups,
     resolve_groups,
+    value_errors,
 )
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
+
+if TYPE_CHECKING:
+    from diffprivlib import BudgetAccountant
+    from numpy.typing import ArrayLike
 
 __all__ = ["ExponentialMechanismFairClassifier"]
 
@@ -56,7 +64,14 @@ _NEAR_CONSTANT_RATE = 0.01
 _DIAGNOSTIC_MARGIN = 8.0
 
 
-class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEstimator):
+def _check_required_hypotheses(hypotheses, name="hypotheses"):
+    """The finite class ``H``: required (None only lets the class be constructed without arguments)."""
+    if hypotheses is None:
+        raise TypeError("hypotheses is required: a list of classifiers (with predict) or callables.")
+    return check_hypotheses(hypotheses, name)
+
+
+class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, ClassifierMixin, BaseEstimator):
     r"""Approximately fair, differentially private selection of a hypothesis by the exponential mechanism.
 
     Algorithm 1 ("Approximately Fair Private Learner") of [Cummings2019]_. Every hypothesis ``h`` of a finite,
@@ -171,8 +186,10 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
     .. [McSherry2007] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
     """
 
-    def __init__(self, hypotheses=None, *, epsilon=1.0, delta=None, fairness_weight=1.0, diagnostic_share=0.1,
-                 groups=None, accountant=None, random_state=None):
+    def __init__(self, hypotheses: Sequence[Any] | None = None, *, epsilon: float = 1.0, delta: float | None = None,
+                 fairness_weight: float = 1.0, diagnostic_share: float = 0.1,
+                 groups: Sequence[Hashable] | None = None, accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> None:
         self.hypotheses = hypotheses
         self.epsilon = epsilon
         self.delta = delta
@@ -182,9 +199,36 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         self.accountant = accountant
         self.random_state = random_state
 
+    #: Every public parameter's check, in this order, before the budget check.
+    _parameter_constraints = {
+        "epsilon": check_epsilon,
+        "delta": functools.partial(check_real, low=0.0, high=1.0, low_open=True, high_open=True, allow_none=True),
+        "fairness_weight": value_errors(functools.partial(check_real, low=0.0, low_open=True)),   # as before
+        "hypotheses": _check_required_hypotheses,
+        "groups": check_declared_groups,
+        "random_state": check_seed,
+        "diagnostic_share": functools.partial(check_real, low=0.0, high=1.0, high_open=True),
+    }
+
+    def _check_params_together(self, checked):
+        """No rule relates the parameters; returns ``(epsilon, fairness_weight, hypotheses, diagnostic_share)``."""
+        return checked["epsilon"], checked["fairness_weight"], checked["hypotheses"], checked["diagnostic_share"]
+
+    def _planned_spend(self, resolved, n_samples=None):
+        """The fit's spend ``(epsilon, delta)`` on ``n_samples`` rows (public): ``delta=None`` is the paper's
+        ``exp(-sqrt(n))``. Without ``n_samples`` (``check_public_inputs()`` before the data's size is known), a
+        ``delta=None`` counts as 0, the least the fit can spend: what fails then fails at ``fit`` too, which checks
+        the whole spend once ``n`` is known.
+        """
+        epsilon = resolved[0]
+        if n_samples is None:
+            return PrivacySpend(epsilon, 0.0 if self.delta is None else float(self.delta))
+        return PrivacySpend(epsilon, self._resolve_delta(n_samples))
+
     # ------------------------------------------------------------------ fit
     @atomic_fit
-    def fit(self, X, y, *, sensitive_features):
+    def fit(self, X: ArrayLike, y: ArrayLike, *,
+            sensitive_features: ArrayLike) -> ExponentialMechanismFairClassifier:
         """Select one hypothesis with (epsilon, delta)-differential privacy (Algorithm 1).
 
         Order: the public parameters are validated and the budget is checked before the data are read; every
@@ -199,16 +243,15 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         sensitive_features : array-like
             Group membership (several columns are combined into one label per row).
         """
-        epsilon, weight, hypotheses = self._check_params()
-        share = check_real(self.diagnostic_share, "diagnostic_share", low=0.0, high=1.0, high_open=True)
+        resolved = epsilon, weight, hypotheses, share = self.check_public_inputs(check_budget=False)
         n = _num_samples(X)                          # the public data size (a shape, not a value)
         if n == 0:
             raise ValueError(f"X has no rows: {type(self).__name__} selects a hypothesis by its loss on the fitting "
                              "data, and its delta (default exp(-sqrt(n))) and noisy group size need at least one "
                              "row. Nothing was spent.")
         delta = self._resolve_delta(n)
-        spend = PrivacySpend(epsilon, delta)
-        check_spend(self.accountant, spend)
+        spend = self._planned_spend(resolved, n)
+        check_spend(self.accountant, spend)          # the budget, from public inputs only: before any data is read
         n_features, labels, group_vector = self._check_data(X, y, sensitive_features)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
@@ -253,23 +296,6 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         self.n_features_in_ = n_features
         return self
 
-    def _check_params(self):
-        epsilon, _ = validate_epsilon_delta(self.epsilon, 0.0)
-        if self.delta is not None:
-            if isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real):
-                raise TypeError(f"delta must be a real number or None, got {type(self.delta).__name__}.")
-            if not 0 < self.delta < 1:   # False for NaN
-                raise ValueError(f"delta must be in (0, 1) or None (exp(-sqrt(n))), got {self.delta!r}.")
-        weight = self.fairness_weight
-        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not (math.isfinite(weight)
-                                                                                      and weight > 0):
-            raise ValueError(f"fairness_weight must be a finite number > 0, got {weight!r}.")
-        if self.hypotheses is None:
-            raise TypeError("hypotheses is required: a list of classifiers (with predict) or callables.")
-        check_groups(self.groups)                    # public: refused before the budget check, not after it
-        check_seed(self.random_state)
-        return epsilon, float(weight), check_hypotheses(self.hypotheses)
-
     def _check_data(self, X, y, sensitive_features):
         """Input checks on the curator's side; their messages carry no data values."""
         n_features = _check_X(X).shape[1]
@@ -307,7 +333,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
         never publish it. Pass the data ``fit`` saw to get the distribution the fitted hypothesis was drawn from.
         """
         check_is_fitted(self, "hypothesis_")
-        _, weight, hypotheses = self._check_params()
+        _, weight, hypotheses, _ = self._validate_params()
         _check_X(X)
         labels = _binary_labels(y)
         group_index = encode_groups(as_group_vector(sensitive_features, labels.size, groups=self.groups_),
@@ -317,7 +343,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, ClassifierM
                                                    sensitivity=self.sensitivity_)
 
     # -------------------------------------------------------------- predict
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predictions (0/1) of the selected hypothesis; deterministic, no sensitive feature needed."""
         check_is_fitted(self, "hypothesis_")
         n_features = _check_X(X).shape[1]

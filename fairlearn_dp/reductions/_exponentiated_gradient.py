@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,13 +22,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy import PrivacySpend, PrivacyWarning, charge, check_spend
 from ..utils._random import check_random_state, release_random_state
 from ..utils._row_bounds import feature_bound_radius
-from ..utils._validation import (
+from ..utils._fit_support import (
     SharedAccountantCloneMixin,
     atomic_fit,
-    clip_rows,
     warn_if_noise_dominated,
     warn_if_worse_than_constant,
 )
+from ..utils._rows import clip_rows
 from ._algorithm3 import Algorithm3, learner_noise
 from ._eg_params import (
     _EVENT_LABELS,
@@ -46,6 +48,11 @@ from ._objective import objective_costs
 from ._pipeline import game_estimator, pipeline_pmf
 from ._public_features import PublicFeatureMap
 from ._statistics_game import StatisticsGame
+
+if TYPE_CHECKING:
+    from diffprivlib import BudgetAccountant
+    from fairlearn.reductions import Moment
+    from numpy.typing import ArrayLike
 
 __all__ = ["DPExponentiatedGradient", "MAX_ROUNDS"]
 
@@ -172,12 +179,17 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     - Derivations: docs/privacy_analysis/exponentiated_gradient.md and docs/privacy_analysis/statistics_game.md.
     """
 
-    def __init__(self, estimator=None, constraints=None, *, objective=None, eps=_FAIRLEARN_EPS, max_iter=None,
-                 nu=None, eta0=_FAIRLEARN_ETA0, run_linprog_step="auto", sample_weight_name="sample_weight",
-                 epsilon=1.0, delta=1e-7, mode="auto", bound_B=None, eta=None, oracle="auto", hypotheses=None,
-                 feature_bound=1.0, row_norm_bound=None, ridge=None, statistics_fraction=0.5, min_count=None,
-                 min_count_fraction=0.1, beta=0.05, privacy_unit="sensitive_attribute", groups=None, accountant=None,
-                 random_state=None):
+    def __init__(self, estimator: Any = None, constraints: Moment | None = None, *, objective: Moment | None = None,
+                 eps: float = _FAIRLEARN_EPS, max_iter: int | None = None, nu: float | None = None,
+                 eta0: float = _FAIRLEARN_ETA0, run_linprog_step: bool | str = "auto",
+                 sample_weight_name: str = "sample_weight", epsilon: float = 1.0, delta: float = 1e-7,
+                 mode: str = "auto", bound_B: float | None = None, eta: float | None = None, oracle: str = "auto",
+                 hypotheses: Sequence[Any] | None = None, feature_bound: float | tuple[ArrayLike, ArrayLike] = 1.0,
+                 row_norm_bound: float | None = None, ridge: float | None = None, statistics_fraction: float = 0.5,
+                 min_count: int | None = None, min_count_fraction: float = 0.1, beta: float = 0.05,
+                 privacy_unit: str = "sensitive_attribute", groups: Sequence[Hashable] | None = None,
+                 accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> None:
         # Fairlearn's arguments (its __init__ is not called: it would type max_iter=None as Fairlearn's 50).
         self.estimator = estimator
         self.constraints = constraints
@@ -218,13 +230,13 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         computed = self.__dict__.get("_nu_computed")
         return None if computed is not None and self.nu is computed else self.nu
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """scikit-learn's ``get_params``, with ``nu`` as set by the user (not the threshold a fit computed)."""
         params = super().get_params(deep=deep)
         params["nu"] = self._nu_parameter()
         return params
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> DPExponentiatedGradient:
         """scikit-learn's ``set_params``; a ``nu`` given here is the user's, whatever its value."""
         if "nu" in params:
             self.__dict__.pop("_nu_computed", None)
@@ -232,7 +244,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     # ------------------------------------------------------------------------------------------ fit
     @atomic_fit
-    def fit(self, X, y, *, sensitive_features=None, **kwargs):
+    def fit(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike | None = None,
+            **kwargs: Any) -> DPExponentiatedGradient:
         """Fit on ``(X, y)`` with ``sensitive_features``: Fairlearn's algorithm at ``epsilon=inf`` with an
         estimator, else T rounds of the (private) Learner/Auditor game.
 
@@ -242,7 +255,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.nu = self._nu_parameter()              # a threshold computed by an earlier fit is not a parameter
         for name in ("_nu_computed", "nu_", "preprocessor_"):
             self.__dict__.pop(name, None)
-        epsilon, delta, oracle = self._check_params()           # 1. the public parameters
+        # 1. the public parameters (the budget is checked below, after the public checks that read X's shape)
+        resolved = epsilon, delta, oracle = self.check_public_inputs(check_budget=False)
         if oracle == "estimator":
             return self._fit_fairlearn(X, y, sensitive_features, kwargs)
         if kwargs:
@@ -251,7 +265,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         private = not math.isinf(epsilon)
         self._check_rounds_before_the_budget(X, epsilon, delta, oracle, private)
         self._check_row_bound_before_the_budget(X, oracle)
-        check_spend(self.accountant, PrivacySpend(epsilon, delta if private else 0.0))     # 2. the budget
+        check_spend(self.accountant, self._planned_spend(resolved))      # 2. the budget
         if oracle in _STATISTICS_ORACLES:
             return self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
         X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features, private=private)    # 3. the data
@@ -482,7 +496,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                 positive += w * np.asarray(predict(X_arr), dtype=float).ravel()
         return np.column_stack([1.0 - positive, positive])
 
-    def predict(self, X, random_state=None):
+    def predict(self, X: ArrayLike, random_state: int | np.random.RandomState | None = None) -> np.ndarray:
         """Randomized 0/1 predictions: 1 with probability ``_pmf_predict(X)[:, 1]`` (Fairlearn's semantics)."""
         if getattr(self, "oracle_", None) == "estimator":      # Fairlearn's predict; None: OS entropy here too
             return super().predict(X, random_state=check_random_state(random_state))

@@ -12,9 +12,11 @@ everything else is post-processing.
 
 from __future__ import annotations
 
+import functools
 import math
-import numbers
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -35,7 +37,6 @@ from ..privacy import (
 )
 from ..utils._encoding import (
     _check_labels,
-    _check_matrix,
     _check_sensitive_values,
     _default_bound,
     _encode_sensitive,
@@ -43,21 +44,30 @@ from ..utils._encoding import (
     _radius,
     _with_intercept,
 )
+from ..utils._fit_order import PrivateFitMixin
 from ..utils._progress import progress_rounds
 from ..utils._random import check_random_state
 from ..utils._row_bounds import published_row_norm_bound
+from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_worse_than_constant
+from ..utils._rows import clip_rows
 from ..utils._validation import (
-    SharedAccountantCloneMixin,
-    atomic_fit,
     check_bool,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
     check_positive_int,
+    check_real,
     check_seed,
-    clip_rows,
-    validate_params,
-    warn_if_worse_than_constant,
+    check_X,
+    value_errors,
 )
 from . import _gerryfair_oracles as _oracles
 from ._gerryfair_oracles import LinearCSCHypothesis, RegressionCSCHypothesis, _aif360_stops, _AuditorPlays, _SolvedGram
+
+if TYPE_CHECKING:
+    from diffprivlib import BudgetAccountant
+    from numpy.typing import ArrayLike
 
 __all__ = ["DPGerryFairClassifier", "LinearCSCHypothesis", "RegressionCSCHypothesis", "MAX_ITERS"]
 
@@ -81,12 +91,22 @@ def _check_path(value, name):
     return value
 
 
-# Public parameters with a generic check (checked in every mode, with the others, before the budget check).
-_PARAMETER_CHECKS = {"printflag": check_bool, "heatmapflag": check_bool, "heatmap_iter": check_positive_int,
-                     "heatmap_path": _check_path, "early_termination": check_bool, "random_state": check_seed}
+# A ValueError for every bad value, of whatever type (as before the table).
+_AT_LEAST_TWO = value_errors(functools.partial(check_int, low=2))
+_NON_NEGATIVE = value_errors(functools.partial(check_real, low=0.0))
+_POSITIVE_OR_NONE = value_errors(functools.partial(check_real, low=0.0, low_open=True, allow_none=True))
 
 
-class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEstimator):
+def _check_max_iters(max_iters, name="max_iters"):
+    """``max_iters`` in ``[2, MAX_ITERS]`` (``max_iters - 1`` rounds are played)."""
+    _AT_LEAST_TWO(max_iters, name)
+    if max_iters > MAX_ITERS:
+        raise ValueError(f"max_iters must be at most MAX_ITERS={MAX_ITERS:,} (a round costs O(n d); that many take "
+                         f"seconds on a thousand rows), got {max_iters!r}.")
+    return int(max_iters)
+
+
+class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, ClassifierMixin, BaseEstimator):
     r"""Differentially private rich-subgroup fair classifier: private Fair No-Regret dynamics (Private-FairNR).
 
     Kearns et al.'s (2018) fair learning game, as AIF360's ``GerryFairClassifier`` plays it, made private as in
@@ -205,10 +225,14 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     Kearns, Neel, Roth & Wu (2018), "Preventing Fairness Gerrymandering", ICML.
     """
 
-    def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
-                 gamma=0.01, fairness_def="FP", predictor=None, *, early_termination=True, feature_norm_bound=None,
-                 sensitive_norm_bound=None, composition="auto", sensitive_values=None, cost_update="lagrangian",
-                 epsilon=1.0, delta=0.0, accountant=None, random_state=None):
+    def __init__(self, C: float = 10, printflag: bool = False, heatmapflag: bool = False, heatmap_iter: int = 10,
+                 heatmap_path: str | os.PathLike = ".", max_iters: int = 10, gamma: float = 0.01,
+                 fairness_def: str = "FP", predictor: Any = None, *, early_termination: bool = True,
+                 feature_norm_bound: float | None = None, sensitive_norm_bound: float | None = None,
+                 composition: str = "auto", sensitive_values: Sequence[Any] | dict[Any, Any] | None = None,
+                 cost_update: str = "lagrangian", epsilon: float = 1.0, delta: float = 0.0,
+                 accountant: BudgetAccountant | None = None,
+                 random_state: int | np.random.RandomState | None = None) -> None:
         self.C = C
         self.printflag = printflag
         self.heatmapflag = heatmapflag
@@ -230,24 +254,39 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         self.random_state = random_state
 
     # ------------------------------------------------------------------ parameters
-    def _check_params(self):
-        validate_params(self, _PARAMETER_CHECKS)
-        if not (_is_real(self.C) and math.isfinite(self.C) and self.C >= 0):
-            raise ValueError(f"C must be a finite number >= 0, got {self.C!r}.")
-        if not _is_real(self.gamma) or not (math.isfinite(self.gamma) and self.gamma >= 0):
-            raise ValueError(f"gamma must be a finite number >= 0, got {self.gamma!r}.")
-        _check_max_iters(self.max_iters)
-        if self.fairness_def not in ("FP", "FN"):
-            raise ValueError(f"fairness_def must be 'FP' or 'FN', got {self.fairness_def!r}.")
-        if self.composition not in ("auto", "basic", "advanced", "zcdp"):
-            raise ValueError(f"composition must be 'auto', 'basic', 'advanced' or 'zcdp', got {self.composition!r}.")
-        if not (isinstance(self.cost_update, str) and self.cost_update in _COST_UPDATES):
-            raise ValueError(f"cost_update must be 'lagrangian' or 'aif360', got {self.cost_update!r}.")
-        for name in ("feature_norm_bound", "sensitive_norm_bound"):
-            value = getattr(self, name)
-            if value is not None and not (_is_real(value) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be None or a finite number > 0, got {value!r}.")
-        _check_sensitive_values(self.sensitive_values)
+    #: Every public parameter's own check, in this order, before the budget check (the rules that relate several
+    #: of them are ``_check_params_together``).
+    _parameter_constraints = {
+        "printflag": check_bool, "heatmapflag": check_bool, "heatmap_iter": check_positive_int,
+        "heatmap_path": _check_path, "early_termination": check_bool, "random_state": check_seed,
+        "C": _NON_NEGATIVE, "gamma": _NON_NEGATIVE, "max_iters": _check_max_iters,
+        "fairness_def": functools.partial(check_choice, options=("FP", "FN")),
+        "composition": functools.partial(check_choice, options=("auto", "basic", "advanced", "zcdp")),
+        "cost_update": functools.partial(check_choice, options=_COST_UPDATES),
+        "feature_norm_bound": _POSITIVE_OR_NONE, "sensitive_norm_bound": _POSITIVE_OR_NONE,
+        "sensitive_values": _check_sensitive_values, "epsilon": check_epsilon, "delta": check_delta,
+    }
+
+    def _check_params_together(self, checked):
+        """The rules that relate several parameters (the predictor, ``heatmapflag`` and ``cost_update`` against
+        ``epsilon``; the composition against ``delta``); returns the public quantities ``fit`` needs.
+        """
+        epsilon, delta = checked["epsilon"], checked["delta"]
+        linear, fit_intercept, ridge_alpha = self._check_predictor(epsilon)
+        if self.heatmapflag and not math.isinf(epsilon):
+            raise ValueError("heatmapflag=True needs epsilon=numpy.inf: AIF360's heatmap plots the raw training data, "
+                             "which is not differentially private.")
+        self._check_cost_update(epsilon)
+        rounds = int(self.max_iters) - 1
+        n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
+        eps0, delta0, rule = per_release_budget(epsilon, delta, n_releases, self.composition)
+        return {"linear": linear, "fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon,
+                "delta": delta, "rounds": rounds, "n_releases": n_releases, "eps0": eps0, "delta0": delta0,
+                "rule": rule, "spend": PrivacySpend(epsilon, delta)}
+
+    def _planned_spend(self, resolved):
+        """The fit's whole spend: the declared ``(epsilon, delta)``, charged once whatever the rounds played."""
+        return resolved["spend"]
 
     def _check_predictor(self, epsilon):
         """``(linear, fit_intercept, ridge_alpha)``: the closed-form linear oracle, or (``epsilon = inf`` only) a
@@ -277,34 +316,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
                              "the subgroup cost of the first audited row, a value of one record that no private "
                              "release can carry; use cost_update='lagrangian' (each row its own cost).")
 
-    def _check_public(self, X=None):
-        """Validate the public parameters (and the bound ``X`` publishes in ``X.attrs``, if ``X`` is given), then
-        check the budget: the first two steps of ``fit``, before any data.
-
-        The AIF360 face calls it before it reads its dataset. Returns the public quantities ``fit`` needs.
-        """
-        self._check_params()
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        linear, fit_intercept, ridge_alpha = self._check_predictor(epsilon)
-        if self.heatmapflag and not math.isinf(epsilon):
-            raise ValueError("heatmapflag=True needs epsilon=numpy.inf: AIF360's heatmap plots the raw training data, "
-                             "which is not differentially private.")
-        self._check_cost_update(epsilon)
-        # X.attrs: public metadata, read (and a malformed value refused) before the budget and before X is converted
-        published = None if X is None else published_row_norm_bound(X, 1 if delta == 0 else 2)
-        rounds = int(self.max_iters) - 1
-        n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
-        eps0, delta0, rule = per_release_budget(epsilon, delta, n_releases, self.composition)
-        spend = PrivacySpend(epsilon, delta)
-        check_spend(self.accountant, spend)
-        return {"linear": linear, "fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon,
-                "delta": delta,
-                "rounds": rounds, "n_releases": n_releases, "eps0": eps0, "delta0": delta0, "rule": rule,
-                "spend": spend, "published": published}
-
     # ------------------------------------------------------------------ fit
     @atomic_fit
-    def fit(self, X, y, *, sensitive_features):
+    def fit(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike) -> DPGerryFairClassifier:
         """Run the private fair learning dynamics and store the Learner's plays.
 
         Parameters
@@ -322,19 +336,22 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
         -------
         self
         """
-        public = self._check_public(X)                   # parameters, then the budget: before any data is read
+        public = self.check_public_inputs(check_budget=False)      # 1. the public parameters
+        # X.attrs: public metadata, read (and a malformed value refused) before the budget and before X is converted
+        published = published_row_norm_bound(X, 1 if public["delta"] == 0 else 2)
+        check_spend(self.accountant, self._planned_spend(public))   # 2. the budget: before any data is read
         linear, fit_intercept, ridge_alpha = public["linear"], public["fit_intercept"], public["ridge_alpha"]
         epsilon, delta, spend = public["epsilon"], public["delta"], public["spend"]
         eps0, delta0, rule = public["eps0"], public["delta0"], public["rule"]
         rounds, n_releases = public["rounds"], public["n_releases"]
         norm_ord = 1 if delta == 0 else 2
 
-        X, names = _check_matrix(X, "X")
+        X, names = check_X(X, "X")
         y = _check_labels(y, X.shape[0])
         A, sensitive_values, sensitive_names = _encode_sensitive(
             sensitive_features, X.shape[0], self.sensitive_values, private=not math.isinf(epsilon),
             estimator_name=type(self).__name__)
-        feature_bound = _fit_bound(public["published"] if self.feature_norm_bound is None
+        feature_bound = _fit_bound(published if self.feature_norm_bound is None
                                    else self.feature_norm_bound, self.feature_norm_bound, X.shape[1], norm_ord, epsilon)
         # An encoded categorical column has norm <= 1, as a numeric column in [-1, 1]: the default bound counts the
         # columns of ``sensitive_features`` as given.
@@ -408,7 +425,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
             })
             if self.printflag:
                 print(f"iteration: {t}, error: {errors[-1]}, fairness violation: {violation}")
-            if self.heatmapflag and t % int(self.heatmap_iter) == 0:        # epsilon = inf only (_check_public)
+            if self.heatmapflag and t % int(self.heatmap_iter) == 0:        # epsilon = inf only (_check_params_together)
                 heat_range = _save_heatmap(X, A[:, :2], sensitive_names[:2], y, played,
                                            f"{self.heatmap_path}/heatmap_iteration_{t}", heat_range, t == 1)
             if self.early_termination and _aif360_stops(errors, violations, self.gamma):
@@ -508,18 +525,18 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, ClassifierMixin, BaseEst
     # ------------------------------------------------------------------ predict
     def _decision_matrix(self, X):
         check_is_fitted(self, "predictors_")
-        X, _ = _check_matrix(X, "X")
+        X, _ = check_X(X, "X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
                              f"{self.n_features_in_}.")
         return np.column_stack([h.predict(X) for h in self.predictors_])
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """``[P(y=0), P(y=1)]`` under the randomized classifier (the average of the Learner's plays)."""
         positive = self._decision_matrix(X) @ self.weights_
         return np.column_stack([1.0 - positive, positive])
 
-    def predict(self, X, *, random_state=None):
+    def predict(self, X: ArrayLike, *, random_state: int | np.random.RandomState | None = None) -> np.ndarray:
         """0/1 predictions of the randomized classifier: ``h_t`` with ``t`` uniform, i.e. Bernoulli(proba).
 
         ``random_state`` seeds these draws (not a privacy mechanism); sensitive features are not needed.
@@ -566,17 +583,3 @@ def _save_heatmap(X, A2, names, y, predictions, path, heat_range, first):
     minmax = heatmap.heat_map(pd.DataFrame(X), pd.DataFrame(A2, columns=names), tuple(y), predictions, 0.1, path,
                               *heat_range)
     return (minmax[0], minmax[1]) if first else heat_range
-
-
-# ---------------------------------------------------------------------------------------------------------------
-def _check_max_iters(max_iters):
-    """``max_iters`` in ``[2, MAX_ITERS]`` (``max_iters - 1`` rounds are played)."""
-    if isinstance(max_iters, bool) or not isinstance(max_iters, numbers.Integral) or max_iters < 2:
-        raise ValueError(f"max_iters must be an integer >= 2 (max_iters - 1 rounds are played), got {max_iters!r}.")
-    if max_iters > MAX_ITERS:
-        raise ValueError(f"max_iters must be at most MAX_ITERS={MAX_ITERS:,} (a round costs O(n d); that many take "
-                         f"seconds on a thousand rows), got {max_iters!r}.")
-
-
-def _is_real(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)

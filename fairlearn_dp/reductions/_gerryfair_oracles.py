@@ -13,8 +13,9 @@ import math
 import numpy as np
 from sklearn.base import clone
 
-from ..utils._encoding import _check_matrix, _with_intercept
-from ..utils._validation import clip_rows
+from ..utils._encoding import _with_intercept
+from ..utils._validation import check_X
+from ..utils._rows import clip_rows
 
 __all__ = ["LinearCSCHypothesis", "RegressionCSCHypothesis"]
 
@@ -164,7 +165,7 @@ class LinearCSCHypothesis:
         return (design @ self.coef < 0).astype(int)
 
     def predict(self, X):
-        X, _ = _check_matrix(X, "X")
+        X, _ = check_X(X, "X")
         X = clip_rows(X, self.norm_bound, self.norm_ord)
         return self.predict_design(_with_intercept(X) if self.fit_intercept else X)
 
@@ -197,7 +198,7 @@ class RegressionCSCHypothesis:
         return (np.asarray(self.reg1.predict(X)) < np.asarray(self.reg0.predict(X))).astype(int)
 
     def predict(self, X):
-        X, _ = _check_matrix(X, "X")
+        X, _ = check_X(X, "X")
         return self.predict_design(X)
 
     def __repr__(self):

@@ -8,30 +8,43 @@ knowledge only (the number of features, a public bound on the features and a see
 
 from __future__ import annotations
 
+import functools
 import math
-import numbers
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..utils._random import check_random_state
+from ..utils._validation import check_int, check_real, value_errors
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["LinearThresholdClassifier", "linear_threshold_hypotheses", "hypothesis_predictions"]
+
+# The checks of linear_threshold_hypotheses' arguments: a ValueError for every bad value, of whatever type.
+_POSITIVE_INT = value_errors(functools.partial(check_int, low=1))
+_NON_NEGATIVE_INT = value_errors(functools.partial(check_int, low=0))
+_POSITIVE_REAL = value_errors(functools.partial(check_real, low=0.0, low_open=True))
 
 
 class LinearThresholdClassifier:
     """The fixed classifier ``h(x) = 1[x @ coef >= threshold]`` (no fitting; picklable; equality by value)."""
 
-    def __init__(self, coef, threshold):
+    def __init__(self, coef: ArrayLike, threshold: float) -> None:
         self.coef = np.asarray(coef, dtype=float).ravel()
         self.threshold = float(threshold)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """``1[X @ coef >= threshold]`` for every row of ``X`` (0/1 ints)."""
         X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.coef.size:
             raise ValueError(f"X must have {self.coef.size} columns, got shape {X.shape}.")
         return (X @ self.coef >= self.threshold).astype(int)
 
-    def __call__(self, X):
+    def __call__(self, X: ArrayLike) -> np.ndarray:
+        """``predict(X)``: the classifier as a callable hypothesis."""
         return self.predict(X)
 
     def __eq__(self, other):
@@ -45,8 +58,10 @@ class LinearThresholdClassifier:
         return f"LinearThresholdClassifier(coef={np.round(self.coef, 4).tolist()}, threshold={self.threshold:.4g})"
 
 
-def linear_threshold_hypotheses(n_features, *, n_directions=64, n_thresholds=16, feature_bound=1.0,
-                                include_constants=True, random_state=None):
+def linear_threshold_hypotheses(n_features: int, *, n_directions: int = 64, n_thresholds: int = 16,
+                                feature_bound: float = 1.0, include_constants: bool = True,
+                                random_state: int | np.random.RandomState | None = None,
+                                ) -> list[LinearThresholdClassifier]:
     """A finite class of linear threshold classifiers built from public parameters only.
 
     Directions ``w`` are drawn uniformly on the unit sphere of ``R^n_features`` (plus the signed coordinate axes,
@@ -73,13 +88,10 @@ def linear_threshold_hypotheses(n_features, *, n_directions=64, n_thresholds=16,
     list of LinearThresholdClassifier
         ``(n_directions + 2 n_features) * n_thresholds (+ 2)`` classifiers.
     """
-    for name, value in (("n_features", n_features), ("n_directions", n_directions),
-                        ("n_thresholds", n_thresholds)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (1 if name != "n_directions"
-                                                                                        else 0):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-    if not (isinstance(feature_bound, numbers.Real) and math.isfinite(feature_bound) and feature_bound > 0):
-        raise ValueError(f"feature_bound must be a finite number > 0, got {feature_bound!r}.")
+    _POSITIVE_INT(n_features, "n_features")
+    _NON_NEGATIVE_INT(n_directions, "n_directions")
+    _POSITIVE_INT(n_thresholds, "n_thresholds")
+    _POSITIVE_REAL(feature_bound, "feature_bound")
     rng = check_random_state(random_state)
     random_dirs = rng.normal(size=(int(n_directions), int(n_features)))
     random_dirs /= np.linalg.norm(random_dirs, axis=1, keepdims=True)
@@ -95,7 +107,7 @@ def linear_threshold_hypotheses(n_features, *, n_directions=64, n_thresholds=16,
     return hypotheses
 
 
-def hypothesis_predictions(hypotheses, X):
+def hypothesis_predictions(hypotheses: Sequence[Any], X: ArrayLike) -> np.ndarray:
     """The ``(n_samples, n_hypotheses)`` boolean matrix of every hypothesis' 0/1 predictions on ``X``.
 
     Each hypothesis is a fitted classifier with ``predict`` or a callable; predictions must be 0/1. Runs of

@@ -47,7 +47,8 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, OrdinalEnc
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._validation import call_on_private_rows, clip_rows
+from ..utils._rows import clip_rows
+from ..utils._withheld import call_on_private_rows
 
 __all__ = ["GameEstimator", "PipelineParts", "FixedPlay", "game_estimator", "pipeline_parts", "fit_preprocessing",
            "finish_pipeline", "pipeline_pmf"]

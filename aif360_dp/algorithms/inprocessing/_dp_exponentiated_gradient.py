@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -12,7 +14,14 @@ from fairlearn import reductions as fl_reductions
 
 from fairdp_adapters.aif360 import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp.utils._validation import atomic_fit, check_bool, check_real, check_seed, validate_params
+from fairlearn_dp.utils._fit_support import atomic_fit
+from fairlearn_dp.utils._validation import check_bool, check_real, check_seed, validate_params
+
+if TYPE_CHECKING:
+    from aif360.datasets import BinaryLabelDataset
+    from diffprivlib import BudgetAccountant
+    from fairlearn.reductions import Moment
+    from numpy.typing import ArrayLike
 
 __all__ = ["DPExponentiatedGradientReduction"]
 
@@ -107,12 +116,18 @@ class DPExponentiatedGradientReduction(Transformer):
     model reads) and ``protected_attribute_names_`` (the attributes grouped by).
     """
 
-    def __init__(self, estimator=None, constraints="EqualizedOdds", *, eps=0.01, max_iter=None, nu=None, eta0=2.0,
-                 run_linprog_step="auto", difference_bound=0.01, epsilon=1.0, delta=1e-7, mode="auto", bound_B=None,
-                 eta=None, oracle="auto", hypotheses=None, feature_bound=1.0, row_norm_bound=None, min_count=None,
-                 privacy_unit="sensitive_attribute", protected_attribute_name=None, drop_prot_attr=True,
-                 accountant=None, seed=None, objective=None, sample_weight_name="sample_weight", ridge=None,
-                 statistics_fraction=0.5, min_count_fraction=0.1, beta=0.05):
+    def __init__(self, estimator: Any = None, constraints: str | Moment = "EqualizedOdds", *, eps: float = 0.01,
+                 max_iter: int | None = None, nu: float | None = None, eta0: float = 2.0,
+                 run_linprog_step: bool | str = "auto", difference_bound: float = 0.01, epsilon: float = 1.0,
+                 delta: float = 1e-7, mode: str = "auto", bound_B: float | None = None, eta: float | None = None,
+                 oracle: str = "auto", hypotheses: Sequence[Any] | None = None,
+                 feature_bound: float | tuple[ArrayLike, ArrayLike] = 1.0, row_norm_bound: float | None = None,
+                 min_count: int | None = None, privacy_unit: str = "sensitive_attribute",
+                 protected_attribute_name: str | Sequence[str] | None = None, drop_prot_attr: bool = True,
+                 accountant: BudgetAccountant | None = None, seed: int | None = None,
+                 objective: Moment | None = None, sample_weight_name: str = "sample_weight",
+                 ridge: float | None = None, statistics_fraction: float = 0.5, min_count_fraction: float = 0.1,
+                 beta: float = 0.05) -> None:
         super().__init__(estimator=estimator, constraints=constraints, eps=eps, nu=nu, eta0=eta0,
                          run_linprog_step=run_linprog_step, difference_bound=difference_bound,
                          epsilon=epsilon, delta=delta, mode=mode, bound_B=bound_B, row_norm_bound=row_norm_bound,
@@ -169,7 +184,7 @@ class DPExponentiatedGradientReduction(Transformer):
         return frame
 
     @atomic_fit
-    def fit(self, dataset):
+    def fit(self, dataset: BinaryLabelDataset) -> DPExponentiatedGradientReduction:
         """Train the DP randomized classifier on ``dataset`` (a BinaryLabelDataset with true labels).
 
         Order: the parameters are validated and the budget is checked (through the engine) before the dataset's
@@ -189,12 +204,12 @@ class DPExponentiatedGradientReduction(Transformer):
             accountant=self.accountant, random_state=self.seed, objective=self.objective,
             sample_weight_name=self.sample_weight_name, ridge=self.ridge, statistics_fraction=self.statistics_fraction,
             min_count_fraction=self.min_count_fraction, beta=self.beta)
-        model._check_params()                       # every public parameter, before the dataset is looked at
+        model.check_public_inputs(check_budget=False)   # every public parameter, before the dataset is looked at
         if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
         names = protected_attributes(dataset, self.protected_attribute_name)    # the public schema, before the budget
         model.set_params(groups=joint_declared_groups(dataset, names))     # the schema's groups (public)
-        oracle = model._check_public()[2]           # public parameters, then the budget: before any row is read
+        oracle = model.check_public_inputs()[2]     # public parameters, then the budget: before any row is read
         X = self._features(dataset)
         model.fit(_engine_input(X, oracle), _binary_labels(dataset), sensitive_features=protected_frame(dataset, names))
         self.model_ = model
@@ -203,7 +218,7 @@ class DPExponentiatedGradientReduction(Transformer):
         self.privacy_spent_ = model.privacy_spent_
         return self
 
-    def predict(self, dataset):
+    def predict(self, dataset: BinaryLabelDataset) -> BinaryLabelDataset:
         """Return a copy of ``dataset`` with randomized predicted labels and favorable-label probabilities.
 
         The labels are drawn from the randomized classifier (seeded from ``seed`` through a stream separate from

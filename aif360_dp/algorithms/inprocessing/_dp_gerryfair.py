@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
-import numbers
+import os
 import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -18,9 +21,17 @@ from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, charge, check_spe
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier as _Engine
 from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
 from fairlearn_dp.utils._random import release_seeds
-from fairlearn_dp.utils._validation import atomic_fit
+from fairlearn_dp.utils._fit_support import atomic_fit
+from fairlearn_dp.utils._validation import check_real, value_errors
+
+if TYPE_CHECKING:
+    from aif360.datasets import BinaryLabelDataset
+    from diffprivlib import BudgetAccountant
 
 __all__ = ["DPGerryFairClassifier"]
+
+# Each gamma of pareto's gamma_list: a finite number >= 0 (a ValueError naming gamma_list for any bad value).
+_GAMMA = value_errors(functools.partial(check_real, low=0.0))
 
 
 class DPGerryFairClassifier(Transformer):
@@ -91,10 +102,13 @@ class DPGerryFairClassifier(Transformer):
     is finite).
     """
 
-    def __init__(self, C=10, printflag=False, heatmapflag=False, heatmap_iter=10, heatmap_path=".", max_iters=10,
-                 gamma=0.01, fairness_def="FP", predictor=LinearRegression(), *, epsilon=1.0, delta=0.0,  # noqa: B008
-                 accountant=None, random_state=None, feature_norm_bound=None, sensitive_norm_bound=None,
-                 composition="auto", cost_update="auto"):
+    def __init__(self, C: float = 10, printflag: bool = False, heatmapflag: bool = False, heatmap_iter: int = 10,
+                 heatmap_path: str | os.PathLike = ".", max_iters: int = 10, gamma: float = 0.01,
+                 fairness_def: str = "FP", predictor: Any = LinearRegression(), *,  # noqa: B008
+                 epsilon: float = 1.0, delta: float = 0.0, accountant: BudgetAccountant | None = None,
+                 random_state: int | None = None, feature_norm_bound: float | None = None,
+                 sensitive_norm_bound: float | None = None, composition: str = "auto",
+                 cost_update: str = "auto") -> None:
         super().__init__(C=C, printflag=printflag, heatmapflag=heatmapflag, heatmap_iter=heatmap_iter,
                          heatmap_path=heatmap_path, max_iters=max_iters, gamma=gamma, fairness_def=fairness_def,
                          predictor=predictor, epsilon=epsilon, delta=delta, accountant=accountant,
@@ -123,7 +137,7 @@ class DPGerryFairClassifier(Transformer):
         self.fairness_violations = None
 
     @atomic_fit
-    def fit(self, dataset, early_termination=True):
+    def fit(self, dataset: BinaryLabelDataset, early_termination: bool = True) -> DPGerryFairClassifier:
         """Run the private fair learning dynamics on ``dataset``.
 
         The parameters are validated and the budget is checked before the dataset's rows are read; a fit that
@@ -159,13 +173,7 @@ class DPGerryFairClassifier(Transformer):
             feature_norm_bound=self.feature_norm_bound, sensitive_norm_bound=self.sensitive_norm_bound,
             composition=self.composition, cost_update=self._engine_cost_update(), epsilon=self.epsilon,
             delta=self.delta, accountant=self.accountant, random_state=self.random_state)
-        if check_budget:
-            model._check_public()
-        else:
-            model._check_params()
-            epsilon = validate_epsilon_delta(self.epsilon, self.delta)[0]
-            model._check_predictor(epsilon)
-            model._check_cost_update(epsilon)
+        model.check_public_inputs(check_budget=check_budget)
         return model
 
     def _engine_cost_update(self):
@@ -182,7 +190,7 @@ class DPGerryFairClassifier(Transformer):
             infinite = False
         return "aif360" if infinite else "lagrangian"
 
-    def predict(self, dataset, threshold=.5):
+    def predict(self, dataset: BinaryLabelDataset, threshold: float = .5) -> BinaryLabelDataset:
         """Return a copy of ``dataset`` whose labels are the fitted model's predictions (AIF360's rule).
 
         The soft prediction of a row is the average of the Learner's plays on it; the label is 1 when it is at
@@ -205,7 +213,8 @@ class DPGerryFairClassifier(Transformer):
         return out
 
     # ------------------------------------------------------------------ AIF360's other methods
-    def pareto(self, dataset, gamma_list, *, audit_epsilon=None, audit_delta=None):
+    def pareto(self, dataset: BinaryLabelDataset, gamma_list: Sequence[float], *, audit_epsilon: float | None = None,
+               audit_delta: float | None = None) -> tuple[list[float], list[float], list[float]]:
         """Fit once per gamma; return AIF360's ``(errors, fp_violations, fn_violations)``, one entry per gamma.
 
         As AIF360's ``GerryFairClassifier.pareto``: for each ``g`` in ``gamma_list``, ``self.gamma = g`` and the
@@ -303,7 +312,9 @@ class DPGerryFairClassifier(Transformer):
                           "plotting/auditing code): its output is not differentially private.", PrivacyWarning,
                           stacklevel=3)
 
-    def generate_heatmap(self, dataset, predictions, vmin=None, vmax=None, cols_index=[0, 1], eta=.1):  # noqa: B006
+    def generate_heatmap(self, dataset: BinaryLabelDataset, predictions: Any, vmin: float | None = None,
+                         vmax: float | None = None, cols_index: list[int] = [0, 1],  # noqa: B006
+                         eta: float = .1) -> Any:
         """AIF360's ``generate_heatmap``: the weighted disparity of ``predictions`` over a grid of halfspaces of
         two protected attributes (``cols_index``), saved to ``<heatmap_path>.png``.
 
@@ -314,13 +325,14 @@ class DPGerryFairClassifier(Transformer):
         return _AIF360GerryFair.generate_heatmap(self, dataset, predictions, vmin=vmin, vmax=vmax,
                                                  cols_index=cols_index, eta=eta)
 
-    def save_heatmap(self, iteration, dataset, predictions, vmin, vmax):
+    def save_heatmap(self, iteration: int, dataset: BinaryLabelDataset, predictions: Any, vmin: float | None,
+                     vmax: float | None) -> Any:
         """AIF360's ``save_heatmap`` helper (when ``heatmapflag`` and ``iteration % heatmap_iter == 0``); not DP."""
         if self.heatmapflag and iteration % self.heatmap_iter == 0:
             self._warn_not_private("save_heatmap")
         return _AIF360GerryFair.save_heatmap(self, iteration, dataset, predictions, vmin, vmax)
 
-    def print_outputs(self, iteration, error, group):
+    def print_outputs(self, iteration: int, error: float, group: Any) -> None:
         """AIF360's ``print_outputs`` helper: print a round's error and an AIF360 ``Group`` when ``printflag``."""
         return _AIF360GerryFair.print_outputs(self, iteration, error, group)
 
@@ -333,8 +345,7 @@ def _check_gammas(gamma_list):
     if not gammas:
         raise ValueError("gamma_list must not be empty.")
     for g in gammas:
-        if isinstance(g, bool) or not isinstance(g, numbers.Real) or not (math.isfinite(g) and g >= 0):
-            raise ValueError(f"gamma_list must hold finite numbers >= 0, got {g!r}.")
+        _GAMMA(g, "gamma_list")
     return gammas
 
 
