@@ -17,6 +17,8 @@ messages that quote no count and no value), the counts, one release, one charge,
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -141,7 +143,7 @@ def _share(numerator, denominator):
 def _unavailable(name, needs):
     """A method that refuses with ``NotImplementedError``: it needs more than the released table."""
 
-    def method(self, *args, **kwargs):
+    def method(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise NotImplementedError(
             f"{type(self).__name__}.{name} is not available: it needs {needs}, which the one differentially private "
             "release this object answers from (per-condition counts) does not contain, and it is never computed "
@@ -288,11 +290,11 @@ class DPBinaryLabelDatasetMetric:
     def _sum(self, privileged, columns):
         return np.float64(self._counts(privileged)[list(columns)].sum())
 
-    def difference(self, metric_fun) -> float:
+    def difference(self, metric_fun: Callable[..., float]) -> float:
         """``metric_fun(privileged=False) - metric_fun(privileged=True)``."""
         return metric_fun(privileged=False) - metric_fun(privileged=True)
 
-    def ratio(self, metric_fun) -> float:
+    def ratio(self, metric_fun: Callable[..., float]) -> float:
         """``metric_fun(privileged=False) / metric_fun(privileged=True)``."""
         return _division(metric_fun(privileged=False), metric_fun(privileged=True))
 

@@ -32,7 +32,8 @@ class ConfusionCounts:
     fn: np.ndarray
 
     @property
-    def n(self):
+    def n(self) -> np.ndarray:
+        """``tp + fp + tn + fn``."""
         return self.tp + self.fp + self.tn + self.fn
 
 
