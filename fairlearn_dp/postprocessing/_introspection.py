@@ -292,15 +292,17 @@ def fairlearn_introspection(*, table, mixing_rates, groups, bin_edges, binary, d
             "plot": {"tradeoff_curve": curves["by_group"], "x_grid": curves["x_grid"], **solution}}
 
 
-def set_fairlearn_introspection(model) -> None:
+def set_fairlearn_introspection(model, *, discretize, predict_method) -> None:
     """Set Fairlearn's fitted attributes on a ``DPThresholdOptimizer`` after its finite-epsilon solve, from its
-    released ``table_`` and ``mixing_rates_`` and its public grid, groups and parameters.
+    released ``table_`` and ``mixing_rates_`` and its public grid, groups and parameters; ``discretize`` (scores to
+    bin indices, silently clipped) and ``predict_method`` (the resolved method of the base estimator) come from the
+    estimator itself.
     """
     values = fairlearn_introspection(
         table=model.table_, mixing_rates=model.mixing_rates_, groups=model.groups_, bin_edges=model.bin_edges_,
-        binary=model.mode_ == "binary", discretize=lambda scores: model._discretize(scores, warn_clipped=False),
+        binary=model.mode_ == "binary", discretize=discretize,
         constraints=model.constraints, objective=model.objective, flip=bool(model.flip), grid_size=model.grid_size,
-        estimator=model.estimator_, predict_method=model._predict_method)
+        estimator=model.estimator_, predict_method=predict_method)
     set_plot_attributes(model, **values.pop("plot"))
     for name, value in values.items():
         setattr(model, name, value)

@@ -469,7 +469,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         """
         if name in INTROSPECTION_ATTRIBUTES and "mixing_rates_" in self.__dict__:
             try:
-                set_fairlearn_introspection(self)
+                set_fairlearn_introspection(self, predict_method=self._predict_method,
+                                            discretize=lambda scores: self._discretize(scores, warn_clipped=False))
             except AttributeError as exc:
                 raise RuntimeError(f"Building Fairlearn's introspection attribute {name!r} from the released values "
                                    f"failed: {exc}") from exc

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ._random import release_random_state
 from ._release import noise_sd
-from ._vector import randomise_vector
+from ._vector import mechanism_scale, randomise_vector
 from ._zcdp import zcdp_gaussian_mechanism, zcdp_gaussian_sigma
 
 __all__ = ["VectorReleaser"]
@@ -60,7 +60,7 @@ class VectorReleaser:
             return zcdp_gaussian_sigma(sensitivity, self.rho0)
         if self.delta0 == 0:
             return sensitivity / self.epsilon0
-        return float(self.mechanism(sensitivity)._scale)
+        return float(mechanism_scale(self.mechanism(sensitivity)))
 
     def __call__(self, values: ArrayLike, *, l1: float, l2: float) -> tuple[np.ndarray, dict[str, float]]:
         """``(noisy values, {"sensitivity", "noise_scale", "noise_std"})``; the sensitivity is the mechanism's norm."""

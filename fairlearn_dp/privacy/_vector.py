@@ -44,7 +44,7 @@ import numpy as np
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Laplace
 from numpy.typing import ArrayLike
 
-__all__ = ["randomise_vector"]
+__all__ = ["randomise_vector", "mechanism_scale"]
 
 # Mechanisms whose ``randomise`` this module reproduces. Exact types: subclasses (LaplaceTruncated, LaplaceFolded,
 # LaplaceBoundedDomain, ...) override ``randomise`` with other distributions and are refused.
@@ -60,6 +60,13 @@ _NV_MAGICCONST = random.NV_MAGICCONST    # 4 exp(-1/2) / sqrt(2), the stdlib's o
 # numpy's log and the C library's may differ in the last ulp, and normalvariate decides with math.log.
 _BOUNDARY_MARGIN = 8 * 2.0 ** -52
 _array_log = np.log                # the array log (a name of its own, so that tests can perturb it)
+
+
+def mechanism_scale(mechanism: Laplace | Gaussian | GaussianAnalytic) -> float:
+    """The scale diffprivlib's ``mechanism`` draws its noise with (Laplace ``b``, Gaussian ``sigma``): its private
+    ``_scale``, read in this module only, with the other diffprivlib internals (tested on the pinned versions).
+    """
+    return mechanism._scale
 
 
 def randomise_vector(mechanism: Laplace | Gaussian | GaussianAnalytic, values: ArrayLike) -> np.ndarray:
@@ -139,7 +146,7 @@ def _gaussian(mechanism, flat, rng, secure):
         normals = rng.standard_normal(2 * m)
     pairs = normals.reshape(m, 2)
     standard_normal = (pairs[:, 0] + pairs[:, 1]) / np.sqrt(2)
-    return flat + standard_normal * mechanism._scale
+    return flat + standard_normal * mechanism_scale(mechanism)
 
 
 def _secure_uniforms(size):

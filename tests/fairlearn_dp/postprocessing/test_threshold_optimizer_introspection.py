@@ -374,7 +374,7 @@ def test_an_attribute_error_while_building_is_a_runtime_error_not_a_missing_attr
     """hasattr must not quietly answer False when building the introspection fails."""
     model = fitted()
 
-    def broken(model):
+    def broken(model, **kwargs):
         raise AttributeError("'DPThresholdOptimizer' object has no attribute 'estimator_'")
 
     monkeypatch.setattr(module, "set_fairlearn_introspection", broken)
