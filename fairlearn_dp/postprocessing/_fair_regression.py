@@ -236,16 +236,21 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         self.noise_margin = noise_margin
 
     # ------------------------------------------------------------------ fit
-    def check_public_inputs(self, *, check_budget: bool = True) -> Any:
-        """Validate every public parameter, then check that the accountant can pay ``(epsilon, delta)``; read no data.
+    def check_public_inputs(self, X: Any = None, y: Any = None, *, sensitive_features: Any = None,
+                            check_budget: bool = True, **fit_kwargs: Any) -> Any:
+        """Validate every public parameter (and, given ``fit``'s arguments, their public layout), then check that
+        the accountant can pay ``(epsilon, delta)``; read no value of the data.
 
         What ``fit`` does first (:meth:`~fairlearn_dp.utils._fit_order.PrivateFitMixin.check_public_inputs`).
         With ``check_budget=False`` (a wrapper that reads ``bounds`` and ``groups`` from a dataset's schema before it
         checks the budget), ``bounds=None`` and ``groups=None`` pass, and the rules that need them wait for them.
         """
         if check_budget:
-            return super().check_public_inputs()
-        return self._check_params_together(validate_params(self, self._parameter_constraints), pending=True)
+            return super().check_public_inputs(X, y, sensitive_features=sensitive_features, **fit_kwargs)
+        resolved = self._check_params_together(validate_params(self, self._parameter_constraints), pending=True)
+        if X is not None:
+            resolved = self._check_public_layout(resolved, X, y, sensitive_features, fit_kwargs)
+        return resolved
 
     def _check_params_together(self, checked, *, pending=False):
         """The joint rules, after the table: the estimator and its ``predict_method``, the attribute-blind
@@ -264,6 +269,18 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
             if groups is not None:
                 self._check_histogram_size(len(groups), checked["n_bins"])
         return _Public(checked["epsilon"], checked["delta"], bounds, checked["n_bins"], checked["alpha"], groups)
+
+    def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
+        """Public checks of Dask inputs (no value read): not in attribute-blind mode, ``groups`` declared, the base
+        estimator prefit or None, partitions that align (``_counting.py``).
+        """
+        if is_dask_input(X, y, sensitive_features):
+            if self.group_estimator is not None:
+                raise ValueError("Dask inputs are not supported in attribute-blind mode (group_estimator given).")
+            require_declared_groups(resolved.groups)
+            require_prefit_or_none(self.estimator, self.prefit)
+            check_layout(X, y, sensitive_features)
+        return resolved
 
     def _planned_spend(self, resolved):
         """One release, charged ``(epsilon, delta)``."""
@@ -329,18 +346,12 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         -------
         self
         """
-        public = self.check_public_inputs()                        # 1-2. public parameters, budget
+        # 1-2. public parameters, the public layout of the arguments (_check_public_layout), budget
+        public = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
         epsilon, delta, (lower, upper), n_bins, alpha, groups = public
-        dask_input = is_dask_input(X, y, sensitive_features)
         if self.group_estimator is not None:
-            if dask_input:
-                raise ValueError("Dask inputs are not supported in attribute-blind mode (group_estimator given).")
             return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha,
                                    groups)
-        if dask_input:
-            require_declared_groups(groups)
-            require_prefit_or_none(self.estimator, self.prefit)
-            check_layout(X, y, sensitive_features)
         private = not math.isinf(epsilon)
         self.estimator_ = self._fit_estimator(X, y, **kwargs)     # 3. domain
         if groups is None:                                         # in memory only (Dask: declared)

@@ -234,6 +234,23 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         """One release, charged ``(epsilon, delta)``."""
         return PrivacySpend(resolved.epsilon, resolved.delta)
 
+    def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
+        """Public checks of ``fit``'s arguments: on Fairlearn's path only that they are in memory; else
+        :meth:`_check_fit_arguments`, and for Dask inputs :meth:`_check_dask_inputs`.
+        """
+        dask_input = is_dask_input(X, y, sensitive_features)
+        if self._delegates_to_fairlearn(resolved.epsilon):
+            if dask_input:
+                raise ValueError("Dask inputs are not supported at epsilon=inf with an estimator: there "
+                                 "DPThresholdOptimizer is Fairlearn's ThresholdOptimizer, whose fit needs in-memory "
+                                 "data. Compute the inputs, or pass the base model's scores as X with "
+                                 "estimator=None.")
+            return resolved
+        self._check_fit_arguments(X, fit_kwargs)
+        if dask_input:
+            self._check_dask_inputs(X, y, sensitive_features, resolved.groups)
+        return resolved
+
     def _check_fit_arguments(self, X, kwargs):
         """Public checks of ``fit``'s arguments (in memory and on Dask): no control features, and with
         ``estimator=None`` a single column of predictions or scores (Fairlearn's error; the shape is public).
@@ -307,19 +324,11 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         -------
         self
         """
-        epsilon, delta = validate_epsilon_delta(self.epsilon, self.delta)
-        dask_input = is_dask_input(X, y, sensitive_features)
-        fairlearn_path = self._delegates_to_fairlearn(epsilon)
-        if fairlearn_path and dask_input:
-            raise ValueError("Dask inputs are not supported at epsilon=inf with an estimator: there "
-                             "DPThresholdOptimizer is Fairlearn's ThresholdOptimizer, whose fit needs in-memory "
-                             "data. Compute the inputs, or pass the base model's scores as X with estimator=None.")
-        public = self.check_public_inputs()                        # 1-2. public parameters, budget
-        if fairlearn_path:
+        # 1-2. public parameters, the public layout of the arguments (_check_public_layout), budget
+        public = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
+        epsilon, delta = public.epsilon, public.delta
+        if self._delegates_to_fairlearn(epsilon):
             return self._fit_fairlearn(X, y, sensitive_features=sensitive_features, public=public, **kwargs)
-        self._check_fit_arguments(X, kwargs)
-        if dask_input:
-            self._check_dask_inputs(X, y, sensitive_features, public.groups)
         self._forget_fit()
         private = not math.isinf(epsilon)
         labels = self._read_estimator(X, y, sensitive_features, public.groups, private, kwargs)   # 3. domain

@@ -127,6 +127,21 @@ class _ExponentiatedGradientParams(PrivateFitMixin):
             self._check_algorithm3_params(epsilon, delta, oracle)
         return epsilon, delta, oracle
 
+    def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
+        """Public checks of ``fit``'s arguments on the private paths (Fairlearn's path, ``oracle == "estimator"``,
+        keeps Fairlearn's own): no Fairlearn-only keyword arguments, Algorithm 3's round cap and the row bounds from
+        ``X``'s shape and published metadata.
+        """
+        epsilon, delta, oracle = resolved
+        if oracle == "estimator":
+            return resolved
+        if fit_kwargs:
+            raise TypeError(f"Unexpected fit arguments: {sorted(fit_kwargs)} (control_features and other Fairlearn "
+                            "fit arguments are not supported by the private algorithm).")
+        self._check_rounds_before_the_budget(X, epsilon, delta, oracle, not math.isinf(epsilon))
+        self._check_row_bound_before_the_budget(X, oracle)
+        return resolved
+
     def _planned_spend(self, resolved):
         """The fit's whole spend: ``(epsilon, delta)``, or ``(inf, 0)`` without noise."""
         epsilon, delta, _ = resolved

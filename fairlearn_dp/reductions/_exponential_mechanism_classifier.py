@@ -20,7 +20,7 @@ from diffprivlib.utils import check_random_state
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
-from ..privacy import (PrivacySpend, charge, check_spend, exponential_mechanism, exponential_mechanism_excess_cost,
+from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector)
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
@@ -214,16 +214,26 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         """No rule relates the parameters; returns ``(epsilon, fairness_weight, hypotheses, diagnostic_share)``."""
         return checked["epsilon"], checked["fairness_weight"], checked["hypotheses"], checked["diagnostic_share"]
 
-    def _planned_spend(self, resolved, n_samples=None):
-        """The fit's spend ``(epsilon, delta)`` on ``n_samples`` rows (public): ``delta=None`` is the paper's
-        ``exp(-sqrt(n))``. Without ``n_samples`` (``check_public_inputs()`` before the data's size is known), a
-        ``delta=None`` counts as 0, the least the fit can spend: what fails then fails at ``fit`` too, which checks
-        the whole spend once ``n`` is known.
+    def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
+        """The public data size ``n`` (a shape, not a value) and the ``delta`` it resolves: the resolved inputs
+        become ``(epsilon, fairness_weight, hypotheses, diagnostic_share, n, delta)``.
         """
-        epsilon = resolved[0]
-        if n_samples is None:
-            return PrivacySpend(epsilon, 0.0 if self.delta is None else float(self.delta))
-        return PrivacySpend(epsilon, self._resolve_delta(n_samples))
+        n = _num_samples(X)
+        if n == 0:
+            raise ValueError(f"X has no rows: {type(self).__name__} selects a hypothesis by its loss on the fitting "
+                             "data, and its delta (default exp(-sqrt(n))) and noisy group size need at least one "
+                             "row. Nothing was spent.")
+        return (*resolved, n, self._resolve_delta(n))
+
+    def _planned_spend(self, resolved):
+        """The fit's spend ``(epsilon, delta)``: ``delta=None`` is the paper's ``exp(-sqrt(n))`` on the ``n`` rows
+        (public). Before the data's size is known (``check_public_inputs()`` without ``X``), a ``delta=None``
+        counts as 0, the least the fit can spend: what fails then fails at ``fit`` too, which checks the whole
+        spend once ``n`` is known.
+        """
+        if len(resolved) == 6:
+            return PrivacySpend(resolved[0], resolved[5])
+        return PrivacySpend(resolved[0], 0.0 if self.delta is None else float(self.delta))
 
     # ------------------------------------------------------------------ fit
     @atomic_fit
@@ -243,15 +253,9 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         sensitive_features : array-like
             Group membership (several columns are combined into one label per row).
         """
-        resolved = epsilon, weight, hypotheses, share = self.check_public_inputs(check_budget=False)
-        n = _num_samples(X)                          # the public data size (a shape, not a value)
-        if n == 0:
-            raise ValueError(f"X has no rows: {type(self).__name__} selects a hypothesis by its loss on the fitting "
-                             "data, and its delta (default exp(-sqrt(n))) and noisy group size need at least one "
-                             "row. Nothing was spent.")
-        delta = self._resolve_delta(n)
-        spend = self._planned_spend(resolved, n)
-        check_spend(self.accountant, spend)          # the budget, from public inputs only: before any data is read
+        resolved = self.check_public_inputs(X, y, sensitive_features=sensitive_features)   # 1-2. public, budget
+        epsilon, weight, hypotheses, share, n, delta = resolved
+        spend = self._planned_spend(resolved)
         n_features, labels, group_vector = self._check_data(X, y, sensitive_features)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)

@@ -19,7 +19,7 @@ from fairlearn.reductions import ErrorRateParity
 from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiatedGradient
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacySpend, PrivacyWarning, charge, check_spend
+from ..privacy import PrivacySpend, PrivacyWarning, charge
 from ..utils._random import check_random_state, release_random_state
 from ..utils._row_bounds import feature_bound_radius
 from ..utils._fit_support import (
@@ -255,17 +255,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.nu = self._nu_parameter()              # a threshold computed by an earlier fit is not a parameter
         for name in ("_nu_computed", "nu_", "preprocessor_"):
             self.__dict__.pop(name, None)
-        # 1. the public parameters (the budget is checked below, after the public checks that read X's shape)
-        resolved = epsilon, delta, oracle = self.check_public_inputs(check_budget=False)
+        # 1-2. the public parameters, the public layout of the arguments (_check_public_layout), the budget
+        epsilon, delta, oracle = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
         if oracle == "estimator":
             return self._fit_fairlearn(X, y, sensitive_features, kwargs)
-        if kwargs:
-            raise TypeError(f"Unexpected fit arguments: {sorted(kwargs)} (control_features and other Fairlearn fit "
-                            "arguments are not supported by the private algorithm).")
         private = not math.isinf(epsilon)
-        self._check_rounds_before_the_budget(X, epsilon, delta, oracle, private)
-        self._check_row_bound_before_the_budget(X, oracle)
-        check_spend(self.accountant, self._planned_spend(resolved))      # 2. the budget
         if oracle in _STATISTICS_ORACLES:
             return self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
         X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features, private=private)    # 3. the data
@@ -447,8 +441,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                                     costs=objective_costs(self.objective, allow_costs=True), stacklevel=stacklevel)
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
-        """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call)."""
-        check_spend(self.accountant, PrivacySpend(math.inf, 0.0))
+        """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call); the
+        budget of ``(inf, 0)`` was checked by ``check_public_inputs``.
+        """
         if sensitive_features is not None:
             kwargs = {"sensitive_features": sensitive_features, **kwargs}
         default_rounds = self.max_iter is None

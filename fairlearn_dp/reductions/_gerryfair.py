@@ -28,7 +28,6 @@ from ..privacy import (
     PrivacySpend,
     VectorReleaser,
     charge,
-    check_spend,
     composed_spend,
     noise_sd,
     per_release_budget,
@@ -284,6 +283,12 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
                 "delta": delta, "rounds": rounds, "n_releases": n_releases, "eps0": eps0, "delta0": delta0,
                 "rule": rule, "spend": PrivacySpend(epsilon, delta)}
 
+    def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
+        """The row-norm bound ``X`` publishes (``X.attrs``: public metadata, a malformed value refused here, before
+        ``X`` is converted) joins the resolved inputs as ``"published"``.
+        """
+        return {**resolved, "published": published_row_norm_bound(X, 1 if resolved["delta"] == 0 else 2)}
+
     def _planned_spend(self, resolved):
         """The fit's whole spend: the declared ``(epsilon, delta)``, charged once whatever the rounds played."""
         return resolved["spend"]
@@ -336,10 +341,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         -------
         self
         """
-        public = self.check_public_inputs(check_budget=False)      # 1. the public parameters
-        # X.attrs: public metadata, read (and a malformed value refused) before the budget and before X is converted
-        published = published_row_norm_bound(X, 1 if public["delta"] == 0 else 2)
-        check_spend(self.accountant, self._planned_spend(public))   # 2. the budget: before any data is read
+        public = self.check_public_inputs(X, y, sensitive_features=sensitive_features)   # 1-2. public, budget
+        published = public["published"]
         linear, fit_intercept, ridge_alpha = public["linear"], public["fit_intercept"], public["ridge_alpha"]
         epsilon, delta, spend = public["epsilon"], public["delta"], public["spend"]
         eps0, delta0, rule = public["eps0"], public["delta0"], public["rule"]
