@@ -63,6 +63,17 @@ def test_only_the_compat_module_imports_fairlearns_private_names(path):
     assert not bad, f"{path.relative_to(ROOT)} imports Fairlearn's private names {bad}: use fairlearn_dp._fairlearn_compat."
 
 
+@pytest.mark.parametrize("path", MODULES + sorted((ROOT / "aif360_dp").rglob("*.py")) + sorted(
+    (ROOT / "adapters").rglob("*.py")), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_nothing_outside_the_privacy_core_imports_its_private_modules(path):
+    """The privacy core's public names (``fairlearn_dp.privacy``) are what the rest of the house imports."""
+    if path.is_relative_to(ENGINE / "privacy"):
+        return
+    bad = [(line, module) for line, module, _ in _imports(path)
+           if module.startswith("fairlearn_dp.privacy._")]
+    assert not bad, f"{path.relative_to(ROOT)} imports private modules of the privacy core {bad}."
+
+
 def _graph():
     known = {_module_name(path): path for path in MODULES}
     graph = {}

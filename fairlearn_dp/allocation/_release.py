@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
-from ..privacy._release import noise_scale
+from ..privacy import noise_scale
 from ..utils._validation import check_bool, check_choice, check_seed, validate_params
 
 if TYPE_CHECKING:

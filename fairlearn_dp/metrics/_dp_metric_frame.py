@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..utils._dask import is_dask_input
-from ..utils._random import release_seeds
+from ..privacy import release_seeds
 from ..utils._validation import (
     check_bool,
     check_choice,

@@ -40,7 +40,7 @@ import math
 import numpy as np
 
 from ..privacy import noisy_vector, project_onto_nonnegative_sum
-from ..privacy._release import noise_scale, noise_sd
+from ..privacy import noise_scale, noise_sd
 
 __all__ = ["CONFUSION_COLUMNS", "count_cells", "sensitivities", "release_cells", "public_totals", "post_process",
            "simulate"]

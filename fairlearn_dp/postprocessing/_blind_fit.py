@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy._release import joint_histogram_sensitivity, noise_scale, noise_sd
+from ..privacy import joint_histogram_sensitivity, noise_scale, noise_sd
 from ..utils._withheld import call_on_private_rows
 from ..utils._validation import as_group_vector, encode_groups
 from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..privacy._release import release_joint_counts
+from ..privacy import release_joint_counts
 from ..utils._dask import is_dask_input
 from ._distributed import check_layout, count_cells_dask
 

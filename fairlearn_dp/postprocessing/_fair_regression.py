@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import PrivacySpend, PrivacyWarning
 from ..utils._fit_order import PrivateFitMixin
-from ..utils._random import check_random_state
+from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ..utils._withheld import call_on_private_rows
 from ..utils._validation import (

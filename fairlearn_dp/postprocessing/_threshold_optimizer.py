@@ -24,7 +24,7 @@ from .._fairlearn_compat import (
 )
 from ..privacy import PrivacySpend, PrivacyWarning, charge, validate_epsilon_delta
 from ..utils._fit_order import PrivateFitMixin
-from ..utils._random import check_random_state
+from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ..utils._withheld import call_on_private_rows
 from ..utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups

@@ -29,12 +29,22 @@ from ._budget_split import (
 from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
 from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
-from ._projection import project_onto_nonnegative_sum, project_onto_sum
-from ._release import joint_histogram_sensitivity, noise_scale, noise_sd, noisy_vector, private_joint_histogram
+from ._projection import nonnegative_sum_rows, project_onto_nonnegative_sum, project_onto_sum
+from ._random import check_random_state, copy_random_state, release_random_state, release_seeds, skip_draws
+from ._release import (
+    joint_histogram_sensitivity,
+    noise_scale,
+    noise_sd,
+    noisy_vector,
+    private_joint_histogram,
+    release_joint_counts,
+)
 from ._releaser import VectorReleaser
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
+from ._zcdp_ledger import ZCDPLedger as ZCDPLedger   # public as fairlearn_dp.reductions.ZCDPLedger
 from ._zcdp import (
+    approx_dp_to_zcdp,
     check_rho,
     compose_zcdp,
     noisy_vector_zcdp,
@@ -80,6 +90,14 @@ __all__ = [
     "group_budget_stage1_split",
     "group_budget_stage2_split",
     "VectorReleaser",
+    "release_joint_counts",
+    "nonnegative_sum_rows",
+    "approx_dp_to_zcdp",
+    "check_random_state",
+    "copy_random_state",
+    "release_random_state",
+    "release_seeds",
+    "skip_draws",
     "noise_scale",
     "noise_sd",
     "exponential_mechanism",

@@ -40,7 +40,7 @@ def project_onto_nonnegative_sum(released: ArrayLike, totals: ArrayLike) -> np.n
     return nonnegative_sum_rows(rows, totals)
 
 
-def nonnegative_sum_rows(rows, total):
+def nonnegative_sum_rows(rows: np.ndarray, total: float | np.ndarray) -> np.ndarray:
     """Michelot's iteration of :func:`project_onto_nonnegative_sum` on a 2-D array of finite rows (no validation);
     ``total`` is one total for all rows or one per row.
 

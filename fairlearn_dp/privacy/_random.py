@@ -26,7 +26,7 @@ from sklearn.utils import check_random_state as _sklearn_check_random_state
 __all__ = ["check_random_state", "copy_random_state", "release_random_state", "release_seeds", "skip_draws"]
 
 
-def check_random_state(random_state):
+def check_random_state(random_state: int | np.random.RandomState | None) -> np.random.RandomState:
     """A ``numpy.random.RandomState`` for non-release sampling; ``None`` gives one seeded from OS entropy.
 
     An int or a ``RandomState`` behave as in :func:`sklearn.utils.check_random_state` (same seed, same draws).
@@ -36,7 +36,7 @@ def check_random_state(random_state):
     return _sklearn_check_random_state(random_state)
 
 
-def copy_random_state(random_state):
+def copy_random_state(random_state: int | np.random.RandomState | None) -> np.random.RandomState:
     """:func:`check_random_state` of ``random_state``, never the caller's own object: a ``RandomState`` passed in is
     copied (its state at this call), so drawing from the result does not advance it.
     """
@@ -48,7 +48,7 @@ def copy_random_state(random_state):
 _SKIP_CHUNK = 1 << 20
 
 
-def skip_draws(generator, count):
+def skip_draws(generator: np.random.RandomState, count: int) -> np.random.RandomState:
     """A copy of the ``RandomState`` ``generator`` advanced as if ``generator.random_sample(count)`` had been called.
 
     ``random_sample(a)`` then ``random_sample(b)`` draw exactly ``random_sample(a + b)``, for every bit generator, so
@@ -63,7 +63,7 @@ def skip_draws(generator, count):
     return advanced
 
 
-def release_random_state(random_state):
+def release_random_state(random_state: int | np.random.RandomState | None) -> np.random.RandomState | None:
     """The one random state of a fit's diffprivlib mechanisms: None stays None (each mechanism then uses
     diffprivlib's cryptographically secure generator); an int or a ``RandomState`` gives one shared, reproducible
     ``RandomState`` (scikit-learn's conversion: the caller's own object is used, not copied).
@@ -71,7 +71,8 @@ def release_random_state(random_state):
     return None if random_state is None else _sklearn_check_random_state(random_state)
 
 
-def release_seeds(random_state, count):
+def release_seeds(random_state: int | np.random.RandomState | None,
+                  count: int) -> list[np.random.RandomState | None]:
     """``count`` random states for independent release streams derived from one ``random_state``.
 
     ``None`` gives ``[None] * count`` (each diffprivlib mechanism then draws from its secure source); an int or a

@@ -150,7 +150,9 @@ def private_joint_histogram(bin_index: ArrayLike, group_index: ArrayLike, *, n_b
                                 random_state=random_state)
 
 
-def release_joint_counts(counts, n, *, epsilon, delta=0.0, accountant=None, random_state=None):
+def release_joint_counts(counts: np.ndarray, n: int, *, epsilon: float, delta: float = 0.0,
+                         accountant: BudgetAccountant | None = None,
+                         random_state: int | np.random.RandomState | None = None) -> tuple[np.ndarray, PrivacySpend]:
     """The release step of :func:`private_joint_histogram`, from cell counts already computed (e.g. summed on
     Dask workers): ``counts / n`` with noise at :func:`joint_histogram_sensitivity` ``(n)``, one charge of
     ``(epsilon, delta)``. Returns ``(noisy_pmf, spend)`` with the shape of ``counts``.

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from diffprivlib.utils import check_random_state
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
+from ..privacy import release_random_state
 from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector)
 from ..utils._fit_order import PrivateFitMixin
@@ -270,7 +270,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
                 f"group size is reduced by ln(1/delta)/epsilon_size = {margin:.3g}, so even {n // n_groups} positive "
                 "examples per group would leave no usable sensitivity. Nothing was spent.")
         # Release noise only: None reaches diffprivlib as None (its secure generator); a seed gives one stream.
-        rng = None if self.random_state is None else check_random_state(self.random_state, secure=True)
+        rng = release_random_state(self.random_state)
 
         predictions = hypothesis_predictions(hypotheses, X)        # (n, |H|); its domain errors come before noise
         positive_counts = np.bincount(group_index[labels == 1], minlength=n_groups)

@@ -20,7 +20,7 @@ from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiate
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import PrivacySpend, PrivacyWarning, charge
-from ..utils._random import check_random_state, release_random_state
+from ..privacy import check_random_state, release_random_state
 from ..utils._row_bounds import feature_bound_radius
 from ..utils._fit_support import (
     SharedAccountantCloneMixin,

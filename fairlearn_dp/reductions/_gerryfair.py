@@ -45,7 +45,7 @@ from ..utils._encoding import (
 )
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._progress import progress_rounds
-from ..utils._random import check_random_state
+from ..privacy import check_random_state
 from ..utils._row_bounds import published_row_norm_bound
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_worse_than_constant
 from ..utils._rows import clip_rows

@@ -33,9 +33,9 @@ from ..privacy import (
     validate_epsilon_delta,
     zcdp_to_approx_dp,
 )
-from ..privacy._zcdp import approx_dp_to_zcdp
+from ..privacy import approx_dp_to_zcdp
 from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
-from ..utils._random import release_seeds
+from ..privacy import release_seeds
 from ..utils._withheld import call_withheld
 from ..utils._validation import (
     as_group_vector,

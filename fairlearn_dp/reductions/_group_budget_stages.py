@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..privacy import group_budget_stage1_split, group_budget_stage2_split, zcdp_gaussian_sigma
-from ..privacy._zcdp_ledger import ZCDPLedger
+from ..privacy import ZCDPLedger
 
 __all__ = ["ZCDPLedger"]           # re-imported from the privacy core (pickles and imports of the old place work)
 

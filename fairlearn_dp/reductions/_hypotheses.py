@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..utils._random import check_random_state
+from ..privacy import check_random_state
 from ..utils._validation import check_int, check_real, value_errors
 
 if TYPE_CHECKING:
