@@ -9,7 +9,6 @@ messages.
 from __future__ import annotations
 
 import functools
-import numbers
 
 import numpy as np
 
@@ -27,9 +26,11 @@ from ..utils._validation import (
     check_estimator,
     check_n_bins,
     check_positive_int,
+    check_real,
     check_seed,
     check_solver,
     validate_params,
+    value_errors,
 )
 from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES
 
@@ -46,11 +47,9 @@ _PRIVACY_UNITS = ("sensitive_attribute", "record")
 _PREDICT_METHODS = ("auto", "predict_proba", "decision_function", "predict")      # Fairlearn's choices
 
 
-def check_beta(beta, name="beta"):
-    """``beta`` in (0, 1) (a ``ValueError`` for anything else, a non-number too)."""
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 < beta < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {beta!r}.")
-    return float(beta)
+#: ``beta`` in (0, 1): a ``ValueError`` for anything else, a non-number too.
+check_beta = value_errors(functools.partial(check_real, low=0.0, high=1.0, low_open=True, high_open=True))
+_UNIT_INTERVAL = value_errors(functools.partial(check_real, low=0.0, high=1.0))
 
 
 def check_privacy_unit(privacy_unit, name="privacy_unit"):
@@ -62,10 +61,7 @@ def check_privacy_unit(privacy_unit, name="privacy_unit"):
 
 def check_tol(tol, name="tol"):
     """``gamma``: ``tol`` as a float in [0, 1] (None means 0)."""
-    gamma = 0.0 if tol is None else tol
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
-        raise ValueError(f"{name} must be None or in [0, 1], got {tol!r}.")
-    return float(gamma)
+    return 0.0 if tol is None else _UNIT_INTERVAL(tol, name)
 
 
 def _check_optional_score_range(score_range, name="score_range"):
