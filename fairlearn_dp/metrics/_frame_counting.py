@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._dask import is_dask_input, partitions
+from ..utils._dask import aligned_partitions, is_dask_input, tree_reduce
 from ._frame_inputs import binary_labels, bounded_values, cell_codes, n_rows
 from ._frame_release import count_cells
 
@@ -68,24 +68,12 @@ def _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, va
 
     named = [("y_true", y_true), ("y_pred", y_pred)] + [(f"sensitive_features[{c!r}]", v) for c, v in sf_columns]
     named += [(f"control_features[{c!r}]", v) for c, v in (cf_columns or [])]
-    parts = [partitions(value, name) for name, value in named]
-    blocks0, lengths0 = parts[0]
-    for (name, _), (blocks, lengths) in zip(named, parts):
-        if len(blocks) != len(blocks0):
-            raise ValueError(f"{name} has {len(blocks)} partitions but y_true has {len(blocks0)}: partition the "
-                             "arguments alike, row for row.")
-        if lengths is not None and lengths0 is not None and lengths != lengths0:
-            raise ValueError(f"{name} is partitioned differently from y_true along the rows (or has another length).")
     n_sf = len(sf_columns)
-    tables = []
-    for i in range(len(blocks0)):
-        row = [blocks[i] for blocks, _ in parts]
-        tables.append(dask.delayed(_count_partition)(row[0], row[1], row[2:2 + n_sf], row[2 + n_sf:],
-                                                     [c for c, _ in sf_columns], [c for c, _ in (cf_columns or [])],
-                                                     sf, cf, kind, bounds, values))
-    while len(tables) > 1:                                     # a tree of sums on the workers
-        tables = [dask.delayed(_add)(*tables[i:i + 16]) for i in range(0, len(tables), 16)]
-    table, n = dask.compute(tables[0])[0]
+    tables = [dask.delayed(_count_partition)(row[0], row[1], list(row[2:2 + n_sf]), list(row[2 + n_sf:]),
+                                             [c for c, _ in sf_columns], [c for c, _ in (cf_columns or [])],
+                                             sf, cf, kind, bounds, values)
+              for row in aligned_partitions(named)]
+    table, n = tree_reduce(tables, _add)                       # a tree of sums on the workers
     if n == 0:
         raise ValueError("y_true is empty.")
     return table, n

@@ -30,42 +30,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._dask import is_dask_input, partitions as _partitions
+from ..utils._dask import FAN_IN, aligned_partitions, is_dask_input, tree_reduce
 from ._inputs import _encode_numeric  # noqa: F401 (tested here)
 from ._inputs import binary_labels_fast as _labels  # noqa: F401 (tested here)
 from ._inputs import fit_template as _template  # noqa: F401 (tested here)
 
 __all__ = ["is_dask_input", "check_layout", "count_cells_dask", "FAN_IN"]
 
-#: Partition count tables summed per reduce task (the tree of sums has depth log_FAN_IN(number of partitions)).
-FAN_IN = 16
-
 _ARGUMENTS = ("X", "y", "sensitive_features")
 
 
 # ------------------------------------------------------------------------------------------------ public checks
 def _aligned_partitions(X, y, sensitive_features):
-    """Partition ``i`` of every argument, side by side: ``[(x_i, y_i or None, sf_i), ...]``.
-
-    Raises ``ValueError`` naming the argument when partitions cannot align: not a Dask collection, unknown chunk
-    sizes, another number of partitions, or known partition lengths that differ from X's.
+    """Partition ``i`` of every argument, side by side: ``[(x_i, y_i or None, sf_i), ...]``
+    (:func:`~fairlearn_dp.utils._dask.aligned_partitions`, ``X`` the reference).
     """
-    values = dict(zip(_ARGUMENTS, (X, y, sensitive_features)))
     if sensitive_features is None:
         raise ValueError("sensitive_features is required.")
-    parts = {name: _partitions(value, name) for name, value in values.items() if value is not None}
-    x_parts, x_lengths = parts["X"]
-    for name, (blocks, lengths) in parts.items():
-        if len(blocks) != len(x_parts):
-            raise ValueError(f"{name} has {len(blocks)} partitions but X has {len(x_parts)}: the arguments must be "
-                             "partitioned alike, row for row (rechunk/repartition them the same way).")
-        if lengths is not None and x_lengths is not None and lengths != x_lengths:
-            if sum(lengths) != sum(x_lengths):
-                raise ValueError(f"{name} and X have different lengths (length mismatch).")
-            raise ValueError(f"{name} is chunked differently from X along the rows: rechunk it to X.chunks[0] "
-                             "so that partition i of every argument holds the same rows.")
-    return [tuple(parts[name][0][i] if name in parts else None for name in _ARGUMENTS)
-            for i in range(len(x_parts))]
+    return aligned_partitions(list(zip(_ARGUMENTS, (X, y, sensitive_features))))
 
 
 def check_layout(X, y, sensitive_features):
@@ -98,17 +80,6 @@ def _sum_tables(*tables):
     return sum(tables[1:], tables[0])
 
 
-def _summed(partition_tables):
-    """Tree-sum the per-partition count tables on the workers; one table comes back to the client."""
-    import dask
-
-    level = partition_tables
-    while len(level) > 1:
-        level = [dask.delayed(_sum_tables, pure=True)(*level[i:i + FAN_IN]) for i in range(0, len(level), FAN_IN)]
-    (table,) = dask.compute(level[0])
-    return np.asarray(table)
-
-
 def count_cells_dask(cell_index, n_cells, X, y, sensitive_features):
     """The Dask backend of :mod:`._counting`: ``(counts, n)``, the integer count of each of the ``n_cells`` cells
     (``cell_index(x, y, sf)`` run on every aligned partition on the workers) and the number of rows.
@@ -119,5 +90,5 @@ def count_cells_dask(cell_index, n_cells, X, y, sensitive_features):
     shared = dask.delayed(cell_index, pure=False)      # shipped once per worker, not once per task
     tables = [dask.delayed(_partition_counts, pure=True)(shared, n_cells, index, *parts)
               for index, parts in enumerate(partitions)]
-    counts = _summed(tables)
+    counts = np.asarray(tree_reduce(tables, _sum_tables))
     return counts, int(counts.sum())

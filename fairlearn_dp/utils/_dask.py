@@ -9,7 +9,10 @@ from __future__ import annotations
 import math
 import sys
 
-__all__ = ["is_dask_input", "is_dask_collection", "partitions"]
+__all__ = ["is_dask_input", "is_dask_collection", "partitions", "aligned_partitions", "tree_reduce", "FAN_IN"]
+
+#: Partition tables combined per reduce task (the tree of sums has depth log_FAN_IN(number of partitions)).
+FAN_IN = 16
 
 
 def is_dask_input(*values):
@@ -51,3 +54,40 @@ def partitions(value, name):
     if hasattr(value, "npartitions") and hasattr(value, "to_delayed"):       # Dask DataFrame / Series
         return list(value.to_delayed(optimize_graph=False)), None
     raise ValueError(f"{name} must be a Dask array, DataFrame or Series, got {type(value).__name__}.")
+
+
+def aligned_partitions(named):
+    """Partition ``i`` of every argument, side by side: ``[(part_0 or None, part_1 or None, ...), ...]`` for
+    ``named = [(name, Dask collection or None), ...]``, the first the reference (public checks only: types, layout).
+
+    Raises ``ValueError`` naming the argument when the partitions cannot align: not a Dask collection, unknown chunk
+    sizes, another number of partitions, or known partition lengths that differ from the reference's.
+    """
+    parts = [None if value is None else partitions(value, name) for name, value in named]
+    reference, (blocks0, lengths0) = named[0][0], parts[0]
+    for (name, _), part in zip(named, parts):
+        if part is None:
+            continue
+        blocks, lengths = part
+        if len(blocks) != len(blocks0):
+            raise ValueError(f"{name} has {len(blocks)} partitions but {reference} has {len(blocks0)}: the arguments "
+                             "must be partitioned alike, row for row (rechunk/repartition them the same way).")
+        if lengths is not None and lengths0 is not None and lengths != lengths0:
+            if sum(lengths) != sum(lengths0):
+                raise ValueError(f"{name} and {reference} have different lengths (length mismatch).")
+            raise ValueError(f"{name} is partitioned differently from {reference} along the rows: rechunk it to "
+                             f"{reference}'s row chunks so that partition i of every argument holds the same rows.")
+    return [tuple(None if part is None else part[0][i] for part in parts) for i in range(len(blocks0))]
+
+
+def tree_reduce(tables, combine, fan_in=FAN_IN):
+    """``combine`` the delayed per-partition ``tables`` in a tree of tasks on the workers (``fan_in`` per task, in
+    partition order); only the result reaches the client.
+    """
+    import dask
+
+    level = list(tables)
+    while len(level) > 1:
+        level = [dask.delayed(combine, pure=True)(*level[i:i + fan_in]) for i in range(0, len(level), fan_in)]
+    (result,) = dask.compute(level[0])
+    return result

@@ -251,7 +251,7 @@ def test_mismatched_partitions_and_lengths_are_refused(data):
     outputs = da.from_array(target, chunks=1000)
     _refused(regression, outputs, None, da.from_array(a, chunks=800), "sensitive_features has 5 partitions but X has 4")
     _refused(regression, outputs, None, da.from_array(a, chunks=(500, 1500, 1000, 1000)),
-             "sensitive_features is chunked differently from X")
+             "sensitive_features is partitioned differently from X")
     _refused(regression, outputs, None, da.from_array(a[:-1], chunks=1000), "sensitive_features and X have different "
              r"lengths \(length mismatch\)")
     _refused(regression, outputs, da.from_array(target[:-1], chunks=1000), da.from_array(a, chunks=1000),

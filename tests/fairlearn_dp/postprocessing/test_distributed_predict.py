@@ -348,7 +348,7 @@ def test_layout_errors_are_raised_at_the_call(threshold, regression, data):
     X = da.from_array(scores, chunks=1000)
     with pytest.raises(ValueError, match="sensitive_features has 5 partitions but X has 3"):
         threshold.predict(X, sensitive_features=da.from_array(a, chunks=600))
-    with pytest.raises(ValueError, match="sensitive_features is chunked differently from X"):
+    with pytest.raises(ValueError, match="sensitive_features is partitioned differently from X"):
         threshold.predict(X, sensitive_features=da.from_array(a, chunks=(500, 1500, 1000)))
     with pytest.raises(ValueError, match="sensitive_features is a ndarray, not a Dask collection"):
         threshold.predict(X, sensitive_features=a)
