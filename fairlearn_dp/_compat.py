@@ -7,6 +7,9 @@ import, :func:`ensure_diffprivlib_importable` defines the two names with the val
 (``float64`` and ``float32``: the tree code's double and feature dtypes), and only when they are missing. It installs
 no warning filter and changes nothing on scikit-learn < 1.9.
 
+scikit-learn's private ``_num_samples`` (the number of rows of any array-like, as scikit-learn's own checks count
+them) is imported here only, as :func:`num_samples`.
+
 ``import fairlearn_dp`` runs it; so does the installed import hook (the top-level ``_fairdp_diffprivlib_hook``, which
 ``fairdp_diffprivlib_hook.pth`` registers at start-up) when a program imports ``diffprivlib`` first. Without an
 installation (the source tree on ``PYTHONPATH``, or ``python -S``), import ``fairlearn_dp`` (or any fairdp package)
@@ -15,7 +18,9 @@ before ``diffprivlib``, or take the accountant from ``fairlearn_dp.privacy.Budge
 
 from __future__ import annotations
 
-__all__ = ["ensure_diffprivlib_importable"]
+from sklearn.utils.validation import _num_samples as num_samples
+
+__all__ = ["ensure_diffprivlib_importable", "num_samples"]
 
 
 def ensure_diffprivlib_importable():

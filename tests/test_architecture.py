@@ -74,6 +74,22 @@ def test_nothing_outside_the_privacy_core_imports_its_private_modules(path):
     assert not bad, f"{path.relative_to(ROOT)} imports private modules of the privacy core {bad}."
 
 
+#: The modules allowed to import another package's private names, each the one door for its package.
+COMPAT_MODULES = {"fairlearn": ENGINE / "_fairlearn_compat.py", "sklearn": ENGINE / "_compat.py"}
+PROJECT_PACKAGES = ("fairlearn_dp", "aif360_dp", "fairdp_adapters", "adapters", "_fairdp_diffprivlib_hook", "__future__")
+
+
+@pytest.mark.parametrize("path", MODULES + sorted((ROOT / "aif360_dp").rglob("*.py")) + sorted(
+    (ROOT / "adapters").rglob("*.py")), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_only_the_compat_modules_import_other_packages_private_names(path):
+    """No module imports a private module or name of another package (scikit-learn, diffprivlib, AIF360, ...),
+    except the one compatibility module of that package."""
+    bad = [(line, module, names) for line, module, names in _imports(path)
+           if module.split(".")[0] not in PROJECT_PACKAGES and _private(module, names)
+           and COMPAT_MODULES.get(module.split(".")[0]) != path]
+    assert not bad, f"{path.relative_to(ROOT)} imports private names of other packages {bad}."
+
+
 def _graph():
     known = {_module_name(path): path for path in MODULES}
     graph = {}

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import _num_samples
+from .._compat import num_samples as _num_samples
 
 from .._fairlearn_compat import (
     LABELS_NOT_0_1_ERROR_MESSAGE,

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from .._compat import num_samples as _num_samples
 
 from ..privacy import release_random_state
 from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
