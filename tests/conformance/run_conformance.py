@@ -175,7 +175,7 @@ def compare(source, junit_dir, configuration="upstream"):
     extra = configuration_args(configuration)
     if extra is None:
         raise ValueError(f"configuration {configuration!r} does not apply: pandas.errors has no Pandas4Warning.")
-    junit_dir = Path(junit_dir)
+    junit_dir = Path(junit_dir).resolve()          # pytest runs in the scratch tree: no path relative to here
     junit_dir.mkdir(parents=True, exist_ok=True)
     expected_file, _ = installed_fairlearn()
     with tempfile.TemporaryDirectory(prefix="fairlearn-tests-") as scratch:
