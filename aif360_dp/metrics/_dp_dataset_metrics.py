@@ -36,7 +36,7 @@ from fairlearn_dp.metrics._frame_release import (
 )
 from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from fairlearn_dp.privacy import release_seeds
-from fairlearn_dp.utils._validation import check_bool, check_choice, check_seed
+from fairlearn_dp.utils import check_bool, check_choice, check_seed
 
 __all__ = ["DPBinaryLabelDatasetMetric", "DPClassificationMetric"]
 

@@ -1,1 +1,22 @@
-"""Input validation and estimator helpers shared by fairdp's estimators (internal)."""
+"""Validation and fit helpers shared by fairdp's estimators, and the part of them its faces use.
+
+The AIF360 faces (``aif360_dp``) and the adapters import these names from here, never from the private modules
+behind them: the one validation module (``_validation.py``), the fit machinery (``_fit_support.py``) and the progress
+display (``_progress.py``). They are internal to fairdp (not on the API page) and may change with it.
+"""
+
+from ._fit_support import atomic_fit
+from ._progress import show_progress
+from ._validation import (
+    as_group_vector,
+    check_bool,
+    check_bounds,
+    check_choice,
+    check_real,
+    check_seed,
+    validate_params,
+    value_errors,
+)
+
+__all__ = ["atomic_fit", "show_progress", "as_group_vector", "check_bool", "check_bounds", "check_choice",
+           "check_real", "check_seed", "validate_params", "value_errors"]

@@ -14,8 +14,7 @@ from fairlearn import reductions as fl_reductions
 
 from fairdp_adapters.aif360 import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp.utils._fit_support import atomic_fit
-from fairlearn_dp.utils._validation import check_bool, check_real, check_seed, validate_params
+from fairlearn_dp.utils import atomic_fit, check_bool, check_real, check_seed, validate_params
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset

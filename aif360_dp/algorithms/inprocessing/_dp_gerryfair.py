@@ -18,11 +18,10 @@ from sklearn.linear_model import LinearRegression
 
 from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays
 from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, charge, check_spend, validate_epsilon_delta
-from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier as _Engine
+from fairlearn_dp.reductions import DPGerryFairClassifier as _Engine
 from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
 from fairlearn_dp.privacy import release_seeds
-from fairlearn_dp.utils._fit_support import atomic_fit
-from fairlearn_dp.utils._validation import check_real, value_errors
+from fairlearn_dp.utils import atomic_fit, check_real, value_errors
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset

@@ -18,8 +18,7 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils._fit_support import atomic_fit
-from fairlearn_dp.utils._validation import check_bool, check_seed, validate_params
+from fairlearn_dp.utils import atomic_fit, check_bool, check_seed, validate_params
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset, StructuredDataset

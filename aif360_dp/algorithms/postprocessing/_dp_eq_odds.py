@@ -14,8 +14,7 @@ from aif360.metrics import utils as aif360_utils
 from fairdp_adapters.aif360 import check_group_attributes, predict_seed
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import validate_epsilon_delta
-from fairlearn_dp.utils._fit_support import atomic_fit
-from fairlearn_dp.utils._validation import check_real, check_seed, validate_params
+from fairlearn_dp.utils import atomic_fit, check_real, check_seed, validate_params
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset

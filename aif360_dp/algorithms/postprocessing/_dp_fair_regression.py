@@ -19,8 +19,7 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.utils._fit_support import atomic_fit
-from fairlearn_dp.utils._validation import check_seed
+from fairlearn_dp.utils import atomic_fit, check_seed
 
 if TYPE_CHECKING:
     from aif360.datasets import RegressionDataset
