@@ -98,15 +98,15 @@ class AllocationMechanism:
 
     name = "base"
     #: ``{parameter name: check(value, name)}`` of the mechanism's other public parameters, run by
-    #: :meth:`_validate_params` (``weights`` is checked in ``allocate``: its length is the number of entities).
-    _parameter_constraints: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
+    #: :meth:`_check_public_parameters` (``weights`` is checked in ``allocate``: its length is the number of entities).
+    _public_parameter_checks: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
 
     def __init__(self, weights: ArrayLike | None = None) -> None:
         self.weights = weights
 
-    def _validate_params(self):
-        """Run the table ``_parameter_constraints``; return ``{name: checked value}``."""
-        return validate_params(self, self._parameter_constraints)
+    def _check_public_parameters(self):
+        """Run the table ``_public_parameter_checks``; return ``{name: checked value}``."""
+        return validate_params(self, self._public_parameter_checks)
 
     def allocate(self, noisy: ArrayLike | CountRelease) -> np.ndarray:
         """Shares on the simplex for one noisy vector (shape ``(n,)``) or a batch of them (one per row)."""
@@ -178,17 +178,17 @@ class CostOfPrivacyAllocation(AllocationMechanism):
     """
 
     name = "CoP"
-    _parameter_constraints = {"solver": functools.partial(check_solver, own=None)}   # an installed cvxpy solver
+    _public_parameter_checks = {"solver": functools.partial(check_solver, own=None)}   # an installed cvxpy solver
 
     def __init__(self, weights: ArrayLike | None = None, solver: str = "HIGHS") -> None:
         super().__init__(weights)
         self.solver = solver
-        self._validate_params()                            # up front
+        self._check_public_parameters()                            # up front
 
     def _allocate(self, rows, weights):
         import cvxpy as cp
 
-        self._validate_params()                            # set after construction: checked before any solve
+        self._check_public_parameters()                            # set after construction: checked before any solve
         proportional = _proportional(rows, weights)
         out = np.full_like(rows, 1.0 / rows.shape[1])
         n = rows.shape[1]

@@ -64,9 +64,9 @@ MAX_HISTOGRAM_CELLS = 2_000_000
 # and is refused (the default passes, so get_params / clone / set_params round-trip).
 _BLIND_ONLY = ("posterior_buckets", "noise_margin")
 # The public parameters with a check of their own, in the order they are checked (the class's
-# _parameter_constraints; the joint rules follow in _check_params_together). posterior_buckets and noise_margin are
+# _public_parameter_checks; the joint rules follow in _check_params_together). posterior_buckets and noise_margin are
 # checked in every mode, so that a bad value never passes unnoticed.
-_PARAMETER_CONSTRAINTS = {
+_PUBLIC_PARAMETER_CHECKS = {
     "epsilon": check_epsilon,
     "delta": check_delta,
     "n_bins": functools.partial(check_n_bins, maximum=MAX_N_BINS, reason=" (time and memory grow with n_bins)"),
@@ -212,7 +212,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
     PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
     """
 
-    _parameter_constraints = _PARAMETER_CONSTRAINTS
+    _public_parameter_checks = _PUBLIC_PARAMETER_CHECKS
 
     def __init__(self, *, estimator: Any = None, epsilon: float = 1.0, delta: float = 0.0,
                  bounds: tuple[float, float] | None = None, n_bins: int = 36, alpha: float = 0.0,
@@ -247,7 +247,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """
         if check_budget:
             return super().check_public_inputs(X, y, sensitive_features=sensitive_features, **fit_kwargs)
-        resolved = self._check_params_together(validate_params(self, self._parameter_constraints), pending=True)
+        resolved = self._check_params_together(validate_params(self, self._public_parameter_checks), pending=True)
         if X is not None:
             resolved = self._check_public_layout(resolved, X, y, sensitive_features, fit_kwargs)
         return resolved

@@ -38,7 +38,7 @@ from ._inputs import n_columns as _n_columns
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
 from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp
 from ._mixing_lp import constraint_slack, rate_errors, warn_if_unenforced
-from ._threshold_params import MAX_N_SCORE_BINS, PARAMETER_CONSTRAINTS, check_decision_function_range
+from ._threshold_params import MAX_N_SCORE_BINS, PUBLIC_PARAMETER_CHECKS, check_decision_function_range
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
 from ._threshold_params import check_fairlearn_path_params
 from ._threshold_params import check_score_range as _check_score_range
@@ -178,7 +178,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
        "Differentially Private Fair Learning." ICML 2019.
     """
 
-    _parameter_constraints = PARAMETER_CONSTRAINTS
+    _public_parameter_checks = PUBLIC_PARAMETER_CHECKS
 
     def __init__(self, *, estimator: Any = None, constraints: str = "demographic_parity",
                  objective: str = "accuracy_score", grid_size: int = 1000, flip: bool = False, prefit: bool = False,
@@ -208,7 +208,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         self.solver = solver
 
     # ------------------------------------------------------------------ fit
-    def _validate_params(self):
+    def _check_public_parameters(self):
         """Step 1 on the path ``fit`` takes: on Fairlearn's (``epsilon=inf`` with an estimator) the checks that keep
         Fairlearn's reading of its own parameters (``check_fairlearn_path_params``; Fairlearn's ``fit`` checks the
         rest), else the table and the joint rules.
@@ -217,7 +217,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         if self._delegates_to_fairlearn(epsilon):
             check_fairlearn_path_params(self)
             return _Public(epsilon, delta, None, self._check_groups_param())
-        return super()._validate_params()
+        return super()._check_public_parameters()
 
     def _check_params_together(self, checked):
         """The joint rules of the DP path, after the table: ``epsilon`` and ``delta``, the constraints and objective

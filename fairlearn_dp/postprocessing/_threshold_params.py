@@ -1,6 +1,6 @@
 """The public-parameter checks of :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`.
 
-Its declarative table (``PARAMETER_CONSTRAINTS``, the class's ``_parameter_constraints``) and the checks its joint
+Its declarative table (``PUBLIC_PARAMETER_CHECKS``, the class's ``_public_parameter_checks``) and the checks its joint
 rules use. All run before the budget check and before any data are read, on both paths (the DP fit and Fairlearn's
 at ``epsilon=inf``, ``check_fairlearn_path_params``); the constraints and objective keep Fairlearn's errors and
 messages.
@@ -34,7 +34,7 @@ from ..utils._validation import (
 )
 from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES
 
-__all__ = ["MAX_N_SCORE_BINS", "PARAMETER_CONSTRAINTS", "check_beta", "check_constraints_and_objective",
+__all__ = ["MAX_N_SCORE_BINS", "PUBLIC_PARAMETER_CHECKS", "check_beta", "check_constraints_and_objective",
            "check_decision_function_range", "check_fairlearn_path_params", "check_privacy_unit", "check_score_range",
            "check_tol"]
 
@@ -68,9 +68,9 @@ def _check_optional_score_range(score_range, name="score_range"):
     return None if score_range is None else check_score_range(score_range)
 
 
-#: ``DPThresholdOptimizer._parameter_constraints``: its public parameters with a check of their own, in the order
+#: ``DPThresholdOptimizer._public_parameter_checks``: its public parameters with a check of their own, in the order
 #: they are checked (the joint rules follow: ``DPThresholdOptimizer._check_params_together``).
-PARAMETER_CONSTRAINTS = {
+PUBLIC_PARAMETER_CHECKS = {
     "flip": check_bool,
     "prefit": check_bool,
     "privacy_slack": check_bool,
@@ -96,9 +96,9 @@ def check_fairlearn_path_params(model):
     that does not name them (``estimator``, ``predict_method``). ``flip`` and ``prefit`` keep Fairlearn's reading
     (their truth value), so a drop-in call that passes ``prefit=1`` behaves as with Fairlearn.
     """
-    validate_params(model, {name: PARAMETER_CONSTRAINTS[name] for name in _BEFORE_ESTIMATOR})
+    validate_params(model, {name: PUBLIC_PARAMETER_CHECKS[name] for name in _BEFORE_ESTIMATOR})
     check_estimator(model.estimator, prefit=bool(model.prefit))
-    validate_params(model, {name: PARAMETER_CONSTRAINTS[name] for name in _AFTER_ESTIMATOR})
+    validate_params(model, {name: PUBLIC_PARAMETER_CHECKS[name] for name in _AFTER_ESTIMATOR})
 
 
 def check_decision_function_range(predict_method, score_range):

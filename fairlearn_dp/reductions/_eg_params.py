@@ -1,7 +1,7 @@
 """DPExponentiatedGradient's public parameters: their checks, run before the budget check, and what they resolve to.
 
 The mixin below validates every public parameter of :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` in
-one step (:class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`: the table ``_parameter_constraints``, then
+one step (:class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`: the table ``_public_parameter_checks``, then
 ``_check_params_together``), resolves ``mode``/``oracle`` to the algorithm that runs, and computes the public
 quantities the algorithms share: the bound ``B`` on the multipliers, Algorithm 3's number of rounds ``T`` (capped
 at ``MAX_ROUNDS``) and the constraint's public structure (its events and (event, group) cells). Everything here
@@ -88,7 +88,7 @@ class _ExponentiatedGradientParams(PrivateFitMixin):
     #: own arguments (eps, max_iter, nu, eta0, run_linprog_step, sample_weight_name, constraints, objective,
     #: estimator) are checked by the private paths only (``_check_params_together``): on Fairlearn's path
     #: (``epsilon=inf`` with an estimator) Fairlearn's ``fit`` checks them, with its own errors and messages.
-    _parameter_constraints = {
+    _public_parameter_checks = {
         "epsilon": check_epsilon,
         "delta": check_delta,
         "mode": functools.partial(check_choice, options=_MODES),

@@ -202,7 +202,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         self.random_state = random_state
 
     #: Every public parameter's check, in this order, before the budget check.
-    _parameter_constraints = {
+    _public_parameter_checks = {
         "epsilon": check_epsilon,
         "delta": functools.partial(check_real, low=0.0, high=1.0, low_open=True, high_open=True, allow_none=True),
         "fairness_weight": value_errors(functools.partial(check_real, low=0.0, low_open=True)),   # as before
@@ -339,7 +339,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         never publish it. Pass the data ``fit`` saw to get the distribution the fitted hypothesis was drawn from.
         """
         check_is_fitted(self, "hypothesis_")
-        _, weight, hypotheses, _ = self._validate_params()
+        _, weight, hypotheses, _ = self._check_public_parameters()
         _check_X(X)
         labels = _binary_labels(y)
         group_index = encode_groups(as_group_vector(sensitive_features, labels.size, groups=self.groups_),

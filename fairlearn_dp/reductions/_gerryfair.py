@@ -255,7 +255,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
     # ------------------------------------------------------------------ parameters
     #: Every public parameter's own check, in this order, before the budget check (the rules that relate several
     #: of them are ``_check_params_together``).
-    _parameter_constraints = {
+    _public_parameter_checks = {
         "printflag": check_bool, "heatmapflag": check_bool, "heatmap_iter": check_positive_int,
         "heatmap_path": _check_path, "early_termination": check_bool, "random_state": check_seed,
         "C": _NON_NEGATIVE, "gamma": _NON_NEGATIVE, "max_iters": _check_max_iters,

@@ -88,7 +88,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
     #: Each public parameter's own domain, checked in this order before anything else (``PrivateFitMixin``); the
     #: rules that relate several (``rho`` or ``epsilon``, ``objective`` and ``bounded_group_loss``, the classifier's
     #: ``target_bound``) are in ``_check_params_together``.
-    _parameter_constraints = {
+    _public_parameter_checks = {
         "fit_intercept": check_bool,
         "random_state": check_seed,
         "stage1_fraction": _FRACTION,
@@ -470,7 +470,7 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
     _loss = "logistic"
 
     #: The regressor's table and the declared label set.
-    _parameter_constraints = {**_GroupBudgetBase._parameter_constraints, "classes": _check_classes}
+    _public_parameter_checks = {**_GroupBudgetBase._public_parameter_checks, "classes": _check_classes}
 
     def __init__(self, *, rho: float | None = None, epsilon: float | None = None, delta: float = 1e-6,
                  stage1_fraction: float = 0.2, budget_allocation: str = "standard_errors",

@@ -3,7 +3,7 @@
 Everything a fit does is a release (whether it succeeds, every message, every fitted attribute), so every private
 estimator runs the same steps in the same order (docs/design.md, "The order inside fit"):
 
-1. validate every public parameter: the class's declarative table ``_parameter_constraints`` (``{name: check}``,
+1. validate every public parameter: the class's declarative table ``_public_parameter_checks`` (``{name: check}``,
    each check from :mod:`fairlearn_dp.utils._validation`), then the rules that relate several parameters
    (``_check_params_together``), which also resolve them (e.g. ``tol=None`` to 0); then the public layout of the
    fit's arguments (``_check_public_layout``: shapes, the metadata ``X`` publishes, the partitions of Dask inputs,
@@ -37,18 +37,18 @@ __all__ = ["PrivateFitMixin", "atomic_fit", "SharedAccountantCloneMixin"]
 class PrivateFitMixin:
     """Steps 1 and 2 of a private ``fit`` (module docstring): the parameter table, the joint rules, the budget.
 
-    Subclasses declare ``_parameter_constraints`` and override ``_check_params_together`` (joint rules and
+    Subclasses declare ``_public_parameter_checks`` and override ``_check_params_together`` (joint rules and
     resolutions; it returns the resolved public inputs that ``fit`` uses) and ``_planned_spend`` (the spend the fit
     will charge, from the resolved inputs).
     """
 
     #: ``{parameter name: check(value, name)}``: every check raises a ``TypeError`` or ``ValueError`` naming the
     #: parameter and returns the checked value. Run in this order, before anything else.
-    _parameter_constraints: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
+    _public_parameter_checks: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
 
-    def _validate_params(self) -> Any:
-        """Step 1: run ``_parameter_constraints``, then ``_check_params_together``; return the resolved inputs."""
-        checked = validate_params(self, self._parameter_constraints)
+    def _check_public_parameters(self) -> Any:
+        """Step 1: run ``_public_parameter_checks``, then ``_check_params_together``; return the resolved inputs."""
+        checked = validate_params(self, self._public_parameter_checks)
         return self._check_params_together(checked)
 
     def _check_params_together(self, checked: dict[str, Any]) -> Any:
@@ -77,7 +77,7 @@ class PrivateFitMixin:
         wrapper before it reads a dataset); ``check_budget=False`` validates only (a wrapper that learns some
         public inputs, such as a dataset's schema, before it checks the budget).
         """
-        resolved = self._validate_params()
+        resolved = self._check_public_parameters()
         if X is not None:
             resolved = self._check_public_layout(resolved, X, y, sensitive_features, fit_kwargs)
         if check_budget:

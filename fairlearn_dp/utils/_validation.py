@@ -8,7 +8,7 @@ offending argument (and quote no private value).
   ``check_string``, ``check_feature_bound``, ``check_bounds``, ``check_alpha``, ``check_hypotheses``,
   ``check_groups``, ``check_declared_groups``, ``check_estimator``; ``value_errors`` turns a check's ``TypeError``
   into a ``ValueError``) and :func:`validate_params`, which runs a table ``{name: check}``; the estimators' tables
-  (``_parameter_constraints``) are run by :class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`.
+  (``_public_parameter_checks``) are run by :class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`.
 
 What is not validation lives elsewhere in :mod:`fairlearn_dp.utils`: the fit machinery and the post-fit diagnostics
 in ``_fit_support.py`` (``atomic_fit``, ``SharedAccountantCloneMixin``, ``warn_if_worse_than_constant``,
