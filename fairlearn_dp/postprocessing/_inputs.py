@@ -81,7 +81,7 @@ def encode_group_index(sensitive_features, n_samples, groups):
     column (same indices; anything unusual, including an unknown group, goes the general way and its error).
     """
     codes = _encode_numeric(sensitive_features, groups)
-    if codes is not None:
+    if codes is not None and codes.size == n_samples:       # else the general path names the length mismatch
         return codes
     return encode_groups(as_group_vector(sensitive_features, n_samples, groups=groups), groups)
 

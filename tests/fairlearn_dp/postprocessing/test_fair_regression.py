@@ -240,6 +240,7 @@ def test_renormalisation_is_linf_isotonic_regression_of_the_cdf():
     ({}, {"nan_x": True}, ValueError, "X contains NaN"),
     ({}, {"nan_a": True}, ValueError, "sensitive_features contains missing"),
     ({}, {"short_a": True}, ValueError, "length mismatch"),
+    ({}, {"short_numeric_a": True}, ValueError, "sensitive_features has .* rows .*length mismatch"),  # int fast path
     ({}, {"short_y": True}, ValueError, "length mismatch"),
 ])
 def test_bad_input(regression_outputs, accountant, kwargs, fit_args, error, match):
@@ -251,6 +252,8 @@ def test_bad_input(regression_outputs, accountant, kwargs, fit_args, error, matc
         a[5] = None
     if fit_args.get("short_a"):
         a = a[:-1]
+    if fit_args.get("short_numeric_a"):
+        a = groups[:-1]
     if fit_args.get("short_y"):
         y = outputs[:-2]
     before = list(accountant.spent_budget)
