@@ -18,6 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy import joint_histogram_sensitivity, noise_scale, noise_sd
 from ..utils._withheld import call_on_private_rows
 from ..utils._validation import as_group_vector, encode_groups
+from ._inputs import n_rows
+from ._regressor_contract import outputs_range
 from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap
 from ._transport import _shifted_kernel_cdfs
 
@@ -79,13 +81,15 @@ class _AttributeBlindFit:
                              "(attribute-blind mode needs one posterior column per declared group).")
         return columns
 
-    def _fit_blind(self, X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha, groups):
-        """Attribute-blind fit: release the (group, output bin, posterior bucket) PMF, then solve the remapping LP."""
+    def _fit_blind(self, X, y, sensitive_features, kwargs, epsilon, delta, bounds, n_bins, alpha, groups):
+        """Attribute-blind fit: release the (group, output bin, posterior bucket) PMF, then solve the remapping LP
+        (``bounds`` None only at ``epsilon=inf``: the fitting outputs' range).
+        """
         regressor_input, features = self._blind_inputs(X)
         self.estimator_ = self._fit_estimator(regressor_input, y, _stacklevel=6, **kwargs)
         outputs = self._outputs(regressor_input, private=not math.isinf(epsilon))
-        if y is not None and len(y) != outputs.size:
-            raise ValueError(f"y has {len(y)} rows but X has {outputs.size} (length mismatch).")
+        if y is not None and n_rows(y) != outputs.size:
+            raise ValueError(f"y has {n_rows(y)} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, outputs.size, groups=groups)
         group_index = encode_groups(group_vector, groups)
         labels = np.asarray(groups)
@@ -94,6 +98,7 @@ class _AttributeBlindFit:
         group_estimator = self._fit_group_estimator(features, labels[group_index])
         buckets = self._buckets(group_estimator, features, groups, outputs.size, private=not math.isinf(epsilon))
 
+        lower, upper = outputs_range(outputs) if bounds is None else bounds
         self.groups_ = groups
         self.group_estimator_ = group_estimator
         self.n_posterior_buckets_ = n_posterior_cells(len(groups), self.posterior_buckets)

@@ -22,7 +22,6 @@ from ..utils._validation import (
     as_1d_float,
     as_group_vector,
     check_alpha,
-    check_bounds,
     check_bool,
     check_delta,
     check_epsilon,
@@ -43,7 +42,8 @@ from ._blind_fit import MAX_BLIND_LP_VARIABLES, _AttributeBlindFit  # noqa: F401
 from ._counting import check_layout, counting_backend, is_dask_input, release_counts
 from ._counting import require_declared_groups, require_prefit_or_none
 from ._dask_predict import pmf_predict_dask, predict_dask
-from ._inputs import encode_group_index, light_copy
+from ._inputs import encode_group_index, light_copy, n_rows
+from ._regressor_contract import _RegressorContract, check_public_bounds, outputs_range
 from ._transport import _shifted_kernel_cdfs, _transport_kernels, private_group_estimates
 
 __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_HISTOGRAM_CELLS"]
@@ -89,10 +89,11 @@ class _Public(NamedTuple):
     n_bins: int
     alpha: float
     groups: list | None
+    features: dict | None = None        # n_features_in_ / feature_names_in_ of fit's X (_check_public_layout)
 
 
-class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin, _AttributeBlindFit, MetaEstimatorMixin,
-                                    BaseEstimator):
+class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin, _AttributeBlindFit, _RegressorContract,
+                                    MetaEstimatorMixin, BaseEstimator):
     r"""Differentially private post-processing of a regressor for statistical parity.
 
     Remaps a regressor's outputs so that every group's output distribution lies within Kolmogorov-Smirnov distance
@@ -111,9 +112,9 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         Privacy budget, > 0; ``numpy.inf`` is the non-private "binning + fair" baseline (charged ``(inf, 0)``).
     delta : float, default=0.0
         0 for pure epsilon-DP (Laplace mechanism); > 0 uses the analytic Gaussian mechanism.
-    bounds : tuple (s, t)
-        Required public interval of the outputs, never computed from the private data. Outputs outside it are
-        clipped: silently in ``fit``, with a warning in ``predict``.
+    bounds : tuple (s, t) or None, default=None
+        Public interval of the outputs (clipped to it: silently in ``fit``, warned in ``predict``), required at a
+        finite epsilon, never computed from the private data; at ``epsilon=inf`` None spans the fitting outputs.
     n_bins : int, default=36
         Number ``k`` of equal-width bins of ``bounds`` (outputs become bin midpoints; fewer bins favour fairness),
         in ``[1, MAX_N_BINS]`` (10^6); ``|A| k`` cells (times ``B'`` when blind) at most ``MAX_HISTOGRAM_CELLS``.
@@ -151,6 +152,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         The fitted regressor (None when ``estimator`` is None).
     groups_ : list
         Group labels; row ``a`` of every per-group attribute refers to ``groups_[a]``.
+    n_features_in_, feature_names_in_ : int, ndarray of str
+        The layout of ``fit``'s ``X``, as scikit-learn sets them (names only for string column names).
     bin_edges_ : ndarray of shape (n_bins + 1,)
     bin_centers_ : ndarray of shape (n_bins,)
         The support ``v`` of all distributions and of the post-processed outputs.
@@ -260,7 +263,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         self._check_estimator()
         if self.group_estimator is None:
             self._check_blind_only_defaults()
-        bounds = None if pending and self.bounds is None else check_bounds(self.bounds)
+        bounds = check_public_bounds(self.bounds, checked["epsilon"], pending=pending)
         groups = None if self.groups is None else resolve_groups(self.groups, None,
                                                                  estimator_name=type(self).__name__)
         if not (pending and groups is None):
@@ -271,13 +274,16 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         return _Public(checked["epsilon"], checked["delta"], bounds, checked["n_bins"], checked["alpha"], groups)
 
     def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
-        """Public checks of Dask inputs (no value read): not in attribute-blind mode, ``groups`` declared, the base
-        estimator prefit or None, partitions that align (``_counting.py``).
+        """Public checks of ``fit``'s arguments (no value read): ``X``'s feature layout, ``y`` if the estimator is
+        fitted here; Dask: no group_estimator, groups and bounds declared, estimator prefit or None, aligned partitions.
         """
+        resolved = _Public(*resolved[:-1], features=self._fit_layout(X, y))
         if is_dask_input(X, y, sensitive_features):
             if self.group_estimator is not None:
                 raise ValueError("Dask inputs are not supported in attribute-blind mode (group_estimator given).")
             require_declared_groups(resolved.groups)
+            if resolved.bounds is None:
+                raise ValueError("bounds=(s, t) is required with Dask inputs, at epsilon=inf too.")
             require_prefit_or_none(self.estimator, self.prefit)
             check_layout(X, y, sensitive_features)
         return resolved
@@ -348,18 +354,21 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """
         # 1-2. public parameters, the public layout of the arguments (_check_public_layout), budget
         public = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
-        epsilon, delta, (lower, upper), n_bins, alpha, groups = public
+        epsilon, delta, bounds, n_bins, alpha, groups, features = public
+        self._record_features(features)     # kept only if the fit succeeds (atomic_fit)
         if self.group_estimator is not None:
-            return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, lower, upper, n_bins, alpha,
-                                   groups)
+            return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, bounds, n_bins, alpha, groups)
         private = not math.isinf(epsilon)
         self.estimator_ = self._fit_estimator(X, y, **kwargs)     # 3. domain
-        if groups is None:                                         # in memory only (Dask: declared)
+        if groups is None or bounds is None:                       # in memory only (Dask: both declared)
             outputs = self._outputs(X, private=private)
             _check_target_rows(y, outputs.size)
+            bounds = outputs_range(outputs) if bounds is None else bounds   # None: epsilon=inf only
+        if groups is None:
             groups = resolve_groups(None, as_group_vector(sensitive_features, outputs.size), private=private,
                                     estimator_name=type(self).__name__)
             self._check_histogram_size(len(groups), n_bins)      # groups read from the data: before the release
+        lower, upper = bounds
         # A declared group without rows is not an error: its cells are released with noise like any other.
         self.groups_ = groups
         self.bin_edges_ = np.linspace(lower, upper, n_bins + 1)
@@ -492,6 +501,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
             same ``random_state`` (``fairlearn_dp/postprocessing/_dask_predict.py``); a group not in ``groups_``
             then raises its ``ValueError`` when the result is computed.
         """
+        self._check_features(X)
         if is_dask_input(X, sensitive_features):
             self._check_predict_mode(sensitive_features)
             return predict_dask(light_copy(self)._randomised_predict, X, sensitive_features, random_state,
@@ -522,6 +532,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """Distribution of each row's post-processed output over ``bin_centers_``, dense of shape (n_samples,
         n_bins); on Dask inputs a lazy Dask array of that shape, as ``predict``.
         """
+        self._check_features(X)
         if is_dask_input(X, sensitive_features):
             self._check_predict_mode(sensitive_features)
             return pmf_predict_dask(light_copy(self)._pmf_predict, X, sensitive_features,
@@ -562,8 +573,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
 
 
 def _check_target_rows(y, n_outputs):
-    if y is not None and len(y) != n_outputs:
-        raise ValueError(f"y has {len(y)} rows but X has {n_outputs} (length mismatch).")
+    if y is not None and n_rows(y) != n_outputs:          # n_rows: scikit-learn's count (any array-like)
+        raise ValueError(f"y has {n_rows(y)} rows but X has {n_outputs} (length mismatch).")
 
 
 def _regression_cells(template, groups, n_bins, private, x, y, sensitive_features):
