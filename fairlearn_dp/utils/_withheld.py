@@ -18,6 +18,8 @@ def call_on_private_rows(method, X, what):
     but not the original message. Their messages may quote values of the rows (e.g. an encoder's "unknown
     categories ['...']"), and a warning turned into an error would abort the fit before the charge. A failure
     remains a domain error (rows the prefit model cannot process), like a NaN, with a message that carries no data.
+    Where the rows themselves are private (a record-level unit) a failure would answer a question about one record:
+    there :func:`call_total_on_private_rows` is used instead.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
