@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import joint_histogram_sensitivity, noise_scale, noise_sd
-from ..utils._withheld import call_on_private_rows
+from ..utils._withheld import call_total_on_private_rows
 from ..utils._validation import as_group_vector, encode_groups
 from ._inputs import n_rows
 from ._regressor_contract import outputs_range
@@ -87,7 +87,8 @@ class _AttributeBlindFit:
         """
         regressor_input, features = self._blind_inputs(X)
         self.estimator_ = self._fit_estimator(regressor_input, y, _stacklevel=6, **kwargs)
-        outputs = self._outputs(regressor_input, private=not math.isinf(epsilon))
+        outputs = self._outputs(regressor_input, private=not math.isinf(epsilon),
+                                default=None if bounds is None else bounds[0])   # None: epsilon=inf only
         if y is not None and n_rows(y) != outputs.size:
             raise ValueError(f"y has {n_rows(y)} rows but X has {outputs.size} (length mismatch).")
         group_vector = as_group_vector(sensitive_features, outputs.size, groups=groups)
@@ -157,11 +158,18 @@ class _AttributeBlindFit:
 
         A row whose posterior is not finite gets the uniform posterior: silently in ``fit`` (whether such a row
         exists is a property of the private data), with a warning in ``predict`` (``warn``). ``private``: the rows
-        are the private fitting rows (``call_on_private_rows``).
+        are the private fitting rows, on which the estimator is made total: a row on which it raises gets the uniform
+        posterior too (:func:`call_total_on_private_rows`; a function of the row alone, the sensitivity is
+        unchanged).
         """
         columns = self._posterior_columns(group_estimator, groups, strict=False)
-        proba = (call_on_private_rows(group_estimator.predict_proba, features, "group_estimator.predict_proba(X)")
-                 if private else group_estimator.predict_proba(features))
+        if private:     # total: a row on which it raises or gives a non-finite row gets the uniform posterior
+            n_classes = len(group_estimator.classes_)
+            proba = call_total_on_private_rows(group_estimator.predict_proba, features,
+                                               "group_estimator.predict_proba(X)", default=1.0 / n_classes,
+                                               row_shape=lambda: (n_classes,))
+        else:
+            proba = group_estimator.predict_proba(features)
         proba = np.asarray(proba, dtype=float)
         if proba.ndim != 2 or proba.shape != (n_rows, len(group_estimator.classes_)):
             raise ValueError("group_estimator.predict_proba(X) must return one column per class in classes_ and "

@@ -17,7 +17,7 @@ from ..privacy import PrivacySpend, PrivacyWarning
 from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
-from ..utils._withheld import call_on_private_rows
+from ..utils._withheld import call_total_on_private_rows
 from ..utils._validation import (
     as_1d_float,
     as_group_vector,
@@ -361,7 +361,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         private = not math.isinf(epsilon)
         self.estimator_ = self._fit_estimator(X, y, **kwargs)     # 3. domain
         if groups is None or bounds is None:                       # in memory only (Dask: both declared)
-            outputs = self._outputs(X, private=private)
+            # bounds None only at epsilon=inf (not private): no default output is needed there
+            outputs = self._outputs(X, private=private, default=None if bounds is None else bounds[0])
             _check_target_rows(y, outputs.size)
             bounds = outputs_range(outputs) if bounds is None else bounds   # None: epsilon=inf only
         if groups is None:
@@ -430,13 +431,20 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         check_is_fitted(self.estimator)
         return self.estimator
 
-    def _outputs(self, X, *, private=False):
-        """The regressor's outputs; ``private``: X holds the fitting rows (see :func:`call_on_private_rows`)."""
+    def _outputs(self, X, *, private=False, default=None):
+        """The regressor's outputs; ``private``: X holds the private fitting rows, on which the regressor is made
+        total: a row on which it raises or gives a non-finite output gets the public ``default`` (None: the lower
+        end of ``bounds``, ``bin_edges_[0]``), so whether the fit succeeds depends on no record; the default is a
+        function of the row alone, so the sensitivity is unchanged (:func:`call_total_on_private_rows`).
+        """
         if self.estimator_ is None:
             return as_1d_float(X, "X")
         what = f"estimator.{self.predict_method}(X)"
         method = getattr(self.estimator_, self.predict_method)
-        return as_1d_float(call_on_private_rows(method, X, what) if private else method(X), what)
+        if not private:
+            return as_1d_float(method(X), what)
+        default = float(self.bin_edges_[0]) if default is None else float(default)
+        return as_1d_float(call_total_on_private_rows(method, X, what, default=default, row_shape=lambda: ()), what)
 
     def _discretize(self, outputs, *, warn_clipped=True):
         """``h`` of Alg. 1, line 2: index of the nearest bin midpoint, after clipping to ``bounds``.

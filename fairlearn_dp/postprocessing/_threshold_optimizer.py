@@ -26,7 +26,7 @@ from ..privacy import PrivacySpend, PrivacyWarning, charge, validate_epsilon_del
 from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
-from ..utils._withheld import call_on_private_rows
+from ..utils._withheld import call_on_private_rows, call_total_on_private_rows
 from ..utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
 from ._counting import check_layout, counting_backend, is_dask_input, release_counts
 from ._counting import require_declared_groups, require_prefit_or_none
@@ -417,10 +417,39 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         if self.estimator_ is None:
             return as_1d_float(X, "X")
         method = getattr(self.estimator_, self._predict_method)
-        raw = (call_on_private_rows(method, X, f"estimator.{self._predict_method}(X)") if private else method(X))
+        what = f"estimator.{self._predict_method}(X)"
+        if private and self.privacy_unit == "record":
+            # X is private: a row on which the estimator raises, or gives a non-finite or (predict) non-binary
+            # output, gets the public default (0, or the low end of score_range), so whether the fit succeeds
+            # depends on no record; the default is a function of the row alone, the sensitivity is unchanged.
+            classes = getattr(self.estimator_, "classes_", None)
+            if self.mode_ == "binary" and classes is not None and not set(np.asarray(classes).tolist()) <= {0, 1}:
+                raise ValueError(f"predict_method='predict' needs a classifier of the labels 0/1; the estimator's "
+                                 f"classes_ are {list(classes)!r}.")     # public: the prefit model's own classes
+            default = 0.0 if self.mode_ == "binary" else float(self.bin_edges_[0])
+            raw = call_total_on_private_rows(method, X, what, default=default, row_shape=self._output_row_shape,
+                                             valid=lambda out: self._valid_outputs(self._scores(out, what)))
+        else:
+            raw = call_on_private_rows(method, X, what) if private else method(X)
+        return as_1d_float(self._scores(raw, what), what)
+
+    def _scores(self, raw, what):
+        """The positive class's probability (``predict_proba``) or the outputs (a single column as a vector)."""
+        raw = np.asarray(raw)
         if self._predict_method == "predict_proba":
-            raw = np.asarray(raw)[:, 1]
-        return as_1d_float(raw, f"estimator.{self._predict_method}(X)")
+            if raw.ndim != 2 or raw.shape[1] < 2:
+                raise ValueError(f"{what} must return one column per class, got shape {raw.shape}.")
+            return raw[:, 1]
+        return raw[:, 0] if raw.ndim == 2 and raw.shape[1] == 1 else raw
+
+    def _output_row_shape(self):
+        """The public shape of one output row: one column per class of ``predict_proba``, else one value."""
+        return (len(getattr(self.estimator_, "classes_", (0, 1))),) if self._predict_method == "predict_proba" else ()
+
+    def _valid_outputs(self, outputs):
+        """Rows whose output is in the domain: finite, and in {0, 1} for binary predictions."""
+        outputs = np.asarray(outputs, dtype=float)
+        return np.isfinite(outputs) & (np.isin(outputs, (0.0, 1.0)) if self.mode_ == "binary" else True)
 
     def _set_grid(self):
         """The public grid: binary predictions (two "bins") or ``n_score_bins`` bins of ``score_range``."""

@@ -209,7 +209,8 @@ class Algorithm3:
     def _exponential_oracle(self, X, U, base, n):
         """The exponential mechanism over the finite class ``hypotheses`` (the cost's sensitivity: ``learner``)."""
         eps_prime, sensitivity, rng = self.epsilon_per_mechanism_, self.sensitivity_, self.rng
-        P = hypothesis_predictions(self.hypotheses, X)             # (n, |H|), public class, private data
+        # (n, |H|), public class; on private records total (a row a hypothesis fails on predicts 0)
+        P = hypothesis_predictions(self.hypotheses, X, private=self.record and self.private)
         hypotheses = list(self.hypotheses)
         # Every hypothesis' cost is base . P[:, j] - lambda . (U^T P)[:, j] / n: precompute both parts once,
         # so a round costs O(K |H|) instead of O(n |H|).

@@ -274,7 +274,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         # Release noise only: None reaches diffprivlib as None (its secure generator); a seed gives one stream.
         rng = release_random_state(self.random_state)
 
-        predictions = hypothesis_predictions(hypotheses, X)        # (n, |H|); its domain errors come before noise
+        # (n, |H|): total on the private rows (a row a hypothesis fails on predicts 0), its layout errors before noise
+        predictions = hypothesis_predictions(hypotheses, X, private=True)
         positive_counts = np.bincount(group_index[labels == 1], minlength=n_groups)
         estimate = self._release_min_group_size(positive_counts, epsilon=eps_size, delta=delta, random_state=rng)
         floor = _rate_floor(estimate)               # L = max(M, 2) - 1 >= 1, a function of the release
@@ -320,7 +321,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
 
         ``floor`` is the released ``L`` of the rates' denominators ``max(m_a, L)`` (see :func:`_utility_loss`).
         """
-        return _utility_loss(hypothesis_predictions(hypotheses, X), labels, group_index, n_groups, weight, floor)
+        predictions = hypothesis_predictions(hypotheses, X, private=True)     # as fit computes them
+        return _utility_loss(predictions, labels, group_index, n_groups, weight, floor)
 
     @staticmethod
     def _release_min_group_size(positive_counts, *, epsilon, delta, random_state):

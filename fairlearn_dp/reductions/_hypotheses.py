@@ -17,6 +17,7 @@ import numpy as np
 
 from ..privacy import check_random_state
 from ..utils._validation import check_int, check_real, value_errors
+from ..utils._withheld import call_total_on_private_rows
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -107,11 +108,14 @@ def linear_threshold_hypotheses(n_features: int, *, n_directions: int = 64, n_th
     return hypotheses
 
 
-def hypothesis_predictions(hypotheses: Sequence[Any], X: ArrayLike) -> np.ndarray:
+def hypothesis_predictions(hypotheses: Sequence[Any], X: ArrayLike, *, private: bool = False) -> np.ndarray:
     """The ``(n_samples, n_hypotheses)`` boolean matrix of every hypothesis' 0/1 predictions on ``X``.
 
     Each hypothesis is a fitted classifier with ``predict`` or a callable; predictions must be 0/1. Runs of
-    :class:`LinearThresholdClassifier` are evaluated together as one matrix product.
+    :class:`LinearThresholdClassifier` are evaluated together as one matrix product. ``private=True`` (``X`` holds
+    private records): each other hypothesis is made total row by row, a row on which it raises or predicts
+    anything but 0/1 gets the public default 0 (a function of the row alone: the sensitivity of every count of the
+    predictions is unchanged), so whether the fit succeeds depends on no record.
     """
     if hypotheses is None or len(hypotheses) == 0:
         raise ValueError("hypotheses must be a non-empty finite hypothesis class (a list of classifiers).")
@@ -134,10 +138,22 @@ def hypothesis_predictions(hypotheses: Sequence[Any], X: ArrayLike) -> np.ndarra
         predict = h.predict if hasattr(h, "predict") else h
         if not callable(predict):
             raise TypeError(f"hypotheses[{index}] is neither a classifier with predict nor a callable.")
-        values = np.asarray(predict(X)).ravel()
+        if private:
+            values = call_total_on_private_rows(predict, X, f"hypotheses[{index}]", default=0.0,
+                                                row_shape=lambda: (), valid=_binary_rows).reshape(len(X_arr), -1)
+            if values.shape[1] != 1:
+                raise ValueError(f"hypotheses[{index}] must return one prediction per row.")
+            values = values[:, 0]
+        else:
+            values = np.asarray(predict(X)).ravel()
         if values.size != len(X_arr):
             raise ValueError(f"hypotheses[{index}] returned {values.size} predictions for {len(X_arr)} rows.")
         if not np.all((values == 0) | (values == 1)):
             raise ValueError(f"hypotheses[{index}] must predict labels 0/1.")
         out[:, index] = values == 1
     return out
+
+
+def _binary_rows(values):
+    """Rows whose every output is 0 or 1."""
+    return np.all((values == 0) | (values == 1), axis=tuple(range(1, values.ndim)))

@@ -22,9 +22,10 @@ fitted every round on those features with the weights under the name ``sample_we
   declared or ``sklearn.frozen.FrozenEstimator``-wrapped prefit parts (fitting a container refits its parts). Scaling
   with declared bounds is a ``FunctionTransformer`` or a scaler fitted on the bounds (``MinMaxScaler(clip=True).fit(
   [lower, upper])``). Anything else is refused before the budget check, with a message that says how to fix it. On
-  the private rows the steps run with their warnings suppressed and their error messages withheld (they could quote
-  a value), and a ``ColumnTransformer`` is fitted with ``sparse_threshold=0`` (its sparse-or-dense choice reads the
-  data's density; the game densifies the output anyway).
+  the private rows the steps run with their warnings suppressed and are made total row by row (a row on which a
+  step raises, or whose features are not finite, gets the zero feature row: ``fit_preprocessing``), and a
+  ``ColumnTransformer`` is fitted with ``sparse_threshold=0`` (its sparse-or-dense choice reads the data's density;
+  the game densifies the output anyway).
 
 The fitted estimator keeps ``preprocessor_`` (the fitted preprocessing, then a step that makes the output a dense
 float array and, under ``"record"``, the public row-norm clipping) and ``predictors_`` as full pipelines
@@ -33,6 +34,7 @@ float array and, under ``"record"``, the public row-norm clipping) and ``predict
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -47,8 +49,9 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, OrdinalEnc
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from .._compat import num_samples
 from ..utils._rows import clip_rows
-from ..utils._withheld import call_on_private_rows
+from ..utils._withheld import call_on_private_rows, call_total_on_private_rows, rows_accepted_by, take_rows
 
 __all__ = ["GameEstimator", "PipelineParts", "FixedPlay", "game_estimator", "pipeline_parts", "fit_preprocessing",
            "finish_pipeline", "pipeline_pmf"]
@@ -271,18 +274,60 @@ def fit_preprocessing(parts, X, y, *, record) -> FittedPreprocessing:
         fitted = clone(Pipeline(parts.steps)).fit(X, y).steps if parts.steps else []
         pipeline = Pipeline(fitted + [_dense_step(fitted)])
         return FittedPreprocessing(pipeline, pipeline.transform(X), n_features_in)
+    # X is private: every call of a step on its rows is made total row by row (utils/_withheld.py), so whether the
+    # fit succeeds never depends on one record. A declared or stateless step is fitted on the rows its fit accepts
+    # (it learns only the schema and its declared parameters, the same from any of them); a row on which a step
+    # raises, or whose features are not finite, gets the zero feature row, which every row bound admits. The
+    # default is a function of the row alone, so one substituted record still changes one row of the features.
     fitted, Xt = [], X
     for name, step in parts.steps:
         what = f"the Pipeline's preprocessing step {name!r}"
         if not _public_kind(step, name)[0]:     # declared or stateless: its fit learns no value
             step = _dense_column_transformers(clone(step))
-            call_on_private_rows(step.fit, Xt, what)
+            Xt = _fit_on_accepted_rows(step, Xt, what)
         if step not in _IDENTITY:
-            Xt = call_on_private_rows(step.transform, Xt, what)
+            Xt = _transform_accepted_rows(step, Xt)
         fitted.append((name, step))
     dense = _dense_step(fitted)
-    features = call_on_private_rows(dense[1].transform, Xt, "the Pipeline's preprocessing (its output as floats)")
-    return FittedPreprocessing(Pipeline(fitted + [dense]), features, n_features_in)
+    pipeline = Pipeline(fitted + [dense])
+    # Every row went through every step: only the dense step is left to run; else the whole preprocessing, total.
+    whole = num_samples(Xt) == num_samples(X)
+    features = call_total_on_private_rows(dense[1].transform if whole else pipeline.transform, Xt if whole else X,
+                                          "the Pipeline's preprocessing", default=0.0,
+                                          row_shape=lambda: _public_width(fitted))
+    return FittedPreprocessing(pipeline, features, n_features_in)
+
+
+def _fit_on_accepted_rows(step, Xt, what):
+    """Fit ``step`` on the rows of ``Xt`` its fit accepts (all, unless it raises on some); returns those rows."""
+    accepted = rows_accepted_by(step.fit, Xt)
+    if accepted.size == 0:
+        raise ValueError(f"{what} could be fitted on no fitting row; its messages are withheld because they could "
+                         "quote the private data.")
+    if accepted.size < num_samples(Xt):
+        Xt = take_rows(Xt, accepted)
+        call_on_private_rows(step.fit, Xt, what)
+    return Xt
+
+
+def _transform_accepted_rows(step, Xt):
+    """``step.transform`` of the rows of ``Xt`` it accepts (what later declared steps are fitted on)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return step.transform(Xt)
+        except Exception:               # dropped: only the rows it accepts are kept
+            pass
+        accepted = rows_accepted_by(step.transform, Xt)
+        return step.transform(take_rows(Xt, accepted)) if accepted.size else take_rows(Xt, accepted)
+
+
+def _public_width(steps):
+    """``(n features,)`` from the fitted preprocessing's ``get_feature_names_out`` (its schema), or None."""
+    try:
+        return (len(Pipeline(steps).get_feature_names_out()),) if steps else None
+    except Exception:                   # not every transformer names its outputs
+        return None
 
 
 def finish_pipeline(preprocessing, final_name, plays, *, clip_bound=None):
