@@ -235,8 +235,8 @@ class DPBinaryLabelDatasetMetric:
         accountant = resolve_accountant(accountant)
         groups = {"privileged_groups": _check_groups(privileged_groups, "privileged_groups"),
                   "unprivileged_groups": _check_groups(unprivileged_groups, "unprivileged_groups")}
-        _check_disjoint(groups["privileged_groups"], groups["unprivileged_groups"])
         _check_schema(dataset, classified_dataset, groups)          # public schema: types, names, label metadata
+        _check_disjoint(groups["privileged_groups"], groups["unprivileged_groups"])    # after: names a missing one
         # 2. the budget, before any row is read
         spend = PrivacySpend(epsilon, delta) if not math.isinf(epsilon) else PrivacySpend(math.inf, 0.0)
         check_spend(accountant, spend)

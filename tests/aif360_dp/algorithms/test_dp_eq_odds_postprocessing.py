@@ -113,3 +113,19 @@ def test_overlapping_group_definitions_are_refused_from_the_definitions_alone(pr
         DPEqOddsPostprocessing([], PRIVILEGED, accountant=acc).fit(truth, predicted)
     disjoint = DPEqOddsPostprocessing([{"a": 0, "b": 1}, {"a": 0}], [{"a": 1}], accountant=BudgetAccountant())
     disjoint.fit(truth, predicted)                   # shared attribute a differs in every pair: fits
+
+
+@pytest.mark.parametrize("privileged, unprivileged, missing, name", [
+    ([{"race": 1.0}], UNPRIVILEGED, "race", "privileged_groups"),
+    (PRIVILEGED, [{"race": 0.0}], "race", "unprivileged_groups"),
+])
+def test_an_attribute_missing_from_the_datasets_is_named_not_reported_as_an_overlap(privileged, unprivileged,
+                                                                                     missing, name):
+    """Definitions that share no attribute would overlap, but the first fault is the attribute the datasets do not
+    have: the schema check comes first and names the attribute and the argument, before the budget."""
+    truth, predicted = datasets(m=200)
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError, match=f"^{name} names '{missing}', which is not a protected attribute of "
+                                         "dataset_true"):
+        DPEqOddsPostprocessing(unprivileged, privileged, accountant=acc).fit(truth, predicted)
+    assert acc.spent_budget == []
