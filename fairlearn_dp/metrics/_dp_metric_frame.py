@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..utils._dask import is_dask_input
-from ..privacy import release_seeds
+from ..privacy import release_seeds, warnings_after_release
 from ..utils._validation import (
     check_bool,
     check_choice,
@@ -134,6 +134,7 @@ class DPMetricFrame:
       ``public_predictions=True`` (then ``overall`` is exact).
     """
 
+    @warnings_after_release(result="self")    # the unreadable-groups warning comes after the release
     def __init__(self, *, metrics: Callable | dict[str, Callable], y_true: ArrayLike, y_pred: ArrayLike,
                  sensitive_features: ArrayLike | dict[str, ArrayLike],
                  control_features: ArrayLike | dict[str, ArrayLike] | None = None, sample_params: dict | None = None,

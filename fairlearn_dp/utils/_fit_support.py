@@ -18,7 +18,7 @@ import warnings
 
 from sklearn.base import clone
 
-from ..privacy import PrivacyWarning
+from ..privacy import PrivacyWarning, warnings_after_release
 
 __all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated"]
 
@@ -30,7 +30,12 @@ def atomic_fit(fit):
     plans) that still predicts. The instance ``__dict__`` is snapshotted (shallowly: fits assign new attributes,
     they do not mutate fitted arrays in place) and restored on any exception; an estimator that was unfitted stays
     unfitted. Budget already charged by the failed call stays charged.
+
+    Warnings issued after the fit's charge are issued after the fitted state is stored, outside the restore
+    (:func:`~fairlearn_dp.privacy.warnings_after_release`): turned into an exception, such a warning leaves the
+    estimator fitted, and carries it as ``result``.
     """
+    @warnings_after_release(result="self")
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
         before = dict(self.__dict__)

@@ -129,3 +129,24 @@ def test_an_attribute_missing_from_the_datasets_is_named_not_reported_as_an_over
                                          "dataset_true"):
         DPEqOddsPostprocessing(unprivileged, privileged, accountant=acc).fit(truth, predicted)
     assert acc.spent_budget == []
+
+
+def test_a_warning_after_the_release_turned_into_an_error_leaves_the_transformer_fitted():
+    """The engine's "fairness is not guaranteed" warning comes after the release: as an error it is raised once
+    the face's state is stored (the transformer predicts), charged once; shown, it points at the user's call."""
+    import inspect
+    import warnings
+
+    truth, predicted = datasets(m=600)
+    acc = BudgetAccountant()
+    face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=acc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="Fairness is not guaranteed") as info:
+            face.fit(truth, predicted)
+    assert info.value.result is face and acc.spent_budget == [(1.0, 0.0)]
+    assert face.predict(predicted).labels.shape == predicted.labels.shape
+    with pytest.warns(RuntimeWarning, match="Fairness is not guaranteed") as records:
+        line = inspect.currentframe().f_lineno + 1
+        DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=BudgetAccountant()).fit(truth, predicted)
+    assert records and {(record.filename, record.lineno) for record in records} == {(__file__, line)}
