@@ -106,6 +106,8 @@ def _binary_labels(dataset, name):
     labels = np.asarray(dataset.labels).ravel()
     favorable = labels == dataset.favorable_label
     if not np.all(favorable | (labels == dataset.unfavorable_label)):
+        if np.isnan(labels.astype(float)).any():
+            raise ValueError(f"{name} has missing labels (NaN).")
         raise ValueError(f"{name} has labels other than its favorable_label and unfavorable_label (binary labels "
                          "only).")
     return favorable.astype(np.int64)

@@ -314,3 +314,11 @@ def test_bad_datasets_are_refused_without_counts_or_values(data):
     relabelled.favorable_label = 0.0
     with pytest.raises(ValueError, match="favorable_label"):
         DPClassificationMetric(truth, relabelled, **SEX, accountant=_exhausted())    # public metadata: before
+
+
+def test_a_missing_label_is_named_as_missing_not_as_non_binary(data):
+    truth, classified = data
+    classified = classified.copy(deepcopy=True)
+    classified.labels[5] = np.nan
+    with pytest.raises(ValueError, match=r"^classified_dataset has missing labels \(NaN\)\.$"):
+        DPClassificationMetric(truth, classified, **SEX, accountant=BudgetAccountant())

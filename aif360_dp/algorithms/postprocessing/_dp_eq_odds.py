@@ -128,6 +128,8 @@ class DPEqOddsPostprocessing(Transformer):
         labels = dataset.labels.ravel()
         known = np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label))
         if not known.all():
+            if np.isnan(labels.astype(float)).any():
+                raise ValueError(f"{name} has missing labels (NaN).")
             raise ValueError(f"{name} has labels other than its favorable/unfavorable labels (non-binary).")
         return (labels == dataset.favorable_label).astype(int)
 

@@ -150,3 +150,10 @@ def test_a_warning_after_the_release_turned_into_an_error_leaves_the_transformer
         line = inspect.currentframe().f_lineno + 1
         DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=BudgetAccountant()).fit(truth, predicted)
     assert records and {(record.filename, record.lineno) for record in records} == {(__file__, line)}
+
+
+def test_a_missing_label_is_named_as_missing_not_as_non_binary():
+    truth, predicted = datasets(m=200)
+    predicted.labels[3] = np.nan
+    with pytest.raises(ValueError, match=r"^dataset_pred has missing labels \(NaN\)\.$"):
+        DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, accountant=BudgetAccountant()).fit(truth, predicted)

@@ -404,3 +404,25 @@ def test_drop_in_keeps_fairlearns_truth_value_reading_of_flip_and_prefit():
         DPThresholdOptimizer(estimator=est, prefit=1, epsilon=1.0, groups=[0, 1],
                              accountant=accountant).fit(X, y, sensitive_features=sf)
     assert accountant.spent_budget == []
+
+
+
+def test_a_missing_label_is_named_as_missing_and_fairlearns_message_is_kept_at_infinite_epsilon():
+    """Before: a NaN label was "Supplied y labels are not 0 or 1" at every epsilon. At finite epsilon (and without
+    an estimator, a mode Fairlearn lacks) it is named as missing, with no value; at epsilon = inf with an estimator
+    the fit is Fairlearn's, with Fairlearn's own message."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    a = np.tile([0, 1], 20)
+    y = np.tile([0.0, 1.0], 20)
+    y[3] = np.nan
+    settings = dict(constraints="demographic_parity", predict_method="predict_proba", groups=[0, 1], random_state=0)
+    with pytest.raises(ValueError, match=r"^`y` contains missing labels \(NaN/None\): labels must be 0 or 1\.$"):
+        DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=1.0, accountant=BudgetAccountant(),
+                             **settings).fit(X, y, sensitive_features=a)
+    with pytest.raises(ValueError, match=r"^`y` contains missing labels"):
+        DPThresholdOptimizer(estimator=None, epsilon=math.inf, accountant=BudgetAccountant(),
+                             **{**settings, "predict_method": "auto"}).fit(X[:, :1], y, sensitive_features=a)
+    with pytest.raises(ValueError, match="^Supplied y labels are not 0 or 1$"):
+        DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf, accountant=BudgetAccountant(),
+                             **settings).fit(X, y, sensitive_features=a)
