@@ -35,7 +35,7 @@ from fairlearn_dp.metrics._frame_release import (
     release_cells,
 )
 from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
-from fairlearn_dp.privacy import release_seeds, warnings_after_release
+from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
 from fairlearn_dp.utils import check_bool, check_choice, check_seed
 
 __all__ = ["DPBinaryLabelDatasetMetric", "DPClassificationMetric"]
@@ -217,7 +217,7 @@ class DPBinaryLabelDatasetMetric:
     _COLUMNS = ("negatives", "positives")
     _NEGATIVES, _POSITIVES = (0,), (1,)
 
-    @warnings_after_release(result="self")
+    @issue_warnings_after_release(result="self")
     def __init__(self, dataset: BinaryLabelDataset, unprivileged_groups: list[dict] | None = None,
                  privileged_groups: list[dict] | None = None, *, epsilon: float = 1.0, delta: float = 0.0,
                  privacy_unit: str = "sensitive_attribute", accountant: BudgetAccountant | None = None,
@@ -407,7 +407,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     _COLUMNS = CONFUSION_COLUMNS
     _NEGATIVES, _POSITIVES = (0, 1), (2, 3)              # true label: (tn, fp) unfavorable, (fn, tp) favorable
 
-    @warnings_after_release(result="self")
+    @issue_warnings_after_release(result="self")
     def __init__(self, dataset: BinaryLabelDataset, classified_dataset: BinaryLabelDataset,
                  unprivileged_groups: list[dict] | None = None, privileged_groups: list[dict] | None = None, *,
                  epsilon: float = 1.0, delta: float = 0.0, privacy_unit: str = "sensitive_attribute",

@@ -1,7 +1,7 @@
 """Fairlearn's fairness aggregates, each computed from one private release (:class:`DPMetricFrame`).
 
 Every argument of an aggregate (``method``, ``agg``) is checked before the frame is built, which charges the
-budget; the frame's warnings are issued once the aggregate's value is computed (``warnings_after_release``).
+budget; the frame's warnings are issued once the aggregate's value is computed (``issue_warnings_after_release``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
 from numpy.typing import ArrayLike
 
-from ..privacy import warnings_after_release
+from ..privacy import issue_warnings_after_release
 from ..utils._validation import check_choice
 from ._dp_metric_frame import _METHODS, DPMetricFrame
 
@@ -27,7 +27,7 @@ def _frame(metrics, y_true, y_pred, sensitive_features, privacy, method):
                          **privacy)
 
 
-@warnings_after_release()
+@issue_warnings_after_release()
 def dp_demographic_parity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
                                      sensitive_features: ArrayLike | dict[str, ArrayLike],
                                      method: str = "between_groups", **privacy: Any) -> float:
@@ -39,7 +39,7 @@ def dp_demographic_parity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
     return _frame(selection_rate, y_true, y_pred, sensitive_features, privacy, method).difference(method=method)
 
 
-@warnings_after_release()
+@issue_warnings_after_release()
 def dp_demographic_parity_ratio(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 sensitive_features: ArrayLike | dict[str, ArrayLike],
                                 method: str = "between_groups", **privacy: Any) -> float:
@@ -59,7 +59,7 @@ def _odds(y_true, y_pred, sensitive_features, method, agg, privacy, how):
     return float(values.max() if how == "difference" else values.min())
 
 
-@warnings_after_release()
+@issue_warnings_after_release()
 def dp_equalized_odds_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
                                  sensitive_features: ArrayLike | dict[str, ArrayLike],
                                  method: str = "between_groups", agg: str = "worst_case", **privacy: Any) -> float:
@@ -69,7 +69,7 @@ def dp_equalized_odds_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
     return _odds(y_true, y_pred, sensitive_features, method, agg, privacy, "difference")
 
 
-@warnings_after_release()
+@issue_warnings_after_release()
 def dp_equalized_odds_ratio(y_true: ArrayLike, y_pred: ArrayLike, *,
                             sensitive_features: ArrayLike | dict[str, ArrayLike],
                             method: str = "between_groups", agg: str = "worst_case", **privacy: Any) -> float:
@@ -77,7 +77,7 @@ def dp_equalized_odds_ratio(y_true: ArrayLike, y_pred: ArrayLike, *,
     return _odds(y_true, y_pred, sensitive_features, method, agg, privacy, "ratio")
 
 
-@warnings_after_release()
+@issue_warnings_after_release()
 def dp_equal_opportunity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
                                     sensitive_features: ArrayLike | dict[str, ArrayLike],
                                     method: str = "between_groups", **privacy: Any) -> float:
@@ -85,7 +85,7 @@ def dp_equal_opportunity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
     return _frame(true_positive_rate, y_true, y_pred, sensitive_features, privacy, method).difference(method=method)
 
 
-@warnings_after_release()
+@issue_warnings_after_release()
 def dp_equal_opportunity_ratio(y_true: ArrayLike, y_pred: ArrayLike, *,
                                sensitive_features: ArrayLike | dict[str, ArrayLike],
                                method: str = "between_groups", **privacy: Any) -> float:

@@ -4,7 +4,8 @@ A warning is a release too, and with warnings turned into errors (``-W error``, 
 a warning issued after the accountant was charged would abort the call: the budget spent, the release lost (a fit
 rolled back by ``atomic_fit``, a ``DPMetricFrame`` never returned). Every public call that releases (each ``fit``,
 through ``atomic_fit``; ``DPMetricFrame``; the ``dp_*`` aggregates; the AIF360 metric classes) runs inside
-:func:`warnings_after_release`: from the first :func:`~fairlearn_dp.privacy.charge` inside it, warnings are recorded
+:class:`warnings_after_release` (a ``with`` block, which adds no frame, so the stack levels of the warnings issued
+before the release stay right; or the decorator :func:`issue_warnings_after_release`): from the first :func:`~fairlearn_dp.privacy.charge` inside it, warnings are recorded
 instead of shown or raised, and once the call has completed its result (fitted attributes stored, object built),
 they are issued again, in order, under the caller's own filters, at the caller's line. Turned into an exception,
 such a warning carries the call's result as its ``result`` attribute (the fitted estimator, the frame, the value),
@@ -23,7 +24,7 @@ import sys
 import warnings
 from collections.abc import Callable
 
-__all__ = ["warnings_after_release", "mark_released"]
+__all__ = ["warnings_after_release", "issue_warnings_after_release", "mark_released"]
 
 _SCOPE: contextvars.ContextVar[_Scope | None] = contextvars.ContextVar("fairdp_post_release_scope", default=None)
 
@@ -66,7 +67,7 @@ def mark_released() -> None:
 
 
 def _issue(deferred, result, error, stacklevel):
-    """Issue the recorded warnings at the caller's line (``stacklevel`` counted from here), carrying ``result``.
+    """Issue the recorded warnings at ``stacklevel`` (counted from here), carrying ``result``.
 
     When the call itself raised (``error``), a warning turned into an exception is added to that exception's
     notes instead of replacing it.
@@ -82,27 +83,55 @@ def _issue(deferred, result, error, stacklevel):
             error.add_note(f"{type(raised).__name__} issued after the release: {raised}")
 
 
-def _user_level(stacklevel):
-    """``stacklevel`` for a warning issued from the wrapper (2 frames below its caller), moved past AIF360's
-    wrappers (its ``Transformer`` wraps ``fit``/``predict``), so that a face's warnings point at the user's call.
+class warnings_after_release:          # lower case, as contextlib's: read as ``with warnings_after_release():``
+    """The ``with`` block of a public call that releases: its warnings after the charge are issued when it ends.
+
+    Set ``release.result`` to what the warnings should carry (the fitted estimator, the object built); the block
+    should end once that result is complete. Only the outermost block records and issues.
+
+    Parameters
+    ----------
+    stacklevel : int, default=1
+        ``1``: the warnings point at the line that called the function holding the block, moved past AIF360's
+        wrappers (its ``Transformer`` wraps ``fit``); one more per frame in between.
     """
-    frame = sys._getframe(stacklevel + 1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("aif360."):
-        frame, stacklevel = frame.f_back, stacklevel + 1
-    return stacklevel
+
+    def __init__(self, stacklevel: int = 1) -> None:
+        self.stacklevel = stacklevel
+        self.result = None
+        self._scope = self._token = None
+
+    def __enter__(self) -> warnings_after_release:
+        if _SCOPE.get() is None:                    # else an outer call records and issues
+            self._scope = _Scope()
+            self._token = _SCOPE.set(self._scope)
+            self._scope.__enter__()
+        return self
+
+    def __exit__(self, exc_type, error, traceback) -> bool:
+        if self._scope is None:
+            return False
+        self._scope.__exit__(exc_type, error, traceback)
+        _SCOPE.reset(self._token)
+        # Frames from here: 0 this method, 1 the function holding the block, 2 its caller (stacklevel 1).
+        frame, level = sys._getframe(self.stacklevel + 1), self.stacklevel
+        while frame is not None and frame.f_globals.get("__name__", "").startswith("aif360."):
+            frame, level = frame.f_back, level + 1
+        _issue(self._scope.deferred, self.result, error, level + 2)
+        return False
 
 
-def warnings_after_release(result: str = "return", stacklevel: int = 1) -> Callable[[Callable], Callable]:
-    """Decorate a public call that releases so that its post-release warnings are issued after it completes.
+def issue_warnings_after_release(result: str = "return") -> Callable[[Callable], Callable]:
+    """Decorate a public call that releases (a :class:`warnings_after_release` block around it).
+
+    The wrapper is one frame more between the user and the call: only for calls whose own warnings before the
+    release do not point at their caller (else use the block).
 
     Parameters
     ----------
     result : {"return", "self"}
         What the issued warnings carry as ``result``: the call's return value, or its first argument (for
         ``__init__``).
-    stacklevel : int
-        ``1``: the warnings point at the line that called the decorated function; one more per wrapper between
-        the user and the decorated function.
 
     Returns
     -------
@@ -112,19 +141,9 @@ def warnings_after_release(result: str = "return", stacklevel: int = 1) -> Calla
     def decorate(function):
         @functools.wraps(function)
         def wrapper(*args, **kwargs):
-            if _SCOPE.get() is not None:            # an outer call records and issues
-                return function(*args, **kwargs)
-            scope = _Scope()
-            token = _SCOPE.set(scope)
-            try:
-                with scope:
-                    value = function(*args, **kwargs)
-            except BaseException as error:
-                _SCOPE.reset(token)
-                _issue(scope.deferred, None, error, _user_level(stacklevel) + 1)
-                raise
-            _SCOPE.reset(token)
-            _issue(scope.deferred, args[0] if result == "self" else value, None, _user_level(stacklevel) + 1)
+            with warnings_after_release() as release:
+                value = function(*args, **kwargs)
+                release.result = args[0] if result == "self" else value
             return value
 
         return wrapper

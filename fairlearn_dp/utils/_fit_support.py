@@ -32,19 +32,21 @@ def atomic_fit(fit):
     unfitted. Budget already charged by the failed call stays charged.
 
     Warnings issued after the fit's charge are issued after the fitted state is stored, outside the restore
-    (:func:`~fairlearn_dp.privacy.warnings_after_release`): turned into an exception, such a warning leaves the
+    (:class:`~fairlearn_dp.privacy.warnings_after_release`): turned into an exception, such a warning leaves the
     estimator fitted, and carries it as ``result``.
     """
-    @warnings_after_release(result="self")
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
         before = dict(self.__dict__)
-        try:
-            return fit(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
+        with warnings_after_release() as release:     # a block, not a wrapper: the fit's stack levels stay right
+            try:
+                value = fit(self, *args, **kwargs)
+            except BaseException:
+                self.__dict__.clear()
+                self.__dict__.update(before)
+                raise
+            release.result = self
+        return value
 
     return wrapper
 
