@@ -3,13 +3,14 @@
 A warning is a release too, and with warnings turned into errors (``-W error``, ``warnings.simplefilter("error")``)
 a warning issued after the accountant was charged would abort the call: the budget spent, the release lost (a fit
 rolled back by ``atomic_fit``, a ``DPMetricFrame`` never returned). Every public call that releases (each ``fit``,
-through ``atomic_fit``; ``DPMetricFrame``; the ``dp_*`` aggregates; the AIF360 metric classes) runs inside
-:class:`warnings_after_release` (a ``with`` block, which adds no frame, so the stack levels of the warnings issued
-before the release stay right; or the decorator :func:`issue_warnings_after_release`): from the first :func:`~fairlearn_dp.privacy.charge` inside it, warnings are recorded
-instead of shown or raised, and once the call has completed its result (fitted attributes stored, object built),
-they are issued again, in order, under the caller's own filters, at the caller's line. Turned into an exception,
-such a warning carries the call's result as its ``result`` attribute (the fitted estimator, the frame, the value),
-so nothing released is lost. Warnings before the charge are issued as they happen (an error then costs nothing).
+through ``atomic_fit``; ``DPMetricFrame``; the ``dp_*`` aggregates; the AIF360 metric classes; ``pareto``) runs
+inside :class:`warnings_after_release` (a ``with`` block, which adds no frame, so the stack levels of the warnings
+issued before the release stay right) or the decorator :func:`issue_warnings_after_release`. From the first
+:func:`~fairlearn_dp.privacy.charge` inside it, warnings are recorded instead of shown or raised; once the call has
+completed its result (fitted attributes stored, object built), they are issued again, in order, under the caller's
+own filters, at the caller's line. Turned into an exception, such a warning carries the call's result as its
+``result`` attribute (the fitted estimator, the frame, the value), so nothing released is lost. Warnings before the
+charge are issued as they happen (an error then costs nothing).
 
 Only the outermost call records (a face's ``fit`` that fits an engine estimator issues the engine's warnings after
 its own state is stored). The warning filters are process-wide: fits run concurrently in threads of one process

@@ -85,9 +85,9 @@ def check_X(X, name="X"):
 def check_binary_labels(values, name="y"):
     """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).
 
-    NaN or None is a ``ValueError`` with :data:`BINARY_LABELS_MISSING_MESSAGE`, anything else (another label, a string)
-    one with :data:`BINARY_LABELS_MESSAGE`; both name ``name`` and quote no value. Numeric input is checked without per-row Python. Returns the array
-    with its own dtype (callers cast it).
+    NaN or None is a ``ValueError`` with :data:`BINARY_LABELS_MISSING_MESSAGE`, anything else (another label, a
+    string) one with :data:`BINARY_LABELS_MESSAGE`; both name ``name`` and quote no value. Numeric input is checked
+    without per-row Python. Returns the array with its own dtype (callers cast it).
     """
     array = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
     if array.ndim == 2 and array.shape[1] == 1:
