@@ -35,7 +35,7 @@ from fairlearn_dp.metrics._frame_release import (
     release_cells,
 )
 from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
-from fairlearn_dp.privacy import release_seeds
+from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
 from fairlearn_dp.utils import check_bool, check_choice, check_seed
 
 __all__ = ["DPBinaryLabelDatasetMetric", "DPClassificationMetric"]
@@ -106,6 +106,8 @@ def _binary_labels(dataset, name):
     labels = np.asarray(dataset.labels).ravel()
     favorable = labels == dataset.favorable_label
     if not np.all(favorable | (labels == dataset.unfavorable_label)):
+        if np.isnan(labels.astype(float)).any():
+            raise ValueError(f"{name} has missing labels (NaN).")
         raise ValueError(f"{name} has labels other than its favorable_label and unfavorable_label (binary labels "
                          "only).")
     return favorable.astype(np.int64)
@@ -215,6 +217,7 @@ class DPBinaryLabelDatasetMetric:
     _COLUMNS = ("negatives", "positives")
     _NEGATIVES, _POSITIVES = (0,), (1,)
 
+    @issue_warnings_after_release(result="self")
     def __init__(self, dataset: BinaryLabelDataset, unprivileged_groups: list[dict] | None = None,
                  privileged_groups: list[dict] | None = None, *, epsilon: float = 1.0, delta: float = 0.0,
                  privacy_unit: str = "sensitive_attribute", accountant: BudgetAccountant | None = None,
@@ -235,8 +238,8 @@ class DPBinaryLabelDatasetMetric:
         accountant = resolve_accountant(accountant)
         groups = {"privileged_groups": _check_groups(privileged_groups, "privileged_groups"),
                   "unprivileged_groups": _check_groups(unprivileged_groups, "unprivileged_groups")}
-        _check_disjoint(groups["privileged_groups"], groups["unprivileged_groups"])
         _check_schema(dataset, classified_dataset, groups)          # public schema: types, names, label metadata
+        _check_disjoint(groups["privileged_groups"], groups["unprivileged_groups"])    # after: names a missing one
         # 2. the budget, before any row is read
         spend = PrivacySpend(epsilon, delta) if not math.isinf(epsilon) else PrivacySpend(math.inf, 0.0)
         check_spend(accountant, spend)
@@ -404,6 +407,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     _COLUMNS = CONFUSION_COLUMNS
     _NEGATIVES, _POSITIVES = (0, 1), (2, 3)              # true label: (tn, fp) unfavorable, (fn, tp) favorable
 
+    @issue_warnings_after_release(result="self")
     def __init__(self, dataset: BinaryLabelDataset, classified_dataset: BinaryLabelDataset,
                  unprivileged_groups: list[dict] | None = None, privileged_groups: list[dict] | None = None, *,
                  epsilon: float = 1.0, delta: float = 0.0, privacy_unit: str = "sensitive_attribute",

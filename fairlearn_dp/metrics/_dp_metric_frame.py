@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..utils._dask import is_dask_input
-from ..privacy import release_seeds
+from ..privacy import release_seeds, warnings_after_release
 from ..utils._validation import (
     check_bool,
     check_choice,
@@ -173,20 +173,22 @@ class DPMetricFrame:
                                cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
                                values=self._value_columns())
         # 5. the release, one charge
-        release_seed, draw_seed = release_seeds(random_state, 2)
-        noisy, self.noise_scale_, self.noise_sd_ = release_cells(exact, kind=self._kind, epsilon=epsilon,
-                                                                 delta=delta, random_state=release_seed)
-        self.privacy_spent_ = charge(accountant, spend)
-        # 6. post-processing only from here: released values and public totals
-        self._n = n
-        self._public_predictions = public_predictions
-        totals = public_totals(exact, kind=self._kind, unit=self._unit, public_predictions=public_predictions)
-        self.noisy_counts_ = noisy
-        self._table = post_process(noisy, kind=self._kind, unit=self._unit, totals=totals, n=n,
-                                   public_predictions=public_predictions)
-        self._delta = delta
-        rng = np.random.default_rng(draw_seed.randint(2 ** 31) if draw_seed is not None else None)
-        self._populate(totals, rng)
+        with warnings_after_release() as release:    # warnings after the charge: once the frame is built
+            release.result = self
+            release_seed, draw_seed = release_seeds(random_state, 2)
+            noisy, self.noise_scale_, self.noise_sd_ = release_cells(exact, kind=self._kind, epsilon=epsilon,
+                                                                     delta=delta, random_state=release_seed)
+            self.privacy_spent_ = charge(accountant, spend)
+            # 6. post-processing only from here: released values and public totals
+            self._n = n
+            self._public_predictions = public_predictions
+            totals = public_totals(exact, kind=self._kind, unit=self._unit, public_predictions=public_predictions)
+            self.noisy_counts_ = noisy
+            self._table = post_process(noisy, kind=self._kind, unit=self._unit, totals=totals, n=n,
+                                       public_predictions=public_predictions)
+            self._delta = delta
+            rng = np.random.default_rng(draw_seed.randint(2 ** 31) if draw_seed is not None else None)
+            self._populate(totals, rng)
 
     # ------------------------------------------------------------------------------------------------ building
     def _value_columns(self):

@@ -60,7 +60,9 @@ def check_lengths(X, sensitive_features, n_labels):
 
 
 def binary_labels(y):
-    """Labels as 0/1 ints; errors are Fairlearn's (``_validate_and_reformat_input``) without the data's values."""
+    """Labels as 0/1 ints; errors are Fairlearn's (``_validate_and_reformat_input``) without the data's values,
+    except that a missing label (NaN/None) is named as such (Fairlearn calls it "not 0 or 1").
+    """
     if y is None:
         raise ValueError(MESSAGE_Y_NONE + ".")
     values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
@@ -71,6 +73,8 @@ def binary_labels(y):
     if values.ndim != 1:
         raise ValueError("`y` must be of shape (n,) or (n,1).")
     found = pd.unique(pd.Series(values, dtype=object))
+    if pd.isna(found).any():                  # Fairlearn says "not 0 or 1"; its drop-in path keeps that (eps=inf)
+        raise ValueError("`y` contains missing labels (NaN/None): labels must be 0 or 1.")
     if not all(isinstance(v, (numbers.Number, np.bool_)) and not pd.isna(v) and v in (0, 1) for v in found):
         raise ValueError(LABELS_NOT_0_1_ERROR_MESSAGE)
     return values.astype(float).astype(np.intp)

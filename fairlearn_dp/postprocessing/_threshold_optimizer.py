@@ -512,7 +512,8 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
             except AttributeError as exc:
                 raise RuntimeError(f"Building Fairlearn's introspection attribute {name!r} from the released values "
                                    f"failed: {exc}") from exc
-            return self.__dict__[name]
+            if name in self.__dict__:           # some (e.g. _y_min) exist for some constraints only
+                return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def predict(self, X: ArrayLike, *, sensitive_features: ArrayLike, random_state: Any = None) -> Any:

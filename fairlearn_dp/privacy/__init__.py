@@ -29,6 +29,7 @@ from ._budget_split import (
 from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
 from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
+from ._post_release import issue_warnings_after_release, warnings_after_release
 from ._projection import nonnegative_sum_rows, project_onto_nonnegative_sum, project_onto_sum
 from ._random import check_random_state, copy_random_state, release_random_state, release_seeds, skip_draws
 from ._release import (
@@ -60,6 +61,8 @@ __all__ = [
     "PrivacySpend",
     "PrivacyWarning",
     "charge",
+    "warnings_after_release",
+    "issue_warnings_after_release",
     "check_spend",
     "resolve_accountant",
     "validate_epsilon_delta",

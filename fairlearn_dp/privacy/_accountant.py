@@ -13,6 +13,7 @@ from numbers import Real
 
 from diffprivlib.accountant import BudgetAccountant
 
+from ._post_release import mark_released
 from ._spend import PrivacySpend
 
 __all__ = ["resolve_accountant", "check_spend", "charge", "validate_epsilon_delta", "PrivacyWarning", "MAX_EPSILON"]
@@ -90,7 +91,12 @@ def check_spend(accountant: BudgetAccountant | None, spend: PrivacySpend) -> Non
 
 
 def charge(accountant: BudgetAccountant | None, spend: PrivacySpend) -> PrivacySpend:
-    """Charge ``spend`` to ``accountant`` (diffprivlib's default when None), once. Returns ``spend``."""
+    """Charge ``spend`` to ``accountant`` (diffprivlib's default when None), once. Returns ``spend``.
+
+    From here on, the releasing call in progress records its warnings and issues them once its result is complete
+    (``_post_release.py``): a warning turned into an error must not lose what was paid for.
+    """
     _check_composable(spend)
     resolve_accountant(accountant).spend(*spend.as_tuple())
+    mark_released()
     return spend

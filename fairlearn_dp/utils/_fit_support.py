@@ -18,7 +18,7 @@ import warnings
 
 from sklearn.base import clone
 
-from ..privacy import PrivacyWarning
+from ..privacy import PrivacyWarning, warnings_after_release
 
 __all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated"]
 
@@ -30,16 +30,23 @@ def atomic_fit(fit):
     plans) that still predicts. The instance ``__dict__`` is snapshotted (shallowly: fits assign new attributes,
     they do not mutate fitted arrays in place) and restored on any exception; an estimator that was unfitted stays
     unfitted. Budget already charged by the failed call stays charged.
+
+    Warnings issued after the fit's charge are issued after the fitted state is stored, outside the restore
+    (:class:`~fairlearn_dp.privacy.warnings_after_release`): turned into an exception, such a warning leaves the
+    estimator fitted, and carries it as ``result``.
     """
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
         before = dict(self.__dict__)
-        try:
-            return fit(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
+        with warnings_after_release() as release:     # a block, not a wrapper: the fit's stack levels stay right
+            try:
+                value = fit(self, *args, **kwargs)
+            except BaseException:
+                self.__dict__.clear()
+                self.__dict__.update(before)
+                raise
+            release.result = self
+        return value
 
     return wrapper
 

@@ -33,12 +33,14 @@ __all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", 
            "check_feature_bound", "check_bounds", "check_alpha", "check_hypotheses", "check_optional_hypotheses",
            "check_bool", "check_choice", "check_seed", "check_solver", "check_real", "check_int", "check_string",
            "check_epsilon", "check_delta", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE",
+           "BINARY_LABELS_MISSING_MESSAGE",
            "check_X", "check_sensitive_features", "check_groups", "check_declared_groups", "check_estimator",
            "check_callable", "value_errors"]
 
-#: The one message for labels outside {0, 1} (NaN and None included), wherever binary labels are required (the
-#: Fairlearn drop-ins repeat Fairlearn's own message instead).
+#: The one message for labels outside {0, 1}, wherever binary labels are required (the Fairlearn drop-ins repeat
+#: Fairlearn's own message instead), and the one for missing labels (NaN, None): neither quotes a value.
 BINARY_LABELS_MESSAGE = "{name} must be binary labels 0/1 (non-binary labels found)."
+BINARY_LABELS_MISSING_MESSAGE = "{name} contains missing labels (NaN/None); binary labels 0/1 only."
 
 
 def as_1d_float(values, name):
@@ -83,9 +85,9 @@ def check_X(X, name="X"):
 def check_binary_labels(values, name="y"):
     """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).
 
-    Anything else (another label, NaN, None, a string) is a ``ValueError`` with :data:`BINARY_LABELS_MESSAGE`,
-    which names ``name`` and quotes no value. Numeric input is checked without per-row Python. Returns the array
-    with its own dtype (callers cast it).
+    NaN or None is a ``ValueError`` with :data:`BINARY_LABELS_MISSING_MESSAGE`, anything else (another label, a
+    string) one with :data:`BINARY_LABELS_MESSAGE`; both name ``name`` and quote no value. Numeric input is checked
+    without per-row Python. Returns the array with its own dtype (callers cast it).
     """
     array = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
     if array.ndim == 2 and array.shape[1] == 1:
@@ -96,7 +98,11 @@ def check_binary_labels(values, name="y"):
         return array
     if array.dtype.kind in "iuf":
         binary = bool(np.all((array == 0) | (array == 1)))
+        if not binary and array.dtype.kind == "f" and np.isnan(array).any():
+            raise ValueError(BINARY_LABELS_MISSING_MESSAGE.format(name=name))
     else:
+        if pd.isna(pd.Series(array, dtype=object)).any():
+            raise ValueError(BINARY_LABELS_MISSING_MESSAGE.format(name=name))
         binary = all(isinstance(v, (numbers.Real, np.bool_)) and not pd.isna(v) and v in (0, 1)
                      for v in pd.unique(pd.Series(array, dtype=object)))
     if not binary:

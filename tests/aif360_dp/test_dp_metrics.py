@@ -191,6 +191,20 @@ def test_bad_public_parameters_fail_before_the_budget(data, change, exception, m
         DPBinaryLabelDatasetMetric(truth, **params)
 
 
+@pytest.mark.parametrize("groups, missing, name", [
+    ({"privileged_groups": [{"age": 1.0}], "unprivileged_groups": [{"sex": 0.0}]}, "age", "privileged_groups"),
+    ({"privileged_groups": [{"sex": 1.0}], "unprivileged_groups": [{"age": 0.0}]}, "age", "unprivileged_groups"),
+])
+def test_an_attribute_missing_from_the_dataset_is_named_not_reported_as_an_overlap(data, groups, missing, name):
+    """Definitions that share no attribute would overlap, but the first fault is the attribute the dataset does
+    not have: the schema check comes first, and names the attribute and the argument (before the budget)."""
+    truth, classified = data
+    for make in (lambda: DPClassificationMetric(truth, classified, **groups, accountant=_exhausted()),
+                 lambda: DPBinaryLabelDatasetMetric(truth, **groups, accountant=_exhausted())):
+        with pytest.raises(ValueError, match=f"^{name} names '{missing}', which is not a protected attribute"):
+            make()
+
+
 # ---------------------------------------------------------------------------------------------------- release
 def test_same_random_state_same_values_and_a_consistent_table(data):
     truth, classified = data
@@ -300,3 +314,11 @@ def test_bad_datasets_are_refused_without_counts_or_values(data):
     relabelled.favorable_label = 0.0
     with pytest.raises(ValueError, match="favorable_label"):
         DPClassificationMetric(truth, relabelled, **SEX, accountant=_exhausted())    # public metadata: before
+
+
+def test_a_missing_label_is_named_as_missing_not_as_non_binary(data):
+    truth, classified = data
+    classified = classified.copy(deepcopy=True)
+    classified.labels[5] = np.nan
+    with pytest.raises(ValueError, match=r"^classified_dataset has missing labels \(NaN\)\.$"):
+        DPClassificationMetric(truth, classified, **SEX, accountant=BudgetAccountant())

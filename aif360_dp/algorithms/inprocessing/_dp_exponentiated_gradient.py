@@ -243,6 +243,8 @@ def _binary_labels(dataset):
         raise ValueError("dataset must have exactly one label column.")
     labels = dataset.labels.ravel()
     if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
+        if np.isnan(labels.astype(float)).any():
+            raise ValueError("dataset has missing labels (NaN).")
         raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
     return (labels == dataset.favorable_label).astype(int)
 

@@ -20,7 +20,7 @@ from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays
 from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, charge, check_spend, validate_epsilon_delta
 from fairlearn_dp.reductions import DPGerryFairClassifier as _Engine
 from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
-from fairlearn_dp.privacy import release_seeds
+from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
 from fairlearn_dp.utils import atomic_fit, check_real, value_errors
 
 if TYPE_CHECKING:
@@ -212,6 +212,7 @@ class DPGerryFairClassifier(Transformer):
         return out
 
     # ------------------------------------------------------------------ AIF360's other methods
+    @issue_warnings_after_release()        # the fits' warnings after the whole list: none of it is lost
     def pareto(self, dataset: BinaryLabelDataset, gamma_list: Sequence[float], *, audit_epsilon: float | None = None,
                audit_delta: float | None = None) -> tuple[list[float], list[float], list[float]]:
         """Fit once per gamma; return AIF360's ``(errors, fp_violations, fn_violations)``, one entry per gamma.

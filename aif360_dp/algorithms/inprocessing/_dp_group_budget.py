@@ -278,6 +278,8 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
         """1 for the favorable label, 0 for the unfavorable one (the declared label set); others are an error."""
         labels = dataset.labels.ravel()
         if not np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label)).all():
+            if np.isnan(labels.astype(float)).any():
+                raise ValueError("dataset has missing labels (NaN).")
             raise ValueError("dataset has labels other than its favorable/unfavorable labels (non-binary).")
         return (labels == dataset.favorable_label).astype(int)
 

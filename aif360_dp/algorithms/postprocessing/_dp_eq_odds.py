@@ -91,20 +91,24 @@ class DPEqOddsPostprocessing(Transformer):
             raise ValueError("Some rows belong to neither privileged_groups nor unprivileged_groups.")
         return np.where(privileged, _PRIVILEGED, _UNPRIVILEGED)
 
-    def _check_disjoint_groups(self):
-        """Refuse group definitions that can overlap, from the definitions alone (public, before any row is read).
-
-        AIF360 puts a row in a group when it matches any of the group's dicts (all of a dict's attribute values).
-        A privileged and an unprivileged dict can both match one row unless they require different values of some
-        attribute they share; such a pair is a misconfiguration whatever the data. (Checking the rows instead would
-        make the error depend on whether some person happens to fall in the overlap.)
-        """
+    def _check_group_format(self):
+        """Both group definitions are AIF360's non-empty lists of non-empty ``{attribute: value}`` dicts."""
         for name, definition in (("privileged_groups", self.privileged_groups),
                                  ("unprivileged_groups", self.unprivileged_groups)):
             if (not isinstance(definition, (list, tuple)) or not definition
                     or not all(isinstance(d, dict) and d for d in definition)):
                 raise ValueError(f"{name} must be a non-empty list of non-empty dicts {{attribute: value}}, got "
                                  f"{definition!r}.")
+
+    def _check_disjoint_groups(self):
+        """Refuse group definitions that can overlap, from the definitions alone (public, before any row is read).
+
+        AIF360 puts a row in a group when it matches any of the group's dicts (all of a dict's attribute values).
+        A privileged and an unprivileged dict can both match one row unless they require different values of some
+        attribute they share; such a pair is a misconfiguration whatever the data. (Checking the rows instead would
+        make the error depend on whether some person happens to fall in the overlap.) Run after the schema check,
+        so that an attribute missing from the datasets is reported as such, not as an overlap.
+        """
         for privileged in self.privileged_groups:
             for unprivileged in self.unprivileged_groups:
                 shared = set(privileged) & set(unprivileged)
@@ -124,6 +128,8 @@ class DPEqOddsPostprocessing(Transformer):
         labels = dataset.labels.ravel()
         known = np.isin(labels, (dataset.favorable_label, dataset.unfavorable_label))
         if not known.all():
+            if np.isnan(labels.astype(float)).any():
+                raise ValueError(f"{name} has missing labels (NaN).")
             raise ValueError(f"{name} has labels other than its favorable/unfavorable labels (non-binary).")
         return (labels == dataset.favorable_label).astype(int)
 
@@ -145,10 +151,11 @@ class DPEqOddsPostprocessing(Transformer):
             predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta, beta=self.beta,
             groups=[_PRIVILEGED, _UNPRIVILEGED], privacy_unit=self.privacy_unit, accountant=self.accountant,
             random_state=self.seed, privacy_slack=self.privacy_slack, solver=self.solver)
-        self._check_disjoint_groups()           # public: the group definitions
+        self._check_group_format()              # public: the group definitions' format
         validate_epsilon_delta(self.epsilon, self.delta)
         model.check_public_inputs(check_budget=False)    # the parameters first, then the datasets' schema
         self._check_schema(dataset_true, dataset_pred)
+        self._check_disjoint_groups()           # on attributes the datasets have (a missing one is named above)
         model.check_public_inputs()             # parameters and the whole budget: before the rows
         if dataset_true.labels.shape != dataset_pred.labels.shape:
             raise ValueError("dataset_true and dataset_pred must have the same number of instances.")

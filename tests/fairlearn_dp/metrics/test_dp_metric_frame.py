@@ -300,7 +300,8 @@ def test_each_aggregate_is_one_release(data):
 # ------------------------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("change, error, match", [
     (dict(y_true=[0, 1, 2, 1]), ValueError, "y_true must be binary labels"),
-    (dict(y_pred=[0, 1, np.nan, 1]), ValueError, "y_pred must be binary labels"),
+    (dict(y_pred=[0, 1, np.nan, 1]), ValueError, r"y_pred contains missing labels \(NaN/None\)"),
+    (dict(y_true=[0, 1, None, 1]), ValueError, r"y_true contains missing labels \(NaN/None\)"),
     (dict(y_pred=[0, 1, 1]), ValueError, "length mismatch"),
     (dict(sensitive_features=["a", "b", "z", "a"]), ValueError, "unseen group"),
     (dict(sensitive_features=["a", "b", None, "a"]), ValueError, "missing value"),

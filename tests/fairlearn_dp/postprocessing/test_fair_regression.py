@@ -389,3 +389,38 @@ def test_fitted_object_is_linear_in_n_bins(accountant):
     assert len(pickle.dumps(model)) < 400 * n_groups * k
     predicted = model.predict(outputs[:, None], sensitive_features=groups, random_state=0)
     assert np.all(np.isin(predicted, model.bin_centers_))
+
+
+class _ParityScorer:
+    """Minus the KS statistical parity of the predictions; the groups go to predict and to the metric (a
+    ``make_scorer`` scorer would call ``predict(X)`` without them)."""
+
+    def __call__(self, estimator, X, y=None, sensitive_features=None):
+        predictions = estimator.predict(X, sensitive_features=sensitive_features, random_state=0)
+        return -ks_statistical_parity(None, predictions, sensitive_features=sensitive_features)
+
+    def get_metadata_routing(self):
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=type(self).__name__)
+        request.score.add_request(param="sensitive_features", alias=True)
+        return request
+
+
+def test_grid_search_with_routed_sensitive_features_and_a_fairness_scorer(regression_outputs):
+    """GridSearchCV with metadata routing: every fit gets the groups and charges the shared accountant (grid
+    points x folds + the refit), and the scorer passes the groups to predict."""
+    import sklearn
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    outputs, groups = regression_outputs
+    accountant = BudgetAccountant()
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = make(accountant, epsilon=0.5)
+        model.set_fit_request(sensitive_features=True).set_predict_request(sensitive_features=True)
+        grid = GridSearchCV(model, {"alpha": [0.0, 0.5], "n_bins": [5, 10]}, scoring=_ParityScorer(),
+                            cv=KFold(2, shuffle=True, random_state=0), error_score="raise")
+        grid.fit(outputs[:, None], sensitive_features=groups)
+    assert accountant.spent_budget == [(0.5, 0.0)] * 9                 # 4 points x 2 folds, then the refit
+    assert grid.best_params_["alpha"] == 0.0 and np.isfinite(grid.best_score_)   # full fairness scores best
+    assert grid.best_estimator_.accountant is accountant

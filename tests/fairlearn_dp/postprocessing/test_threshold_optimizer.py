@@ -404,3 +404,75 @@ def test_drop_in_keeps_fairlearns_truth_value_reading_of_flip_and_prefit():
         DPThresholdOptimizer(estimator=est, prefit=1, epsilon=1.0, groups=[0, 1],
                              accountant=accountant).fit(X, y, sensitive_features=sf)
     assert accountant.spent_budget == []
+
+
+class _FairnessScorer:
+    """Accuracy minus the demographic parity difference. A scorer of ``make_scorer`` cannot be used: scikit-learn
+    calls ``predict(X)`` without metadata, and a post-processor needs each row's group to predict."""
+
+    def __call__(self, estimator, X, y, sensitive_features):
+        from fairlearn.metrics import demographic_parity_difference
+
+        y_pred = estimator.predict(X, sensitive_features=sensitive_features, random_state=0)
+        return float(np.mean(y_pred == y)) - demographic_parity_difference(y, y_pred,
+                                                                            sensitive_features=sensitive_features)
+
+    def get_metadata_routing(self):
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=type(self).__name__)
+        request.score.add_request(param="sensitive_features", alias=True)
+        return request
+
+
+def test_grid_search_with_routed_sensitive_features_and_a_fairness_scorer():
+    """GridSearchCV with metadata routing: the groups go to every fit (set_fit_request) and to the scorer, which
+    passes them to predict; every fit charges the shared accountant (grid points x folds + the refit)."""
+    import sklearn
+    from sklearn.metrics import make_scorer
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 1500)
+    X = rng.normal(size=(1500, 2))
+    X[:, 0] += 0.5 * a
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=1500) > 0.5).astype(int)
+    accountant = BudgetAccountant()
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = DPThresholdOptimizer(estimator=LogisticRegression(), constraints="demographic_parity",
+                                     predict_method="predict_proba", epsilon=0.5, groups=[0, 1, 2],
+                                     accountant=accountant, random_state=0)
+        model.set_fit_request(sensitive_features=True).set_predict_request(sensitive_features=True)
+        grid = GridSearchCV(model, {"tol": [0.0, 0.05], "n_score_bins": [5, 10]}, scoring=_FairnessScorer(), cv=2,
+                            error_score="raise")
+        grid.fit(X, y, sensitive_features=a)
+        # The standard scorer reaches predict without the groups (scikit-learn routes metadata to score only).
+        standard = make_scorer(lambda y, y_pred, sensitive_features: 0.0).set_score_request(sensitive_features=True)
+        with pytest.raises(TypeError, match="sensitive_features"):
+            GridSearchCV(model, {"tol": [0.0]}, scoring=standard, cv=2, error_score="raise").fit(
+                X, y, sensitive_features=a)
+    assert accountant.spent_budget[:9] == [(0.5, 0.0)] * 9            # 4 points x 2 folds, then the refit
+    assert set(grid.best_params_) == {"tol", "n_score_bins"} and np.isfinite(grid.best_score_)
+    assert grid.best_estimator_.accountant is accountant
+    assert grid.best_estimator_.predict(X[:5], sensitive_features=a[:5], random_state=0).shape == (5,)
+
+
+def test_a_missing_label_is_named_as_missing_and_fairlearns_message_is_kept_at_infinite_epsilon():
+    """Before: a NaN label was "Supplied y labels are not 0 or 1" at every epsilon. At finite epsilon (and without
+    an estimator, a mode Fairlearn lacks) it is named as missing, with no value; at epsilon = inf with an estimator
+    the fit is Fairlearn's, with Fairlearn's own message."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    a = np.tile([0, 1], 20)
+    y = np.tile([0.0, 1.0], 20)
+    y[3] = np.nan
+    settings = dict(constraints="demographic_parity", predict_method="predict_proba", groups=[0, 1], random_state=0)
+    with pytest.raises(ValueError, match=r"^`y` contains missing labels \(NaN/None\): labels must be 0 or 1\.$"):
+        DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=1.0, accountant=BudgetAccountant(),
+                             **settings).fit(X, y, sensitive_features=a)
+    with pytest.raises(ValueError, match=r"^`y` contains missing labels"):
+        DPThresholdOptimizer(estimator=None, epsilon=math.inf, accountant=BudgetAccountant(),
+                             **{**settings, "predict_method": "auto"}).fit(X[:, :1], y, sensitive_features=a)
+    with pytest.raises(ValueError, match="^Supplied y labels are not 0 or 1$"):
+        DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf, accountant=BudgetAccountant(),
+                             **settings).fit(X, y, sensitive_features=a)

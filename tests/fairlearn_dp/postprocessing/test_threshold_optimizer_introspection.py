@@ -383,6 +383,17 @@ def test_an_attribute_error_while_building_is_a_runtime_error_not_a_missing_attr
     assert isinstance(info.value.__cause__, AttributeError)
 
 
+def test_an_introspection_name_the_constraint_does_not_set_is_a_missing_attribute():
+    """Names in the introspection list that a constraint does not set (demographic parity sets no ``_y_min``):
+    ``hasattr`` answers False (an ``AttributeError``), never a ``KeyError``."""
+    model = fitted("demographic_parity")
+    missing = [name for name in module.INTROSPECTION_ATTRIBUTES if not hasattr(model, name)]
+    assert "_y_min" in missing
+    with pytest.raises(AttributeError, match="no attribute '_y_min'"):
+        model._y_min
+    assert hasattr(fitted("equalized_odds"), "_y_min")
+
+
 def test_a_group_without_released_negatives_has_no_curve_but_a_rule():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

@@ -99,3 +99,16 @@ def test_check_real_allow_inf_accepts_an_infinity_but_never_nan():
         check_real(math.inf, "e")
     with pytest.raises(ValueError):
         check_real(-math.inf, "e", low=0.0, allow_inf=True)
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([0.0, 1.0, np.nan, 1.0]), [0, 1, None, 1], [0, 1, np.nan, 1], pd.Series([0, 1, None, 1], dtype="Int64"),
+    pd.Series([0.0, np.nan, 1.0]).to_frame(), np.array([1, np.nan, 7.5]),
+])
+def test_missing_labels_are_named_as_missing_not_as_non_binary(labels):
+    """Before: a NaN label was reported as "non-binary labels found". The message names the argument, quotes no
+    value (7.5 is not shown), and another label still gets the binary-labels message."""
+    with pytest.raises(ValueError, match=r"^y_true contains missing labels \(NaN/None\); binary labels 0/1 only\.$"):
+        _validation.check_binary_labels(labels, "y_true")
+    with pytest.raises(ValueError, match=r"non-binary labels found"):
+        _validation.check_binary_labels([0, 1, 2], "y_true")
