@@ -2,7 +2,7 @@
 
 :func:`privacy_fairness_sweep` fits a (DP) estimator for every setting of a parameter grid (e.g. ``epsilon x alpha
 x n_bins``) and every seed, scores it on a held-out split and returns a tidy table, one row per setting and seed,
-with the privacy each fit spent. Tasks run through :class:`joblib.Parallel`, so ``with
+with the privacy each fit spent. Tasks run through ``joblib.Parallel``, so ``with
 joblib.parallel_backend("dask"):`` (or ``"ray"``) sends them to a cluster without code changes, and the results
 do not depend on ``n_jobs`` or on the backend: every random choice is seeded from ``random_state``.
 :func:`pareto_front` and :func:`plot_tradeoff` draw the trade-off curves of the papers (lower convex envelope of
@@ -26,7 +26,7 @@ from fairlearn_dp.utils import show_progress
 
 __all__ = ["privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
 
-#: Names of the privacy columns of :attr:`SweepResult.table`.
+#: Names of the privacy columns of ``SweepResult.table``.
 SPENT_COLUMNS = ("spent_epsilon", "spent_delta")
 
 
@@ -280,14 +280,14 @@ def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, m
     n_seeds : int, default=5
     test_size : float or int, default=0.3
     n_jobs : int or None, default=1
-        Passed to :class:`joblib.Parallel`; the active joblib backend runs the tasks. On a Dask cluster (the
+        Passed to ``joblib.Parallel``; the active joblib backend runs the tasks. On a Dask cluster (the
         ``[dask]`` extra): ``with joblib.parallel_backend("dask"): privacy_fairness_sweep(..., n_jobs=-1)`` with a
         ``dask.distributed.Client`` connected; the table is the same as with ``n_jobs=1`` (tested).
     random_state : int, numpy.random.SeedSequence or None, default=0
-        Entropy of a :class:`numpy.random.SeedSequence`; seed index ``s`` uses its child ``s`` for the split, the
+        Entropy of a ``numpy.random.SeedSequence``; seed index ``s`` uses its child ``s`` for the split, the
         fit noise and the prediction randomness. The seeds do not depend on the setting (every setting sees the
         same splits and noise draws), on ``n_jobs`` or on the backend, so the table is reproducible. None draws
-        fresh entropy (kept in :attr:`SweepResult.seed_sequence`, so :meth:`SweepResult.metric_frame` still
+        fresh entropy (kept in ``SweepResult.seed_sequence``, so :meth:`SweepResult.metric_frame` still
         reproduces a row).
     fit_params, predict_params : dict or None, default=None
         Extra keyword arguments for ``fit`` / ``predict``, passed unchanged to every task (they are not split, so
@@ -413,7 +413,7 @@ class SweepResult:
         Parameters
         ----------
         setting_index : int
-            The ``setting`` column of :attr:`table` (index into :attr:`settings`).
+            The ``setting`` column of ``table`` (index into ``settings``).
         seed : int
             The ``seed`` column (seed index in ``range(n_seeds)``).
 
@@ -516,7 +516,7 @@ def plot_tradeoff(summary, *, x, y, by="epsilon", path, title=None):
     Parameters
     ----------
     summary : pandas.DataFrame
-        :attr:`SweepResult.summary` (or the tidy :attr:`SweepResult.table` to plot every seed).
+        ``SweepResult.summary`` (or the tidy ``SweepResult.table`` to plot every seed).
     x, y : str
         Columns, e.g. ``"mse_mean"`` and ``"ks_mean"``; a metric name ``"mse"`` means ``"mse_mean"`` when only
         that exists. Typically ``x`` is the error and ``y`` the fairness violation.

@@ -44,6 +44,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "myst_parser",
@@ -53,10 +54,30 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 myst_heading_anchors = 3
 
-exclude_patterns = ["_build", "img", "gallery_src", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "img", "gallery_src", "_inventories", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
 default_role = "literal"          # `x` in our own pages and docstrings renders as code, as in the README
-nitpicky = False                  # third-party types in docstrings (array-like, BudgetAccountant, ...) have no targets
+
+# ---- cross-references: every reference must resolve (-W turns a broken one into an error) ----------------------------
+nitpicky = True
+# Words of a type description that are not names (napoleon turns the AIF360 faces' Google-style "(float, optional)"
+# into a type field, whose every word Sphinx tries to resolve); nothing else is ignored.
+nitpick_ignore = [("py:class", "optional"), ("py:class", "classifier")]
+
+# The other projects' inventories are files in docs/_inventories/ (CI reaches no documentation site): Python,
+# scikit-learn and SciPy from Debian's documentation packages, Fairlearn, AIF360 and diffprivlib written from the
+# installed packages by docs/_inventories/make_inventory.py (origins, versions, licences: docs/_inventories/README.md).
+# The links point to the online sites.
+_INVENTORIES = DOCS / "_inventories"
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3/", str(_INVENTORIES / "python.inv")),
+    "sklearn": ("https://scikit-learn.org/stable/", str(_INVENTORIES / "sklearn.inv")),
+    "scipy": ("https://docs.scipy.org/doc/scipy/", str(_INVENTORIES / "scipy.inv")),
+    "fairlearn": ("https://fairlearn.org/v0.15/", str(_INVENTORIES / "fairlearn.inv")),   # fairlearn is capped < 0.16
+    "aif360": ("https://aif360.readthedocs.io/en/stable/", str(_INVENTORIES / "aif360.inv")),
+    "diffprivlib": ("https://diffprivlib.readthedocs.io/en/latest/", str(_INVENTORIES / "diffprivlib.inv")),
+}
+intersphinx_timeout = 1                     # never used: every inventory above is a local file
 
 # ---- API reference: autosummary stubs under docs/generated/ (git-ignored, rewritten on every build) --------------
 autosummary_generate = True
@@ -118,7 +139,20 @@ def _google_style_aif360_faces(app, what, name, obj, options, lines):
     from sphinx.ext.napoleon.docstring import GoogleDocstring
 
     config = Config(napoleon_use_param=True, napoleon_use_rtype=True, napoleon_use_ivar=True)
-    lines[:] = GoogleDocstring(lines, config, app, what, name, obj, options).lines()
+    lines[:] = [_qualify_aif360_types(line) for line in GoogleDocstring(lines, config, app, what, name, obj,
+                                                                          options).lines()]
+
+
+# AIF360's docstrings name its dataset classes unqualified ("dataset (BinaryLabelDataset)"), as the faces do; in a
+# type field Sphinx resolves only full names against AIF360's inventory.
+_AIF360_DATASET_TYPE = re.compile(
+    r"(?<![\w.~])(BinaryLabelDataset|RegressionDataset|StructuredDataset|StandardDataset)\b")
+
+
+def _qualify_aif360_types(line):
+    if not line.lstrip().startswith((":type ", ":rtype:", ":vartype ")):
+        return line
+    return _AIF360_DATASET_TYPE.sub(r"~aif360.datasets.\1", line)
 
 
 _SKLEARN_REQUEST_METHOD = re.compile(r"set_\w+_request")
@@ -131,7 +165,71 @@ def _skip_sklearn_request_methods(app, what, name, obj, skip, options):
     return None
 
 
+#: Our public modules (the sections of docs/api.rst): a class of ours in a "Bases:" line is named where it is documented.
+_OUR_PUBLIC_MODULES = re.findall(r"^\.\. currentmodule:: (\S+)$", (DOCS / "api.rst").read_text(encoding="utf-8"),
+                                 flags=re.M)
+#: Where the other projects document the classes ours derive from (their defining modules are private or internal:
+#: fairlearn.postprocessing._threshold_optimizer, aif360.algorithms.transformer, ...).
+_THIRD_PARTY_PUBLIC_MODULES = ("fairlearn.postprocessing", "fairlearn.reductions", "fairlearn.metrics",
+                               "aif360.algorithms", "aif360.datasets", "aif360.metrics", "sklearn.base",
+                               "diffprivlib.accountant")
+_OURS = ("fairlearn_dp", "aif360_dp", "fairdp_adapters")
+
+
+def _public_home(cls, modules):
+    import importlib
+
+    for module in modules:
+        if getattr(importlib.import_module(module), cls.__name__, None) is cls:
+            return f"{module}.{cls.__name__}"
+    return None
+
+
+def _public_bases(bases, linkable):
+    """``bases`` with each class named where it is documented; a private class of ours (a mixin or base the API
+    reference does not document) is replaced by its own bases. A third-party class that no inventory documents
+    (``linkable(name)`` false; e.g. ``sklearn.base.MetaEstimatorMixin``, not in scikit-learn 1.2's inventory) is
+    shown as code, not as a broken link."""
+    shown = []
+    for base in bases:
+        if not isinstance(base, type) or base is object:
+            shown.append(base)
+            continue
+        ours = base.__module__.split(".", 1)[0] in _OURS
+        home = _public_home(base, _OUR_PUBLIC_MODULES if ours else _THIRD_PARTY_PUBLIC_MODULES)
+        entry = None
+        if ours and home is None:
+            shown.extend(entry for entry in _public_bases(list(base.__bases__), linkable) if entry not in shown)
+        elif ours or linkable(home or f"{base.__module__}.{base.__qualname__}"):
+            entry = f":py:class:`~{home or base.__module__ + '.' + base.__qualname__}`"
+        else:
+            entry = f"``{home or base.__module__ + '.' + base.__qualname__}``"
+        if entry is not None and entry not in shown:
+            shown.append(entry)
+    return [entry for entry in shown if entry is not object] or [object]
+
+
+def _document_public_bases(app, name, obj, options, bases):
+    from sphinx.ext.intersphinx import InventoryAdapter
+
+    inventory = InventoryAdapter(app.env).main_inventory
+
+    def linkable(dotted):
+        return any(dotted in inventory.get(role, {}) for role in ("py:class", "py:exception"))
+
+    bases[:] = _public_bases(bases, linkable)
+
+
+def _qualify_diffprivlib_references(app, what, name, obj, options, lines):
+    """diffprivlib's docstrings (``fairlearn_dp.privacy.BudgetAccountant`` is its class) write ``:class:`.BudgetError```,
+    a suffix search that finds only objects of this site; the full name resolves against its inventory."""
+    if getattr(obj, "__module__", "").startswith("diffprivlib"):
+        lines[:] = [line.replace(":class:`.BudgetError`", ":class:`~diffprivlib.utils.BudgetError`") for line in lines]
+
+
 def setup(app):
+    app.connect("autodoc-process-bases", _document_public_bases)
+    app.connect("autodoc-process-docstring", _qualify_diffprivlib_references)
     app.connect("autodoc-process-docstring", _google_style_aif360_faces, priority=90)
     app.connect("autodoc-process-docstring", _privacy_section_into_notes, priority=100)
     app.connect("autodoc-skip-member", _skip_sklearn_request_methods)

@@ -37,7 +37,7 @@ School), which is where the paper's envelopes "end on the right at (0.6772, 0)",
 
 ``--quick`` keeps the figures' structure with 5 seeds, 4 alphas and, for Figures 3-4, only the 7 highlighted k
 (plus k = 1). ``--publish`` copies the summary CSV and the three figures to ``docs/img/`` (the documentation's table is
-rendered from ``docs/img/xian2024_summary.csv`` by :func:`render_readme_table`, and a test checks it).
+rendered from ``docs/img/xian2024_summary.csv`` by ``render_readme_table()``, and a test checks it).
 
 Every fit and every prediction is seeded, so the results do not depend on ``--n-jobs``.
 

@@ -48,7 +48,7 @@ Outputs (under ``--out``):
 
 ``table1_data_release.csv`` / ``table1_entities.csv``
     Table 1 analogue (one row per instance x mechanism, with the paper's values and, on the Hawaii rows, the
-    smallest county the paper's lower bound implies: ``implied_*``, :func:`implied_smallest_counts`) and the
+    smallest county the paper's lower bound implies: ``implied_*``, ``implied_smallest_counts()``) and the
     per-entity biases behind it.
 ``table2_allocation.csv``
     Table 2 analogue (one row per epsilon x mechanism) with the diagnostics, the paper's values, the budget, the
@@ -336,7 +336,7 @@ def implied_smallest_counts(candidates=np.arange(1, 200)):
 
 
 def with_implied_smallest_counts(table, implied):
-    """``table`` (Table 1 analogue) with the columns of :func:`implied_smallest_counts` prefixed ``implied_`` on
+    """``table`` (Table 1 analogue) with the columns of ``implied_smallest_counts()`` prefixed ``implied_`` on
     the Hawaii rows (the paper's bounds are for Hawaii; NaN elsewhere)."""
     columns = {c: c if c.startswith("implied_") else f"implied_{c}" for c in implied.columns if c != "mechanism"}
     extra = implied.rename(columns=columns).assign(instance="hawaii").drop(columns="implied_paper_lower")

@@ -118,6 +118,12 @@ def test_docs_build_without_warnings(tmp_path):
         assert (html / "auto_scripts" / f"{script.stem}.html").is_file(), script.name
     # the stored reproduction figures are on the gallery pages
     assert (html / "_images" / "xian2024_fig2_tradeoffs.png").is_file()
+    # the API page's references to Fairlearn, AIF360 and scikit-learn classes are links (intersphinx, issue 34)
+    api = (html / "api.html").read_text(encoding="utf-8")
+    for page in ("https://fairlearn.org/v0.15/api_reference/generated/fairlearn.metrics.MetricFrame.html",
+                 "https://aif360.readthedocs.io/en/stable/modules/generated/aif360.metrics.ClassificationMetric.html",
+                 "https://scikit-learn.org/stable/modules/generated/sklearn.utils.Bunch.html"):
+        assert f'href="{page}#' in api, page
     # no malformed markup shows as raw reST (Sphinx renders it as text without a warning)
     raw = raw_rest_in_pages(html)
     assert not raw, "raw reST in the built pages:\n" + "\n".join(f"{page}: {excerpt}" for page, excerpt in raw)

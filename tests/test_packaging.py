@@ -79,6 +79,19 @@ def test_every_source_package_is_in_the_wheel(wheel):
         assert f"fairlearn_dp/datasets/data/{data.name}" in names
 
 
+def test_the_wheel_carries_the_mit_licence_that_pyproject_declares(wheel):
+    """LICENSE is the MIT text under the project's copyright, and the wheel ships it and declares it (PEP 639)."""
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n\nCopyright (c) 2026 the fairdp developers\n")
+    assert "Permission is hereby granted, free of charge" in text and 'THE SOFTWARE IS PROVIDED "AS IS"' in text
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"] == "MIT"
+    (licence,) = [n for n in wheel.namelist() if re.fullmatch(r"fairdp-[^/]*\.dist-info/licenses/LICENSE", n)]
+    assert wheel.read(licence).decode("utf-8") == text
+    (metadata,) = [n for n in wheel.namelist() if re.fullmatch(r"fairdp-[^/]*\.dist-info/METADATA", n)]
+    headers = wheel.read(metadata).decode("utf-8").split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: MIT" in headers and "License-File: LICENSE" in headers
+
+
 def test_declared_package_list_matches_the_tree():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     declared = set(config["tool"]["setuptools"]["packages"])

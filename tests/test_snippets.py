@@ -261,10 +261,11 @@ def test_the_extractor_finds_the_blocks():
                  "docs/user_guide/allocation.md", "docs/index.rst"]:
         assert page in pages, page
     readme = blocks_of(ROOT / "README.md")
-    # The example (one 15-line block) and its private report (a second, shorter block), each with its output.
+    # The example (one 15-line block), its private report (a second, shorter block) and the AIF360 example (issue
+    # 34), each with its output.
     examples = [i for i, b in enumerate(readme) if b.language == "python"]
-    assert len(examples) == 2
-    for example, limit in zip(examples, (15, 10)):
+    assert len(examples) == 3
+    for example, limit in zip(examples, (15, 10, 15)):
         assert readme[example + 1].language == "text" and readme[example + 1].follows_python
         assert len([line for line in readme[example].code.splitlines() if line.strip()]) <= limit
 

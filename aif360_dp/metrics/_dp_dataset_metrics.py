@@ -453,7 +453,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         return self._sum(privileged, (0, 2))
 
     def power(self, privileged: bool | None = None) -> float:
-        """Alias of :meth:`num_true_positives`."""
+        """Alias of ``num_true_positives``."""
         return self.num_true_positives(privileged=privileged)
 
     # ------------------------------------------------------------------------------------------------ rates
@@ -527,7 +527,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         return self.difference(self.true_positive_rate)
 
     def equal_opportunity_difference(self) -> float:
-        """Alias of :meth:`true_positive_rate_difference`."""
+        """Alias of ``true_positive_rate_difference``."""
         return self.true_positive_rate_difference()
 
     def false_positive_rate_difference(self) -> float:

@@ -102,7 +102,7 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
     random_state : None, int or numpy.random.SeedSequence, default=None
         Entropy of the seeds; an int makes the audit reproducible.
     n_jobs : int or None, default=None
-        None runs in this process; otherwise the runs are split into chunks run through :class:`joblib.Parallel`
+        None runs in this process; otherwise the runs are split into chunks run through ``joblib.Parallel``
         (so a Dask or Ray backend can take them). The result does not depend on ``n_jobs``.
     fit_failures : {"raise", "output"}, default="raise"
         What a fit that raises an :class:`Exception` is. "raise": an error of the audit setup, re-raised. "output":

@@ -244,7 +244,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """Validate every public parameter (and, given ``fit``'s arguments, their public layout), then check that
         the accountant can pay ``(epsilon, delta)``; read no value of the data.
 
-        What ``fit`` does first (:meth:`~fairlearn_dp.utils._fit_order.PrivateFitMixin.check_public_inputs`).
+        What ``fit`` does first (``PrivateFitMixin.check_public_inputs``, in ``fairlearn_dp.utils``).
         With ``check_budget=False`` (a wrapper that reads ``bounds`` and ``groups`` from a dataset's schema before it
         checks the budget), ``bounds=None`` and ``groups=None`` pass, and the rules that need them wait for them.
         """

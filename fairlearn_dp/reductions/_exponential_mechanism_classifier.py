@@ -96,10 +96,10 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
     ----------
     hypotheses : list of classifiers or callables, default=None
         Required (None only lets the class be constructed without arguments, as scikit-learn tools do). The finite
-        hypothesis class ``H`` (e.g. :func:`~fairlearn_dp.reductions._hypotheses.
-        linear_threshold_hypotheses`). Each element has ``predict(X)`` returning 0/1, or is a callable doing so.
-        It must be fixed from public information before the data are seen: a class built or fitted on the private
-        records is not covered by the guarantee. Sampling costs ``O(n |H|)`` time.
+        hypothesis class ``H`` (e.g. :func:`~fairlearn_dp.reductions.linear_threshold_hypotheses`). Each element
+        has ``predict(X)`` returning 0/1, or is a callable doing so. It must be fixed from public information
+        before the data are seen: a class built or fitted on the private records is not covered by the guarantee.
+        Sampling costs ``O(n |H|)`` time.
     epsilon : float, default=1.0
         Total privacy budget (> 0): ``diagnostic_share * epsilon`` for the diagnostic release, the rest split
         equally between the noisy group size and the exponential mechanism. ``numpy.inf`` gives the non-private

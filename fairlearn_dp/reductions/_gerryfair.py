@@ -136,7 +136,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
     predictor : scikit-learn regressor, default=None
         The Learner's oracle (None: ``LinearRegression()``). A finite ``epsilon`` needs a ``LinearRegression`` or
         ``Ridge`` (its ``fit_intercept`` and ``alpha`` are used; others are a ``ValueError`` before any data). With
-        ``epsilon = inf``, any regressor, fitted each round on AIF360's costs (:class:`RegressionCSCHypothesis`).
+        ``epsilon = inf``, any regressor, fitted each round on AIF360's costs (``RegressionCSCHypothesis``).
     early_termination : bool, default=True
         AIF360's stopping rule, on the released values; the budget is charged for all rounds in any case.
     feature_norm_bound : float or None, default=None

@@ -20,9 +20,11 @@ output; a difference there is a departure from Fairlearn's code path (or, far le
 label draw at a round-off boundary).
 
 At ``epsilon=1`` (with only the documented DP arguments) the example must run, and on Adult by sex each mitigator's
-accuracy and constrained disparity on the example's test split must be within 0.02 of the ``epsilon=inf`` run's
-(the issue's bound). Both are the randomized classifier's expected values, from ``_pmf_predict`` on the test rows,
-so the comparison carries the fit's noise and not the prediction draws'.
+accuracy on the example's test split must be within 0.02 of the ``epsilon=inf`` run's and its constrained disparity
+at most ``max(epsilon=inf disparity, declared bound) + 0.02`` (``run_examples.criterion_failures``; issue 34: at a
+slack bound a private fit fairer than Fairlearn's, at the same accuracy, is not a defect). Both are the randomized
+classifier's expected values, from ``_pmf_predict`` on the test rows, so the comparison carries the fit's noise and
+not the prediction draws'.
 """
 
 from __future__ import annotations
@@ -160,20 +162,48 @@ def test_at_infinite_epsilon_the_output_is_identical_to_fairlearns(name):
     assert run_examples.differences_from_baseline(baseline, swapped) == [], swapped.stderr[-3000:]
 
 
-# Known gap (issue 24 stays open on it): on the reductions guide's Adult example the epsilon=1 fits are within 0.02
-# in accuracy, and for difference_bound 0.001 and 0.01 in equalized-odds difference; for 0.1 the constraint is slack
-# at epsilon=inf (Fairlearn ends on a zero-gap play, 0.0525) and the uniform average of the private plays, which
-# does not read the bound, gives 0.017. The alternatives measured (docs/privacy_analysis/exponentiated_gradient.md)
-# miss another bound. Strict: the day it holds, this marker must go.
-_KNOWN_GAPS = {"reductions_adult_eg": "epsilon=1 equalized-odds difference 0.017 against 0.0525 for "
-                                      "difference_bound=0.1: the uniform average of the plays does not use the "
-                                      "bound's allowance (0.001 and 0.01 hold)"}
+def test_the_epsilon_one_criterion_on_made_up_numbers():
+    """Accuracy within 0.02 of epsilon=inf; disparity at most max(epsilon=inf disparity, declared bound) + 0.02.
+
+    Numbers shaped like the shipped fit on the reductions guide's Adult example at ``difference_bound=0.1``
+    (equalized-odds difference 0.017 against Fairlearn's 0.0525, accuracy 0.866; the epsilon=inf accuracy here is
+    made up) pass: fairer than Fairlearn at a slack bound, at the same accuracy. An unfair or an inaccurate private
+    fit fails.
+    """
+    criterion = run_examples.criterion_failures
+    assert run_examples.TOLERANCE == 0.02
+    assert criterion(0.866, 0.870, 0.017, 0.0525, 0.1) == []                       # shipped: fairer, as accurate
+    assert criterion(0.866, 0.870, 0.115, 0.0525, 0.1) == []                       # within the declared bound + 0.02
+    assert criterion(0.866, 0.870, 0.0095 + 0.019, 0.0095, 0.001) == []            # a tight bound: Fairlearn's + 0.02
+    unfair = criterion(0.866, 0.870, 0.125, 0.0525, 0.1)                           # above max(0.0525, 0.1) + 0.02
+    assert len(unfair) == 1 and unfair[0].startswith("disparity 0.125 above")
+    assert len(criterion(0.866, 0.870, 0.031, 0.0095, 0.001)) == 1                 # above Fairlearn's + 0.02
+    inaccurate = criterion(0.845, 0.870, 0.017, 0.0525, 0.1)                       # 0.025 less accurate
+    assert len(inaccurate) == 1 and inaccurate[0].startswith("accuracy 0.8450 not within 0.02")
+    assert len(criterion(0.895, 0.870, 0.017, 0.0525, 0.1)) == 1                   # "within": both directions
+    assert len(criterion(0.80, 0.870, 0.2, 0.0525, 0.1)) == 2
 
 
+def test_the_declared_bound_is_read_from_the_constraint():
+    """A Moment's difference bound, ThresholdOptimizer's ``tol`` (None: exact), 0 for a ratio bound."""
+    from fairlearn.postprocessing import ThresholdOptimizer
+    from fairlearn.reductions import DemographicParity, EqualizedOdds, ExponentiatedGradient
+
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+
+    assert run_examples._declared_bound(ExponentiatedGradient(None, EqualizedOdds(difference_bound=0.1))) == 0.1
+    assert run_examples._declared_bound(DPExponentiatedGradient(None, DemographicParity(difference_bound=0.01))) == 0.01
+    assert run_examples._declared_bound(ExponentiatedGradient(None, DemographicParity(ratio_bound=0.8))) == 0.0
+    assert run_examples._declared_bound(ThresholdOptimizer(constraints="demographic_parity")) == 0.0
+    assert run_examples._declared_bound(ThresholdOptimizer(constraints="demographic_parity", tol=0.05)) == 0.05
+
+
+# At epsilon=1, on Adult by sex, every documentation example meets run_examples.criterion_failures (issue 34): the
+# reductions guide's Adult example at difference_bound=0.1 is slack at epsilon=inf (Fairlearn ends on a zero-gap
+# play, 0.0525) and the private fit's uniform average of the plays gives 0.017 at accuracy within 0.02; fairer than
+# Fairlearn at a slack bound is not a defect (docs/privacy_analysis/exponentiated_gradient.md).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=_KNOWN_GAPS[name]))
-    if name in _KNOWN_GAPS else name for name in sorted(run_examples.EXAMPLES)])
+@pytest.mark.parametrize("name", sorted(run_examples.EXAMPLES))
 def test_at_epsilon_one_the_example_runs_close_to_infinite_epsilon(name):
     private = _run(name, "dp")
     assert private.ok, f"the example fails at epsilon=1:\n{private.stderr[-3000:]}"
@@ -182,7 +212,6 @@ def test_at_epsilon_one_the_example_runs_close_to_infinite_epsilon(name):
     assert len(private.calls) == len(infinite.calls)
     if not run_examples.EXAMPLES[name].checked_at_one:
         return
-    gaps = run_examples.metric_gaps(infinite, private)
-    assert len(gaps) == 2 * len(infinite.calls)
-    far = [gap for gap in gaps if abs(gap[2] - gap[3]) > run_examples.TOLERANCE]
-    assert far == [], f"(predict call, metric, epsilon=1, epsilon=inf) beyond {run_examples.TOLERANCE}: {far}"
+    assert len(run_examples.metric_gaps(infinite, private)) == 2 * len(infinite.calls)
+    failures = run_examples.epsilon_one_failures(infinite, private)
+    assert failures == [], f"(predict call, reason) at epsilon=1: {failures}"

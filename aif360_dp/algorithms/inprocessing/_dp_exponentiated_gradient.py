@@ -75,7 +75,7 @@ class DPExponentiatedGradientReduction(Transformer):
         oracle (str): ``"auto"``, ``"exponential"``, ``"regression"`` or ``"estimator"``
             (see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`).
         hypotheses (list, optional): finite class for the exponential-mechanism oracle.
-        feature_bound (float or (lower, upper)): public bound on the features the model reads (protected
+        feature_bound (float or tuple): public bound on the features the model reads (protected
             attributes dropped): a number ``R`` (``|x_j| <= R``) or a box ``(lower, upper)``, each side a number or
             one entry per feature. Regression oracle: ``R`` (a box's largest ``|bound|``); statistics game under
             ``"record"``: the default of ``row_norm_bound``.
