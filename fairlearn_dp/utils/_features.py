@@ -1,0 +1,64 @@
+"""``n_features_in_`` and ``feature_names_in_``, set at fit and checked at predict as scikit-learn does: one helper.
+
+Every estimator of fairdp goes through these three functions, built on scikit-learn's public
+:func:`sklearn.utils.validation.validate_data` (``skip_check_array=True``: only the layout of ``X`` is looked at,
+never a value), so that a DataFrame with its columns reordered, renamed or missing is refused at ``predict`` with
+scikit-learn's own messages instead of giving silently wrong predictions:
+
+- :func:`check_fit_features`: at fit, in the public-layout step (before the budget): the column names are usable
+  (all strings, or none); nothing is set;
+- :func:`set_fit_features`: at the end of a successful fit: sets ``n_features_in_`` and, for named columns,
+  ``feature_names_in_`` (and removes a stale one), as scikit-learn's estimators do;
+- :func:`check_predict_features`: at ``predict`` (and ``predict_proba``, ``_pmf_predict``): scikit-learn's
+  "feature names should match" and n_features errors and its "X does not have valid feature names" warning.
+
+The layout is public: the number of columns and their names, never the rows. A Dask DataFrame's column names are
+read off its ``columns`` (known on the client; scikit-learn does not read a Dask DataFrame's names itself), so
+nothing is computed. An AIF360 dataset's ``feature_names`` go through :func:`names_frame`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import validate_data
+
+from ._dask import is_dask_collection
+
+__all__ = ["check_fit_features", "set_fit_features", "check_predict_features", "names_frame"]
+
+
+def names_frame(names: Any) -> pd.DataFrame:
+    """An empty DataFrame with columns ``names``: the layout of a table without any of its values."""
+    return pd.DataFrame(columns=pd.Index(list(names), dtype=object))
+
+
+def _layout(X):
+    """What scikit-learn's checks read of ``X``: ``X`` itself, or for a Dask DataFrame its columns only."""
+    if is_dask_collection(X) and hasattr(X, "columns"):
+        return names_frame(X.columns)
+    return X
+
+
+def check_fit_features(X: Any) -> None:
+    """The public-layout check of a fit's ``X`` (before the budget): scikit-learn's ``TypeError`` for column names
+    of mixed types. Sets nothing (a throwaway estimator receives the attributes).
+    """
+    validate_data(BaseEstimator(), _layout(X), reset=True, skip_check_array=True)
+
+
+def set_fit_features(estimator: Any, X: Any) -> None:
+    """Set ``n_features_in_`` (and ``feature_names_in_`` for string column names, else remove it) from the fit's
+    ``X``, as scikit-learn's estimators do. Call it once the fit has succeeded (``atomic_fit`` undoes it otherwise).
+    """
+    validate_data(estimator, _layout(X), reset=True, skip_check_array=True)
+
+
+def check_predict_features(estimator: Any, X: Any) -> None:
+    """Refuse an ``X`` whose columns differ from those at fit, with scikit-learn's messages (a ``ValueError`` for
+    other names, another order or another number of columns; a ``UserWarning`` for a name-less ``X`` after a fit on
+    named columns, or the reverse).
+    """
+    validate_data(estimator, _layout(X), reset=False, skip_check_array=True)
