@@ -14,7 +14,8 @@ scikit-learn's own messages instead of giving silently wrong predictions:
 
 The layout is public: the number of columns and their names, never the rows. A Dask DataFrame's column names are
 read off its ``columns`` (known on the client; scikit-learn does not read a Dask DataFrame's names itself), so
-nothing is computed. An AIF360 dataset's ``feature_names`` go through :func:`names_frame`.
+nothing is computed. The AIF360 faces (not scikit-learn estimators) record and check a dataset's ``feature_names``
+with :func:`set_dataset_features` and :func:`check_dataset_features`, through the same scikit-learn checks.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from sklearn.utils.validation import validate_data
 
 from ._dask import is_dask_collection
 
-__all__ = ["check_fit_features", "set_fit_features", "check_predict_features", "names_frame"]
+__all__ = ["check_fit_features", "set_fit_features", "check_predict_features", "names_frame", "set_dataset_features",
+           "check_dataset_features"]
 
 
 def names_frame(names: Any) -> pd.DataFrame:
@@ -62,3 +64,33 @@ def check_predict_features(estimator: Any, X: Any) -> None:
     named columns, or the reverse).
     """
     validate_data(estimator, _layout(X), reset=False, skip_check_array=True)
+
+
+# ------------------------------------------------------------------------------------------ the AIF360 faces
+_LAYOUT = ("n_features_in_", "feature_names_in_")
+
+
+def _layout_holder(face):
+    """A scikit-learn estimator named like ``face`` (so that scikit-learn's messages name it) holding its layout."""
+    holder = type(type(face).__name__, (BaseEstimator,), {})()
+    holder.__dict__.update({name: face.__dict__[name] for name in _LAYOUT if name in face.__dict__})
+    return holder
+
+
+def set_dataset_features(face: Any, dataset: Any) -> None:
+    """Set ``n_features_in_`` and ``feature_names_in_`` of an AIF360 face from the fit's ``dataset.feature_names``
+    (the schema, public), as scikit-learn's estimators set them from a DataFrame's columns.
+    """
+    holder = _layout_holder(face)
+    set_fit_features(holder, names_frame(dataset.feature_names))
+    for name in _LAYOUT:
+        face.__dict__.pop(name, None)
+        if name in holder.__dict__:
+            setattr(face, name, holder.__dict__[name])
+
+
+def check_dataset_features(face: Any, dataset: Any) -> None:
+    """Refuse a ``dataset`` whose ``feature_names`` differ from those at fit (names and order), with scikit-learn's
+    ``ValueError``.
+    """
+    check_predict_features(_layout_holder(face), names_frame(dataset.feature_names))

@@ -14,7 +14,15 @@ from fairlearn import reductions as fl_reductions
 
 from fairdp_adapters.aif360 import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp.utils import atomic_fit, check_bool, check_real, check_seed, validate_params
+from fairlearn_dp.utils import (
+    atomic_fit,
+    check_bool,
+    check_dataset_features,
+    check_real,
+    check_seed,
+    set_dataset_features,
+    validate_params,
+)
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset
@@ -213,6 +221,7 @@ class DPExponentiatedGradientReduction(Transformer):
         model.fit(_engine_input(X, oracle), _binary_labels(dataset), sensitive_features=protected_frame(dataset, names))
         self.model_ = model
         self.feature_names_ = list(X.columns)
+        set_dataset_features(self, dataset)     # predict refuses other feature_names, as scikit-learn does
         self.protected_attribute_names_ = names
         self.privacy_spent_ = model.privacy_spent_
         return self
@@ -225,6 +234,7 @@ class DPExponentiatedGradientReduction(Transformer):
         """
         if not hasattr(self, "model_"):
             raise NotFittedError(f"{type(self).__name__} must be fitted before predict.")
+        check_dataset_features(self, dataset)
         frame = pd.DataFrame(dataset.features, columns=dataset.feature_names)
         missing = [n for n in self.feature_names_ if n not in frame.columns]
         if missing:
