@@ -77,20 +77,21 @@ def _layout_holder(face):
     return holder
 
 
-def set_dataset_features(face: Any, dataset: Any) -> None:
-    """Set ``n_features_in_`` and ``feature_names_in_`` of an AIF360 face from the fit's ``dataset.feature_names``
-    (the schema, public), as scikit-learn's estimators set them from a DataFrame's columns.
+def set_dataset_features(face: Any, feature_names: Any) -> None:
+    """Set ``n_features_in_`` and ``feature_names_in_`` of an AIF360 face from the names of the dataset features its
+    model reads at fit (the schema, public), as scikit-learn's estimators set them from a DataFrame's columns.
     """
     holder = _layout_holder(face)
-    set_fit_features(holder, names_frame(dataset.feature_names))
+    set_fit_features(holder, names_frame(feature_names))
     for name in _LAYOUT:
         face.__dict__.pop(name, None)
         if name in holder.__dict__:
             setattr(face, name, holder.__dict__[name])
 
 
-def check_dataset_features(face: Any, dataset: Any) -> None:
-    """Refuse a ``dataset`` whose ``feature_names`` differ from those at fit (names and order), with scikit-learn's
-    ``ValueError``.
+def check_dataset_features(face: Any, feature_names: Any) -> None:
+    """Refuse, with scikit-learn's ``ValueError``, a dataset whose features the face reads (``feature_names``) are
+    not those at fit, in the same order. ``None`` (not a dataset) is left to the face's own check of its argument.
     """
-    check_predict_features(_layout_holder(face), names_frame(dataset.feature_names))
+    if feature_names is not None:
+        check_predict_features(_layout_holder(face), names_frame(feature_names))

@@ -155,7 +155,7 @@ class DPGerryFairClassifier(Transformer):
                                  index=arrays.X.index)
         model.fit(arrays.X, arrays.y, sensitive_features=protected)
         self.model_ = model
-        set_dataset_features(self, dataset)     # predict refuses other feature_names, as scikit-learn does
+        set_dataset_features(self, dataset.feature_names)     # predict refuses other feature_names, as scikit-learn does
         self.classifiers = self.model_.predictors_
         self.errors = self.model_.errors_
         self.fairness_violations = self.model_.fairness_violations_
@@ -206,7 +206,7 @@ class DPGerryFairClassifier(Transformer):
         """
         if self.classifiers is None:
             raise NotFittedError("DPGerryFairClassifier must be fitted before predict.")
-        check_dataset_features(self, dataset)
+        check_dataset_features(self, getattr(dataset, "feature_names", None))
         soft = self.model_.predict_proba(dataset_to_arrays(dataset).X)[:, 1]
         labels = (soft >= threshold).astype(float) if threshold else soft
         out = arrays_to_dataset(dataset, labels)

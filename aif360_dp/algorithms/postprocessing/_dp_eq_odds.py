@@ -167,7 +167,7 @@ class DPEqOddsPostprocessing(Transformer):
         # AIF360's order: [sp2p, sn2p, op2p, on2p] = P(1 | y_hat = 1 / 0) for privileged, then unprivileged.
         self.model_params = SimpleNamespace(x=np.array([rates[_PRIVILEGED, 1], rates[_PRIVILEGED, 0],
                                                         rates[_UNPRIVILEGED, 1], rates[_UNPRIVILEGED, 0]]))
-        set_dataset_features(self, dataset_pred)    # predict refuses other feature_names, as scikit-learn does
+        set_dataset_features(self, dataset_pred.feature_names)    # predict refuses other feature_names, as scikit-learn does
         self.privacy_spent_ = self.model_.privacy_spent_
         return self
 
@@ -183,8 +183,8 @@ class DPEqOddsPostprocessing(Transformer):
         """
         if self.model_params is None:
             raise NotFittedError("DPEqOddsPostprocessing must be fitted before predict.")
-        check_dataset_features(self, dataset)
         self._check_schema(dataset, names=("dataset",))
+        check_dataset_features(self, dataset.feature_names)
         groups = self._groups(dataset)
         predicted = self._favorable(dataset, "dataset")
         rng = np.random.RandomState(predict_seed(self.seed))
