@@ -12,7 +12,8 @@ scikit-learn's own messages instead of giving silently wrong predictions:
 - :func:`check_predict_features`: at ``predict`` (and ``predict_proba``, ``_pmf_predict``): scikit-learn's
   "feature names should match" and n_features errors and its "X does not have valid feature names" warning.
 
-The layout is public: the number of columns and their names, never the rows. A Dask DataFrame's column names are
+The layout is public: the number of columns and their names, never the rows. A 1-D ``X`` (a vector of scores,
+which the post-processors read as one column) counts as one unnamed column. A Dask DataFrame's column names are
 read off its ``columns`` (known on the client; scikit-learn does not read a Dask DataFrame's names itself), so
 nothing is computed. The AIF360 faces (not scikit-learn estimators) record and check a dataset's ``feature_names``
 with :func:`set_dataset_features` and :func:`check_dataset_features`, through the same scikit-learn checks.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
@@ -38,7 +40,11 @@ def names_frame(names: Any) -> pd.DataFrame:
 
 
 def _layout(X):
-    """What scikit-learn's checks read of ``X``: ``X`` itself, or for a Dask DataFrame its columns only."""
+    """What scikit-learn's checks read of ``X``: ``X`` itself, for a Dask DataFrame its columns only, and for a 1-D
+    ``X`` (the post-processors' vector of scores) one unnamed column, as the estimators read it.
+    """
+    if getattr(X, "ndim", None) == 1:
+        return np.empty((0, 1))
     if is_dask_collection(X) and hasattr(X, "columns"):
         return names_frame(X.columns)
     return X
