@@ -225,3 +225,29 @@ def test_an_aif360_face_refuses_other_feature_names(name, data):
     for columns in (COLUMNS[::-1], COLUMNS[:3]):
         with pytest.raises(ValueError, match=NAMES_DIFFER):
             face.predict(dataset_of(_frame(data, columns)))
+
+
+# ------------------------------------------------------------------------------------------ Dask inputs
+def _no_compute(*args, **kwargs):
+    raise AssertionError("a Dask graph was computed")
+
+
+@pytest.mark.dask
+def test_a_dask_fit_and_predict_check_the_columns_without_computing(data):
+    """The post-processors fit and predict on Dask DataFrames: the names come from ``columns``, nothing is computed."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from fairlearn_dp.postprocessing import DPThresholdOptimizer
+
+    X, a, y, _ = data
+    frame = dd.from_pandas(pd.DataFrame({"score": 1 / (1 + np.exp(-X.w.to_numpy())), "y": y, "a": a}), npartitions=3)
+    with dask.config.set(scheduler="threads"):
+        model = DPThresholdOptimizer(groups=[0, 1], epsilon=1.0, accountant=BudgetAccountant(), random_state=0).fit(
+            frame[["score"]], frame["y"], sensitive_features=frame["a"])
+    np.testing.assert_array_equal(model.feature_names_in_, np.array(["score"], dtype=object))
+    renamed = frame.rename(columns={"score": "proba"})
+    with dask.config.set(scheduler=_no_compute):
+        model.predict(frame[["score"]], sensitive_features=frame["a"], random_state=0)     # built, not run
+        for method in (model.predict, model._pmf_predict):
+            with pytest.raises(ValueError, match=NAMES_DIFFER):
+                method(renamed[["proba"]], sensitive_features=renamed["a"])
