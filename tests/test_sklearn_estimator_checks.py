@@ -42,7 +42,7 @@ ESTIMATORS = [
                                        random_state=0),
     DPGerryFairClassifier(epsilon=np.inf, max_iters=3, random_state=0),
     DPGroupBudgetClassifier(epsilon=np.inf, groups=[0, 1], n_iter=5, random_state=0),
-    DPGroupBudgetRegressor(epsilon=np.inf, groups=[0, 1], n_iter=5, random_state=0),
+    DPGroupBudgetRegressor(epsilon=np.inf, groups=[0, 1], n_iter=20, random_state=0),
 ]
 
 NEEDS_SENSITIVE_FEATURES = ("fit needs sensitive_features (a required keyword argument: the groups the fairness "
