@@ -33,6 +33,9 @@ computed. Warnings of ``predict`` (scores clipped to ``score_range`` or ``bounds
 worker. An empty partition gives an empty block.
 
 ``predict`` is not a privacy mechanism and spends no budget. Dask is imported only when Dask inputs are passed.
+
+:class:`~fairlearn_dp.reductions.DPExponentiatedGradient` uses the same two functions for its lazy ``predict`` and
+``_pmf_predict`` (without sensitive features: its randomized classifier reads ``X`` only).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from .._fairlearn_compat import (
     NO_CONTROL_FEATURES,
 )
 from ..privacy import PrivacySpend, PrivacyWarning, charge, validate_epsilon_delta
+from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
@@ -328,7 +329,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         public = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
         epsilon, delta = public.epsilon, public.delta
         if self._delegates_to_fairlearn(epsilon):
-            return self._fit_fairlearn(X, y, sensitive_features=sensitive_features, public=public, **kwargs)
+            self._fit_fairlearn(X, y, sensitive_features=sensitive_features, public=public, **kwargs)
+            set_fit_features(self, X)               # n_features_in_ (and feature_names_in_), as scikit-learn's
+            return self
         self._forget_fit()
         private = not math.isinf(epsilon)
         labels = self._read_estimator(X, y, sensitive_features, public.groups, private, kwargs)   # 3. domain
@@ -347,7 +350,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
             counts.reshape(n_groups, 2 * n_bins), n, epsilon=epsilon, delta=delta, accountant=self.accountant,
             random_state=self.random_state)
         self.noisy_table_ = noisy.reshape(n_groups, n_bins, 2)
-        return self._solve_from_release(public.gamma, n_rows=n, n_bins=n_bins, epsilon=epsilon, delta=delta)  # 6
+        self._solve_from_release(public.gamma, n_rows=n, n_bins=n_bins, epsilon=epsilon, delta=delta)  # 6
+        set_fit_features(self, X)
+        return self
 
     def _read_estimator(self, X, y, sensitive_features, groups, private, kwargs):
         """The base estimator (fitted here in memory, else prefit or None) and the predict method. Returns the
@@ -530,8 +535,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         (``fairlearn_dp/postprocessing/_dask_predict.py``). A group not in ``groups_`` raises its ``ValueError``
         when the result is computed.
         """
+        check_is_fitted(self)
+        check_predict_features(self, X)             # scikit-learn's checks of the columns (no value read)
         if is_dask_input(X, sensitive_features):
-            check_is_fitted(self)
             return predict_dask(light_copy(self)._randomised_predict, X, sensitive_features, random_state, dtype=int)
         return self._randomised_predict(X, sensitive_features, check_random_state(random_state))
 
@@ -541,16 +547,21 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         """
         if not self._dp_fitted():
             return super().predict(X, sensitive_features=sensitive_features, random_state=generator)
-        probability = self._pmf_predict(X, sensitive_features=sensitive_features)[:, 1]
+        probability = self._pmf_in_memory(X, sensitive_features=sensitive_features)[:, 1]
         return (generator.random_sample(probability.size) < probability).astype(int)
 
     def _pmf_predict(self, X, *, sensitive_features):
         """``[P(Y_tilde = 0), P(Y_tilde = 1)]`` for each row, shape (n_samples, 2) (Fairlearn's after a fit at
         ``epsilon=inf``); on Dask inputs a lazy Dask array of shape (n_samples, 2), as ``predict``.
         """
+        check_is_fitted(self)
+        check_predict_features(self, X)
         if is_dask_input(X, sensitive_features):
-            check_is_fitted(self)
-            return pmf_predict_dask(light_copy(self)._pmf_predict, X, sensitive_features, n_columns=2)
+            return pmf_predict_dask(light_copy(self)._pmf_in_memory, X, sensitive_features, n_columns=2)
+        return self._pmf_in_memory(X, sensitive_features=sensitive_features)
+
+    def _pmf_in_memory(self, X, *, sensitive_features):
+        """:meth:`_pmf_predict` on in-memory inputs whose columns were checked (a Dask partition, or ``X``)."""
         if not self._dp_fitted():
             return super()._pmf_predict(X, sensitive_features=sensitive_features)
         check_is_fitted(self, "mixing_rates_")

@@ -24,6 +24,7 @@ from .._compat import num_samples as _num_samples
 from ..privacy import release_random_state
 from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector)
+from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ..utils._validation import (
@@ -258,7 +259,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         resolved = self.check_public_inputs(X, y, sensitive_features=sensitive_features)   # 1-2. public, budget
         epsilon, weight, hypotheses, share, n, delta = resolved
         spend = self._planned_spend(resolved)
-        n_features, labels, group_vector = self._check_data(X, y, sensitive_features)
+        _, labels, group_vector = self._check_data(X, y, sensitive_features)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
         n_groups = len(groups)
@@ -300,7 +301,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         self.privacy_spent_ = spend
         self.groups_ = groups
         self.classes_ = np.array([0, 1])
-        self.n_features_in_ = n_features
+        set_fit_features(self, X)               # n_features_in_ (and feature_names_in_), as scikit-learn's
         return self
 
     def _check_data(self, X, y, sensitive_features):
@@ -354,9 +355,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predictions (0/1) of the selected hypothesis; deterministic, no sensitive feature needed."""
         check_is_fitted(self, "hypothesis_")
-        n_features = _check_X(X).shape[1]
-        if n_features != self.n_features_in_:
-            raise ValueError(f"X has {n_features} features, but the model was fitted with {self.n_features_in_}.")
+        check_predict_features(self, X)         # scikit-learn's checks: the same columns, in the same order
+        _check_X(X)
         return hypothesis_predictions([self.hypothesis_], X)[:, 0].astype(int)
 
 

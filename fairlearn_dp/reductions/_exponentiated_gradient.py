@@ -21,6 +21,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import PrivacySpend, PrivacyWarning, charge
 from ..privacy import check_random_state, release_random_state
+from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
+from ..postprocessing._inputs import light_copy
+from ..utils._dask import is_dask_input
+from ..utils._features import check_predict_features, set_fit_features
 from ..utils._row_bounds import feature_bound_radius
 from ..utils._fit_support import (
     SharedAccountantCloneMixin,
@@ -258,12 +262,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         # 1-2. the public parameters, the public layout of the arguments (_check_public_layout), the budget
         epsilon, delta, oracle = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
         if oracle == "estimator":
-            return self._fit_fairlearn(X, y, sensitive_features, kwargs)
-        private = not math.isinf(epsilon)
-        if oracle in _STATISTICS_ORACLES:
-            return self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
-        X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features, private=private)    # 3. the data
-        return self._fit_paper(X_arr, y_arr, group_index, groups, epsilon, delta, oracle)
+            self._fit_fairlearn(X, y, sensitive_features, kwargs)
+        elif oracle in _STATISTICS_ORACLES:
+            self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
+        else:
+            X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features,    # 3. the data
+                                                           private=not math.isinf(epsilon))
+            self._fit_paper(X_arr, y_arr, group_index, groups, epsilon, delta, oracle)
+        set_fit_features(self, X)                   # n_features_in_ (and feature_names_in_), as scikit-learn's
+        return self
 
     def _fit_paper(self, X_arr, y_arr, group_index, groups, epsilon, delta, oracle):
         """Algorithm 3 (``mode="paper"``, :mod:`._algorithm3`) on the loaded data: count, release, play; then the
@@ -302,7 +309,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         if private and self.privacy_unit == "sensitive_attribute":
             # X and y are public under this relation and the plays are released: the training error of Q is
             # post-processing, and so is the warning (Algorithm 3 at a small epsilon is often noise).
-            positive = self._pmf_predict(X_arr)[:, 1]
+            positive = self._pmf_in_memory(X_arr)[:, 1]
             error = float(np.mean(positive * (1 - y_arr) + (1 - positive) * y_arr))
             self._warn_if_worse_than_constant(error, float(y_arr.mean()), 0.0, False, stacklevel=5)
         elif private:
@@ -470,10 +477,21 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     # ------------------------------------------------------------------------------------------ predict
     def _pmf_predict(self, X):
-        """``(n, 2)`` probabilities of predicting 0 and 1 under the randomized classifier Q (Fairlearn's form)."""
+        """``(n, 2)`` probabilities of predicting 0 and 1 under the randomized classifier Q (Fairlearn's form); on a
+        Dask array or DataFrame a lazy Dask array partitioned like ``X``, computed on the workers.
+        """
+        check_is_fitted(self, "predictors_")
+        check_predict_features(self, X)             # scikit-learn's checks of the columns (no value read)
+        if is_dask_input(X):
+            return pmf_predict_dask(light_copy(self)._pmf_in_memory, X, None, n_columns=2)
+        return self._pmf_in_memory(X)
+
+    def _pmf_in_memory(self, X, sensitive_features=None):
+        """:meth:`_pmf_predict` of in-memory ``X`` whose columns were checked (``X``, or a Dask partition, whose
+        helper passes ``sensitive_features=None``: Q does not use them).
+        """
         if getattr(self, "oracle_", None) == "estimator":
             return super()._pmf_predict(X)
-        check_is_fitted(self, "predictors_")
         if getattr(self, "preprocessor_", None) is not None:      # a Pipeline estimator (statistics game)
             return pipeline_pmf(self.preprocessor_, self.predictors_, self.weights_, X)
         X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
@@ -491,12 +509,28 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                 positive += w * np.asarray(predict(X_arr), dtype=float).ravel()
         return np.column_stack([1.0 - positive, positive])
 
-    def predict(self, X: ArrayLike, random_state: int | np.random.RandomState | None = None) -> np.ndarray:
-        """Randomized 0/1 predictions: 1 with probability ``_pmf_predict(X)[:, 1]`` (Fairlearn's semantics)."""
+    def predict(self, X: ArrayLike, random_state: int | np.random.RandomState | None = None) -> Any:
+        """Randomized 0/1 predictions: 1 with probability ``_pmf_predict(X)[:, 1]`` (Fairlearn's semantics).
+
+        On a Dask array or DataFrame: a lazy Dask array partitioned like ``X`` (the post-processors' helper,
+        ``fairlearn_dp/postprocessing/_dask_predict.py``), whose computed values are the in-memory predictions of
+        the computed ``X`` with the same ``random_state``: row ``r`` gets draw ``r`` of one stream.
+        """
+        check_is_fitted(self, "predictors_")
+        if is_dask_input(X):
+            check_predict_features(self, X)
+            return predict_dask(light_copy(self)._randomised_predict, X, None, random_state, dtype=int)
         if getattr(self, "oracle_", None) == "estimator":      # Fairlearn's predict; None: OS entropy here too
             return super().predict(X, random_state=check_random_state(random_state))
         positive = self._pmf_predict(X)[:, 1]
         rng = check_random_state(random_state)          # None: OS entropy, never numpy's global generator
         return (positive >= rng.rand(len(positive))).astype(int)
 
-
+    def _randomised_predict(self, X, sensitive_features, generator):
+        """``predict`` of in-memory ``X`` with the ``RandomState`` ``generator`` (a Dask partition's, advanced by
+        the rows before it): one draw per row, in row order, as in memory.
+        """
+        if self.oracle_ == "estimator":             # Fairlearn's predict and draws (its _pmf_predict is ours)
+            return super().predict(X, random_state=generator)
+        positive = self._pmf_in_memory(X)[:, 1]
+        return (positive >= generator.rand(len(positive))).astype(int)

@@ -43,6 +43,7 @@ from ..utils._encoding import (
     _radius,
     _with_intercept,
 )
+from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._progress import progress_rounds
 from ..privacy import check_random_state
@@ -349,7 +350,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         rounds, n_releases = public["rounds"], public["n_releases"]
         norm_ord = 1 if delta == 0 else 2
 
-        X, names = check_X(X, "X")
+        fit_X = X                                   # its layout: n_features_in_, feature_names_in_ (set_fit_features)
+        X, _ = check_X(X, "X")
         y = _check_labels(y, X.shape[0])
         A, sensitive_values, sensitive_names = _encode_sensitive(
             sensitive_features, X.shape[0], self.sensitive_values, private=not math.isinf(epsilon),
@@ -454,9 +456,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         self.composed_spend_ = composed_spend(eps0, delta0, n_releases, rule, delta, epsilon)
         self.feature_norm_bound_ = feature_bound
         self.sensitive_norm_bound_ = sensitive_bound
-        self.n_features_in_ = X.shape[1]
-        if names is not None:
-            self.feature_names_in_ = names
+        set_fit_features(self, fit_X)
         self.sensitive_values_ = sensitive_values
         self.privacy_spent_ = charge(self.accountant, spend)    # before the warning (it may be an error)
         if linear and fit_intercept and not math.isinf(epsilon):
@@ -528,10 +528,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
     # ------------------------------------------------------------------ predict
     def _decision_matrix(self, X):
         check_is_fitted(self, "predictors_")
+        check_predict_features(self, X)             # scikit-learn's checks: the same columns, in the same order
         X, _ = check_X(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
-                             f"{self.n_features_in_}.")
         return np.column_stack([h.predict(X) for h in self.predictors_])
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:

@@ -34,6 +34,7 @@ from ..privacy import (
     zcdp_to_approx_dp,
 )
 from ..privacy import approx_dp_to_zcdp
+from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
 from ..privacy import release_seeds
 from ..utils._withheld import call_withheld
@@ -231,7 +232,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         Order: the public parameters and groups are validated and the accountant is checked for the whole budget
         before the data are read (:meth:`check_public_inputs`); a fit that raises leaves the estimator as it was.
         """
-        rho, groups = self.check_public_inputs()
+        rho, groups = self.check_public_inputs(X, y, sensitive_features=sensitive_features)
         design = self._design(X)
         target = self._target(y, design.shape[0])
         group_vector = as_group_vector(sensitive_features, design.shape[0], groups=groups)
@@ -272,7 +273,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         self.intercept_ = float(coef[-1] * self.data_bound) if self.fit_intercept else 0.0
         self.ledger_ = ledger
         self.history_ = history
-        self.n_features_in_ = design.shape[1] - int(self.fit_intercept)
+        set_fit_features(self, X)               # n_features_in_ (and feature_names_in_), as scikit-learn's
         self.rho_spent_ = spent
         self.privacy_spent_ = privacy_spent
         for name, value in self._label_attributes().items():
@@ -307,10 +308,8 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
 
     def _decision(self, X):
         check_is_fitted(self, "coef_")
+        check_predict_features(self, X)         # scikit-learn's checks: the same columns, in the same order
         design = self._design(X, warn_clipped=True)
-        if design.shape[1] - int(self.fit_intercept) != self.n_features_in_:
-            raise ValueError(f"X has {design.shape[1] - int(self.fit_intercept)} features, the model "
-                             f"{self.n_features_in_}.")
         return design[:, :self.n_features_in_] @ self.coef_ + self.intercept_
 
 

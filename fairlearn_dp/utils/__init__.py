@@ -5,6 +5,7 @@ behind them: the one validation module (``_validation.py``), the fit machinery (
 display (``_progress.py``). They are internal to fairdp (not on the API page) and may change with it.
 """
 
+from ._features import check_dataset_features, check_predict_features, names_frame, set_dataset_features, set_fit_features
 from ._fit_support import atomic_fit
 from ._progress import show_progress
 from ._validation import (
@@ -18,5 +19,6 @@ from ._validation import (
     value_errors,
 )
 
-__all__ = ["atomic_fit", "show_progress", "as_group_vector", "check_bool", "check_bounds", "check_choice",
+__all__ = ["atomic_fit", "check_dataset_features", "check_predict_features", "names_frame", "set_dataset_features",
+           "set_fit_features", "show_progress", "as_group_vector", "check_bool", "check_bounds", "check_choice",
            "check_real", "check_seed", "validate_params", "value_errors"]

@@ -6,8 +6,8 @@ estimator runs the same steps in the same order (docs/design.md, "The order insi
 1. validate every public parameter: the class's declarative table ``_public_parameter_checks`` (``{name: check}``,
    each check from :mod:`fairlearn_dp.utils._validation`), then the rules that relate several parameters
    (``_check_params_together``), which also resolve them (e.g. ``tol=None`` to 0); then the public layout of the
-   fit's arguments (``_check_public_layout``: shapes, the metadata ``X`` publishes, the partitions of Dask inputs,
-   the keyword arguments), which never reads a value of the data;
+   fit's arguments (``X``'s column names, :mod:`._features`; ``_check_public_layout``: shapes, the metadata ``X``
+   publishes, the partitions of Dask inputs, the keyword arguments), which never reads a value of the data;
 2. check that the accountant can pay the fit's whole spend (``_planned_spend``), before anything reads the data;
 3. read the data, with domain checks only;
 4. count, in memory or on Dask workers (``fairlearn_dp/postprocessing/_counting.py`` for the post-processors);
@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..privacy import PrivacySpend, check_spend
+from ._features import check_fit_features
 from ._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ._validation import validate_params
 
@@ -79,6 +80,7 @@ class PrivateFitMixin:
         """
         resolved = self._check_public_parameters()
         if X is not None:
+            check_fit_features(X)                   # the column names: scikit-learn's rules (_features.py)
             resolved = self._check_public_layout(resolved, X, y, sensitive_features, fit_kwargs)
         if check_budget:
             check_spend(self.accountant, self._planned_spend(resolved))

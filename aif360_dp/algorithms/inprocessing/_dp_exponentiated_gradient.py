@@ -14,7 +14,15 @@ from fairlearn import reductions as fl_reductions
 
 from fairdp_adapters.aif360 import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp.utils import atomic_fit, check_bool, check_real, check_seed, validate_params
+from fairlearn_dp.utils import (
+    atomic_fit,
+    check_bool,
+    check_dataset_features,
+    check_real,
+    check_seed,
+    set_dataset_features,
+    validate_params,
+)
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset
@@ -213,6 +221,7 @@ class DPExponentiatedGradientReduction(Transformer):
         model.fit(_engine_input(X, oracle), _binary_labels(dataset), sensitive_features=protected_frame(dataset, names))
         self.model_ = model
         self.feature_names_ = list(X.columns)
+        set_dataset_features(self, X.columns)     # predict refuses other feature_names, as scikit-learn does
         self.protected_attribute_names_ = names
         self.privacy_spent_ = model.privacy_spent_
         return self
@@ -225,11 +234,9 @@ class DPExponentiatedGradientReduction(Transformer):
         """
         if not hasattr(self, "model_"):
             raise NotFittedError(f"{type(self).__name__} must be fitted before predict.")
-        frame = pd.DataFrame(dataset.features, columns=dataset.feature_names)
-        missing = [n for n in self.feature_names_ if n not in frame.columns]
-        if missing:
-            raise ValueError(f"dataset lacks the feature(s) {missing} the model was fitted on.")
-        X = _engine_input(frame[self.feature_names_], getattr(self.model_, "oracle_", None))
+        frame = self._features(dataset)
+        check_dataset_features(self, frame.columns)     # the fitted features, in the same order
+        X = _engine_input(frame, getattr(self.model_, "oracle_", None))
         favorable = self.model_.predict(X, random_state=predict_seed(self.seed)) == 1
         out = dataset.copy(deepcopy=True)
         out.labels = np.where(favorable, dataset.favorable_label, dataset.unfavorable_label).astype(float)[:, None]

@@ -21,7 +21,7 @@ from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, charge, check_spe
 from fairlearn_dp.reductions import DPGerryFairClassifier as _Engine
 from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
 from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
-from fairlearn_dp.utils import atomic_fit, check_real, value_errors
+from fairlearn_dp.utils import atomic_fit, check_dataset_features, check_real, set_dataset_features, value_errors
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset
@@ -155,6 +155,7 @@ class DPGerryFairClassifier(Transformer):
                                  index=arrays.X.index)
         model.fit(arrays.X, arrays.y, sensitive_features=protected)
         self.model_ = model
+        set_dataset_features(self, dataset.feature_names)     # predict refuses other feature_names, as scikit-learn does
         self.classifiers = self.model_.predictors_
         self.errors = self.model_.errors_
         self.fairness_violations = self.model_.fairness_violations_
@@ -205,6 +206,7 @@ class DPGerryFairClassifier(Transformer):
         """
         if self.classifiers is None:
             raise NotFittedError("DPGerryFairClassifier must be fitted before predict.")
+        check_dataset_features(self, getattr(dataset, "feature_names", None))
         soft = self.model_.predict_proba(dataset_to_arrays(dataset).X)[:, 1]
         labels = (soft >= threshold).astype(float) if threshold else soft
         out = arrays_to_dataset(dataset, labels)

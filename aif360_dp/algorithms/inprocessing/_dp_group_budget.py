@@ -18,7 +18,14 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils import atomic_fit, check_bool, check_seed, validate_params
+from fairlearn_dp.utils import (
+    atomic_fit,
+    check_bool,
+    check_dataset_features,
+    check_seed,
+    set_dataset_features,
+    validate_params,
+)
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset, StructuredDataset
@@ -124,6 +131,7 @@ class _GroupBudgetTransformer(Transformer):
         self.model_ = model
         self.protected_attribute_name_ = name
         self.feature_names_ = features
+        set_dataset_features(self, features)     # predict refuses other feature_names, as scikit-learn does
         self.privacy_spent_ = model.privacy_spent_
         return self
 
@@ -141,11 +149,8 @@ class _GroupBudgetTransformer(Transformer):
         """The features the model was fitted on, by name (the protected attributes are not needed when dropped)."""
         if not hasattr(self, "model_"):
             raise NotFittedError(f"{type(self).__name__} must be fitted before predict.")
-        frame = pd.DataFrame(dataset.features, columns=dataset.feature_names)
-        missing = [n for n in self.feature_names_ if n not in frame.columns]
-        if missing:
-            raise ValueError(f"dataset lacks the feature(s) {missing} the model was fitted on.")
-        return frame[self.feature_names_]
+        check_dataset_features(self, self._feature_names(dataset))     # the fitted features, in the same order
+        return pd.DataFrame(dataset.features, columns=dataset.feature_names)[self.feature_names_]
 
 
 class DPGroupBudgetRegression(_GroupBudgetTransformer):

@@ -14,7 +14,14 @@ from aif360.metrics import utils as aif360_utils
 from fairdp_adapters.aif360 import check_group_attributes, predict_seed
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import validate_epsilon_delta
-from fairlearn_dp.utils import atomic_fit, check_real, check_seed, validate_params
+from fairlearn_dp.utils import (
+    atomic_fit,
+    check_dataset_features,
+    check_real,
+    check_seed,
+    set_dataset_features,
+    validate_params,
+)
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset
@@ -167,6 +174,7 @@ class DPEqOddsPostprocessing(Transformer):
         # AIF360's order: [sp2p, sn2p, op2p, on2p] = P(1 | y_hat = 1 / 0) for privileged, then unprivileged.
         self.model_params = SimpleNamespace(x=np.array([rates[_PRIVILEGED, 1], rates[_PRIVILEGED, 0],
                                                         rates[_UNPRIVILEGED, 1], rates[_UNPRIVILEGED, 0]]))
+        set_dataset_features(self, dataset_pred.feature_names)    # predict refuses other feature_names, as scikit-learn does
         self.privacy_spent_ = self.model_.privacy_spent_
         return self
 
@@ -183,6 +191,7 @@ class DPEqOddsPostprocessing(Transformer):
         if self.model_params is None:
             raise NotFittedError("DPEqOddsPostprocessing must be fitted before predict.")
         self._check_schema(dataset, names=("dataset",))
+        check_dataset_features(self, dataset.feature_names)
         groups = self._groups(dataset)
         predicted = self._favorable(dataset, "dataset")
         rng = np.random.RandomState(predict_seed(self.seed))

@@ -19,7 +19,7 @@ from fairdp_adapters.aif360 import (
     public_label_bounds,
 )
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.utils import atomic_fit, check_seed
+from fairlearn_dp.utils import atomic_fit, check_dataset_features, check_seed, set_dataset_features
 
 if TYPE_CHECKING:
     from aif360.datasets import RegressionDataset
@@ -128,6 +128,7 @@ class DPFairRegressionPostprocessing(Transformer):
                   sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
         self.model_ = model
         self.protected_attribute_name_ = name
+        set_dataset_features(self, source.feature_names)      # predict refuses other feature_names, as scikit-learn does
         self.privacy_spent_ = self.model_.privacy_spent_
         return self
 
@@ -142,6 +143,7 @@ class DPFairRegressionPostprocessing(Transformer):
         """
         if not hasattr(self, "model_"):
             raise NotFittedError("DPFairRegressionPostprocessing must be fitted before predict.")
+        check_dataset_features(self, getattr(dataset, "feature_names", None))
         arrays = dataset_to_arrays(dataset, protected_attribute_name=self.protected_attribute_name_)
         blind = self.model_.group_estimator_ is not None
         fair = self.model_.predict(self._model_input(dataset, arrays, blind),

@@ -1,0 +1,103 @@
+"""``n_features_in_`` and ``feature_names_in_``, set at fit and checked at predict as scikit-learn does: one helper.
+
+Every estimator of fairdp goes through these three functions, built on scikit-learn's public
+:func:`sklearn.utils.validation.validate_data` (``skip_check_array=True``: only the layout of ``X`` is looked at,
+never a value), so that a DataFrame with its columns reordered, renamed or missing is refused at ``predict`` with
+scikit-learn's own messages instead of giving silently wrong predictions:
+
+- :func:`check_fit_features`: at fit, in the public-layout step (before the budget): the column names are usable
+  (all strings, or none); nothing is set;
+- :func:`set_fit_features`: at the end of a successful fit: sets ``n_features_in_`` and, for named columns,
+  ``feature_names_in_`` (and removes a stale one), as scikit-learn's estimators do;
+- :func:`check_predict_features`: at ``predict`` (and ``predict_proba``, ``_pmf_predict``): scikit-learn's
+  "feature names should match" and n_features errors and its "X does not have valid feature names" warning.
+
+The layout is public: the number of columns and their names, never the rows. A 1-D ``X`` (a vector of scores,
+which the post-processors read as one column) counts as one unnamed column. A Dask DataFrame's column names are
+read off its ``columns`` (known on the client; scikit-learn does not read a Dask DataFrame's names itself), so
+nothing is computed. The AIF360 faces (not scikit-learn estimators) record and check a dataset's ``feature_names``
+with :func:`set_dataset_features` and :func:`check_dataset_features`, through the same scikit-learn checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import validate_data
+
+from ._dask import is_dask_collection
+
+__all__ = ["check_fit_features", "set_fit_features", "check_predict_features", "names_frame", "set_dataset_features",
+           "check_dataset_features"]
+
+
+def names_frame(names: Any) -> pd.DataFrame:
+    """An empty DataFrame with columns ``names``: the layout of a table without any of its values."""
+    return pd.DataFrame(columns=pd.Index(list(names), dtype=object))
+
+
+def _layout(X):
+    """What scikit-learn's checks read of ``X``: ``X`` itself, for a Dask DataFrame its columns only, and for a 1-D
+    ``X`` (the post-processors' vector of scores) one unnamed column, as the estimators read it.
+    """
+    if getattr(X, "ndim", None) == 1:
+        return np.empty((0, 1))
+    if is_dask_collection(X) and hasattr(X, "columns"):
+        return names_frame(X.columns)
+    return X
+
+
+def check_fit_features(X: Any) -> None:
+    """The public-layout check of a fit's ``X`` (before the budget): scikit-learn's ``TypeError`` for column names
+    of mixed types. Sets nothing (a throwaway estimator receives the attributes).
+    """
+    validate_data(BaseEstimator(), _layout(X), reset=True, skip_check_array=True)
+
+
+def set_fit_features(estimator: Any, X: Any) -> None:
+    """Set ``n_features_in_`` (and ``feature_names_in_`` for string column names, else remove it) from the fit's
+    ``X``, as scikit-learn's estimators do. Call it once the fit has succeeded (``atomic_fit`` undoes it otherwise).
+    """
+    validate_data(estimator, _layout(X), reset=True, skip_check_array=True)
+
+
+def check_predict_features(estimator: Any, X: Any) -> None:
+    """Refuse an ``X`` whose columns differ from those at fit, with scikit-learn's messages (a ``ValueError`` for
+    other names, another order or another number of columns; a ``UserWarning`` for a name-less ``X`` after a fit on
+    named columns, or the reverse).
+    """
+    validate_data(estimator, _layout(X), reset=False, skip_check_array=True)
+
+
+# ------------------------------------------------------------------------------------------ the AIF360 faces
+_LAYOUT = ("n_features_in_", "feature_names_in_")
+
+
+def _layout_holder(face):
+    """A scikit-learn estimator named like ``face`` (so that scikit-learn's messages name it) holding its layout."""
+    holder = type(type(face).__name__, (BaseEstimator,), {})()
+    holder.__dict__.update({name: face.__dict__[name] for name in _LAYOUT if name in face.__dict__})
+    return holder
+
+
+def set_dataset_features(face: Any, feature_names: Any) -> None:
+    """Set ``n_features_in_`` and ``feature_names_in_`` of an AIF360 face from the names of the dataset features its
+    model reads at fit (the schema, public), as scikit-learn's estimators set them from a DataFrame's columns.
+    """
+    holder = _layout_holder(face)
+    set_fit_features(holder, names_frame(feature_names))
+    for name in _LAYOUT:
+        face.__dict__.pop(name, None)
+        if name in holder.__dict__:
+            setattr(face, name, holder.__dict__[name])
+
+
+def check_dataset_features(face: Any, feature_names: Any) -> None:
+    """Refuse, with scikit-learn's ``ValueError``, a dataset whose features the face reads (``feature_names``) are
+    not those at fit, in the same order. ``None`` (not a dataset) is left to the face's own check of its argument.
+    """
+    if feature_names is not None:
+        check_predict_features(_layout_holder(face), names_frame(feature_names))
