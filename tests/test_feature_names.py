@@ -93,8 +93,6 @@ CASES = {
     ("DPGroupBudgetRegressor", ""): (_group_budget("DPGroupBudgetRegressor"), True, False),
 }
 IDS = [f"{row}-{variant}" if variant else row for row, variant in CASES]
-#: The regressor branch sets them on DPFairRegressionPostprocessor (issue 34; its file is another change's).
-ATTRIBUTES_ELSEWHERE = {"DPFairRegressionPostprocessor"}
 
 
 def _fitted(case, data, *, frame=True):
@@ -138,8 +136,6 @@ def test_reordered_columns_are_refused(case, data):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_attributes_after_a_dataframe_fit(case, data):
     model = _fitted(case, data)
-    if case[0] in ATTRIBUTES_ELSEWHERE and not hasattr(model, "feature_names_in_"):
-        pytest.xfail("set by the regressor branch")
     assert model.n_features_in_ == 4
     np.testing.assert_array_equal(model.feature_names_in_, np.array(COLUMNS, dtype=object))
 
@@ -156,8 +152,7 @@ def test_a_numpy_x_after_a_dataframe_fit_warns_as_scikit_learn(case, data):
 def test_a_numpy_fit_has_no_names_and_refuses_another_number_of_columns(case, data):
     model = _fitted(case, data)                    # a DataFrame fit first: the numpy refit must drop its names
     model = _fitted(case, data, frame=False)
-    if case[0] not in ATTRIBUTES_ELSEWHERE or hasattr(model, "n_features_in_"):
-        assert model.n_features_in_ == 4
+    assert model.n_features_in_ == 4
     assert not hasattr(model, "feature_names_in_")
     for name, method in _predicting_methods(case, model, data[1]).items():
         with pytest.raises(ValueError, match=N_FEATURES):

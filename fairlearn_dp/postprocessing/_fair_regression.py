@@ -18,6 +18,7 @@ from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ..utils._withheld import call_total_on_private_rows
+from ..utils._features import check_fit_features, set_fit_features
 from ..utils._validation import (
     as_1d_float,
     as_group_vector,
@@ -89,7 +90,6 @@ class _Public(NamedTuple):
     n_bins: int
     alpha: float
     groups: list | None
-    features: dict | None = None        # n_features_in_ / feature_names_in_ of fit's X (_check_public_layout)
 
 
 class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin, _AttributeBlindFit, _RegressorContract,
@@ -252,6 +252,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
             return super().check_public_inputs(X, y, sensitive_features=sensitive_features, **fit_kwargs)
         resolved = self._check_params_together(validate_params(self, self._public_parameter_checks), pending=True)
         if X is not None:
+            check_fit_features(X)                   # the column names: scikit-learn's rules (utils/_features.py)
             resolved = self._check_public_layout(resolved, X, y, sensitive_features, fit_kwargs)
         return resolved
 
@@ -277,7 +278,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """Public checks of ``fit``'s arguments (no value read): ``X``'s feature layout, ``y`` if the estimator is
         fitted here; Dask: no group_estimator, groups and bounds declared, estimator prefit or None, aligned partitions.
         """
-        resolved = _Public(*resolved[:-1], features=self._fit_layout(X, y))
+        self._check_fit_target(y)
         if is_dask_input(X, y, sensitive_features):
             if self.group_estimator is not None:
                 raise ValueError("Dask inputs are not supported in attribute-blind mode (group_estimator given).")
@@ -354,8 +355,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """
         # 1-2. public parameters, the public layout of the arguments (_check_public_layout), budget
         public = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
-        epsilon, delta, bounds, n_bins, alpha, groups, features = public
-        self._record_features(features)     # kept only if the fit succeeds (atomic_fit)
+        epsilon, delta, bounds, n_bins, alpha, groups = public
+        set_fit_features(self, X)           # n_features_in_ (and feature_names_in_); kept only if the fit succeeds
         if self.group_estimator is not None:
             return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, bounds, n_bins, alpha, groups)
         private = not math.isinf(epsilon)

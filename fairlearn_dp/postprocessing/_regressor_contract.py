@@ -1,10 +1,7 @@
 """scikit-learn's regressor contract of :class:`~fairlearn_dp.postprocessing.DPFairRegressionPostprocessor`, as a
-mixin: its tags, the feature layout recorded by ``fit`` and checked by ``predict`` (``n_features_in_``,
-``feature_names_in_``, through scikit-learn's public ``validate_data``), ``score``, and the bins' range at
+mixin: its tags, ``predict``'s check of the feature layout recorded by ``fit`` (``n_features_in_``,
+``feature_names_in_``: the helpers of ``utils/_features.py``, as every estimator), ``score``, and the bins' range at
 ``epsilon=inf`` without ``bounds``.
-
-The feature layout is public (a column count and column names, never a value), so ``fit`` reads it with the other
-public checks, before the budget check (``_check_public_layout``).
 """
 
 from __future__ import annotations
@@ -14,35 +11,15 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import RegressorMixin
 from sklearn.metrics import r2_score
 from sklearn.utils import get_tags
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ..utils._features import check_predict_features
 from ..utils._validation import check_bounds
 
-__all__ = ["check_public_bounds", "feature_layout", "outputs_range"]
-
-_FEATURE_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
-
-
-class _LayoutRecord(BaseEstimator):
-    """What ``validate_data(..., reset=True)`` records about ``X``, kept apart from the estimator: the public
-    ``check_public_inputs`` runs the same checks outside ``fit`` and must not make an unfitted estimator look
-    fitted (``fit`` copies the record onto itself, ``_record_features``).
-    """
-
-
-def feature_layout(X: Any) -> dict[str, Any]:
-    """``n_features_in_`` and ``feature_names_in_`` as scikit-learn's ``fit`` sets them for ``X`` (each absent
-    when ``X`` has no such layout: a 1-D array, an array without column names). Reads no value: the column count
-    comes from ``X.shape`` (a list's first row), never computing a Dask collection; column names of mixed types
-    raise scikit-learn's ``TypeError``.
-    """
-    record = _LayoutRecord()
-    validate_data(record, X, reset=True, skip_check_array=True)
-    return {name: getattr(record, name) for name in _FEATURE_ATTRIBUTES if hasattr(record, name)}
-
+__all__ = ["check_public_bounds", "outputs_range"]
 
 def check_public_bounds(bounds: Any, epsilon: float, *, pending: bool = False) -> tuple[float, float] | None:
     """``bounds`` checked; None only at ``epsilon=inf`` (``fit`` then spans the outputs, :func:`outputs_range`) or
@@ -133,20 +110,13 @@ class _RegressorContract(RegressorMixin):
         predictions = self.predict(X, sensitive_features=sensitive_features, random_state=random_state)
         return float(r2_score(y, predictions, sample_weight=sample_weight))
 
-    def _fit_layout(self, X: Any, y: Any) -> dict[str, Any]:
-        """``fit``'s public layout (before the budget check): ``y`` given when the estimator is fitted here, and
-        ``X``'s features (:func:`feature_layout`), which ``_record_features`` sets once the checks pass.
+    def _check_fit_target(self, y: Any) -> None:
+        """``fit``'s public layout (before the budget check): ``y`` is given when the estimator is fitted here
+        (``X``'s feature layout is checked by the fit order's common step, ``utils/_features.py``).
         """
         if y is None and self.estimator is not None and not self.prefit:
             raise ValueError(f"y is required to fit the estimator (prefit=False): {type(self).__name__} requires y to "
                              "be passed, but the target y is None.")
-        return feature_layout(X)
-
-    def _record_features(self, layout: dict[str, Any]) -> None:
-        """Set ``n_features_in_`` / ``feature_names_in_`` from ``fit``'s layout (dropping an earlier fit's)."""
-        for name in _FEATURE_ATTRIBUTES:
-            self.__dict__.pop(name, None)
-        self.__dict__.update(layout)
 
     def _check_features(self, X: Any) -> None:
         """At ``predict``: fitted, and ``X``'s layout that of ``fit`` (scikit-learn's messages; no value read). With
@@ -160,4 +130,4 @@ class _RegressorContract(RegressorMixin):
                 return
             raise ValueError(f"X is 1-D, but {type(self).__name__} was fitted on {n_features} features. Reshape your "
                              "data using X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample.")
-        validate_data(self, X, reset=False, skip_check_array=True)
+        check_predict_features(self, X)

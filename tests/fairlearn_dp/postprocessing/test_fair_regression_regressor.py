@@ -124,6 +124,7 @@ def test_fit_records_the_features_and_predict_checks_them(data, regressor):
     X, y, a = data
     model = fitted_on_frame(data, regressor)
     assert model.n_features_in_ == 3
+    assert list(model.feature_names_in_) == COLUMNS
     np.testing.assert_array_equal(model.feature_names_in_, COLUMNS)
     frame = pd.DataFrame(X, columns=COLUMNS)
     model.predict(frame, sensitive_features=a, random_state=0)
@@ -173,8 +174,7 @@ def test_outputs_as_a_vector_at_predict_after_a_fit_on_their_column(data):
 
 @pytest.mark.dask
 def test_dask_inputs_get_their_layout_checked_without_being_computed(data, regressor):
-    """scikit-learn reads column names from pandas (and dataframe-protocol) frames only: a Dask frame gives its column
-    count, read from its metadata."""
+    """A Dask frame's column names and count are read from its metadata (utils/_features.py), never computed."""
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")
     X, y, a = data
@@ -188,8 +188,10 @@ def test_dask_inputs_get_their_layout_checked_without_being_computed(data, regre
         raise AssertionError("a Dask collection was computed")
 
     with dask.config.set(scheduler=no_compute):
-        with pytest.raises(ValueError, match="X has 2 features, but DPFairRegressionPostprocessor is expecting 3"):
+        with pytest.raises(ValueError, match="feature names should match"):
             model.predict(frame[["x1", "x0"]], sensitive_features=groups, random_state=0)
+        with pytest.raises(ValueError, match="feature names should match"):
+            model.predict(frame[list(reversed(COLUMNS))], sensitive_features=groups, random_state=0)
         model.predict(frame, sensitive_features=groups, random_state=0)                 # lazy
         with pytest.raises(BudgetError):
             model.set_params(epsilon=1.0, accountant=exhausted()).fit(frame, sensitive_features=groups)
