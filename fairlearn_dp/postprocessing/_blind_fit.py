@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy import joint_histogram_sensitivity, noise_scale, noise_sd
 from ..utils._withheld import call_total_on_private_rows
 from ..utils._validation import as_group_vector, encode_groups
-from ._inputs import n_rows
+from ._inputs import check_target_rows
 from ._regressor_contract import outputs_range
 from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap
 from ._transport import _shifted_kernel_cdfs
@@ -89,8 +89,7 @@ class _AttributeBlindFit:
         self.estimator_ = self._fit_estimator(regressor_input, y, _stacklevel=6, **kwargs)
         outputs = self._outputs(regressor_input, private=not math.isinf(epsilon),
                                 default=None if bounds is None else bounds[0])   # None: epsilon=inf only
-        if y is not None and n_rows(y) != outputs.size:
-            raise ValueError(f"y has {n_rows(y)} rows but X has {outputs.size} (length mismatch).")
+        check_target_rows(y, outputs.size)
         group_vector = as_group_vector(sensitive_features, outputs.size, groups=groups)
         group_index = encode_groups(group_vector, groups)
         labels = np.asarray(groups)

@@ -10,10 +10,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacySpend, PrivacyWarning
+from ..privacy import PrivacySpend
 from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
@@ -43,8 +43,8 @@ from ._blind_fit import MAX_BLIND_LP_VARIABLES, _AttributeBlindFit  # noqa: F401
 from ._counting import check_layout, counting_backend, is_dask_input, release_counts
 from ._counting import require_declared_groups, require_prefit_or_none
 from ._dask_predict import pmf_predict_dask, predict_dask
-from ._inputs import encode_group_index, light_copy, n_rows
-from ._regressor_contract import _RegressorContract, check_public_bounds, outputs_range
+from ._inputs import check_target_rows, encode_group_index, light_copy
+from ._regressor_contract import _RegressorContract, check_public_bounds, fit_here, outputs_range
 from ._transport import _shifted_kernel_cdfs, _transport_kernels, private_group_estimates
 
 __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_HISTOGRAM_CELLS"]
@@ -364,7 +364,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         if groups is None or bounds is None:                       # in memory only (Dask: both declared)
             # bounds None only at epsilon=inf (not private): no default output is needed there
             outputs = self._outputs(X, private=private, default=None if bounds is None else bounds[0])
-            _check_target_rows(y, outputs.size)
+            check_target_rows(y, outputs.size)
             bounds = outputs_range(outputs) if bounds is None else bounds   # None: epsilon=inf only
         if groups is None:
             groups = resolve_groups(None, as_group_vector(sensitive_features, outputs.size), private=private,
@@ -390,7 +390,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         # Only at epsilon=inf (refused before the budget check otherwise: _check_blind_inputs). Always warned, a
         # diffprivlib classifier too: its fitted classes_ (and any error it raises, e.g. one group present) depend
         # on which groups the data hold, and its spend goes to its own accountant.
-        return _fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted here, on the "
+        return fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted here, on the "
                          "sensitive attribute of the data that the post-processor is fitted on (its classes, errors "
                          "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False,
                          _stacklevel=6)                    # called from _fit_blind
@@ -427,7 +427,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         if not self.prefit:
             if y is None:
                 raise ValueError("y is required to fit the estimator (prefit=False).")
-            return _fit_here(self.estimator, X, y, "The estimator is fitted non-privately on the same data that "
+            return fit_here(self.estimator, X, y, "The estimator is fitted non-privately on the same data that "
                              "the post-processor is fitted on", _stacklevel=_stacklevel, **kwargs)
         check_is_fitted(self.estimator)
         return self.estimator
@@ -581,27 +581,12 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         return group_index, self._discretize(outputs)
 
 
-def _check_target_rows(y, n_outputs):
-    if y is not None and n_rows(y) != n_outputs:          # n_rows: scikit-learn's count (any array-like)
-        raise ValueError(f"y has {n_rows(y)} rows but X has {n_outputs} (length mismatch).")
-
-
 def _regression_cells(template, groups, n_bins, private, x, y, sensitive_features):
     """``cell_index`` of :meth:`DPFairRegressionPostprocessor.fit`: cell ``a k + j`` of each row (group ``a``, bin
     ``j`` of its output), with fit's domain checks and messages; ``template`` is the estimator's light copy.
     """
     outputs = template._outputs(x, private=private)
-    _check_target_rows(y, outputs.size)
+    check_target_rows(y, outputs.size)
     group_index = encode_group_index(sensitive_features, outputs.size, groups)
     return group_index * n_bins + template._discretize(outputs, warn_clipped=False)
 
-
-def _fit_here(estimator, X, y, what, trust_diffprivlib=True, _stacklevel=5, **kwargs):
-    """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
-    model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only).
-    """
-    if not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
-        warnings.warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a "
-                      "prefit model trained on other data, or a DP model (e.g. from diffprivlib).",
-                      PrivacyWarning, stacklevel=_stacklevel)
-    return clone(estimator).fit(X, y, **kwargs)

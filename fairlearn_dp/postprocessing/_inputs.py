@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ from .._fairlearn_compat import (
 
 from ..utils._validation import as_group_vector, encode_groups
 
-__all__ = ["n_columns", "n_rows", "check_lengths", "binary_labels", "binary_labels_fast", "encode_group_index",
+__all__ = ["n_columns", "n_rows", "check_lengths", "check_target_rows", "binary_labels", "binary_labels_fast", "encode_group_index",
            "light_copy", "fit_template"]
 
 
@@ -210,3 +211,9 @@ def fit_template(estimator, before, set_here):
 
 
 _MISSING = object()
+
+
+def check_target_rows(y: Any, n_outputs: int) -> None:
+    """``y`` (when given) has one row per output: a ``ValueError`` naming the length mismatch."""
+    if y is not None and n_rows(y) != n_outputs:          # n_rows: scikit-learn's count (any array-like)
+        raise ValueError(f"y has {n_rows(y)} rows but X has {n_outputs} (length mismatch).")

@@ -7,19 +7,21 @@ mixin: its tags, ``predict``'s check of the feature layout recorded by ``fit`` (
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, clone
 from sklearn.metrics import r2_score
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from ..privacy import PrivacyWarning
 from ..utils._features import check_predict_features
 from ..utils._validation import check_bounds
 
-__all__ = ["check_public_bounds", "outputs_range"]
+__all__ = ["check_public_bounds", "fit_here", "outputs_range"]
 
 def check_public_bounds(bounds: Any, epsilon: float, *, pending: bool = False) -> tuple[float, float] | None:
     """``bounds`` checked; None only at ``epsilon=inf`` (``fit`` then spans the outputs, :func:`outputs_range`) or
@@ -131,3 +133,14 @@ class _RegressorContract(RegressorMixin):
             raise ValueError(f"X is 1-D, but {type(self).__name__} was fitted on {n_features} features. Reshape your "
                              "data using X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample.")
         check_predict_features(self, X)
+
+
+def fit_here(estimator, X, y, what, trust_diffprivlib=True, _stacklevel=5, **kwargs):
+    """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
+    model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only).
+    """
+    if not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
+        warnings.warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a "
+                      "prefit model trained on other data, or a DP model (e.g. from diffprivlib).",
+                      PrivacyWarning, stacklevel=_stacklevel)
+    return clone(estimator).fit(X, y, **kwargs)
