@@ -8,6 +8,14 @@ from diffprivlib import BudgetAccountant  # noqa: E402
 
 
 @pytest.fixture
+def dask_threads():
+    """Dask's threaded scheduler for the test (the [dask] tests: ``pytest.mark.usefixtures("dask_threads")``)."""
+    dask = pytest.importorskip("dask")
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
+@pytest.fixture
 def accountant():
     """A fresh, unlimited accountant so no test touches diffprivlib's global one."""
     return BudgetAccountant()

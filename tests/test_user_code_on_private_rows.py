@@ -236,28 +236,39 @@ def test_exponential_mechanism_user_hypothesis_failing_on_one_row(value):
 
 
 # ------------------------------------------------------------------------------------------ post-processors
-class _Scorer(ClassifierMixin, BaseEstimator):
-    """A prefit classifier: P(y = 1) = x0 / LIMIT; raises above LIMIT, NaN on a negative value."""
+class _PrefitProbability(ClassifierMixin, BaseEstimator):
+    """A prefit binary classifier: P(class 1) = x[column] / LIMIT. It raises above LIMIT and gives NaN on a negative
+    value; with ``total`` set, it gives ``total`` there instead (the documented default of a failing row).
+    """
+
+    def __init__(self, column=0, total=None):
+        self.column = column
+        self.total = total
 
     def fit(self, X, y=None):
         self.classes_ = np.array([0, 1])
         return self
 
     def predict_proba(self, X):
-        x = np.asarray(X, dtype=float)[:, 0]
-        if np.any(x > LIMIT):
-            raise ValueError(f"score of {x.max()} undefined")
-        p = np.where(x < 0, np.nan, x / LIMIT)
+        x = np.asarray(X, dtype=float)[:, self.column]
+        outside = (x < 0) | (x > LIMIT)
+        if self.total is not None:
+            p = np.where(outside, self.total, x / LIMIT)
+        elif np.any(x > LIMIT):
+            raise ValueError(f"probability at {x.max()} undefined")
+        else:
+            p = np.where(x < 0, np.nan, x / LIMIT)
         return np.column_stack([1 - p, p])
 
 
-class _TotalScorer(_Scorer):
-    """``_Scorer`` with the documented default (probability 0, the low end of the score range) where it fails."""
+def _scorer():
+    """The prefit scorer of the threshold optimizer's tests (column 0)."""
+    return _PrefitProbability(0)
 
-    def predict_proba(self, X):
-        x = np.asarray(X, dtype=float)[:, 0]
-        p = np.where((x < 0) | (x > LIMIT), 0.0, x / LIMIT)
-        return np.column_stack([1 - p, p])
+
+def _total_scorer():
+    """``_scorer`` with the documented default (probability 0, the low end of the score range) where it fails."""
+    return _PrefitProbability(0, total=0.0)
 
 
 def _threshold(estimator, accountant, **params):
@@ -272,11 +283,11 @@ def test_record_threshold_optimizer_prefit_model_failing_on_one_row(value):
     spends, models = [], []
     for row_value in (LIMIT - 1, value):
         accountant = BudgetAccountant()
-        models.append(_quiet(lambda: _threshold(_Scorer().fit(None), accountant).fit(
+        models.append(_quiet(lambda: _threshold(_scorer().fit(None), accountant).fit(
             _with(X, "x0", row_value), y, sensitive_features=a)))
         spends.append(accountant.spent_budget)
     assert spends[0] == spends[1] == [(1.0, 0.0)]
-    reference = _quiet(lambda: _threshold(_TotalScorer().fit(None), BudgetAccountant()).fit(
+    reference = _quiet(lambda: _threshold(_total_scorer().fit(None), BudgetAccountant()).fit(
         _with(X, "x0", value), y, sensitive_features=a))
     np.testing.assert_allclose(models[1].noisy_table_, reference.noisy_table_, rtol=0, atol=1e-12)
 
@@ -289,7 +300,7 @@ def test_sensitive_attribute_threshold_optimizer_fails_identically_on_both_neigh
         neighbour = a.copy()
         neighbour[ROW] = group
         accountant = BudgetAccountant()
-        model = _threshold(_Scorer().fit(None), accountant, privacy_unit="sensitive_attribute")
+        model = _threshold(_scorer().fit(None), accountant, privacy_unit="sensitive_attribute")
         with pytest.raises(ValueError) as error:
             _quiet(lambda: model.fit(X, y, sensitive_features=neighbour))
         errors.append((type(error.value), str(error.value)))
@@ -342,28 +353,14 @@ def test_fair_regression_prefit_regressor_failing_on_one_row(value, declared_gro
     np.testing.assert_allclose(models[1].noisy_joint_pmf_, reference.noisy_joint_pmf_, rtol=0, atol=1e-12)
 
 
-class _GroupGuesser(ClassifierMixin, BaseEstimator):
-    """A prefit group estimator: P(group 1) = x1 / LIMIT; raises above LIMIT, NaN on a negative value."""
-
-    def fit(self, X, y=None):
-        self.classes_ = np.array([0, 1])
-        return self
-
-    def predict_proba(self, X):
-        x = np.asarray(X, dtype=float)[:, 1]
-        if np.any(x > LIMIT):
-            raise ValueError(f"posterior of {x.max()} undefined")
-        p = np.where(x < 0, np.nan, x / LIMIT)
-        return np.column_stack([1 - p, p])
+def _group_guesser():
+    """A prefit group estimator: P(group 1) = x1 / LIMIT (raises above LIMIT, NaN on a negative value)."""
+    return _PrefitProbability(1)
 
 
-class _TotalGroupGuesser(_GroupGuesser):
-    """``_GroupGuesser`` with the documented default (the uniform posterior) where it fails."""
-
-    def predict_proba(self, X):
-        x = np.asarray(X, dtype=float)[:, 1]
-        p = np.where((x < 0) | (x > LIMIT), 0.5, x / LIMIT)
-        return np.column_stack([1 - p, p])
+def _total_group_guesser():
+    """``_group_guesser`` with the documented default (the uniform posterior) where it fails."""
+    return _PrefitProbability(1, total=0.5)
 
 
 @pytest.mark.parametrize("value", [LIMIT + 2000, -1.0])
@@ -375,12 +372,12 @@ def test_fair_regression_attribute_blind_group_estimator_failing_on_one_row(valu
     for row_value in (LIMIT - 1, value):
         accountant = BudgetAccountant()
         models.append(_quiet(lambda: _regression(None, accountant, groups=[0, 1], n_bins=4, posterior_buckets=2,
-                                                 group_estimator=_GroupGuesser().fit(None)).fit(
+                                                 group_estimator=_group_guesser().fit(None)).fit(
             _with(X, "x1", row_value), sensitive_features=groups)))
         spends.append(accountant.spent_budget)
     assert spends[0] == spends[1] and len(spends[0]) == 1
     reference = _quiet(lambda: _regression(None, BudgetAccountant(), groups=[0, 1], n_bins=4, posterior_buckets=2,
-                                           group_estimator=_TotalGroupGuesser().fit(None)).fit(
+                                           group_estimator=_total_group_guesser().fit(None)).fit(
         _with(X, "x1", value), sensitive_features=groups))
     np.testing.assert_allclose(models[1].noisy_joint_pmf_, reference.noisy_joint_pmf_, rtol=0, atol=1e-12)
 

@@ -18,7 +18,7 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 dask = pytest.importorskip("dask")
 
-pytestmark = pytest.mark.dask
+pytestmark = [pytest.mark.dask, pytest.mark.usefixtures("dask_threads")]
 
 N = 4000
 GROUPS = [0, 1, 2]
@@ -44,12 +44,6 @@ def regressor(data):
 def classifier(data):
     X, _, labels, _ = data
     return LogisticRegression().fit(X[:300], labels[:300])
-
-
-@pytest.fixture(autouse=True)
-def threaded_scheduler():
-    with dask.config.set(scheduler="threads"):
-        yield
 
 
 def regression(accountant, **kwargs):

@@ -24,18 +24,12 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 dask = pytest.importorskip("dask")
 
-pytestmark = pytest.mark.dask
+pytestmark = [pytest.mark.dask, pytest.mark.usefixtures("dask_threads")]
 
 N = 3000
 GROUPS = [0, 1, 2]
 # Row partitionings of N rows, for Dask arrays (known chunks) and, by their boundaries, for DataFrames.
 CHUNKINGS = [(N,), (1000, 1000, 1000), (1, 998, 1, 2000), (700, 700, 700, 700, 200)]
-
-
-@pytest.fixture(autouse=True)
-def threaded_scheduler():
-    with dask.config.set(scheduler="threads"):
-        yield
 
 
 @pytest.fixture(scope="module")

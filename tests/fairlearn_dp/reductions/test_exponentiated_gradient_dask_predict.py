@@ -23,19 +23,13 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 dask = pytest.importorskip("dask")
 
-pytestmark = pytest.mark.dask
+pytestmark = [pytest.mark.dask, pytest.mark.usefixtures("dask_threads")]
 
 N = 900
 CHUNKINGS = [(N,), (300, 300, 300), (1, 598, 1, 300)]
 #: |p - p'| of a probability summed over at most 5 plays, each weight times a 0/1 prediction (or a clipped linear
 #: score in [0, 1]): a few ulps of 1.
 TOLERANCE = 1e-12
-
-
-@pytest.fixture(autouse=True)
-def threaded_scheduler():
-    with dask.config.set(scheduler="threads"):
-        yield
 
 
 @pytest.fixture(scope="module")
