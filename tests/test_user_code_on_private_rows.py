@@ -137,24 +137,31 @@ def test_record_pipeline_declared_encoder_meets_an_undeclared_category():
     _assert_same_fit(models[1], reference, X.iloc[:50])
 
 
-def test_sensitive_attribute_unit_fails_publicly_and_identically():
-    """X is public under "sensitive_attribute": the transformer's failure is the same on both neighbours (which
-    differ in one person's sensitive attribute), raised as scikit-learn raises it, nothing charged on either."""
-    X, y, a = _raw_data()
-    X = _with(X, "x0", LIMIT + 2000)
+def _assert_attribute_neighbours_fail_alike(make_model, X, y, a):
+    """Fit ``make_model(accountant)`` on the two neighbours that differ in one person's sensitive attribute (row
+    ``ROW`` in group "a", then "b"): both raise the same ValueError, and both charge the same (nothing)."""
     errors, spends = [], []
     for group in ("a", "b"):
         neighbour = a.copy()
         neighbour[ROW] = group
         accountant = BudgetAccountant()
-        model = _eg(make_pipeline(FunctionTransformer(_raising_scale), LogisticRegression()), accountant,
-                    privacy_unit="sensitive_attribute", row_norm_bound=None)
+        model = make_model(accountant)
         with pytest.raises(ValueError) as error:
             _quiet(lambda: model.fit(X, y, sensitive_features=neighbour))
         errors.append((type(error.value), str(error.value)))
         spends.append(accountant.spent_budget)
     assert errors[0] == errors[1]
     assert spends[0] == spends[1]
+
+
+def test_sensitive_attribute_unit_fails_publicly_and_identically():
+    """X is public under "sensitive_attribute": the transformer's failure is the same on both neighbours (which
+    differ in one person's sensitive attribute), raised as scikit-learn raises it, nothing charged on either."""
+    X, y, a = _raw_data()
+    X = _with(X, "x0", LIMIT + 2000)
+    _assert_attribute_neighbours_fail_alike(
+        lambda accountant: _eg(make_pipeline(FunctionTransformer(_raising_scale), LogisticRegression()), accountant,
+                               privacy_unit="sensitive_attribute", row_norm_bound=None), X, y, a)
 
 
 def _first_feature_positive(X):
@@ -295,17 +302,8 @@ def test_record_threshold_optimizer_prefit_model_failing_on_one_row(value):
 def test_sensitive_attribute_threshold_optimizer_fails_identically_on_both_neighbours():
     X, y, a = _raw_data()
     X = _with(X, "x0", LIMIT + 2000)
-    errors, spends = [], []
-    for group in ("a", "b"):
-        neighbour = a.copy()
-        neighbour[ROW] = group
-        accountant = BudgetAccountant()
-        model = _threshold(_scorer().fit(None), accountant, privacy_unit="sensitive_attribute")
-        with pytest.raises(ValueError) as error:
-            _quiet(lambda: model.fit(X, y, sensitive_features=neighbour))
-        errors.append((type(error.value), str(error.value)))
-        spends.append(accountant.spent_budget)
-    assert errors[0] == errors[1] and spends[0] == spends[1]
+    _assert_attribute_neighbours_fail_alike(
+        lambda accountant: _threshold(_scorer().fit(None), accountant, privacy_unit="sensitive_attribute"), X, y, a)
 
 
 class _Regressor(RegressorMixin, BaseEstimator):
@@ -387,19 +385,10 @@ def test_sensitive_attribute_paper_mode_user_hypothesis_fails_identically():
     neighbours (one person's sensitive attribute differs), with equal charges."""
     X, y, a = _synthetic()
     X[ROW, 0] = 5.0
-    errors, spends = [], []
-    for group in ("a", "b"):
-        neighbour = a.copy()
-        neighbour[ROW] = group
-        accountant = BudgetAccountant()
-        model = DPExponentiatedGradient(None, DemographicParity(), mode="paper", hypotheses=[_picky, _never],
-                                        min_count=20, max_iter=5, epsilon=5.0, groups=["a", "b"],
-                                        accountant=accountant, random_state=0)
-        with pytest.raises(ValueError) as error:
-            _quiet(lambda: model.fit(X, y, sensitive_features=neighbour))
-        errors.append((type(error.value), str(error.value)))
-        spends.append(accountant.spent_budget)
-    assert errors[0] == errors[1] and spends[0] == spends[1]
+    _assert_attribute_neighbours_fail_alike(
+        lambda accountant: DPExponentiatedGradient(None, DemographicParity(), mode="paper", hypotheses=[_picky, _never],
+                                                   min_count=20, max_iter=5, epsilon=5.0, groups=["a", "b"],
+                                                   accountant=accountant, random_state=0), X, y, a)
 
 
 def _never(X):
