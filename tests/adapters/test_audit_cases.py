@@ -375,6 +375,7 @@ def test_released_statistics_are_continuous_noisy_values(name):
 
 
 # ----------------------------------------------------------------------------------- the statistics game (variant)
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 @pytest.mark.parametrize("name, variant", [v for v in VARIANTS if v[1].startswith("statistics")])
 def test_statistics_game_release_passes_its_audit(name, variant):
     """The one release of sufficient statistics of DPExponentiatedGradient's statistics game (both faces): no
@@ -388,6 +389,7 @@ def test_statistics_game_release_passes_its_audit(name, variant):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 @pytest.mark.parametrize("variant", ["statistics", "statistics_round"])
 def test_statistics_game_audit_catches_too_little_noise(monkeypatch, variant):
     """Negative control: a release with a twentieth of the declared sigma is flagged (both releases)."""
@@ -406,6 +408,7 @@ def test_statistics_game_audit_catches_too_little_noise(monkeypatch, variant):
 
 
 # --------------------------------------------------------------------- attribute-blind post-processing (variant)
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 @pytest.mark.parametrize("name", ["DPFairRegressionPostprocessor", "DPFairRegressionPostprocessing"])
 def test_blind_fair_regression_release_passes_its_audit(name):
     """The attribute-blind release (group x output bin x posterior bucket PMF, both faces): no violation detected,
@@ -419,6 +422,7 @@ def test_blind_fair_regression_release_passes_its_audit(name):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 def test_blind_fair_regression_audit_catches_too_little_noise(monkeypatch):
     """Negative control: the blind release with a tenth of its Laplace scale is flagged."""
     from fairlearn_dp.postprocessing import _fair_regression

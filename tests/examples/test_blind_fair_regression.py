@@ -69,6 +69,7 @@ def reproduction_tolerance(std, n, m):
 MAX_RERUN_SEEDS = 50
 
 
+@pytest.mark.slow  # a reproduction of the goal over seeds (11 s): CI runs it (-m slow)
 def test_goal_setting_reproduces(script):
     """The goal setting (epsilon = 1, alpha = 0.1, default noise_margin) re-run on the committed run's seeds: mean
     test KS with the true groups <= 0.15, and the committed KS and MSE means within :func:`reproduction_tolerance`."""

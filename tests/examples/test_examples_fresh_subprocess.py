@@ -26,7 +26,7 @@ from fairdp_adapters.cli import _REPRODUCTIONS
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 #: Runs measured above this (seconds, on the 2-core machine) are marked slow.
-SLOW_SECONDS = 20
+SLOW_SECONDS = 11
 #: The ``fairdp reproduce`` runs in the default suite: the command the issue found broken (fresh-interpreter import
 #: order); the others run with ``-m slow``.
 DEFAULT_REPRODUCTIONS = {"blind-fair-regression"}

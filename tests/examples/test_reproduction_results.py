@@ -194,6 +194,7 @@ def test_inprocessing_quick_run_writes_the_committed_format(tmp_path):
     _same_columns(tmp_path, "jagielski2019_inprocessing.py")
 
 
+@pytest.mark.slow  # the census quick run (8 s): CI runs it (-m slow)
 def test_zhu_quick_run_writes_the_committed_format(tmp_path):
     load_example("zhu2022_allocation.py").main(["--quick", "--n-jobs", "2", "--out", str(tmp_path)])
     _same_columns(tmp_path, "zhu2022_allocation.py")

@@ -39,6 +39,7 @@ def predictions(bench):
     return bench.readme_predictions()
 
 
+@pytest.mark.slow  # the Adult goals over 200 seeds: CI runs them (-m slow)
 def test_adult_by_sex_every_rate_within_001_in_95_percent_of_seeds(bench, predictions):
     y_true, y_pred, sex, _, _ = predictions
     result = bench.goal_a(y_true, y_pred, sex, SEEDS, "sensitive_attribute")
@@ -46,6 +47,7 @@ def test_adult_by_sex_every_rate_within_001_in_95_percent_of_seeds(bench, predic
     assert result["dpd"] >= 0.95
 
 
+@pytest.mark.slow  # the Adult goals over 200 seeds: CI runs them (-m slow)
 def test_adult_by_race_intervals_cover_at_the_stated_level(bench, predictions):
     y_true, y_pred, _, race, _ = predictions
     result = bench.goal_b(y_true, y_pred, race, SEEDS)

@@ -76,6 +76,7 @@ def coverage_runs():
     return {"by_group": covered, "difference": difference_covered}
 
 
+@pytest.mark.slow  # a coverage simulation over many releases: CI runs it (-m slow)
 def test_by_group_ci_covers_the_exact_values_pooled_over_groups(coverage_runs):
     """Pooled per metric over the 5 groups: 5 x 300 = 1500 (trial, group) pairs. Groups are released in one table,
     but their noise and resampling draws are independent apart from the projection onto the public sums,
@@ -92,6 +93,7 @@ def test_by_group_ci_covers_the_exact_values_pooled_over_groups(coverage_runs):
 PER_CELL_FLOOR = NOMINAL - 4 * math.sqrt(NOMINAL * (1 - NOMINAL) / COVERAGE_TRIALS)     # 0.8997
 
 
+@pytest.mark.slow  # a coverage simulation over many releases: CI runs it (-m slow)
 def test_by_group_ci_covers_the_exact_values_in_every_group(coverage_runs):
     """Per (group, metric): 300 trials each, binomial standard error sqrt(0.95 * 0.05 / 300) = 0.0126 at 95%.
     The floor 95% - 4 standard errors = 90.0% fails a frame with true coverage >= 95% with probability < 3.2e-5
@@ -101,6 +103,7 @@ def test_by_group_ci_covers_the_exact_values_in_every_group(coverage_runs):
     assert (per_cell.to_numpy() >= PER_CELL_FLOOR).all(), f"floor {PER_CELL_FLOOR:.4f}\n{per_cell}"
 
 
+@pytest.mark.slow  # a coverage simulation over many releases: CI runs it (-m slow)
 def test_difference_ci_covers_the_exact_difference(coverage_runs):
     """Per metric, 300 trials: the same binomial floor as per cell, 95% - 4 standard errors = 90.0%. The target is
     in-sample (MetricFrame.difference() on these rows); the interval also carries the sampling error of the rows,
