@@ -23,27 +23,25 @@ Y_PRED = [1, 1, 0, 0, 1, 0]
 GROUPS = ["a", "a", "a", "b", "b", "b"]
 
 
-@pytest.mark.parametrize("aggregate", AGGREGATES)
-def test_a_bad_method_is_refused_before_the_budget_is_spent(aggregate):
+EQUALIZED_ODDS = [dp_equalized_odds_difference, dp_equalized_odds_ratio]
+
+
+@pytest.mark.parametrize("aggregate, argument", [(aggregate, "method") for aggregate in AGGREGATES]
+                         + [(aggregate, "agg") for aggregate in EQUALIZED_ODDS])
+def test_a_bad_argument_is_refused_before_the_budget_is_spent(aggregate, argument):
+    """A bad ``method`` (every aggregate) or ``agg`` (equalized odds) costs nothing, and its error comes before an
+    exhausted accountant's."""
+    bad = {argument: "nope"}
     accountant = BudgetAccountant()
-    with pytest.raises(ValueError, match="method"):
-        aggregate(Y_TRUE, Y_PRED, sensitive_features=GROUPS, method="nope", epsilon=1.0, groups=["a", "b"],
-                  accountant=accountant, random_state=0)
+    with pytest.raises(ValueError, match=argument):
+        aggregate(Y_TRUE, Y_PRED, sensitive_features=GROUPS, epsilon=1.0, groups=["a", "b"], accountant=accountant,
+                  random_state=0, **bad)
     assert accountant.spent_budget == []
     exhausted = BudgetAccountant(epsilon=1.0)
-    exhausted.spend(1.0, 0.0)                        # the argument's error, not the budget's, comes first
-    with pytest.raises(ValueError, match="method"):
-        aggregate(Y_TRUE, Y_PRED, sensitive_features=GROUPS, method="nope", epsilon=1.0, groups=["a", "b"],
-                  accountant=exhausted, random_state=0)
-
-
-@pytest.mark.parametrize("aggregate", [dp_equalized_odds_difference, dp_equalized_odds_ratio])
-def test_a_bad_agg_is_refused_before_the_budget_is_spent(aggregate):
-    accountant = BudgetAccountant()
-    with pytest.raises(ValueError, match="agg"):
-        aggregate(Y_TRUE, Y_PRED, sensitive_features=GROUPS, agg="nope", epsilon=1.0, groups=["a", "b"],
-                  accountant=accountant, random_state=0)
-    assert accountant.spent_budget == []
+    exhausted.spend(1.0, 0.0)
+    with pytest.raises(ValueError, match=argument):
+        aggregate(Y_TRUE, Y_PRED, sensitive_features=GROUPS, epsilon=1.0, groups=["a", "b"], accountant=exhausted,
+                  random_state=0, **bad)
 
 
 def test_the_frames_warning_as_an_error_keeps_the_released_value():
