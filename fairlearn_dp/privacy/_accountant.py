@@ -13,6 +13,7 @@ from numbers import Real
 
 from diffprivlib.accountant import BudgetAccountant
 
+from ..exceptions import PrivacyWarning
 from ._post_release import mark_released
 from ._spend import PrivacySpend
 
@@ -26,10 +27,6 @@ __all__ = ["resolve_accountant", "check_spend", "charge", "validate_epsilon_delt
 #: already void (``exp(epsilon)`` overflows a float above 709): such a run is non-private in all but name, and
 #: ``epsilon=numpy.inf`` says so.
 MAX_EPSILON = 1e100
-
-
-class PrivacyWarning(UserWarning):
-    """Issued when a choice that should be public is taken from the data, or a guarantee is weaker than it looks."""
 
 
 def validate_epsilon_delta(epsilon: float, delta: float = 0.0, *, allow_inf: bool = True) -> tuple[float, float]:

@@ -8,7 +8,7 @@ inside :class:`warnings_after_release` (a ``with`` block, which adds no frame, s
 issued before the release stay right) or the decorator :func:`issue_warnings_after_release`. From the first
 :func:`~fairlearn_dp.privacy.charge` inside it, warnings are recorded instead of shown or raised; once the call has
 completed its result (fitted attributes stored, object built), they are issued again, in order, under the caller's
-own filters, at the caller's line. Turned into an exception, such a warning carries the call's result as its
+own filters, at the user's line. Turned into an exception, such a warning carries the call's result as its
 ``result`` attribute (the fitted estimator, the frame, the value), so nothing released is lost. Warnings before the
 charge are issued as they happen (an error then costs nothing).
 
@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import sys
 import warnings
 from collections.abc import Callable
+
+from ..exceptions import user_stacklevel
 
 __all__ = ["warnings_after_release", "issue_warnings_after_release", "mark_released"]
 
@@ -67,8 +68,9 @@ def mark_released() -> None:
         scope.release()
 
 
-def _issue(deferred, result, error, stacklevel):
-    """Issue the recorded warnings at ``stacklevel`` (counted from here), carrying ``result``.
+def _issue(deferred, result, error):
+    """Issue the recorded warnings at the user's line (the first frame outside the library modules), carrying
+    ``result``.
 
     When the call itself raised (``error``), a warning turned into an exception is added to that exception's
     notes instead of replacing it.
@@ -77,7 +79,7 @@ def _issue(deferred, result, error, stacklevel):
         if isinstance(message, Warning):
             message.result = result
         try:
-            warnings.warn(message, stacklevel=stacklevel + 1)
+            warnings.warn(message, stacklevel=user_stacklevel())
         except Warning as raised:
             if error is None:
                 raise
@@ -90,15 +92,12 @@ class warnings_after_release:          # lower case, as contextlib's: read as ``
     Set ``release.result`` to what the warnings should carry (the fitted estimator, the object built); the block
     should end once that result is complete. Only the outermost block records and issues.
 
-    Parameters
-    ----------
-    stacklevel : int, default=1
-        ``1``: the warnings point at the line that called the function holding the block, moved past AIF360's
-        wrappers (its ``Transformer`` wraps ``fit``); one more per frame in between.
+    The warnings point at the user's line that made the call (the first frame
+    past fairdp's, scikit-learn's, Fairlearn's and AIF360's frames, e.g. a ``Pipeline`` or AIF360's
+    ``Transformer`` wrapper).
     """
 
-    def __init__(self, stacklevel: int = 1) -> None:
-        self.stacklevel = stacklevel
+    def __init__(self) -> None:
         self.result = None
         self._scope = self._token = None
 
@@ -114,11 +113,7 @@ class warnings_after_release:          # lower case, as contextlib's: read as ``
             return False
         self._scope.__exit__(exc_type, error, traceback)
         _SCOPE.reset(self._token)
-        # Frames from here: 0 this method, 1 the function holding the block, 2 its caller (stacklevel 1).
-        frame, level = sys._getframe(self.stacklevel + 1), self.stacklevel
-        while frame is not None and frame.f_globals.get("__name__", "").startswith("aif360."):
-            frame, level = frame.f_back, level + 1
-        _issue(self._scope.deferred, self.result, error, level + 2)
+        _issue(self._scope.deferred, self.result, error)
         return False
 
 
