@@ -131,7 +131,8 @@ def _read_split(filename, columns, skiprows):
     frame = pd.read_csv(
         data_path(filename), header=None, names=columns, skiprows=skiprows, skipinitialspace=True, na_values="?"
     )
-    text = frame.select_dtypes(include="object").columns
+    # Text columns are "object" under pandas 2 and "str" under pandas 3 (selecting "object" alone warns there).
+    text = frame.select_dtypes(include=["object", "string"]).columns
     frame[text] = frame[text].apply(lambda column: column.str.strip())
     frame[_TARGET] = frame[_TARGET].str.rstrip(".")
     return frame

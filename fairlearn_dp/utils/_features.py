@@ -50,10 +50,24 @@ def _layout(X):
     return X
 
 
-def check_fit_features(X: Any) -> None:
-    """The public-layout check of a fit's ``X`` (before the budget): scikit-learn's ``TypeError`` for column names
-    of mixed types. Sets nothing (a throwaway estimator receives the attributes).
+def _refuse_complex(X):
+    """scikit-learn's ``ValueError`` for complex data, read off the declared dtypes (an array's, a frame's columns'),
+    never off the values: without it the estimators' float conversion would drop the imaginary part with only a
+    ``ComplexWarning``.
     """
+    dtypes = getattr(X, "dtypes", None)
+    kinds = ([np.dtype(dtype).kind for dtype in dtypes if isinstance(dtype, np.dtype)] if dtypes is not None
+             and not isinstance(dtypes, np.dtype) else [np.dtype(getattr(X, "dtype", object)).kind])
+    if "c" in kinds:
+        raise ValueError("Complex data not supported: X has a complex dtype.")
+
+
+def check_fit_features(X: Any) -> None:
+    """The public-layout check of a fit's ``X`` (before the budget): scikit-learn's ``ValueError`` for a complex
+    dtype and its ``TypeError`` for column names of mixed types. Sets nothing (a throwaway estimator receives the
+    attributes).
+    """
+    _refuse_complex(X)
     validate_data(BaseEstimator(), _layout(X), reset=True, skip_check_array=True)
 
 
@@ -69,6 +83,7 @@ def check_predict_features(estimator: Any, X: Any) -> None:
     other names, another order or another number of columns; a ``UserWarning`` for a name-less ``X`` after a fit on
     named columns, or the reverse).
     """
+    _refuse_complex(X)
     validate_data(estimator, _layout(X), reset=False, skip_check_array=True)
 
 
