@@ -122,7 +122,8 @@ def adult_features(sensitive: str = "sex") -> tuple[pd.DataFrame, np.ndarray, np
     # Each numeric column lies in [0, 1] and each categorical block holds exactly one 1: the squares (and the
     # absolute values) of a row sum to at most the number of attributes.
     n_attributes = len(ADULT_PUBLIC_BOUNDS) + len(frame.columns.drop(list(ADULT_PUBLIC_BOUNDS)))
-    X = publish_row_norm_bounds(pd.concat(columns, axis=1), l2=math.sqrt(n_attributes), l1=n_attributes)
+    # .copy() consolidates the ~100 one-column blocks: else a user's X.assign(...) warns "highly fragmented".
+    X = publish_row_norm_bounds(pd.concat(columns, axis=1).copy(), l2=math.sqrt(n_attributes), l1=n_attributes)
     return X, y, a
 
 
