@@ -17,6 +17,7 @@ from fairlearn_dp.postprocessing._blind import (
     posterior_buckets,
     solve_blind_remap,
 )
+from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy import PrivacyWarning
 
 # HiGHS (scipy's linprog and cvxpy's) returns optima to within its default primal and dual feasibility tolerances,
@@ -625,7 +626,7 @@ def test_non_finite_posteriors_never_fail_the_fit_and_are_warned_at_predict():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model = _blind(patchy).fit(X, sensitive_features=groups)
-    with pytest.warns(UserWarning, match="non-finite probabilities"):
+    with pytest.warns(UtilityWarning, match="non-finite probabilities"):
         model.predict(X, random_state=0)
 
 

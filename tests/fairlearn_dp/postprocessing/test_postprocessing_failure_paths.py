@@ -9,6 +9,7 @@ import pytest
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 
+from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 
 
@@ -62,7 +63,7 @@ def test_threshold_neighbours_one_group_with_one_member_one_without_both_fit():
         tables = []
         for groups in (a_d, a_d_prime):
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)   # released-value warnings (noisy mass <= 0)
+                warnings.simplefilter("ignore", FairnessWarning)  # released-value warnings (noisy mass <= 0)
                 model = _threshold(BudgetAccountant(), privacy_unit=unit).fit(yhat[:, None], y,
                                                                                 sensitive_features=groups)
             tables.append(model.noisy_table_)
@@ -75,7 +76,7 @@ def test_threshold_group_with_one_label_only_fits_at_every_epsilon():
     y = np.where(a == 1, 0, y)                  # group 1 has no positive label
     for epsilon in (1.0, np.inf):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", FairnessWarning)  # released values: the one-label group's rate
             model = _threshold(BudgetAccountant(), epsilon=epsilon, groups=[0, 1]).fit(yhat[:, None], y,
                                                                                       sensitive_features=a)
         assert model.mixing_rates_.shape == (2, 2)
@@ -108,7 +109,7 @@ def test_scores_outside_the_score_range_are_clipped_silently_in_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         model.fit(scores[:, None], y, sensitive_features=a)
-    with pytest.warns(UserWarning, match="outside score_range"):
+    with pytest.warns(UtilityWarning, match="outside score_range"):
         model.predict(scores[:, None], sensitive_features=a, random_state=0)
 
 

@@ -14,6 +14,7 @@ from sklearn.linear_model import LogisticRegression
 
 import fairlearn_dp.postprocessing._threshold_optimizer as module
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.exceptions import FairnessWarning
 from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
 
 
@@ -207,7 +208,7 @@ def test_mixing_rates_come_only_from_the_released_table(monkeypatch):
 
 def test_negative_and_empty_noisy_cells_do_not_crash():
     yhat, a, y = binary_problem(m=60, n_groups=3, seed=3)
-    with pytest.warns(RuntimeWarning):
+    with pytest.warns(FairnessWarning, match="noisy mass of group index|cannot bind"):
         model = fit_binary(yhat, a, y, epsilon=0.05, random_state=4)
     assert np.all((model.mixing_rates_ >= 0) & (model.mixing_rates_ <= 1))
     assert np.all(model.table_ >= 0) and model.table_.sum() == pytest.approx(1.0)
@@ -382,7 +383,7 @@ def test_unknown_solver():
 
 def test_vacuous_slack_is_reported():
     yhat, a, y = binary_problem(m=2000)
-    with pytest.warns(RuntimeWarning, match="cannot bind"):
+    with pytest.warns(FairnessWarning, match="cannot bind"):
         model = fit_binary(yhat, a, y, epsilon=0.05, random_state=0)
     assert max(np.max(v[np.isfinite(v)]) for v in model.slack_.values()) >= 1
 
