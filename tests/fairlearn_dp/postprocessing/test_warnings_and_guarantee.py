@@ -118,7 +118,10 @@ def adult_by_race():
 @pytest.mark.parametrize("seed", range(3))
 def test_adult_by_race_at_epsilon_1_warns_nothing_and_shows_its_bound(adult_by_race, seed):
     """Demographic parity without slack binds on the released rates: no warning (the old code warned on every fit:
-    bounds 0.27-0.30 > 0.05). The bound is set by the two groups of about 300 training rows, and the repr shows it."""
+    bounds above 0.05). The bound is set by the two groups of about 300 training rows, and the repr shows it.
+    docs/user_guide/classification.md states these fits' bounds as 0.27-0.28 ('Amer-Indian-Eskimo' and 'Other'):
+    checked here to the stated two decimals (the bound is a function of the released counts, so a solver's round-off
+    in the classifier moves it only if a score crosses a bin edge, by about 1/m)."""
     classifier, X, y, race = adult_by_race
     model = DPThresholdOptimizer(estimator=classifier, prefit=True, constraints="demographic_parity",
                                  predict_method="predict_proba", epsilon=1.0, groups=sorted(set(race)),
@@ -127,8 +130,8 @@ def test_adult_by_race_at_epsilon_1_warns_nothing_and_shows_its_bound(adult_by_r
         warnings.simplefilter("error")
         model.fit(X, y, sensitive_features=race)
     bound = model.disparity_bound_["selection"]
-    assert 0 < bound.bound <= 1 and bound.beta == 0.05
-    assert set(bound.groups) <= set(model.groups_) and bound.groups[0] != bound.groups[1]
+    assert 0.265 <= bound.bound < 0.285 and bound.beta == 0.05
+    assert bound.groups == ("Amer-Indian-Eskimo", "Other")
     assert repr(model).endswith(f"selection gap <= {bound.bound:.3g} (groups {bound.groups[0]!r}, "
                                 f"{bound.groups[1]!r})")
 
