@@ -228,8 +228,8 @@ def warn_if_constant(mixing_rates, groups):
         per_group = {groups[a]: round(float(rate), 3) for a, rate in enumerate(mixing_rates[:, 0])}
         warn(f"The fitted post-processor ignores the base classifier's output: each group's probability of "
              f"predicting 1 is the same in every bin ({per_group}), so its predictions are a constant or a coin "
-             "flip per group. A larger tol, a larger epsilon or a base classifier with smaller group disparities "
-             "keeps the base classifier's information.", UtilityWarning)
+             "flip per group: under this constraint and tol, no rule that uses the scores does better on the released "
+             "statistics.", UtilityWarning)
 
 
 def disparity_bounds(table, mixing_rates, errors):

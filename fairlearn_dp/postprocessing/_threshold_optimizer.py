@@ -153,7 +153,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         For each constrained rate, a ``GuaranteeBound(bound, groups, beta)``: with probability >= 1 - beta, no two
         groups' rates of the fitted post-processor on the fitting data differ by more than ``bound`` (their released
         gap plus both ``rate_error_``, at most 1), ``groups`` the pair attaining it. From released values only;
-        shown in the repr of the fitted estimator (how wide the guarantee is, not a warning).
+        shown in the repr of the fitted estimator (how wide the guarantee is, not a warning). Not set by
+        Fairlearn's fit (``epsilon=inf`` with an estimator).
     mixing_rates_ : ndarray of shape (n_groups, n_bins)
         ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
     objective_value_ : float
