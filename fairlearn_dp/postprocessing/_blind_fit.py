@@ -86,7 +86,7 @@ class _AttributeBlindFit:
         (``bounds`` None only at ``epsilon=inf``: the fitting outputs' range).
         """
         regressor_input, features = self._blind_inputs(X)
-        self.estimator_ = self._fit_estimator(regressor_input, y, **kwargs)
+        self.estimator_ = self._fit_estimator(regressor_input, y, private=not math.isinf(epsilon), **kwargs)
         outputs = self._outputs(regressor_input, private=not math.isinf(epsilon),
                                 default=None if bounds is None else bounds[0])   # None: epsilon=inf only
         check_target_rows(y, outputs.size)

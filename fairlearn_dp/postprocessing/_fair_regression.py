@@ -360,7 +360,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         if self.group_estimator is not None:
             return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, bounds, n_bins, alpha, groups)
         private = not math.isinf(epsilon)
-        self.estimator_ = self._fit_estimator(X, y, **kwargs)     # 3. domain
+        self.estimator_ = self._fit_estimator(X, y, private=private, **kwargs)     # 3. domain
         if groups is None or bounds is None:                       # in memory only (Dask: both declared)
             # bounds None only at epsilon=inf (not private): no default output is needed there
             outputs = self._outputs(X, private=private, default=None if bounds is None else bounds[0])
@@ -415,8 +415,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         self._shifted_cdfs, self._cdf_columns = _shifted_kernel_cdfs(self._kernels)
         return self
 
-    def _fit_estimator(self, X, y, **kwargs):
-        """The regressor: None, the prefit one, or fitted here (with a ``PrivacyWarning``, at the user's call)."""
+    def _fit_estimator(self, X, y, *, private=True, **kwargs):
+        """The regressor: None, the prefit one, or fitted here (with a ``PrivacyWarning`` at a finite epsilon)."""
         if self.estimator is None:
             if kwargs:
                 raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
@@ -425,7 +425,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
             if y is None:
                 raise ValueError("y is required to fit the estimator (prefit=False).")
             return fit_here(self.estimator, X, y, "The estimator is fitted non-privately on the same data that "
-                             "the post-processor is fitted on", **kwargs)
+                             "the post-processor is fitted on", private=private, **kwargs)
         check_is_fitted(self.estimator)
         return self.estimator
 

@@ -134,11 +134,12 @@ class _RegressorContract(RegressorMixin):
         check_predict_features(self, X)
 
 
-def fit_here(estimator, X, y, what, trust_diffprivlib=True, **kwargs):
+def fit_here(estimator, X, y, what, trust_diffprivlib=True, private=True, **kwargs):
     """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
-    model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only).
+    model and ``trust_diffprivlib``, or the fit is not ``private`` (``epsilon=inf``: nothing is promised, so there is
+    nothing to warn about): ``what`` says which model (the warning depends on the parameters only).
     """
-    if not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
+    if private and not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
         warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a prefit model "
              "trained on other data, or a DP model (e.g. from diffprivlib).", PrivacyWarning)
     return clone(estimator).fit(X, y, **kwargs)

@@ -549,8 +549,9 @@ def test_prefit_group_estimator_fits_and_charges_identically_on_one_member_neigh
 
 
 def test_fit_here_warnings_point_at_the_callers_line():
-    """Blind mode fits one frame deeper than the aware fit: both of its fitted-here warnings (group estimator and
-    regressor) are still reported at the line that called fit."""
+    """Blind mode fits one frame deeper than the aware fit: the group estimator's fitted-here warning is still
+    reported at the line that called fit. (The regressor fitted here is not warned about at epsilon=inf, where
+    nothing is promised; a finite epsilon needs both prefit in blind mode.)"""
     from sklearn.linear_model import LinearRegression
 
     X, groups, _ = _law_like(n=300)
@@ -559,7 +560,8 @@ def test_fit_here_warnings_point_at_the_callers_line():
         _blind(LogisticRegression(), prefit=False, estimator=LinearRegression(), epsilon=math.inf).fit(
             X, X[:, 0], sensitive_features=groups)
     privacy = [w for w in caught if issubclass(w.category, PrivacyWarning)]
-    assert len(privacy) == 2 and all(w.filename == __file__ for w in privacy), [(w.filename, w.lineno) for w in privacy]
+    assert [str(w.message).startswith("The group estimator is fitted here") for w in privacy] == [True]
+    assert privacy[0].filename == __file__, (privacy[0].filename, privacy[0].lineno)
 
 
 def test_unprefit_diffprivlib_group_estimator_is_warned_too():

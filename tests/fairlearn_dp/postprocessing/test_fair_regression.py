@@ -2,6 +2,7 @@
 
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -425,3 +426,16 @@ def test_grid_search_with_routed_sensitive_features_and_a_fairness_scorer(regres
     assert accountant.spent_budget == [(0.5, 0.0)] * 9                 # 4 points x 2 folds, then the refit
     assert grid.best_params_["alpha"] == 0.0 and np.isfinite(grid.best_score_)   # full fairness scores best
     assert grid.best_estimator_.accountant is accountant
+
+
+def test_a_regressor_fitted_inside_is_not_warned_about_at_infinite_epsilon(accountant):
+    """Issue 35: at epsilon=inf nothing is promised, so "the model is then NOT differentially private" says nothing
+    (as DPThresholdOptimizer, which does not warn there either); at a finite epsilon it warns (test above)."""
+    rng = np.random.default_rng(1)
+    X, a = rng.normal(size=(300, 2)), rng.integers(0, 2, 300)
+    model = DPFairRegressionPostprocessor(estimator=LinearRegression(), epsilon=np.inf, bounds=(-5, 5), groups=[0, 1],
+                                          accountant=accountant, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(X, X[:, 0] + a, sensitive_features=a)
+    assert model.estimator_ is not model.estimator

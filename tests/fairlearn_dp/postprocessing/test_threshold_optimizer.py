@@ -68,6 +68,13 @@ def error_and_gaps(p, q):
     return error, np.abs(fp - fp[0]), np.abs(tp - tp[0])
 
 
+#: The paper's LP~ (1) (privacy_slack=True, what fit_binary runs) on these small problems often leaves a constraint
+#: unbound, which the fit reports (a FairnessWarning); tests of other properties ignore it (the warning itself is
+#: tested in test_mixing_lp.py and test_warnings_and_guarantee.py).
+SLACK_MAY_NOT_BIND = pytest.mark.filterwarnings(
+    "ignore:The .* constraint does not bind:fairlearn_dp.exceptions.FairnessWarning")
+
+
 def fit_binary(yhat, a, y, accountant=None, **kwargs):
     """Algorithm 1 of Jagielski et al. as the paper states it: binary predictions, flips, LP~ (1) with its slack."""
     params = dict(constraints="equalized_odds", objective="accuracy_score", flip=True, predict_method="predict",
@@ -150,6 +157,7 @@ def test_infinite_epsilon_matches_fairlearn_on_scores(constraints, objective):
         assert np.ptp(rates_fl[rate]) <= 2e-3
 
 
+@SLACK_MAY_NOT_BIND
 def test_theorem_3_1_holds_in_at_least_1_minus_beta_of_runs():
     """Over 200 noise draws: realised error and FP/TP gaps on the training data stay within Thm. 3.1's bounds."""
     yhat, a, y = binary_problem(m=5000, n_groups=3, seed=1)
@@ -181,6 +189,7 @@ def test_large_epsilon_converges_to_the_non_private_solution():
         error_and_gaps(exact.mixing_rates_.T, q)[0], abs=1e-3)
 
 
+@SLACK_MAY_NOT_BIND
 def test_released_table_noise_has_stated_scale_on_neighbouring_datasets():
     """Two datasets differing in one person's sensitive attribute: noise is Laplace(2 / (m epsilon)) on both."""
     yhat, a, y = binary_problem(m=2000)
@@ -198,6 +207,7 @@ def test_released_table_noise_has_stated_scale_on_neighbouring_datasets():
     assert np.abs(exact_a - exact_b).sum() == pytest.approx(2 / m)      # the L1 sensitivity is attained
 
 
+@SLACK_MAY_NOT_BIND
 def test_mixing_rates_come_only_from_the_released_table(monkeypatch):
     released = np.array([[[0.2, 0.05], [0.05, 0.1]], [[0.15, 0.05], [0.1, 0.3]]])
 
@@ -230,6 +240,7 @@ def test_slack_matches_the_papers_formula_for_binary_predictions():
     assert model.slack_["tpr"][0] == 0
 
 
+@SLACK_MAY_NOT_BIND
 def test_accountant_charged_once_and_same_seed_same_predictions():
     yhat, a, y = binary_problem()
     acc = BudgetAccountant()
@@ -316,6 +327,7 @@ def test_bad_input(kwargs, data, error, match):
     assert acc.spent_budget == []
 
 
+@SLACK_MAY_NOT_BIND
 def test_unseen_group_at_predict():
     yhat, a, y = binary_problem(m=500)
     model = fit_binary(yhat, a, y)
@@ -323,6 +335,7 @@ def test_unseen_group_at_predict():
         model.predict(yhat[:3, None], sensitive_features=[0, 1, 9])
 
 
+@SLACK_MAY_NOT_BIND
 def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
     """With B score bins and Laplace noise of scale b = 2 / (m epsilon), E solves n_slices (P(positive parts > E) +
     8 P(noise sum > E)) = beta over the B cells of a slice (3 groups x 1 rate here); s_a = E / q~_a, and the slack of
@@ -351,6 +364,7 @@ def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
     assert DPThresholdOptimizer().get_params()["privacy_slack"] is False
 
 
+@SLACK_MAY_NOT_BIND
 def test_gaussian_release_for_positive_delta():
     yhat, a, y = binary_problem()
     model = fit_binary(yhat, a, y, epsilon=1.0, delta=1e-5, random_state=1)
