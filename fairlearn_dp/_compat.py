@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from sklearn.utils.validation import _num_samples as num_samples
 
-__all__ = ["ensure_diffprivlib_importable", "num_samples"]
+__all__ = ["ensure_diffprivlib_importable", "num_samples", "lay_out_as_estimator"]
 
 
 def ensure_diffprivlib_importable():
@@ -35,3 +35,19 @@ def ensure_diffprivlib_importable():
 
 
 ensure_diffprivlib_importable()
+
+
+def lay_out_as_estimator(repr_function):
+    """Have scikit-learn's pretty printer lay out an estimator whose class defines ``repr_function`` as its
+    ``__repr__`` exactly as it lays out any estimator (line wrapping, a nested estimator in a ``Pipeline``).
+
+    The printer picks its layout by ``type(obj).__repr__`` (``sklearn.utils._pprint._EstimatorPrettyPrinter``'s
+    table, stable since scikit-learn 0.21); a class that appends to scikit-learn's repr registers its ``__repr__``
+    here, so that its parameter part, and its repr when nested, stay scikit-learn's. Returns ``repr_function``.
+    """
+    from sklearn.utils._pprint import _EstimatorPrettyPrinter
+
+    table = getattr(_EstimatorPrettyPrinter, "_dispatch", None)
+    if isinstance(table, dict):
+        table[repr_function] = _EstimatorPrettyPrinter._pprint_estimator
+    return repr_function

@@ -10,11 +10,11 @@ bucket) counts through the estimator's ``_release_histogram``, and the remapping
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .. import exceptions
 from ..privacy import joint_histogram_sensitivity, noise_scale, noise_sd
 from ..utils._withheld import call_total_on_private_rows
 from ..utils._validation import as_group_vector, encode_groups
@@ -86,7 +86,7 @@ class _AttributeBlindFit:
         (``bounds`` None only at ``epsilon=inf``: the fitting outputs' range).
         """
         regressor_input, features = self._blind_inputs(X)
-        self.estimator_ = self._fit_estimator(regressor_input, y, _stacklevel=6, **kwargs)
+        self.estimator_ = self._fit_estimator(regressor_input, y, private=not math.isinf(epsilon), **kwargs)
         outputs = self._outputs(regressor_input, private=not math.isinf(epsilon),
                                 default=None if bounds is None else bounds[0])   # None: epsilon=inf only
         check_target_rows(y, outputs.size)
@@ -177,8 +177,8 @@ class _AttributeBlindFit:
         invalid = ~np.all(np.isfinite(ordered), axis=1)
         if np.any(invalid):
             if warn:
-                warnings.warn("group_estimator.predict_proba returned non-finite probabilities for some rows; they "
-                              "were given the uniform posterior.", UserWarning, stacklevel=4)
+                exceptions.warn("group_estimator.predict_proba returned non-finite probabilities for some rows; they "
+                                "were given the uniform posterior.", exceptions.UtilityWarning)
             ordered[invalid] = 1.0 / len(groups)
         return posterior_buckets(np.clip(ordered, 0.0, 1.0), self.posterior_buckets)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -13,6 +12,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
 from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
@@ -360,7 +360,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         if self.group_estimator is not None:
             return self._fit_blind(X, y, sensitive_features, kwargs, epsilon, delta, bounds, n_bins, alpha, groups)
         private = not math.isinf(epsilon)
-        self.estimator_ = self._fit_estimator(X, y, **kwargs)     # 3. domain
+        self.estimator_ = self._fit_estimator(X, y, private=private, **kwargs)     # 3. domain
         if groups is None or bounds is None:                       # in memory only (Dask: both declared)
             # bounds None only at epsilon=inf (not private): no default output is needed there
             outputs = self._outputs(X, private=private, default=None if bounds is None else bounds[0])
@@ -392,8 +392,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         # on which groups the data hold, and its spend goes to its own accountant.
         return fit_here(self.group_estimator, features, group_labels, "The group estimator is fitted here, on the "
                          "sensitive attribute of the data that the post-processor is fitted on (its classes, errors "
-                         "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False,
-                         _stacklevel=6)                    # called from _fit_blind
+                         "and spend are not covered by this estimator's guarantee)", trust_diffprivlib=False)
 
     def _forget_mode(self, *, blind):
         """Drop the fitted attributes of the other mode (a refit may switch between aware and blind)."""
@@ -416,10 +415,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         self._shifted_cdfs, self._cdf_columns = _shifted_kernel_cdfs(self._kernels)
         return self
 
-    def _fit_estimator(self, X, y, *, _stacklevel=5, **kwargs):
-        """The regressor: None, the prefit one, or fitted here (warned; ``_stacklevel`` points the warning at the
-        caller of ``fit``: 5 from ``fit`` itself, 6 from ``_fit_blind``).
-        """
+    def _fit_estimator(self, X, y, *, private=True, **kwargs):
+        """The regressor: None, the prefit one, or fitted here (with a ``PrivacyWarning`` at a finite epsilon)."""
         if self.estimator is None:
             if kwargs:
                 raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
@@ -428,7 +425,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
             if y is None:
                 raise ValueError("y is required to fit the estimator (prefit=False).")
             return fit_here(self.estimator, X, y, "The estimator is fitted non-privately on the same data that "
-                             "the post-processor is fitted on", _stacklevel=_stacklevel, **kwargs)
+                             "the post-processor is fitted on", private=private, **kwargs)
         check_is_fitted(self.estimator)
         return self.estimator
 
@@ -455,8 +452,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """
         lower, upper = self.bin_edges_[0], self.bin_edges_[-1]
         if warn_clipped and np.any((outputs < lower) | (outputs > upper)):
-            warnings.warn(f"Some outputs lie outside bounds=({lower}, {upper}) and were clipped to it.",
-                          UserWarning, stacklevel=3)
+            warn(f"Some outputs lie outside bounds=({lower}, {upper}) and were clipped to it.", UtilityWarning)
         n_bins = self.bin_centers_.size
         # Bins are [e_j, e_{j+1}); rounding to 9 decimals first sends values that sit on an edge up to
         # floating-point error (e.g. GPAs on a 0.1 grid with k = 180) consistently to the upper bin.

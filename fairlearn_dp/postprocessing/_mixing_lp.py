@@ -30,8 +30,8 @@ largest error of its thresholds), so for every pair of groups ``|r_a - r_b| <= |
 (``disparity_bounds``). The LP constrains the gap of every group to the anchor group 0 to ``gamma`` plus its
 slack and, with ``gamma > 0``, the gap of every other pair to ``gamma`` plus both slacks (``_constrained_pairs``):
 without slack the released rates' range is at most ``gamma``, Fairlearn's meaning of ``tol``. The bound uses the
-released gaps themselves. ``warn_if_unenforced`` warns when the largest of these bounds exceeds ``gamma +
-DISPARITY_WARNING_MARGIN``.
+released gaps themselves. The largest of them per rate is the fitted ``disparity_bound_``: an attribute shown in
+the estimator's repr, not a warning (a wide bound is what the epsilon buys, not a sign that the fit failed).
 
 **Slack.** ``rate_errors`` gives each group's own bound ``s_a = E / q~_a``. The non-private optimum's released gap
 to group 0 is then at most ``gamma + s_a + s_0`` (triangle inequality), which is the slack used with score bins;
@@ -51,24 +51,18 @@ order of the objective's own noise), while the slack lets each group's rate drif
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
-__all__ = ["RATE_LABELS", "DISPARITY_WARNING_MARGIN", "rate_error_budget", "rate_errors", "constraint_slack",
-           "released_rates", "disparity_bounds", "warn_if_unenforced", "laplace_sum_sf", "positive_part_sum_sf"]
+from ..exceptions import FairnessWarning, UtilityWarning, warn
+
+__all__ = ["RATE_LABELS", "rate_error_budget", "rate_errors", "constraint_slack", "released_rates",
+           "disparity_bounds", "warn_if_unenforced", "warn_if_constant", "laplace_sum_sf", "positive_part_sum_sf"]
 
 # The labels whose cells a rate's slice sums: FPR over the negatives, TPR over the positives, selection over both.
 RATE_LABELS = {"fpr": (0,), "tpr": (1,), "selection": (0, 1)}
 # A released gap counts as above a bound only beyond the LP's own round-off (HiGHS's feasibility tolerance, 1e-7).
 _LP_TOLERANCE = 1e-6
-# The fit warns when the guaranteed disparity bound (``disparity_bounds``) exceeds ``tol`` by more than this: the
-# released values then show that, at this epsilon, the constraint is not guaranteed to a useful precision. 0.05 is
-# the precision a fairness constraint is commonly asked for (demographic-parity differences of a few hundredths;
-# held-out disparities of the non-private ThresholdOptimizer on Adult are 0.02-0.05 from sampling alone), and a
-# third of the unconstrained disparity the constraint is meant to remove (0.16-0.2 for LogisticRegression on Adult
-# by race or sex): a guarantee looser than that says little about the fitting data. Public, so the warning is too.
-DISPARITY_WARNING_MARGIN = 0.05
 
 
 def laplace_sum_sf(t: float, n: int) -> float:
@@ -201,37 +195,41 @@ def _unbound_groups(rates_a, slack, gamma):
     return np.flatnonzero(loose), gap
 
 
-def warn_if_unenforced(*, table, mixing_rates, errors, slack, gamma, groups, stacklevel):
-    """Warn when the released values show that the fairness constraint is not enforced (all inputs released/public).
+def warn_if_unenforced(*, table, mixing_rates, slack, gamma, groups):
+    """Warn when the released values show that the fairness constraint is not enforced (all inputs released/public),
+    in :class:`~fairlearn_dp.exceptions.FairnessWarning`.
 
     - Some slack is >= 1: that constraint can never bind.
     - Some group's constraint does not bind although its released gap to the anchor exceeds ``tol``: its slack is
       larger than its disparity, so the fit leaves that group where accuracy alone puts it (only with the privacy
       slack; a binding constraint is the slack working as stated, a gap of at most ``tol + slack_``).
-    - The guaranteed disparity bound (``disparity_bounds``, holding with probability >= 1 - beta) exceeds ``gamma +
-      DISPARITY_WARNING_MARGIN`` for some rate: at this epsilon the constraint is not guaranteed to a useful
-      precision. The message gives the bound and the pair of groups that attains it.
+
+    How wide the guarantee is (``disparity_bounds``) is not a warning: the estimator stores it as
+    ``disparity_bound_`` and shows it in its repr.
     """
-    vacuous_slack = [rate for rate, values in slack.items() if np.any(values[1:] >= 1.0)]
+    # a dropped constraint (inf: no released mass) is warned about where it is dropped (_private_rates)
+    vacuous_slack = [rate for rate, values in slack.items() if np.any(np.isfinite(values[1:]) & (values[1:] >= 1.0))]
     if vacuous_slack:
-        warnings.warn(
-            f"The privacy slack is >= 1 for some group on {vacuous_slack}: those constraints cannot bind, so fairness "
-            "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
-            "larger epsilon, fewer score bins, or privacy_slack=False.", RuntimeWarning, stacklevel=stacklevel + 1)
+        warn(f"The privacy slack is >= 1 for some group on {vacuous_slack}: those constraints cannot bind, so fairness "
+             "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
+             "larger epsilon, fewer score bins, or privacy_slack=False.", FairnessWarning)
     for rate in slack:
         if rate not in vacuous_slack:
-            _warn_if_unbound(rate, released_rates(table, mixing_rates, rate), slack[rate], gamma, groups,
-                             stacklevel=stacklevel + 1)
-    if vacuous_slack:
-        return
-    for rate, (bound, pair) in disparity_bounds(table, mixing_rates, errors).items():
-        if bound > gamma + DISPARITY_WARNING_MARGIN:
-            warnings.warn(
-                f"Fairness is not guaranteed to a useful precision at this epsilon: with probability >= 1 - beta the "
-                f"fitted post-processor's {rate} gap between groups {groups[pair[0]]!r} and {groups[pair[1]]!r} on "
-                f"the fitting data is only bounded by {bound:.3g} (their released gap plus their rate_error_), more "
-                f"than tol + {DISPARITY_WARNING_MARGIN:g}. Use a larger epsilon, fewer score bins or larger groups.",
-                RuntimeWarning, stacklevel=stacklevel + 1)
+            _warn_if_unbound(rate, released_rates(table, mixing_rates, rate), slack[rate], gamma, groups)
+
+
+def warn_if_constant(mixing_rates, groups):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when the fitted rule ignores the base classifier's
+    output in every group (each group's ``P(Y~ = 1 | bin)`` the same for every bin): its predictions are then a
+    constant, or a coin flip, per group. A function of the released mixing rates only.
+    """
+    spread = np.ptp(mixing_rates, axis=1)
+    if mixing_rates.shape[1] > 1 and np.all(spread <= _LP_TOLERANCE):
+        per_group = {groups[a]: round(float(rate), 3) for a, rate in enumerate(mixing_rates[:, 0])}
+        warn(f"The fitted post-processor ignores the base classifier's output: each group's probability of "
+             f"predicting 1 is the same in every bin ({per_group}), so its predictions are a constant or a coin "
+             "flip per group: under this constraint and tol, no rule that uses the scores does better on the released "
+             "statistics.", UtilityWarning)
 
 
 def disparity_bounds(table, mixing_rates, errors):
@@ -250,15 +248,13 @@ def disparity_bounds(table, mixing_rates, errors):
     return bounds
 
 
-def _warn_if_unbound(rate, rates_a, slack, gamma, groups, *, stacklevel):
+def _warn_if_unbound(rate, rates_a, slack, gamma, groups):
     unbound, gap = _unbound_groups(rates_a, slack, gamma)
     if unbound.size:
-        warnings.warn(
-            f"The {rate} constraint does not bind for groups {[groups[a] for a in unbound]}: their released gaps to "
-            f"{groups[0]!r} (up to {np.max(gap[unbound]):.3g}) exceed tol={gamma:g} but are below tol plus the "
-            f"privacy slack (slack_, up to {np.max(slack[unbound]):.3g}), so fairness is not enforced for them at "
-            "this epsilon. privacy_slack=False enforces tol on the released statistics.", RuntimeWarning,
-            stacklevel=stacklevel + 1)
+        warn(f"The {rate} constraint does not bind for groups {[groups[a] for a in unbound]}: their released gaps to "
+             f"{groups[0]!r} (up to {np.max(gap[unbound]):.3g}) exceed tol={gamma:g} but are below tol plus the "
+             f"privacy slack (slack_, up to {np.max(slack[unbound]):.3g}), so fairness is not enforced for them at "
+             "this epsilon. privacy_slack=False enforces tol on the released statistics.", FairnessWarning)
 
 
 # ------------------------------------------------------------------------------------------------ the mixing LP
@@ -305,8 +301,8 @@ def _private_rates(noisy_table):
         raise ValueError("Every noisy cell is <= 0: the privacy budget is too small for this dataset.")
     empty = np.argwhere(mass <= 0)
     for a, label in empty:
-        warnings.warn(f"The noisy mass of group index {a} with label {label} is 0 after clipping; its rate for "
-                      "that label is undefined and its constraint on it is dropped.", RuntimeWarning, stacklevel=3)
+        warn(f"The noisy mass of group index {a} with label {label} is 0 after clipping; its rate for that label "
+             "is undefined and its constraint on it is dropped.", FairnessWarning)
     return _Rates(clipped / total, mass)
 
 

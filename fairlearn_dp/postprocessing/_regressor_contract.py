@@ -7,7 +7,6 @@ mixin: its tags, ``predict``'s check of the feature layout recorded by ``fit`` (
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from sklearn.metrics import r2_score
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacyWarning
+from ..exceptions import PrivacyWarning, warn
 from ..utils._features import check_predict_features
 from ..utils._validation import check_bounds
 
@@ -135,12 +134,12 @@ class _RegressorContract(RegressorMixin):
         check_predict_features(self, X)
 
 
-def fit_here(estimator, X, y, what, trust_diffprivlib=True, _stacklevel=5, **kwargs):
+def fit_here(estimator, X, y, what, trust_diffprivlib=True, private=True, **kwargs):
     """``clone(estimator).fit(X, y)`` on the fitting data, with a :class:`PrivacyWarning` unless it is a diffprivlib
-    model and ``trust_diffprivlib``: ``what`` says which model (the warning depends on the parameters only).
+    model and ``trust_diffprivlib``, or the fit is not ``private`` (``epsilon=inf``: nothing is promised, so there is
+    nothing to warn about): ``what`` says which model (the warning depends on the parameters only).
     """
-    if not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
-        warnings.warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a "
-                      "prefit model trained on other data, or a DP model (e.g. from diffprivlib).",
-                      PrivacyWarning, stacklevel=_stacklevel)
+    if private and not (trust_diffprivlib and type(estimator).__module__.startswith("diffprivlib")):
+        warn(f"{what}: the post-processed model as a whole is then NOT differentially private. Use a prefit model "
+             "trained on other data, or a DP model (e.g. from diffprivlib).", PrivacyWarning)
     return clone(estimator).fit(X, y, **kwargs)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -22,11 +21,13 @@ from .._fairlearn_compat import (
     MESSAGE_Y_NONE,
     NO_CONTROL_FEATURES,
 )
-from ..privacy import PrivacySpend, PrivacyWarning, charge, validate_epsilon_delta
+from ..exceptions import PrivacyWarning, UtilityWarning, warn
+from ..privacy import PrivacySpend, charge, validate_epsilon_delta
 from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
+from ..utils._guarantee_repr import GuaranteeBound, GuaranteeReprMixin
 from ..utils._withheld import call_on_private_rows, call_total_on_private_rows
 from ..utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
 from ._counting import check_layout, counting_backend, is_dask_input, release_counts
@@ -38,7 +39,7 @@ from ._inputs import check_lengths as _check_lengths
 from ._inputs import n_columns as _n_columns
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
 from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp
-from ._mixing_lp import constraint_slack, rate_errors, warn_if_unenforced
+from ._mixing_lp import constraint_slack, disparity_bounds, rate_errors, warn_if_constant, warn_if_unenforced
 from ._threshold_params import MAX_N_SCORE_BINS, PUBLIC_PARAMETER_CHECKS, check_decision_function_range
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
 from ._threshold_params import check_fairlearn_path_params
@@ -49,7 +50,7 @@ __all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]
 # Attributes set by our DP fit (Fairlearn's below are then built from its released values on first access);
 # Fairlearn's fit sets ``interpolated_thresholder_`` and the private ones below.
 _DP_FITTED = ("estimator_", "groups_", "mode_", "bin_edges_", "noisy_table_", "table_", "group_label_mass_",
-              "slack_", "rate_error_", "mixing_rates_", "objective_value_", "privacy_spent_", "_predict_method")
+              "slack_", "rate_error_", "disparity_bound_", "mixing_rates_", "objective_value_", "privacy_spent_", "_predict_method")
 _FAIRLEARN_FITTED = ("estimator_", "interpolated_thresholder_", "x_metric_", "y_metric_", "privacy_spent_",
                      "_predict_method", "_tradeoff_curve", "_x_grid", "_y_min", "_x_best", "_y_best",
                      "_x_best_per_group", "_overall_tradeoff_curve", "_between_groups")
@@ -64,7 +65,7 @@ class _Public(NamedTuple):
     groups: list | None
 
 
-class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, ThresholdOptimizer):
+class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, PrivateFitMixin, ThresholdOptimizer):
     r"""Differentially private post-processing of a classifier for group fairness (a DP ``ThresholdOptimizer``).
 
     Fits group-specific randomised thresholds on a classifier's predictions or scores so that a fairness
@@ -148,6 +149,12 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
     rate_error_ : dict
         For each constrained rate, each group's bound ``s_a`` on the error of its private rate (all hold together
         with probability >= 1 - beta; ``inf`` for a slice without noisy mass).
+    disparity_bound_ : dict
+        For each constrained rate, a ``GuaranteeBound(bound, groups, beta)``: with probability >= 1 - beta, no two
+        groups' rates of the fitted post-processor on the fitting data differ by more than ``bound`` (their released
+        gap plus both ``rate_error_``, at most 1), ``groups`` the pair attaining it. From released values only;
+        shown in the repr of the fitted estimator (how wide the guarantee is, not a warning). Not set by
+        Fairlearn's fit (``epsilon=inf`` with an estimator).
     mixing_rates_ : ndarray of shape (n_groups, n_bins)
         ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
     objective_value_ : float
@@ -362,7 +369,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         if groups is None or (self.estimator is not None and not self.prefit):
             labels = _binary_labels(y)
             _check_lengths(X, sensitive_features, labels.size)
-        self.estimator_ = self._fit_estimator(X, labels, private=private, _stacklevel=5, **kwargs)
+        self.estimator_ = self._fit_estimator(X, labels, private=private, **kwargs)
         self._predict_method = self._resolve_predict_method()
         return labels
 
@@ -387,11 +394,15 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
         # Each group's rule in the form of Fairlearn's interpolation_dict (a group mixing more than two thresholds
         # gets the rule with the same released rates); Fairlearn's introspection is built from it on first access.
         self.mixing_rates_ = representable_mixing(self.mixing_rates_, self.table_, flip=bool(self.flip))
-        warn_if_unenforced(table=self.table_, mixing_rates=self.mixing_rates_, errors=self.rate_error_,
-                           slack=self.slack_, gamma=gamma, groups=self.groups_, stacklevel=4)
+        bounds = disparity_bounds(self.table_, self.mixing_rates_, self.rate_error_)      # a rate gap is <= 1
+        self.disparity_bound_ = {rate: GuaranteeBound(float(min(bound, 1.0)), (self.groups_[a], self.groups_[b]),
+                                                      self.beta) for rate, (bound, (a, b)) in bounds.items()}
+        warn_if_unenforced(table=self.table_, mixing_rates=self.mixing_rates_, slack=self.slack_, gamma=gamma,
+                           groups=self.groups_)
+        warn_if_constant(self.mixing_rates_, self.groups_)
         return self
 
-    def _fit_estimator(self, X, labels, *, private=True, _stacklevel=4, **kwargs):
+    def _fit_estimator(self, X, labels, *, private=True, **kwargs):
         if self.estimator is None:
             if kwargs:
                 raise ValueError("fit keyword arguments are only passed to an estimator; estimator is None.")
@@ -400,11 +411,9 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
             check_is_fitted(self.estimator)
             return self.estimator
         if private and self.privacy_unit == "record" and not type(self.estimator).__module__.startswith("diffprivlib"):
-            warnings.warn(
-                "privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
-                "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
-                "estimator trained on other data or a DP estimator (e.g. from diffprivlib).", PrivacyWarning,
-                stacklevel=_stacklevel)
+            warn("privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
+                 "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
+                 "estimator trained on other data or a DP estimator (e.g. from diffprivlib).", PrivacyWarning)
         return clone(self.estimator).fit(X, labels, **kwargs)
 
     def _resolve_predict_method(self):
@@ -483,8 +492,7 @@ class DPThresholdOptimizer(SharedAccountantCloneMixin, PrivateFitMixin, Threshol
             return outputs.astype(np.intp)
         low, high = self.bin_edges_[0], self.bin_edges_[-1]
         if warn_clipped and np.any((outputs < low) | (outputs > high)):
-            warnings.warn(f"Some scores lie outside score_range=({low}, {high}) and were clipped to it.",
-                          UserWarning, stacklevel=3)
+            warn(f"Some scores lie outside score_range=({low}, {high}) and were clipped to it.", UtilityWarning)
         n_bins = self.bin_edges_.size - 1
         position = np.round((np.clip(outputs, low, high) - low) * n_bins / (high - low), 9)
         return np.clip(np.floor(position).astype(np.intp), 0, n_bins - 1)

@@ -7,10 +7,10 @@ All of it is post-processing of the released joint PMF; memory is linear in ``n_
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import sparse
+
+from ..exceptions import UtilityWarning, warn
 
 __all__ = ["private_group_estimates"]
 
@@ -36,8 +36,7 @@ def private_group_estimates(noisy_joint_pmf):
     pmfs = np.full((n_groups, n_bins), 1.0 / n_bins)
     for a in range(n_groups):
         if weights[a] <= 0:
-            warnings.warn(f"The noisy weight of group index {a} is not positive; its PMF is set to uniform.",
-                          RuntimeWarning, stacklevel=2)
+            warn(f"The noisy weight of group index {a} is not positive; its PMF is set to uniform.", UtilityWarning)
             continue
         partial = np.cumsum(noisy[a]) / weights[a]
         isotonic = 0.5 * (np.maximum.accumulate(partial) + np.minimum.accumulate(partial[::-1])[::-1])

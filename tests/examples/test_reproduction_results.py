@@ -70,8 +70,9 @@ def test_committed_file_exists_and_is_small(name):
 def test_postprocessing_summary_has_what_the_page_reads():
     script = load_example("jagielski2019_postprocessing.py")
     summary = _read("jagielski2019_postprocessing_summary.csv")
-    _has(summary, ["method", "epsilon", "gamma", "n_seeds", "n_fits_with_warnings", "slack_fpr_mean",
-                   "slack_tpr_mean", "thm31_holds_mean", "m_train", "q_min_train_mean"]
+    _has(summary, ["method", "epsilon", "gamma", "n_seeds", "n_fits_with_warnings", "n_fits_cannot_bind",
+                   "slack_fpr_mean", "slack_tpr_mean", "disparity_bound_fpr_mean", "disparity_bound_tpr_mean",
+                   "thm31_holds_mean", "m_train", "q_min_train_mean"]
          + [f"{m}_{s}_mean" for s in ("train", "test") for m in ("error", "eo_violation", "fpr_gap", "tpr_gap")])
     assert (summary["method"] == "base_classifier").sum() == 1
     dp = summary[summary["method"] == "dp_postprocessing"]
@@ -83,6 +84,9 @@ def test_postprocessing_summary_has_what_the_page_reads():
     exact = dp[(dp["epsilon"] == math.inf) & (dp["gamma"] == 0.0)].iloc[0]
     assert exact["eo_violation_train_mean"] <= 1e-7
     assert exact["slack_fpr_mean"] == 0 and exact["slack_tpr_mean"] == 0
+    # n_fits_with_warnings counts FairnessWarnings (issue 35): none without noise, and a slack >= 1 always warns
+    assert (dp.loc[dp["epsilon"] == math.inf, "n_fits_with_warnings"] == 0).all()
+    assert (dp["n_fits_cannot_bind"] <= dp["n_fits_with_warnings"]).all()
 
 
 def test_inprocessing_summary_has_what_the_page_reads():

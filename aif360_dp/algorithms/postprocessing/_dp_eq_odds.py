@@ -60,7 +60,11 @@ class DPEqOddsPostprocessing(Transformer):
     Privacy: as :class:`fairlearn_dp.postprocessing.DPThresholdOptimizer`: the released statistic is the joint
     table of (predicted label, group, true label) over the rows of the two groups, L1 sensitivity 2/m, Laplace
     noise of scale 2/(m epsilon) per cell; everything else is post-processing. Rows that belong to neither group
-    are rejected (AIF360 silently ignores them). After ``fit``, ``privacy_spent_`` holds the charge.
+    are rejected (AIF360 silently ignores them). After ``fit``, ``privacy_spent_`` holds the charge and
+    ``disparity_bound_`` how wide the guarantee is: for "fpr" and "tpr", a ``GuaranteeBound(bound, groups, beta)``
+    (the engine's ``disparity_bound_``, groups named "privileged" and "unprivileged"): with probability >= 1 - beta
+    the fitted post-processor's gap on the fitting data is at most ``bound``. It is an attribute, not a warning;
+    ``fit`` warns (``fairlearn_dp.exceptions.FairnessWarning``) only when the constraint cannot bind.
 
     Failure paths: the parameters, then the datasets' schema (AIF360 datasets that have every attribute the group
     definitions name), then the accountant's budget are checked before any row is read; the data checks are domain
@@ -176,6 +180,9 @@ class DPEqOddsPostprocessing(Transformer):
                                                         rates[_UNPRIVILEGED, 1], rates[_UNPRIVILEGED, 0]]))
         set_dataset_features(self, dataset_pred.feature_names)    # predict refuses other feature_names, as scikit-learn does
         self.privacy_spent_ = self.model_.privacy_spent_
+        names = {_PRIVILEGED: "privileged", _UNPRIVILEGED: "unprivileged"}
+        self.disparity_bound_ = {rate: type(item)(item.bound, tuple(names[g] for g in item.groups), item.beta)
+                                 for rate, item in self.model_.disparity_bound_.items()}
         return self
 
     def predict(self, dataset: BinaryLabelDataset) -> BinaryLabelDataset:

@@ -10,6 +10,7 @@ from diffprivlib import BudgetAccountant
 
 from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
 from fairdp_adapters.aif360 import predict_seed
+from fairlearn_dp.exceptions import FairnessWarning
 from fairlearn_dp.privacy import PrivacySpend
 
 UNPRIVILEGED, PRIVILEGED = [{"a": 0}], [{"a": 1}]
@@ -132,23 +133,26 @@ def test_an_attribute_missing_from_the_datasets_is_named_not_reported_as_an_over
 
 
 def test_a_warning_after_the_release_turned_into_an_error_leaves_the_transformer_fitted():
-    """The engine's "fairness is not guaranteed" warning comes after the release: as an error it is raised once
-    the face's state is stored (the transformer predicts), charged once; shown, it points at the user's call."""
+    """The engine's "cannot bind" warning (a privacy slack >= 1 at epsilon = 0.1 on 600 rows) comes after the
+    release: as an error it is raised once the face's state is stored (the transformer predicts), charged once;
+    shown, it points at the user's call."""
     import inspect
     import warnings
 
     truth, predicted = datasets(m=600)
     acc = BudgetAccountant()
-    face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=acc)
+    face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=acc, epsilon=0.1, privacy_slack=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(RuntimeWarning, match="Fairness is not guaranteed") as info:
+        with pytest.raises(FairnessWarning, match="cannot bind") as info:
             face.fit(truth, predicted)
-    assert info.value.result is face and acc.spent_budget == [(1.0, 0.0)]
+    assert info.value.result is face and acc.spent_budget == [(0.1, 0.0)]
     assert face.predict(predicted).labels.shape == predicted.labels.shape
-    with pytest.warns(RuntimeWarning, match="Fairness is not guaranteed") as records:
+    face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=BudgetAccountant(), epsilon=0.1,
+                                  privacy_slack=True)
+    with pytest.warns(FairnessWarning, match="cannot bind") as records:
         line = inspect.currentframe().f_lineno + 1
-        DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=BudgetAccountant()).fit(truth, predicted)
+        face.fit(truth, predicted)
     assert records and {(record.filename, record.lineno) for record in records} == {(__file__, line)}
 
 
@@ -157,3 +161,20 @@ def test_a_missing_label_is_named_as_missing_not_as_non_binary():
     predicted.labels[3] = np.nan
     with pytest.raises(ValueError, match=r"^dataset_pred has missing labels \(NaN\)\.$"):
         DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, accountant=BudgetAccountant()).fit(truth, predicted)
+
+
+def test_the_guarantee_width_is_an_attribute_not_a_warning():
+    """Issue 35: the engine's disparity_bound_ (released values only), with AIF360's group names; a fit whose
+    constraint binds (no slack, the default) warns nothing, however wide the bound (the old code warned here)."""
+    import warnings
+
+    truth, predicted = datasets(m=600)
+    face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=BudgetAccountant())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        face.fit(truth, predicted)
+    assert set(face.disparity_bound_) == {"fpr", "tpr"}
+    for rate, item in face.disparity_bound_.items():
+        engine = face.model_.disparity_bound_[rate]
+        assert (item.bound, item.beta) == (engine.bound, 0.05) and 0 < item.bound <= 1
+        assert item.groups == tuple({0: "privileged", 1: "unprivileged"}[g] for g in engine.groups)

@@ -2,6 +2,7 @@
 
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ import fairlearn_dp.postprocessing._fair_regression as module
 from fairlearn_dp.metrics import ks_statistical_parity
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.postprocessing._fair_regression import private_group_estimates
+from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
 
 
@@ -210,7 +212,7 @@ def test_multi_column_sensitive_features(accountant):
 
 
 def test_nonpositive_noisy_weight_falls_back_to_uniform():
-    with pytest.warns(RuntimeWarning, match="not positive"):
+    with pytest.warns(UtilityWarning, match="not positive"):
         weights, pmfs = private_group_estimates(np.array([[0.3, 0.2, 0.1], [-0.05, 0.01, 0.0]]))
     assert weights[1] == 0.0
     np.testing.assert_allclose(pmfs[1], 1 / 3)
@@ -287,7 +289,7 @@ def test_outputs_outside_bounds_are_clipped_silently_in_fit_and_with_a_warning_i
     with warnings.catch_warnings():
         warnings.simplefilter("error")              # fit: no warning that depends on the private data
         model = make(accountant, alpha=1.0).fit(shifted[:, None], sensitive_features=groups)
-    with pytest.warns(UserWarning, match="outside bounds"):
+    with pytest.warns(UtilityWarning, match="outside bounds"):
         predicted = model.predict(shifted[:10, None], sensitive_features=groups[:10], random_state=0)
     np.testing.assert_allclose(predicted, 0.95)
 
@@ -299,7 +301,7 @@ def test_group_with_zero_private_weight_is_not_moved_at_alpha_one(accountant, mo
     released = np.array([[0.0, 0.0, 0.0, 0.4], [-0.02, 0.0, 0.01, 0.0], [0.0, 0.0, 0.0, 0.5]])
     monkeypatch.setattr(module, "release_counts", lambda *a, **k: (released.copy(), PrivacySpend(1.0)))
     outputs, groups = np.linspace(0, 1, 30), np.arange(30) % 3
-    with pytest.warns(RuntimeWarning, match="not positive"):
+    with pytest.warns(UtilityWarning, match="not positive"):
         model = make(accountant, n_bins=4, alpha=1.0).fit(outputs[:, None], sensitive_features=groups)
     assert model.group_weights_[1] == 0.0
     np.testing.assert_allclose(model.target_pmfs_, model.group_pmfs_, atol=1e-12)
@@ -424,3 +426,16 @@ def test_grid_search_with_routed_sensitive_features_and_a_fairness_scorer(regres
     assert accountant.spent_budget == [(0.5, 0.0)] * 9                 # 4 points x 2 folds, then the refit
     assert grid.best_params_["alpha"] == 0.0 and np.isfinite(grid.best_score_)   # full fairness scores best
     assert grid.best_estimator_.accountant is accountant
+
+
+def test_a_regressor_fitted_inside_is_not_warned_about_at_infinite_epsilon(accountant):
+    """Issue 35: at epsilon=inf nothing is promised, so "the model is then NOT differentially private" says nothing
+    (as DPThresholdOptimizer, which does not warn there either); at a finite epsilon it warns (test above)."""
+    rng = np.random.default_rng(1)
+    X, a = rng.normal(size=(300, 2)), rng.integers(0, 2, 300)
+    model = DPFairRegressionPostprocessor(estimator=LinearRegression(), epsilon=np.inf, bounds=(-5, 5), groups=[0, 1],
+                                          accountant=accountant, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(X, X[:, 0] + a, sensitive_features=a)
+    assert model.estimator_ is not model.estimator

@@ -1,7 +1,9 @@
 """DPThresholdOptimizer: Hardt's LP at epsilon = inf, Fairlearn parity, Thm. 3.1, privacy plumbing, bad input."""
 
+import contextlib
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -14,6 +16,7 @@ from sklearn.linear_model import LogisticRegression
 
 import fairlearn_dp.postprocessing._threshold_optimizer as module
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
 
 
@@ -63,6 +66,13 @@ def error_and_gaps(p, q):
     fp = (p * q[:, :, 0]).sum(axis=0) / q_ay[:, 0]
     tp = (p * q[:, :, 1]).sum(axis=0) / q_ay[:, 1]
     return error, np.abs(fp - fp[0]), np.abs(tp - tp[0])
+
+
+#: The paper's LP~ (1) (privacy_slack=True, what fit_binary runs) on these small problems often leaves a constraint
+#: unbound, which the fit reports (a FairnessWarning); tests of other properties ignore it (the warning itself is
+#: tested in test_mixing_lp.py and test_warnings_and_guarantee.py).
+SLACK_MAY_NOT_BIND = pytest.mark.filterwarnings(
+    "ignore:The .* constraint does not bind:fairlearn_dp.exceptions.FairnessWarning")
 
 
 def fit_binary(yhat, a, y, accountant=None, **kwargs):
@@ -120,9 +130,13 @@ def test_infinite_epsilon_matches_fairlearn_on_scores(constraints, objective):
     fairlearn = ThresholdOptimizer(estimator=_FixedScores().fit(None), constraints=constraints, objective=objective,
                                    prefit=True, predict_method="predict_proba").fit(scores[:, None], y,
                                                                                      sensitive_features=a)
-    ours = DPThresholdOptimizer(constraints=constraints, objective=objective, epsilon=np.inf, n_score_bins=20,
-                                groups=[0, 1, 2], accountant=BudgetAccountant()).fit(scores[:, None], y,
-                                                                                      sensitive_features=a)
+    # maximising the selection rate under FPR parity: "predict 1" in every group, which the fit reports
+    constant = pytest.warns(UtilityWarning, match="ignores the base") if objective == "selection_rate" else (
+        contextlib.nullcontext())
+    with constant:
+        ours = DPThresholdOptimizer(constraints=constraints, objective=objective, epsilon=np.inf, n_score_bins=20,
+                                    groups=[0, 1, 2], accountant=BudgetAccountant()).fit(scores[:, None], y,
+                                                                                          sensitive_features=a)
     p_fl = fairlearn._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
     p_dp = ours._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
 
@@ -143,6 +157,7 @@ def test_infinite_epsilon_matches_fairlearn_on_scores(constraints, objective):
         assert np.ptp(rates_fl[rate]) <= 2e-3
 
 
+@SLACK_MAY_NOT_BIND
 def test_theorem_3_1_holds_in_at_least_1_minus_beta_of_runs():
     """Over 200 noise draws: realised error and FP/TP gaps on the training data stay within Thm. 3.1's bounds."""
     yhat, a, y = binary_problem(m=5000, n_groups=3, seed=1)
@@ -174,6 +189,7 @@ def test_large_epsilon_converges_to_the_non_private_solution():
         error_and_gaps(exact.mixing_rates_.T, q)[0], abs=1e-3)
 
 
+@SLACK_MAY_NOT_BIND
 def test_released_table_noise_has_stated_scale_on_neighbouring_datasets():
     """Two datasets differing in one person's sensitive attribute: noise is Laplace(2 / (m epsilon)) on both."""
     yhat, a, y = binary_problem(m=2000)
@@ -191,6 +207,7 @@ def test_released_table_noise_has_stated_scale_on_neighbouring_datasets():
     assert np.abs(exact_a - exact_b).sum() == pytest.approx(2 / m)      # the L1 sensitivity is attained
 
 
+@SLACK_MAY_NOT_BIND
 def test_mixing_rates_come_only_from_the_released_table(monkeypatch):
     released = np.array([[[0.2, 0.05], [0.05, 0.1]], [[0.15, 0.05], [0.1, 0.3]]])
 
@@ -207,7 +224,7 @@ def test_mixing_rates_come_only_from_the_released_table(monkeypatch):
 
 def test_negative_and_empty_noisy_cells_do_not_crash():
     yhat, a, y = binary_problem(m=60, n_groups=3, seed=3)
-    with pytest.warns(RuntimeWarning):
+    with pytest.warns(FairnessWarning, match="noisy mass of group index|cannot bind"):
         model = fit_binary(yhat, a, y, epsilon=0.05, random_state=4)
     assert np.all((model.mixing_rates_ >= 0) & (model.mixing_rates_ <= 1))
     assert np.all(model.table_ >= 0) and model.table_.sum() == pytest.approx(1.0)
@@ -223,6 +240,7 @@ def test_slack_matches_the_papers_formula_for_binary_predictions():
     assert model.slack_["tpr"][0] == 0
 
 
+@SLACK_MAY_NOT_BIND
 def test_accountant_charged_once_and_same_seed_same_predictions():
     yhat, a, y = binary_problem()
     acc = BudgetAccountant()
@@ -309,6 +327,7 @@ def test_bad_input(kwargs, data, error, match):
     assert acc.spent_budget == []
 
 
+@SLACK_MAY_NOT_BIND
 def test_unseen_group_at_predict():
     yhat, a, y = binary_problem(m=500)
     model = fit_binary(yhat, a, y)
@@ -316,6 +335,7 @@ def test_unseen_group_at_predict():
         model.predict(yhat[:3, None], sensitive_features=[0, 1, 9])
 
 
+@SLACK_MAY_NOT_BIND
 def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
     """With B score bins and Laplace noise of scale b = 2 / (m epsilon), E solves n_slices (P(positive parts > E) +
     8 P(noise sum > E)) = beta over the B cells of a slice (3 groups x 1 rate here); s_a = E / q~_a, and the slack of
@@ -344,6 +364,7 @@ def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
     assert DPThresholdOptimizer().get_params()["privacy_slack"] is False
 
 
+@SLACK_MAY_NOT_BIND
 def test_gaussian_release_for_positive_delta():
     yhat, a, y = binary_problem()
     model = fit_binary(yhat, a, y, epsilon=1.0, delta=1e-5, random_state=1)
@@ -358,10 +379,18 @@ def test_gaussian_release_for_positive_delta():
     ("equalized_odds", "sum_of_group_tpr_minus_fpr", True)])
 def test_linprog_and_cvxpy_solve_the_same_lp(constraints, objective, flip):
     scores, a, y = score_problem(m=3000, seed=4)
-    fits = [DPThresholdOptimizer(constraints=constraints, objective=objective, flip=flip, epsilon=2.0, tol=0.01,
-                                 n_score_bins=12, groups=[0, 1, 2], accountant=BudgetAccountant(), random_state=3,
-                                 solver=solver).fit(scores[:, None], y, sensitive_features=a)
-            for solver in ("linprog", "HIGHS")]
+    # a single rate as the objective may be maximised by a constant rule in every group (which the fit reports),
+    # depending on the optimal vertex each solver returns: not what is compared here
+    constant = objective in ("selection_rate", "true_negative_rate", "true_positive_rate")
+    fits = []
+    for solver in ("linprog", "HIGHS"):
+        with warnings.catch_warnings():
+            if constant:
+                warnings.filterwarnings("ignore", "The fitted post-processor ignores", UtilityWarning)
+            fits.append(DPThresholdOptimizer(
+                constraints=constraints, objective=objective, flip=flip, epsilon=2.0, tol=0.01, n_score_bins=12,
+                groups=[0, 1, 2], accountant=BudgetAccountant(), random_state=3, solver=solver).fit(
+                scores[:, None], y, sensitive_features=a))
     assert fits[0].objective_value_ == pytest.approx(fits[1].objective_value_, abs=1e-8)
     # The optimum can be degenerate, so compare the objective, and check both solutions satisfy the constraints
     # on the private table they were fitted on.
@@ -382,7 +411,7 @@ def test_unknown_solver():
 
 def test_vacuous_slack_is_reported():
     yhat, a, y = binary_problem(m=2000)
-    with pytest.warns(RuntimeWarning, match="cannot bind"):
+    with pytest.warns(FairnessWarning, match="cannot bind"):
         model = fit_binary(yhat, a, y, epsilon=0.05, random_state=0)
     assert max(np.max(v[np.isfinite(v)]) for v in model.slack_.values()) >= 1
 

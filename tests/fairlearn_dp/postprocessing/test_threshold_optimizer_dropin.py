@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.exceptions import FairdpWarning
 from fairlearn_dp.privacy import PrivacyWarning
 from fairlearn_dp.privacy import PrivacySpend
 
@@ -133,7 +134,7 @@ def test_no_privacy_warning_at_infinite_epsilon():
     X, y, a = _problem()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)         # ours; other libraries' deprecations may vary
-        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("error", FairdpWarning)
         # No `groups`, privacy_unit="record" with a non-private estimator: both warn at finite epsilon only.
         model = DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf, privacy_unit="record",
                                      accountant=BudgetAccountant()).fit(X, y, sensitive_features=a)

@@ -21,6 +21,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 import fairlearn_dp.postprocessing._introspection as introspection
 import fairlearn_dp.postprocessing._threshold_optimizer as module
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.privacy import PrivacySpend
 
 SIMPLE_FIELDS = ["p0", "operation0", "p1", "operation1"]                   # Fairlearn's simple-constraint entry
@@ -165,7 +166,7 @@ def test_thresholds_are_exact_bin_boundaries(params):
     probes = np.concatenate([marks, np.nextafter(marks, -np.inf), np.nextafter(marks, np.inf),
                              [low - 1.0, high + 1.0], rng.uniform(low, high, 500)])
     groups = np.resize([0, 1], probes.size)
-    with pytest.warns(UserWarning, match="outside score_range"):
+    with pytest.warns(UtilityWarning, match="outside score_range"):
         ours = model._pmf_predict(probes[:, None], sensitive_features=groups)
     theirs = fairlearns_thresholder(model)._pmf_predict(probes[:, None], sensitive_features=groups)
     np.testing.assert_allclose(theirs, ours, rtol=0, atol=PMF_TOL)
@@ -403,7 +404,7 @@ def test_a_group_without_released_negatives_has_no_curve_but_a_rule():
     a = rng.integers(0, 3, 3000)
     scores = rng.random(3000)
     y = np.where(a == 2, 1, (rng.random(3000) < scores).astype(int))          # group 2: positives only
-    with pytest.warns(RuntimeWarning):                 # group 2's FPR constraint is dropped (its mass is 0)
+    with pytest.warns(FairnessWarning, match="group index 2 with label 0"):     # its FPR constraint is dropped
         model = DPThresholdOptimizer(constraints="equalized_odds", epsilon=math.inf, groups=[0, 1, 2],
                                      predict_method="predict_proba", accountant=BudgetAccountant()).fit(
             scores[:, None], y, sensitive_features=a)            # estimator=None: the exact LP, no noise
