@@ -487,7 +487,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
                            noise_sd(last["error_noise_scale"], delta0) / n)
         warn_if_worse_than_constant(type(self).__name__, last["error"], positive_rate, noise,
                                     "more data, a larger epsilon or fewer rounds (max_iters: fewer releases share "
-                                    "the budget)", stacklevel=4)
+                                    "the budget)")
 
     # ------------------------------------------------------------------ releases (the only data access)
     # Privacy items 1, 2, 4, 5 and 6 (docs/privacy_analysis/gerryfair.md): the statistics of the Gram matrices, the

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 
 from sklearn.base import clone
 
-from ..privacy import PrivacyWarning, warnings_after_release
+from ..exceptions import UtilityWarning, warn
+from ..privacy import warnings_after_release
 
 __all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated"]
 
@@ -70,8 +70,8 @@ class SharedAccountantCloneMixin:
         return new
 
 
-def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, costs=(1.0, 1.0), stacklevel=2):
-    """Warn (:class:`PrivacyWarning`) when a private fit's error estimate is not clearly below the best constant
+def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, costs=(1.0, 1.0)):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when a private fit's error estimate is not clearly below the best constant
     classifier's: ``error + 2 noise >= min(p, 1 - p)`` for the positive rate ``p`` (with public costs ``(c_FP,
     c_FN)`` of the errors: ``min(c_FN p, c_FP (1 - p))``, what predicting always 0 or always 1 costs).
 
@@ -81,13 +81,13 @@ def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, cos
     """
     constant = min(costs[1] * positive_rate, costs[0] * (1.0 - positive_rate))
     if error + 2.0 * noise >= constant:
-        warnings.warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
-                      f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",
-                      PrivacyWarning, stacklevel=stacklevel + 1)
+        warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
+             f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",
+             UtilityWarning)
 
 
-def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel=2):
-    """Warn (:class:`PrivacyWarning`) when a per-round release's noise is at least the largest value its statistic
+def warn_if_noise_dominated(owner, statistic, noise, signal, hint):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when a per-round release's noise is at least the largest value its statistic
     can take (``noise >= signal``): the plays built from it are then close to random, and a fit made of such
     plays is likely no better than a constant classifier.
 
@@ -97,7 +97,7 @@ def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel
     exceeds) must come from public parameters and released values only. Call it after the spend is charged.
     """
     if noise >= signal:
-        warnings.warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
-                      f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
-                      f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
-                      "help.", PrivacyWarning, stacklevel=stacklevel + 1)
+        warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
+             f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
+             f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
+             "help.", UtilityWarning)
