@@ -131,7 +131,7 @@ def _read_split(filename, columns, skiprows):
     frame = pd.read_csv(
         data_path(filename), header=None, names=columns, skiprows=skiprows, skipinitialspace=True, na_values="?"
     )
-    text = frame.select_dtypes(include="object").columns
+    text = frame.select_dtypes(exclude="number").columns      # object (pandas 2) or str (pandas 3)
     frame[text] = frame[text].apply(lambda column: column.str.strip())
     frame[_TARGET] = frame[_TARGET].str.rstrip(".")
     return frame

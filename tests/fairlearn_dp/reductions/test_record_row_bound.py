@@ -4,6 +4,7 @@
 or before any release. DPGerryFairClassifier: the published bound is the default of ``feature_norm_bound``."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -14,7 +15,7 @@ from fairlearn.reductions import DemographicParity
 from sklearn.model_selection import train_test_split
 
 from fairlearn_dp.datasets import adult_features
-from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
+from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, UtilityWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier
 from fairlearn_dp.reductions._public_features import PublicFeatureMap
 
@@ -63,18 +64,24 @@ def test_the_published_bound_is_the_default(small):
 def test_without_a_published_bound_the_box_of_feature_bound_is_used_with_a_warning(small):
     X, y, a = small
     model = _model()
-    with pytest.warns(UtilityWarning, match=LOOSE + " = 10.15 \\(103 features\\)") as record:
+    with pytest.warns(FairdpWarning) as record:
         model.fit(X.to_numpy(), y, sensitive_features=a)
     assert model.row_norm_bound_ == math.sqrt(103)
     loose = _loose_warnings(record.list)
     assert len(loose) == 1 and loose[0].filename == __file__     # points at the caller's fit
+    assert re.search(LOOSE + " = 10.15 \\(103 features\\)", str(loose[0].message))
+    # What the warning says comes true: the loose bound's noise drowns the groups' statistics and the fit.
+    assert {w.category for w in record} == {UtilityWarning, FairnessWarning}
+    assert any("not clearly better than a constant" in str(w.message) for w in record)
 
 
 def test_a_frame_with_an_added_column_does_not_use_the_bound_and_the_warning_says_why(small):
     X, y, a = small
     X = X.assign(extra=0.0)                                     # pandas keeps attrs; the bound does not cover "extra"
-    with pytest.warns(UtilityWarning, match="published for other columns"):
+    with pytest.warns(FairdpWarning) as record:
         model = _model().fit(X, y, sensitive_features=a)
+    assert any("published for other columns" in str(w.message) for w in _loose_warnings(record.list))
+    assert {w.category for w in record} == {UtilityWarning, FairnessWarning}      # the loose bound's noise, as above
     assert model.row_norm_bound_ == math.sqrt(104)
 
 
