@@ -50,7 +50,7 @@ def test_a_fits_rounds_show_their_warnings_after_the_rounds_bar(monkeypatch):
                 break
         assert warnings.showwarning is _to_stderr
     out = terminal.getvalue()
-    assert "rounds bar" in out and out.index("issued in round 1") > out.rindex("rounds bar")
+    assert "rounds bar" in out and "\r" not in out[out.index("issued in round 1"):]     # no bar output after it
 
 
 def test_filters_still_apply_inside_a_bar(capsys):
@@ -73,3 +73,20 @@ def test_no_bar_holds_nothing():
         warnings.showwarning = _to_stderr
         with progress_bar(False, total=2) as bar:
             assert bar is None and warnings.showwarning is _to_stderr
+
+
+def test_the_monte_carlo_bar_shows_a_statistics_warning_after_it(capsys):
+    """The allocation Monte Carlo (chunks in this process with n_jobs=1): a statistic's warning comes after the bar."""
+    from fairlearn_dp.allocation import LaplaceNoise, monte_carlo
+
+    def loud_identity(batch):
+        warnings.warn("a statistic's warning", UserWarning)
+        return batch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("once", UserWarning)
+        warnings.showwarning = _to_stderr
+        monte_carlo([5, 10, 20], LaplaceNoise(1.0), {"identity": loud_identity}, n_draws=40, chunk_size=10,
+                    random_state=0, progress=True)
+    err = capsys.readouterr().err
+    assert "4/4" in err and err.index("a statistic's warning") > err.rindex("Monte Carlo")
