@@ -161,6 +161,9 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         Algorithm 3: the epsilon of each per-round mechanism and the composition rule.
     rho_, noise_scale_, estimated_error_, estimated_violation_ : dict, dict, float, float
         Statistics game: zCDP budgets, Gaussian sigmas, released estimates of the error and largest violation.
+    estimated_error_sd_ : float
+        Statistics game: the standard deviation of ``estimated_error_``'s noise (0 under ``"sensitive_attribute"``).
+        A ``UtilityWarning`` says when the estimate itself is not below the best constant classifier's error.
     proxy_reliability_, row_norm_bound_, ridge_ : numpy.ndarray or None, float, float
         Statistics game: per cell, the share of the Learner's signal that is not noise; the row bound; the ridge.
     min_count_, min_count_estimate_ : float, float or None
@@ -406,6 +409,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.min_count_estimate_ = None
         self.proxy_reliability_ = getattr(game, "kappa_", None)
         self.estimated_error_ = game.estimated_error_
+        self.estimated_error_sd_ = game.error_sd_
         self.estimated_violation_ = game.estimated_violation_
         self.groups_ = groups
         self.n_features_in_ = d
