@@ -4,6 +4,7 @@
 lists the same sites."""
 
 import ast
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -229,3 +230,17 @@ def test_only_the_exceptions_module_calls_warnings_warn():
                  for path in sorted((ROOT / package).rglob("*.py"))
                  if str(path.relative_to(ROOT)) not in allowed and _calls_warnings_warn(path)]
     assert offenders == []
+
+
+def test_an_error_estimate_below_the_constant_does_not_warn_however_wide_its_noise():
+    """The width of an estimate is an attribute (``estimated_error_sd_``), not a warning: this fit's released error
+    estimate is well below the constant classifier's while its two-sd interval reaches over it (it warned before)."""
+    X, y, a = _synthetic(3)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "DPExponentiatedGradient: at this epsilon", FairnessWarning)  # not tested
+        warnings.simplefilter("error", UtilityWarning)
+        model = _eg(estimator=None, max_iter=12, run_linprog_step=True, privacy_unit="record",
+                    row_norm_bound=3.0).fit(X, y, sensitive_features=a)
+    constant = min(y.mean(), 1 - y.mean())               # the released positive rate is within 0.01 of it here
+    assert model.estimated_error_ < constant - 0.05 < constant + 0.05 < model.estimated_error_ + 2 * \
+        model.estimated_error_sd_
