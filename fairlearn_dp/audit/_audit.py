@@ -111,8 +111,8 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
         only on public inputs and released values, so a fit that fails on one neighbour and not on the other is a
         leak. The event then receives a :class:`FitFailure` (exception class and message) for that run, and the
         result counts the failures. Exceptions of the factory (building the estimator) and of the event always
-        propagate; a :class:`~fairlearn_dp.exceptions.UtilityWarning` says when every fit on both datasets failed (then only failures were
-        audited, usually a broken setup).
+        propagate; a :class:`~fairlearn_dp.exceptions.UtilityWarning` says when every fit on both datasets failed
+        (then only failures were audited, usually a broken setup).
     progress : bool or None, default=None
         Show a tqdm progress bar over the ``2 n_runs`` fits (per chunk with ``n_jobs``); None shows it only when
         standard error is a terminal. It does not change the result.

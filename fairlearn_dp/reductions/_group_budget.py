@@ -280,9 +280,10 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         return self
 
     def _warn_if_budget_unused(self, fallback, spent, rho):
-        """A :class:`~fairlearn_dp.exceptions.UtilityWarning` (a fallback taken) when less than the budget was spent (stage 1 fell back before its residual
-        releases). Its text depends only on the fallback (a released value's test), ``rho`` and what was charged
-        (from public group sizes and the releases made), never on a data value.
+        """A :class:`~fairlearn_dp.exceptions.UtilityWarning` (a fallback taken) when less than the budget was
+        spent (stage 1 fell back before its residual releases). Its text depends only on the fallback (a released
+        value's test), ``rho`` and what was charged (from public group sizes and the releases made), never on a data
+        value.
         """
         if math.isinf(rho) or spent >= rho * (1 - 1e-9):
             return

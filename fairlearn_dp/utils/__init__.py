@@ -20,5 +20,5 @@ from ._validation import (
 )
 
 __all__ = ["atomic_fit", "check_dataset_features", "check_predict_features", "names_frame", "set_dataset_features",
-           "set_fit_features", "show_progress", "progress_bar", "as_group_vector", "check_bool", "check_bounds", "check_choice",
-           "check_real", "check_seed", "validate_params", "value_errors"]
+           "set_fit_features", "show_progress", "progress_bar", "as_group_vector", "check_bool", "check_bounds",
+           "check_choice", "check_real", "check_seed", "validate_params", "value_errors"]
