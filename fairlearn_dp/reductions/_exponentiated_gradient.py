@@ -159,11 +159,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         Rounds played, learning rate, ``B`` (statistics game), the algorithm that ran and its Learner.
     epsilon_per_mechanism_, composition_ : float, str
         Algorithm 3: the epsilon of each per-round mechanism and the composition rule.
-    rho_, noise_scale_, estimated_error_, estimated_violation_ : dict, dict, float, float
-        Statistics game: zCDP budgets, Gaussian sigmas, released estimates of the error and largest violation.
-    estimated_error_sd_ : float
-        Statistics game: the standard deviation of ``estimated_error_``'s noise (0 under ``"sensitive_attribute"``).
-        A ``UtilityWarning`` says when the estimate itself is not below the best constant classifier's error.
+    rho_, noise_scale_, estimated_error_, estimated_error_sd_, estimated_violation_ : dict, dict, float, float, float
+        Statistics game: zCDP budgets, Gaussian sigmas, released error estimate and its noise sd, largest violation.
     proxy_reliability_, row_norm_bound_, ridge_ : numpy.ndarray or None, float, float
         Statistics game: per cell, the share of the Learner's signal that is not noise; the row bound; the ridge.
     min_count_, min_count_estimate_ : float, float or None
