@@ -22,7 +22,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, train_test_split
 
-from fairlearn_dp.utils import show_progress
+from fairlearn_dp.utils import progress_bar, show_progress
 
 __all__ = ["privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
 
@@ -213,10 +213,12 @@ def _private_scores(private_report, y_test, y_pred, sf_test, seed):
 
     from diffprivlib import BudgetAccountant
 
+    from fairlearn_dp.exceptions import UtilityWarning
     from fairlearn_dp.metrics import DPMetricFrame
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)              # small groups: the intervals say it
+        # A precision the report asks for (max_noise_error) and small groups miss: the intervals say it.
+        warnings.simplefilter("ignore", UtilityWarning)
         frame = DPMetricFrame(y_true=y_test, y_pred=y_pred, sensitive_features=_frame_groups(sf_test),
                               accountant=BudgetAccountant(), random_state=seed, **private_report)
     scores = {}
@@ -343,10 +345,11 @@ def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, m
                                 test_size, fit_params, predict_params, private_report) for i, s in tasks)
 
     if show_progress(progress):
-        from tqdm.auto import tqdm
-
-        outputs = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(calls), total=len(tasks),
-                            desc="sweep", unit="fit"))
+        outputs = []
+        with progress_bar(True, total=len(tasks), desc="sweep", unit="fit") as bar:
+            for output in Parallel(n_jobs=n_jobs, return_as="generator")(calls):
+                outputs.append(output)
+                bar.update()
     else:
         outputs = Parallel(n_jobs=n_jobs)(calls)
 

@@ -31,6 +31,7 @@ from fairlearn_dp.allocation import (
 )
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing._fair_regression import MAX_HISTOGRAM_CELLS
+from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
 from fairlearn_dp.privacy import MAX_EPSILON, PrivacyWarning, validate_epsilon_delta
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
@@ -235,7 +236,7 @@ def test_group_budget_warns_from_released_values_when_stage_one_falls_back_and_r
     messages = []
     for seed, shift in ((0, 50.0), (1, 80.0)):             # neighbours-like: same public sizes, other values
         accountant = BudgetAccountant()
-        with pytest.warns(PrivacyWarning, match="stage 1 fell back") as caught:
+        with pytest.warns(UtilityWarning, match="stage 1 fell back") as caught:
             model = DPGroupBudgetRegressor(rho=1.0, groups=[0, 1, 2], accountant=accountant, random_state=0).fit(
                 *_fallback_data(seed, shift)[:2], sensitive_features=_fallback_data(seed, shift)[2])
         assert model.stage1_fallback_ == "X^T X not positive definite"
@@ -256,7 +257,7 @@ def test_group_budget_does_not_warn_when_the_whole_budget_is_spent(noise):
     X = rng.uniform(-1, 1, size=(600, 2))
     y = X @ [0.5, -0.3] + noise * rng.normal(size=600)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyWarning)
+        warnings.simplefilter("error", FairdpWarning)
         model = DPGroupBudgetRegressor(rho=5.0, groups=[0, 1], accountant=BudgetAccountant(), random_state=0).fit(
             X, y, sensitive_features=np.repeat([0, 1], 300))
     assert model.stage1_fallback_ != "X^T X not positive definite" and model.rho_spent_ == pytest.approx(5.0)

@@ -208,7 +208,7 @@ _METRIC_FRAME = {
     "privacy_unit": _choice("sensitive_attribute", "record"),
     "n_boot": _integer(10),
     "ci_quantiles": _Domain("ab", 5, [], [0.0], [1.0], [NAN], ["a"]),
-    "max_noise_error": _POSITIVE,
+    "max_noise_error": _POSITIVE_OR_NONE,
     "public_predictions": _BOOL,
     # The report is built from its data (the audit case's wrapper passes them at fit): data, not parameters.
     **dict.fromkeys(("y_true", "y_pred", "sensitive_features", "control_features"),

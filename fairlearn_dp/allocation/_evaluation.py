@@ -27,7 +27,7 @@ from scipy import integrate, stats
 
 from ._checks import as_real_array, check_finite_real, check_positive_real
 from ._projections import project_nonnegative_sum, project_sum
-from ..utils._progress import show_progress
+from ..utils._progress import progress_bar, show_progress
 from ..utils._validation import check_bool, check_int, validate_params
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
@@ -164,15 +164,15 @@ def monte_carlo(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise,
     seeds = np.random.SeedSequence(random_state).spawn(len(sizes))
     tasks = (delayed(_chunk_sums)(counts, noise, statistics, size, seed) for size, seed in zip(sizes, seeds))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    if show_progress(progress):
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=len(sizes), desc=f"Monte Carlo ({noise.describe()})", unit="chunk")
     totals = {name: [np.zeros(counts.size), np.zeros(counts.size)] for name in statistics}
-    for chunk in results:                               # joblib yields in task order: deterministic sums
-        for name, (first, second) in chunk.items():
-            totals[name][0] += first
-            totals[name][1] += second
+    with progress_bar(show_progress(progress), total=len(sizes), desc=f"Monte Carlo ({noise.describe()})",
+                      unit="chunk") as bar:
+        for chunk in results:                           # joblib yields in task order: deterministic sums
+            for name, (first, second) in chunk.items():
+                totals[name][0] += first
+                totals[name][1] += second
+            if bar is not None:
+                bar.update()
     return _monte_carlo_result(totals, n_draws, chunk_size)
 
 

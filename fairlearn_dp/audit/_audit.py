@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..utils._progress import show_progress
+from ..exceptions import UtilityWarning, warn
+from ..utils._progress import progress_bar, show_progress
 from ..utils._validation import (
     check_bool,
     check_callable,
@@ -110,8 +111,8 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
         only on public inputs and released values, so a fit that fails on one neighbour and not on the other is a
         leak. The event then receives a :class:`FitFailure` (exception class and message) for that run, and the
         result counts the failures. Exceptions of the factory (building the estimator) and of the event always
-        propagate; a ``RuntimeWarning`` says when every fit on both datasets failed (then only failures were
-        audited, usually a broken setup).
+        propagate; a :class:`~fairlearn_dp.exceptions.UtilityWarning` says when every fit on both datasets failed
+        (then only failures were audited, usually a broken setup).
     progress : bool or None, default=None
         Show a tqdm progress bar over the ``2 n_runs`` fits (per chunk with ``n_jobs``); None shows it only when
         standard error is a terminal. It does not change the result.
@@ -133,8 +134,7 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
     n_runs = int(n_runs)
     seeds = _distinct_seeds(random_state, 2 * n_runs)
     seeds_d, seeds_d_prime = seeds[:n_runs], seeds[n_runs:]
-    bar = _progress_bar(progress, 2 * n_runs)
-    try:
+    with progress_bar(show_progress(progress), total=2 * n_runs, desc="privacy audit", unit="fit") as bar:
         if n_jobs is None:
             tick = None if bar is None else bar.update
             hits_d, failures_d = _count_hits(estimator_factory, dataset, event, seeds_d, observe, tick)
@@ -156,12 +156,9 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
                     bar.update(len(chunk))
             hits_d, failures_d = map(sum, zip(*counts[:n_chunks]))
             hits_d_prime, failures_d_prime = map(sum, zip(*counts[n_chunks:]))
-    finally:
-        if bar is not None:
-            bar.close()
     if observe and failures_d == failures_d_prime == n_runs:
-        warnings.warn(f"Every fit failed on both datasets ({n_runs} runs each): the audit tested only the failure "
-                      "outcome; check the factory and the fit arguments.", RuntimeWarning, stacklevel=2)
+        warn(f"Every fit failed on both datasets ({n_runs} runs each): the audit tested only the failure "
+             "outcome; check the factory and the fit arguments.", UtilityWarning)
     bound = epsilon_lower_bound(hits_d, hits_d_prime, n_runs, confidence=confidence, delta=declared_delta)
     return AuditResult(epsilon_lower_bound=bound, declared_epsilon=float(declared_epsilon),
                        declared_delta=float(declared_delta), passed=bool(bound <= declared_epsilon),
@@ -194,15 +191,6 @@ _AUDIT_PARAMETERS = {
     "fit_failures": functools.partial(check_choice, options=_FIT_FAILURES),
     "progress": functools.partial(check_bool, allow_none=True),
 }
-
-
-def _progress_bar(progress, total):
-    """A tqdm bar over ``total`` fits, or None (``progress=None``: only when standard error is a terminal)."""
-    if not show_progress(progress):
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="privacy audit", unit="fit")
 
 
 def _count_hits(estimator_factory, fit_kwargs, event, seeds, observe_failures=False, tick=None):

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..utils._dask import is_dask_input
 from ..privacy import release_seeds, warnings_after_release
@@ -39,6 +40,8 @@ __all__ = ["DPMetricFrame"]
 _UNITS = ("sensitive_attribute", "record")
 _METHODS = ("between_groups", "to_overall")
 _ERRORS = ("raise", "coerce")
+#: ``unreadable_``'s threshold when ``max_noise_error`` is not given (reported, not warned about).
+_DEFAULT_MAX_NOISE_ERROR = 0.02
 
 
 class DPMetricFrame:
@@ -95,9 +98,11 @@ class DPMetricFrame:
         Monte-Carlo draws of the intervals.
     ci_quantiles : sequence of float, default=(0.025, 0.975)
         Quantiles of the intervals (``by_group_ci`` and friends are lists in this order).
-    max_noise_error : float, default=0.02
+    max_noise_error : float or None, default=None
         A (group, metric) value whose noise alone gives an interval half-width above this is reported in
-        ``unreadable_`` (too small a group to read at this epsilon), and warned about.
+        ``unreadable_`` (too small a group to read at this epsilon; None: 0.02) and in the frame's ``repr``. Only
+        a value given here is a precision asked for: when the release misses it for some group, a
+        :class:`~fairlearn_dp.exceptions.UtilityWarning` names the groups (the default only reports them).
 
     Attributes
     ----------
@@ -142,7 +147,7 @@ class DPMetricFrame:
                  bounds: tuple[float, float] | None = None, privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None, n_boot: int = 1000,
-                 ci_quantiles: Sequence[float] = (0.025, 0.975), max_noise_error: float = 0.02) -> None:
+                 ci_quantiles: Sequence[float] = (0.025, 0.975), max_noise_error: float | None = None) -> None:
         # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
         public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
@@ -154,7 +159,9 @@ class DPMetricFrame:
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
         self._n_boot, self._ci_quantiles = checked["n_boot"], checked["ci_quantiles"]
-        self._max_noise_error = checked["max_noise_error"]
+        self._warn_unreadable_groups = checked["max_noise_error"] is not None     # a precision the user asked for
+        self._max_noise_error = _DEFAULT_MAX_NOISE_ERROR if checked["max_noise_error"] is None else \
+            checked["max_noise_error"]
         accountant = resolve_accountant(accountant)
         sf_columns = feature_columns(sensitive_features, "sensitive_feature_")
         cf_columns = None if control_features is None else feature_columns(control_features, "control_feature_")
@@ -254,14 +261,17 @@ class DPMetricFrame:
         width = 1.0 if self._bounds is None else self._bounds[1] - self._bounds[0]
         return {"rate": 1.0, "value": width, "squared": width ** 2}[scale]
 
-    def _warn_unreadable(self):
+    def _unreadable_labels(self):
+        """The groups (rows of ``by_group``) with at least one unreadable metric, as text."""
         rows = self.unreadable_.any(axis=1)
-        if rows.any():
-            labels = ", ".join(str(label) for label in rows.index[rows.to_numpy()])
-            warnings.warn(f"DPMetricFrame: at this epsilon the release noise alone gives an error above "
-                          f"{self._max_noise_error:g} (half-width of the interval) for: {labels}. Read these groups' "
-                          "values with their intervals (unreadable_, noise_error_, by_group_ci).", UserWarning,
-                          stacklevel=4)
+        return [str(label) for label in rows.index[rows.to_numpy()]]
+
+    def _warn_unreadable(self):
+        labels = ", ".join(self._unreadable_labels())
+        if labels and self._warn_unreadable_groups:
+            warn(f"DPMetricFrame: at this epsilon the release noise alone gives an error above "
+                 f"max_noise_error={self._max_noise_error:g} (half-width of the interval) for: {labels}. Read these "
+                 "groups' values with their intervals (unreadable_, noise_error_, by_group_ci).", UtilityWarning)
 
     # ------------------------------------------------------------------------------------------------ shapes
     def _cell_index(self):
@@ -409,8 +419,10 @@ class DPMetricFrame:
         return out
 
     def __repr__(self) -> str:
+        unreadable = self._unreadable_labels()
+        width = (f", unreadable at max_noise_error={self._max_noise_error:g}: {unreadable}" if unreadable else "")
         return (f"DPMetricFrame(metrics={list(self._metrics)}, privacy_unit={self._unit!r}, "
-                f"privacy_spent={self.privacy_spent_})")
+                f"privacy_spent={self.privacy_spent_}{width})")
 
 
 # ---------------------------------------------------------------------------------------------------- checks
@@ -480,7 +492,7 @@ _LEVELS_AND_DRAWS = {
     "random_state": check_seed,
     "n_boot": value_errors(functools.partial(check_int, low=10)),     # a ValueError for any bad value, as documented
     "ci_quantiles": _check_quantiles,
-    "max_noise_error": functools.partial(check_real, low=0, low_open=True),
+    "max_noise_error": functools.partial(check_real, low=0, low_open=True, allow_none=True),
 }
 
 

@@ -6,13 +6,12 @@ data after the budget check. Every error names the argument and never quotes a v
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..privacy import PrivacyWarning
+from ..exceptions import PrivacyWarning, warn
 from ..utils._dask import is_dask_collection
 from ..utils._validation import as_1d_float, check_binary_labels
 
@@ -111,8 +110,8 @@ def resolve_levels(columns, declared, name, *, private, owner="DPMetricFrame"):
                              f"{list(declared)}.")
         return FeatureSpec(names, tuple(tuple(declared[column]) for column in names))
     if private:
-        warnings.warn(f"{owner}: `{name}` was not given, so the levels are read from the private data and treated as "
-                      f"public. Pass {name}=[...] to make this explicit.", PrivacyWarning, stacklevel=3)
+        warn(f"{owner}: `{name}` was not given, so the levels are read from the private data and treated as "
+             f"public. Pass {name}=[...] to make this explicit.", PrivacyWarning)
     levels = []
     for _, column in columns:
         found = pd.unique(_as_pandas(column).dropna())

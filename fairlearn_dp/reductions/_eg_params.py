@@ -338,7 +338,7 @@ class _ExponentiatedGradientParams(PrivateFitMixin):
         """
         bound, source, note = resolve_row_norm_bound(self.row_norm_bound, self.feature_bound, X, n_features)
         if private and source == "feature_bound":
-            warn_loose_row_norm_bound(type(self).__name__, bound, n_features, note, stacklevel=5)
+            warn_loose_row_norm_bound(type(self).__name__, bound, n_features, note)
         return bound
 
     def _n_rounds(self, epsilon, delta, m, d, n_groups, oracle, private):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._compat import num_samples as _num_samples
 
+from ..exceptions import UtilityWarning, warn
 from ..privacy import release_random_state
 from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector)
@@ -459,15 +459,15 @@ def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity, diagnostic=N
     if diagnostic is not None:
         flags = _diagnostic_flags(diagnostic)
         if flags:
-            warnings.warn("The selection looks degenerate on the fitting data (diagnostic release, noise scale "
-                          f"{diagnostic['noise_scale']:.3g} per rate): " + "; ".join(flags) + ". Use more data, a "
-                          "larger epsilon or a better hypothesis class.", RuntimeWarning, stacklevel=4)
+            warn("The selection looks degenerate on the fitting data (diagnostic release, noise scale "
+                 f"{diagnostic['noise_scale']:.3g} per rate): " + "; ".join(flags) + ". Use more data, a "
+                 "larger epsilon or a better hypothesis class.", UtilityWarning)
     else:
         _warn_if_guarantee_is_weak(hypotheses, epsilon=epsilon, sensitivity=sensitivity)
     selected = hypotheses[index]
     if isinstance(selected, LinearThresholdClassifier) and not np.any(selected.coef):
-        warnings.warn(f"The selected hypothesis (index {index}) is a constant classifier: it predicts "
-                      f"{int(0.0 >= selected.threshold)} for every input.", RuntimeWarning, stacklevel=4)
+        warn(f"The selected hypothesis (index {index}) is a constant classifier: it predicts "
+             f"{int(0.0 >= selected.threshold)} for every input.", UtilityWarning)
 
 
 def _warn_if_guarantee_is_weak(hypotheses, *, epsilon, sensitivity):
@@ -477,12 +477,12 @@ def _warn_if_guarantee_is_weak(hypotheses, *, epsilon, sensitivity):
     excess = exponential_mechanism_excess_cost(len(hypotheses), epsilon=epsilon, sensitivity=sensitivity,
                                                probability=0.5)
     if excess >= _CONSTANT_ADVANTAGE:
-        warnings.warn(
+        warn(
             f"The exponential mechanism cannot be relied on to beat a constant classifier: with sensitivity "
             f"{sensitivity:.3g} and epsilon {epsilon:g} over {len(hypotheses)} hypotheses, it only guarantees (with "
             f"probability 1/2) a loss within {excess:.3g} of the best hypothesis, and no hypothesis beats the better "
             "constant classifier by more than 1/2. The selection may be degenerate (e.g. one class for everyone). "
-            "Use more data, a larger epsilon or fewer hypotheses.", RuntimeWarning, stacklevel=5)
+            "Use more data, a larger epsilon or fewer hypotheses.", UtilityWarning)
 
 
 def _rate_floor(estimate):

@@ -9,7 +9,6 @@ Fairlearn's own ``fit`` unchanged. Derivations: docs/privacy_analysis/exponentia
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,8 @@ from fairlearn.reductions import ErrorRateParity
 from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiatedGradient
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacySpend, PrivacyWarning, charge
+from ..exceptions import FairnessWarning, UtilityWarning, warn
+from ..privacy import PrivacySpend, charge
 from ..privacy import check_random_state, release_random_state
 from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
 from ..postprocessing._inputs import light_copy
@@ -159,8 +159,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         Rounds played, learning rate, ``B`` (statistics game), the algorithm that ran and its Learner.
     epsilon_per_mechanism_, composition_ : float, str
         Algorithm 3: the epsilon of each per-round mechanism and the composition rule.
-    rho_, noise_scale_, estimated_error_, estimated_violation_ : dict, dict, float, float
-        Statistics game: zCDP budgets, Gaussian sigmas, released estimates of the error and largest violation.
+    rho_, noise_scale_, estimated_error_, estimated_error_sd_, estimated_violation_ : dict, dict, float, float, float
+        Statistics game: zCDP budgets, Gaussian sigmas, released error estimate and its noise sd, largest violation.
     proxy_reliability_, row_norm_bound_, ridge_ : numpy.ndarray or None, float, float
         Statistics game: per cell, the share of the Learner's signal that is not noise; the row bound; the ridge.
     min_count_, min_count_estimate_ : float, float or None
@@ -311,7 +311,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
             # post-processing, and so is the warning (Algorithm 3 at a small epsilon is often noise).
             positive = self._pmf_in_memory(X_arr)[:, 1]
             error = float(np.mean(positive * (1 - y_arr) + (1 - positive) * y_arr))
-            self._warn_if_worse_than_constant(error, float(y_arr.mean()), 0.0, False, stacklevel=5)
+            self._warn_if_worse_than_constant(error, float(y_arr.mean()), 0.0, False)
         elif private:
             # Under "record" y is private and nothing released estimates the error: compare the Learner's noise
             # with public bounds on what it releases instead (m, d, R, B, N, epsilon' are public or released).
@@ -319,7 +319,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                                                            game.sensitivity_)
             warn_if_noise_dominated(type(self).__name__, statistic, noise, signal,
                                     "more data, a larger epsilon, mode='statistics' or privacy_unit="
-                                    "'sensitive_attribute' (only the sensitive feature private)", stacklevel=4)
+                                    "'sensitive_attribute' (only the sensitive feature private)")
         return self
 
     def _learner_noise(self, oracle, m, eps_prime, sensitivity):
@@ -336,11 +336,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         private = not math.isinf(epsilon)
         record = self.privacy_unit == "record"
         if record and self.estimator is not None and private:
-            warnings.warn("privacy_unit='record': the estimator is never fitted on the private records (of a "
-                          "Pipeline, only the public preprocessing is applied to them); the Learner is the "
-                          "least-squares cost oracle on released statistics (oracle_='least_squares'). With "
-                          "privacy_unit='sensitive_attribute' (X and y public) the estimator itself is the Learner.",
-                          UserWarning, stacklevel=3)
+            warn("privacy_unit='record': the estimator is never fitted on the private records (of a "
+                 "Pipeline, only the public preprocessing is applied to them); the Learner is the "
+                 "least-squares cost oracle on released statistics (oracle_='least_squares'). With "
+                 "privacy_unit='sensitive_attribute' (X and y public) the estimator itself is the Learner.",
+                 UtilityWarning)
         # A Pipeline: its preprocessing, fitted once (public under "record"), gives the game's features.
         game_input = game_estimator(self.estimator, self.sample_weight_name, X, y, record=record)
         X_arr, y_arr, group_index, groups = self._load(game_input.features, y, sensitive_features, private=private)
@@ -406,6 +406,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.min_count_estimate_ = None
         self.proxy_reliability_ = getattr(game, "kappa_", None)
         self.estimated_error_ = game.estimated_error_
+        self.estimated_error_sd_ = game.error_sd_
         self.estimated_violation_ = game.estimated_violation_
         self.groups_ = groups
         self.n_features_in_ = d
@@ -416,36 +417,33 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
         if private and game.unenforced_groups():
             blind = [str(groups[g]) for g in game.unenforced_groups()]
-            warnings.warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
-                          f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0, or at "
-                          "most the constraint's bound for the least-squares Learner), so the Learner cannot correct "
-                          "their violations; they are measured (released) but not enforced. More data or a larger "
-                          "epsilon would help.", PrivacyWarning, stacklevel=4)
+            warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
+                 f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0, or at "
+                 "most the constraint's bound for the least-squares Learner), so the Learner cannot correct "
+                 "their violations; they are measured (released) but not enforced. More data or a larger "
+                 "epsilon would help.", FairnessWarning)
         if private and game.loosened_groups():
             loose = {str(groups[g]): round(b, 3) for g, b in game.loosened_groups().items()}
-            warnings.warn(f"{type(self).__name__}: at this epsilon the released statistics of group(s) {list(loose)} "
-                          "are mostly noise (proxy_reliability_ < 1/2), so the game enforces their constraint only "
-                          f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
-                          "than to the declared bound. More data or a larger epsilon would help.", PrivacyWarning,
-                          stacklevel=4)
+            warn(f"{type(self).__name__}: at this epsilon the released statistics of group(s) {list(loose)} "
+                 "are mostly noise (proxy_reliability_ < 1/2), so the game enforces their constraint only "
+                 f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
+                 "than to the declared bound. More data or a larger epsilon would help.", FairnessWarning)
         if private:
-            self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_,
-                                              record, stacklevel=5)
+            self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_, record)
         return self
 
-    def _warn_if_worse_than_constant(self, estimated_error, positive_rate, error_noise, record, stacklevel=4):
+    def _warn_if_worse_than_constant(self, estimated_error, positive_rate, error_noise, record):
         """Warn when the released estimate of the fit's error is not below the best constant classifier's.
 
         Both numbers are released values (or public: under ``"sensitive_attribute"`` y and the plays are public),
         so the warning depends on nothing else. ``error_noise`` is the standard deviation of the estimate.
-        ``stacklevel``: 4 when called from ``fit`` itself (``fit`` is wrapped by ``atomic_fit``), one more per frame.
         """
         hint = ("more data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
                 if not record else
                 "more data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
                 "private)")
         warn_if_worse_than_constant(type(self).__name__, estimated_error, positive_rate, error_noise, hint,
-                                    costs=objective_costs(self.objective, allow_costs=True), stacklevel=stacklevel)
+                                    costs=objective_costs(self.objective, allow_costs=True))
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
         """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call); the

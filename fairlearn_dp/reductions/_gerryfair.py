@@ -473,13 +473,13 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         return 1.0 if self.cost_update == "aif360" else -float(np.sign(u_value))
 
     def _warn_if_worse_than_constant(self, history, n, delta0):
-        """Warn when the released error of the mixture is not clearly below the best constant classifier's.
+        """Warn when the released error of the mixture is not below the best constant classifier's.
 
         Both sides are post-processing of releases (y is private under this relation): the last released error
         ``E~_T / n`` of the average classifier, and the positive rate from round 1's Learner statistic, whose
         intercept coordinate is ``sum_i (1 - 2 y_i) = n - 2 n_+`` plus noise (no Auditor play yet, so no dual
-        costs), hence ``p~ = (n - b~_1[-1]) / (2 n)``. Warns when ``E~_T / n + 2 sd >= min(p~, 1 - p~)``, ``sd``
-        the standard deviation of the difference.
+        costs), hence ``p~ = (n - b~_1[-1]) / (2 n)``. Warns when ``E~_T / n >= min(p~, 1 - p~)``; ``sd``, the
+        standard deviation of the difference, is quoted in the message.
         """
         first, last = history[0], history[-1]
         positive_rate = float(np.clip((n - first["learner_statistic"][-1]) / (2.0 * n), 0.0, 1.0))
@@ -487,7 +487,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
                            noise_sd(last["error_noise_scale"], delta0) / n)
         warn_if_worse_than_constant(type(self).__name__, last["error"], positive_rate, noise,
                                     "more data, a larger epsilon or fewer rounds (max_iters: fewer releases share "
-                                    "the budget)", stacklevel=4)
+                                    "the budget)")
 
     # ------------------------------------------------------------------ releases (the only data access)
     # Privacy items 1, 2, 4, 5 and 6 (docs/privacy_analysis/gerryfair.md): the statistics of the Gram matrices, the

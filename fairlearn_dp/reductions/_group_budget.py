@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Any, Self
 
@@ -26,13 +25,13 @@ from ..privacy import (
     MAX_EPSILON,
     BudgetAccountant,
     PrivacySpend,
-    PrivacyWarning,
     charge,
     check_rho,
     group_budget_split,
     validate_epsilon_delta,
     zcdp_to_approx_dp,
 )
+from ..exceptions import UtilityWarning, warn
 from ..privacy import approx_dp_to_zcdp
 from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
@@ -217,8 +216,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
             raise ValueError("X contains NaN or infinite values.")
         bound = float(self.data_bound)
         if warn_clipped and np.any(np.abs(X) > bound):
-            warnings.warn(f"Some feature values exceed data_bound={bound} in absolute value and were clipped.",
-                          UserWarning, stacklevel=4)
+            warn(f"Some feature values exceed data_bound={bound} in absolute value and were clipped.", UtilityWarning)
         X = np.clip(X, -bound, bound)
         if self.fit_intercept:
             X = np.column_stack([X, np.full(X.shape[0], bound)])   # constant column at the bound: |x_j| <= U
@@ -282,18 +280,19 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         return self
 
     def _warn_if_budget_unused(self, fallback, spent, rho):
-        """A :class:`PrivacyWarning` when less than the budget was spent (stage 1 fell back before its residual
-        releases). Its text depends only on the fallback (a released value's test), ``rho`` and what was charged
-        (from public group sizes and the releases made), never on a data value.
+        """A :class:`~fairlearn_dp.exceptions.UtilityWarning` (a fallback taken) when less than the budget was
+        spent (stage 1 fell back before its residual releases). Its text depends only on the fallback (a released
+        value's test), ``rho`` and what was charged (from public group sizes and the releases made), never on a data
+        value.
         """
         if math.isinf(rho) or spent >= rho * (1 - 1e-9):
             return
-        warnings.warn(
+        warn(
             f"{type(self).__name__}: stage 1 fell back ({fallback}, a test on released values) and skipped its "
             f"residual releases, so only rho={spent:.6g} of the budget rho={rho:.6g} was spent and charged, as "
             f"(epsilon={self.privacy_spent_.epsilon:.6g}, delta={self.privacy_spent_.delta:g}) (privacy_spent_); "
             "stage 2 used its own share, not the unspent part.",
-            PrivacyWarning, stacklevel=4)
+            UtilityWarning)
 
     @staticmethod
     def _charged_rho(total, rho):
@@ -385,7 +384,7 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
         Every Gaussian release with its stage, sensitivity, sigma and zCDP cost.
     rho_spent_ : float
         The zCDP spent: the ledger's sum, capped at ``rho`` for floating-point rounding; less when stage 1 fell
-        back before its residual releases (a PrivacyWarning then reports it).
+        back before its residual releases (a UtilityWarning then reports it).
     privacy_spent_ : PrivacySpend
     history_ : dict
         Iterates and noisy gradients / losses per iteration (diagnostics, all DP).

@@ -7,7 +7,7 @@ display (``_progress.py``). They are internal to fairdp (not on the API page) an
 
 from ._features import check_dataset_features, check_predict_features, names_frame, set_dataset_features, set_fit_features
 from ._fit_support import atomic_fit
-from ._progress import show_progress
+from ._progress import progress_bar, show_progress
 from ._validation import (
     as_group_vector,
     check_bool,
@@ -20,5 +20,5 @@ from ._validation import (
 )
 
 __all__ = ["atomic_fit", "check_dataset_features", "check_predict_features", "names_frame", "set_dataset_features",
-           "set_fit_features", "show_progress", "as_group_vector", "check_bool", "check_bounds", "check_choice",
-           "check_real", "check_seed", "validate_params", "value_errors"]
+           "set_fit_features", "show_progress", "progress_bar", "as_group_vector", "check_bool", "check_bounds",
+           "check_choice", "check_real", "check_seed", "validate_params", "value_errors"]

@@ -9,12 +9,11 @@ columns); the errors raised on the data are domain errors whose messages carry n
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from ..privacy import PrivacyWarning
+from ..exceptions import PrivacyWarning, warn
 from ._withheld import call_withheld
 from ._validation import check_binary_labels, encode_groups, resolve_groups
 
@@ -142,11 +141,9 @@ def _observed_values(raw, *, private, estimator_name):
     and treated as public, with a ``PrivacyWarning`` when ``private``.
     """
     if private:
-        # stacklevel: this helper, _encode_column, _encode_sensitive, fit, atomic_fit's wrapper, the caller of fit
-        warnings.warn(
-            f"{estimator_name}: `sensitive_values` was not given for a categorical column of "
-            "sensitive_features, so its values are read from the private data and treated as public. Pass "
-            "sensitive_values=[...] to make this explicit.", PrivacyWarning, stacklevel=6)
+        warn(f"{estimator_name}: `sensitive_values` was not given for a categorical column of "
+             "sensitive_features, so its values are read from the private data and treated as public. Pass "
+             "sensitive_values=[...] to make this explicit.", PrivacyWarning)
     found = list(pd.unique(pd.Series(raw.to_numpy(), dtype=object)))
     try:
         return sorted(found)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 
 from sklearn.base import clone
 
-from ..privacy import PrivacyWarning, warnings_after_release
+from ..exceptions import UtilityWarning, warn
+from ..privacy import warnings_after_release
 
 __all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated"]
 
@@ -70,26 +70,28 @@ class SharedAccountantCloneMixin:
         return new
 
 
-def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, costs=(1.0, 1.0), stacklevel=2):
-    """Warn (:class:`PrivacyWarning`) when a private fit's error estimate is not clearly below the best constant
-    classifier's: ``error + 2 noise >= min(p, 1 - p)`` for the positive rate ``p`` (with public costs ``(c_FP,
-    c_FN)`` of the errors: ``min(c_FN p, c_FP (1 - p))``, what predicting always 0 or always 1 costs).
+def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, costs=(1.0, 1.0)):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when a private fit's released error estimate is not
+    below the best constant classifier's: ``error >= min(p, 1 - p)`` for the positive rate ``p`` (with public costs
+    ``(c_FP, c_FN)`` of the errors: ``min(c_FN p, c_FP (1 - p))``, what predicting always 0 or always 1 costs).
 
-    ``error`` and ``positive_rate`` must be released values or public ones, and ``noise`` the standard deviation of
-    the comparison (from public parameters), so that whether it fires and what it says reveal nothing else. Call it
-    after the fit's spend is charged: a warning turned into an exception must not skip the charge.
+    The estimate's noise (``noise``, its standard deviation, from public parameters) is the width of the guarantee:
+    quoted in the message, never a reason to warn by itself (an estimate below the constant whose interval overlaps
+    it does not warn; the estimator's fitted attributes carry the width). ``error`` and ``positive_rate`` must be
+    released values or public ones, so that whether it fires and what it says reveal nothing else. Call it after
+    the fit's spend is charged: a warning turned into an exception must not skip the charge.
     """
     constant = min(costs[1] * positive_rate, costs[0] * (1.0 - positive_rate))
-    if error + 2.0 * noise >= constant:
-        warnings.warn(f"{owner}: the private fit is not clearly better than a constant classifier (estimated error "
-                      f"{error:.3f} +- {2 * noise:.3f} against {constant:.3f}, released values); {hint} would help.",
-                      PrivacyWarning, stacklevel=stacklevel + 1)
+    if error >= constant:
+        warn(f"{owner}: the private fit is no better than a constant classifier by its released error estimate "
+             f"({error:.3f}, noise sd {noise:.3f}, against {constant:.3f}); {hint} would help.", UtilityWarning)
 
 
-def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel=2):
-    """Warn (:class:`PrivacyWarning`) when a per-round release's noise is at least the largest value its statistic
-    can take (``noise >= signal``): the plays built from it are then close to random, and a fit made of such
-    plays is likely no better than a constant classifier.
+def warn_if_noise_dominated(owner, statistic, noise, signal, hint):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when a per-round release's noise is at least the
+    largest value its statistic can take (``noise >= signal``): the plays built from it are then close to random,
+    and a fit made of such plays is likely no better than a constant classifier (a vacuous guarantee, not a wide
+    one: a degenerate output).
 
     For fits where no released value estimates the error (e.g. a whole-record relation where the labels are
     private too). ``noise`` (the noise standard deviation, or for the exponential mechanism its excess-cost
@@ -97,7 +99,7 @@ def warn_if_noise_dominated(owner, statistic, noise, signal, hint, *, stacklevel
     exceeds) must come from public parameters and released values only. Call it after the spend is charged.
     """
     if noise >= signal:
-        warnings.warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
-                      f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
-                      f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
-                      "help.", PrivacyWarning, stacklevel=stacklevel + 1)
+        warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
+             f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
+             f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
+             "help.", UtilityWarning)

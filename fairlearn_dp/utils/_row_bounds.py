@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 
+from ..exceptions import UtilityWarning, warn
 from ._validation import check_feature_bound, check_real
 
 __all__ = ["ROW_NORM_BOUND", "ROW_NORM_BOUND_L1", "ROW_NORM_BOUND_COLUMNS", "publish_row_norm_bounds",
@@ -151,15 +151,16 @@ def resolve_row_norm_bound(row_norm_bound, feature_bound, X, n_features, norm_or
     return box_row_norm_bound(feature_bound, n_features, norm_ord), source, note
 
 
-def warn_loose_row_norm_bound(owner, bound, n_features, note, *, stacklevel=2):
-    """Warn (``UserWarning``) that rows are clipped to ``feature_bound * sqrt(d)`` because nothing tighter was
-    declared or published. Depends on public inputs only (parameters, ``X.attrs``, the number of columns).
+def warn_loose_row_norm_bound(owner, bound, n_features, note):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`, a fallback taken) that rows are clipped to
+    ``feature_bound * sqrt(d)`` because nothing tighter was declared or published. Depends on public inputs only
+    (parameters, ``X.attrs``, the number of columns).
     """
     why = f" ({note})" if note else ""
-    warnings.warn(f"{owner}: privacy_unit='record' needs a public bound on the L2 norm of a row of X; none was "
-                  f"given (row_norm_bound=None) and X publishes none (X.attrs['row_norm_bound']){why}, so rows are "
-                  f"clipped to feature_bound * sqrt(n_features) = {bound:.4g} ({n_features} features). The noise "
-                  "grows with this bound, and a loose one can leave the fit no better than a constant classifier. "
-                  "If your rows have a smaller public bound (e.g. one-hot blocks with a single 1 each), pass "
-                  "row_norm_bound, or feature_bound=(lower, upper) per feature; the fairlearn_dp.datasets loaders "
-                  "publish theirs in X.attrs.", UserWarning, stacklevel=stacklevel + 1)
+    warn(f"{owner}: privacy_unit='record' needs a public bound on the L2 norm of a row of X; none was "
+         f"given (row_norm_bound=None) and X publishes none (X.attrs['row_norm_bound']){why}, so rows are "
+         f"clipped to feature_bound * sqrt(n_features) = {bound:.4g} ({n_features} features). The noise "
+         "grows with this bound, and a loose one can leave the fit no better than a constant classifier. "
+         "If your rows have a smaller public bound (e.g. one-hot blocks with a single 1 each), pass "
+         "row_norm_bound, or feature_bound=(lower, upper) per feature; the fairlearn_dp.datasets loaders "
+         "publish theirs in X.attrs.", UtilityWarning)

@@ -21,12 +21,12 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from ..privacy import PrivacyWarning, validate_epsilon_delta
+from ..exceptions import PrivacyWarning, warn
+from ..privacy import validate_epsilon_delta
 from ._withheld import call_withheld
 
 __all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
@@ -223,9 +223,8 @@ def resolve_groups(groups, group_vector, *, estimator_name, private=True):
     at ``epsilon=inf`` nothing is private and, as in the Fairlearn class replaced, no warning is issued.
     """
     if groups is None and private:
-        warnings.warn(
-            f"{estimator_name}: `groups` was not given, so the list of groups is read from the private data and "
-            "treated as public. Pass groups=[...] to make this explicit.", PrivacyWarning, stacklevel=3)
+        warn(f"{estimator_name}: `groups` was not given, so the list of groups is read from the private data and "
+             "treated as public. Pass groups=[...] to make this explicit.", PrivacyWarning)
     if groups is not None:
         return _declared_groups(groups)
     found = pd.unique(pd.Series(group_vector, dtype=object))

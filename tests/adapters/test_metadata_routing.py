@@ -14,6 +14,7 @@ from sklearn.model_selection import KFold, cross_validate
 from sklearn.utils._metadata_requests import MetadataRequest
 
 from fairdp_adapters import registry
+from fairlearn_dp.exceptions import FairdpWarning
 from fairdp_adapters.audit_cases import default_audit_case
 
 ROWS = [entry.name for entry in registry.REGISTRY if entry.toolkit == "fairlearn" and entry.task != "reporting"]
@@ -69,6 +70,7 @@ def test_cross_validate_with_routed_sensitive_features(name, routing):
     assert not data, f"unexpected fit arguments {sorted(data)}"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)            # released-value warnings of small test data
+        warnings.simplefilter("ignore", FairdpWarning)             # (fairdp's, in its own categories)
         result = cross_validate(estimator, X, y, params={"sensitive_features": sensitive},
                                 cv=KFold(2, shuffle=True, random_state=0), scoring=_MeanPredictionScorer(),
                                 error_score="raise")

@@ -186,3 +186,26 @@ def test_private_report_adds_the_test_splits_dp_columns(data):
         run(data, private_report={"metrics": {"mse": mean_squared_error}})
     with pytest.raises(ValueError, match="random_state"):
         run(data, private_report={**report, "epsilon": 1.0, "random_state": 0})
+
+
+def test_the_warnings_of_a_sweeps_tasks_come_after_its_bar(data, capsys):
+    """Tasks run in this process (n_jobs=None): a metric's warning issued while the bar is open is shown once it
+    has closed, not in the middle of it (issue 35)."""
+    import sys
+    import warnings
+
+    def loud_mse(y_true, y_pred, sensitive_features):
+        warnings.warn("a metric's warning", UserWarning)
+        return mean_squared_error(y_true, y_pred)
+
+    def to_stderr(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    X, y, groups = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("once", UserWarning)
+        warnings.showwarning = to_stderr          # the default display, which pytest's own capture replaces
+        privacy_fairness_sweep(estimator(), {"epsilon": [np.inf]}, X, y, sensitive_features=groups,
+                               metrics={"mse": loud_mse}, n_seeds=2, progress=True)
+    err = capsys.readouterr().err
+    assert "2/2" in err and err.index("a metric's warning") > err.rindex("sweep:")

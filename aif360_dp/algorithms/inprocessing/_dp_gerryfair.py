@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,8 @@ from aif360.algorithms.transformer import NotFittedError
 from sklearn.linear_model import LinearRegression
 
 from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays
-from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, charge, check_spend, validate_epsilon_delta
+from fairlearn_dp.exceptions import PrivacyWarning, warn
+from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, validate_epsilon_delta
 from fairlearn_dp.reductions import DPGerryFairClassifier as _Engine
 from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
 from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
@@ -310,9 +310,8 @@ class DPGerryFairClassifier(Transformer):
         except (TypeError, ValueError):
             finite = True
         if finite:
-            warnings.warn(f"DPGerryFairClassifier.{method} reads the dataset it is given directly (AIF360's "
-                          "plotting/auditing code): its output is not differentially private.", PrivacyWarning,
-                          stacklevel=3)
+            warn(f"DPGerryFairClassifier.{method} reads the dataset it is given directly (AIF360's "
+                 "plotting/auditing code): its output is not differentially private.", PrivacyWarning)
 
     def generate_heatmap(self, dataset: BinaryLabelDataset, predictions: Any, vmin: float | None = None,
                          vmax: float | None = None, cols_index: list[int] = [0, 1],  # noqa: B006

@@ -13,7 +13,7 @@ from diffprivlib import BudgetAccountant
 
 from aif360_dp.algorithms.inprocessing import DPGerryFairClassifier
 from aif360_dp.datasets import AdultDataset
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import UtilityWarning
 
 logging.getLogger().setLevel(logging.ERROR)
 
@@ -112,6 +112,6 @@ def test_aif360s_update_is_refused_at_finite_epsilon_before_the_budget(demo):
     private = DPGerryFairClassifier(max_iters=3, epsilon=1.0, accountant=BudgetAccountant(), random_state=0,
                                     feature_norm_bound=4.0, sensitive_norm_bound=1.5)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)        # 1,000 rows at epsilon=1 may be worse than constant
+        warnings.simplefilter("ignore", UtilityWarning)        # 1,000 rows at epsilon=1 may be worse than constant
         private.fit(demo)
     assert private.model_.cost_update == "lagrangian"

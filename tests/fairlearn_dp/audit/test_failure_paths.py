@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from fairlearn_dp.audit import AuditResult, CellEvent, FitFailed, FitFailure, audit
+from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy import noisy_vector
 
 GROUPS = (0, 1)
@@ -115,7 +116,7 @@ def test_error_messages_are_outputs_too():
         return isinstance(outcome, FitFailure) and "has 1 rows" in outcome.message
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)         # every fit fails: warned, see below
+        warnings.simplefilter("ignore", UtilityWarning)         # every fit fails: warned, see below
         result = audit(_factory(_MessageCountsRows), dataset, neighbour, event=says_one_row, n_runs=100,
                        declared_epsilon=1.0, random_state=0, fit_failures="output")
     assert result.failures == (100, 100) and result.hits == (100, 0) and not result.passed
@@ -124,7 +125,7 @@ def test_error_messages_are_outputs_too():
 
 def test_every_fit_failing_is_warned_about():
     dataset, neighbour = _neighbours()
-    with pytest.warns(RuntimeWarning, match="Every fit failed on both datasets"):
+    with pytest.warns(UtilityWarning, match="Every fit failed on both datasets"):
         audit(_factory(_MessageCountsRows), dataset, neighbour, event=FitFailed(), n_runs=5, declared_epsilon=1.0,
               random_state=0, fit_failures="output")
 

@@ -45,6 +45,7 @@ from fairlearn_dp.metrics import (
     dp_equalized_odds_difference,
     dp_equalized_odds_ratio,
 )
+from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
 from fairlearn_dp.privacy import PrivacyWarning
 
 CLASSIFICATION = {"accuracy": accuracy_score, "balanced": balanced_accuracy_score, "precision": precision_score,
@@ -259,16 +260,26 @@ def test_undeclared_groups_warn_that_they_were_read_from_the_data(data):
                       accountant=BudgetAccountant(), random_state=0)
 
 
-def test_small_groups_are_reported_unreadable():
+def test_small_groups_are_reported_unreadable_and_warned_only_at_a_precision_asked_for():
+    """The noise error is the guarantee's width: reported (``unreadable_``, the repr) at the default threshold, a
+    UtilityWarning only when the user asked for that precision (``max_noise_error``) and a group misses it."""
     rng = np.random.default_rng(1)
     n = 20000
     groups = np.where(np.arange(n) < 60, "tiny", "large")
     y, pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
-    with pytest.warns(UserWarning, match="tiny"):
-        frame = DPMetricFrame(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=groups,
-                              epsilon=1.0, groups=["large", "tiny"], accountant=BudgetAccountant(), random_state=0)
+    arguments = dict(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=groups,
+                     epsilon=1.0, groups=["large", "tiny"], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FairdpWarning)
+        frame = DPMetricFrame(**arguments, accountant=BudgetAccountant())
     assert frame.unreadable_.loc["tiny", "accuracy"] and not frame.unreadable_.loc["large", "accuracy"]
     assert frame.noise_error_.loc["tiny", "accuracy"] > 0.02 > frame.noise_error_.loc["large", "accuracy"]
+    assert "unreadable at max_noise_error=0.02: ['tiny']" in repr(frame)
+    missed = r"max_noise_error=0.02 \(half-width of the interval\) for: tiny\."
+    with pytest.warns(UtilityWarning, match=missed) as record:
+        asked = DPMetricFrame(**arguments, accountant=BudgetAccountant(), max_noise_error=0.02)
+    assert len(record) == 1 and record[0].filename == __file__
+    assert asked.unreadable_.equals(frame.unreadable_)
 
 
 # ---------------------------------------------------------------------------------------------- aggregates

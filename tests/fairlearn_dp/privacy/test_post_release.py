@@ -12,7 +12,7 @@ from diffprivlib import BudgetAccountant
 from fairlearn.metrics import selection_rate
 from sklearn.linear_model import LogisticRegression
 
-from fairlearn_dp.exceptions import FairnessWarning
+from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.metrics import DPMetricFrame
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import PrivacySpend, charge, issue_warnings_after_release
@@ -131,10 +131,10 @@ def test_dp_metric_frames_unreadable_warning_as_an_error_carries_the_frame():
     accountant = BudgetAccountant()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(UserWarning, match="release noise alone") as info:
+        with pytest.raises(UtilityWarning, match="release noise alone") as info:
             DPMetricFrame(metrics=selection_rate, y_true=[0, 1, 1, 0], y_pred=[1, 1, 0, 0],
                           sensitive_features=["a", "a", "b", "b"], groups=["a", "b"], epsilon=1.0,
-                          accountant=accountant, random_state=0)
+                          accountant=accountant, random_state=0, max_noise_error=0.02)
     frame = info.value.result
     assert isinstance(frame, DPMetricFrame) and frame.unreadable_.to_numpy().all()
     assert list(frame.by_group.index) == ["a", "b"] and accountant.spent_budget == [(1.0, 0.0)]
@@ -142,13 +142,14 @@ def test_dp_metric_frames_unreadable_warning_as_an_error_carries_the_frame():
 
 def test_a_warning_before_the_release_still_points_at_the_users_line():
     """The deferral is a block inside the call (no extra frame): DPMetricFrame's warning before its release (the
-    levels read from the data) keeps pointing at the caller's line; the one after it too."""
+    levels read from the data) keeps pointing at the caller's line; the one after it (a precision asked for and
+    missed) too."""
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
         line = inspect.currentframe().f_lineno + 1
         DPMetricFrame(metrics=selection_rate, y_true=[0, 1, 1, 0], y_pred=[1, 1, 0, 0],
                       sensitive_features=["a", "a", "b", "b"], epsilon=1.0, accountant=BudgetAccountant(),
-                      random_state=0)
+                      random_state=0, max_noise_error=0.02)
     assert [str(record.message)[:40] for record in records] == [
         "DPMetricFrame: `groups` was not given, s", "DPMetricFrame: at this epsilon the relea"]
     assert {(record.filename, record.lineno) for record in records} == {(__file__, line)}

@@ -26,6 +26,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from threadpoolctl import threadpool_limits
 
+from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
 from fairlearn_dp.privacy import PrivacyWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient, hypothesis_predictions, linear_threshold_hypotheses
 
@@ -107,14 +108,16 @@ def test_no_privacy_warning_at_epsilon_inf():
     with warnings.catch_warnings():
         # Ours are errors; other libraries' warnings vary with the stack (Fairlearn's Pandas4Warnings on pandas 3,
         # SciPy's L-BFGS-B deprecation under scikit-learn 1.6).
-        warnings.simplefilter("error", PrivacyWarning)
+        warnings.simplefilter("error", FairdpWarning)
         warnings.simplefilter("error", RuntimeWarning)
         with threadpool_limits(limits=1):
             DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf, max_iter=3).fit(
                 X, y, sensitive_features=a)
         DPExponentiatedGradient(None, EqualizedOdds(), epsilon=math.inf, oracle="regression", max_iter=3).fit(
             X, y, sensitive_features=a)
-    with pytest.warns(PrivacyWarning):                           # finite epsilon, groups read from the data
+    # Finite epsilon: the groups read from the data, and Algorithm 3 in 3 rounds is no better than a constant.
+    with pytest.warns(PrivacyWarning, match="`groups` was not given"), \
+            pytest.warns(UtilityWarning, match="no better than a constant classifier by its released"):
         DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0, oracle="regression", max_iter=3,
                                 min_count=5).fit(X, y, sensitive_features=a)
 

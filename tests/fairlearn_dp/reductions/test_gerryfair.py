@@ -14,7 +14,8 @@ from scipy import stats
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
-from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, advanced_composition_epsilon, zcdp_to_approx_dp
+from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
+from fairlearn_dp.privacy import PrivacySpend, advanced_composition_epsilon, zcdp_to_approx_dp
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
 from fairlearn_dp.privacy import VectorReleaser as _Releaser
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _AuditorPlays
@@ -405,7 +406,7 @@ def test_warns_only_when_the_released_error_is_not_clearly_below_a_constant():
     y = (x[:, 0] + 0.2 * rng.normal(size=n) > 0.3).astype(float)
     X = np.column_stack([a, x])
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyWarning)
+        warnings.simplefilter("error", FairdpWarning)
         model = make(epsilon=1e6, max_iters=3, feature_norm_bound=3.0, sensitive_norm_bound=1.0).fit(
             X, y, sensitive_features=a)
     first = model.history_[0]
@@ -413,7 +414,7 @@ def test_warns_only_when_the_released_error_is_not_clearly_below_a_constant():
     assert abs(rate - y.mean()) <= 6 * math.sqrt(2) * first["learner_noise_scale"] / (2 * n)
     assert model.errors_[-1] < min(y.mean(), 1 - y.mean())
     X, y, a = make_data(300, seed=1)
-    with pytest.warns(PrivacyWarning, match="constant classifier"):
+    with pytest.warns(UtilityWarning, match="constant classifier"):
         make(epsilon=0.05, max_iters=5).fit(X, y, sensitive_features=a)
 
 
@@ -424,7 +425,7 @@ def test_warning_turned_into_an_error_does_not_skip_the_charge():
     X, y, a = make_data(300, seed=1)
     acc = BudgetAccountant()
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyWarning)
-        with pytest.raises(PrivacyWarning, match="constant classifier"):
+        warnings.simplefilter("error", UtilityWarning)
+        with pytest.raises(UtilityWarning, match="constant classifier"):
             make(epsilon=0.05, max_iters=5, accountant=acc).fit(X, y, sensitive_features=a)
     assert acc.spent_budget == [(0.05, 0.0)]

@@ -14,6 +14,7 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 from sklearn.exceptions import NotFittedError
 
+from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy import zcdp_to_approx_dp
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
 
@@ -223,7 +224,7 @@ def test_fit_emits_no_warning_that_depends_on_the_data(cls):
         clipped = make(cls, **params).fit(np.clip(X, -100, 100), y if cls is DPGroupBudgetClassifier
                                           else np.clip(y, -100, 100), sensitive_features=g)
     np.testing.assert_array_equal(model.coef_, clipped.coef_)         # same seed, same (clipped) data
-    with pytest.warns(UserWarning, match="data_bound"):                # predict data are not the fit's: it warns
+    with pytest.warns(UtilityWarning, match="data_bound"):                # predict data are not the fit's: it warns
         model.predict(X[:3])
 
 

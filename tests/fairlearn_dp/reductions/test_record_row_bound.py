@@ -4,6 +4,7 @@
 or before any release. DPGerryFairClassifier: the published bound is the default of ``feature_norm_bound``."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -14,7 +15,7 @@ from fairlearn.reductions import DemographicParity
 from sklearn.model_selection import train_test_split
 
 from fairlearn_dp.datasets import adult_features
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, UtilityWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier
 from fairlearn_dp.reductions._public_features import PublicFeatureMap
 
@@ -49,7 +50,7 @@ def _fit(model, X, y, a):
 
 
 def _loose_warnings(caught):
-    return [w for w in caught if w.category is UserWarning and "sqrt(n_features)" in str(w.message)]
+    return [w for w in caught if w.category is UtilityWarning and "sqrt(n_features)" in str(w.message)]
 
 
 def test_the_published_bound_is_the_default(small):
@@ -63,18 +64,24 @@ def test_the_published_bound_is_the_default(small):
 def test_without_a_published_bound_the_box_of_feature_bound_is_used_with_a_warning(small):
     X, y, a = small
     model = _model()
-    with pytest.warns(UserWarning, match=LOOSE + " = 10.15 \\(103 features\\)") as record:
+    with pytest.warns(FairdpWarning) as record:
         model.fit(X.to_numpy(), y, sensitive_features=a)
     assert model.row_norm_bound_ == math.sqrt(103)
     loose = _loose_warnings(record.list)
     assert len(loose) == 1 and loose[0].filename == __file__     # points at the caller's fit
+    assert re.search(LOOSE + " = 10.15 \\(103 features\\)", str(loose[0].message))
+    # What the warning says comes true: the loose bound's noise drowns the groups' statistics and the fit.
+    assert {w.category for w in record} == {UtilityWarning, FairnessWarning}
+    assert any("no better than a constant classifier by its released" in str(w.message) for w in record)
 
 
 def test_a_frame_with_an_added_column_does_not_use_the_bound_and_the_warning_says_why(small):
     X, y, a = small
     X = X.assign(extra=0.0)                                     # pandas keeps attrs; the bound does not cover "extra"
-    with pytest.warns(UserWarning, match="published for other columns"):
+    with pytest.warns(FairdpWarning) as record:
         model = _model().fit(X, y, sensitive_features=a)
+    assert any("published for other columns" in str(w.message) for w in _loose_warnings(record.list))
+    assert {w.category for w in record} == {UtilityWarning, FairnessWarning}      # the loose bound's noise, as above
     assert model.row_norm_bound_ == math.sqrt(104)
 
 
@@ -141,8 +148,8 @@ def test_the_warning_comes_before_any_release(small):
     accountant = BudgetAccountant()
     model = _model(accountant=accountant)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        with pytest.raises(UserWarning, match=LOOSE):
+        warnings.simplefilter("error", UtilityWarning)
+        with pytest.raises(UtilityWarning, match=LOOSE):
             model.fit(X.to_numpy(), y, sensitive_features=a)
     assert accountant.spent_budget == [] and not hasattr(model, "row_norm_bound_")
 
@@ -167,7 +174,7 @@ def test_the_default_record_fit_on_adult_is_not_a_constant_classifier(adult_spli
     model = _model(max_iter=None)
     caught = _fit(model, X_train, y_train, sex_train)
     assert model.row_norm_bound_ == math.sqrt(11)
-    assert not [w for w in caught if issubclass(w.category, (PrivacyWarning, UserWarning))]
+    assert not [w for w in caught if issubclass(w.category, FairdpWarning)]
     positive = model._pmf_predict(X_test)[:, 1]
     accuracy = float(np.mean(positive * y_test + (1 - positive) * (1 - y_test)))
     majority = max(y_test.mean(), 1 - y_test.mean())
@@ -201,7 +208,7 @@ def test_gerryfair_reads_the_published_bound_of_its_norm(small, delta, expected)
     sex = (a == "Male").astype(float)
     kwargs = dict(max_iters=2, epsilon=1.0, delta=delta, random_state=0)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)
+        warnings.simplefilter("ignore", UtilityWarning)    # 500 rows at epsilon=1: maybe no better than constant
         model = DPGerryFairClassifier(**kwargs).fit(X, y, sensitive_features=sex)
         assert model.feature_norm_bound_ == expected            # L1 (Laplace) or L2 (Gaussian)
         default = DPGerryFairClassifier(**kwargs).fit(X.to_numpy(), y, sensitive_features=sex)

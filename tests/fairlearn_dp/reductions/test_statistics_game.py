@@ -12,7 +12,7 @@ from diffprivlib.utils import BudgetError
 from fairlearn.reductions import DemographicParity, EqualizedOdds, ErrorRateParity, TruePositiveRateParity
 from sklearn.linear_model import LogisticRegression
 
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, UtilityWarning
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp, zcdp_to_approx_dp
 from fairlearn_dp.reductions import DPExponentiatedGradient
 from fairlearn_dp.reductions._exponentiated_gradient import _EVENT_LABELS, _event_index, _moment_events
@@ -239,16 +239,20 @@ def test_fits_and_reduces_the_violation_without_noise(privacy_unit, constraints)
 
 # ------------------------------------------------------------------------------------------- warnings, bad input
 def test_warns_when_no_better_than_constant():
-    """Tiny data at a small epsilon: the released error estimate is no better than the majority rate."""
+    """Tiny data at a small epsilon: the released error estimate is no better than the majority rate (and the
+    groups' constraints cannot be enforced)."""
     X, y, a = synthetic(7, n=120)
-    with pytest.warns(PrivacyWarning, match="constant classifier"):
-        make(epsilon=0.05, privacy_unit="record", estimator=None, max_iter=5).fit(X, y, sensitive_features=a)
+    with pytest.warns(UtilityWarning, match="constant classifier"), \
+            pytest.warns(FairnessWarning, match="cannot tell the members"):
+        make(epsilon=0.05, privacy_unit="record", estimator=None, max_iter=5, row_norm_bound=3.0).fit(
+            X, y, sensitive_features=a)
 
 
 def test_record_unit_says_the_estimator_is_not_fitted_on_private_records():
     X, y, a = synthetic(8)
-    with pytest.warns(UserWarning, match="never fitted on the private records"):
-        model = make(privacy_unit="record", max_iter=5).fit(X, y, sensitive_features=a)
+    with pytest.warns(UtilityWarning, match="never fitted on the private records"):     # and no other warning
+        model = make(privacy_unit="record", max_iter=5, row_norm_bound=3.0, epsilon=10.0).fit(
+            X, y, sensitive_features=a)
     assert model.oracle_ == "least_squares"
 
 
@@ -329,7 +333,8 @@ def test_warns_when_a_group_cannot_be_told_apart():
     a = rng.choice(["a", "b"], size=n)
     X = np.column_stack([np.ones(n), np.zeros(n)])                    # features carry nothing
     y = rng.integers(0, 2, size=n)
-    with pytest.warns(PrivacyWarning, match="cannot tell the members"):
+    with pytest.warns(FairnessWarning, match="cannot tell the members"), \
+            pytest.warns(UtilityWarning, match="constant classifier"):          # y is noise too
         model = make(epsilon=1.0, max_iter=5).fit(X, y, sensitive_features=a)
     assert np.all(model.proxy_reliability_ == 0)
 
@@ -339,7 +344,7 @@ def test_paper_mode_warns_when_no_better_than_constant():
     released plays; at a tiny epsilon it is no better than the majority rate, and the warning points to
     mode='statistics'."""
     X, y, a = synthetic(14, n=400)
-    with pytest.warns(PrivacyWarning, match="mode='statistics'"):
+    with pytest.warns(UtilityWarning, match="mode='statistics'"):
         model = make(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3, delta=1e-5)
         model.fit(X, y, sensitive_features=a)
     assert model.mode_ == "paper"
@@ -349,7 +354,7 @@ def _record_paper_warnings(X, y, a, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = make(estimator=None, mode="paper", privacy_unit="record", **kwargs).fit(X, y, sensitive_features=a)
-    return model, [str(w.message) for w in caught if issubclass(w.category, PrivacyWarning)]
+    return model, [str(w.message) for w in caught if issubclass(w.category, UtilityWarning)]
 
 
 @pytest.mark.parametrize("oracle", ["regression", "exponential"])
@@ -403,8 +408,8 @@ def test_paper_mode_record_warning_after_the_charge():
     acc = BudgetAccountant()
     X, y, a = synthetic(23, n=300)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyWarning)
-        with pytest.raises(PrivacyWarning, match="close to random"):
+        warnings.simplefilter("error", UtilityWarning)
+        with pytest.raises(UtilityWarning, match="close to random"):
             make(estimator=None, mode="paper", oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=2,
                  min_count=40, accountant=acc).fit(X, y, sensitive_features=a)
     assert acc.spent_budget == [(1.0, 0.0)]
@@ -422,14 +427,15 @@ def test_worse_than_constant_warnings_point_at_the_callers_line():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             make(**params).fit(X, y, sensitive_features=a)
-        privacy = [w for w in caught if issubclass(w.category, PrivacyWarning)]
+        privacy = [w for w in caught if issubclass(w.category, FairdpWarning)]
         assert privacy and all(w.filename == __file__ for w in privacy), [(w.filename, str(w.message)) for w in privacy]
     rng = np.random.default_rng(13)
     a2 = rng.choice(["a", "b"], size=2000)
-    with pytest.warns(PrivacyWarning, match="cannot tell the members") as record:
+    with pytest.warns(FairdpWarning) as record:
         make(epsilon=1.0, max_iter=5).fit(np.column_stack([np.ones(2000), np.zeros(2000)]), rng.integers(0, 2, 2000),
                                           sensitive_features=a2)
-    assert all(w.filename == __file__ for w in record if issubclass(w.category, PrivacyWarning))
+    assert {w.category for w in record} == {FairnessWarning, UtilityWarning}     # the group's, and y is noise
+    assert all(w.filename == __file__ for w in record)
 
 
 # ------------------------------------------------------------------------------------------- domain edges
@@ -563,9 +569,9 @@ def test_warning_turned_into_an_error_does_not_skip_the_charge():
 
     X, y, a = synthetic(7, n=120)
     acc = BudgetAccountant()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyWarning)
-        with pytest.raises(PrivacyWarning, match="cannot tell the members|constant classifier"):
+    with warnings.catch_warnings(), pytest.warns(UtilityWarning, match="sqrt\\(n_features\\)"):
+        warnings.simplefilter("error", FairnessWarning)            # the loose row bound, before the charge, warns
+        with pytest.raises(FairnessWarning, match="cannot tell the members"):
             make(epsilon=0.05, privacy_unit="record", estimator=None, max_iter=5, accountant=acc).fit(
                 X, y, sensitive_features=a)
     assert acc.spent_budget == [(0.05, 1e-5)]

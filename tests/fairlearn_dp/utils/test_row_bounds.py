@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.utils._row_bounds import (
     box_row_norm_bound,
     feature_bound_radius,
@@ -126,8 +127,8 @@ def test_resolution_order():
 def test_the_loose_bound_warning_names_the_remedies():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        warn_loose_row_norm_bound("Model", 10.15, 103, None, stacklevel=1)
+        warn_loose_row_norm_bound("Model", 10.15, 103, None)
     (warning,) = caught
-    assert warning.category is UserWarning and warning.filename == __file__
+    assert warning.category is UtilityWarning and warning.filename == __file__
     text = str(warning.message)
     assert "10.15" in text and "103 features" in text and "row_norm_bound" in text and "(lower, upper)" in text

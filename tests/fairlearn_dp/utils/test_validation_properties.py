@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import FairdpWarning
 from fairlearn_dp.utils._validation import (
     as_1d_float,
     as_group_vector,
@@ -84,7 +84,7 @@ def _missing(value):
 def _run(call):
     """``(True, result)`` or ``(False, None)`` after a clear error; any other exception propagates."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)
+        warnings.simplefilter("ignore", FairdpWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
         try:
             return True, call()
