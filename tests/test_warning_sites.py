@@ -221,7 +221,6 @@ def _calls_warnings_warn(path):
         for node in ast.walk(tree))
 
 
-@pytest.mark.xfail(strict=False, reason="post-processing sites converted on the warn-post branch")
 def test_only_the_exceptions_module_calls_warnings_warn():
     """Every warning goes through ``fairlearn_dp.exceptions.warn`` (its category, the user's line); only it and the
     re-issue of the deferred warnings (``privacy/_post_release.py``) call ``warnings.warn``."""
