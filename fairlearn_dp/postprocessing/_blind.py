@@ -300,7 +300,8 @@ def _solve_blind_cvxpy(conditional, marginal, cell_bin, centers, half, solver):
         for b in range(a + 1, n_groups):
             constraints.append(cp.abs(cdfs[a, :-1] - cdfs[b, :-1]) <= half[a] + half[b])
     problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(cost, T))), constraints)
-    problem.solve(solver=solver)
+    with np.errstate(invalid="ignore"):     # cvxpy's bound propagation multiplies 0 by the variables' infinite
+        problem.solve(solver=solver)        # upper bound (nan, then discarded); the LP itself is unaffected
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):     # pragma: no cover - always feasible
         raise RuntimeError(f"The attribute-blind remapping LP failed ({solver}): {problem.status}")
     kernel = np.maximum(T.value, 0.0)

@@ -15,6 +15,13 @@ from aif360_dp.algorithms.inprocessing._dp_gerryfair import DPGerryFairClassifie
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier as Engine
 
+pytestmark = [
+    # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a
+    # fallback: a UtilityWarning (each asserted in tests/test_warning_sites.py). These tests check the AIF360 face's
+    # delegation, not the fit's quality.
+    pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning"),
+]
+
 logging.getLogger().setLevel(logging.ERROR)
 
 
@@ -50,7 +57,8 @@ def test_round_trip_returns_a_labelled_copy_and_charges_once():
     assert set(np.unique(out.labels)) <= {0.0, 1.0} and out.labels.shape == data.labels.shape
     np.testing.assert_array_equal(out.features, data.features)
     np.testing.assert_array_equal(out.protected_attributes, data.protected_attributes)
-    soft = model.model_.predict_proba(data.features)[:, 1]
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):    # the engine saw named columns
+        soft = model.model_.predict_proba(data.features)[:, 1]
     np.testing.assert_allclose(out.scores.ravel(), soft)
     np.testing.assert_array_equal(out.labels.ravel(), (soft >= 0.5).astype(float))
     np.testing.assert_array_equal(model.predict(data, threshold=0.7).labels.ravel(), (soft >= 0.7).astype(float))

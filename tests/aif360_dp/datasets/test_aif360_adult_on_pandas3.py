@@ -62,4 +62,6 @@ def test_the_workarounds_give_aif360s_dataset(aif360_adult):
     np.testing.assert_array_equal(theirs.features, ours.features)
     np.testing.assert_array_equal(theirs.labels, ours.labels)
     np.testing.assert_array_equal(theirs.protected_attributes, ours.protected_attributes)
-    assert pd.get_option("future.infer_string") is PANDAS_3            # the option is restored
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*future.infer_string")      # deprecated in pandas 3
+        assert pd.get_option("future.infer_string") is PANDAS_3            # the option is restored

@@ -2,6 +2,7 @@
 
 import functools
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,7 @@ def test_the_fit_order_module_holds_the_fit_machinery():
 
 def test_the_moved_modules_do_not_import_the_validation_module():
     for module in (_fit_support, _rows, _withheld):
-        assert "_validation" not in open(module.__file__, encoding="utf-8").read().split('"""', 2)[2]
+        assert "_validation" not in Path(module.__file__).read_text(encoding="utf-8").split('"""', 2)[2]
 
 
 def test_check_X_returns_a_float_matrix_and_the_column_names():
