@@ -18,7 +18,7 @@ tests/test_feature_names.py.
 A second run reaches ``fit``: each class's test-only subclass whose ``fit(X, y)`` supplies two alternating groups
 as ``sensitive_features``. Its expected failures are listed with their reasons (``WITH_GROUPS_FAILURES``): most are
 fairdp's public choices (binary labels from a declared label set, a hypothesis class fixed before the data, its own
-messages for refused inputs, which carry no data value), two are gaps left for later (complex ``X``).
+messages for refused inputs, which carry no data value).
 """
 
 import warnings
@@ -125,7 +125,6 @@ LABELS = ("a binary classifier of the declared label set {0, 1} (the labels pres
           "that would be a release); scikit-learn's checks fit 3-class labels")
 MESSAGES = "refused with fairdp's own message (which quotes no data value), not with scikit-learn's wording"
 SPARSE = "sparse X is not supported; " + MESSAGES
-COMPLEX = "known gap: complex X is cast to float (numpy's ComplexWarning) instead of refused"
 HYPOTHESES = "the hypothesis class is fixed before the data (2 features here); the check's 3-column X does not fit it"
 _LABEL_CHECKS = (
     "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
@@ -145,13 +144,13 @@ WITH_GROUPS_FAILURES = {
         **_CLASSIFIERS, "check_pipeline_consistency": HYPOTHESES, "check_estimators_nan_inf": HYPOTHESES,
         "check_estimators_pickle": HYPOTHESES, "check_classifiers_one_label": "a y of one class is " + MESSAGES},
     "GerryFairWithGroups": {
-        **_CLASSIFIERS, **_SPARSE, "check_complex_data": COMPLEX,
+        **_CLASSIFIERS, **_SPARSE,
         "check_estimators_empty_data_messages": "X without columns is " + MESSAGES},
     "GroupBudgetClassifierWithGroups": {
-        **_CLASSIFIERS, **_SPARSE, "check_complex_data": LABELS,
+        **_CLASSIFIERS, **_SPARSE,
         "check_estimators_empty_data_messages": "X without columns fits the intercept alone (no error)"},
     "GroupBudgetRegressorWithGroups": {
-        **_SPARSE, "check_requires_y_none": "y=None is " + MESSAGES, "check_complex_data": COMPLEX,
+        **_SPARSE, "check_requires_y_none": "y=None is " + MESSAGES,
         "check_estimators_empty_data_messages": "X without columns fits the intercept alone (no error)",
         "check_dtype_object": "a non-numeric X is " + MESSAGES + " (numpy's message could quote a private value)",
         "check_supervised_y_2d": "a one-column 2-D y is read as y, without scikit-learn's DataConversionWarning",

@@ -76,7 +76,7 @@ class DPMetricFrame:
         0: Laplace noise (pure DP); > 0: analytic Gaussian noise.
     groups : list or dict of str to list, optional
         The public levels of the sensitive feature(s): a list for one column, ``{column: levels}`` for several.
-        If None they are read from the data, with a :class:`~fairlearn_dp.privacy.PrivacyWarning`.
+        If None they are read from the data, with a :class:`~fairlearn_dp.exceptions.PrivacyWarning`.
     control_groups : list or dict, optional
         The public levels of the control feature(s). Under ``"sensitive_attribute"`` control features are public
         and are read from the data when None; under ``"record"`` reading them warns.

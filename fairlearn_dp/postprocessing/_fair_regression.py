@@ -121,7 +121,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
     alpha : float, default=0.0
         KS tolerance in ``[0, 1]``: 0 asks for exact statistical parity, 1 leaves the binned outputs unchanged.
     groups : list or None, default=None
-        Public list of group labels; None reads them from the data (a :class:`~fairlearn_dp.privacy.PrivacyWarning`).
+        Public list of group labels; None reads them from the data (a :class:`~fairlearn_dp.exceptions.PrivacyWarning`).
     prefit : bool, default=False
         If True, ``estimator`` (and ``group_estimator``) are already fitted and are not refitted.
     predict_method : str, default="predict"

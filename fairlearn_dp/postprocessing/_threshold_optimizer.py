@@ -118,7 +118,7 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         clipped: silently in ``fit``, with a warning in ``predict``.
     groups : list or None, default=None
         Public list of group labels, the first the anchor group; None reads them from the data (sorted) with a
-        :class:`~fairlearn_dp.privacy.PrivacyWarning`.
+        :class:`~fairlearn_dp.exceptions.PrivacyWarning`.
     privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
         The neighbouring relation protected, see Privacy.
     accountant : diffprivlib.BudgetAccountant or None, default=None

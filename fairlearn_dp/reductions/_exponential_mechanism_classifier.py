@@ -121,7 +121,7 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         guarantee only.
     groups : list or None, default=None
         Public list of group labels. None reads them from the data (sorted) with a
-        :class:`~fairlearn_dp.privacy.PrivacyWarning`. At least two groups.
+        :class:`~fairlearn_dp.exceptions.PrivacyWarning`. At least two groups.
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Checked before the data are read and charged ``(epsilon, delta)`` once per successful ``fit``; None uses
         diffprivlib's default accountant.
