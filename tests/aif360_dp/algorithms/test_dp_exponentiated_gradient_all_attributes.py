@@ -80,6 +80,7 @@ def test_epsilon_inf_is_aif360s_on_a_part_of_the_demo_data(demo):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:A column-vector y was passed:sklearn.exceptions.DataConversionWarning")  # AIF360's
 def test_epsilon_inf_is_aif360s_on_the_demo_notebook(demo):
     """The notebook's fit (34,189 training rows, sex x race, EqualizedOdds, drop_prot_attr=False): the same
     predictors, weights and ``_pmf_predict`` on the 14,653 test rows, to 1e-9."""
