@@ -65,14 +65,14 @@ table("sex_eo", "eo")
 # %%
 # At ε = 1, 9 of the 10 seeds are within the goal's 0.06 (seed 0: 0.840 / 0.044); the largest, seed 5, gives 0.072, where Fairlearn's non-private fit has 0.056. These figures depend on the machine: the fits follow the BLAS round-off, and seed 0 gives 0.055 instead of 0.044 with two OpenBLAS threads instead of one (same kernel, SkylakeX); the committed runs used one thread here, two for demographic parity by sex. The test difference is noisy itself: about 530 women with income > 50K are in each test split, so a true-positive rate is measured to about ±0.02.
 #
-# Demographic parity by race (5 groups; the two smallest have about 300 training rows each). The two race tables
-# and their figures below are from runs before the statistics-game change, not yet regenerated with the current
-# code (the sex tables above are):
+# Demographic parity by race (5 groups; the two smallest have about 300 training rows each). The equalized-odds
+# table by race at the bottom and its figures are from a run before the statistics-game change, not yet regenerated
+# with the current code (the other three tables are):
 
 table("race_dp", "dp")
 
 # %%
-# The race goal (accuracy ≥ 0.80 and DP difference ≤ 0.05) is **not met**. Fairlearn's non-private algorithm does not meet the 0.05 on these splits either (0.069 on average). The 0.05 is below what this test split can measure: its two smallest groups have 131 and 112 test rows, so a classifier whose selection rate is exactly 0.2 in every group's population shows a test DP difference of 0.056 on average (binomial simulation over seeds 0–9), above 0.05 in 56% of draws. The unconstrained ``LogisticRegression`` gives 0.846 / 0.137. At ε = 1 the release noise on a 300-person group's cell sums is about as large as the group's own signal. The class then warns that the features cannot tell those members apart (``proxy_reliability_`` = 0), and it corrects the groups it can measure. The result is 0.799 ± 0.023 / 0.090 ± 0.032: the DP difference lies between the unconstrained and the non-private figures, at an accuracy just below both.
+# The race goal (accuracy ≥ 0.80 and DP difference ≤ 0.05) is **not met**. Fairlearn's non-private algorithm does not meet the 0.05 on these splits either (0.069 on average). The 0.05 is below what this test split can measure: its two smallest groups have 131 and 112 test rows, so a classifier whose selection rate is exactly 0.2 in every group's population shows a test DP difference of 0.056 on average (binomial simulation over seeds 0–9), above 0.05 in 56% of draws. The unconstrained ``LogisticRegression`` gives 0.846 / 0.137. At ε = 1 the release noise on a 300-person group's cell sums is about as large as the group's own signal. The class then warns that the features cannot tell those members apart (``proxy_reliability_`` = 0), and it corrects the groups it can measure. The result is 0.789 ± 0.022 / 0.070 ± 0.026: about the DP difference of Fairlearn's non-private fit, at 0.016 less accuracy.
 #
 # Equalized odds by race (``--sensitive race --constraint eo --epsilons 0.5 1 inf``):
 
