@@ -65,9 +65,7 @@ table("sex_eo", "eo")
 # %%
 # At ε = 1, 9 of the 10 seeds are within the goal's 0.06 (seed 0: 0.840 / 0.044); the largest, seed 5, gives 0.072, where Fairlearn's non-private fit has 0.056. These figures depend on the machine: the fits follow the BLAS round-off, and seed 0 gives 0.055 instead of 0.044 with two OpenBLAS threads instead of one (same kernel, SkylakeX); the committed runs used one thread here, two for demographic parity by sex. The test difference is noisy itself: about 530 women with income > 50K are in each test split, so a true-positive rate is measured to about ±0.02.
 #
-# Demographic parity by race (5 groups; the two smallest have about 300 training rows each). The equalized-odds
-# table by race at the bottom and its figures are from a run before the statistics-game change, not yet regenerated
-# with the current code (the other three tables are):
+# Demographic parity by race (5 groups; the two smallest have about 300 training rows each):
 
 table("race_dp", "dp")
 
@@ -79,4 +77,4 @@ table("race_dp", "dp")
 table("race_eo", "eo")
 
 # %%
-# Here the test difference is dominated by the smallest cells: a few dozen positives per small group in the test split. Even Fairlearn's non-private fit has 0.161 ± 0.061; the private fit's 0.133 ± 0.047 is below it, at 0.043 less accuracy. The goal (equalized-odds difference ≤ 0.06) is beyond what this split can measure: on seed 0 the two smallest groups have 15 positives each in the test split, and a classifier with exactly the same true- and false-positive rates (0.6 and 0.08, accuracy about 0.84) in every group's population shows a test difference of 0.19 on average, at most 0.06 in 1.8% of 2,000 binomial draws. Fairlearn's non-private fit gives 0.081 on seed 0.
+# Here the test difference is dominated by the smallest cells: a few dozen positives per small group in the test split. Even Fairlearn's non-private fit has 0.161 ± 0.061; the private fit's 0.181 ± 0.070 is above it, at 0.015 less accuracy. The goal (equalized-odds difference ≤ 0.06) is beyond what this split can measure: on seed 0 the two smallest groups have 15 positives each in the test split, and a classifier with exactly the same true- and false-positive rates (0.6 and 0.08, accuracy about 0.84) in every group's population shows a test difference of 0.19 on average, at most 0.06 in 1.8% of 2,000 binomial draws. Fairlearn's non-private fit gives 0.081 on seed 0.
