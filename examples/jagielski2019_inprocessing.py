@@ -74,7 +74,7 @@ N ~ 70 the smallest cell) and is then multiplied by the inverse of the ill-condi
 census features), a per-round epsilon of ~7 gives plays no better than chance at any epsilon (so does 450, at
 epsilon = 1e5 with T = 100), and at epsilon = 1e7 the formula asks for ~750,000 rounds. So ``max_iter = 100`` is fixed for every fit (the non-private game included,
 so that the curves differ by privacy only): T = 100 rounds are enough for the uniform average of Algorithm 3 to show
-the shape of the trade-off (non-private, in-sample: violation ~0.03 at gamma = 0 and ~0.09 at gamma = 1; more
+the shape of the trade-off (non-private, in-sample: violation 0.031 at gamma = 0 and 0.075 at gamma = 1; more
 rounds widen the range slowly, since the average's duality gap shrinks like 1/sqrt(T)), and the per-round epsilon
 is then about ``(0.9 epsilon) / 200`` (basic composition; advanced composition does slightly better only at
 epsilon = 100). The CSV records what the paper's formula would have given (``T_paper_formula``).

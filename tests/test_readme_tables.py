@@ -193,14 +193,17 @@ def test_readme_blind_row_matches_its_summary():
     def seeds(r):
         return f"seeds {int(r['first_seed'])}-{int(r['first_seed'] + r['n_seeds'] - 1)}"
 
-    expected = [f"{seeds(blind)}: test KS {raw['ks_mean']:.2f} → {spread(blind)} without the attribute",
-                f"above the 0.15 goal on {100 * blind['ks_above_goal']:.0f}% of the seeds",
-                f"({seeds(independent['blind'])}: {spread(independent['blind'])}, "
-                f"{100 * independent['blind']['ks_above_goal']:.0f}%)",
-                f"{spread(aware)} with it ({100 * aware['ks_above_goal']:.0f}%)",
+    expected = [f"{seeds(blind)}: test KS {raw['ks_mean']:.2f} → {spread(blind)} blind",
+                f"({seeds(independent['blind'])}: {spread(independent['blind'])}, ",
+                f"{spread(aware)} aware ({100 * aware['ks_above_goal']:.0f}%)",
                 f"MSE {blind['mse_mean']:.3f} vs {aware['mse_mean']:.3f}"]
     for text in expected:
         assert text in row, f"README blind row: expected {text!r} in {row!r}"
+    # the share above the goal varies with the BLAS kernel: stated as a range over the committed kernel runs
+    # (tests/test_stated_figures.py recomputes it), which holds the summaries' own share
+    for summary in (blind, independent["blind"]):
+        low, high = re.search(rf"{seeds(summary)}\D[^%]*?(\d+)–(\d+)%", row).groups()
+        assert int(low) <= round(100 * summary["ks_above_goal"]) <= int(high), row
 
 
 def test_readme_zhu_row_matches_the_committed_tables():
