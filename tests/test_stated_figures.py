@@ -402,7 +402,7 @@ ALLOWED = {
         ("at epsilon = 0.01", GRID),
     ],
     README: [
-        ("at ε ≤ 0.5 the privacy slack", GRID), ("Law School, ε = 1, α = 0.1,", GOAL),
+        ("at ε ≤ 1 most fits' constraints", GRID), ("Law School, ε = 1, α = 0.1,", GOAL),
     ],
 }
 
