@@ -34,8 +34,8 @@ and for each ``epsilon`` in {0.5, 1, 2} and privacy unit (``"sensitive_attribute
 
 Columns: test accuracy and the constraint's difference (``fairlearn.metrics.demographic_parity_difference`` or
 ``equalized_odds_difference`` on the test split, exact, of one randomised prediction with ``random_state=seed``),
-mean +- sd over the seeds, and the number of fits that issued a privacy warning (fairdp's ``PrivacyWarning`` or
-diffprivlib's ``PrivacyLeakWarning``). Every fit runs under ``threadpoolctl.threadpool_limits(1)``.
+mean +- sd over the seeds, and the number of fits that issued a warning (any fairdp category, ``PrivacyWarning``,
+``FairnessWarning`` or ``UtilityWarning``, or diffprivlib's ``PrivacyLeakWarning``). Every fit runs under ``threadpoolctl.threadpool_limits(1)``.
 
 Two more tables (full run only): the **frontier** of DPEG on race under ``"record"`` (epsilon in {1, 2, 4, 8} and,
 at epsilon = 1, ``max_iter`` in {10, 20, 100}), and the **noise against signal** of each race group at epsilon in
@@ -122,12 +122,13 @@ def moment(constraint):
 
 
 def privacy_warnings(caught):
-    """The privacy warnings among ``caught``: fairdp's ``PrivacyWarning``, diffprivlib's ``PrivacyLeakWarning``."""
+    """The warnings among ``caught`` that fairdp or diffprivlib issue about the output: any fairdp category
+    (``FairdpWarning``), diffprivlib's ``PrivacyLeakWarning``."""
     from diffprivlib.utils import PrivacyLeakWarning
 
-    from fairlearn_dp.privacy import PrivacyWarning
+    from fairlearn_dp.exceptions import FairdpWarning
 
-    return [w for w in caught if issubclass(w.category, (PrivacyWarning, PrivacyLeakWarning))]
+    return [w for w in caught if issubclass(w.category, (FairdpWarning, PrivacyLeakWarning))]
 
 
 # ----------------------------------------------------------------------------------------------------- fits
@@ -348,7 +349,7 @@ def acceptance_tables(summary):
                                                                                       part.method)]
             part = part.sort_values("order")
             lines += [f"### Adult by {sensitive}, {constraint.replace('_', ' ')}", "",
-                      f"| privacy unit | method | ε | accuracy | {label[constraint]} | fits with a privacy warning |",
+                      f"| privacy unit | method | ε | accuracy | {label[constraint]} | fits with a warning |",
                       "|---|---|---|---|---|---|"]
             for row in part.itertuples():
                 unit = {"": "none (non-private)", "sensitive_attribute": "attribute"}.get(row.unit, row.unit)
@@ -363,7 +364,7 @@ def acceptance_tables(summary):
 def frontier_table(summary):
     part = summary[(summary.sensitive == "race") & (summary.unit == "record") & (summary.method == "DPEG")]
     lines = ["### Frontier: DPEG on Adult by race under privacy_unit='record'", "",
-             "| constraint | ε | max_iter | accuracy | difference | fits with a privacy warning |",
+             "| constraint | ε | max_iter | accuracy | difference | fits with a warning |",
              "|---|---|---|---|---|---|"]
     for row in part.sort_values(["constraint", "epsilon", "max_iter"]).itertuples():
         lines.append(f"| {row.constraint} | {row.epsilon:g} | {int(row.max_iter)} | {row.accuracy} | "
