@@ -63,12 +63,11 @@ def _em(**kwargs):
 
 
 def _gerryfair_data(n=300, seed=1):
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, 2, (n, 2)).astype(float)
-    x = rng.uniform(0, 1, (n, 2))
-    logit = 3 * (x[:, 0] - 0.5) + 1.5 * a[:, 0] * (x[:, 1] - 0.3) - 0.8 * a[:, 1] + 0.5 * a[:, 0]
-    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(float)
-    return np.column_stack([a, x]), y, a
+    """``_synthetic``'s rows with two numeric sensitive columns (the group and a coin) in front: GerryFair's input."""
+    X, y, a = _synthetic(seed, n)
+    coin = np.random.default_rng(seed + 100).integers(0, 2, n).astype(float)
+    sensitive = np.column_stack([(a == "a").astype(float), coin])
+    return np.column_stack([sensitive, X]), y.astype(float), sensitive
 
 
 def _gerryfair(**kwargs):
