@@ -278,12 +278,19 @@ def check_groups(groups):
     return None if groups is None else resolve_groups(groups, None, estimator_name="")
 
 
+def _object_index(values):
+    """``values`` as a 1-D object ``Index``, as they are: no dtype inference (pandas 2.2 warns that it is going away),
+    and a tuple stays one label.
+    """
+    return pd.Index(pd.Series(values, dtype=object).to_numpy(), dtype=object, tupleize_cols=False)
+
+
 def encode_groups(group_vector, groups, name="sensitive_features"):
     """Map each label to its index in ``groups``; unknown labels are a ``ValueError``."""
-    index = pd.Index(pd.Series(list(groups), dtype=object))
+    index = _object_index(list(groups))
     if not index.is_unique:
         raise ValueError("groups contains duplicates.")
-    codes = index.get_indexer(pd.Series(group_vector, dtype=object))
+    codes = index.get_indexer(_object_index(group_vector))
     unknown = codes < 0
     if unknown.any():
         raise ValueError(f"{name} contains a group that is not one of the {len(groups)} groups known to the "

@@ -156,6 +156,8 @@ def test_non_linear_predictor_at_finite_epsilon_is_a_clear_error(name):
 
 # AIF360's heatmap code sets equal z-limits for a flat surface; matplotlib warns and widens them (AIF360's own call).
 @pytest.mark.filterwarnings("ignore:Attempting to set identical low and high zlims:UserWarning")
+# matplotlib 3.8 (the minimum) warns that switching the backend with AIF360's figures open will stop closing them.
+@pytest.mark.filterwarnings("ignore:Auto-close\\(\\)ing of figures upon backend switching:DeprecationWarning")
 def test_heatmaps(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
