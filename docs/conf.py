@@ -11,6 +11,7 @@ pages load the figures and tables the example scripts stored in ``docs/img/``). 
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -81,6 +82,9 @@ intersphinx_timeout = 1                     # never used: every inventory above 
 
 # ---- API reference: autosummary stubs under docs/generated/ (git-ignored, rewritten on every build) --------------
 autosummary_generate = True
+# Stubs of names no longer documented (a class moved or renamed) would stay behind and fail the -W build: start from
+# an empty folder; autosummary writes every current stub again.
+shutil.rmtree(DOCS / "generated", ignore_errors=True)
 autosummary_imported_members = True
 autodoc_default_options = {}              # members are listed by docs/_templates/autosummary/class.rst
 autodoc_typehints = "none"        # numpydoc sections carry the types
