@@ -519,25 +519,23 @@ def test_adult_seed_0_reproduces_the_committed_row(name, sensitive, constraint, 
 
 @pytest.mark.slow  # five seeds of the blind goal setting (about 10 s on 2 cores): CI runs it (-m slow)
 def test_blind_goal_seeds_reproduce_the_committed_kernel_rows():
-    """Seeds 0-4 of the goal setting re-run under the active BLAS: equal to the committed rows of the same kernel
-    (the same round-off, so up to 1e-9; the committed runs use one thread, and 1 or 2 threads gave the same rows on
-    SkylakeX), or within the committed kernels' own per-seed spread on another kernel."""
+    """Seeds 0-4 of the goal setting re-run under the active BLAS lie within the committed kernels' rows, widened by
+    the largest spread the kernels showed on any of these seeds (measured machine dependence: the group estimator's
+    lbfgs iterate moves with the round-off, and a row that changes posterior bucket moves KS and MSE). No bit
+    equality: the same kernel name on another CPU, thread count or OpenBLAS release need not give the same bits."""
     from fairdp_adapters.cli import load_example
 
     script = load_example("blind_fair_regression.py")
-    kernel, _threads = script._blas()
     committed = _seeds(_read(BLIND_KERNELS), 0)
+    first = committed[committed["seed"] < 5]
+    allowance = {metric: float(first.groupby("seed")[metric].agg(lambda v: v.max() - v.min()).max())
+                 for metric in ("ks", "mse")}
     for seed in range(5):
         rerun = _one(pd.DataFrame(script.run_seed(seed, (1.0,), (0.1,))), mode="blind")
         rows = _where(committed, seed=seed)
-        same = _where(rows, blas_kernel=kernel)
-        for metric in ("ks", "mse"):
-            if len(same):
-                assert rerun[metric] == pytest.approx(same[metric].iloc[0], rel=0, abs=1e-9), (seed, metric)
-            else:
-                spread = rows[metric].max() - rows[metric].min()
-                assert rows[metric].min() - spread - 1e-9 <= rerun[metric] <= rows[metric].max() + spread + 1e-9, (
-                    seed, metric)
+        for metric, width in allowance.items():
+            low, high = rows[metric].min() - width - 1e-9, rows[metric].max() + width + 1e-9
+            assert low <= rerun[metric] <= high, (seed, metric, rerun[metric], low, high)
 
 
 def test_the_aware_map_is_the_same_on_every_committed_kernel():
