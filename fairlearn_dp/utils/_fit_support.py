@@ -103,3 +103,18 @@ def warn_if_noise_dominated(owner, statistic, noise, signal, hint):
              f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
              f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
              "help.", UtilityWarning)
+
+
+def warn_if_constant_chosen(owner, choice, hint):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when the private choice against the fair constants
+    (:func:`fairlearn_dp.privacy._selection.choose_against_constants`, a released value) returned a constant: the
+    estimator then predicts one label (or a fair coin) for everyone. Call it after the spend is charged.
+    """
+    if choice.is_constant:
+        how = ("an exact comparison of the public training errors" if choice.epsilon == 0 else
+               f"the exponential mechanism (epsilon {choice.epsilon:.3g}, selection error <= {choice.error_bound:.3f} "
+               f"with probability {1 - choice.beta:.2f})")
+        label = {0.0: "always 0", 1.0: "always 1"}.get(choice.constant, f"1 with probability {choice.constant:g}")
+        warn(f"{owner}: the fitted model was no more accurate than a constant classifier on the training data, so "
+             f"the constant ({label}, exactly fair) is returned; chosen by {how}. {hint} would help.",
+             UtilityWarning)
