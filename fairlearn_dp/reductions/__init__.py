@@ -15,6 +15,7 @@ from ._exponentiated_gradient import DPExponentiatedGradient
 from ._gerryfair import DPGerryFairClassifier
 from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor, ZCDPLedger
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions, linear_threshold_hypotheses
+from ..utils._row_bounds import layout_row_norm_bound
 
 __all__ = [
     "DPExponentiatedGradient",
@@ -28,4 +29,5 @@ __all__ = [
     "hypothesis_predictions",
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
+    "layout_row_norm_bound",
 ]

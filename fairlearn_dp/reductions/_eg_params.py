@@ -47,6 +47,7 @@ from ..utils._validation import (
 )
 from ._objective import objective_costs
 from ._pipeline import pipeline_parts
+from ._pipeline_bounds import preprocessing_row_norm_bound
 
 SUPPORTED_MOMENTS = (DemographicParity, EqualizedOdds, TruePositiveRateParity, FalsePositiveRateParity, ErrorRateParity)
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
@@ -330,13 +331,18 @@ class _ExponentiatedGradientParams(PrivateFitMixin):
         if statistics and record:
             resolve_row_norm_bound(self.row_norm_bound, self.feature_bound, X, int(shape[1]))
 
-    def _record_row_norm(self, X, n_features, private):
+    def _record_row_norm(self, X, n_features, private, preprocessing=None):
         """The statistics game's public row-norm bound ``C`` under ``"record"`` (:mod:`..utils._row_bounds`):
-        ``row_norm_bound``; else the bound ``X`` publishes (``X.attrs["row_norm_bound"]``); else the L2 bound of the
+        ``row_norm_bound``; else the bound ``X`` publishes (``X.attrs["row_norm_bound"]``); else the bound a
+        Pipeline's declared ``preprocessing`` gives (:mod:`._pipeline_bounds`); else the L2 bound of the
         ``feature_bound`` box, with a warning when that is the loose ``feature_bound * sqrt(d)``. Public inputs
-        only: the warning is emitted before any release.
+        only (parameters, the layout): the warning is emitted before any release.
         """
-        bound, source, note = resolve_row_norm_bound(self.row_norm_bound, self.feature_bound, X, n_features)
+        derived = None
+        if self.row_norm_bound is None and preprocessing is not None:
+            derived = preprocessing_row_norm_bound(preprocessing, n_features)
+        bound, source, note = resolve_row_norm_bound(self.row_norm_bound, self.feature_bound, X, n_features,
+                                                     derived=derived)
         if private and source == "feature_bound":
             warn_loose_row_norm_bound(type(self).__name__, bound, n_features, note)
         return bound

@@ -127,7 +127,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     feature_bound : float or (lower, upper), default=1.0
         Public bound on the features (``|x_j| <= R``, or a box); the regression oracle clips to ``[-R, R]``.
     row_norm_bound : float or None, default=None
-        Statistics game: public bound on a row's L2 norm (None: ``X.attrs``, else the ``feature_bound`` box).
+        Statistics game: public bound on a row's L2 norm (None: ``X.attrs``, else the bound of a Pipeline's declared
+        preprocessing, else the ``feature_bound`` box; :func:`~fairlearn_dp.reductions.layout_row_norm_bound` computes one).
     statistics_fraction : float, default=0.5
         Statistics game: share of the zCDP budget for the one release of statistics.
     ridge : float or None, default=None
@@ -348,7 +349,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         if record:
             # The public row-norm bound: rows beyond it are scaled back onto it, silently (a warning would say
             # whether some private row exceeds it).
-            row_norm = self._record_row_norm(game_input.features, d, private)
+            row_norm = self._record_row_norm(game_input.features, d, private, game_input.preprocessing)
             X_arr = clip_rows(X_arr, row_norm)
         else:
             # X is public under this relation: the bound is read off it (and row_norm_bound, if given, must hold).
