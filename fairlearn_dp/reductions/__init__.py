@@ -11,6 +11,7 @@ optionally with a bounded-group-loss penalty).
 
 from ..privacy import exponential_mechanism, exponential_mechanism_probabilities
 from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
+from ._dp_logistic_regression import DPLogisticRegression
 from ._exponentiated_gradient import DPExponentiatedGradient
 from ._gerryfair import DPGerryFairClassifier
 from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor, ZCDPLedger
@@ -25,6 +26,7 @@ __all__ = [
     "DPGroupBudgetClassifier",
     "ZCDPLedger",
     "LinearThresholdClassifier",
+    "DPLogisticRegression",
     "linear_threshold_hypotheses",
     "hypothesis_predictions",
     "exponential_mechanism",

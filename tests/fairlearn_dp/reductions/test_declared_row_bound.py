@@ -1,4 +1,5 @@
-"""The row bound from the user's declared preprocessing (issue 36, item 3).
+"""The row bound from the user's declared preprocessing (issue 36, item 3) and a private base model that works on
+the supported stack (item 5).
 
 - ``layout_row_norm_bound``: the L2/L1 bound of a declared layout (one-hot blocks, bounded numeric columns), equal to
   the hand-computed value and attained, never exceeded, on every extreme row of the domain, whatever the encoder's
@@ -6,6 +7,7 @@
 - ``DPExponentiatedGradient(privacy_unit="record")`` with a Pipeline whose preprocessing is declared derives that bound
   itself (no loose-bound warning); an undeclared preprocessing is not trusted (the ``feature_bound`` fallback and
   its warning);
+- ``DPLogisticRegression`` (diffprivlib's, constructible on scikit-learn 1.8+) + ``DPThresholdOptimizer(prefit=True)``.
 """
 
 import itertools
@@ -15,7 +17,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from diffprivlib import BudgetAccountant
 from fairlearn.reductions import DemographicParity
+from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -24,7 +28,8 @@ from sklearn.preprocessing import (FunctionTransformer, MaxAbsScaler, MinMaxScal
                                    OrdinalEncoder, StandardScaler)
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.reductions import DPExponentiatedGradient, layout_row_norm_bound
+from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.reductions import DPExponentiatedGradient, DPLogisticRegression, layout_row_norm_bound
 from fairlearn_dp.reductions._pipeline_bounds import preprocessing_row_norm_bound
 
 pytestmark = pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning")
@@ -189,3 +194,46 @@ def test_an_undeclared_preprocessing_is_not_trusted_in_the_fit():
     loose = fit_recording(model, numeric, y, a)
     assert len(loose) == 1
     assert model.row_norm_bound_ == pytest.approx(math.sqrt(3), rel=1e-12)      # feature_bound=1, 3 features
+
+
+# ------------------------------------------------------------------------------------------ private base model
+def test_dp_logistic_regression_and_the_two_step_pipeline_work_on_this_stack():
+    """diffprivlib's LogisticRegression at eps/2 (constructible here on scikit-learn 1.8+) and DPThresholdOptimizer
+    (prefit) at eps/2 under privacy_unit="record": fit, predict, one charge each, seeded draws reproducible."""
+    X, y, a = data(n=2000)
+    features = declared_preprocessing().fit(X).transform(X)
+    accountant = BudgetAccountant()
+    base = DPLogisticRegression(epsilon=0.5, data_norm=HAND_L2, random_state=0, accountant=accountant)
+    assert clone(base).get_params() == base.get_params()
+    base.fit(features, y)
+    again = clone(base).set_params(accountant=BudgetAccountant()).fit(features, y)
+    np.testing.assert_allclose(base.coef_, again.coef_, rtol=1e-12)              # same seed, same data
+    proba = base.predict_proba(features)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert set(np.unique(base.predict(features))) <= {0, 1}
+    fair = DPThresholdOptimizer(estimator=base, prefit=True, constraints="demographic_parity",
+                                predict_method="predict_proba", epsilon=0.5, groups=["a", "b"],
+                                privacy_unit="record", random_state=0, accountant=accountant)
+    fair.fit(features, y, sensitive_features=a)
+    assert fair.predict(features, sensitive_features=a, random_state=0).shape == (len(y),)
+    assert accountant.spent_budget == [(0.5, 0), (0.5, 0)]
+    assert base.accountant is accountant                                         # the parameter as given
+
+
+def test_dp_logistic_regression_keeps_diffprivlib_fit():
+    """The subclass only replaces the constructor: its fit is diffprivlib's (same coefficients for a seed as
+    diffprivlib's own class where that class can be constructed, scikit-learn < 1.8)."""
+    from diffprivlib.models import LogisticRegression as Diffprivlib
+
+    assert issubclass(DPLogisticRegression, Diffprivlib)
+    X, y, _ = data(n=300)
+    features = np.asarray(declared_preprocessing().fit(X).transform(X))
+    ours = DPLogisticRegression(epsilon=1.0, data_norm=HAND_L2, random_state=1,
+                                accountant=BudgetAccountant()).fit(features, y)
+    try:
+        theirs = Diffprivlib(epsilon=1.0, data_norm=HAND_L2, random_state=1, accountant=BudgetAccountant())
+    except TypeError as error:                                                   # scikit-learn >= 1.8
+        assert "multi_class" in str(error)
+        return
+    theirs.fit(features, y)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-12)
