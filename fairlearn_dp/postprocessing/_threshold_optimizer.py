@@ -28,6 +28,7 @@ from ..utils._fit_order import PrivateFitMixin
 from ..privacy import check_random_state
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ..utils._guarantee_repr import GuaranteeBound, GuaranteeReprMixin
+from ..utils._private_models import fits_privately
 from ..utils._withheld import call_on_private_rows, call_total_on_private_rows
 from ..utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
 from ._counting import check_layout, counting_backend, is_dask_input, release_counts
@@ -410,10 +411,11 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         if self.prefit:
             check_is_fitted(self.estimator)
             return self.estimator
-        if private and self.privacy_unit == "record" and not type(self.estimator).__module__.startswith("diffprivlib"):
+        if private and self.privacy_unit == "record" and not fits_privately(self.estimator):
             warn("privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
                  "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
-                 "estimator trained on other data or a DP estimator (e.g. from diffprivlib).", PrivacyWarning)
+                 "estimator trained on other data or a DP estimator (diffprivlib's models, or "
+                 "fairlearn_dp.reductions.DPLogisticRegression).", PrivacyWarning)
         return clone(self.estimator).fit(X, labels, **kwargs)
 
     def _resolve_predict_method(self):

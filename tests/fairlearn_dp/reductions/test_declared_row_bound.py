@@ -237,3 +237,25 @@ def test_dp_logistic_regression_keeps_diffprivlib_fit():
         return
     theirs.fit(features, y)
     np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-12)
+
+
+def test_the_threshold_optimizer_trusts_dp_logistic_regression_as_a_private_fit():
+    """prefit=False under "record": DPThresholdOptimizer fits the base model on the private rows; a diffprivlib
+    model or DPLogisticRegression (diffprivlib's fit) is a DP fit, so no PrivacyWarning; scikit-learn's is not."""
+    from fairlearn_dp.exceptions import PrivacyWarning
+
+    X, y, a = data(n=1000)
+    features = np.asarray(declared_preprocessing().fit(X).transform(X))
+
+    def privacy_warnings(estimator):
+        post = DPThresholdOptimizer(estimator=estimator, constraints="demographic_parity",
+                                    predict_method="predict_proba", epsilon=0.5, groups=["a", "b"],
+                                    privacy_unit="record", random_state=0, accountant=BudgetAccountant())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            post.fit(features, y, sensitive_features=a)
+        return [w for w in caught if issubclass(w.category, PrivacyWarning)]
+
+    private = DPLogisticRegression(epsilon=0.5, data_norm=HAND_L2, random_state=0, accountant=BudgetAccountant())
+    assert privacy_warnings(private) == []
+    assert len(privacy_warnings(LogisticRegression())) == 1
