@@ -5,9 +5,10 @@ diffprivlib 0.6.6's constructor passes ``multi_class='ovr'`` to scikit-learn's, 
 there. The subclass below stores its parameters itself (the scikit-learn rule) and keeps diffprivlib's ``fit``
 unchanged: the objective perturbation of Chaudhuri, Monteleoni and Sarwate (2011) with diffprivlib's ``Vector``
 mechanism, rows clipped to ``data_norm``, the accountant charged ``epsilon`` once; ``random_state=None`` draws from
-diffprivlib's secure source; ``clone`` keeps the ``accountant`` object, as fairdp's estimators do. ``predict_proba`` is the one-vs-rest normalisation diffprivlib's models had (for two
-classes, the logistic of the decision function; scikit-learn 1.8 would take a softmax for more classes).
-Nothing of diffprivlib is patched.
+diffprivlib's secure source (its ``Vector`` mechanism turns numpy's global generator into ``secrets.SystemRandom``).
+``clone`` keeps the ``accountant`` object, as fairdp's estimators do. ``predict_proba`` is the one-vs-rest
+normalisation diffprivlib's models had (for two classes, the logistic of the decision function; scikit-learn 1.8
+would take a softmax for more classes). Nothing of diffprivlib is patched.
 """
 
 from __future__ import annotations

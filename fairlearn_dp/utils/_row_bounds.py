@@ -132,8 +132,10 @@ def layout_row_norm_bound(*, one_hot: int | Sequence[Sequence] = 0,
 
     The record-level estimators need a bound on ``||x||`` that holds for every row the public domain allows
     (``row_norm_bound`` of :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`, ``feature_norm_bound`` of
-    :class:`~fairlearn_dp.reductions.DPGerryFairClassifier`); this computes it for features made of one-hot blocks and bounded numeric columns.
-    It reads no data: pass the categories and ranges you declare, never ones observed in the private rows.
+    :class:`~fairlearn_dp.reductions.DPGerryFairClassifier`, ``data_norm`` of
+    :class:`~fairlearn_dp.reductions.DPLogisticRegression`); this computes it for features made of one-hot blocks
+    and bounded numeric columns. It reads no data: pass the categories and ranges you declare, never ones observed
+    in the private rows.
 
     Parameters
     ----------
@@ -201,6 +203,9 @@ def _one_hot_blocks(one_hot):
 
 def _numeric_reach(numeric):
     """``max(|lower|, |upper|)`` of each declared numeric range, checked."""
+    if not isinstance(numeric, (Mapping, Sequence, np.ndarray)) or isinstance(numeric, (str, bytes)):
+        raise TypeError("numeric must be a mapping of column name to (lower, upper) or a list of (lower, upper), got "
+                        f"{type(numeric).__name__}.")
     named = numeric.items() if isinstance(numeric, Mapping) else enumerate(numeric)
     reach = []
     for key, pair in named:

@@ -117,6 +117,8 @@ def test_layout_bound_holds_on_every_extreme_row_of_the_domain(drop, handle_unkn
     (dict(numeric={"x": (0, np.inf)}), ValueError, "numeric\\['x'\\]"),
     (dict(numeric=[(0, 1, 2)]), TypeError, "numeric\\[0\\]"),
     (dict(numeric=[("a", 1)]), TypeError, "numeric\\[0\\]"),
+    (dict(numeric=None), TypeError, "numeric must be"),
+    (dict(numeric="u"), TypeError, "numeric must be"),
     (dict(one_hot=1, norm="l3"), ValueError, "norm"),
     (dict(), ValueError, "no column"),
 ])
