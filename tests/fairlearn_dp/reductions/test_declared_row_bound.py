@@ -261,3 +261,16 @@ def test_the_threshold_optimizer_trusts_dp_logistic_regression_as_a_private_fit(
     private = DPLogisticRegression(epsilon=0.5, data_norm=HAND_L2, random_state=0, accountant=BudgetAccountant())
     assert privacy_warnings(private) == []
     assert len(privacy_warnings(LogisticRegression())) == 1
+
+
+def test_dp_logistic_regression_random_state_none_is_not_numpys_global_generator():
+    """random_state=None: diffprivlib's Vector mechanism draws from secrets.SystemRandom, so seeding numpy's global
+    generator does not reproduce the noise (a collision of two continuous draws has probability 0)."""
+    X, y, _ = data(n=300)
+    features = np.asarray(declared_preprocessing().fit(X).transform(X))
+    coefficients = []
+    for _ in range(2):
+        np.random.seed(5)
+        model = DPLogisticRegression(epsilon=1.0, data_norm=HAND_L2, accountant=BudgetAccountant())
+        coefficients.append(model.fit(features, y).coef_)
+    assert not np.array_equal(coefficients[0], coefficients[1])
