@@ -234,7 +234,8 @@ def resolve_row_norm_bound(row_norm_bound, feature_bound, X, n_features, norm_or
         Its number of columns.
     norm_ord : {1, 2}, default=2
     derived : float or None, default=None
-        The bound a declared preprocessing gives (:mod:`fairlearn_dp.reductions._pipeline_bounds`), if any.
+        The bound a declared preprocessing gives (:mod:`fairlearn_dp.reductions._pipeline_bounds`), if any; it
+        replaces the default ``feature_bound`` number, and a declared box when it is smaller.
 
     Returns
     -------
@@ -249,10 +250,12 @@ def resolve_row_norm_bound(row_norm_bound, feature_bound, X, n_features, norm_or
     published, note = _published(X, norm_ord)
     if published is not None:
         return published, "published", None
-    if derived is not None:
-        return float(derived), "preprocessing", note
     source = "feature_bound" if isinstance(feature_bound, numbers.Real) else "box"
-    return box_row_norm_bound(feature_bound, n_features, norm_ord), source, note
+    box = box_row_norm_bound(feature_bound, n_features, norm_ord)
+    # A declared box (per-feature bounds) is a declaration too: the smaller of two bounds of the domain holds.
+    if derived is not None and (source == "feature_bound" or float(derived) <= box):
+        return float(derived), "preprocessing", note
+    return box, source, note
 
 
 def warn_loose_row_norm_bound(owner, bound, n_features, note):

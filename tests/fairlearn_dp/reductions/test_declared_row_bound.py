@@ -147,6 +147,19 @@ def test_row_norm_bound_still_wins_over_the_derived_bound():
     assert model.row_norm_bound_ == 2.5
 
 
+def test_a_declared_box_is_used_when_it_is_tighter_than_the_derived_bound():
+    """feature_bound=(lower, upper) per output column is a declaration too: the smaller of the two bounds holds."""
+    X, y, a = data()
+    tight = (np.zeros(8), np.full(8, 0.5))                   # sqrt(8 * 0.25) = sqrt(2) < HAND_L2
+    model = record_model(declared_preprocessing(), feature_bound=tight)
+    assert fit_recording(model, X, y, a) == []
+    assert model.row_norm_bound_ == pytest.approx(math.sqrt(2), rel=1e-12)
+    loose = (np.zeros(8), np.full(8, 3.0))                   # sqrt(8 * 9) > HAND_L2
+    model = record_model(declared_preprocessing(), feature_bound=loose)
+    fit_recording(model, X, y, a)
+    assert model.row_norm_bound_ == pytest.approx(HAND_L2, rel=1e-12)
+
+
 def test_the_derivation_reads_no_value_of_the_data():
     """The same declared preprocessing fitted on other rows (different values, same schema) gives the same bound."""
     X, _, _ = data(seed=0)
