@@ -29,6 +29,7 @@ from ..utils._row_bounds import feature_bound_radius
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
 from ..utils._rows import clip_rows
 from ._algorithm3 import Algorithm3
+from ._hypotheses import hypothesis_predictions
 from ._eg_params import (
     _EVENT_LABELS,
     _FAIRLEARN_EPS,
@@ -302,8 +303,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.sensitivity_ = game.sensitivity_
         self.groups_ = groups
         self.n_features_in_ = d
-        # The last release: Q (the plays' mixture, on the rows as predict sees them) against the fair constants.
-        self.constant_choice_ = self._choose_against_constants(self._mixture_pmf(X_arr)[:, 1], y_arr, epsilon, rng)
+        # The last release: Q (the plays' mixture, on the rows as predict sees them) against the fair constants. On
+        # private rows a user's hypothesis that fails on a row predicts the public default 0 there, as in the game.
+        rows = X_arr
+        if oracle == "regression":
+            R = feature_bound_radius(self.feature_bound)
+            rows = np.clip(X_arr, -R, R)
+        plays = hypothesis_predictions(self.predictors_, rows, private=private and self.privacy_unit == "record")
+        positive = plays.astype(float) @ np.asarray(self.weights_, dtype=float)
+        self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
         spent = PrivacySpend(epsilon, game.delta_used_) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)
         self._warn_if_constant_chosen()
