@@ -305,13 +305,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.n_features_in_ = d
         # The last release: Q (the plays' mixture, on the rows as predict sees them) against the fair constants. On
         # private rows a user's hypothesis that fails on a row predicts the public default 0 there, as in the game.
-        rows = X_arr
-        if oracle == "regression":
-            R = feature_bound_radius(self.feature_bound)
-            rows = np.clip(X_arr, -R, R)
-        plays = hypothesis_predictions(self.predictors_, rows, private=private and self.privacy_unit == "record")
-        positive = plays.astype(float) @ np.asarray(self.weights_, dtype=float)
-        self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
+        self.constant_choice_ = no_choice()
+        if private:
+            rows = X_arr
+            if oracle == "regression":              # its plays read X clipped to [-R, R], as predict does
+                radius = feature_bound_radius(self.feature_bound)
+                rows = np.clip(X_arr, -radius, radius)
+            plays = hypothesis_predictions(self.predictors_, rows, private=self.privacy_unit == "record")
+            positive = plays.astype(float) @ np.asarray(self.weights_, dtype=float)
+            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
         spent = PrivacySpend(epsilon, game.delta_used_) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)
         self._warn_if_constant_chosen()
@@ -404,9 +406,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
             game.plays_, d, clip_bound=row_norm if record else None)
         # The last release: Q on the game's rows (the preprocessed, and under "record" clipped, training rows) against
         # the fair constants, after the game's releases and from the same random stream.
-        positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
-                        for h, w in zip(game.plays_, game.q_) if w > 0), np.zeros(n))
-        self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
+        self.constant_choice_ = no_choice()
+        if private:
+            positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
+                            for h, w in zip(game.plays_, game.q_) if w > 0), np.zeros(n))
+            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
         spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
         if private and game.unenforced_groups():
