@@ -756,6 +756,67 @@ def _play_error_event(make, dataset, neighbour, prefix, X, y, name, *, epsilon):
     return event, PrivacySpend(float(spend.epsilon), 0.0)
 
 
+# --------------------------------------------------------------------- the choice against the constants (variant)
+def _make_constant_choice(epsilon, seed, *, min_count):
+    """DPExponentiatedGradient under ``privacy_unit="record"`` whose only release that differs between the
+    neighbours is the last one, the choice against the fair constants: Algorithm 3 with one hypothesis (its
+    Learner's exponential mechanism does not read the data), DemographicParity (its violations read the
+    predictions and groups, not the labels), a public ``min_count`` and ``delta = 0`` (no count release). The total
+    budget is ``epsilon / SELECTION_SHARE``, so that the choice gets exactly ``epsilon``.
+    """
+    from fairlearn.reductions import DemographicParity
+
+    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.reductions import DPExponentiatedGradient, LinearThresholdClassifier
+
+    return DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05), mode="paper",
+                                   oracle="exponential", hypotheses=[LinearThresholdClassifier([1.0], 0.5)],
+                                   epsilon=epsilon / SELECTION_SHARE, delta=0.0, max_iter=1, min_count=min_count,
+                                   privacy_unit="record", groups=[0, 1], accountant=_accountant(),
+                                   random_state=seed)
+
+
+def _constant_choice_case(n, epsilon):
+    """The selection step (docs/privacy_analysis/constant_fallback.md) as a release on neighbouring datasets.
+
+    Rows 0-3 have ``x = 1`` (the hypothesis ``1[x >= 1/2]`` labels them 1), the others ``x = 0``; ``P = n // 4``
+    positives: rows 2 and 3, and ``P - 2`` of the others. So Q errs on ``FP + FN = 2 + (P - 2) = P`` rows, as
+    the constant 0 does, and the constant 1 errs on ``n - P``. ``D'`` substitutes record 0 ``(x = 1, y = 0)`` by
+    ``(x = 1, y = 1)``: Q's cost falls by 1, the constant 0's rises by 1 and the constant 1's falls by 1, each by
+    the sensitivity 1. Every release of the game has the same distribution on both (see the factory). The event
+    "a constant is chosen" has probability about 1/2 on ``D`` whatever the mechanism's scale, and on ``D'``
+    ``1 / (1 + e^epsilon)``-ish (its exact probabilities are the exponential mechanism's on both cost vectors);
+    declared: ``constant_choice_.epsilon``.
+    """
+    from fairlearn_dp.audit import SelectionEvent
+    from fairlearn_dp.privacy import exponential_mechanism_probabilities
+
+    groups = np.arange(n) % 2
+    x = np.zeros(n)
+    x[:4] = 1.0
+    positives = n // 4
+    labels = np.zeros(n, dtype=int)
+    labels[[2, 3]] = 1
+    labels[4:4 + positives - 2] = 1
+    labels_prime = labels.copy()
+    labels_prime[0] = 1
+    make = functools.partial(_make_constant_choice, min_count=int(np.bincount(groups, minlength=2).min()))
+    dataset = {"X": x[:, None], "y": labels, "sensitive_features": groups}
+    neighbour = {"X": x[:, None], "y": labels_prime, "sensitive_features": groups}
+
+    def costs(y):                                   # Q (= the hypothesis), the constant 0, the constant 1
+        return np.array([np.sum(x != y), y.sum(), n - y.sum()], dtype=float)
+
+    if not (costs(labels)[0] == costs(labels)[1] and np.all(np.abs(costs(labels_prime) - costs(labels)) == 1)):
+        raise RuntimeError("The selection neighbours must tie Q with the constant 0 on D and move every cost by 1.")
+    choice_epsilon = float(make(epsilon, 0).fit(**dataset).constant_choice_.epsilon)
+    _check_share("DPExponentiatedGradient (selection)", choice_epsilon, epsilon, "constant_choice_.epsilon")
+    expected = [1.0 - exponential_mechanism_probabilities(costs(y), epsilon=epsilon, sensitivity=1.0)[0]
+                for y in (labels, labels_prime)]
+    event = SelectionEvent("constant_choice_.is_constant", 1, expected)
+    return make, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
+
+
 # ------------------------------------------------------------------------------- the statistics game (variant)
 _STATISTICS_DELTA = 1e-5
 
@@ -909,6 +970,7 @@ _VARIANT_CASES = {
     ("DPExponentiatedGradient", "statistics_round"): functools.partial(_statistics_round_case, face="fairlearn"),
     ("DPExponentiatedGradientReduction", "statistics_round"): functools.partial(_statistics_round_case,
                                                                                 face="aif360"),
+    ("DPExponentiatedGradient", "selection"): _constant_choice_case,
     ("DPFairRegressionPostprocessor", "blind"): functools.partial(_blind_fair_regression_case, face="fairlearn"),
     ("DPFairRegressionPostprocessing", "blind"): functools.partial(_blind_fair_regression_case, face="aif360"),
 }
@@ -979,7 +1041,8 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
     variant : str or None, default=None
         A second algorithm of the row's class (:data:`VARIANTS`): ``"statistics"`` audits the statistics game's
         one release of sufficient statistics (``_statistics_game_case``), ``"statistics_round"`` its per-round
-        release (``_statistics_round_case``). None: the row's default case.
+        release (``_statistics_round_case``), ``"selection"`` its last release, the choice against the fair
+        constants under ``privacy_unit="record"`` (``_constant_choice_case``). None: the row's default case.
 
     Returns
     -------

@@ -30,6 +30,14 @@ from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
 from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._post_release import issue_warnings_after_release, warnings_after_release
+from ._selection import (
+    SELECTION_SHARE,
+    ConstantChoice,
+    choose_against_constants,
+    no_choice,
+    selection_error_bound,
+    selection_split,
+)
 from ._projection import nonnegative_sum_rows, project_onto_nonnegative_sum, project_onto_sum
 from ._random import check_random_state, copy_random_state, release_random_state, release_seeds, skip_draws
 from ._release import (
@@ -106,4 +114,10 @@ __all__ = [
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
     "exponential_mechanism_excess_cost",
+    "SELECTION_SHARE",
+    "ConstantChoice",
+    "choose_against_constants",
+    "no_choice",
+    "selection_error_bound",
+    "selection_split",
 ]

@@ -108,7 +108,7 @@ def choose_against_constants(positive: ArrayLike, y: ArrayLike, *, epsilon: floa
     ``public=True``: every cost is public (see the module docstring), the choice is exact and spends nothing.
     Otherwise the exponential mechanism with ``epsilon`` and sensitivity ``max(costs)`` draws it
     (diffprivlib's ``Exponential``, :func:`~fairlearn_dp.privacy.exponential_mechanism`; ``random_state`` seeds it,
-    None: diffprivlib's secure source). Ties of an exact choice go to the fitted model.
+    None: diffprivlib's secure source). Ties of an exact choice (up to rounding) go to a constant.
     """
     positive = np.asarray(positive, dtype=float).ravel()
     y = np.asarray(y, dtype=float).ravel()
@@ -123,7 +123,9 @@ def choose_against_constants(positive: ArrayLike, y: ArrayLike, *, epsilon: floa
         cost[i] = c_fp * c * (y.size - n_positive) + c_fn * (1.0 - c) * n_positive
     n = max(y.size, 1)
     if public:
-        index = int(np.flatnonzero(cost <= cost.min())[0])
+        # Ties go to a constant: the fitted model is then no more accurate, and the constant is exactly fair.
+        best = np.flatnonzero(cost <= cost.min() + 1e-9 * n)
+        index = int(best[-1])
         spent, bound = 0.0, 0.0
     else:
         sensitivity = max(c_fp, c_fn)

@@ -24,7 +24,7 @@ from fairlearn.reductions import (
     TruePositiveRateParity,
 )
 
-from ..privacy import PrivacySpend
+from ..privacy import PrivacySpend, selection_split
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
 from ..utils._withheld import call_withheld
@@ -312,7 +312,18 @@ class _ExponentiatedGradientParams(PrivateFitMixin):
         shape = getattr(X, "shape", None)
         shape = np.shape(X) if shape is None else shape
         if len(shape) == 2 and shape[0] > 0 and shape[1] > 0:
-            self._n_rounds(epsilon, delta, int(shape[0]), int(shape[1]), len(self.groups), oracle, private)
+            self._n_rounds(self._game_epsilon(epsilon), delta, int(shape[0]), int(shape[1]), len(self.groups),
+                           oracle, private)
+
+    def _game_epsilon(self, epsilon):
+        """The epsilon of the game (statistics game or Algorithm 3): all of it under ``"sensitive_attribute"``
+        (the choice against the constants is exact and free there: Q does not read the attribute, X and y are
+        public), else the fit's part of :func:`~fairlearn_dp.privacy._selection.selection_split` (the rest pays
+        for the choice). Public.
+        """
+        if self.privacy_unit != "record" or math.isinf(epsilon):
+            return epsilon
+        return selection_split(epsilon)[0]
 
     def _check_row_bound_before_the_budget(self, X, oracle):
         """The row bounds' errors from public inputs only, before the budget check: a ``feature_bound`` box whose

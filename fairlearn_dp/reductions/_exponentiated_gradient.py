@@ -19,21 +19,17 @@ from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiate
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import FairnessWarning, UtilityWarning, warn
-from ..privacy import PrivacySpend, charge
+from ..privacy import PrivacySpend, charge, choose_against_constants, no_choice
 from ..privacy import check_random_state, release_random_state
 from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
 from ..postprocessing._inputs import light_copy
 from ..utils._dask import is_dask_input
 from ..utils._features import check_predict_features, set_fit_features
 from ..utils._row_bounds import feature_bound_radius
-from ..utils._fit_support import (
-    SharedAccountantCloneMixin,
-    atomic_fit,
-    warn_if_noise_dominated,
-    warn_if_worse_than_constant,
-)
+from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
 from ..utils._rows import clip_rows
-from ._algorithm3 import Algorithm3, learner_noise
+from ._algorithm3 import Algorithm3
+from ._hypotheses import hypothesis_predictions
 from ._eg_params import (
     _EVENT_LABELS,
     _FAIRLEARN_EPS,
@@ -166,8 +162,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         Statistics game: per cell, the share of the Learner's signal that is not noise; the row bound; the ridge.
     min_count_, min_count_estimate_ : float, float or None
         Algorithm 3: the cell-count floor ``N`` used, and its released estimate when ``min_count`` is None.
-    sensitivity_, privacy_spent_ : dict, PrivacySpend
-        The releases' sensitivities; what the fit charged.
+    sensitivity_, privacy_spent_, constant_choice_ : dict, PrivacySpend, ConstantChoice
+        The releases' sensitivities; what the fit charged; the choice against the fair constants (see Privacy).
     nu_, preprocessor_, groups_, n_features_in_ : float, Pipeline or None, list, int
         Fairlearn's threshold; a ``Pipeline``'s fitted preprocessing; the groups; the number of columns of X.
 
@@ -181,6 +177,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     - Sensitivity: e.g. ``sqrt(2) C`` (L2) for the feature sums; ``4/(N-1)``, ``8/(N-1)`` under ``"record"``
       (L1) for Algorithm 3's violations, ``N`` the cell-count floor.
     - Public inputs: ``m``, the declared groups, the constraint, every parameter and bound.
+    - Last step: Q or a fair constant, chosen exactly (attribute unit) or on 10% of epsilon (constant_fallback.md).
     - Derivations: docs/privacy_analysis/exponentiated_gradient.md and docs/privacy_analysis/statistics_game.md.
     """
 
@@ -258,7 +255,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
         """
         self.nu = self._nu_parameter()              # a threshold computed by an earlier fit is not a parameter
-        for name in ("_nu_computed", "nu_", "preprocessor_"):
+        for name in ("_nu_computed", "nu_", "preprocessor_", "constant_choice_"):
             self.__dict__.pop(name, None)
         # 1-2. the public parameters, the public layout of the arguments (_check_public_layout), the budget
         epsilon, delta, oracle = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
@@ -279,12 +276,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         """
         private = not math.isinf(epsilon)
         n, d = X_arr.shape
-        T = self._n_rounds(epsilon, delta, n, d, len(groups), oracle, private)     # public; capped before any release
+        game_epsilon = self._game_epsilon(epsilon)     # "record": the choice against the constants takes a share
+        T = self._n_rounds(game_epsilon, delta, n, d, len(groups), oracle, private)  # public; capped before any release
         # Release noise: None reaches diffprivlib as None (its secure generator); a seed gives one reproducible
         # stream shared by all the fit's mechanisms, in the order they run.
         rng = release_random_state(self.random_state)
         game = Algorithm3(
-            moment=self.constraints, oracle=oracle, epsilon=epsilon, delta=delta, n_rounds=T, B=self._B(paper=True),
+            moment=self.constraints, oracle=oracle, epsilon=game_epsilon, delta=delta, n_rounds=T,
+            B=self._B(paper=True),
             eta=self.eta, record=self.privacy_unit == "record",
             feature_radius=feature_bound_radius(self.feature_bound), ridge=self.ridge, min_count=self.min_count,
             min_count_fraction=self.min_count_fraction, hypotheses=self.hypotheses, rng=rng,
@@ -305,30 +304,21 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.sensitivity_ = game.sensitivity_
         self.groups_ = groups
         self.n_features_in_ = d
+        # The last release: Q (the plays' mixture, on the rows as predict sees them) against the fair constants. On
+        # private rows a user's hypothesis that fails on a row predicts the public default 0 there, as in the game.
+        self.constant_choice_ = no_choice()
+        if private:
+            rows = X_arr
+            if oracle == "regression":              # its plays read X clipped to [-R, R], as predict does
+                radius = feature_bound_radius(self.feature_bound)
+                rows = np.clip(X_arr, -radius, radius)
+            plays = hypothesis_predictions(self.predictors_, rows, private=self.privacy_unit == "record")
+            positive = plays.astype(float) @ np.asarray(self.weights_, dtype=float)
+            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
         spent = PrivacySpend(epsilon, game.delta_used_) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)
-        if private and self.privacy_unit == "sensitive_attribute":
-            # X and y are public under this relation and the plays are released: the training error of Q is
-            # post-processing, and so is the warning (Algorithm 3 at a small epsilon is often noise).
-            positive = self._pmf_in_memory(X_arr)[:, 1]
-            error = float(np.mean(positive * (1 - y_arr) + (1 - positive) * y_arr))
-            self._warn_if_worse_than_constant(error, float(y_arr.mean()), 0.0, False)
-        elif private:
-            # Under "record" y is private and nothing released estimates the error: compare the Learner's noise
-            # with public bounds on what it releases instead (m, d, R, B, N, epsilon' are public or released).
-            statistic, noise, signal = self._learner_noise(oracle, n, game.epsilon_per_mechanism_,
-                                                           game.sensitivity_)
-            warn_if_noise_dominated(type(self).__name__, statistic, noise, signal,
-                                    "more data, a larger epsilon, mode='statistics' or privacy_unit="
-                                    "'sensitive_attribute' (only the sensitive feature private)")
+        self._warn_if_constant_chosen()
         return self
-
-    def _learner_noise(self, oracle, m, eps_prime, sensitivity):
-        """``(statistic, noise, signal)`` of Algorithm 3's Learner under ``"record"``, from public parameters and
-        released values only (:func:`._algorithm3.learner_noise`).
-        """
-        return learner_noise(oracle, m, eps_prime, sensitivity, hypotheses=self.hypotheses, beta=self.beta,
-                             feature_radius=feature_bound_radius(self.feature_bound))
 
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
         """The statistics game (``mode="statistics"``): one release of sufficient statistics, one small release
@@ -370,7 +360,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         game = StatisticsGame(
             X=X_arr, y=y_arr, group_index=group_index, event_index=event_index, n_events=len(events),
             n_groups=len(groups), error_parity=isinstance(self.constraints, ErrorRateParity), record=record,
-            row_norm=row_norm, epsilon=epsilon, delta=delta, statistics_fraction=float(self.statistics_fraction),
+            row_norm=row_norm, epsilon=self._game_epsilon(epsilon), delta=delta,
+            statistics_fraction=float(self.statistics_fraction),
             n_rounds=T, bound=float(self.constraints.eps), B=B, eta=eta, ridge=self.ridge,
             estimator=game_input.learner if oracle == "weighted_estimator" else None,
             sample_weight_name=game_input.weight_name, rng=rng, feature_map=None if record else feature_map,
@@ -414,6 +405,13 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         # A Pipeline: predictors_ are pipelines on the raw X (as Fairlearn's) and preprocessor_ its preprocessing.
         self.preprocessor_, self.predictors_, self.n_features_in_ = game_input.fitted_attributes(
             game.plays_, d, clip_bound=row_norm if record else None)
+        # The last release: Q on the game's rows (the preprocessed, and under "record" clipped, training rows) against
+        # the fair constants, after the game's releases and from the same random stream.
+        self.constant_choice_ = no_choice()
+        if private:
+            positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
+                            for h, w in zip(game.plays_, game.q_) if w > 0), np.zeros(n))
+            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
         spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
         if private and game.unenforced_groups():
@@ -429,22 +427,33 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                  "are mostly noise (proxy_reliability_ < 1/2), so the game enforces their constraint only "
                  f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
                  "than to the declared bound. More data or a larger epsilon would help.", FairnessWarning)
-        if private:
-            self._warn_if_worse_than_constant(game.estimated_error_, game.n_positive_ / n, game.error_sd_, record)
+        self._warn_if_constant_chosen()
         return self
 
-    def _warn_if_worse_than_constant(self, estimated_error, positive_rate, error_noise, record):
-        """Warn when the released estimate of the fit's error is not below the best constant classifier's.
+    def _choose_against_constants(self, positive, y, epsilon, rng):
+        """The private choice between Q (``positive``: its probabilities of 1 on the training rows) and the fair
+        constants (:func:`~fairlearn_dp.privacy.choose_against_constants`), drawn from the fit's release stream.
 
-        Both numbers are released values (or public: under ``"sensitive_attribute"`` y and the plays are public),
-        so the warning depends on nothing else. ``error_noise`` is the standard deviation of the estimate.
+        ``epsilon=inf``: no choice (the toolkit's output). ``"sensitive_attribute"``: exact and free (Q does not read
+        the attribute and X, y are public, so its training cost is post-processing of a release). ``"record"``: the
+        exponential mechanism on what :meth:`_game_epsilon` left of ``epsilon``.
         """
-        hint = ("more data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
+        if math.isinf(epsilon):
+            return no_choice()
+        record = self.privacy_unit == "record"
+        return choose_against_constants(
+            positive, y, epsilon=epsilon - self._game_epsilon(epsilon) if record else 0.0, public=not record,
+            error_parity=isinstance(self.constraints, ErrorRateParity), random_state=rng,
+            costs=objective_costs(self.objective, allow_costs=True))
+
+    def _warn_if_constant_chosen(self):
+        """The choice's warning (after the charge): it replaces the released-error and Learner-noise warnings."""
+        record = self.privacy_unit == "record"
+        hint = ("More data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
                 if not record else
-                "more data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
+                "More data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
                 "private)")
-        warn_if_worse_than_constant(type(self).__name__, estimated_error, positive_rate, error_noise, hint,
-                                    costs=objective_costs(self.objective, allow_costs=True))
+        warn_if_constant_chosen(type(self).__name__, self.constant_choice_, hint)
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
         """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call); the
@@ -471,13 +480,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.nu_ = self.nu
         self.oracle_ = "estimator"
         self.mode_ = "fairlearn"
+        self.constant_choice_ = no_choice()
         self.privacy_spent_ = charge(self.accountant, PrivacySpend(math.inf, 0.0))
         return self
 
     # ------------------------------------------------------------------------------------------ predict
     def _pmf_predict(self, X):
-        """``(n, 2)`` probabilities of predicting 0 and 1 under the randomized classifier Q (Fairlearn's form); on a
-        Dask array or DataFrame a lazy Dask array partitioned like ``X``, computed on the workers.
+        """``(n, 2)`` probabilities of predicting 0 and 1 under the randomized classifier Q (Fairlearn's form), or of
+        the fair constant ``constant_choice_`` chose; on a Dask array or DataFrame a lazy Dask array partitioned like
+        ``X``, computed on the workers.
         """
         check_is_fitted(self, "predictors_")
         check_predict_features(self, X)             # scikit-learn's checks of the columns (no value read)
@@ -491,6 +502,14 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         """
         if getattr(self, "oracle_", None) == "estimator":
             return super()._pmf_predict(X)
+        choice = getattr(self, "constant_choice_", None)
+        if choice is not None and choice.is_constant:        # the fair constant chosen at fit: the same for every row
+            rows = X.shape[0] if hasattr(X, "shape") else len(X)
+            return np.tile([1.0 - choice.constant, choice.constant], (rows, 1))
+        return self._mixture_pmf(X)
+
+    def _mixture_pmf(self, X):
+        """``(n, 2)`` probabilities of Q, the fitted mixture of plays (before the choice against the constants)."""
         if getattr(self, "preprocessor_", None) is not None:      # a Pipeline estimator (statistics game)
             return pipeline_pmf(self.preprocessor_, self.predictors_, self.weights_, X)
         X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)

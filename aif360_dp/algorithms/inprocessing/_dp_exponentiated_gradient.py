@@ -120,7 +120,10 @@ class DPExponentiatedGradientReduction(Transformer):
     neighbouring relation (``"sensitive_attribute"``: one person's values of all of them may change).
 
     Attributes (after ``fit``): ``model_`` (the engine), ``privacy_spent_``, ``feature_names_`` (the features the
-    model reads) and ``protected_attribute_names_`` (the attributes grouped by).
+    model reads), ``protected_attribute_names_`` (the attributes grouped by) and ``constant_choice_`` (the engine's
+    private choice between the fitted mixture and the exactly fair constants: when a constant is chosen,
+    ``predict`` returns it for every row, with one ``UtilityWarning`` at ``fit``; docs/privacy_analysis/
+    constant_fallback.md).
     """
 
     def __init__(self, estimator: Any = None, constraints: str | Moment = "EqualizedOdds", *, eps: float = 0.01,
@@ -224,6 +227,7 @@ class DPExponentiatedGradientReduction(Transformer):
         set_dataset_features(self, X.columns)     # predict refuses other feature_names, as scikit-learn does
         self.protected_attribute_names_ = names
         self.privacy_spent_ = model.privacy_spent_
+        self.constant_choice_ = model.constant_choice_     # the engine warned once if a constant was chosen
         return self
 
     def predict(self, dataset: BinaryLabelDataset) -> BinaryLabelDataset:

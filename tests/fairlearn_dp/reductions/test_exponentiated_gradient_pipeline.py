@@ -109,8 +109,12 @@ def assert_fairlearn_like(model, X):
     assert pmf.shape == (len(X), 2)
     np.testing.assert_allclose(pmf.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     mixture = sum(w * np.asarray(h.predict(X), dtype=float) for h, w in zip(model.predictors_, model.weights_))
-    # The same plays on the same rows (0/1 each): the mixtures differ only by summation order.
-    np.testing.assert_allclose(pmf[:, 1], mixture, rtol=0, atol=1e-12)
+    # The same plays on the same rows (0/1 each): the mixtures differ only by summation order. Unless the fit ended
+    # with a fair constant (constant_choice_): Q is kept for inspection and the constant is predicted.
+    choice = model.constant_choice_
+    expected = np.full(len(X), choice.constant) if choice.is_constant else mixture
+    np.testing.assert_allclose(pmf[:, 1], expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model._mixture_pmf(X)[:, 1], mixture, rtol=0, atol=1e-12)
     predicted = model.predict(X, random_state=3)
     np.testing.assert_array_equal(predicted, (pmf[:, 1] >= np.random.RandomState(3).rand(len(X))).astype(int))
     assert set(np.unique(predicted)) <= {0, 1}

@@ -79,7 +79,8 @@ def test_without_a_published_bound_the_box_of_feature_bound_is_used_with_a_warni
     assert re.search(LOOSE + " = 10.15 \\(103 features\\)", str(loose[0].message))
     # What the warning says comes true: the loose bound's noise drowns the groups' statistics and the fit.
     assert {w.category for w in record} == {UtilityWarning, FairnessWarning}
-    assert any("no better than a constant classifier by its released" in str(w.message) for w in record)
+    # The fit ends near a constant: the fair constants, or Q chosen against them when it predicts 1 almost never.
+    assert model.constant_choice_.is_constant or np.mean(model._pmf_predict(X.to_numpy())[:, 1]) < 0.05
 
 
 def test_a_frame_with_an_added_column_does_not_use_the_bound_and_the_warning_says_why(small):
