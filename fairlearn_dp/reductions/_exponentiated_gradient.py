@@ -123,8 +123,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     feature_bound : float or (lower, upper), default=1.0
         Public bound on the features (``|x_j| <= R``, or a box); the regression oracle clips to ``[-R, R]``.
     row_norm_bound : float or None, default=None
-        Statistics game: public bound on a row's L2 norm (None: ``X.attrs``, else the bound of a Pipeline's declared
-        preprocessing, else the ``feature_bound`` box; :func:`~fairlearn_dp.reductions.layout_row_norm_bound` computes one).
+        Statistics game: public L2 bound on a row (None: ``X.attrs``, a declared Pipeline's, else ``feature_bound``'s).
     statistics_fraction : float, default=0.5
         Statistics game: share of the zCDP budget for the one release of statistics.
     ridge : float or None, default=None
