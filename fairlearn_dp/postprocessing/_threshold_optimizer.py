@@ -38,7 +38,7 @@ from ._inputs import binary_labels_fast, encode_group_index, light_copy
 from ._inputs import check_lengths as _check_lengths
 from ._inputs import n_columns as _n_columns
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
-from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp
+from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp, lp_constant_choice
 from ._mixing_lp import constraint_slack, disparity_bounds, rate_errors, warn_if_constant, warn_if_unenforced
 from ._threshold_params import MAX_N_SCORE_BINS, PUBLIC_PARAMETER_CHECKS, check_decision_function_range
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
@@ -159,6 +159,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
     objective_value_ : float
         The LP's objective on the private statistics.
+    constant_choice_ : ConstantChoice
+        The LP's choice against the constants (spends nothing: docs/privacy_analysis/threshold_optimizer.md).
     privacy_spent_ : PrivacySpend
         What ``fit`` charged to the accountant.
     interpolated_thresholder_ : fairlearn.postprocessing InterpolatedThresholder
@@ -301,6 +303,7 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         """``epsilon=inf``: our privacy parameters and the accountant (``public``), then Fairlearn's ``fit``."""
         self._forget_fit()
         super().fit(X, y, sensitive_features=sensitive_features, **kwargs)
+        self.constant_choice_ = lp_constant_choice(None)       # epsilon = inf: no choice, Fairlearn's output
         self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
         return self
 
@@ -400,6 +403,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         warn_if_unenforced(table=self.table_, mixing_rates=self.mixing_rates_, slack=self.slack_, gamma=gamma,
                            groups=self.groups_)
         warn_if_constant(self.mixing_rates_, self.groups_)
+        self.constant_choice_ = lp_constant_choice(self.mixing_rates_, n_rows=n_rows, epsilon=epsilon, delta=delta,
+                                                   beta=self.beta, objective=self.objective)
         return self
 
     def _fit_estimator(self, X, labels, *, private=True, **kwargs):
