@@ -245,8 +245,8 @@ def lp_constant_choice(mixing_rates, *, n_rows=1, epsilon=math.inf, delta=0.0, b
     0). ``chosen`` is "constant" when the fitted rule predicts the same probability ``0`` or ``1`` in every group
     and bin (``warn_if_constant`` warns then). ``error_bound``, for ``objective="accuracy_score"``: the released
     table ``w~`` (clipped, renormalised) errs from the true one by ``||w~ - w||_1 <= 2 ||e||_1`` (``e`` the noise),
-    so every rule's released accuracy is within ``2 ||e||_1`` of its true training accuracy, and the LP's rule's
-    training error exceeds the better constant's by at most ``4 ||e||_1``; ``||e||_1`` is at most its ``1 - beta``
+    and two rules' accuracies differ by ``sum_c w_c (g_c - g'_c)`` with ``|g_c - g'_c| <= 1``, so the LP's rule's
+    training error exceeds the better constant's by at most ``2 ||e||_1``; ``||e||_1`` is at most its ``1 - beta``
     quantile with probability ``1 - beta`` (Laplace of scale ``b = 2 / (n epsilon)`` on ``K`` cells: Gamma(K, b);
     Gaussian of sd ``sigma``: ``sqrt(K) sigma sqrt(chi2_K)``). ``nan`` for another objective (the LP does not
     minimise the error then). ``None`` for ``mixing_rates`` or ``epsilon = inf``: no choice (:func:`no_choice`).
@@ -260,12 +260,12 @@ def lp_constant_choice(mixing_rates, *, n_rows=1, epsilon=math.inf, delta=0.0, b
     if not (isinstance(objective, str) and objective == "accuracy_score"):
         bound = math.nan
     elif delta == 0:
-        bound = 4.0 * float(stats.gamma.ppf(1.0 - beta, cells, scale=2.0 / (n_rows * epsilon)))
+        bound = 2.0 * float(stats.gamma.ppf(1.0 - beta, cells, scale=2.0 / (n_rows * epsilon)))
     else:
         from ..privacy import noise_scale
 
         sigma = noise_scale(epsilon, delta, None, math.sqrt(2.0) / n_rows)
-        bound = 4.0 * math.sqrt(cells) * sigma * math.sqrt(float(stats.chi2.ppf(1.0 - beta, cells)))
+        bound = 2.0 * math.sqrt(cells) * sigma * math.sqrt(float(stats.chi2.ppf(1.0 - beta, cells)))
     candidates = ("fitted", "constant 0", "constant 1")
     for constant in (0.0, 1.0):
         if np.all(np.abs(rates - constant) <= _LP_TOLERANCE):
