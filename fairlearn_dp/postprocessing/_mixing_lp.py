@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..exceptions import FairnessWarning, UtilityWarning, warn
-from ..privacy._selection import ConstantChoice, no_choice
+from ..privacy import ConstantChoice, no_choice
 
 __all__ = ["RATE_LABELS", "rate_error_budget", "rate_errors", "constraint_slack", "released_rates",
            "disparity_bounds", "warn_if_unenforced", "warn_if_constant", "laplace_sum_sf", "positive_part_sum_sf",

@@ -157,10 +157,9 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         Fairlearn's fit (``epsilon=inf`` with an estimator).
     mixing_rates_ : ndarray of shape (n_groups, n_bins)
         ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
-    objective_value_ : float
-        The LP's objective on the private statistics.
-    constant_choice_ : ConstantChoice
-        The LP's choice against the constants (spends nothing: docs/privacy_analysis/threshold_optimizer.md).
+    objective_value_, constant_choice_ : float, ConstantChoice
+        The LP's objective on the private statistics; its choice against the constant classifiers (made on the
+        released table, no extra budget: docs/privacy_analysis/threshold_optimizer.md).
     privacy_spent_ : PrivacySpend
         What ``fit`` charged to the accountant.
     interpolated_thresholder_ : fairlearn.postprocessing InterpolatedThresholder

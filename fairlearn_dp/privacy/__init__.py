@@ -41,6 +41,15 @@ from ._release import (
     release_joint_counts,
 )
 from ._releaser import VectorReleaser
+from ._selection import (
+    SELECTION_SHARE,
+    ConstantChoice,
+    choose_against_constants,
+    fair_constants,
+    no_choice,
+    selection_error_bound,
+    selection_split,
+)
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
 from ._zcdp_ledger import ZCDPLedger as ZCDPLedger   # public as fairlearn_dp.reductions.ZCDPLedger
@@ -106,4 +115,11 @@ __all__ = [
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
     "exponential_mechanism_excess_cost",
+    "SELECTION_SHARE",
+    "ConstantChoice",
+    "choose_against_constants",
+    "fair_constants",
+    "no_choice",
+    "selection_error_bound",
+    "selection_split",
 ]

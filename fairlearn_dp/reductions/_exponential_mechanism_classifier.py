@@ -22,7 +22,7 @@ from .._compat import num_samples as _num_samples
 
 from ..exceptions import UtilityWarning, warn
 from ..privacy import release_random_state
-from ..privacy._selection import choose_against_constants, no_choice, selection_split
+from ..privacy import choose_against_constants, no_choice, selection_split
 from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector)
 from ..utils._features import check_predict_features, set_fit_features

@@ -46,7 +46,7 @@ from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._progress import progress_rounds
 from ..privacy import check_random_state
-from ..privacy._selection import choose_against_constants, no_choice, selection_split
+from ..privacy import choose_against_constants, no_choice, selection_split
 from ..utils._row_bounds import published_row_norm_bound
 from ..utils._fit_support import (SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen,
                                   warn_if_worse_than_constant)
@@ -177,8 +177,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         Per round, the released error of the average classifier and weighted disparity of the Auditor's subgroup
         (AIF360's ``errors`` and ``fairness_violations``), clipped to ``[0, 1]`` and ``[0, 1/4]`` (post-processing).
     constant_choice_ : ConstantChoice
-        The private choice (``0.1 epsilon``) between the mixture and the constants 0 and 1 (exactly fair) by their
-        training errors; when a constant wins, ``predict_proba`` returns it (``UtilityWarning``).
+        The final private choice against the constants 0 and 1 (``predict_proba`` returns the winner for every row).
     history_ : list of dict
         Per round, each release with its sensitivity and noise scale (``learner_*``, ``auditor_*``, ``violation_*``,
         ``error_*``), ``learner_coef``, ``group_coef``, ``dual_mass``, ``direction``, ``fairness_violation``, ``error``.

@@ -36,7 +36,7 @@ from ..privacy import approx_dp_to_zcdp
 from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
 from ..privacy import release_seeds
-from ..privacy._selection import SELECTION_SHARE
+from ..privacy import SELECTION_SHARE
 from ..utils._fit_support import warn_if_constant_chosen
 from ..utils._withheld import call_withheld
 from ..utils._validation import (

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..privacy import group_budget_stage1_split, group_budget_stage2_split, zcdp_gaussian_sigma
 from ..privacy import ZCDPLedger
-from ..privacy._selection import choose_against_constants, no_choice
+from ..privacy import choose_against_constants, no_choice
 
 __all__ = ["ZCDPLedger"]           # re-imported from the privacy core (pickles and imports of the old place work)
 

@@ -9,7 +9,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
 from aif360.datasets import BinaryLabelDataset
 from diffprivlib import BudgetAccountant
 
@@ -17,7 +16,7 @@ from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification
 from aif360_dp.algorithms.inprocessing._dp_gerryfair import DPGerryFairClassifier
 from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy._selection import no_choice
+from fairlearn_dp.privacy import no_choice
 
 CONSTANT_WARNING = "no more accurate than a constant classifier"
 
