@@ -550,7 +550,8 @@ def _selection_hypotheses():
 
 def _em_total(epsilon):
     """The total whose exponential-mechanism share is ``epsilon``: the final choice against the constants takes
-    ``SELECTION_SHARE`` of it, and the rest is halved (``diagnostic_share=0``)."""
+    ``SELECTION_SHARE`` of it, and the rest is halved (``diagnostic_share=0``).
+    """
     from fairlearn_dp.privacy import SELECTION_SHARE
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
 
