@@ -549,9 +549,13 @@ def _selection_hypotheses():
 
 
 def _em_total(epsilon):
+    """The total whose exponential-mechanism share is ``epsilon``: the final choice against the constants takes
+    ``SELECTION_SHARE`` of it, and the rest is halved (``diagnostic_share=0``).
+    """
+    from fairlearn_dp.privacy import SELECTION_SHARE
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
 
-    return epsilon / (1.0 - _MIN_GROUP_SIZE_SHARE)
+    return epsilon / ((1.0 - SELECTION_SHARE) * (1.0 - _MIN_GROUP_SIZE_SHARE))
 
 
 def _make_exponential_mechanism_classifier(epsilon, seed):
@@ -573,7 +577,9 @@ def _refusal_probability(n, epsilon):
     """
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _margin
 
-    size_epsilon = _em_total(epsilon) - epsilon
+    from fairlearn_dp.privacy import SELECTION_SHARE
+
+    size_epsilon = _em_total(epsilon) * (1.0 - SELECTION_SHARE) - epsilon
     offset = n // 2 - _margin(math.exp(-math.sqrt(n)), size_epsilon)
     tail = 0.5 * math.exp(-abs(1.0 - offset) * size_epsilon)         # Laplace CDF at 1 - offset
     return tail if offset >= 1 else 1.0 - tail
@@ -672,8 +678,12 @@ _GERRYFAIR_RELEASES = 2 + 4 * (_GERRYFAIR_MAX_ITERS - 1)     # two Gram matrices
 def _gerryfair_params(epsilon, seed):
     from sklearn.linear_model import LinearRegression
 
+    from fairlearn_dp.privacy import SELECTION_SHARE
+
+    # Each release gets epsilon: the releases share the total minus the final choice's SELECTION_SHARE.
     return dict(max_iters=_GERRYFAIR_MAX_ITERS, predictor=LinearRegression(fit_intercept=False),
-                epsilon=_GERRYFAIR_RELEASES * epsilon, delta=0.0, accountant=_accountant(), random_state=seed)
+                epsilon=_GERRYFAIR_RELEASES * epsilon / (1.0 - SELECTION_SHARE), delta=0.0, accountant=_accountant(),
+                random_state=seed)
 
 
 def _make_gerryfair(epsilon, seed):

@@ -55,9 +55,11 @@ import math
 import numpy as np
 
 from ..exceptions import FairnessWarning, UtilityWarning, warn
+from ..privacy import ConstantChoice, no_choice
 
 __all__ = ["RATE_LABELS", "rate_error_budget", "rate_errors", "constraint_slack", "released_rates",
-           "disparity_bounds", "warn_if_unenforced", "warn_if_constant", "laplace_sum_sf", "positive_part_sum_sf"]
+           "disparity_bounds", "warn_if_unenforced", "warn_if_constant", "laplace_sum_sf", "positive_part_sum_sf",
+           "lp_constant_choice"]
 
 # The labels whose cells a rate's slice sums: FPR over the negatives, TPR over the positives, selection over both.
 RATE_LABELS = {"fpr": (0,), "tpr": (1,), "selection": (0, 1)}
@@ -230,6 +232,45 @@ def warn_if_constant(mixing_rates, groups):
              f"predicting 1 is the same in every bin ({per_group}), so its predictions are a constant or a coin "
              "flip per group: under this constraint and tol, no rule that uses the scores does better on the released "
              "statistics.", UtilityWarning)
+
+
+def lp_constant_choice(mixing_rates, *, n_rows=1, epsilon=math.inf, delta=0.0, beta=0.05,
+                       objective="accuracy_score"):
+    """The final choice against the constant classifiers, as the mixing LP made it (``constant_choice_``).
+
+    The LP's feasible set holds the constants: "predict 1 iff bin >= 0" (all 1) and "iff bin >= B" (all 0) in every
+    group have released rates exactly 1 or 0 in every group, so they meet every constraint with no gap; and its
+    objective is evaluated on the released table only. So the LP's rule is at least as good as both constants on
+    the released objective: the choice is post-processing of the one release and spends nothing more (``epsilon``
+    0). ``chosen`` is "constant" when the fitted rule predicts the same probability ``0`` or ``1`` in every group
+    and bin (``warn_if_constant`` warns then). ``error_bound``, for ``objective="accuracy_score"``: the released
+    table ``w~`` (clipped, renormalised) errs from the true one by ``||w~ - w||_1 <= 2 ||e||_1`` (``e`` the noise),
+    and two rules' accuracies differ by ``sum_c w_c (g_c - g'_c)`` with ``|g_c - g'_c| <= 1``, so the LP's rule's
+    training error exceeds the better constant's by at most ``2 ||e||_1``; ``||e||_1`` is at most its ``1 - beta``
+    quantile with probability ``1 - beta`` (Laplace of scale ``b = 2 / (n epsilon)`` on ``K`` cells: Gamma(K, b);
+    Gaussian of sd ``sigma``: ``sqrt(K) sigma sqrt(chi2_K)``). ``nan`` for another objective (the LP does not
+    minimise the error then). ``None`` for ``mixing_rates`` or ``epsilon = inf``: no choice (:func:`no_choice`).
+    """
+    from scipy import stats
+
+    if mixing_rates is None or math.isinf(epsilon):
+        return no_choice()
+    rates = np.asarray(mixing_rates, dtype=float)
+    cells = 2 * rates.size
+    if not (isinstance(objective, str) and objective == "accuracy_score"):
+        bound = math.nan
+    elif delta == 0:
+        bound = 2.0 * float(stats.gamma.ppf(1.0 - beta, cells, scale=2.0 / (n_rows * epsilon)))
+    else:
+        from ..privacy import noise_scale
+
+        sigma = noise_scale(epsilon, delta, None, math.sqrt(2.0) / n_rows)
+        bound = 2.0 * math.sqrt(cells) * sigma * math.sqrt(float(stats.chi2.ppf(1.0 - beta, cells)))
+    candidates = ("fitted", "constant 0", "constant 1")
+    for constant in (0.0, 1.0):
+        if np.all(np.abs(rates - constant) <= _LP_TOLERANCE):
+            return ConstantChoice("constant", constant, 0.0, bound, beta, candidates)
+    return ConstantChoice("fitted", None, 0.0, bound, beta, candidates)
 
 
 def disparity_bounds(table, mixing_rates, errors):

@@ -39,7 +39,7 @@ from ._inputs import binary_labels_fast, encode_group_index, light_copy
 from ._inputs import check_lengths as _check_lengths
 from ._inputs import n_columns as _n_columns
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
-from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp
+from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp, lp_constant_choice
 from ._mixing_lp import constraint_slack, disparity_bounds, rate_errors, warn_if_constant, warn_if_unenforced
 from ._threshold_params import MAX_N_SCORE_BINS, PUBLIC_PARAMETER_CHECKS, check_decision_function_range
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
@@ -158,10 +158,9 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         Fairlearn's fit (``epsilon=inf`` with an estimator).
     mixing_rates_ : ndarray of shape (n_groups, n_bins)
         ``P(Y_tilde = 1 | bin, group)``; in binary mode ``mixing_rates_[a] = (p_{0a}, p_{1a})`` of the paper.
-    objective_value_ : float
-        The LP's objective on the private statistics.
-    privacy_spent_ : PrivacySpend
-        What ``fit`` charged to the accountant.
+    objective_value_, constant_choice_, privacy_spent_ : float, ConstantChoice, PrivacySpend
+        The LP's objective on the private statistics; its choice against the constant classifiers (made on the
+        released table, no extra budget: docs/privacy_analysis/threshold_optimizer.md); what ``fit`` charged.
     interpolated_thresholder_ : fairlearn.postprocessing InterpolatedThresholder
         Fairlearn's thresholder whose ``interpolation_dict`` holds each group's rule in Fairlearn's format.
     x_metric_, y_metric_ : str
@@ -302,6 +301,7 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         """``epsilon=inf``: our privacy parameters and the accountant (``public``), then Fairlearn's ``fit``."""
         self._forget_fit()
         super().fit(X, y, sensitive_features=sensitive_features, **kwargs)
+        self.constant_choice_ = lp_constant_choice(None)       # epsilon = inf: no choice, Fairlearn's output
         self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
         return self
 
@@ -401,6 +401,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         warn_if_unenforced(table=self.table_, mixing_rates=self.mixing_rates_, slack=self.slack_, gamma=gamma,
                            groups=self.groups_)
         warn_if_constant(self.mixing_rates_, self.groups_)
+        self.constant_choice_ = lp_constant_choice(self.mixing_rates_, n_rows=n_rows, epsilon=epsilon, delta=delta,
+                                                   beta=self.beta, objective=self.objective)
         return self
 
     def _fit_estimator(self, X, labels, *, private=True, **kwargs):
@@ -414,8 +416,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         if private and self.privacy_unit == "record" and not fits_privately(self.estimator):
             warn("privacy_unit='record' but the estimator is fitted non-privately on the same data: the "
                  "post-processed model as a whole is then NOT differentially private for whole records. Use a prefit "
-                 "estimator trained on other data or a DP estimator (diffprivlib's models, or "
-                 "fairlearn_dp.reductions.DPLogisticRegression).", PrivacyWarning)
+                 "estimator trained on other data or a DP estimator (diffprivlib's, or DPLogisticRegression).",
+                 PrivacyWarning)
         return clone(self.estimator).fit(X, labels, **kwargs)
 
     def _resolve_predict_method(self):

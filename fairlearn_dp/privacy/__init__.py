@@ -30,14 +30,6 @@ from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._exponential import exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities
 from ._accountant import MAX_EPSILON, PrivacyWarning, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ._post_release import issue_warnings_after_release, warnings_after_release
-from ._selection import (
-    SELECTION_SHARE,
-    ConstantChoice,
-    choose_against_constants,
-    no_choice,
-    selection_error_bound,
-    selection_split,
-)
 from ._projection import nonnegative_sum_rows, project_onto_nonnegative_sum, project_onto_sum
 from ._random import check_random_state, copy_random_state, release_random_state, release_seeds, skip_draws
 from ._release import (
@@ -49,6 +41,16 @@ from ._release import (
     release_joint_counts,
 )
 from ._releaser import VectorReleaser
+# The estimators' last step; the split, the bound and the helpers are importable for them, not in __all__.
+from ._selection import (
+    SELECTION_SHARE,
+    ConstantChoice,
+    choose_against_constants,
+    fair_constants as fair_constants,
+    no_choice as no_choice,
+    selection_error_bound as selection_error_bound,
+    selection_split as selection_split,
+)
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
 from ._zcdp_ledger import ZCDPLedger as ZCDPLedger   # public as fairlearn_dp.reductions.ZCDPLedger
@@ -117,7 +119,4 @@ __all__ = [
     "SELECTION_SHARE",
     "ConstantChoice",
     "choose_against_constants",
-    "no_choice",
-    "selection_error_bound",
-    "selection_split",
 ]

@@ -22,11 +22,12 @@ from .._compat import num_samples as _num_samples
 
 from ..exceptions import UtilityWarning, warn
 from ..privacy import release_random_state
+from ..privacy import choose_against_constants, no_choice, selection_split
 from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector)
 from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
+from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
 from ..utils._validation import (
     check_binary_labels,
     check_real,
@@ -102,9 +103,10 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         before the data are seen: a class built or fitted on the private records is not covered by the guarantee.
         Sampling costs ``O(n |H|)`` time.
     epsilon : float, default=1.0
-        Total privacy budget (> 0): ``diagnostic_share * epsilon`` for the diagnostic release, the rest split
-        equally between the noisy group size and the exponential mechanism. ``numpy.inf`` gives the non-private
-        baseline: the exact group size, the utility minimiser (first one on ties) and exact diagnostic rates.
+        Total privacy budget (> 0): ``0.1 epsilon`` for the final choice against the constant classifiers, then
+        ``diagnostic_share`` of the rest for the diagnostic release, the remainder split equally between the noisy
+        group size and the exponential mechanism. ``numpy.inf`` gives the non-private baseline: the exact group
+        size, the utility minimiser (first one on ties), exact diagnostic rates and no final choice.
     delta : float or None, default=None
         In (0, 1). None uses the paper's ``exp(-sqrt(n))``. It sets the margin ``ln(1/delta) / epsilon_size``
         subtracted from the noisy group size, and it is charged to the accountant.
@@ -147,9 +149,13 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
     delta_ : float
         The delta used: ``exp(-sqrt(n))`` when ``delta=None``.
     min_group_size_epsilon_, exponential_mechanism_epsilon_ : float
-        The two halves of ``(1 - diagnostic_share) epsilon``.
+        The two halves of ``(1 - diagnostic_share) 0.9 epsilon``.
     diagnostic_epsilon_ : float
-        ``diagnostic_share * epsilon`` (0 when off).
+        ``diagnostic_share 0.9 epsilon`` (0 when off).
+    constant_choice_ : ConstantChoice
+        The private choice between the drawn hypothesis and the constants 0 and 1 (both meet equal opportunity
+        exactly) by their training errors; when a constant wins, ``predict`` returns it for every row (with a
+        ``UtilityWarning``) and ``hypothesis_`` stays for inspection.
     diagnostic_ : dict or None
         The diagnostic release (None when ``diagnostic_share=0``): noisy rates over the ``n`` fitting rows,
         ``positive_prediction_rate``, ``accuracy``, ``positive_label_rate``, their ``majority_rate =
@@ -172,9 +178,11 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
     -------
     - Neighbouring relation: substitution of one record ``(x, a, y)`` (Definition 1 of the paper).
     - Released statistics: ``M``, the noisy smallest number of positive examples in a group minus a margin (lines
-      2-3); the drawn hypothesis (line 5); with ``diagnostic_share > 0``, three noisy counts of the selection.
+      2-3); the drawn hypothesis (line 5); with ``diagnostic_share > 0``, three noisy counts of the selection;
+      the final choice against the constants (``constant_choice_``, sensitivity 1 on the error counts).
     - Mechanisms: diffprivlib's ``Laplace`` for ``M`` (``epsilon_size``) and the diagnostic (``epsilon_diag``), its
-      ``Exponential`` for the draw (``epsilon_em``); ``epsilon`` is their total (Algorithm 1 spends it in each
+      ``Exponential`` for the draw (``epsilon_em``) and the final choice (``0.1 epsilon``); ``epsilon`` is their
+      total (Algorithm 1 spends it in each
       step), so the fit is ``(epsilon, 0)``-DP; the accountant is charged ``(epsilon, delta)`` as Theorem 2 states.
     - Sensitivities: 1 for ``M``; ``Delta = 2 w / L + 1/n`` for ``u`` on every pair of neighbours (Lemma 2
       re-derived with the rates' denominators ``max(m_a, L)``); 3 (L1) for the diagnostic counts.
@@ -263,7 +271,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__)
         group_index = encode_groups(group_vector, groups)
         n_groups = len(groups)
-        eps_size, eps_em, eps_diag = _split_epsilon(epsilon, share)
+        eps_fit, eps_choice = selection_split(epsilon)     # the last step's share: the choice against the constants
+        eps_size, eps_em, eps_diag = _split_epsilon(eps_fit, share)
         margin = _margin(delta, eps_size)
         # Public pre-check (n, |A|, epsilon, delta only): the smallest group has at most n // |A| positive examples,
         # and M <= 1 is then the likely outcome (its median would be <= 1), so refuse before spending anything.
@@ -285,9 +294,15 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         index = self._release_hypothesis(losses, epsilon=eps_em, sensitivity=sensitivity, random_state=rng)
         diagnostic = None if share == 0 else _release_diagnostic(predictions[:, int(index)], labels,
                                                                  epsilon=eps_diag, random_state=rng)
+        # Record unit: y is private, so the drawn hypothesis's training error is too (exponential mechanism).
+        choice = no_choice() if math.isinf(epsilon) else choose_against_constants(
+            predictions[:, int(index)], labels, epsilon=eps_choice, random_state=rng)
         charge(self.accountant, spend)
 
+        # The diagnostics describe the drawn hypothesis (kept in hypothesis_ even when a constant is returned).
         _warn_if_degenerate(hypotheses, int(index), epsilon=eps_em, sensitivity=sensitivity, diagnostic=diagnostic)
+        warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger epsilon or a better hypothesis class")
+        self.constant_choice_ = choice
         self.diagnostic_ = diagnostic
         self.diagnostic_epsilon_ = eps_diag
         self.hypothesis_index_ = int(index)
@@ -357,6 +372,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         check_is_fitted(self, "hypothesis_")
         check_predict_features(self, X)         # scikit-learn's checks: the same columns, in the same order
         _check_X(X)
+        if self.constant_choice_.is_constant:
+            return np.full(_num_samples(X), int(self.constant_choice_.constant))
         return hypothesis_predictions([self.hypothesis_], X)[:, 0].astype(int)
 
 

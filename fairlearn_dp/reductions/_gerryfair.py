@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.utils.validation import check_is_fitted
@@ -47,8 +46,10 @@ from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._progress import progress_rounds
 from ..privacy import check_random_state
+from ..privacy import choose_against_constants, no_choice, selection_split
 from ..utils._row_bounds import published_row_norm_bound
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_worse_than_constant
+from ..utils._fit_support import (SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen,
+                                  warn_if_worse_than_constant)
 from ..utils._rows import clip_rows
 from ..utils._validation import (
     check_bool,
@@ -174,7 +175,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         ``[0, 1]``.
     errors_, fairness_violations_ : list of float
         Per round, the released error of the average classifier and weighted disparity of the Auditor's subgroup
-        (AIF360's ``errors`` and ``fairness_violations``).
+        (AIF360's ``errors`` and ``fairness_violations``), clipped to ``[0, 1]`` and ``[0, 1/4]`` (post-processing).
+    constant_choice_ : ConstantChoice
+        The final private choice against the constants 0 and 1 (``predict_proba`` returns the winner for every row).
     history_ : list of dict
         Per round, each release with its sensitivity and noise scale (``learner_*``, ``auditor_*``, ``violation_*``,
         ``error_*``), ``learner_coef``, ``group_coef``, ``dual_mass``, ``direction``, ``fairness_violation``, ``error``.
@@ -187,7 +190,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
     composition_ : str
         The rule used: 'basic', 'advanced', 'zcdp', or 'none' (``epsilon = inf``).
     composed_spend_ : PrivacySpend
-        The composition theorem's total for the ``K`` releases; at most ``(epsilon, delta)``.
+        The composition theorem's total for the ``K`` releases; at most ``(0.9 epsilon, delta)``.
     privacy_spent_ : PrivacySpend
         What was charged: the declared ``(epsilon, delta)``.
     feature_norm_bound_, sensitive_norm_bound_ : float
@@ -205,8 +208,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
     - **Released statistics**: ``K = 2 + 4 (max_iters - 1)`` unnormalised sums: once the Gram matrices of both
       regressions; per round the Learner's ``b_t``, the Auditor's ``S_t``, the violation ``U_t`` and the error
       ``E_t``. Plays, subgroups, stopping and the mixture are post-processing.
-    - **Mechanism**: Laplace (``delta == 0``) or Gaussian (``delta > 0``), an equal share of the budget per
-      release under basic, advanced or zCDP composition; charged for all rounds even after an early stop.
+    - **Mechanism**: Laplace (``delta == 0``) or Gaussian (``delta > 0``), an equal share of ``(0.9 epsilon,
+      delta)`` per release under basic, advanced or zCDP composition; charged for all rounds even after an early
+      stop. The final choice against the constants: the exponential mechanism with ``0.1 epsilon``.
     - **Sensitivity**: ``2 R^2`` per Gram matrix, ``R (2 + 3 Lambda_t)`` for ``b_t``, ``3 R`` for ``S_t``, 3 for
       ``U_t``, 1 for ``E_t`` (``R`` the public row-norm bound with the intercept, ``Lambda_t`` the dual mass).
     - **Public inputs**: ``n``, the numbers of columns, the norm bounds, ``sensitive_values`` and the parameters,
@@ -279,10 +283,12 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         self._check_cost_update(epsilon)
         rounds = int(self.max_iters) - 1
         n_releases = _ONE_TIME_RELEASES + _RELEASES_PER_ROUND * rounds
-        eps0, delta0, rule = per_release_budget(epsilon, delta, n_releases, self.composition)
+        # The final choice against the constants is pure DP: it takes SELECTION_SHARE of epsilon and no delta.
+        eps_fit, eps_choice = selection_split(epsilon)
+        eps0, delta0, rule = per_release_budget(eps_fit, delta, n_releases, self.composition)
         return {"linear": linear, "fit_intercept": fit_intercept, "ridge_alpha": ridge_alpha, "epsilon": epsilon,
                 "delta": delta, "rounds": rounds, "n_releases": n_releases, "eps0": eps0, "delta0": delta0,
-                "rule": rule, "spend": PrivacySpend(epsilon, delta)}
+                "rule": rule, "spend": PrivacySpend(epsilon, delta), "eps_fit": eps_fit, "eps_choice": eps_choice}
 
     def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
         """The row-norm bound ``X`` publishes (``X.attrs``: public metadata, a malformed value refused here, before
@@ -348,6 +354,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         epsilon, delta, spend = public["epsilon"], public["delta"], public["spend"]
         eps0, delta0, rule = public["eps0"], public["delta0"], public["rule"]
         rounds, n_releases = public["rounds"], public["n_releases"]
+        eps_fit = public["eps_fit"]
         norm_ord = 1 if delta == 0 else 2
 
         fit_X = X                                   # its layout: n_features_in_, feature_names_in_ (set_fit_features)
@@ -379,7 +386,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         n = X.shape[0]
         audited = (y == 0) if self.fairness_def == "FP" else (y == 1)
         release = _Releaser(eps0, delta0, norm_ord, random_state=self.random_state,
-                            rho0=per_release_rho(epsilon, delta, n_releases) if rule == "zcdp" else None)
+                            rho0=per_release_rho(eps_fit, delta, n_releases) if rule == "zcdp" else None)
 
         # One-time releases: the two oracles' Gram matrices (Privacy, items 1-2).
         learner_gram, learner_gram_info, learner_inverse = _oracles._release_learner_gram(
@@ -431,16 +438,19 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
             if self.printflag:
                 print(f"iteration: {t}, error: {errors[-1]}, fairness violation: {violation}")
             if self.heatmapflag and t % int(self.heatmap_iter) == 0:        # epsilon = inf only (_check_params_together)
-                heat_range = _save_heatmap(X, A[:, :2], sensitive_names[:2], y, played,
+                heat_range = _oracles._save_heatmap(X, A[:, :2], sensitive_names[:2], y, played,
                                            f"{self.heatmap_path}/heatmap_iteration_{t}", heat_range, t == 1)
             if self.early_termination and _aif360_stops(errors, violations, self.gamma):
                 break
 
+        # Record unit: y is private, so the mixture's training error is too (exponential mechanism, same stream).
+        choice = no_choice() if math.isinf(epsilon) else choose_against_constants(
+            average, y, epsilon=public["eps_choice"], random_state=release.rng)
         self.predictors_ = predictors
         self.weights_ = np.full(len(predictors), 1.0 / len(predictors))
         self.classes_ = np.array([0, 1])
-        self.errors_ = errors
-        self.fairness_violations_ = violations
+        self.constant_choice_ = choice
+        self.errors_, self.fairness_violations_ = _oracles._feasible_reports(errors, violations)
         self.history_ = history
         self.gram_releases_ = {
             "learner_gram": learner_gram, "learner_gram_sensitivity": learner_gram_info["sensitivity"],
@@ -450,10 +460,10 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         }
         self.n_iter_ = len(predictors)
         self.n_releases_ = n_releases
-        self.per_release_spend_ = PrivacySpend(eps0, delta0, rho=per_release_rho(epsilon, delta, n_releases)
+        self.per_release_spend_ = PrivacySpend(eps0, delta0, rho=per_release_rho(eps_fit, delta, n_releases)
                                                if rule == "zcdp" else None)
         self.composition_ = rule
-        self.composed_spend_ = composed_spend(eps0, delta0, n_releases, rule, delta, epsilon)
+        self.composed_spend_ = composed_spend(eps0, delta0, n_releases, rule, delta, eps_fit)
         self.feature_norm_bound_ = feature_bound
         self.sensitive_norm_bound_ = sensitive_bound
         set_fit_features(self, fit_X)
@@ -461,6 +471,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         self.privacy_spent_ = charge(self.accountant, spend)    # before the warning (it may be an error)
         if linear and fit_intercept and not math.isinf(epsilon):
             self._warn_if_worse_than_constant(history, n, release.delta0)
+        warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger epsilon or fewer rounds")
         return self
 
     def _auditor_direction(self, u_value, violation):
@@ -535,6 +546,8 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """``[P(y=0), P(y=1)]`` under the randomized classifier (the average of the Learner's plays)."""
         positive = self._decision_matrix(X) @ self.weights_
+        if self.constant_choice_.is_constant:
+            positive = np.full(positive.shape, self.constant_choice_.constant)
         return np.column_stack([1.0 - positive, positive])
 
     def predict(self, X: ArrayLike, *, random_state: int | np.random.RandomState | None = None) -> np.ndarray:
@@ -575,12 +588,3 @@ def private_fn_fp_audit(A, y, labels, fairness_def, *, epsilon, delta, sensitive
     members = (A_design[audited] @ inverse.solve(s_noisy) < 0).astype(float)
     u_value, _ = DPGerryFairClassifier._release_violation(release, members, q)
     return abs(u_value) / y.size
-
-
-def _save_heatmap(X, A2, names, y, predictions, path, heat_range, first):
-    """AIF360's in-fit heatmap (``GerryFairClassifier.save_heatmap``), ``epsilon = inf`` only."""
-    from aif360.algorithms.inprocessing.gerryfair import heatmap
-
-    minmax = heatmap.heat_map(pd.DataFrame(X), pd.DataFrame(A2, columns=names), tuple(y), predictions, 0.1, path,
-                              *heat_range)
-    return (minmax[0], minmax[1]) if first else heat_range

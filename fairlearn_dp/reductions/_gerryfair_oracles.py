@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 
 from ..utils._encoding import _with_intercept
@@ -18,6 +19,9 @@ from ..utils._validation import check_X
 from ..utils._rows import clip_rows
 
 __all__ = ["LinearCSCHypothesis", "RegressionCSCHypothesis"]
+
+#: The largest weighted disparity ``|U_t| / n`` of any subgroup (the feasible range of ``fairness_violations_``).
+MAX_VIOLATION = 0.25
 
 
 class _SolvedGram:
@@ -203,3 +207,21 @@ class RegressionCSCHypothesis:
 
     def __repr__(self):
         return f"RegressionCSCHypothesis(reg0={self.reg0!r}, reg1={self.reg1!r})"
+
+
+def _feasible_reports(errors, violations):
+    """AIF360's ``errors`` and ``fairness_violations`` clipped to their feasible ranges (post-processing of the
+    releases; ``history_`` keeps the raw noisy values): an error rate lies in ``[0, 1]``, and ``|U_t| / n <= 1/4``
+    (``U_t`` sums a subset of the deviations of ``q`` in ``[0, 1]`` from their mean ``m``: at most ``n m (1 - m)``).
+    """
+    return ([float(np.clip(e, 0.0, 1.0)) for e in errors],
+            [float(np.clip(v, 0.0, MAX_VIOLATION)) for v in violations])
+
+
+def _save_heatmap(X, A2, names, y, predictions, path, heat_range, first):
+    """AIF360's in-fit heatmap (``GerryFairClassifier.save_heatmap``), ``epsilon = inf`` only."""
+    from aif360.algorithms.inprocessing.gerryfair import heatmap
+
+    minmax = heatmap.heat_map(pd.DataFrame(X), pd.DataFrame(A2, columns=names), tuple(y), predictions, 0.1, path,
+                              *heat_range)
+    return (minmax[0], minmax[1]) if first else heat_range

@@ -36,6 +36,8 @@ from ..privacy import approx_dp_to_zcdp
 from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
 from ..privacy import release_seeds
+from ..privacy import SELECTION_SHARE
+from ..utils._fit_support import warn_if_constant_chosen
 from ..utils._withheld import call_withheld
 from ..utils._validation import (
     as_group_vector,
@@ -244,23 +246,26 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         # normal draws, which makes paired comparisons of the two allocations far less noisy (common random
         # numbers). Each release still gets fresh, independent noise. random_state=None: diffprivlib's secure
         # source for every release (never numpy's global generator).
-        stage1_rng, stage2_rng = release_seeds(self.random_state, 2)
+        # A third stream for the classifier's final choice (the first two are the same as without it).
+        stage1_rng, stage2_rng, choice_rng = release_seeds(self.random_state, 3)
+        rho_fit, rho_choice = self._choice_split(rho)
         ledger = ZCDPLedger()
         present = sizes > 0
         uniform = present / present.sum()           # equal shares over the groups that have rows (sizes are public)
         fallback = None
         if self.budget_allocation == "standard_errors" and np.any(sizes >= design.shape[1] + 1):
-            tau, mu = group_budget_split(rho, self.stage1_fraction)
+            tau, mu = group_budget_split(rho_fit, self.stage1_fraction)
             shares, fallback = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger,
                                                             stage1_rng)
         else:
-            mu = rho
+            mu = rho_fit
             shares = uniform
             if self.budget_allocation == "standard_errors":
                 fallback = "no group has d + 1 rows"         # public: stage 1 is skipped, its budget goes to stage 2
         coef, history = self._stage2_gradient_descent(design, target, group_index, sizes, mu, shares, ledger,
                                                       stage2_rng)
-        spent = self._charged_rho(ledger.total(), rho)
+        choice = self._final_choice(design, target, coef, rho_choice, choice_rng)    # None: the regressor
+        spent = self._charged_rho(ledger.total() + rho_choice, rho)
         privacy_spent = charge(self.accountant, self._spend(spent))
 
         self.groups_ = groups
@@ -277,6 +282,9 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         for name, value in self._label_attributes().items():
             setattr(self, name, value)
         self._warn_if_budget_unused(fallback, spent, rho)       # after the charge: the warning may be an error
+        if choice is not None:
+            self.constant_choice_ = choice
+            warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger budget or fewer iterations")
         return self
 
     def _warn_if_budget_unused(self, fallback, spent, rho):
@@ -452,6 +460,9 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
     ----------
     classes_ : ndarray of shape (2,)
         ``classes`` (or ``[0, 1]``), whatever labels the data hold; ``predict`` returns these.
+    constant_choice_ : ConstantChoice
+        The private choice (``0.1 rho``) between the fitted model and the two constant classifiers by their
+        training errors; when a constant wins (``UtilityWarning``) every prediction is it (margins ``+-inf``).
 
     Privacy
     -------
@@ -459,13 +470,16 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
       public. The guarantee is for X clipped to ``data_bound``.
     - Released statistics: those of :class:`DPGroupBudgetRegressor`, on labels coded -1/+1 and with the logistic
       loss's clipped per-example gradients and losses.
-    - Mechanism: the same Gaussian releases, recorded in ``ledger_``, composed in zCDP and charged once.
+    - Mechanism: the same Gaussian releases on ``0.9 rho``, recorded in ``ledger_``, then the exponential mechanism
+      with ``epsilon_c = sqrt(0.2 rho)`` for the final choice (``epsilon_c^2 / 2 = 0.1 rho`` zCDP, included in
+      ``rho_spent_``, not in ``ledger_``), composed in zCDP and charged once.
     - Sensitivities: the regressor's, with ``V = 1`` (labels coded -1/+1).
     - Public inputs: the regressor's, and the label set ``classes`` (never read from the data).
     - Derivations: docs/privacy_analysis/group_budget.md.
     """
 
     _loss = "logistic"
+    _choice_share = SELECTION_SHARE         # the final choice against the constant classifiers
 
     #: The regressor's table and the declared label set.
     _public_parameter_checks = {**_GroupBudgetBase._public_parameter_checks, "classes": _check_classes}
@@ -524,8 +538,15 @@ class DPGroupBudgetClassifier(ClassifierMixin, _GroupBudgetBase):
     def _losses_from_margin(margin, y):
         return np.logaddexp(0.0, -y * margin)
 
+    def _decision(self, X):
+        """The margins, or ``-inf`` / ``+inf`` for every row when the final choice returned a constant."""
+        decision = super()._decision(X)
+        if self.constant_choice_.is_constant:
+            return np.full(decision.shape, math.inf if self.constant_choice_.constant == 1.0 else -math.inf)
+        return decision
+
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """The margins ``X coef_ + intercept_`` (positive: the positive class)."""
+        """The margins ``X coef_ + intercept_`` (positive: the positive class); ``+-inf`` for a constant."""
         return self._decision(X)
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:

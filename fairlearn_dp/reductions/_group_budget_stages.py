@@ -17,6 +17,7 @@ import numpy as np
 
 from ..privacy import group_budget_stage1_split, group_budget_stage2_split, zcdp_gaussian_sigma
 from ..privacy import ZCDPLedger
+from ..privacy import choose_against_constants, no_choice
 
 __all__ = ["ZCDPLedger"]           # re-imported from the privacy core (pickles and imports of the old place work)
 
@@ -27,6 +28,30 @@ class _GroupBudgetStages:
     A mixin of the estimators' shared base: the stages read the estimator's public parameters (``data_bound``,
     ``clip``, ``n_iter``, ...) and its loss (``_gradient_scalars``, ``_losses_from_margin``, ``_target_bound``).
     """
+
+    #: Share of ``rho`` for the final private choice against the constant classifiers (0: none, the regressor).
+    _choice_share = 0.0
+
+    def _choice_split(self, rho):
+        """``(rho_fit, rho_choice)``: ``_choice_share`` of ``rho`` for the final choice. The exponential mechanism
+        with ``epsilon_c`` is ``epsilon_c``-DP, hence ``epsilon_c^2 / 2``-zCDP (Bun & Steinke 2016, Prop. 1.4), so
+        it gets ``epsilon_c = sqrt(2 rho_c)`` and the zCDP total, hence the charge, stays ``rho``.
+        """
+        if math.isinf(rho) or not self._choice_share:
+            return rho, 0.0
+        return rho - self._choice_share * rho, self._choice_share * rho
+
+    def _final_choice(self, design, target, coef, rho, random_state):
+        """The private choice between the fitted model's training predictions and the constants 0 and 1 (record
+        unit: the labels, coded -1/+1, are private, so the exponential mechanism; substituting one record moves each
+        error count by at most 1). None for the regressor; no choice for the non-private baseline.
+        """
+        if not self._choice_share:
+            return None
+        if rho == 0:
+            return no_choice()
+        return choose_against_constants(design @ coef > 0, target > 0, epsilon=math.sqrt(2.0 * rho),
+                                        random_state=random_state)
 
     def _stage1_standard_errors(self, design, target, group_index, sizes, tau, ledger, rng):
         """Algorithm 1: tau-zCDP per-group standard errors of a precursor DP OLS fit; returns ``(s_k^2, fallback)``.

@@ -87,9 +87,12 @@ class DPGerryFairClassifier(Transformer):
     Privacy: as the engine (see its Privacy section): ``(epsilon, delta)``-DP for the substitution of one record
     (features, protected attributes, label) of the dataset passed to ``fit``; ``2 + 4 (max_iters - 1)`` releases
     (two Gram matrices once; per round the Learner's and the Auditor's regression statistics, the subgroup's
-    disparity and the error), each with an equal share of the budget under basic, advanced or zCDP composition. After
+    disparity and the error), each with an equal share of ``0.9 epsilon`` under basic, advanced or zCDP
+    composition, and a final private choice (``0.1 epsilon``) between the fitted mixture and the constant
+    classifiers, which ``predict`` then returns for every row (with a ``UtilityWarning``; ``constant_choice_``). After
     ``fit``, ``privacy_spent_`` holds the charge; ``classifiers``, ``errors`` and ``fairness_violations`` are
-    AIF360's attributes (the errors and violations are the released, noisy values). Public: the number of rows,
+    AIF360's attributes (released, noisy values, clipped to their feasible ranges ``[0, 1]`` and ``[0, 1/4]``:
+    post-processing; ``model_.history_`` keeps the raw ones). Public: the number of rows,
     the dataset's schema (feature and protected attribute names), the norm bounds and the parameters. The budget
     is checked before any row is read, errors after it are domain errors without counts, and a failed ``fit``
     leaves the transformer as it was.
@@ -159,6 +162,7 @@ class DPGerryFairClassifier(Transformer):
         self.classifiers = self.model_.predictors_
         self.errors = self.model_.errors_
         self.fairness_violations = self.model_.fairness_violations_
+        self.constant_choice_ = self.model_.constant_choice_
         self.privacy_spent_ = self.model_.privacy_spent_
         return self
 

@@ -133,6 +133,8 @@ class _GroupBudgetTransformer(Transformer):
         self.feature_names_ = features
         set_dataset_features(self, features)     # predict refuses other feature_names, as scikit-learn does
         self.privacy_spent_ = model.privacy_spent_
+        if hasattr(model, "constant_choice_"):          # the classifier's final choice against the constants
+            self.constant_choice_ = model.constant_choice_
         return self
 
     def _feature_names(self, dataset):
@@ -253,6 +255,8 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
     Attributes:
         model_ (DPGroupBudgetClassifier): the fitted engine (classes 0 = unfavorable, 1 = favorable).
         privacy_spent_ (PrivacySpend): what ``fit`` charged.
+        constant_choice_ (ConstantChoice): the engine's final private choice (``0.1 rho``) between the model and
+            the constant classifiers; when a constant wins (``UtilityWarning``), ``predict`` returns it.
         feature_names_ (list): the features the model uses.
 """ + _PRIVACY_DOC
 

@@ -65,6 +65,9 @@ class DPEqOddsPostprocessing(Transformer):
     (the engine's ``disparity_bound_``, groups named "privileged" and "unprivileged"): with probability >= 1 - beta
     the fitted post-processor's gap on the fitting data is at most ``bound``. It is an attribute, not a warning;
     ``fit`` warns (``fairlearn_dp.exceptions.FairnessWarning``) only when the constraint cannot bind.
+    ``constant_choice_`` (the engine's) records the final choice against the constant classifiers, which the LP
+    makes on the released table at no extra cost (its feasible set holds them); a constant rule is warned
+    (``UtilityWarning``).
 
     Failure paths: the parameters, then the datasets' schema (AIF360 datasets that have every attribute the group
     definitions name), then the accountant's budget are checked before any row is read; the data checks are domain
@@ -180,6 +183,7 @@ class DPEqOddsPostprocessing(Transformer):
                                                         rates[_UNPRIVILEGED, 1], rates[_UNPRIVILEGED, 0]]))
         set_dataset_features(self, dataset_pred.feature_names)    # predict refuses other feature_names, as scikit-learn does
         self.privacy_spent_ = self.model_.privacy_spent_
+        self.constant_choice_ = self.model_.constant_choice_
         names = {_PRIVILEGED: "privileged", _UNPRIVILEGED: "unprivileged"}
         self.disparity_bound_ = {rate: type(item)(item.bound, tuple(names[g] for g in item.groups), item.beta)
                                  for rate, item in self.model_.disparity_bound_.items()}

@@ -55,6 +55,10 @@ def tiny_hypotheses():
             LinearThresholdClassifier([1.0], 0.5), LinearThresholdClassifier([0.0], 0.0)]
 
 
+# epsilon = 8: 0.1 of it for the final choice against the constants, the rest halved (Algorithm 1's two steps).
+EPS_HALF = (8.0 - 0.1 * 8.0) / 2
+
+
 def tiny_data():
     rows = BASE * REPEAT
     X = np.array([[x] for x, _, _ in rows], dtype=float)
@@ -140,8 +144,8 @@ def test_selection_probabilities_follow_the_exponential_mechanism_formula():
     model = make().fit(X, y, sensitive_features=a)
     assert model.delta_ == pytest.approx(math.exp(-math.sqrt(N)), rel=1e-15)
     assert model.sensitivity_ == pytest.approx(2 / (model.min_group_size_estimate_ - 1) + 1 / N, rel=1e-15)
-    assert model.exponential_mechanism_epsilon_ == 4.0 and model.min_group_size_epsilon_ == 4.0
-    expected = em_probabilities(U_HAND, 4.0, model.sensitivity_)
+    assert model.exponential_mechanism_epsilon_ == EPS_HALF and model.min_group_size_epsilon_ == EPS_HALF
+    expected = em_probabilities(U_HAND, EPS_HALF, model.sensitivity_)
     probabilities = model._selection_probabilities(X, y, sensitive_features=a)
     np.testing.assert_allclose(probabilities, expected, rtol=1e-12, atol=0)
     assert 0.02 < expected.min() and expected.max() < 0.9      # a non-degenerate law, so the next test has power
@@ -149,7 +153,7 @@ def test_selection_probabilities_follow_the_exponential_mechanism_formula():
     weighted = make(fairness_weight=2.0).fit(X, y, sensitive_features=a)
     assert weighted.sensitivity_ == pytest.approx(4 / (weighted.min_group_size_estimate_ - 1) + 1 / N, rel=1e-15)
     np.testing.assert_allclose(weighted._selection_probabilities(X, y, sensitive_features=a),
-                               em_probabilities(2 * GAMMA + ERR, 4.0, weighted.sensitivity_), rtol=1e-12)
+                               em_probabilities(2 * GAMMA + ERR, EPS_HALF, weighted.sensitivity_), rtol=1e-12)
 
 
 def test_empirical_selection_frequencies_match_the_formula():
@@ -157,7 +161,7 @@ def test_empirical_selection_frequencies_match_the_formula():
     fit's released Delta_s), with variance sum_s p_k (1 - p_k): 4.5 standard deviations per hypothesis."""
     n_fits = 1000
     chosen, sens, _ = many_fits(n_fits)
-    p = np.array([em_probabilities(U_HAND, 4.0, s) for s in sens])        # (n_fits, |H|)
+    p = np.array([em_probabilities(U_HAND, EPS_HALF, s) for s in sens])   # (n_fits, |H|)
     counts = np.bincount(chosen, minlength=len(U_HAND))
     expected = p.sum(axis=0)
     sd = np.sqrt((p * (1 - p)).sum(axis=0))
@@ -183,10 +187,11 @@ def test_noisy_min_group_size_has_the_laplace_law():
 
 
 def test_released_min_group_size_uses_half_the_budget():
-    """Through fit: M ~ m - sqrt(n)/(eps/2) + Lap(2/eps) (delta = exp(-sqrt(n)), eps/2 = 4)."""
+    """Through fit: M ~ m - sqrt(n)/eps_size + Lap(1/eps_size) (delta = exp(-sqrt(n)); eps_size = 0.9 eps / 2, the
+    final choice against the constants takes 0.1 eps)."""
     _, sens, estimates = many_fits(1000)
-    scale = 1 / 4.0
-    center = MIN_POSITIVES - math.sqrt(N) / 4.0
+    scale = 1 / EPS_HALF
+    center = MIN_POSITIVES - math.sqrt(N) / EPS_HALF
     assert abs(estimates.mean() - center) <= 5 * math.sqrt(2) * scale / math.sqrt(estimates.size)
     assert abs(estimates.var(ddof=1) / (2 * scale ** 2) - 1) <= 5 * math.sqrt(5 / estimates.size)
     np.testing.assert_allclose(sens, 2 / (estimates - 1) + 1 / N, rtol=1e-13)
@@ -342,7 +347,8 @@ def test_same_seed_same_result_and_seeds_matter():
 
 def test_predict_is_the_chosen_hypothesis_and_needs_no_sensitive_feature():
     X, y, a = tiny_data()
-    model = make().fit(X, y, sensitive_features=a)
+    model = make(random_state=1).fit(X, y, sensitive_features=a)
+    assert not model.constant_choice_.is_constant       # seed 1: the drawn hypothesis is kept (seed 0: a constant)
     expected = tiny_hypotheses()[model.hypothesis_index_].predict(X)
     np.testing.assert_array_equal(model.predict(X), expected)
     np.testing.assert_array_equal(model.predict(pd.DataFrame(X)), expected)

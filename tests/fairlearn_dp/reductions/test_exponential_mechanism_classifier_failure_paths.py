@@ -114,7 +114,8 @@ def test_selection_probabilities_use_the_fitted_floor():
     probabilities = model._selection_probabilities(X, y, sensitive_features=a)
     P = np.column_stack([h.predict(X) for h in hypotheses()])
     losses = _utility_loss(P, y, a, 2, 1.0, model.rate_floor_)
-    expected = np.exp(-1.0 * (losses - losses.min()) / (2 * model.sensitivity_))
+    epsilon_em = (2.0 - 0.1 * 2.0) / 2             # the final choice against the constants takes 0.1 epsilon
+    expected = np.exp(-epsilon_em * (losses - losses.min()) / (2 * model.sensitivity_))
     np.testing.assert_allclose(probabilities, expected / expected.sum(), rtol=1e-12)
 
 
