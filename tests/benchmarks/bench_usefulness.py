@@ -61,7 +61,6 @@ Every fit runs under ``threadpoolctl.threadpool_limits(1)``; the exit status is 
 from __future__ import annotations
 
 import argparse
-import functools
 import math
 import sys
 import time
@@ -146,10 +145,20 @@ def _synthetic(n, d, share, signal):
     return X, y, a, [0, 1]
 
 
-@functools.lru_cache(maxsize=4)
 def load(name):
     """``(X, y, a, groups, l2_bound, l1_bound)`` of a setting; the bounds come from the public layout (each
-    feature in [0, 1]; Adult: 5 bounded numeric columns and 6 one-hot blocks)."""
+    feature in [0, 1]; Adult: 5 bounded numeric columns and 6 one-hot blocks). Cached per process (a plain
+    dict: joblib's workers cannot unpickle an ``lru_cache`` wrapper defined in ``__main__``)."""
+    if name not in _LOADED:
+        _LOADED.clear()                              # one setting at a time: the batches are per setting
+        _LOADED[name] = _load(name)
+    return _LOADED[name]
+
+
+_LOADED = {}
+
+
+def _load(name):
     if name.startswith("adult"):
         X, y, a, groups = _adult(name.split()[1])
         return X, y, a, groups, math.sqrt(11.0), 11.0
