@@ -53,8 +53,8 @@ bound recomputed, 1/4 per numeric column and 1 per one-hot block, e.g. Adult sqr
 epsilon = 1, average accuracy rank over the settings), the most accurate private classifier per setting, and the
 **goals of item 4** per seed on Adult by race at epsilon = 1 with the constructor's defaults.
 
-Run (from this folder, ``tests/benchmarks``; the full mode took 17 minutes on 2 workers, 28 CPU-minutes of fits, on
-a shared 2-CPU machine; the quick mode about 10 seconds)::
+Run (from this folder, ``tests/benchmarks``; the full mode took 11-17 minutes on 2 workers, 19-28 CPU-minutes of
+fits, on a shared 2-CPU machine; the quick mode about 10 seconds)::
 
     nice -n 10 ../../.venv/bin/python bench_usefulness.py --n-jobs 2   # full: 16 settings, 5 seeds, md + csv
     ../../.venv/bin/python bench_usefulness.py --quick                  # smoke: 3 small settings, seed 0, no file
