@@ -39,3 +39,14 @@ def test_centred_layout_bound_is_a_quarter_per_numeric_column_and_one_per_block(
     np.testing.assert_array_equal(out["X_train"][0], [0.5, 0.5, 1.0])
     np.testing.assert_array_equal(out["X_test"][0], [-0.5, -0.5, 0.0])
     assert np.linalg.norm(out["X_train"], axis=1).max() <= out["l2"]
+
+
+def test_selection_reads_constant_choice_when_the_estimator_has_it_else_states_the_fallback():
+    from types import SimpleNamespace
+
+    from fairlearn_dp.privacy._selection import ConstantChoice, selection_error_bound
+
+    choice = ConstantChoice("constant", 0.0, 0.1, 0.02, 0.05, ("fitted", "constant 0", "constant 1"))
+    assert bench._selection(SimpleNamespace(constant_choice_=choice), "EMFC", 1_000, 1.0) == (True, 0.02, False)
+    assert bench._selection(SimpleNamespace(), "EMFC", 1_000, 1.0) == (None, selection_error_bound(1_000, 0.1), True)
+    assert bench._selection(SimpleNamespace(), "DPEG attribute", 1_000, 1.0) == (None, 0.0, True)
