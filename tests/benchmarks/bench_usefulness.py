@@ -23,9 +23,9 @@ of:
   scored on demographic parity like the others, which it does not target);
 - **GroupBudget**: ``DPGroupBudgetClassifier(epsilon=eps, groups=groups, random_state=seed)`` (``data_bound=1``:
   features in [0, 1]);
-- **dpl LR + DPTO**: the private two-step baseline, diffprivlib's ``LogisticRegression(epsilon=eps/2,
-  data_norm=<the L2 bound>)`` (on scikit-learn >= 1.8, the subclass of ``bench_adult_groups._dp_lr_class`` that
-  drops the removed ``multi_class`` argument; diffprivlib's ``fit`` unchanged), then
+- **dpl LR + DPTO**: the private two-step baseline, diffprivlib's logistic regression as
+  :class:`fairlearn_dp.reductions.DPLogisticRegression` (``epsilon=eps/2, data_norm=<the L2 bound>``; diffprivlib's
+  ``fit`` unchanged, a constructor that works on scikit-learn 1.6-1.9), then
   ``DPThresholdOptimizer(prefit=True, predict_method="predict_proba", privacy_unit="record", epsilon=eps/2,
   constraints="demographic_parity")``.
 
@@ -263,12 +263,11 @@ def _group_budget(data, job, accountant):
 
 
 def _two_step(data, job, accountant):
-    from bench_adult_groups import _dp_lr_class
-
     from fairlearn_dp.postprocessing import DPThresholdOptimizer
+    from fairlearn_dp.reductions import DPLogisticRegression
 
     half = job["epsilon"] / 2
-    lr = _dp_lr_class()(epsilon=half, data_norm=data["l2"], random_state=job["seed"], accountant=accountant)
+    lr = DPLogisticRegression(epsilon=half, data_norm=data["l2"], random_state=job["seed"], accountant=accountant)
     lr.fit(data["X_train"], data["y_train"])
     post = DPThresholdOptimizer(estimator=lr, constraints="demographic_parity", prefit=True,
                                 predict_method="predict_proba", epsilon=half, groups=data["groups"],
