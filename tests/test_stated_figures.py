@@ -25,7 +25,10 @@ The files of this module's figures:
 
 - Adult (``plot_4``): ``python examples/adult_inprocessing.py --seeds 10`` with ``--constraint eo --epsilons 0.5 1
   inf``, ``--sensitive race --epsilons 0.5 1 inf`` and ``--sensitive race --constraint eo --epsilons 0.5 1 inf``;
-  copy ``adult_inprocessing_<sensitive>_<constraint>.csv`` (per seed) and ``..._summary.csv`` from ``--out``.
+  copy ``adult_inprocessing_<sensitive>_<constraint>.csv`` (per seed) and ``..._summary.csv`` from ``--out``. A
+  change that moves one method only: ``--out docs/img --methods <method> --update`` with the same options re-runs
+  that method's fits and keeps the other rows (issue 36 re-ran ``paper`` this way: its final choice against the
+  constants).
 - blind (``plot_7``, README): ``--publish`` for the summaries; for each of ``OPENBLAS_CORETYPE=Haswell``,
   ``Prescott`` and ``SkylakeX`` (with ``OPENBLAS_NUM_THREADS=1``) and first seed 0 and 100,
   ``python examples/blind_fair_regression.py --epsilons 1 --alphas 0.1 --first-seed <s> --out <dir>``, the six

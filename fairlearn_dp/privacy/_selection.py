@@ -9,7 +9,8 @@ classifiers end with :func:`choose_against_constants`, which returns the candida
 
 - **an exact choice, epsilon 0**, when every candidate's cost is public: under ``privacy_unit="sensitive_attribute"``
   (X and y public) for a released model that does not read the sensitive feature (the cost of a released model on
-  public rows is post-processing);
+  public rows is post-processing). It keeps the model only when a one-sided paired test at level ``SELECTION_BETA``
+  says it beats the best constant on the training rows beyond their sampling error (:func:`_exact_choice`);
 - **the exponential mechanism** otherwise, with utility ``-cost``: replacing one record (or one person's sensitive
   attribute, for a model that reads it) changes each candidate's cost by at most ``max(c_FP, c_FN)``, the
   sensitivity. The share of the fit's epsilon it takes is :data:`SELECTION_SHARE` (:func:`selection_split`).
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -108,7 +110,9 @@ def choose_against_constants(positive: ArrayLike, y: ArrayLike, *, epsilon: floa
     ``public=True``: every cost is public (see the module docstring), the choice is exact and spends nothing.
     Otherwise the exponential mechanism with ``epsilon`` and sensitivity ``max(costs)`` draws it
     (diffprivlib's ``Exponential``, :func:`~fairlearn_dp.privacy.exponential_mechanism`; ``random_state`` seeds it,
-    None: diffprivlib's secure source). Ties of an exact choice (up to rounding) go to a constant.
+    None: diffprivlib's secure source). The exact choice keeps the fitted model only when a one-sided paired test at
+    level ``SELECTION_BETA`` on the training rows says it is more accurate than the best constant (ties and
+    differences within the rows' sampling error go to the constant, which is exactly fair).
     """
     positive = np.asarray(positive, dtype=float).ravel()
     y = np.asarray(y, dtype=float).ravel()
@@ -123,9 +127,7 @@ def choose_against_constants(positive: ArrayLike, y: ArrayLike, *, epsilon: floa
         cost[i] = c_fp * c * (y.size - n_positive) + c_fn * (1.0 - c) * n_positive
     n = max(y.size, 1)
     if public:
-        # Ties go to a constant: the fitted model is then no more accurate, and the constant is exactly fair.
-        best = np.flatnonzero(cost <= cost.min() + 1e-9 * n)
-        index = int(best[-1])
+        index = _exact_choice(positive, y, constants, cost, c_fp, c_fn)
         spent, bound = 0.0, 0.0
     else:
         sensitivity = max(c_fp, c_fn)
@@ -136,6 +138,27 @@ def choose_against_constants(positive: ArrayLike, y: ArrayLike, *, epsilon: floa
     if index == 0:
         return ConstantChoice("fitted", None, spent, bound, SELECTION_BETA, candidates)
     return ConstantChoice("constant", float(probabilities[index]), spent, bound, SELECTION_BETA, candidates)
+
+
+def _exact_choice(positive, y, constants, cost, c_fp, c_fn):
+    """Index of the exact choice on public costs: the fitted model (0) only when a one-sided paired test at level
+    :data:`SELECTION_BETA` says it is more accurate than the best constant, else that constant.
+
+    The training rows are a sample: a fitted model that beats the best constant on them by less than their sampling
+    error is, on new rows, as likely to lose. So the per-row cost differences ``d_i`` (the best constant's cost minus
+    the model's on row ``i``) must have a mean above ``z sd(d) / sqrt(n)``, ``z`` the ``1 - beta`` normal quantile.
+    A function of public values (X, y and the released model) only. Ties go to a constant (exactly fair).
+    """
+    best = 1 + int(np.flatnonzero(cost[1:] <= cost[1:].min() + 1e-9 * max(y.size, 1))[-1])
+    c = constants[best - 1]
+    row_model = c_fp * positive * (1.0 - y) + c_fn * (1.0 - positive) * y
+    row_constant = c_fp * c * (1.0 - y) + c_fn * (1.0 - c) * y
+    difference = row_constant - row_model
+    if difference.size < 2:
+        return best
+    z = NormalDist().inv_cdf(1.0 - SELECTION_BETA)
+    margin = z * float(np.std(difference, ddof=1)) / math.sqrt(difference.size)
+    return 0 if float(np.mean(difference)) > max(margin, 1e-12) else best
 
 
 def selection_error_bound(n_rows: int, epsilon: float, *, error_parity: bool = False,

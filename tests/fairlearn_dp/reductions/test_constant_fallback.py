@@ -245,3 +245,25 @@ def test_exact_choice_ties_go_to_the_constant():
     y = np.array([1, 0, 0, 0])
     choice = choose_against_constants(np.zeros(4), y, epsilon=0.0, public=True)
     assert choice.is_constant and choice.constant == 0.0 and choice.epsilon == 0.0
+
+
+def test_exact_choice_keeps_the_model_only_beyond_the_rows_sampling_error():
+    """The paired one-sided test at level 0.05: with n rows, a model that disagrees with the constant 0 on k rows and
+    is right on r of them has mean difference (2r - k) / n and sd about sqrt(k / n) / sqrt(n); it is kept only when
+    (2r - k) / sqrt(k) > 1.645 (to first order).
+    """
+    n = 10_000
+    y = np.zeros(n)
+    y[:3_000] = 1                                   # the constant 0 errs on 3,000 rows
+    positive = np.zeros(n)
+    # disagrees on 400 rows: right on 210 (positives), wrong on 190 (negatives): (420 - 400) / 20 = 1.0 < 1.645
+    positive[:210] = 1
+    positive[3_000:3_190] = 1
+    within = choose_against_constants(positive, y, epsilon=0.0, public=True)
+    assert within.is_constant and within.constant == 0.0
+    # right on 240, wrong on 160: (480 - 400) / 20 = 4 > 1.645
+    positive[:] = 0
+    positive[:240] = 1
+    positive[3_000:3_160] = 1
+    beyond = choose_against_constants(positive, y, epsilon=0.0, public=True)
+    assert beyond.chosen == "fitted"
