@@ -82,3 +82,30 @@ def finish(report, output, name, ok, reason="see the FAIL lines above."):
         print(f"{name}: FAILED - {reason}", file=sys.stderr)
         return 1
     return 0
+
+
+def run_batched(jobs, batch_key, run_batch, n_jobs, *args):
+    """``run_batch(batch, *args)`` over the jobs grouped by ``batch_key(job)`` (one data load per batch), on
+    ``n_jobs`` joblib workers; the rows in the order of ``jobs``.
+    """
+    from joblib import Parallel, delayed
+
+    batches = {}
+    for index, job in enumerate(jobs):
+        batches.setdefault(batch_key(job), []).append(index)
+    results = Parallel(n_jobs=n_jobs, verbose=0)(
+        delayed(run_batch)([jobs[i] for i in indices], *args) for indices in batches.values())
+    rows = [None] * len(jobs)
+    for indices, batch in zip(batches.values(), results):
+        for index, row in zip(indices, batch):
+            rows[index] = row
+    return rows
+
+
+def mean_sd(values):
+    """``"mean ± sd"`` (sample sd; 0 for one value), three decimals."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    sd = values.std(ddof=1) if values.size > 1 else 0.0
+    return f"{values.mean():.3f} ± {sd:.3f}"

@@ -65,7 +65,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 
@@ -298,23 +297,12 @@ def run_batch(jobs, explicit_row_bound):
 
 def run_jobs(jobs, n_jobs, explicit_row_bound):
     """All jobs, batched by (sensitive feature, seed) over ``n_jobs`` workers; rows in the order of ``jobs``."""
-    batches = {}
-    for index, job in enumerate(jobs):
-        batches.setdefault((job["sensitive"], job["seed"]), []).append(index)
-    results = Parallel(n_jobs=n_jobs, verbose=0)(
-        delayed(run_batch)([jobs[i] for i in indices], explicit_row_bound) for indices in batches.values())
-    rows = [None] * len(jobs)
-    for indices, batch in zip(batches.values(), results):
-        for index, row in zip(indices, batch):
-            rows[index] = row
-    return rows
+    return _common.run_batched(jobs, lambda job: (job["sensitive"], job["seed"]), run_batch, n_jobs,
+                               explicit_row_bound)
 
 
 # ------------------------------------------------------------------------------------------------ reporting
-def _mean_sd(values):
-    values = np.asarray(values, dtype=float)
-    sd = values.std(ddof=1) if values.size > 1 else 0.0
-    return f"{values.mean():.3f} ± {sd:.3f}"
+_mean_sd = _common.mean_sd
 
 
 def summarise(rows):
