@@ -114,6 +114,14 @@ def _no_signal(n=400, seed=0):
     return rng.uniform(-1, 1, (n, 3)), (rng.random(n) < 0.3).astype(int), rng.integers(0, 2, n)
 
 
+def _rare_labels(n=400, seed=0):
+    """Labels Bernoulli(0.05) independent of the features: a kept fit predicts 0 for everyone."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 3))
+    y = (rng.random(n) < 0.05).astype(int)
+    return X, y, rng.choice(["a", "b"], size=n)
+
+
 def _blind_features():
     rng = np.random.default_rng(13)
     a = rng.choice(["a", "b"], size=2000)
@@ -187,6 +195,15 @@ SITES = {
         lambda: DPGroupBudgetClassifier(epsilon=1.0, groups=[0, 1], budget_allocation="uniform",
                                         accountant=BudgetAccountant(), random_state=1).fit(
             *_no_signal()[:2], sensitive_features=_no_signal()[2])),
+    "a kept model that is constant (group budget)": (
+        UtilityWarning, "DPGroupBudgetClassifier: the fitted model predicts 0 on (almost) every row",
+        lambda: DPGroupBudgetClassifier(epsilon=1.0, groups=["a", "b"], budget_allocation="uniform",
+                                        accountant=BudgetAccountant(), random_state=0).fit(
+            *_rare_labels()[:2], sensitive_features=_rare_labels()[2])),
+    "a kept model that is constant (statistics game, record)": (
+        UtilityWarning, "DPExponentiatedGradient: the fitted model predicts 0 on (almost) every row",
+        lambda: _eg(privacy_unit="record", estimator=None, row_norm_bound=2.0, max_iter=10, random_state=4).fit(
+            *_rare_labels()[:2], sensitive_features=_rare_labels()[2])),
     "stage 1 fell back": (UtilityWarning, "DPGroupBudgetRegressor: stage 1 fell back", _fallback_fit),
     "predict clipped to data_bound": (UtilityWarning, "Some feature values exceed data_bound", _clipped_predict),
 }

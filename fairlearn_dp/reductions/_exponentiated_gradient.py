@@ -27,9 +27,11 @@ from ..utils._dask import is_dask_input
 from ..utils._features import check_predict_features, set_fit_features
 from ..utils._row_bounds import feature_bound_radius
 from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
+from ..utils._fit_support import warn_if_constant_output
 from ..utils._rows import clip_rows
 from ._algorithm3 import Algorithm3
 from ._hypotheses import hypothesis_predictions
+from ._game_mixture import released_positive_rate, threshold_rate_bounds
 from ._eg_params import (
     _EVENT_LABELS,
     _FAIRLEARN_EPS,
@@ -317,6 +319,12 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         spent = PrivacySpend(epsilon, game.delta_used_) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)
         self._warn_if_constant_chosen()
+        if private and self.privacy_unit == "record":    # the plays' predictions on the domain: released plays
+            radius = feature_bound_radius(self.feature_bound) if oracle == "regression" else math.inf
+            low, high = threshold_rate_bounds(self.predictors_, self.weights_, radius, 1)     # the box [-R, R]^d
+            self._warn_if_constant_output(low, high, source="its plays over the feature box [-R, R]^d")
+        elif private:
+            self._warn_if_constant_output(float(np.mean(positive)), source="its predictions on the public X")
         return self
 
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
@@ -427,6 +435,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                  f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
                  "than to the declared bound. More data or a larger epsilon would help.", FairnessWarning)
         self._warn_if_constant_chosen()
+        if private and record:
+            rate, sd = released_positive_rate(game.round_sums_, game.q_, n, game.sigma_round)
+            self._warn_if_constant_output(rate, noise_sd=sd, source="released per-round sums of its plays")
+        elif private:
+            self._warn_if_constant_output(float(np.mean(positive)), source="its predictions on the public X")
         return self
 
     def _choose_against_constants(self, positive, y, epsilon, rng):
@@ -453,6 +466,15 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                 "More data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
                 "private)")
         warn_if_constant_chosen(type(self).__name__, self.constant_choice_, hint)
+
+    def _warn_if_constant_output(self, low, high=None, *, source, noise_sd=0.0):
+        """The kept mixture predicts one label on (almost) every row (after the charge; not after a chosen
+        constant): ``low``/``high`` public or released (:func:`~fairlearn_dp.utils._fit_support.warn_if_constant_output`).
+        """
+        hint = ("More data, a larger epsilon, a looser constraint or privacy_unit='sensitive_attribute'"
+                if self.privacy_unit == "record" else "More data, a larger epsilon or a looser constraint")
+        warn_if_constant_output(type(self).__name__, low, high, source=source, hint=hint, noise_sd=noise_sd,
+                                choice=self.constant_choice_)
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
         """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call); the

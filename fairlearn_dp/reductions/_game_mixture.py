@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
+from ..utils._fit_support import linear_span
+from ._hypotheses import LinearThresholdClassifier
+
 __all__ = []
 
 
@@ -51,3 +54,28 @@ def _mixture_lp(errors, gammas, bound, B):
         return q, float(errors @ q)
     q = np.clip(result.x[:H], 0.0, None)
     return q / q.sum(), float(result.fun)
+
+
+def released_positive_rate(round_sums, q, n, sigma_round):
+    """``(rate, sd)``: the mixture's positive rate on the training rows from the rounds' released cell sums of its
+    plays' predictions (``round_sums``, rounds x cells; under ``"record"`` the label cells cover every row once), and
+    its noise sd from public values (``sigma_round`` per released sum, ``n`` public). Post-processing of releases.
+    """
+    totals = np.asarray(round_sums, dtype=float).reshape(len(q), -1)
+    rate = float(np.clip(totals.sum(axis=1) @ q / n, 0.0, 1.0))
+    return rate, float(sigma_round) * float(np.sqrt(totals.shape[1] * np.sum(np.square(q)))) / n
+
+
+def threshold_rate_bounds(plays, weights, radius, dual_ord):
+    """``(low, high)``: bounds on the mixture's probability of predicting 1 at every point of the public domain
+    ``||x|| <= radius`` (:func:`~fairlearn_dp.utils._fit_support.linear_span`'s ``dual_ord``), from the released
+    plays only: a :class:`LinearThresholdClassifier` ``1[x . coef >= threshold]`` is 1 everywhere when
+    ``-span >= threshold``, 0 everywhere when ``span < threshold``; any other play counts as either.
+    """
+    ones = zeros = 0.0
+    for h, w in zip(plays, weights):
+        if isinstance(h, LinearThresholdClassifier):
+            span = linear_span(h.coef, radius, dual_ord)
+            ones += w if -span >= h.threshold else 0.0
+            zeros += w if span < h.threshold else 0.0
+    return float(ones), float(1.0 - zeros)

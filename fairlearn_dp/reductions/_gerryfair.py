@@ -472,6 +472,9 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         if linear and fit_intercept and not math.isinf(epsilon):
             self._warn_if_worse_than_constant(history, n, release.delta0)
         warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger epsilon or fewer rounds")
+        if linear and not math.isinf(epsilon):
+            _oracles._warn_if_constant_output(type(self).__name__, predictors, choice, feature_bound=feature_bound,
+                                              norm_ord=norm_ord, fit_intercept=fit_intercept)
         return self
 
     def _auditor_direction(self, u_value, violation):

@@ -15,6 +15,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ..utils._encoding import _with_intercept
+from ..utils._fit_support import linear_span, warn_if_constant_output
 from ..utils._validation import check_X
 from ..utils._rows import clip_rows
 
@@ -225,3 +226,22 @@ def _save_heatmap(X, A2, names, y, predictions, path, heat_range, first):
     minmax = heatmap.heat_map(pd.DataFrame(X), pd.DataFrame(A2, columns=names), tuple(y), predictions, 0.1, path,
                               *heat_range)
     return (minmax[0], minmax[1]) if first else heat_range
+
+
+def _warn_if_constant_output(owner, predictors, choice, *, feature_bound, norm_ord, fit_intercept):
+    """The uniform mixture of the Learner's plays ``1[x . w + b < 0]`` predicts one label on the whole public feature
+    ball ``||x||_norm_ord <= feature_bound`` (where fit and predict put every row): checked on the released plays
+    only (``|x . w| <= feature_bound ||w||_dual``), so it never warns falsely and misses a mixture that is constant
+    only on the training rows (y is private, so their predictions are not released).
+    """
+    dual = {1: np.inf, 2: 2}[norm_ord]
+    ones = zeros = 0.0
+    for h in predictors:
+        coef = np.asarray(h.coef, dtype=float)
+        w, b = (coef[:-1], coef[-1]) if fit_intercept else (coef, 0.0)
+        span = linear_span(w, feature_bound, dual)
+        ones += float(b + span < 0)
+        zeros += float(b - span >= 0)
+    warn_if_constant_output(owner, ones / len(predictors), 1.0 - zeros / len(predictors), choice=choice,
+                            source="its released plays over the feature ball of radius feature_norm_bound_",
+                            hint="More data, a larger epsilon or fewer rounds")

@@ -37,7 +37,7 @@ from ..utils._features import check_predict_features, set_fit_features
 from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
 from ..privacy import release_seeds
 from ..privacy import SELECTION_SHARE
-from ..utils._fit_support import warn_if_constant_chosen
+from ..utils._fit_support import linear_span, warn_if_constant_chosen, warn_if_constant_output
 from ..utils._withheld import call_withheld
 from ..utils._validation import (
     as_group_vector,
@@ -285,6 +285,14 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         if choice is not None:
             self.constant_choice_ = choice
             warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger budget or fewer iterations")
+            # The released margins x . coef_ + intercept_ on the public box |x_j| <= data_bound (where fit and predict
+            # clip every row): one sign on the whole box is a constant output (sound; y is private, so the rows'
+            # own predictions are not released).
+            span = linear_span(self.coef_, self.data_bound, 1)
+            warn_if_constant_output(type(self).__name__, float(self.intercept_ - span > 0),
+                                    float(self.intercept_ + span > 0), choice=choice, labels=tuple(self.classes_),
+                                    source="its released coefficients over the box |x_j| <= data_bound",
+                                    hint="More data, a larger budget or fewer iterations")
         return self
 
     def _warn_if_budget_unused(self, fallback, spent, rho):

@@ -4,7 +4,9 @@ and the post-fit diagnostics.
 - :func:`atomic_fit`: a fit that raises leaves the estimator as it was before the call;
 - :class:`SharedAccountantCloneMixin`: :func:`sklearn.base.clone` keeps the same ``accountant`` object;
 - :func:`warn_if_worse_than_constant`, :func:`warn_if_noise_dominated`: warnings, from released values and public
-  inputs only, that a private fit is likely no better than a constant classifier.
+  inputs only, that a private fit is likely no better than a constant classifier;
+- :func:`warn_if_constant_chosen`, :func:`warn_if_constant_output`: the output is a constant (chosen, or the kept
+  model predicts one label on almost every row).
 
 This module imports nothing from :mod:`fairlearn_dp.utils._validation`, which re-exports these names (for the modules
 that still import them from there), as :mod:`fairlearn_dp.utils._fit_order` does: no import circle.
@@ -15,12 +17,14 @@ from __future__ import annotations
 import copy
 import functools
 
+import numpy as np
 from sklearn.base import clone
 
 from ..exceptions import UtilityWarning, warn
 from ..privacy import warnings_after_release
 
-__all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated"]
+__all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated",
+           "warn_if_constant_output", "linear_span"]
 
 
 def atomic_fit(fit):
@@ -118,3 +122,54 @@ def warn_if_constant_chosen(owner, choice, hint):
         warn(f"{owner}: the fitted model was no more accurate than a constant classifier on the training data, so "
              f"the constant ({label}, exactly fair) is returned; chosen by {how}. {hint} would help.",
              UtilityWarning)
+
+
+#: Public tolerance of :func:`warn_if_constant_output`: a model that predicts the other label on fewer than one row in
+#: a thousand is reported as predicting one label on (almost) every row (on Adult's 30,000 training rows: fewer than
+#: 30 rows, far below any group the constraints can see).
+CONSTANT_OUTPUT_RATE = 1e-3
+
+#: Noise margin of a released positive rate, in noise standard deviations: a rate released with Gaussian noise within
+#: ``CONSTANT_OUTPUT_Z`` sd of 0 or 1 (plus :data:`CONSTANT_OUTPUT_RATE`) warns (a one-sided 97.7% bound).
+CONSTANT_OUTPUT_Z = 2.0
+
+
+def linear_span(coef, radius, dual_ord):
+    """``max |x . coef|`` over the public domain ``||x|| <= radius`` (``dual_ord`` the dual norm's order: 2 for an
+    L2 ball, ``inf`` for an L1 ball, 1 for the box ``|x_j| <= radius``). 0 for zero weights, also on an unbounded
+    domain.
+    """
+    norm = float(np.linalg.norm(np.asarray(coef, dtype=float).ravel(), ord=dual_ord))
+    return 0.0 if norm == 0.0 else float(radius) * norm
+
+
+def warn_if_constant_output(owner, low, high=None, *, source, hint, noise_sd=0.0, choice=None, labels=(0, 1)):
+    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when the kept model predicts one label on (almost)
+    every row: its positive rate lies within :data:`CONSTANT_OUTPUT_RATE` (plus ``CONSTANT_OUTPUT_Z`` noise sd) of 0
+    or of 1.
+
+    ``low`` and ``high`` bound the model's probability of predicting 1 (``high=None``: ``low`` is the rate itself):
+    a public rate (the released model on public rows), a released one (``noise_sd`` its noise standard deviation,
+    from public parameters), or bounds valid on the whole public domain (e.g. a linear threshold over a ball,
+    :func:`linear_span`: then the check is sound, never a false warning, but misses a model that is constant only
+    on the rows). They must be public or released values, so that whether it fires and what it says reveal nothing
+    else. No warning when ``choice`` (the :class:`~fairlearn_dp.privacy._selection.ConstantChoice`) already returned
+    a constant (:func:`warn_if_constant_chosen` said so), nor when the margin is at least 1/2 (the noise cannot tell
+    the rate from a constant's; the estimators' noise warnings cover that). Call it after the spend is charged.
+    """
+    if choice is not None and choice.is_constant:
+        return
+    high = low if high is None else high
+    margin = CONSTANT_OUTPUT_RATE + CONSTANT_OUTPUT_Z * float(noise_sd)
+    if margin >= 0.5:
+        return
+    if high <= margin:
+        label = labels[0]
+    elif low >= 1.0 - margin:
+        label = labels[1]
+    else:
+        return
+    rate = f"{low:.3g}" if high == low else f"in [{low:.3g}, {high:.3g}]"
+    noise = f", noise sd {noise_sd:.3g}" if noise_sd > 0 else ""
+    warn(f"{owner}: the fitted model predicts {label} on (almost) every row ({source}: positive rate {rate}{noise}), "
+         f"so its output is (nearly) a constant classifier; {hint} would help.", UtilityWarning)
