@@ -336,3 +336,30 @@ def test_bench_adult_groups_frontier_of_the_inprocessing_page_matches_the_result
     for constraint, epsilon, rounds, accuracy, difference in doc_rows:
         key = (constraint.replace(" ", "_"), epsilon, rounds.split(" ")[0])
         assert frontier[key] == (accuracy, difference), key
+
+
+# ---------------------------------------------------------------------------------------- bench_usefulness
+BENCH_USEFULNESS = ROOT / "tests" / "benchmarks" / "results"
+
+
+def _usefulness_passing(name):
+    """``(passing, cells)`` summed over the acceptance table of a committed bench_usefulness results file."""
+    text = (BENCH_USEFULNESS / name).read_text()
+    section = text[text.index("## Acceptance"):text.index("\n## ", text.index("## Acceptance") + 1)]
+    (header, rows), = _markdown_tables(section)
+    column = header.index("settings × ε passing")
+    counts = [re.fullmatch(r"(\d+) of (\d+)", row[column]).groups() for row in rows]
+    return sum(int(p) for p, _ in counts), sum(int(c) for _, c in counts)
+
+
+def test_readme_and_performance_usefulness_rows_match_the_results_files():
+    """The README's bench_usefulness row and the performance page's table state the committed runs' pass counts,
+    before the final choice against the constants and with it."""
+    after, before = _usefulness_passing("bench_usefulness.md"), _usefulness_passing("bench_usefulness_before.md")
+    row = next(line for line in README.read_text().splitlines() if line.startswith("| `bench_usefulness.py`"))
+    assert f"{after[0]} of {after[1]} cells" in row and f"{before[0]} of {before[1]}" in row, row
+    performance = PERFORMANCE.read_text()
+    start = performance.index("**Useful on data nobody here tuned for")
+    (header, rows), = _markdown_tables(performance[start:performance.index("**Accuracy and fairness on Adult", start)])
+    assert sum(int(r[1].split(" of ")[0]) for r in rows) == before[0]
+    assert sum(int(r[2].split(" of ")[0]) for r in rows) == after[0]
