@@ -32,3 +32,19 @@ def make_regression_outputs(n=3000, n_groups=3, seed=0):
 @pytest.fixture
 def regression_outputs():
     return make_regression_outputs()
+
+
+@pytest.fixture
+def three_feature_dataset():
+    """``make(X, y, a)``: an AIF360 ``BinaryLabelDataset`` of three features, the label and ``sex = (a == "a")``
+    (skips without AIF360)."""
+    pd = pytest.importorskip("pandas")
+    datasets = pytest.importorskip("aif360.datasets")
+
+    def make(X, y, a):
+        frame = pd.DataFrame({"sex": (a == "a").astype(float), "x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2],
+                              "label": y.astype(float)})
+        return datasets.BinaryLabelDataset(df=frame, label_names=["label"], protected_attribute_names=["sex"],
+                                           favorable_label=1.0, unfavorable_label=0.0)
+
+    return make

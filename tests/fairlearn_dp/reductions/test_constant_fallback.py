@@ -164,16 +164,11 @@ def test_epsilon_inf_makes_no_choice():
     np.testing.assert_array_equal(game._pmf_predict(X), game._mixture_pmf(X))
 
 
-def test_aif360_face_exposes_the_choice_and_predicts_the_constant():
-    pd = pytest.importorskip("pandas")
-    datasets = pytest.importorskip("aif360.datasets")
+def test_aif360_face_exposes_the_choice_and_predicts_the_constant(three_feature_dataset):
     from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 
     X, y, a = _data(0)
-    frame = pd.DataFrame({"sex": (a == "a").astype(float), "x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2],
-                          "label": y.astype(float)})
-    data = datasets.BinaryLabelDataset(df=frame, label_names=["label"], protected_attribute_names=["sex"],
-                                       favorable_label=1.0, unfavorable_label=0.0)
+    data = three_feature_dataset(X, y, a)
     face = DPExponentiatedGradientReduction(None, "DemographicParity", difference_bound=0.05, max_iter=10,
                                             seed=0, privacy_unit="record", row_norm_bound=2.0)
     with warnings.catch_warnings(record=True) as caught:

@@ -164,16 +164,11 @@ def test_linear_span_is_the_dual_norm_times_the_radius():
     assert linear_span(np.zeros(2), np.inf, 2) == 0.0                 # zero weights: constant on any domain
 
 
-def test_the_aif360_face_warns_once():
-    pd = pytest.importorskip("pandas")
-    datasets = pytest.importorskip("aif360.datasets")
+def test_the_aif360_face_warns_once(three_feature_dataset):
     from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 
     X, y, a = _data(0)
-    frame = pd.DataFrame({"sex": (a == "a").astype(float), "x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2],
-                          "label": y.astype(float)})
-    data = datasets.BinaryLabelDataset(df=frame, label_names=["label"], protected_attribute_names=["sex"],
-                                       favorable_label=1.0, unfavorable_label=0.0)
+    data = three_feature_dataset(X, y, a)
     model = DPExponentiatedGradientReduction(LogisticRegression(), "ErrorRateParity", difference_bound=0.05,
                                              max_iter=10, seed=0)
     with warnings.catch_warnings(record=True) as caught:
