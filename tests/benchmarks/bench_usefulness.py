@@ -47,6 +47,7 @@ the seeds, the stated selection error (``constant_choice_.error_bound`` when the
 warning or diffprivlib's ``PrivacyLeakWarning``), chose a constant (``constant_choice_``) or predicted one label for
 every test row. Then the **frontier** (for each method and epsilon, the rows of the rows sweep at which the mean
 accuracy beats the constant's), the **defaults** of the record unit (``statistics_fraction`` in {0.3, 0.5, 0.7};
+the final choice's share of epsilon, ``fairlearn_dp.privacy.SELECTION_SHARE``, in {0.05, 0.1, 0.2}, set for the fit;
 ``mode="paper", oracle="regression", bound_B=10``; and "centred": the default with the bounded numeric columns moved
 to the midpoint of their public range, ``X - 1/2`` on those columns, one-hot blocks unchanged, and the layout's L2
 bound recomputed, 1/4 per numeric column and 1 per one-hot block, e.g. Adult sqrt(5/4 + 6) instead of sqrt(11); at
@@ -85,7 +86,8 @@ TIMED_SOURCES = ("fairlearn_dp/privacy/_selection.py", "fairlearn_dp/reductions/
                  "fairlearn_dp/reductions/_group_budget.py", "fairlearn_dp/postprocessing/_threshold_optimizer.py")
 PRIVATE = ("DPEG attribute", "DPEG record", "EMFC", "GerryFair", "GroupBudget", "dpl LR + DPTO")
 REFERENCE = ("constant", "Fairlearn")
-DEFAULT_VARIANTS = ("fraction 0.3", "fraction 0.7", "paper regression", "centred")  # "fraction 0.5": DPEG record
+DEFAULT_VARIANTS = ("fraction 0.3", "fraction 0.7", "share 0.05", "share 0.2", "paper regression",
+                    "centred")  # "fraction 0.5", share 0.1: DPEG record
 EMFC_ROWS = 3_500
 CENTRE = dict(n=10_000, d=20, share=0.2, signal=3.0)
 SWEEP = dict(n=(1_000, 3_000, 30_000, 100_000), d=(5, 100), share=(0.02, 0.5), signal=(0.0, 1.0, 10.0))
@@ -222,6 +224,16 @@ def _dpeg_variant(data, job, accountant):
     variant = job["method"]
     if variant == "centred":
         return _dpeg(centred(data), dict(job, method="DPEG record"), accountant)
+    if variant.startswith("share"):
+        # The final choice's share of epsilon, a documented module constant rather than a parameter: set for this
+        # fit only (each joblib worker runs one fit at a time).
+        from fairlearn_dp.privacy import _selection
+
+        saved, _selection.SELECTION_SHARE = _selection.SELECTION_SHARE, float(variant.split()[1])
+        try:
+            return _dpeg(data, dict(job, method="DPEG record"), accountant)
+        finally:
+            _selection.SELECTION_SHARE = saved
     if variant.startswith("fraction"):
         params = dict(statistics_fraction=float(variant.split()[1]))
     else:
@@ -495,9 +507,9 @@ def best_lines(summary, settings, epsilons):
 
 def defaults_lines(summary, settings):
     """The record unit's candidate defaults at epsilon = 1: accuracy (DP difference) per setting, average rank."""
-    variants = {"fraction 0.3": "fraction 0.3", "DPEG record": "fraction 0.5 (default)",
-                "fraction 0.7": "fraction 0.7", "paper regression": "paper regression",
-                "centred": "fraction 0.5, numeric columns centred"}
+    variants = {"fraction 0.3": "fraction 0.3", "DPEG record": "fraction 0.5, choice share 0.1 (default)",
+                "fraction 0.7": "fraction 0.7", "share 0.05": "choice share 0.05", "share 0.2": "choice share 0.2",
+                "paper regression": "paper regression", "centred": "fraction 0.5, numeric columns centred"}
     part = summary[(summary.epsilon == GOAL_EPSILON) & summary.method.isin(variants)]
     if part.empty:
         return []
