@@ -123,11 +123,13 @@ def test_quick_reproduction(script, tmp_path):
         err1, viol1 = point(setting, math.inf, 1.0)
         assert viol0 < viol1 - 0.03 and err0 > err1
         assert viol0 < 0.06
-    # Regression oracle: at epsilon = 1e5 the plays are noise (error near 1/2); at 1e7 the curve is close to the
-    # non-private one. The upsampled run at epsilon' = 1e6 matches the original at 1e7 (the paper's claim).
+    # Regression oracle: at epsilon = 1e5 the plays are noise (error near 1/2 for Algorithm 3 alone), so the final
+    # choice returns the constant classifier (exactly fair; its error is the positive rate, about 0.29); at 1e7 the
+    # curve is close to the non-private one. The upsampled run at epsilon' = 1e6 matches the original at 1e7.
     for gamma in script.QUICK_GAMMAS:
         reference = point("regression", math.inf, gamma)
-        assert point("regression", 1e5, gamma)[0] > 0.4
+        noise_error, noise_violation = point("regression", 1e5, gamma)
+        assert noise_violation == 0.0 and noise_error > 0.25
         close = point("regression", 1e7, gamma)
         assert abs(close[0] - reference[0]) < 0.03 and abs(close[1] - reference[1]) < 0.03
         upsampled = point("regression_upsampled10", 1e6, gamma)
