@@ -46,7 +46,6 @@ from ._selection import (
     SELECTION_SHARE,
     ConstantChoice,
     choose_against_constants,
-    fair_constants as fair_constants,
     no_choice as no_choice,
     selection_error_bound as selection_error_bound,
     selection_split as selection_split,

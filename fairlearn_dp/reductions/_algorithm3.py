@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ErrorRateParity
 
-from ..privacy import exponential_mechanism, min_count_split, noise_sd, noisy_vector, per_mechanism_epsilon
+from ..privacy import exponential_mechanism, min_count_split, noisy_vector, per_mechanism_epsilon
 from ..utils._progress import progress_rounds
 from ._eg_params import _event_index, _moment_events
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 
-__all__ = ["Algorithm3", "learner_noise"]
+__all__ = ["Algorithm3"]
 
 
 class Algorithm3:
@@ -265,33 +265,6 @@ class Algorithm3:
         return best_response
 
 
-def learner_noise(oracle, m, eps_prime, sensitivity, *, hypotheses, beta, feature_radius):
-    """``(statistic, noise, signal)`` for Algorithm 3's Learner under ``privacy_unit="record"``, from public
-    parameters and released values only (``N`` in the sensitivities may be the released ``min_count_``).
-
-    - Exponential oracle: the mechanism's accuracy guarantee. With probability ``1 - beta`` the chosen
-      hypothesis' cost is within ``2 s (ln |H| + ln(1/beta)) / epsilon'`` of the best (``s`` its cost
-      sensitivity); when that is at least 0.5, the error a constant classifier never exceeds, the guarantee
-      does not separate the play from a constant (or from a random hypothesis of the class).
-    - Regression oracle: the noise standard deviation (``sqrt 2`` times the Laplace scale) of each released
-      coordinate against the largest value it can take: ``max(R, 1)`` for the error part of ``X^T c`` (a
-      mean of ``x~_i (1 - 2 y_i)``), ``m max(R, 1)^2`` for an entry of ``X^T X``. The larger ratio is
-      reported.
-    """
-    if oracle == "exponential":
-        excess = (2.0 * sensitivity["learner"] * (math.log(len(hypotheses)) + math.log(1.0 / beta))
-                  / eps_prime)
-        return "exponential mechanism's excess-cost guarantee", excess, 0.5
-    scale = max(feature_radius, 1.0)
-    moment = (noise_sd(sensitivity["regression_l1"] / eps_prime, 0.0), scale)      # Laplace releases
-    gram = (noise_sd(sensitivity["gram_l1"] / eps_prime, 0.0), m * scale ** 2)
-    if moment[0] / moment[1] >= gram[0] / gram[1]:
-        return "X^T c, error part", moment[0], moment[1]
-    return "X^T X", gram[0], gram[1]
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# The (event, group) cells' counts and the floored constraint matrix.
 def _cell_counts(event_index, group_index, n_events, n_groups):
     """``(n_events, n_groups)`` row counts of the (event, group) cells (zeros included)."""
     inside = event_index >= 0

@@ -3,8 +3,8 @@ and the post-fit diagnostics.
 
 - :func:`atomic_fit`: a fit that raises leaves the estimator as it was before the call;
 - :class:`SharedAccountantCloneMixin`: :func:`sklearn.base.clone` keeps the same ``accountant`` object;
-- :func:`warn_if_worse_than_constant`, :func:`warn_if_noise_dominated`: warnings, from released values and public
-  inputs only, that a private fit is likely no better than a constant classifier;
+- :func:`warn_if_worse_than_constant`: a warning, from released values and public inputs only, that a private fit
+  is likely no better than a constant classifier;
 - :func:`warn_if_constant_chosen`, :func:`warn_if_constant_output`: the output is a constant (chosen, or the kept
   model predicts one label on almost every row).
 
@@ -23,7 +23,7 @@ from sklearn.base import clone
 from ..exceptions import UtilityWarning, warn
 from ..privacy import warnings_after_release
 
-__all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_noise_dominated",
+__all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_constant_chosen",
            "warn_if_constant_output", "linear_span"]
 
 
@@ -89,24 +89,6 @@ def warn_if_worse_than_constant(owner, error, positive_rate, noise, hint, *, cos
     if error >= constant:
         warn(f"{owner}: the private fit is no better than a constant classifier by its released error estimate "
              f"({error:.3f}, noise sd {noise:.3f}, against {constant:.3f}); {hint} would help.", UtilityWarning)
-
-
-def warn_if_noise_dominated(owner, statistic, noise, signal, hint):
-    """Warn (:class:`~fairlearn_dp.exceptions.UtilityWarning`) when a per-round release's noise is at least the
-    largest value its statistic can take (``noise >= signal``): the plays built from it are then close to random,
-    and a fit made of such plays is likely no better than a constant classifier (a vacuous guarantee, not a wide
-    one: a degenerate output).
-
-    For fits where no released value estimates the error (e.g. a whole-record relation where the labels are
-    private too). ``noise`` (the noise standard deviation, or for the exponential mechanism its excess-cost
-    guarantee) and ``signal`` (a public bound on the statistic, or 0.5, the error a constant classifier never
-    exceeds) must come from public parameters and released values only. Call it after the spend is charged.
-    """
-    if noise >= signal:
-        warn(f"{owner}: the private fit is likely no better than a constant classifier: the Learner's "
-             f"per-round release ({statistic}) has noise {noise:.3g}, at least the largest value it can "
-             f"take ({signal:.3g}, from public bounds), so its plays are close to random; {hint} would "
-             "help.", UtilityWarning)
 
 
 def warn_if_constant_chosen(owner, choice, hint):

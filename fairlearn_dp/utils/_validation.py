@@ -12,7 +12,7 @@ offending argument (and quote no private value).
 
 What is not validation lives elsewhere in :mod:`fairlearn_dp.utils`: the fit machinery and the post-fit diagnostics
 in ``_fit_support.py`` (``atomic_fit``, ``SharedAccountantCloneMixin``, ``warn_if_worse_than_constant``,
-``warn_if_noise_dominated``), the row transform ``clip_rows`` in ``_rows.py``, the calls whose errors are withheld
+``warn_if_constant_output``), the row transform ``clip_rows`` in ``_rows.py``, the calls whose errors are withheld
 (``call_withheld``, ``call_on_private_rows``) in ``_withheld.py``.
 """
 

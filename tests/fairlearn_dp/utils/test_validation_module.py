@@ -22,7 +22,7 @@ from fairlearn_dp.utils._validation import (
 
 @pytest.mark.parametrize("name, home", [
     ("atomic_fit", _fit_support), ("SharedAccountantCloneMixin", _fit_support),
-    ("warn_if_worse_than_constant", _fit_support), ("warn_if_noise_dominated", _fit_support),
+    ("warn_if_worse_than_constant", _fit_support),
     ("clip_rows", _rows), ("call_withheld", _withheld), ("call_on_private_rows", _withheld),
 ])
 def test_what_is_not_validation_lives_outside_the_validation_module(name, home):
