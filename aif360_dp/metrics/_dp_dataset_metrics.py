@@ -26,7 +26,7 @@ from aif360.datasets import BinaryLabelDataset
 from aif360.metrics import utils as aif360_utils
 from diffprivlib import BudgetAccountant
 
-from fairdp_adapters.aif360 import check_group_attributes
+from .._glue import check_group_attributes
 from fairlearn_dp.metrics._frame_release import (
     CONFUSION_COLUMNS,
     count_cells,

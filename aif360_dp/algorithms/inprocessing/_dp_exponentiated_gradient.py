@@ -12,7 +12,7 @@ from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 from fairlearn import reductions as fl_reductions
 
-from fairdp_adapters.aif360 import joint_declared_groups, predict_seed, protected_attributes, protected_frame
+from ..._glue import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
 from fairlearn_dp.utils import (
     atomic_fit,

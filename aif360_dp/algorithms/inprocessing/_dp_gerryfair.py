@@ -15,7 +15,7 @@ from aif360.algorithms.inprocessing.gerryfair_classifier import GerryFairClassif
 from aif360.algorithms.transformer import NotFittedError
 from sklearn.linear_model import LinearRegression
 
-from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays
+from ..._glue import arrays_to_dataset, dataset_to_arrays
 from fairlearn_dp.exceptions import PrivacyWarning, warn
 from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, validate_epsilon_delta
 from fairlearn_dp.reductions import DPGerryFairClassifier as _Engine

@@ -10,7 +10,7 @@ import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from fairdp_adapters.aif360 import (
+from ..._glue import (
     arrays_to_dataset,
     dataset_to_arrays,
     declared_groups,

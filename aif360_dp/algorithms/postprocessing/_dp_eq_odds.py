@@ -11,7 +11,7 @@ from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 from aif360.metrics import utils as aif360_utils
 
-from fairdp_adapters.aif360 import check_group_attributes, predict_seed
+from ..._glue import check_group_attributes, predict_seed
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import validate_epsilon_delta
 from fairlearn_dp.utils import (

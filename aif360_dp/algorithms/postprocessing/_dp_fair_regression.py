@@ -9,7 +9,7 @@ import numpy as np
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from fairdp_adapters.aif360 import (
+from ..._glue import (
     arrays_to_dataset,
     check_dataset,
     dataset_to_arrays,
