@@ -36,11 +36,13 @@ Per setting, epsilon and method the report gives mean ± sd of the test accuracy
 difference, the gain over the constant (accuracy − constant's accuracy, means over the seeds), that gain as a share
 of Fairlearn's gain, the fits that chose a constant (``constant_choice_``), that fell back in stage 1 and that
 warned. ``--compare`` reads ``bench_sensitivities_before.csv`` and ``_after.csv`` and writes
-``bench_sensitivities.md``: per cell before, after and after − before with its standard error (unpaired:
-``sqrt(sd_b^2 / n_b + sd_a^2 / n_a)``), and per method the mean accuracy change over the cells and the cells where
-after exceeds before (or falls below it) by more than 2 standard errors.
+``bench_sensitivities.md``: per cell before, after and after − before with two standard errors, paired (the sd of
+the per-seed changes over sqrt(seeds): both runs fit the same splits with the same seeds, and a run is bit-for-bit
+reproducible) and unpaired (``sqrt(sd_b^2 / n_b + sd_a^2 / n_a)``); per method the mean accuracy change over the
+cells, the cells where after exceeds before (or falls below it) by more than 2 paired SE (and by more than 2
+unpaired SE), and the mean gain over the constant before and after.
 
-Run (from this folder, ``tests/benchmarks``; the full mode, 720 fits, took 3.5 minutes on 1 worker of the shared
+Run (from this folder, ``tests/benchmarks``; the full mode, 720 fits, took 4 minutes on 1 worker of the shared
 2-CPU machine, a third of it Fairlearn on Adult; the quick mode a few seconds)::
 
     nice -n 10 ../../.venv/bin/python bench_sensitivities.py --tag before --n-jobs 1   # main before issue 37
@@ -290,9 +292,11 @@ def compare(before, after):
 
 def method_summary(merged):
     """Per method: cells, mean accuracy change, cells where after is above / below before by more than 2 paired SE,
-    above by more than 2 unpaired SE, and the mean change of the DP difference."""
+    above by more than 2 unpaired SE, the mean gain over the constant before and after, and the mean change of the
+    DP difference."""
     lines = ["| method | cells | mean accuracy change | after > before by > 2 SE | after < before by > 2 SE | "
-             "after > before by > 2 unpaired SE | mean DP-difference change |", "|---|---|---|---|---|---|---|"]
+             "after > before by > 2 unpaired SE | mean gain over constant before → after | mean DP-difference change |",
+             "|---|---|---|---|---|---|---|---|"]
     for method in (*REFERENCE, *PRIVATE, RHO_METHOD):
         part = merged[merged.method == method]
         if part.empty:
@@ -301,7 +305,7 @@ def method_summary(merged):
         unpaired = int((part.change > 2 * part.se).sum())
         dp = (part.difference_mean_a - part.difference_mean_b).mean()
         lines.append(f"| {method} | {len(part)} | {part.change.mean():+.4f} | {up} | {down} | {unpaired} | "
-                     f"{dp:+.4f} |")
+                     f"{part.gain_b.mean():+.4f} → {part.gain_a.mean():+.4f} | {dp:+.4f} |")
     return lines
 
 

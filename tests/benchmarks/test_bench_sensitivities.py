@@ -42,7 +42,7 @@ def test_quick_run_writes_the_tag_files_and_compares_equal_runs_as_no_change(tmp
     shutil.copy(tmp_path / "bench_sensitivities_before.csv", tmp_path / "bench_sensitivities_after.csv")
     assert bench.main(["--compare", "--results", str(tmp_path)]) == 0
     text = (tmp_path / "bench_sensitivities.md").read_text()
-    assert "| EMFC | 1 | +0.0000 | 0 | 0 | 0 | +0.0000 |" in text
+    assert "| EMFC | 1 | +0.0000 | 0 | 0 | 0 |" in text
     assert f"| ρ = 1 (ε 8.43) | {bench.RHO_METHOD} |" in text            # its epsilon read back from the CSV
 
 
@@ -66,6 +66,6 @@ def test_compare_counts_cells_beyond_two_standard_errors(tmp_path):
     assert bench.main(["--compare", "--results", str(tmp_path)]) == 0
     text = (tmp_path / "bench_sensitivities.md").read_text()
     # ε = 2: changes +0.01, -0.01, +0.02, 0 (mean 0.005, paired SE sqrt(0.0005 / 3) / 2 = 0.0065): within 2 SE
-    assert "| EMFC | 2 | +0.0525 | 1 | 0 | 1 | +0.0000 |" in text
-    assert "| constant | 1 | +0.0000 | 0 | 0 | 0 | +0.0000 |" in text
+    assert "| EMFC | 2 | +0.0525 | 1 | 0 | 1 | +0.0100 → +0.0625 | +0.0000 |" in text   # constant 0.6
+    assert "| constant | 1 | +0.0000 | 0 | 0 | 0 | +0.0000 → +0.0000 | +0.0000 |" in text
     assert "4 of 4 / 0 of 4" in text                                   # stage 1's fallbacks, before / after
