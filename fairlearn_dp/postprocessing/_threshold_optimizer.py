@@ -43,7 +43,7 @@ from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _s
 from ._mixing_lp import constraint_slack, disparity_bounds, rate_errors, warn_if_constant, warn_if_unenforced
 from ._threshold_params import MAX_N_SCORE_BINS, PUBLIC_PARAMETER_CHECKS, check_decision_function_range
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
-from ._threshold_params import check_fairlearn_path_params
+from ._threshold_params import check_fairlearn_path_params, check_public_X
 from ._threshold_params import check_score_range as _check_score_range
 
 __all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]
@@ -175,8 +175,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     - Released statistic: the joint PMF of (output bin, group, label) over all cells of the public grid.
     - Mechanism: diffprivlib's Laplace (Alg. 1) or analytic Gaussian (``delta > 0``), charged once per ``fit``.
     - Sensitivity: ``2/m`` in L1 (Jagielski et al., Claim B.1) and ``sqrt(2)/m`` in L2.
-    - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol`` and ``m``; under "record"
-      the base classifier must not depend on the fitting data.
+    - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol``, ``m``; under "record" the base
+      classifier must not depend on the fitting data, else not on their attribute (an X column named like it: refused).
     - Derivations: docs/privacy_analysis/threshold_optimizer.md.
 
     References
@@ -254,17 +254,18 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
                                  "data. Compute the inputs, or pass the base model's scores as X with "
                                  "estimator=None.")
             return resolved
-        self._check_fit_arguments(X, fit_kwargs)
+        self._check_fit_arguments(X, sensitive_features, fit_kwargs)
         if dask_input:
             self._check_dask_inputs(X, y, sensitive_features, resolved.groups)
         return resolved
 
-    def _check_fit_arguments(self, X, kwargs):
-        """Public checks of ``fit``'s arguments (in memory and on Dask): no control features, and with
-        ``estimator=None`` a single column of predictions or scores (Fairlearn's error; the shape is public).
+    def _check_fit_arguments(self, X, sensitive_features, kwargs):
+        """Public checks of ``fit``'s arguments (in memory and on Dask): no control features, no sensitive column in
+        a public X (``check_public_X``), and with ``estimator=None`` one column of scores (Fairlearn's error).
         """
         if kwargs.get(KW_CONTROL_FEATURES) is not None:
             raise ValueError(NO_CONTROL_FEATURES)
+        check_public_X(self, X, sensitive_features)
         if self.estimator is None and _n_columns(X) not in (None, 1):
             raise ValueError(BASE_ESTIMATOR_NONE_ERROR_MESSAGE + " With estimator=None, X must be the single column "
                              "of the base classifier's predictions or scores.")

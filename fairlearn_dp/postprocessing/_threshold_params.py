@@ -9,6 +9,7 @@ messages.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from .._fairlearn_compat import (
     OBJECTIVES_FOR_SIMPLE_CONSTRAINTS,
     SIMPLE_CONSTRAINTS,
 )
+from ..utils._features import refuse_sensitive_columns
 from ..utils._validation import (
     check_bool,
     check_choice,
@@ -36,7 +38,7 @@ from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES
 
 __all__ = ["MAX_N_SCORE_BINS", "PUBLIC_PARAMETER_CHECKS", "check_beta", "check_constraints_and_objective",
            "check_decision_function_range", "check_fairlearn_path_params", "check_privacy_unit", "check_score_range",
-           "check_tol"]
+           "check_tol", "check_public_X"]
 
 # The mixing LP has 2 |A| (B + 1) variables and its constraint rows are built densely (|A|^2 B entries per rate):
 # B = 10^4 solves in about a second for 10 groups; far larger B only adds noisy, empty bins. Checked before any work.
@@ -99,6 +101,18 @@ def check_fairlearn_path_params(model):
     validate_params(model, {name: PUBLIC_PARAMETER_CHECKS[name] for name in _BEFORE_ESTIMATOR})
     check_estimator(model.estimator, prefit=bool(model.prefit))
     validate_params(model, {name: PUBLIC_PARAMETER_CHECKS[name] for name in _AFTER_ESTIMATOR})
+
+
+def check_public_X(model, X, sensitive_features):
+    """Under ``privacy_unit="sensitive_attribute"`` a base estimator fitted in ``fit`` (not prefit) is fitted on ``X``
+    as public data: refuse an ``X`` holding a column of ``sensitive_features`` (public names, before the budget). A
+    prefit estimator, or none, may read the attribute: one person's change then moves their one row, as the
+    sensitivity assumes.
+    """
+    if (model.privacy_unit == "sensitive_attribute" and model.estimator is not None and not model.prefit
+            and not math.isinf(float(model.epsilon))):
+        refuse_sensitive_columns(X, sensitive_features, remedy="drop them from X, or pass an estimator fitted on "
+                                 "other data (prefit=True).")
 
 
 def check_decision_function_range(predict_method, score_range):

@@ -170,8 +170,8 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     Privacy
     -------
-    - Neighbouring relation: ``"sensitive_attribute"`` (one person's sensitive attribute changes; X and y are
-      public) or ``"record"`` (one record is substituted).
+    - Neighbouring relation: ``"sensitive_attribute"`` (one person's attribute changes; X, y public and without the
+      attribute: an X column named like ``sensitive_features``' is refused) or ``"record"`` (a record substituted).
     - Released: statistics game, per-cell feature sums and counts once (and the Gram matrix under ``"record"``),
       then per round the cell sums of the play; Algorithm 3, per round the violations and the Learner's play.
     - Mechanism: Gaussian under zCDP (statistics game); Laplace and the exponential mechanism (Algorithm 3).

@@ -31,7 +31,7 @@ from sklearn.utils.validation import validate_data
 from ._dask import is_dask_collection
 
 __all__ = ["check_fit_features", "set_fit_features", "check_predict_features", "names_frame", "set_dataset_features",
-           "check_dataset_features"]
+           "check_dataset_features", "refuse_sensitive_columns"]
 
 
 def names_frame(names: Any) -> pd.DataFrame:
@@ -85,6 +85,31 @@ def check_predict_features(estimator: Any, X: Any) -> None:
     """
     _refuse_complex(X)
     validate_data(estimator, _layout(X), reset=False, skip_check_array=True)
+
+
+def _string_names(table):
+    """The string column names of a table's layout (a DataFrame's columns, a Series' name; pandas or Dask), else
+    none: integer names (a frame built from an array) name no column of the user's data.
+    """
+    names = getattr(table, "columns", None)
+    names = [getattr(table, "name", None)] if names is None else list(names)
+    return {name for name in names if isinstance(name, str)}
+
+
+def refuse_sensitive_columns(X: Any, sensitive_features: Any, *, remedy: str) -> None:
+    """Refuse an ``X`` with a column named like a column of ``sensitive_features``, where ``X`` is public
+    (``privacy_unit="sensitive_attribute"`` with a Learner or base estimator fitted on ``X``).
+
+    There only the sensitive feature is private: if ``X`` also holds it, what is fitted on ``X`` reads it and the
+    guarantee silently does not hold. The names are public schema (no value is read), so this runs before the
+    budget check. A copy of the attribute under another name cannot be told from the layout: the docstrings say
+    to keep it out of ``X``. ``remedy`` completes the message (what to pass instead).
+    """
+    shared = sorted(_string_names(X) & _string_names(sensitive_features))
+    if shared:
+        raise ValueError(f"X has the column(s) {shared} of sensitive_features, but privacy_unit='sensitive_attribute' "
+                         "treats X as public (only sensitive_features is private), so the guarantee would not hold: "
+                         f"{remedy}")
 
 
 # ------------------------------------------------------------------------------------------ the AIF360 faces

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -99,8 +100,12 @@ class DPExponentiatedGradientReduction(Transformer):
             (:func:`fairdp_adapters.aif360.joint_declared_groups`). A dataset built without those lists gets them
             from AIF360, which reads them from its rows: pass them when building it if the set of values is
             private. A row whose value is not declared is a ``ValueError`` (unseen group).
-        drop_prot_attr (bool): drop the protected attributes from the features (needed for the
-            ``sensitive_attribute`` guarantee: the hypotheses must not read them).
+        drop_prot_attr (bool): drop the protected attributes from the features (default True). Needed for the
+            ``sensitive_attribute`` guarantee, under which the features are public (the Learner is fitted on them):
+            at a finite epsilon ``drop_prot_attr=False`` with a grouped attribute among the features is a
+            ``ValueError`` before the budget check. Under ``privacy_unit="record"`` the whole row is private and
+            False is allowed. AIF360's demo notebook passes False: keep the default, or add
+            ``privacy_unit="record"`` (docs/user_guide/inprocessing.md measures both).
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``.
         seed (int, optional): seeds the privacy noise of ``fit`` and, through a separate stream, the randomized
             predictions (experiments only: a seeded release is not secure). None: a secure source for the noise
@@ -193,6 +198,22 @@ class DPExponentiatedGradientReduction(Transformer):
             raise ValueError("dataset has no feature left once the protected attributes are dropped.")
         return frame
 
+    def _check_features_public(self, dataset, names):
+        """Refuse ``drop_prot_attr=False`` with the grouped attributes among the features under
+        ``privacy_unit="sensitive_attribute"`` at a finite epsilon: that unit treats the features as public (the
+        Learner is fitted on them, the final choice reads their exact training error), so a model reading the
+        attribute would void the guarantee. Public schema only (feature and attribute names).
+        """
+        if self.privacy_unit != "sensitive_attribute" or self.drop_prot_attr or math.isinf(float(self.epsilon)):
+            return
+        inside = [name for name in names if name in list(dataset.feature_names)]
+        if inside:
+            raise ValueError(f"drop_prot_attr=False keeps the protected attribute(s) {inside} among the features, "
+                             "but privacy_unit='sensitive_attribute' treats the features as public (only the "
+                             "protected attributes are private), so the guarantee would not hold. Pass "
+                             "drop_prot_attr=True (the default), or privacy_unit='record' to protect whole rows "
+                             "(then drop_prot_attr=False is allowed).")
+
     @atomic_fit
     def fit(self, dataset: BinaryLabelDataset) -> DPExponentiatedGradientReduction:
         """Train the DP randomized classifier on ``dataset`` (a BinaryLabelDataset with true labels).
@@ -219,6 +240,7 @@ class DPExponentiatedGradientReduction(Transformer):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
         names = protected_attributes(dataset, self.protected_attribute_name)    # the public schema, before the budget
         model.set_params(groups=joint_declared_groups(dataset, names))     # the schema's groups (public)
+        self._check_features_public(dataset, names)     # the schema: before the budget
         oracle = model.check_public_inputs()[2]     # public parameters, then the budget: before any row is read
         X = self._features(dataset)
         model.fit(_engine_input(X, oracle), _binary_labels(dataset), sensitive_features=protected_frame(dataset, names))

@@ -154,7 +154,7 @@ def test_a_bad_attribute_list_is_refused_before_the_budget(demo, names, error, m
 
 def test_an_undeclared_value_is_an_unseen_group_error_and_charges_nothing(demo):
     train, _ = demo
-    part = train.subset(np.arange(500))
+    part = train.subset(np.arange(500)).copy(deepcopy=True)     # its metadata is edited below: not the fixture's
     part.protected_attributes[7, 1] = 2.0                 # a race value the dataset does not declare
     acc = BudgetAccountant()
     face = DPExponentiatedGradientReduction(LogisticRegression(), epsilon=1.0, accountant=acc, seed=0)
@@ -165,3 +165,36 @@ def test_an_undeclared_value_is_an_unseen_group_error_and_charges_nothing(demo):
     part.unprivileged_protected_attributes[1] = np.array([])
     with pytest.raises(ValueError, match="'race' has no declared value"):
         face.fit(part)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"protected_attribute_name": "race"}, {"mode": "paper", "max_iter": 5}])
+def test_the_notebooks_drop_prot_attr_false_is_refused_under_the_attribute_unit_before_the_budget(demo, kwargs):
+    """The notebook's ``drop_prot_attr=False`` keeps sex and race among the features, which
+    ``privacy_unit="sensitive_attribute"`` treats as public: refused from the schema, before the budget (an exhausted
+    accountant would raise ``BudgetError``), naming both arguments and what to pass."""
+    train, _ = demo
+    part = train.subset(np.arange(500))
+    exhausted = BudgetAccountant(epsilon=1.0)
+    exhausted.spend(1.0, 0.0)
+    face = DPExponentiatedGradientReduction(LogisticRegression(), "EqualizedOdds", drop_prot_attr=False, epsilon=1.0,
+                                            accountant=exhausted, seed=0, **kwargs)
+    with pytest.raises(ValueError, match=r"drop_prot_attr=False keeps the protected attribute\(s\) \[.*'race'.*\].*"
+                                         r"privacy_unit='sensitive_attribute'.*drop_prot_attr=True.*"
+                                         r"privacy_unit='record'"):
+        face.fit(part)
+    assert exhausted.spent_budget == [(1.0, 0.0)] and not hasattr(face, "model_")
+
+
+@pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning")    # the record unit's Learner notice
+@pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning")    # small groups: not this test's
+def test_the_record_unit_fits_with_drop_prot_attr_false(demo):
+    """Under ``privacy_unit="record"`` the whole row is private, so the notebook's ``drop_prot_attr=False`` fits: the
+    model reads sex and race, the accountant is charged once."""
+    train, test = demo
+    part = train.subset(np.arange(3000))
+    acc = BudgetAccountant()
+    face = DPExponentiatedGradientReduction(LogisticRegression(), "EqualizedOdds", drop_prot_attr=False,
+                                            privacy_unit="record", epsilon=1.0, accountant=acc, seed=0).fit(part)
+    assert face.feature_names_ == list(part.feature_names) and {"sex", "race"} <= set(face.feature_names_)
+    assert acc.spent_budget == [(1.0, 1e-7)] and face.model_.mode_ == "statistics"
+    assert face.predict(test).labels.shape == test.labels.shape
