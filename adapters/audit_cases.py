@@ -67,19 +67,22 @@ case checks that the fitted object declares that value. Per row:
   two-hypothesis class would not make the Learner's release auditable here: in round 1 the multipliers are uniform,
   so the ``+`` and ``-`` violations cancel in every hypothesis' cost, which then does not depend on the sensitive
   attribute at all.
-- ``ExponentialMechanismFairClassifier`` (substitution of one record; ``n = 58`` records by default, see
-  :func:`exponential_mechanism_default_n`, so that the fit's refusal when its noisy group size is <= 1 has
-  probability < 1e-9 per fit): two hypotheses ``1[x_1 >= 1/2]`` and ``1[x_2 >= 1/2]`` with equal utility losses on
-  ``D``; ``D'`` substitutes record 0's features ``(1, 0)`` by ``(0, 1)``. Every group's positive count is unchanged,
-  so the Laplace release ``M`` has the same distribution on both, and the exponential mechanism's choice is the
-  audited release (``exponential_mechanism_epsilon_``, with the class's ``delta_``, the probability that ``M``
-  overshoots and the sensitivity is too small). The first hypothesis' loss rises by ``1/m + 1/n`` (its true positive
-  rate in group 0 falls by ``1/m`` below group 1's, and it errs on record 0), the second's falls by as much. The
-  event "the first hypothesis is selected" has probability exactly ``1/2`` on ``D`` whatever the mechanism's scale,
-  so a mechanism with far too little noise is caught; on ``D'`` its probability is the exponential mechanism's
-  averaged over ``M`` (computed by quadrature). The bound stays well below epsilon even for a correct mechanism: one
-  substitution moves a loss by ``1/m + 1/n``, about half of Lemma 2's worst case ``2/m + 1/n``, and the declared
-  sensitivity ``2/(M - 1) + 1/n`` is larger still since ``M`` is biased down by ``ln(1/delta) / epsilon_size``.
+- ``ExponentialMechanismFairClassifier`` (substitution of one record; ``n = 1000`` records by default, see
+  :func:`exponential_mechanism_default_n`): the worst case of the tight sensitivity ``max(w min(2 / L, 1), w / L +
+  1/n)``, reachable at the floor ``L = 1`` (for ``L > 1`` it needs a group with at most ``L`` positive examples, i.e.
+  ``M`` overshooting the smallest count, which has probability ``delta / 2``).
+  Group 0 has one positive example, record 0, so ``M = 1 + Y - ln(1/delta) / epsilon_size < 2`` and ``L = 1`` on all
+  but a ``1e-9`` share of the fits, and the declared sensitivity is ``w + 1/n``. Two hypotheses ``1[x_1 >= 1/2]`` and
+  ``1[x_2 >= 1/2]`` have equal utility losses on ``D``; ``D'`` substitutes record 0's features ``(1, 0)`` by ``(0,
+  1)``. Every group's positive count is unchanged, so ``M`` has the same distribution on both, and the exponential
+  mechanism's choice is the audited release (``exponential_mechanism_epsilon_``, with the class's ``delta_``). The
+  first hypothesis' loss rises by 0.92 of the sensitivity (its gap widens, and it errs on record 0), the second's
+  falls by all of it (its gap closes, and it no longer errs), so the two losses part by 0.96 of the most two losses
+  can part, ``2 Delta`` (equal losses on ``D`` cap it there; see :func:`_selection_records`). The event "the first
+  hypothesis is selected" has probability exactly ``1/2`` on ``D`` whatever the mechanism's scale, so a mechanism
+  with far too little noise is caught, and ``1 / (1 + e^{0.96 epsilon})`` on ``D'``: ``ln(p / p') = 0.59`` at
+  ``epsilon = 1`` for the correct mechanism (two candidates cannot reach more than ``ln((1 + e^epsilon) / 2) =
+  0.62``), 1.36 for one with half the sensitivity, which the test suite checks is caught.
 - ``DPGerryFairClassifier`` (both faces; substitution of one record): ``max_iters=2`` (one round, ``K = 6`` releases
   of ``epsilon_total / 6`` each, Laplace with ``delta = 0``), a Learner without intercept, and record 0 with ``x =
   0`` (its protected attribute too, which AIF360's features include) and label 1, substituted by the same record
@@ -566,71 +569,89 @@ def _make_exponential_mechanism_classifier(epsilon, seed):
                                               accountant=_accountant(), random_state=seed)
 
 
-# The fit refuses (raises) when the noisy group size M falls to <= 1; the case keeps that below this per-fit
-# probability, so that audits of tens of thousands of fits do not stop on it.
-_MAX_REFUSAL_PROBABILITY = 1e-9
+# The case's data keep the released floor at L = 1 (M < 2) except with at most this probability per fit, so that the
+# event's probability on D' is the one computed at L = 1 (to within this much).
+_MAX_FLOOR_ESCAPE_PROBABILITY = 1e-9
+# Positive examples of group 1 (group 0 has one): n must be a multiple of it.
+_SELECTION_GROUP_POSITIVES = 25
 
 
-def _refusal_probability(n, epsilon):
-    """``P(M <= 1)`` for the case's data (``m = n / 2`` positives per group) at the default ``delta = exp(-sqrt(n))``:
-    ``M = m - ln(1/delta) / epsilon_size + Y`` with ``Y ~ Laplace(1 / epsilon_size)``, ``epsilon_size = epsilon``.
+def _size_epsilon(epsilon):
+    """``epsilon_size`` of the case's fits: the factory's total leaves ``epsilon`` to each of the two halves."""
+    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
+
+    return _em_total(epsilon) * (1.0 - SELECTION_SHARE) * _MIN_GROUP_SIZE_SHARE
+
+
+def _selection_case_problem(n, epsilon):
+    """Why the case's fits at ``n`` rows would not release ``L = 1`` on every run, or None.
+
+    ``M = 1 + Y - sqrt(n) / epsilon_size`` (smallest group: one positive example; ``delta = exp(-sqrt(n))``), ``Y ~
+    Laplace(1 / epsilon_size)``: ``P(M >= 2) = exp(-epsilon_size (1 + sqrt(n) / epsilon_size)) / 2``. The fit's public
+    size check refuses when ``n // 2 <= sqrt(n) / epsilon_size + 1``.
     """
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _margin
 
-    from fairlearn_dp.privacy import SELECTION_SHARE
-
-    size_epsilon = _em_total(epsilon) * (1.0 - SELECTION_SHARE) - epsilon
-    offset = n // 2 - _margin(math.exp(-math.sqrt(n)), size_epsilon)
-    tail = 0.5 * math.exp(-abs(1.0 - offset) * size_epsilon)         # Laplace CDF at 1 - offset
-    return tail if offset >= 1 else 1.0 - tail
+    size_epsilon = _size_epsilon(epsilon)
+    margin = _margin(math.exp(-math.sqrt(n)), size_epsilon)
+    if n // 2 <= margin + 1:
+        return f"the fit refuses n={n} rows (n // 2 <= ln(1/delta) / epsilon_size + 1 = {margin + 1:.3g})"
+    escape = 0.5 * math.exp(-size_epsilon * (1.0 + margin))
+    if escape > _MAX_FLOOR_ESCAPE_PROBABILITY:
+        return f"the released floor exceeds 1 with probability {escape:.2g} per fit"
+    return None
 
 
 def exponential_mechanism_default_n(epsilon):
-    """The smallest even ``n >= 40`` at which the case's fits practically never refuse (58 at ``epsilon = 1``)."""
-    n = 40
-    while _refusal_probability(n, epsilon) > _MAX_REFUSAL_PROBABILITY:
-        n += 2
+    """The smallest multiple of 25, at least 1,000, at which the case's fits release the floor ``L = 1`` except with
+    probability below 1e-9 and pass the fit's public size check (1,000 at ``epsilon = 1``).
+    """
+    n = 1000
+    while _selection_case_problem(n, epsilon) is not None:
+        n += _SELECTION_GROUP_POSITIVES
     return n
 
 
 def _selection_records(n):
-    """All labels 1, groups 0/1 alternating (``g = n/2`` positives each), features ``(x_1, x_2)`` in {0, 1}^2.
+    """The worst case of the tight sensitivity at ``L = 1``, with equal losses on ``D`` (two hypotheses).
 
-    With ``a = g // 2``: ``x_1 = 1`` on ``a`` rows of each group (record 0 among them), ``x_2 = 1`` on ``a + 1`` rows
-    of group 0 (not record 0) and ``a + 3`` of group 1. ``h_1 = 1[x_1 >= 1/2]`` has equal true positive rates and
-    error ``1 - 2a/n``; ``h_2 = 1[x_2 >= 1/2]`` a rate gap ``2/g = 4/n`` and error ``1 - (2a + 4)/n``: equal losses
-    ``1 - 2a/n``. ``D'`` substitutes record 0's features by ``(0, 1)``.
+    Record 0, features ``(1, 0)``, is group 0's only positive example; group 1 has ``g = 25`` positive examples, all
+    with ``x_2 = 1`` and ``a = floor(g (n - 2) / (n + g))`` of them with ``x_1 = 1``; the other rows are negatives,
+    ``k = a (n / g + 1) - g + 1`` of them with features ``(1, 0)`` and the rest ``(0, 0)``. At ``L = 1`` (rates are
+    means) ``h_1 = 1[x_1 >= 1/2]`` has gap ``1 - a/g`` and ``g - a + k`` errors, ``h_2 = 1[x_2 >= 1/2]`` gap 1 and one
+    error (record 0): equal losses ``1 + 1/n``. ``D'`` substitutes record 0's features by ``(0, 1)``: ``h_1``'s gap
+    becomes ``a/g`` and it errs on record 0, ``h_2``'s gap and error vanish.
     """
-    if n % 2 or n < 12:
-        raise ValueError(f"The default case of 'ExponentialMechanismFairClassifier' needs an even n >= 12, got {n}.")
-    g = n // 2
-    a = g // 2
-    index = np.arange(n)
-    groups = index % 2
-    group0, group1 = index[groups == 0], index[groups == 1]
+    g = _SELECTION_GROUP_POSITIVES
+    if n % g or n < 4 * g:
+        raise ValueError(f"The default case of 'ExponentialMechanismFairClassifier' needs n a multiple of {g}, at "
+                         f"least {4 * g}, got {n}.")
+    a = g * (n - 2) // (n + g)
+    k = a * (n // g + 1) - g + 1                       # <= n - 1 - g: a (n + g) / g <= n - 2
     X = np.zeros((n, 2))
-    X[group0[:a], 0] = 1.0
-    X[group0[1:a + 2], 1] = 1.0
-    X[group1[:a], 0] = 1.0
-    X[group1[:a + 3], 1] = 1.0
+    labels = np.zeros(n, dtype=int)
+    groups = np.arange(n) % 2                          # the negatives alternate between the groups
+    X[0], labels[0], groups[0] = (1.0, 0.0), 1, 0
+    positives = np.arange(1, g + 1)
+    labels[positives], groups[positives], X[positives, 1] = 1, 1, 1.0
+    X[positives[:a], 0] = 1.0
+    X[g + 1:g + 1 + k, 0] = 1.0
     X_prime = X.copy()
     X_prime[0] = (0.0, 1.0)
-    return X, X_prime, np.ones(n, dtype=int), groups
+    return X, X_prime, labels, groups
 
 
 def _exponential_mechanism_case(n, epsilon):
-    from scipy import integrate
-    from scipy.stats import laplace
-
     from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
-    from fairlearn_dp.reductions._exponential_mechanism_classifier import _margin, _sensitivity
+    from fairlearn_dp.reductions._exponential_mechanism_classifier import _sensitivity
 
     name = "ExponentialMechanismFairClassifier"
     X, X_prime, labels, groups = _selection_records(n)
-    if _refusal_probability(n, epsilon) > _MAX_REFUSAL_PROBABILITY:
-        raise ValueError(f"n={n} is too small for the default case of {name!r} at epsilon={epsilon:g}: its fits would "
-                         f"refuse (noisy group size M <= 1) with probability {_refusal_probability(n, epsilon):.2g} "
-                         f"each; use n >= {exponential_mechanism_default_n(epsilon)} (n=None chooses it).")
+    problem = _selection_case_problem(n, epsilon)
+    if problem is not None:
+        raise ValueError(f"n={n} is too small for the default case of {name!r} at epsilon={epsilon:g}: {problem}; use "
+                         f"n >= {exponential_mechanism_default_n(epsilon)} (n=None chooses it).")
     make = _make_exponential_mechanism_classifier
     dataset = {"X": X, "y": labels, "sensitive_features": groups}
     neighbour = {"X": X_prime, "y": labels, "sensitive_features": groups}
@@ -643,31 +664,21 @@ def _exponential_mechanism_case(n, epsilon):
     def losses(features):
         return ExponentialMechanismFairClassifier._utility_losses(hypotheses, features, labels, groups, 2, weight)
 
+    # At L = 1 (the released floor on every fit but a 1e-9 share) the declared sensitivity is w + 1/n, and D' moves
+    # the losses apart by 2 a/g + (g - a + k + 1)/n ~ 1.9: 0.96 of the most two hypotheses' losses can part (2 Delta).
     loss, loss_prime = losses(X), losses(X_prime)
+    sensitivity = _sensitivity(1.0, n, weight)
     change = loss_prime - loss
-    raised = int(np.argmax(change))
-    positives = np.bincount(groups[labels == 1], minlength=2)
-    m = int(positives.min())
-    if not (math.isclose(loss[0], loss[1], abs_tol=1e-12) and change[raised] > 0 > change[1 - raised]
-            and np.max(np.abs(change)) <= 2 * weight / m + 1 / n + 1e-12):
+    if not (math.isclose(loss[0], loss[1], abs_tol=1e-12) and change[0] > 0 > change[1]
+            and np.max(np.abs(change)) <= sensitivity + 1e-12):
         raise RuntimeError(f"The default neighbours of {name!r} do not move the two utility losses apart from equal "
                            "values within the declared sensitivity.")
-    # D' keeps every group's positive count, so the Laplace release M has one distribution on both datasets; given M
-    # the choice is the exponential mechanism at the declared sensitivity 2 w / (M - 1) + 1 / n.
-    gap = float(loss_prime[raised] - loss_prime[1 - raised])
-    size_epsilon = float(declared.min_group_size_epsilon_)
-    delta = float(declared.delta_)
-    offset = m - _margin(delta, size_epsilon)            # M = offset + Y, Y ~ Laplace(1 / size_epsilon)
-    noise = laplace(scale=1.0 / size_epsilon)
-    lowest = 1.0 - offset                                # fit refuses M <= 1 (probability ~ e^{-offset}/2)
-
-    def chosen_on_d_prime(y):
-        return noise.pdf(y) / (1.0 + math.exp(min(700.0, release_epsilon * gap
-                                                  / (2.0 * _sensitivity(offset + y, n, weight)))))
-
-    p_prime = integrate.quad(chosen_on_d_prime, lowest, math.inf, limit=200)[0] / noise.sf(lowest)
-    event = SelectionEvent("hypothesis_index_", raised, (0.5, p_prime))
-    return make, dataset, neighbour, event, PrivacySpend(release_epsilon, delta)
+    gap = float(loss_prime[0] - loss_prime[1])
+    # D' keeps every group's positive count, so M has one distribution on both datasets; given L = 1 the choice is the
+    # exponential mechanism over two candidates, equal on D (probability 1/2 whatever the scale).
+    p_prime = 1.0 / (1.0 + math.exp(release_epsilon * gap / (2.0 * sensitivity)))
+    event = SelectionEvent("hypothesis_index_", 0, (0.5, p_prime))
+    return make, dataset, neighbour, event, PrivacySpend(release_epsilon, float(declared.delta_))
 
 
 # ---------------------------------------------------------------------------------------- private FairNR
@@ -1045,8 +1056,8 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         Budget of the audited estimator (its declared epsilon); for the in-processing rows, the budget of the audited
         release.
     n : int or None, default=None
-        Records in each dataset (>= 8). None: 40, except ``ExponentialMechanismFairClassifier`` (an even ``n >=
-        12`` large enough that its noisy group size practically never stops a fit: 58 at ``epsilon = 1``).
+        Records in each dataset (>= 8). None: 40, except ``ExponentialMechanismFairClassifier`` (a multiple of 25,
+        at least 1,000, large enough that its fits pass their public size check and release the floor ``L = 1``).
 
     variant : str or None, default=None
         A second algorithm of the row's class (:data:`VARIANTS`): ``"statistics"`` audits the statistics game's

@@ -3,7 +3,9 @@
 
 The loss of a hypothesis is its in-sample equal-opportunity gap plus its in-sample error. The loss's sensitivity
 depends on the smallest group's number of positive examples, so Algorithm 1 first releases a Laplace-noised,
-downward-biased estimate ``M`` of that count and calibrates the exponential mechanism to ``2 / (M - 1) + 1/n``.
+downward-biased estimate ``M`` of that count and calibrates the exponential mechanism to the loss's exact worst-case
+change ``max(min(2 / L, 1), 1 / L + 1/n)``, ``L = max(M, 2) - 1`` (the paper's ``2 / (M - 1) + 1/n`` is an upper
+bound that no single substitution reaches).
 """
 
 from __future__ import annotations
@@ -87,8 +89,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
     positive rates ``gamma_{1a}^Z(h)`` over the positive examples of group ``a``; for two groups this is the
     paper's ``|gamma_10 - gamma_11|``) plus the in-sample misclassification rate; ``w = fairness_weight`` is 1 in
     the paper. A noisy lower bound ``M`` on the smallest group's number of positive examples (lines 2-3) fixes
-    the sensitivity ``Delta = 2 w / (M - 1) + 1/n`` (line 4; ``M`` floored at 2, see ``rate_floor_``), and one
-    hypothesis is drawn with probability proportional to ``exp(-epsilon_em u(Z, h) / (2 Delta))`` (line 5).
+    the sensitivity ``Delta`` (line 4, made tight: ``sensitivity_``), and one hypothesis is drawn with probability
+    proportional to ``exp(-epsilon_em u(Z, h) / (2 Delta))`` (line 5).
     Theorem 2: with enough data the chosen hypothesis has ``Gamma(h) + err(h) <= OPT + alpha`` on the population
     with probability ``1 - beta`` (its sample size holds here with the paper's ``epsilon`` read as ``epsilon / 2``).
 
@@ -144,8 +146,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
         ``L = max(M, 2) - 1``: each group's true positive rate is its positives' summed predictions divided by
         ``max(m_a, L)`` (a function of the release ``M``).
     sensitivity_ : float
-        ``Delta = 2 w / L + 1/n`` used by the exponential mechanism (``2 w / (M - 1) + 1/n`` when ``M >= 2``; a
-        function of ``M`` and the public ``n``).
+        ``Delta = max(w min(2 / L, 1), w / L + 1/n)``, the largest change of ``u`` between neighbours at the floor
+        ``L`` (attained; the paper's ``2 w / (M - 1) + 1/n`` bounds it), a function of ``M``, ``n`` and ``w``.
     delta_ : float
         The delta used: ``exp(-sqrt(n))`` when ``delta=None``.
     min_group_size_epsilon_, exponential_mechanism_epsilon_ : float
@@ -184,8 +186,8 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
       ``Exponential`` for the draw (``epsilon_em``) and the final choice (``0.1 epsilon``); ``epsilon`` is their
       total (Algorithm 1 spends it in each
       step), so the fit is ``(epsilon, 0)``-DP; the accountant is charged ``(epsilon, delta)`` as Theorem 2 states.
-    - Sensitivities: 1 for ``M``; ``Delta = 2 w / L + 1/n`` for ``u`` on every pair of neighbours (Lemma 2
-      re-derived with the rates' denominators ``max(m_a, L)``); 3 (L1) for the diagnostic counts.
+    - Sensitivities: 1 for ``M``; ``Delta`` (``sensitivity_``) for ``u`` on every pair of neighbours (Lemma 2
+      re-derived with the rates' denominators ``max(m_a, L)``, made tight); 3 (L1) for the diagnostic counts.
     - Public inputs: ``n``, the group list, the hypothesis class and the parameters. Errors and the degenerate-fit
       warnings depend on public and released values only.
     - Derivations: docs/privacy_analysis/exponential_mechanism.md.
@@ -524,14 +526,18 @@ def _noisy_min_group_size(positive_counts, *, epsilon, delta, random_state=None)
 
 
 def _sensitivity(estimate, n, weight=1.0):
-    """Alg. 1, line 4: ``Delta = 2 w / (M - 1) + 1/n`` (``w = 1`` in the paper), with ``M`` floored at 2.
+    """Alg. 1, line 4, made tight: ``Delta = max(w min(2 / L, 1), w / L + 1/n)`` with ``L = max(M, 2) - 1``.
 
     Derivation (docs/privacy_analysis/exponential_mechanism.md): with the rates' denominators ``max(m_a, L)``,
-    ``L = max(M, 2) - 1``, substituting one record moves each group's rate by at most ``1 / L`` whatever the data,
-    so the max-minus-min gap ``Gamma`` moves by at most ``2 / L`` and ``w Gamma + err`` by at most ``2 w / L + 1/n``.
+    substituting one record moves each group's rate by at most ``1 / L``. A substitution that keeps the record's
+    error indicator moves at most two rates, so the gap ``Gamma`` (in ``[0, 1]``) by at most ``min(2 / L, 1)``; one
+    that changes it (``1/n``) moves the changed rates in one direction, so ``Gamma`` by at most ``1 / L``. Both are
+    attained for every ``L >= 1``; the paper's ``2 w / (M - 1) + 1/n`` adds the two worst cases, which no single
+    substitution reaches.
     """
-    # 2 w / L: the gap term, one rate change from each end of the max - min; 1/n: the error term.
-    return 2.0 * weight / _rate_floor(estimate) + 1.0 / n
+    floor = _rate_floor(estimate)
+    # Error unchanged: one rate down, one up (2 / L), capped by Gamma's range; error changed: one rate's worth.
+    return max(weight * min(2.0 / floor, 1.0), weight / floor + 1.0 / n)
 
 
 def _check_X(X):

@@ -157,10 +157,54 @@ def test_single_release_cases_declare_the_audited_release_budget(name, shares, d
                           declared_epsilon=0.5, random_state=5, n_jobs=1)
 
 
-def test_exponential_mechanism_case_needs_an_even_n():
-    with pytest.raises(ValueError, match="even n >= 12"):
-        default_audit_case("ExponentialMechanismFairClassifier", n=41)
-    assert default_audit_case("ExponentialMechanismFairClassifier", n=100).event.expected_probabilities[0] == 0.5
+def test_exponential_mechanism_case_needs_a_multiple_of_25():
+    with pytest.raises(ValueError, match="multiple of 25"):
+        default_audit_case("ExponentialMechanismFairClassifier", n=1001)
+    with pytest.raises(ValueError, match="too small .* the fit refuses"):
+        default_audit_case("ExponentialMechanismFairClassifier", n=100, epsilon=0.05)
+    assert default_audit_case("ExponentialMechanismFairClassifier", n=500).event.expected_probabilities[0] == 0.5
+
+
+def _exponential_mechanism_worst_case(n=1000):
+    """The default case's losses at the floor L = 1 on D and D' (hypotheses 1[x_1 >= 1/2] and 1[x_2 >= 1/2])."""
+    from fairdp_adapters.audit_cases import _selection_records
+
+    X, X_prime, labels, groups = _selection_records(n)
+    predictions = [np.column_stack([X[:, 0] >= 0.5, X[:, 1] >= 0.5]) for X in (X, X_prime)]
+    return [exponential_mechanism_module._utility_loss(p, labels, groups, 2) for p in predictions]
+
+
+def test_exponential_mechanism_case_is_near_the_worst_case_of_the_tight_sensitivity():
+    """Issue 37: the neighbours move one loss up by 0.92 and the other down by all of the tight sensitivity w + 1/n at
+    L = 1 (their losses part by 0.96 of 2 Delta), so a halved sensitivity is a visible breach (next test)."""
+    loss, loss_prime = _exponential_mechanism_worst_case()
+    sensitivity = exponential_mechanism_module._sensitivity(1.0, 1000, 1.0)
+    assert sensitivity == pytest.approx(1.001, rel=1e-12) and loss[0] == pytest.approx(loss[1], abs=1e-12)
+    change = loss_prime - loss
+    assert change / sensitivity == pytest.approx([0.921 / 1.001, -1.0], rel=1e-12)       # 2 a/g - 1 + 1/n, a/g = 0.96
+    assert (change[0] - change[1]) / (2 * sensitivity) > 0.95
+
+
+def _halved_exponential_mechanism_sensitivity(monkeypatch):
+    """BROKEN on purpose: the learner draws its hypothesis at half the (tight) sensitivity it declares."""
+    honest = exponential_mechanism_module.exponential_mechanism
+
+    def sharp(costs, *, epsilon, sensitivity, random_state=None):
+        return honest(costs, epsilon=epsilon, sensitivity=sensitivity / 2, random_state=random_state)
+
+    monkeypatch.setattr(exponential_mechanism_module, "exponential_mechanism", sharp)
+
+
+@pytest.mark.slow  # 4,000 fits (~7 s)
+def test_exponential_mechanism_audit_catches_a_halved_sensitivity(monkeypatch):
+    """Issue 37: at half the sensitivity the event has probability 1/2 on D and 1 / (1 + e^{1.92}) = 0.128 on D'
+    (ln ratio 1.36 > epsilon = 1); 2,000 runs per side put the 95% lower bound near 1.2."""
+    case = default_audit_case("ExponentialMechanismFairClassifier")
+    _halved_exponential_mechanism_sensitivity(monkeypatch)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=2000,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
+    assert abs(result.hits[1] / 2000 - 1 / (1 + math.exp(1.922 / 1.001))) < 5 * math.sqrt(0.128 * 0.872 / 2000)
+    assert not result.passed and result.epsilon_lower_bound > 1.05
 
 
 # ------------------------------------------------------------------------------------ every registry row
@@ -196,8 +240,9 @@ def _check_expected_probabilities(name, result, expected):
         assert result.declared_delta == 0.0 and expected == pytest.approx((0.5, 0.5 / math.e), rel=1e-12)
         assert result.event.startswith(("history_.0.error_statistic", "model_.history_.0.error_statistic"))
     elif name in _EXPONENTIAL_MECHANISM_ROWS:
-        assert result.declared_delta == pytest.approx(math.exp(-math.sqrt(58)))      # the default delta, n = 58
-        assert expected[0] == 0.5 and 0.35 < expected[1] < 0.45
+        assert result.declared_delta == pytest.approx(math.exp(-math.sqrt(1000)))    # the default delta, n = 1000
+        # The two losses part by 0.96 of 2 Delta at L = 1 (issue 37): 1 / (1 + e^{0.96 epsilon}).
+        assert expected[0] == 0.5 and expected[1] == pytest.approx(1 / (1 + math.exp(1.922 / 2.002)), rel=1e-12)
         assert result.event.startswith("hypothesis_index_")
     else:
         assert result.declared_delta == 0.0 and expected == (0.25, 0.25 / math.e)
@@ -229,8 +274,8 @@ def test_every_registry_row_passes_a_long_audit(name):
           f"delta {result.declared_delta:g}), hits {result.hits}")
     # The zCDP rows' event has ln(p / p') ~ 0.11 at epsilon = 1 (see fairdp_adapters.audit_cases): the bound is
     # positive but small, far below the loose (epsilon, delta) conversion they declare. The exponential-mechanism
-    # learner's event has ln(p / p') ~ 0.22 (one substitution moves a loss by about half the declared sensitivity),
-    # the exponentiated gradient's ln(p / p') = 0.88 but probability 1/16 on D.
+    # learner's event has ln(p / p') = 0.59 (two candidates cannot exceed ln((1 + e) / 2) = 0.62), the exponentiated
+    # gradient's ln(p / p') = 0.88 but probability 1/16 on D.
     minimum = {**dict.fromkeys(_ZCDP_ROWS + _EXPONENTIAL_MECHANISM_ROWS, 0.0),
                **dict.fromkeys(_EXPONENTIATED_GRADIENT_ROWS, 0.2)}.get(name, 0.4)
     assert result.passed and result.epsilon_lower_bound > minimum

@@ -143,7 +143,9 @@ def test_selection_probabilities_follow_the_exponential_mechanism_formula():
     X, y, a = tiny_data()
     model = make().fit(X, y, sensitive_features=a)
     assert model.delta_ == pytest.approx(math.exp(-math.sqrt(N)), rel=1e-15)
-    assert model.sensitivity_ == pytest.approx(2 / (model.min_group_size_estimate_ - 1) + 1 / N, rel=1e-15)
+    floor = model.min_group_size_estimate_ - 1                   # L = M - 1 (M >= 2 here)
+    assert floor >= 2 and model.rate_floor_ == floor
+    assert model.sensitivity_ == pytest.approx(max(2 / floor, 1 / floor + 1 / N), rel=1e-15)   # tight: 2 w / L
     assert model.exponential_mechanism_epsilon_ == EPS_HALF and model.min_group_size_epsilon_ == EPS_HALF
     expected = em_probabilities(U_HAND, EPS_HALF, model.sensitivity_)
     probabilities = model._selection_probabilities(X, y, sensitive_features=a)
@@ -151,7 +153,7 @@ def test_selection_probabilities_follow_the_exponential_mechanism_formula():
     assert 0.02 < expected.min() and expected.max() < 0.9      # a non-degenerate law, so the next test has power
     # fairness_weight = 2 weighs Gamma twice and doubles its share of the sensitivity.
     weighted = make(fairness_weight=2.0).fit(X, y, sensitive_features=a)
-    assert weighted.sensitivity_ == pytest.approx(4 / (weighted.min_group_size_estimate_ - 1) + 1 / N, rel=1e-15)
+    assert weighted.sensitivity_ == pytest.approx(4 / weighted.rate_floor_, rel=1e-15)
     np.testing.assert_allclose(weighted._selection_probabilities(X, y, sensitive_features=a),
                                em_probabilities(2 * GAMMA + ERR, EPS_HALF, weighted.sensitivity_), rtol=1e-12)
 
@@ -194,7 +196,8 @@ def test_released_min_group_size_uses_half_the_budget():
     center = MIN_POSITIVES - math.sqrt(N) / EPS_HALF
     assert abs(estimates.mean() - center) <= 5 * math.sqrt(2) * scale / math.sqrt(estimates.size)
     assert abs(estimates.var(ddof=1) / (2 * scale ** 2) - 1) <= 5 * math.sqrt(5 / estimates.size)
-    np.testing.assert_allclose(sens, 2 / (estimates - 1) + 1 / N, rtol=1e-13)
+    floors = np.maximum(estimates, 2) - 1
+    np.testing.assert_allclose(sens, np.maximum(np.minimum(2 / floors, 1), 1 / floors + 1 / N), rtol=1e-13)
 
 
 # ------------------------------------------------------------------ utility optimum with a huge epsilon
@@ -284,7 +287,7 @@ def test_too_small_noisy_group_size_degrades_instead_of_raising():
     with pytest.warns(UtilityWarning, match="cannot be relied on to beat a constant classifier"):
         model.fit(X, y, sensitive_features=a)
     assert model.min_group_size_estimate_ <= 1 and model.rate_floor_ == 1.0
-    assert model.sensitivity_ == pytest.approx(2.0 + 1 / n)
+    assert model.sensitivity_ == pytest.approx(1.0 + 1 / n)          # w / L + 1/n at L = 1 (tight)
     assert accountant.spent_budget == [(2.0, math.exp(-math.sqrt(n)))]
 
 
