@@ -348,11 +348,6 @@ def test_no_registry_row_fails_on_its_default_neighbours(name):
     assert result.event == "the fit raised (Exception)"
 
 
-# Rows whose fit may refuse as a function of a released value (allowed by the rule): the exponential-mechanism learner
-# stops when its noisy smallest-group size M is <= 1, which a group of one member makes the likely outcome.
-_REFUSES_ON_A_RELEASED_VALUE = ("ExponentialMechanismFairClassifier",)
-
-
 @pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])
 def test_every_registry_row_fits_both_edge_neighbours(name):
     """Neighbours at the edge of the domain (a declared group with one member on D and none on D'; for the
@@ -364,8 +359,7 @@ def test_every_registry_row_fits_both_edge_neighbours(name):
         warnings.filterwarnings("ignore", "Every fit failed", UtilityWarning)    # failures asserted below
         result = audit_registered_edge_failures(name, n_runs=20, random_state=0)
     assert result.passed, f"{name}: the fit fails on one neighbour only, failures (D, D') = {result.failures}"
-    if name not in _REFUSES_ON_A_RELEASED_VALUE:
-        assert result.failures == (0, 0), f"{name}: in-domain data do not fit, failures (D, D') = {result.failures}"
+    assert result.failures == (0, 0), f"{name}: in-domain data do not fit, failures (D, D') = {result.failures}"
 
 
 def test_edge_neighbours_differ_in_one_unit_of_each_relation():
