@@ -102,7 +102,8 @@ rows, these audits catch gross errors (noise missing or far too small), not subt
 
 Group-budget stage 1 (variant)
 ------------------------------
-``default_audit_case("DPGroupBudgetRegressor", variant="stage1")`` (and ``"DPGroupBudgetClassifier"``) audits
+``default_audit_case("DPGroupBudgetRegressor", variant="stage1")`` (and ``"DPGroupBudgetClassifier"``, and its
+AIF360 face ``"DPGroupBudgetClassification"``) audits
 stage 1's Gram release on the worst-case neighbour of its tight sensitivity (one feature and the intercept; record
 0's ``x = 1`` negated moves one entry by the whole sensitivity) and declares the release's exact Gaussian privacy
 profile instead of the zCDP conversion, so that it catches a release with half the noise it should have.
@@ -984,22 +985,26 @@ def _blind_fair_regression_case(n, epsilon, *, face):
 _STAGE1_FRACTION = 0.5
 
 
-def _make_group_budget_stage1(epsilon, seed, *, classification):
+def _make_group_budget_stage1(epsilon, seed, *, classification, face="fairlearn"):
     """DPSE with an intercept and one iteration. ``epsilon`` is the audited Gram release's ``mu = Delta / sigma``
     (its zCDP budget ``epsilon^2 / 2``; inf: the noise-free reference): with two groups of at least ``d + 1``
     rows the Gram gets ``stage1_fraction * rho_fit / 6`` (``rho_fit`` is 0.9 rho for the classifier, whose final
-    choice takes 0.1).
+    choice takes 0.1). ``face="aif360"``: the classifier's AIF360 face.
     """
-    from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-
     fit_share = 0.9 if classification else 1.0
     rho = math.inf if math.isinf(epsilon) else epsilon ** 2 / 2 * 6 / (_STAGE1_FRACTION * fit_share)
+    params = dict(rho=rho, stage1_fraction=_STAGE1_FRACTION, n_iter=1, data_bound=1.0, accountant=_accountant())
+    if face == "aif360":
+        from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification
+
+        return DPGroupBudgetClassification(**params, seed=seed)
+    from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
+
     estimator = DPGroupBudgetClassifier if classification else DPGroupBudgetRegressor
-    return estimator(rho=rho, stage1_fraction=_STAGE1_FRACTION, n_iter=1, data_bound=1.0, groups=[0, 1],
-                     accountant=_accountant(), random_state=seed)
+    return estimator(**params, groups=[0, 1], random_state=seed)
 
 
-def _group_budget_stage1_case(n, epsilon, *, classification):
+def _group_budget_stage1_case(n, epsilon, *, classification, face="fairlearn"):
     """Stage 1's Gram release (``stage1_statistics_["gram"]``; one feature and the intercept, ``d = 2``). Record 0
     (group 0) has ``x = 1``; ``D'`` negates it, the worst-case neighbour of the privacy analysis: only the entry
     ``(0, 1)`` (``sum_i x_i U``) moves, by ``-2 U^2``, the whole tight sensitivity ``U^2 sqrt(d^2)``. The event
@@ -1008,6 +1013,9 @@ def _group_budget_stage1_case(n, epsilon, *, classification):
     Gaussian privacy profile ``delta(epsilon) = Phi(-epsilon / mu + mu / 2) - e^epsilon Phi(-epsilon / mu - mu /
     2)`` (Balle & Wang 2018); the case declares that pair at ``mu = epsilon``, so a release with too little noise
     (half the sensitivity: ``Phi(-2 mu)`` on ``D'``) is caught, which the looser zCDP conversion would not show.
+    The AIF360 classification face gets the same records as a ``BinaryLabelDataset`` (its features unscaled, the
+    protected attribute dropped); the regression face is not audited here: its dataset min-max scales ``x`` into
+    ``[0, 1]``, where no neighbour reaches the sensitivity of the engine's box ``[-1, 1]``.
     """
     from scipy.stats import norm
 
@@ -1020,13 +1028,24 @@ def _group_budget_stage1_case(n, epsilon, *, classification):
     x_prime = x.copy()
     x_prime[0] = -1.0
     y = ((np.arange(n) // 2) % 2) if classification else rng.uniform(-1.0, 1.0, n)
-    make = functools.partial(_make_group_budget_stage1, classification=classification)
-    dataset = {"X": x[:, None], "y": y, "sensitive_features": groups}
-    neighbour = {"X": x_prime[:, None], "y": y, "sensitive_features": groups}
-    attribute = "stage1_statistics_.gram"
+    make = functools.partial(_make_group_budget_stage1, classification=classification, face=face)
+    if face == "aif360":
+        import pandas as pd
+        from aif360.datasets import BinaryLabelDataset
+
+        def data(values):
+            frame = pd.DataFrame({"a": groups.astype(float), "x": values, "y": y.astype(float)})
+            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+    else:
+        def data(values):
+            return {"X": values[:, None], "y": y, "sensitive_features": groups}
+    dataset, neighbour = data(x), data(x_prime)
+    prefix = "model_." if face == "aif360" else ""
+    attribute = prefix + "stage1_statistics_.gram"
     truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
     change = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float) - truth
-    gram = make(epsilon, 0).fit(**dataset).ledger_.entries[0]           # stage 1's first release: the Gram
+    # The Gram is stage 1's first release.
+    gram = released_attribute(make(epsilon, 0).fit(**dataset), prefix + "ledger_.entries")[0]
     moved = np.abs(change[np.triu_indices(2)]) > 1e-9
     if (moved.tolist() != [False, True, False] or not math.isclose(change[0, 1], -gram["l2_sensitivity"])
             or not math.isclose(gram["rho"], epsilon ** 2 / 2)):
@@ -1050,6 +1069,8 @@ _VARIANT_CASES = {
     ("DPFairRegressionPostprocessing", "blind"): functools.partial(_blind_fair_regression_case, face="aif360"),
     ("DPGroupBudgetRegressor", "stage1"): functools.partial(_group_budget_stage1_case, classification=False),
     ("DPGroupBudgetClassifier", "stage1"): functools.partial(_group_budget_stage1_case, classification=True),
+    ("DPGroupBudgetClassification", "stage1"): functools.partial(_group_budget_stage1_case, classification=True,
+                                                                 face="aif360"),
 }
 VARIANTS = tuple(_VARIANT_CASES)
 

@@ -497,7 +497,7 @@ def test_constant_choice_audit_catches_a_halved_sensitivity(monkeypatch):
 
 # ------------------------------------------------------------------------ group-budget stage 1's Gram (variant)
 @pytest.mark.slow  # 800 fits per row (~7 s each)
-@pytest.mark.parametrize("name", ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier"])
+@pytest.mark.parametrize("name", ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetClassification"])
 def test_group_budget_stage1_gram_passes_its_audit(name):
     """Stage 1's Gram release with its tight sensitivity, on the worst-case neighbour: no violation of its exact
     Gaussian profile, and the event's frequencies match 1/2 and Phi(-1) within five standard deviations."""
@@ -510,8 +510,9 @@ def test_group_budget_stage1_gram_passes_its_audit(name):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
-@pytest.mark.parametrize("name", ["DPGroupBudgetRegressor",
-                                  pytest.param("DPGroupBudgetClassifier", marks=pytest.mark.slow)])  # ~8 s each
+@pytest.mark.parametrize("name", ["DPGroupBudgetRegressor",                                     # ~8 s each
+                                  pytest.param("DPGroupBudgetClassifier", marks=pytest.mark.slow),
+                                  pytest.param("DPGroupBudgetClassification", marks=pytest.mark.slow)])
 def test_group_budget_stage1_audit_catches_a_halved_gram_sensitivity(monkeypatch, name):
     """BROKEN on purpose: the Gram is released with half its (tight) sensitivity; the ledger records the same zCDP
     cost, so the fit still declares its budget. On D' the event's probability drops from Phi(-1) = 0.16 to
