@@ -103,6 +103,14 @@ attribute changed; a one-cell threshold event at the true value on ``D``, probab
 ``Phi(-1/sigma)``) and declare that release's own zCDP budget converted at the fit's delta. As for the other zCDP
 rows, these audits catch gross errors (noise missing or far too small), not subtle ones.
 
+Group-budget stage 1 (variant)
+------------------------------
+``default_audit_case("DPGroupBudgetRegressor", variant="stage1")`` (and ``"DPGroupBudgetClassifier"``, and its
+AIF360 face ``"DPGroupBudgetClassification"``) audits
+stage 1's Gram release on the worst-case neighbour of its tight sensitivity (one feature and the intercept; record
+0's ``x = 1`` negated moves one entry by the whole sensitivity) and declares the release's exact Gaussian privacy
+profile instead of the zCDP conversion, so that it catches a release with half the noise it should have.
+
 Attribute-blind post-processing (variant)
 -----------------------------------------
 ``default_audit_case("DPFairRegressionPostprocessor", variant="blind")`` (and ``"DPFairRegressionPostprocessing"``)
@@ -984,6 +992,82 @@ def _blind_fair_regression_case(n, epsilon, *, face):
     return make, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
 
 
+# --------------------------------------------------------------------------- group-budget stage 1 (variant)
+_STAGE1_FRACTION = 0.5
+
+
+def _make_group_budget_stage1(epsilon, seed, *, classification, face="fairlearn"):
+    """DPSE with an intercept and one iteration. ``epsilon`` is the audited Gram release's ``mu = Delta / sigma``
+    (its zCDP budget ``epsilon^2 / 2``; inf: the noise-free reference): with two groups of at least ``d + 1``
+    rows the Gram gets ``stage1_fraction * rho_fit / 6`` (``rho_fit`` is 0.9 rho for the classifier, whose final
+    choice takes 0.1). ``face="aif360"``: the classifier's AIF360 face.
+    """
+    fit_share = 0.9 if classification else 1.0
+    rho = math.inf if math.isinf(epsilon) else epsilon ** 2 / 2 * 6 / (_STAGE1_FRACTION * fit_share)
+    params = dict(rho=rho, stage1_fraction=_STAGE1_FRACTION, n_iter=1, data_bound=1.0, accountant=_accountant())
+    if face == "aif360":
+        from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification
+
+        return DPGroupBudgetClassification(**params, seed=seed)
+    from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
+
+    estimator = DPGroupBudgetClassifier if classification else DPGroupBudgetRegressor
+    return estimator(**params, groups=[0, 1], random_state=seed)
+
+
+def _group_budget_stage1_case(n, epsilon, *, classification, face="fairlearn"):
+    """Stage 1's Gram release (``stage1_statistics_["gram"]``; one feature and the intercept, ``d = 2``). Record 0
+    (group 0) has ``x = 1``; ``D'`` negates it, the worst-case neighbour of the privacy analysis: only the entry
+    ``(0, 1)`` (``sum_i x_i U``) moves, by ``-2 U^2``, the whole tight sensitivity ``U^2 sqrt(d^2)``. The event
+    thresholds that entry at its true value on ``D`` (probabilities ``1/2`` and ``Phi(-mu)``). The release is a
+    Gaussian mechanism with ``mu = Delta / sigma``, so it is ``(epsilon, delta(epsilon))``-DP exactly for the
+    Gaussian privacy profile ``delta(epsilon) = Phi(-epsilon / mu + mu / 2) - e^epsilon Phi(-epsilon / mu - mu /
+    2)`` (Balle & Wang 2018); the case declares that pair at ``mu = epsilon``, so a release with too little noise
+    (half the sensitivity: ``Phi(-2 mu)`` on ``D'``) is caught, which the looser zCDP conversion would not show.
+    The AIF360 classification face gets the same records as a ``BinaryLabelDataset`` (its features unscaled, the
+    protected attribute dropped); the regression face is not audited here: its dataset min-max scales ``x`` into
+    ``[0, 1]``, where no neighbour reaches the sensitivity of the engine's box ``[-1, 1]``.
+    """
+    from scipy.stats import norm
+
+    from fairlearn_dp.audit import ThresholdEvent
+
+    rng = np.random.default_rng(2023)
+    groups = np.arange(n) % 2
+    x = rng.uniform(-1.0, 1.0, n)
+    x[0] = 1.0
+    x_prime = x.copy()
+    x_prime[0] = -1.0
+    y = ((np.arange(n) // 2) % 2) if classification else rng.uniform(-1.0, 1.0, n)
+    make = functools.partial(_make_group_budget_stage1, classification=classification, face=face)
+    if face == "aif360":
+        import pandas as pd
+        from aif360.datasets import BinaryLabelDataset
+
+        def data(values):
+            frame = pd.DataFrame({"a": groups.astype(float), "x": values, "y": y.astype(float)})
+            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+    else:
+        def data(values):
+            return {"X": values[:, None], "y": y, "sensitive_features": groups}
+    dataset, neighbour = data(x), data(x_prime)
+    prefix = "model_." if face == "aif360" else ""
+    attribute = prefix + "stage1_statistics_.gram"
+    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    change = np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float) - truth
+    # The Gram is stage 1's first release.
+    gram = released_attribute(make(epsilon, 0).fit(**dataset), prefix + "ledger_.entries")[0]
+    moved = np.abs(change[np.triu_indices(2)]) > 1e-9
+    if (moved.tolist() != [False, True, False] or not math.isclose(change[0, 1], -gram["l2_sensitivity"])
+            or not math.isclose(gram["rho"], epsilon ** 2 / 2)):
+        raise RuntimeError("The stage-1 neighbours must move only the Gram entry (0, 1), by its whole declared "
+                           "sensitivity, and the Gram must get the zCDP budget epsilon^2 / 2.")
+    event = ThresholdEvent(attribute, (0, 1), truth[0, 1], change[0, 1], gram["sigma"])
+    mu = gram["l2_sensitivity"] / gram["sigma"]
+    delta = float(norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2))
+    return make, dataset, neighbour, event, PrivacySpend(epsilon, delta)
+
+
 # Extra cases for rows whose class runs more than one algorithm: (row, variant) -> builder(n, epsilon).
 _VARIANT_CASES = {
     ("DPExponentiatedGradient", "statistics"): functools.partial(_statistics_game_case, face="fairlearn"),
@@ -994,6 +1078,10 @@ _VARIANT_CASES = {
     ("DPExponentiatedGradient", "selection"): _constant_choice_case,
     ("DPFairRegressionPostprocessor", "blind"): functools.partial(_blind_fair_regression_case, face="fairlearn"),
     ("DPFairRegressionPostprocessing", "blind"): functools.partial(_blind_fair_regression_case, face="aif360"),
+    ("DPGroupBudgetRegressor", "stage1"): functools.partial(_group_budget_stage1_case, classification=False),
+    ("DPGroupBudgetClassifier", "stage1"): functools.partial(_group_budget_stage1_case, classification=True),
+    ("DPGroupBudgetClassification", "stage1"): functools.partial(_group_budget_stage1_case, classification=True,
+                                                                 face="aif360"),
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
@@ -1063,7 +1151,9 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         A second algorithm of the row's class (:data:`VARIANTS`): ``"statistics"`` audits the statistics game's
         one release of sufficient statistics (``_statistics_game_case``), ``"statistics_round"`` its per-round
         release (``_statistics_round_case``), ``"selection"`` its last release, the choice against the fair
-        constants under ``privacy_unit="record"`` (``_constant_choice_case``). None: the row's default case.
+        constants under ``privacy_unit="record"`` (``_constant_choice_case``), ``"stage1"`` the group-budget
+        estimators' stage-1 Gram release (``_group_budget_stage1_case``: ``epsilon`` is its Gaussian ``mu``, and
+        the declared pair is its exact Gaussian profile at ``epsilon``). None: the row's default case.
 
     Returns
     -------

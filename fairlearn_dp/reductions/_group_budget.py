@@ -252,11 +252,11 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         ledger = ZCDPLedger()
         present = sizes > 0
         uniform = present / present.sum()           # equal shares over the groups that have rows (sizes are public)
-        fallback = None
+        fallback = stage1 = None
         if self.budget_allocation == "standard_errors" and np.any(sizes >= design.shape[1] + 1):
             tau, mu = group_budget_split(rho_fit, self.stage1_fraction)
-            shares, fallback = self._stage1_standard_errors(design, target, group_index, sizes, tau, ledger,
-                                                            stage1_rng)
+            shares, fallback, stage1 = self._stage1_standard_errors(design, target, group_index, sizes, tau,
+                                                                    ledger, stage1_rng)
         else:
             mu = rho_fit
             shares = uniform
@@ -272,6 +272,7 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
         self.group_sizes_ = sizes
         self.budget_shares_ = shares
         self.stage1_fallback_ = fallback
+        self.stage1_statistics_ = stage1
         self.coef_ = coef[:-1] if self.fit_intercept else coef
         self.intercept_ = float(coef[-1] * self.data_bound) if self.fit_intercept else 0.0
         self.ledger_ = ledger
@@ -396,6 +397,9 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
     stage1_fallback_ : str or None
         Why stage 1 gave equal shares (a released ``X^T X`` not positive definite, a released residual sum <= 0,
         or no group with ``d + 1`` rows), None otherwise.
+    stage1_statistics_ : dict or None
+        Stage 1's releases: ``"gram"`` (the noisy ``X^T X``, its upper triangle mirrored), ``"moments"`` (``X^T
+        y``) and ``"residual_sums"`` (of the groups with ``d + 1`` rows; None if not released); None without stage 1.
     ledger_ : ZCDPLedger
         Every Gaussian release with its stage, sensitivity, sigma and zCDP cost.
     rho_spent_ : float
@@ -414,8 +418,9 @@ class DPGroupBudgetRegressor(RegressorMixin, _GroupBudgetBase):
       iteration (and its clipped loss mean with ``bounded_group_loss``). The rest is post-processing.
     - Mechanism: diffprivlib's analytic Gaussian at the zCDP sigma, every release recorded in ``ledger_``; zCDP
       adds, and the accountant is charged ``(rho + 2 sqrt(rho ln(1/delta)), delta)`` once (``privacy_spent_``).
-    - Sensitivities (L2): ``2 d U^2`` (``X^T X``), ``2 sqrt(d) U V`` (``X^T y``), ``clip^2`` (residual sum),
-      ``2 clip / n_k`` (gradient mean; ``2 clip`` pooled), ``clip^2 / n_k`` (loss mean).
+    - Sensitivities (L2): ``U^2 sqrt(d^2 - (d mod 2))`` (upper triangle of ``X^T X``, ``d >= 2``), ``2 sqrt(d) U
+      V`` (``X^T y``), ``clip^2`` (residual sum), ``2 clip / n_k`` (gradient mean; ``2 clip`` pooled), ``clip^2 /
+      n_k`` (loss mean); each attained by some neighbour.
     - Public inputs: ``n_k``, ``groups``, ``data_bound``, ``target_bound``, ``clip``, ``n_iter`` and the other
       parameters; small and empty groups get default shares decided by the public sizes.
     - Derivations: docs/privacy_analysis/group_budget.md.

@@ -19,7 +19,31 @@ from ..privacy import group_budget_stage1_split, group_budget_stage2_split, zcdp
 from ..privacy import ZCDPLedger
 from ..privacy import choose_against_constants, no_choice
 
-__all__ = ["ZCDPLedger"]           # re-imported from the privacy core (pickles and imports of the old place work)
+__all__ = ["ZCDPLedger", "gram_upper_sensitivity"]   # ZCDPLedger: re-imported from the privacy core (old imports work)
+
+
+def gram_upper_sensitivity(d: int, bound: float) -> float:
+    """Tight L2 sensitivity of the upper triangle (diagonal included) of ``x x^T`` under substitution of one row.
+
+    Rows ``x, x'`` in the box ``[-U, U]^d`` (``U = bound``), an intercept column fixed at ``U`` allowed: the
+    largest ``||triu(x x^T - x' x'^T)||_2`` is ``U^2 sqrt(d^2 - (d mod 2))`` for ``d >= 2``, i.e. ``2 U^2 sqrt(m (d
+    - m))`` with ``m = floor(d / 2)``, attained by ``x = U (1, ..., 1)`` and ``x'`` equal to it with ``m`` feature
+    entries negated (each of the ``m (d - m)`` mixed off-diagonal entries moves by ``2 U^2``, nothing else moves).
+    ``d = 1``: ``U^2`` (``x = U``, ``x' = 0``); for an intercept-only design the one entry ``n U^2`` is public and
+    ``U^2`` is valid but not tight. Proof: docs/privacy_analysis/group_budget.md.
+
+    Parameters
+    ----------
+    d : int
+        Columns of the design (the intercept included), >= 1.
+    bound : float
+        The public bound ``U`` on every design entry.
+
+    Returns
+    -------
+    float
+    """
+    return float(bound) ** 2 * math.sqrt(max(d * d - d % 2, 1))
 
 
 class _GroupBudgetStages:
@@ -54,16 +78,17 @@ class _GroupBudgetStages:
                                         random_state=random_state)
 
     def _stage1_standard_errors(self, design, target, group_index, sizes, tau, ledger, rng):
-        """Algorithm 1: tau-zCDP per-group standard errors of a precursor DP OLS fit; returns ``(s_k^2, fallback)``.
+        """Algorithm 1: tau-zCDP per-group standard errors of a precursor DP OLS fit; returns ``(s_k^2, fallback,
+        released)``, ``released`` the noisy ``X^T X`` (mirrored), ``X^T y`` and residual sums (None if not released).
 
         Budget: ``tau_k = tau / (K_e + 1)`` with ``K_e`` the number of groups with at least ``d + 1`` rows (the
         groups that get a standard error; all ``K`` groups in the usual case); ``tau_k / 2`` each for ``X^T X`` and
         ``X^T y`` (Analyze Gauss), and ``tau_k`` for each such group's clipped residual sum ``S_k``. Sensitivities
-        under substitution of one record with feature entries bounded by ``U = data_bound`` and ``|y| <= V =
-        target_bound``: ``||x x^T - x' x'^T||_F <= ||x||^2 + ||x'||^2 <= 2 d U^2`` (noise on the upper triangle,
-        mirrored: each entry is released once, and the Frobenius bound covers the upper triangle), ``||x y - x'
-        y'||_2 <= 2 sqrt(d) U V``; a clipped squared residual lies in ``[0, clip^2]``, so ``S_k`` moves by at most
-        ``clip^2``.
+        under substitution of one record with design entries bounded by ``U = data_bound`` (the intercept column at
+        ``U``) and ``|y| <= V = target_bound``, each tight: :func:`gram_upper_sensitivity` for the upper triangle of
+        ``X^T X`` (``U^2 sqrt(d^2 - (d mod 2))``, about half the ``||x||^2 + ||x'||^2 <= 2 d U^2`` of the
+        Frobenius bound), ``2 sqrt(d) U V`` for ``X^T y``; a clipped squared residual lies in ``[0, clip^2]``, so
+        ``S_k`` moves by at most ``clip^2``.
 
         Degraded cases (they depend on the public sizes or on released values only): a group with ``1 <= n_k <=
         d`` rows is too small for a standard error and gets the default share ``1 / K'`` (``K'``: groups with
@@ -80,7 +105,7 @@ class _GroupBudgetStages:
         rho_moments, rho_residual = group_budget_stage1_split(tau, estimable.size)
         upper = np.triu_indices(d)
         gram = design.T @ design
-        noisy_upper = ledger.release(gram[upper], stage="stage1", l2_sensitivity=2 * d * bound ** 2,
+        noisy_upper = ledger.release(gram[upper], stage="stage1", l2_sensitivity=gram_upper_sensitivity(d, bound),
                                      rho=rho_moments, random_state=rng)
         noisy_gram = np.zeros((d, d))
         noisy_gram[upper] = noisy_upper
@@ -89,8 +114,9 @@ class _GroupBudgetStages:
                                 l2_sensitivity=2 * math.sqrt(d) * bound * target_bound, rho=rho_moments,
                                 random_state=rng)
         residual_clip = float(self.clip) ** 2
+        released = {"gram": noisy_gram, "moments": moment, "residual_sums": None}
         if np.linalg.eigvalsh(noisy_gram).min() <= 0:
-            return uniform, "X^T X not positive definite"      # the residual sums are then not released
+            return uniform, "X^T X not positive definite", released     # the residual sums are then not released
         beta = np.linalg.solve(noisy_gram, moment)
         with np.errstate(all="ignore"):       # beta is released; an overflow must not surface as a warning
             squared_residuals = (target - design @ beta) ** 2
@@ -100,14 +126,15 @@ class _GroupBudgetStages:
         sums = np.bincount(group_index, weights=residuals, minlength=n_groups)
         noisy_sums = np.array([ledger.release(sums[k], stage="stage1", l2_sensitivity=residual_clip, rho=rho_residual,
                                               random_state=rng) for k in estimable])
+        released["residual_sums"] = noisy_sums
         if np.any(noisy_sums <= 0):
-            return uniform, "a noisy residual sum <= 0"
+            return uniform, "a noisy residual sum <= 0", released
         squared = noisy_sums / sizes[estimable]
         small = present.copy()
         small[estimable] = False                       # groups with 1..d rows: the default share 1 / K'
         shares = np.where(small, uniform, 0.0)
         shares[estimable] = (1.0 - shares.sum()) * (squared / squared.sum())
-        return shares, None
+        return shares, None, released
 
     def _stage2_gradient_descent(self, design, target, group_index, sizes, mu, shares, ledger, rng):
         """Algorithm 2 (``objective="group_mean"``, optional BGL) or Algorithm 3 (``"pooled"``): mu-zCDP projected

@@ -532,3 +532,35 @@ def test_constant_choice_audit_catches_a_halved_sensitivity(monkeypatch):
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1000,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
     assert not result.passed and result.epsilon_lower_bound > 1.0
+
+
+# ------------------------------------------------------------------------ group-budget stage 1's Gram (variant)
+@pytest.mark.slow  # 800 fits per row (~7 s each)
+@pytest.mark.parametrize("name", ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetClassification"])
+def test_group_budget_stage1_gram_passes_its_audit(name):
+    """Stage 1's Gram release with its tight sensitivity, on the worst-case neighbour: no violation of its exact
+    Gaussian profile, and the event's frequencies match 1/2 and Phi(-1) within five standard deviations."""
+    result = audit_registered(name, variant="stage1", n_runs=400, random_state=3)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon == 1.0
+    expected = default_audit_case(name, variant="stage1").event.expected_probabilities
+    assert expected == pytest.approx((0.5, 0.5 * math.erfc(1 / math.sqrt(2))))
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
+@pytest.mark.parametrize("name", ["DPGroupBudgetRegressor",                                     # ~8 s each
+                                  pytest.param("DPGroupBudgetClassifier", marks=pytest.mark.slow),
+                                  pytest.param("DPGroupBudgetClassification", marks=pytest.mark.slow)])
+def test_group_budget_stage1_audit_catches_a_halved_gram_sensitivity(monkeypatch, name):
+    """BROKEN on purpose: the Gram is released with half its (tight) sensitivity; the ledger records the same zCDP
+    cost, so the fit still declares its budget. On D' the event's probability drops from Phi(-1) = 0.16 to
+    Phi(-2) = 0.023 (200 runs per side)."""
+    from fairlearn_dp.reductions import _group_budget_stages
+
+    case = default_audit_case(name, variant="stage1")
+    honest = _group_budget_stages.gram_upper_sensitivity
+    monkeypatch.setattr(_group_budget_stages, "gram_upper_sensitivity", lambda d, bound: honest(d, bound) / 2)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=200,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
+    assert not result.passed and result.epsilon_lower_bound > 1.2

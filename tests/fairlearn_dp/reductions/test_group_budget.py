@@ -163,7 +163,8 @@ def test_classifier_needs_binary_labels():
 
 
 def test_target_bound_sets_the_stage1_moment_sensitivity_and_clips_y():
-    """X^T y moves by at most 2 sqrt(d) U V under substitution (U on features, V on targets); X^T X by 2 d U^2."""
+    """X^T y moves by at most 2 sqrt(d) U V under substitution (U on features, V on targets); the upper triangle of
+    X^T X by U^2 sqrt(d^2 - 1) for odd d (here d = 3)."""
     X, y, g = synthetic(11, sizes=(400, 300))
     y = 5 * y
     with warnings.catch_warnings():
@@ -173,7 +174,7 @@ def test_target_bound_sets_the_stage1_moment_sensitivity_and_clips_y():
     np.testing.assert_array_equal(model.coef_, clipped.coef_)
     d = X.shape[1] + 1
     stage1 = [e for e in model.ledger_.entries if e["stage"] == "stage1"]
-    assert stage1[0]["l2_sensitivity"] == pytest.approx(2 * d * 1.0 ** 2)
+    assert stage1[0]["l2_sensitivity"] == pytest.approx(math.sqrt(d ** 2 - 1) * 1.0 ** 2)
     assert stage1[1]["l2_sensitivity"] == pytest.approx(2 * math.sqrt(d) * 1.0 * 4.0)
     default = make(groups=[0, 1], data_bound=2.0).fit(X, np.clip(y, -2, 2), sensitive_features=g)
     assert default.ledger_.entries[1]["l2_sensitivity"] == pytest.approx(2 * math.sqrt(d) * 2.0 * 2.0)
