@@ -89,16 +89,17 @@ def fair_constants(error_parity: bool) -> tuple[float, ...]:
 def selection_split(epsilon: float) -> tuple[float, float]:
     """``(epsilon_fit, epsilon_choice)``: :data:`SELECTION_SHARE` of ``epsilon`` for the choice, the rest for the
     fit (basic composition: they add up to ``epsilon``; the choice is pure DP and takes no delta). ``inf`` gives
-    ``(inf, inf)``. The fit's part is the remainder, rounded down when the floating-point subtraction rounds it up
-    (``0.3 - 0.03`` plus ``0.03`` is ``0.30000000000000004``), so that the two add up to at most ``epsilon`` exactly.
+    ``(inf, inf)``. The fit's part is the remainder ``epsilon - choice`` as before; when the floating-point
+    subtraction rounds it up (``8 - 0.8`` is ``7.2``, and ``7.2 + 0.8`` exceeds 8 in exact arithmetic), the choice's
+    share is rounded down until the two add up to at most ``epsilon`` exactly (a few ulps of the choice's share).
     """
     if math.isinf(epsilon):
         return math.inf, math.inf
     epsilon = float(epsilon)
     choice = SELECTION_SHARE * epsilon
     fit = epsilon - choice
-    while Fraction(fit) + Fraction(choice) > Fraction(epsilon):     # one step at most: the remainder is within an ulp
-        fit = math.nextafter(fit, 0.0)
+    while Fraction(fit) + Fraction(choice) > Fraction(epsilon):    # the excess is at most half an ulp of the fit's
+        choice = math.nextafter(choice, 0.0)
     return fit, choice
 
 

@@ -1,8 +1,8 @@
 """DPGerryFairClassifier's reported spends never read above the declared budget, not even by round-off (issue 37).
 
 The split is exact at the source: each release's share is rounded down so that the ``K`` shares add up to at most the
-fit's part (:func:`~fairlearn_dp.privacy._budget_split.exact_share`), and the fit's part is rounded down so that it
-and the choice's add up to at most ``epsilon`` (:func:`~fairlearn_dp.privacy.selection_split`). Sums are compared
+fit's part (:func:`~fairlearn_dp.privacy._budget_split.exact_share`), and the choice's share is rounded down so that
+it and the fit's add up to at most ``epsilon`` (:func:`~fairlearn_dp.privacy.selection_split`). Sums are compared
 in exact rational arithmetic (``Fraction``), so an excess of one ulp is caught.
 """
 
@@ -23,7 +23,7 @@ EPSILONS = [0.1, 0.3, 1, 3, 7]
 def test_the_choice_and_the_fit_add_up_to_at_most_epsilon(epsilon):
     fit, choice = selection_split(epsilon)
     assert Fraction(fit) + Fraction(choice) <= Fraction(epsilon)
-    assert fit == pytest.approx(0.9 * epsilon, rel=1e-15) and choice == 0.1 * epsilon
+    assert fit == epsilon - 0.1 * epsilon and choice == pytest.approx(0.1 * epsilon, rel=1e-15)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
