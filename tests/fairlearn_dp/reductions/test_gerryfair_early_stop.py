@@ -20,7 +20,7 @@ from fairlearn_dp.reductions import _gerryfair_oracles as oracles
 from fairlearn_dp.reductions._gerryfair_oracles import STOP_LEVEL, _aif360_stops, _stop_tolerance
 
 N_TRIALS = 200
-# Binomial(200, 0.01) exceeds 6 with probability 0.005 (and Binomial(200, 0.03) exceeds 13 with probability 0.01).
+# A stalled fit misses round 5 with probability at most 0.01: Binomial(200, 0.01) exceeds 6 with probability 0.005.
 MAX_MISSES = int(stats.binom.isf(0.005, N_TRIALS, STOP_LEVEL))
 
 
