@@ -25,6 +25,7 @@ the zCDP budget of ``(epsilon, delta)``). ``"auto"`` takes the rule with the sma
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from diffprivlib.mechanisms import GaussianAnalytic
 
@@ -46,8 +47,8 @@ def per_release_budget(epsilon: float, delta: float, n_releases: int, compositio
         if composition in ("advanced", "zcdp"):
             raise ValueError(f"composition={composition!r} needs delta > 0; use delta > 0 or "
                              "composition='basic'.")
-        return epsilon / n_releases, 0.0, "basic"
-    basic = (epsilon / n_releases, delta / n_releases)
+        return exact_share(epsilon, n_releases), 0.0, "basic"
+    basic = (exact_share(epsilon, n_releases), exact_share(delta, n_releases))
     slack = delta / 2
     low, high = 0.0, epsilon                    # bisection keeping advanced_composition_epsilon(low) <= epsilon
     for _ in range(200):
@@ -56,7 +57,7 @@ def per_release_budget(epsilon: float, delta: float, n_releases: int, compositio
             low = middle
         else:
             high = middle
-    advanced = (low, delta / (2 * n_releases))
+    advanced = (low, exact_share(slack, n_releases))
     rho0 = per_release_rho(epsilon, delta, n_releases)
     zcdp = (zcdp_to_approx_dp(rho0, delta), delta)        # one release's (epsilon, delta); its noise is set by rho0
     if composition == "basic":
@@ -75,8 +76,28 @@ def per_release_budget(epsilon: float, delta: float, n_releases: int, compositio
 
 
 def per_release_rho(epsilon: float, delta: float, n_releases: int) -> float:
-    """Each release's zCDP budget: ``rho(epsilon, delta) / K`` (zCDP composes by addition, Bun & Steinke 2016)."""
-    return approx_dp_to_zcdp(epsilon, delta) / n_releases
+    """Each release's zCDP budget: ``rho(epsilon, delta) / K`` (zCDP composes by addition, Bun & Steinke 2016), as
+    :func:`exact_share` rounds it, so that the ``K`` releases compose to at most ``rho``.
+    """
+    return exact_share(approx_dp_to_zcdp(epsilon, delta), n_releases)
+
+
+def exact_share(total: float, n_parts: int) -> float:
+    """``total / n_parts`` rounded down if needed: the largest float ``s`` at most ``total / n_parts`` with
+    ``n_parts * s <= total`` in exact arithmetic.
+
+    Floating-point division rounds to nearest, so ``n * (total / n)`` can exceed ``total`` by an ulp (``0.01 / 75``
+    times 75 is ``0.010000000000000002``): the parts of a split would then compose to more than the declared budget.
+    With the share rounded down, the exact product is at most ``total``, and so is its floating-point value
+    (rounding is monotone and ``total`` is a float), so a reported composition never reads above the declared
+    total. ``inf`` and 0 are returned divided as they are.
+    """
+    share = total / n_parts
+    if not math.isfinite(share) or share == 0:
+        return share
+    while Fraction(share) * n_parts > Fraction(total):        # at most a step or two: the quotient is within an ulp
+        share = math.nextafter(share, 0.0)
+    return share
 
 
 def composed_spend(eps0: float, delta0: float, n_releases: int, rule: str, delta: float,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
@@ -88,12 +89,18 @@ def fair_constants(error_parity: bool) -> tuple[float, ...]:
 def selection_split(epsilon: float) -> tuple[float, float]:
     """``(epsilon_fit, epsilon_choice)``: :data:`SELECTION_SHARE` of ``epsilon`` for the choice, the rest for the
     fit (basic composition: they add up to ``epsilon``; the choice is pure DP and takes no delta). ``inf`` gives
-    ``(inf, inf)``.
+    ``(inf, inf)``. The fit's part is the remainder ``epsilon - choice`` as before; when the floating-point
+    subtraction rounds it up (``8 - 0.8`` is ``7.2``, and ``7.2 + 0.8`` exceeds 8 in exact arithmetic), the choice's
+    share is rounded down until the two add up to at most ``epsilon`` exactly (a few ulps of the choice's share).
     """
     if math.isinf(epsilon):
         return math.inf, math.inf
-    choice = SELECTION_SHARE * float(epsilon)
-    return float(epsilon) - choice, choice
+    epsilon = float(epsilon)
+    choice = SELECTION_SHARE * epsilon
+    fit = epsilon - choice
+    while Fraction(fit) + Fraction(choice) > Fraction(epsilon):    # the excess is at most half an ulp of the fit's
+        choice = math.nextafter(choice, 0.0)
+    return fit, choice
 
 
 def no_choice() -> ConstantChoice:

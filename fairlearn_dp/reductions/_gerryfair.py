@@ -140,7 +140,7 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         ``Ridge`` (its ``fit_intercept`` and ``alpha`` are used; others are a ``ValueError`` before any data). With
         ``epsilon = inf``, any regressor, fitted each round on AIF360's costs (``RegressionCSCHypothesis``).
     early_termination : bool, default=True
-        AIF360's stopping rule, on the released values; the budget is charged for all rounds in any case.
+        AIF360's stop on released values, "equal" within the 99% quantile of their noise (``==`` at ``epsilon=inf``).
     feature_norm_bound : float or None, default=None
         Public bound on the rows' norm in ``X`` (L1 if ``delta == 0``, else L2); larger rows are scaled onto it.
         None: the bound ``X.attrs`` publishes, else ``d`` (L1) or ``sqrt(d)`` (L2); none with ``epsilon = inf``.
@@ -440,7 +440,10 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
             if self.heatmapflag and t % int(self.heatmap_iter) == 0:        # epsilon = inf only (_check_params_together)
                 heat_range = _oracles._save_heatmap(X, A[:, :2], sensitive_names[:2], y, played,
                                            f"{self.heatmap_path}/heatmap_iteration_{t}", heat_range, t == 1)
-            if self.early_termination and _aif360_stops(errors, violations, self.gamma):
+            if self.early_termination and _aif360_stops(
+                    errors, violations, self.gamma,
+                    _oracles._stop_tolerance(e_info["noise_scale"], release.delta0 == 0, n),
+                    _oracles._stop_tolerance(u_info["noise_scale"], release.delta0 == 0, n)):
                 break
 
         # Record unit: y is private, so the mixture's training error is too (exponential mechanism, same stream).

@@ -9,6 +9,7 @@ running sums and the stopping rule -- is post-processing of released values.
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -83,9 +84,47 @@ class _AuditorPlays:
         self.count += 1
 
 
-def _aif360_stops(errors, violations, gamma):
-    """AIF360's early-termination rule, applied to the released errors and violations."""
-    return (len(errors) >= 5 and (errors[-1] == errors[-2] or violations[-1] == violations[-2])
+#: The early stop's level: a stalled round passes each agreement test with probability at least ``1 - STOP_LEVEL``.
+STOP_LEVEL = 0.01
+
+
+def _laplace_difference_quantile(level):
+    """``z`` with ``P(|L_1 - L_2| > z b) = level`` for independent Laplace(``b``) draws: ``(1 + z/2) e^{-z} = level``
+    (the tail of their difference), solved by bisection (the left side decreases in ``z``). 5.98 at 0.01.
+    """
+    low, high = 0.0, 100.0
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if (1 + middle / 2) * math.exp(-middle) > level else (low, middle)
+    return high
+
+
+def _stop_tolerance(noise_scale, laplace, n, level=STOP_LEVEL):
+    """The ``1 - level`` quantile of ``|N_1 - N_2| / n`` for two releases' noises (public: the scale and ``n``).
+
+    Laplace scale ``b``: ``z b / n`` with ``z`` from :func:`_laplace_difference_quantile`; Gaussian ``sigma``:
+    ``z sqrt(2) sigma / n`` with ``z`` the standard normal's ``1 - level / 2`` quantile. 0 without noise.
+    """
+    if noise_scale == 0:
+        return 0.0
+    if laplace:
+        return _laplace_difference_quantile(level) * noise_scale / n
+    return NormalDist().inv_cdf(1 - level / 2) * math.sqrt(2) * noise_scale / n
+
+
+def _aif360_stops(errors, violations, gamma, error_tolerance=0.0, violation_tolerance=0.0):
+    """AIF360's early-termination rule on the released errors and violations, "equal" meaning "within the noise".
+
+    After at least 5 rounds: stop when the last released violation is below ``gamma`` and the last two released
+    errors agree within ``error_tolerance``, or the last two released violations within ``violation_tolerance``
+    (:func:`_stop_tolerance` of their release noise, public). Tolerances 0 (``epsilon = inf``) give AIF360's rule
+    exactly: ``abs(a - b) <= 0`` only when ``a == b``. Reads released values and public inputs only; derivation on
+    docs/privacy_analysis/gerryfair.md ("The early stop").
+    """
+    def agree(values, tolerance):
+        return values[-1] == values[-2] or abs(values[-1] - values[-2]) <= tolerance
+
+    return (len(errors) >= 5 and (agree(errors, error_tolerance) or agree(violations, violation_tolerance))
             and violations[-1] < gamma)
 
 

@@ -147,7 +147,9 @@ class DPGerryFairClassifier(Transformer):
 
         Args:
             dataset (BinaryLabelDataset): training data; labels in {0, 1}.
-            early_termination (bool): AIF360's early-termination rule, applied to the released values.
+            early_termination (bool): AIF360's early-termination rule, applied to the released values: two
+                released values count as equal when they differ by less than the 99% quantile of their noise
+                difference (exactly AIF360's equality at ``epsilon=numpy.inf``; see the engine's analysis page).
 
         Returns:
             DPGerryFairClassifier: self.
