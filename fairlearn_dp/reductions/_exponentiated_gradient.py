@@ -152,8 +152,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     lambda_, constraint_index_ : numpy.ndarray and pandas.MultiIndex
         The Auditor's average multipliers and their (sign, event, group) index.
     history_ : dict of numpy.ndarray
-        Per round: the releases and their post-processing (multipliers, violations, plays); the noise scale.
-        Statistics game: also ``"statistics"`` and, under ``"record"``, ``"gram"`` (the released ``Phi^T Phi``).
+        The releases and their post-processing (multipliers, violations, plays), the noise scale; ``"gram"``: the Gram.
     n_iter_, eta_, bound_B_, mode_, oracle_ : int, float, float, str, str
         Rounds played, learning rate, ``B`` (statistics game), the algorithm that ran and its Learner.
     epsilon_per_mechanism_, composition_ : float, str
