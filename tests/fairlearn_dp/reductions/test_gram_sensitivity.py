@@ -22,7 +22,7 @@ def _worst_pair(C, d):
     x, x_prime = np.zeros(d), np.zeros(d)
     if d == 1:
         # x = C, x' = -s: the change is (C^2 - s^2, C + s, 0); the best s on a fine grid (the maximum is at s = C
-        # or where the derivative vanishes, so the grid's error is quadratic in its step: below 1e-12 relative).
+        # or where the derivative vanishes, so the grid's error is quadratic in its step: 4e-12 relative at most here).
         s = np.linspace(0.0, C, 200_001)
         x[0], x_prime[0] = C, -s[np.argmax((C ** 2 - s ** 2) ** 2 + (C + s) ** 2)]
     elif C * C <= 0.5:
