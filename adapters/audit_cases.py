@@ -103,6 +103,13 @@ attribute changed; a one-cell threshold event at the true value on ``D``, probab
 ``Phi(-1/sigma)``) and declare that release's own zCDP budget converted at the fit's delta. As for the other zCDP
 rows, these audits catch gross errors (noise missing or far too small), not subtle ones.
 
+``variant="gram"`` audits the Gram release under ``privacy_unit="record"`` on its worst neighbour (record 0's
+features substituted so that the release moves by exactly its declared sensitivity, in four entries): the event
+projects the release onto that move (:class:`~fairlearn_dp.audit.ProjectionEvent`), and the declared ``(epsilon,
+delta)`` is the point of the release's exact Gaussian profile at which that event is optimal (``epsilon =
+rho_gram``, ``delta = 1/2 - e^rho Phi(-sqrt(2 rho))``), not the loose zCDP conversion, so it catches a release
+with half the declared sensitivity (a halved ``gram_sensitivity``: bound 2.7 against 1 with 400 runs).
+
 Group-budget stage 1 (variant)
 ------------------------------
 ``default_audit_case("DPGroupBudgetRegressor", variant="stage1")`` (and ``"DPGroupBudgetClassifier"``, and its
@@ -943,6 +950,75 @@ def _statistics_round_case(n, epsilon, *, face):
                                       sigma_key="per_round", rho_key="per_round")
 
 
+# ------------------------------------------------------------------ the statistics game's Gram release (variant)
+_GRAM_ROW_NORM = 1.0          # C^2 > 1/2: the worst neighbour moves four entries of the release (C = 1: Delta^2 = 4.5)
+
+
+def _gram_profile_delta(rho):
+    """The delta of the Gaussian mechanism's exact privacy profile (Balle & Wang 2018, Thm. 8) at ``epsilon = rho``,
+    for ``Delta / sigma = mu = sqrt(2 rho)``: ``Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu) = 1/2 -
+    e^rho Phi(-mu)``. The half-space event at the true value on ``D`` has privacy loss exactly ``mu^2 / 2 = rho`` on
+    its boundary: it is this point's optimal event, and a release with less noise than declared exceeds it.
+    """
+    from scipy.stats import norm
+
+    return 0.5 - math.exp(rho) * float(norm.cdf(-math.sqrt(2.0 * rho)))
+
+
+def _make_gram_game(epsilon, seed):
+    """The statistics game under ``privacy_unit="record"`` (least-squares Learner, two planned rounds, public row
+    bound ``C = 1``, two features) whose Gram release gets ``rho_gram = epsilon``: the fit's zCDP budget is ``4
+    epsilon`` (``statistics_fraction = 0.5``, half of ``rho_stats`` for the Gram), converted at the fit's delta, plus
+    the choice against the constants' share. ``inf``: the noise-free reference.
+    """
+    from fairlearn.reductions import DemographicParity
+
+    from fairlearn_dp.privacy import SELECTION_SHARE, zcdp_to_approx_dp
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+
+    total = (math.inf if math.isinf(epsilon)
+             else zcdp_to_approx_dp(4.0 * epsilon, _STATISTICS_DELTA) / (1.0 - SELECTION_SHARE))
+    return DPExponentiatedGradient(None, DemographicParity(difference_bound=0.05), mode="statistics", epsilon=total,
+                                   delta=_STATISTICS_DELTA, max_iter=2, statistics_fraction=0.5,
+                                   privacy_unit="record", row_norm_bound=_GRAM_ROW_NORM, groups=[0, 1],
+                                   accountant=_accountant(), random_state=seed)
+
+
+def _gram_case(n, epsilon):
+    """The Gram release under ``privacy_unit="record"`` (``history_["gram"]``: the noisy ``Phi^T Phi`` of ``phi = [x,
+    1]``, whose upper triangle is released). ``D'`` substitutes record 0's features ``x = (a, b)`` by ``(b, a)`` with
+    ``a - b = sqrt(C^2 + 1/2)`` and ``a + b = sqrt(C^2 - 1/2)`` (both on the bound, ``x . x' = -1/2``): the worst
+    neighbour of docs/privacy_analysis/statistics_game.md, which moves the release by exactly its declared
+    sensitivity (checked here, noise-free). The event projects the release onto that move and thresholds it at its
+    value on ``D`` (:class:`~fairlearn_dp.audit.ProjectionEvent`: probabilities 1/2 and ``Phi(-sqrt(2 rho))``);
+    declared: the release's Gaussian profile at ``epsilon = rho_gram`` (:func:`_gram_profile_delta`).
+    """
+    from fairlearn_dp.audit import ProjectionEvent
+
+    C = _GRAM_ROW_NORM
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (n, 2))          # inside the bound: no other row is clipped
+    plus, minus = math.sqrt(C * C + 0.5), math.sqrt(C * C - 0.5)
+    X_prime = X.copy()
+    X[0], X_prime[0] = ((minus + plus) / 2, (minus - plus) / 2), ((minus - plus) / 2, (minus + plus) / 2)
+    labels, groups = (np.arange(n) // 2) % 2, np.arange(n) % 2
+    dataset = {"X": X, "y": labels, "sensitive_features": groups}
+    neighbour = {"X": X_prime, "y": labels, "sensitive_features": groups}
+    attribute = "history_.gram"
+    truth = np.asarray(released_attribute(_make_gram_game(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    truth_prime = np.asarray(released_attribute(_make_gram_game(math.inf, 0).fit(**neighbour), attribute),
+                             dtype=float)
+    move = np.triu(truth_prime - truth)                               # the released entries only
+    fitted = _make_gram_game(epsilon, 0).fit(**dataset)
+    shift = float(np.linalg.norm(move))
+    if not math.isclose(shift, fitted.sensitivity_["gram_l2"], rel_tol=1e-9):
+        raise RuntimeError(f"The Gram neighbours move the release by {shift:.6g}, not by its declared sensitivity "
+                           f"{fitted.sensitivity_['gram_l2']:.6g}.")
+    event = ProjectionEvent(attribute, move, float(np.sum(truth * move) / shift), shift,
+                            float(fitted.noise_scale_["gram"]))
+    rho = float(fitted.rho_["gram"])
+    return _make_gram_game, dataset, neighbour, event, PrivacySpend(rho, _gram_profile_delta(rho))
+
+
 # ------------------------------------------------------------------------ attribute-blind post-processing (variant)
 def _blind_group_estimator():
     """A fixed group classifier of the group from ``[output, feature]``, fitted on public synthetic rows (not on the
@@ -1076,6 +1152,7 @@ _VARIANT_CASES = {
     ("DPExponentiatedGradientReduction", "statistics_round"): functools.partial(_statistics_round_case,
                                                                                 face="aif360"),
     ("DPExponentiatedGradient", "selection"): _constant_choice_case,
+    ("DPExponentiatedGradient", "gram"): _gram_case,
     ("DPFairRegressionPostprocessor", "blind"): functools.partial(_blind_fair_regression_case, face="fairlearn"),
     ("DPFairRegressionPostprocessing", "blind"): functools.partial(_blind_fair_regression_case, face="aif360"),
     ("DPGroupBudgetRegressor", "stage1"): functools.partial(_group_budget_stage1_case, classification=False),
@@ -1151,9 +1228,10 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         A second algorithm of the row's class (:data:`VARIANTS`): ``"statistics"`` audits the statistics game's
         one release of sufficient statistics (``_statistics_game_case``), ``"statistics_round"`` its per-round
         release (``_statistics_round_case``), ``"selection"`` its last release, the choice against the fair
-        constants under ``privacy_unit="record"`` (``_constant_choice_case``), ``"stage1"`` the group-budget
-        estimators' stage-1 Gram release (``_group_budget_stage1_case``: ``epsilon`` is its Gaussian ``mu``, and
-        the declared pair is its exact Gaussian profile at ``epsilon``). None: the row's default case.
+        constants under ``privacy_unit="record"`` (``_constant_choice_case``), ``"gram"`` its Gram release under
+        ``privacy_unit="record"`` (``_gram_case``; ``epsilon`` is that release's ``rho``), ``"stage1"`` the
+        group-budget estimators' stage-1 Gram release (``_group_budget_stage1_case``: ``epsilon`` is its Gaussian
+        ``mu``, and the declared pair is its exact Gaussian profile at ``epsilon``). None: the row's default case.
 
     Returns
     -------

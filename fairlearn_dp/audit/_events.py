@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["released_attribute", "FitFailure", "FitFailed", "CellEvent", "ThresholdEvent", "OrthantEvent",
-           "PlayErrorEvent", "SelectionEvent"]
+__all__ = ["released_attribute", "FitFailure", "FitFailed", "CellEvent", "ThresholdEvent", "ProjectionEvent",
+           "OrthantEvent", "PlayErrorEvent", "SelectionEvent"]
 
 
 def released_attribute(obj: Any, dotted: str) -> Any:
@@ -153,6 +153,42 @@ class ThresholdEvent(_ReleaseEvent):
     def _holds(self, fitted):
         released = float(np.asarray(released_attribute(fitted, self.attribute), dtype=float)[self.cell])
         return bool(released <= self.threshold if self.shift > 0 else released >= self.threshold)
+
+
+class ProjectionEvent(_ReleaseEvent):
+    """``<released, u> <= threshold`` on a fitted object, ``u`` the unit vector along ``direction``: one Gaussian
+    vector release projected onto the direction in which ``D'`` moves it, thresholded at its value on ``D``.
+
+    With i.i.d. noise of sd ``sigma`` on every entry that ``direction`` weighs, the projection's noise has sd
+    ``sigma``, and ``D'`` shifts it by ``shift`` (the L2 norm of the change when ``direction`` is the change): the
+    event has probabilities ``1/2`` on ``D`` and ``Phi(-shift / sigma)`` on ``D'``. It is :class:`ThresholdEvent` for
+    a change spread over several entries.
+    """
+
+    def __init__(self, attribute: str, direction: ArrayLike, threshold: float, shift: float, sigma: float) -> None:
+        from scipy.stats import norm
+
+        direction = np.asarray(direction, dtype=float)
+        length = float(np.linalg.norm(direction))
+        if not (np.isfinite(length) and length > 0):
+            raise ValueError("direction must be a finite, nonzero array.")
+        if not shift > 0:
+            raise ValueError(f"shift must be > 0 (D' moves the projection up), got {shift!r}.")
+        self.attribute = attribute
+        self.direction = direction / length
+        self.threshold = float(threshold)
+        self.shift = float(shift)
+        self.sigma = float(sigma)
+        self.expected_probabilities = (0.5, float(norm.cdf(-self.shift / self.sigma)))
+
+    @property
+    def description(self) -> str:
+        return (f"<{self.attribute}, u> <= {self.threshold:.6g} (u: the unit direction in which D' moves the "
+                f"release, by {self.shift:.6g}; the true value on D; declared Gaussian sigma {self.sigma:.6g})")
+
+    def _holds(self, fitted):
+        released = np.asarray(released_attribute(fitted, self.attribute), dtype=float)
+        return bool(float(np.sum(released * self.direction)) <= self.threshold)
 
 
 class OrthantEvent(_ReleaseEvent):

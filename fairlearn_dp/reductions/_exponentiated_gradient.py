@@ -152,7 +152,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     lambda_, constraint_index_ : numpy.ndarray and pandas.MultiIndex
         The Auditor's average multipliers and their (sign, event, group) index.
     history_ : dict of numpy.ndarray
-        Per round: the releases and their post-processing (multipliers, violations, plays); the noise scale.
+        The releases and their post-processing (multipliers, violations, plays), the noise scale; ``"gram"``: the Gram.
     n_iter_, eta_, bound_B_, mode_, oracle_ : int, float, float, str, str
         Rounds played, learning rate, ``B`` (statistics game), the algorithm that ran and its Learner.
     epsilon_per_mechanism_, composition_ : float, str
@@ -385,16 +385,19 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                          "released_gamma": game.released_gammas_,
                          "gamma": game.gammas_, "error": game.errors_, "lp_value": game.lp_values_,
                          "noise_scale": game.sigma_round}
+        if record:                                  # the released (noisy) Phi^T Phi, symmetric
+            self.history_["gram"] = game.gram_
         self.n_iter_ = game.rounds_played_
         self.eta_ = eta
         self.bound_B_ = B
         self.oracle_ = oracle
         self.mode_ = "statistics"
         self.composition_ = "zcdp" if private else "none"
-        self.rho_ = ({"statistics": game.rho_stats, "counts": game.rho_counts, "per_round": game.rho_round,
+        self.rho_ = ({"statistics": game.rho_stats, "counts": game.rho_counts, "gram": game.rho_gram,
+                      "per_round": game.rho_round,
                       "rounds_planned": T,
                       "total": game.rho_stats + T * game.rho_round} if private else {})
-        self.noise_scale_ = {"statistics": game.sigma_stats, "counts": game.sigma_counts,
+        self.noise_scale_ = {"statistics": game.sigma_stats, "counts": game.sigma_counts, "gram": game.sigma_gram,
                              "per_round": game.sigma_round}
         self.epsilon_per_mechanism_ = math.inf if not private else None
         self.sensitivity_ = game.sensitivity

@@ -70,17 +70,22 @@ def attribute_sensitivities(row_norm):
     return math.sqrt(2.0) * float(row_norm), math.sqrt(2.0)
 
 
-def gram_sensitivity(row_norm):
-    """L2 sensitivity of the upper triangle of ``Phi^T Phi`` under substitution: ``sqrt(2) (row_norm^2 + 1)``.
+def gram_sensitivity(row_norm: float, n_features: int) -> float:
+    """L2 sensitivity of the upper triangle (diagonal included) of ``Phi^T Phi``, ``phi = [x, 1]``, ``||x|| <= C``.
 
-    One record's term ``A = phi phi^T`` becomes ``A' = phi' phi'^T``, so ``M = A - A'`` moves. Its Frobenius norm:
-    ``||M||_F^2 = ||A||_F^2 + ||A'||_F^2 - 2 <A, A'> = ||phi||^4 + ||phi'||^4 - 2 (phi . phi')^2 <= 2 (row_norm^2 +
-    1)^2``, since ``||phi phi^T||_F = ||phi||^2`` and ``<A, A'> = (phi . phi')^2 >= 0`` (the triangle inequality
-    gives only ``||phi||^2 + ||phi'||^2``, a factor ``sqrt 2`` more). The upper triangle, diagonal included, is a
-    sub-vector of the entries of the symmetric ``M`` (each off-diagonal entry once instead of twice): its norm is
-    at most ``||M||_F``. Nearly attained by ``phi`` orthogonal to ``phi'``, both on the bound.
+    Tight: a substitution of one record reaches it exactly. With ``d = n_features >= 2``: ``Delta^2 = 4 C^2`` for
+    ``C^2 <= 1/2``, else ``2 C^4 + 2 C^2 + 1/2``. With ``d = 1``: ``Delta^2 = max over s in [0, C] of (C^2 -
+    s^2)^2 + (C + s)^2``, from the endpoints and the roots of the derivative (``2 s (C - s) = 1``). Derivation and
+    the worst-case neighbours: docs/privacy_analysis/statistics_game.md ("Gram matrix").
     """
-    return math.sqrt(2.0) * (float(row_norm) ** 2 + 1.0)
+    C = float(row_norm)
+    if int(n_features) >= 2:
+        return 2.0 * C if C * C <= 0.5 else math.sqrt(2.0 * C ** 4 + 2.0 * C ** 2 + 0.5)
+    # d = 1: the worst pair is x = C, x' = -s, Delta^2 = g(s); g'(s) = 2 (C + s) (1 - 2 s (C - s)).
+    candidates = [0.0, C]
+    if C * C >= 2.0:
+        candidates += [(C - math.sqrt(C * C - 2.0)) / 2.0, (C + math.sqrt(C * C - 2.0)) / 2.0]
+    return math.sqrt(max((C * C - s * s) ** 2 + (C + s) ** 2 for s in candidates))
 
 
 def round_sensitivity():
@@ -141,7 +146,7 @@ class StatisticsGame:
             if record:
                 # S (features and count together) and the Gram matrix, each with half of rho_stats.
                 self.sensitivity["statistics_l2"] = label_cell_sensitivity(row_norm, record=True)
-                self.sensitivity["gram_l2"] = gram_sensitivity(row_norm)
+                self.sensitivity["gram_l2"] = gram_sensitivity(row_norm, self.d)
                 self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_statistics)
                 self.sigma_counts = self.sigma_stats
                 self.sigma_gram = zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_gram)
@@ -202,7 +207,7 @@ class StatisticsGame:
         self.S_ = S
         if self.record:
             gram = self.phi.T @ self.phi
-            if self.private:
+            if self.sigma_gram > 0:             # C = 0: every x is 0, the Gram is public (Delta = 0), no noise
                 upper = np.triu_indices(self.d + 1)
                 noisy = noisy_vector_zcdp(gram[upper], l2_sensitivity=self.sensitivity["gram_l2"],
                                           rho=self.rho_gram, random_state=self.rng)
@@ -241,7 +246,7 @@ class StatisticsGame:
         if not self.private:
             return 1.0
         if self.record:
-            return float(2.0 * self.sigma_gram * math.sqrt(self.d + 1))
+            return float(2.0 * self.sigma_gram * math.sqrt(self.d + 1)) or 1.0    # C = 0: an exact Gram, as at inf
         counts = self.S_[:, :, -1].sum(axis=0)                                 # released group counts
         p_min = max(float(counts.min()), FLOOR_SD * self.sigma_counts) / self.n
         return float(max(self.sigma_stats / min(p_min, 1.0), 1.0))          # at least the noise-free ridge

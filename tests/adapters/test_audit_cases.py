@@ -458,6 +458,49 @@ def test_statistics_game_audit_catches_too_little_noise(monkeypatch, variant):
     assert not result.passed
 
 
+# ------------------------------------------------------------- the statistics game's Gram release (variant)
+def test_gram_case_moves_the_release_by_its_tight_sensitivity():
+    """The case's neighbours move the noise-free Gram release by exactly gram_sensitivity(1, 2) = sqrt(4.5) (the
+    case raises otherwise); the event's probabilities under the declared noise are 1/2 and Phi(-sqrt(2 rho)), and
+    the declared delta is the Gaussian profile's at epsilon = rho."""
+    from scipy.stats import norm
+
+    from fairlearn_dp.reductions._statistics_game import gram_sensitivity
+
+    case = default_audit_case("DPExponentiatedGradient", variant="gram")
+    assert case.event.shift == pytest.approx(gram_sensitivity(1.0, 2), rel=1e-9) == pytest.approx(math.sqrt(4.5))
+    assert case.declared_epsilon == pytest.approx(1.0, rel=1e-9)
+    assert case.event.sigma == pytest.approx(math.sqrt(4.5) / math.sqrt(2 * case.declared_epsilon), rel=1e-9)
+    assert case.event.expected_probabilities == pytest.approx((0.5, norm.cdf(-math.sqrt(2.0))), rel=1e-9)
+    assert case.declared_delta == pytest.approx(0.5 - math.e * norm.cdf(-math.sqrt(2.0)), rel=1e-9)
+
+
+@pytest.mark.slow  # 800 fits (about 16 s)
+def test_gram_release_passes_its_audit():
+    """The Gram release with the tight sensitivity: no violation detected, and the event's frequencies match 1/2 and
+    Phi(-sqrt 2) = 0.079 within five standard deviations (2,000 runs per side gave 0.494 and 0.076, bound 0.70)."""
+    result = audit_registered("DPExponentiatedGradient", variant="gram", n_runs=400, random_state=3)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
+    expected = default_audit_case("DPExponentiatedGradient", variant="gram").event.expected_probabilities
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
+@pytest.mark.slow  # 800 fits (about 16 s): a halved sensitivity moves the event's probability on D' from 0.079 to 0.002
+def test_gram_audit_catches_a_halved_sensitivity(monkeypatch):
+    """BROKEN on purpose: the Gram release drawn at half the tight sensitivity (gram_sensitivity halved) while the
+    fit states the same rho_gram: the audit's lower bound exceeds the declared epsilon."""
+    from fairlearn_dp.reductions import _statistics_game
+
+    case = default_audit_case("DPExponentiatedGradient", variant="gram")
+    honest = _statistics_game.gram_sensitivity
+    monkeypatch.setattr(_statistics_game, "gram_sensitivity", lambda row_norm, d: honest(row_norm, d) / 2)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=5)
+    assert not result.passed and result.epsilon_lower_bound > 1.5
+
+
 # --------------------------------------------------------------------- attribute-blind post-processing (variant)
 @pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 @pytest.mark.parametrize("name", ["DPFairRegressionPostprocessor", "DPFairRegressionPostprocessing"])

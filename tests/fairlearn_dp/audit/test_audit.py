@@ -163,3 +163,28 @@ def test_audit_parameter_table_keeps_the_documented_error_types():
     assert result.passed and result.declared_epsilon == math.inf
     with pytest.raises(ValueError, match="n_runs"):
         epsilon_lower_bound(1, 1, 0)
+
+
+# ------------------------------------------------------------------------------------------ ProjectionEvent
+def test_projection_event_reads_the_release_along_the_unit_direction():
+    """<released, u> <= threshold with u = direction / ||direction|| (entries the direction does not weigh are not
+    read); probabilities 1/2 and Phi(-shift / sigma); a zero direction or a non-positive shift is refused."""
+    import pickle
+    from types import SimpleNamespace
+
+    from scipy.stats import norm
+
+    from fairlearn_dp.audit import FitFailure, ProjectionEvent
+
+    direction = np.array([[3.0, 4.0], [0.0, 0.0]])                  # u = [[0.6, 0.8], [0, 0]]
+    event = ProjectionEvent("history_.gram", direction, 1.0, 2.0, 4.0)
+    assert event.expected_probabilities == pytest.approx((0.5, norm.cdf(-0.5)))
+    fitted = SimpleNamespace(history_={"gram": np.array([[1.0, 0.4], [99.0, -99.0]])})          # 0.6 + 0.32
+    assert event(fitted)
+    fitted.history_["gram"][0, 1] = 0.6                                                       # 0.6 + 0.48
+    assert not event(fitted) and not event(FitFailure(ValueError, "no"))
+    assert pickle.loads(pickle.dumps(event)).threshold == 1.0
+    with pytest.raises(ValueError, match="direction"):
+        ProjectionEvent("a", np.zeros(3), 0.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="shift"):
+        ProjectionEvent("a", np.ones(3), 0.0, -1.0, 1.0)

@@ -1,7 +1,7 @@
 """The least-squares Learner's direction reliability ``kappa`` (fairlearn_dp/reductions/_direction_reliability.py):
 its noise model, its behaviour without noise and on pure noise, that it reads released values only, the Auditor
-that plays the same kappa-weighted game, the record-level ridge, the tightened Gram sensitivity, and a small-group
-case that the previous Learner (kappa = 1) fails."""
+that plays the same kappa-weighted game, the record-level ridge, and a small-group case that the previous Learner
+(kappa = 1) fails. The Gram sensitivity: test_gram_sensitivity.py."""
 
 import math
 import warnings
@@ -19,7 +19,7 @@ from fairlearn_dp.reductions._direction_reliability import (
 )
 from fairlearn_dp.reductions._exponentiated_gradient import _EVENT_LABELS, _event_index, _moment_events
 from fairlearn_dp.reductions import _statistics_game
-from fairlearn_dp.reductions._statistics_game import StatisticsGame, gram_sensitivity
+from fairlearn_dp.reductions._statistics_game import StatisticsGame
 
 
 # ---------------------------------------------------------------------------------------------- noise model
@@ -140,21 +140,6 @@ def test_record_ridge_is_the_released_grams_noise_floor():
     assert math.isclose(game.ridge, 2 * game.sigma_gram * math.sqrt(X.shape[1] + 1))
 
 
-def test_gram_sensitivity_is_sqrt2_times_the_squared_bound_and_nearly_attained():
-    """||phi phi^T - phi' phi'^T||_F^2 = ||phi||^4 + ||phi'||^4 - 2 (phi . phi')^2: with phi orthogonal to phi' and
-    both on the bound the full matrix moves by exactly sqrt(2) (C^2 + 1); its upper triangle (each off-diagonal
-    entry once) by sqrt((||M||_F^2 + ||diag M||^2) / 2), between 1/sqrt(2) and 1 times the bound."""
-    C = 1.5
-    x = np.array([C, 0.0, 0.0])
-    x2 = np.array([-1 / C, math.sqrt(C ** 2 - 1 / C ** 2), 0.0])           # [x, 1] . [x2, 1] = 0
-    phi, phi2 = np.append(x, 1.0), np.append(x2, 1.0)
-    assert abs(phi @ phi2) < 1e-12
-    M = np.outer(phi, phi) - np.outer(phi2, phi2)
-    assert math.isclose(np.linalg.norm(M), gram_sensitivity(C))
-    upper = np.linalg.norm(M[np.triu_indices(4)])
-    assert gram_sensitivity(C) / math.sqrt(2) <= upper <= gram_sensitivity(C)
-
-
 def test_a_group_the_learner_cannot_read_keeps_a_zero_multiplier(monkeypatch):
     """The Auditor plays the kappa-weighted game: a cell with kappa = 0 gets the step eta (0 - bound) on both signs
     of its constraint, so lambda_+ = lambda_- and its lambda' is exactly 0 in every round, while the cells the
@@ -208,7 +193,7 @@ def test_small_groups_no_longer_turn_the_record_level_learner_into_noise(seed, m
     # p_min, 2 sigma_gram sqrt(d + 1)) and the Gram sensitivity 2 (C^2 + 1) (triangle inequality).
     monkeypatch.setattr(StatisticsGame, "_direction_reliability", lambda self, gram: np.ones((self.E, self.G)))
     monkeypatch.setattr(StatisticsGame, "_auditor_weights", lambda self: 1.0)
-    monkeypatch.setattr(_statistics_game, "gram_sensitivity", lambda row_norm: 2.0 * (float(row_norm) ** 2 + 1.0))
+    monkeypatch.setattr(_statistics_game, "gram_sensitivity", lambda row_norm, d: 2.0 * (float(row_norm) ** 2 + 1.0))
 
     def previous_ridge(self):
         p_min = max(float(self.S_[:, :, -1].sum(axis=0).min()), 3.0 * self.sigma_stats) / self.n

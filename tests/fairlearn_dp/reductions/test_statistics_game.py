@@ -120,8 +120,8 @@ def test_attribute_neighbours_move_the_statistics_by_at_most_the_declared_sensit
                                          ErrorRateParity()])
 def test_record_neighbours_move_the_statistics_by_at_most_the_declared_sensitivity(constraints):
     """Substitution of a whole record (x, a, y) -> (x', a', y') with both rows on the public norm bound: S moves by
-    at most max(sqrt(2 (C^2 + 1)), 2C), the Gram matrix's upper triangle by at most sqrt(2) (C^2 + 1), the round sums
-    by at most sqrt 2."""
+    at most max(sqrt(2 (C^2 + 1)), 2C), the Gram matrix's upper triangle by at most gram_sensitivity(C, d), the round
+    sums by at most sqrt 2."""
     X, y, a = synthetic(2)
     C = 1.5
     X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True) / C, 1.0)
@@ -143,7 +143,7 @@ def test_record_neighbours_move_the_statistics_by_at_most_the_declared_sensitivi
     assert math.isclose(np.linalg.norm(games[0].S_ - same.S_), label_cell_sensitivity(C, record=True))
     upper = np.triu_indices(X.shape[1] + 1)
     gram_moved = np.linalg.norm(games[0].gram_[upper] - games[1].gram_[upper])
-    assert gram_moved <= gram_sensitivity(C) * (1 + 1e-12)
+    assert gram_moved <= gram_sensitivity(C, X.shape[1]) * (1 + 1e-12)
     h1, h2 = (X[:, 0] > 0).astype(float), (X2[:, 0] > 0).astype(float)
     h1[0], h2[0] = 1.0, 1.0
     step = np.linalg.norm(games[0].release_round(h1) - games[1].release_round(h2))
