@@ -954,15 +954,16 @@ def _statistics_round_case(n, epsilon, *, face):
 _GRAM_ROW_NORM = 1.0          # C^2 > 1/2: the worst neighbour moves four entries of the release (C = 1: Delta^2 = 4.5)
 
 
-def _gram_profile_delta(rho):
-    """The delta of the Gaussian mechanism's exact privacy profile (Balle & Wang 2018, Thm. 8) at ``epsilon = rho``,
-    for ``Delta / sigma = mu = sqrt(2 rho)``: ``Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu) = 1/2 -
-    e^rho Phi(-mu)``. The half-space event at the true value on ``D`` has privacy loss exactly ``mu^2 / 2 = rho`` on
-    its boundary: it is this point's optimal event, and a release with less noise than declared exceeds it.
+def _gaussian_profile_delta(epsilon, mu):
+    """The delta of the Gaussian mechanism's exact privacy profile (Balle & Wang 2018, Thm. 8) at ``epsilon``, for
+    ``mu = Delta / sigma``: ``Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu)``. The cases that declare it
+    (``"gram"``, ``"stage1"``) use a half-space event whose privacy loss on its boundary is this point's: the optimal
+    event there, so a release with less noise than declared exceeds it (the zCDP conversion is too loose for that).
+    At ``epsilon = rho = mu^2 / 2`` it is ``1/2 - e^rho Phi(-mu)``.
     """
     from scipy.stats import norm
 
-    return 0.5 - math.exp(rho) * float(norm.cdf(-math.sqrt(2.0 * rho)))
+    return float(norm.cdf(mu / 2 - epsilon / mu) - math.exp(epsilon) * norm.cdf(-mu / 2 - epsilon / mu))
 
 
 def _make_gram_game(epsilon, seed):
@@ -991,7 +992,8 @@ def _gram_case(n, epsilon):
     neighbour of docs/privacy_analysis/statistics_game.md, which moves the release by exactly its declared
     sensitivity (checked here, noise-free). The event projects the release onto that move and thresholds it at its
     value on ``D`` (:class:`~fairlearn_dp.audit.ProjectionEvent`: probabilities 1/2 and ``Phi(-sqrt(2 rho))``);
-    declared: the release's Gaussian profile at ``epsilon = rho_gram`` (:func:`_gram_profile_delta`).
+    declared: the release's Gaussian profile at ``epsilon = rho_gram``
+    (:func:`_gaussian_profile_delta` at ``mu = sqrt(2 rho)``).
     """
     from fairlearn_dp.audit import ProjectionEvent
 
@@ -1016,7 +1018,8 @@ def _gram_case(n, epsilon):
     event = ProjectionEvent(attribute, move, float(np.sum(truth * move) / shift), shift,
                             float(fitted.noise_scale_["gram"]))
     rho = float(fitted.rho_["gram"])
-    return _make_gram_game, dataset, neighbour, event, PrivacySpend(rho, _gram_profile_delta(rho))
+    declared = PrivacySpend(rho, _gaussian_profile_delta(rho, math.sqrt(2.0 * rho)))
+    return _make_gram_game, dataset, neighbour, event, declared
 
 
 # ------------------------------------------------------------------------ attribute-blind post-processing (variant)
@@ -1104,8 +1107,6 @@ def _group_budget_stage1_case(n, epsilon, *, classification, face="fairlearn"):
     protected attribute dropped); the regression face is not audited here: its dataset min-max scales ``x`` into
     ``[0, 1]``, where no neighbour reaches the sensitivity of the engine's box ``[-1, 1]``.
     """
-    from scipy.stats import norm
-
     from fairlearn_dp.audit import ThresholdEvent
 
     rng = np.random.default_rng(2023)
@@ -1140,8 +1141,7 @@ def _group_budget_stage1_case(n, epsilon, *, classification, face="fairlearn"):
                            "sensitivity, and the Gram must get the zCDP budget epsilon^2 / 2.")
     event = ThresholdEvent(attribute, (0, 1), truth[0, 1], change[0, 1], gram["sigma"])
     mu = gram["l2_sensitivity"] / gram["sigma"]
-    delta = float(norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2))
-    return make, dataset, neighbour, event, PrivacySpend(epsilon, delta)
+    return make, dataset, neighbour, event, PrivacySpend(epsilon, _gaussian_profile_delta(epsilon, mu))
 
 
 # Extra cases for rows whose class runs more than one algorithm: (row, variant) -> builder(n, epsilon).
