@@ -78,7 +78,7 @@ case checks that the fitted object declares that value. Per row:
   mechanism's choice is the audited release (``exponential_mechanism_epsilon_``, with the class's ``delta_``). The
   first hypothesis' loss rises by 0.92 of the sensitivity (its gap widens, and it errs on record 0), the second's
   falls by all of it (its gap closes, and it no longer errs), so the two losses part by 0.96 of the most two losses
-  can part, ``2 Delta`` (equal losses on ``D`` cap it there; see :func:`_selection_records`). The event "the first
+  can part, ``2 Delta`` (equal losses on ``D`` cap it there; see ``_selection_records``). The event "the first
   hypothesis is selected" has probability exactly ``1/2`` on ``D`` whatever the mechanism's scale, so a mechanism
   with far too little noise is caught, and ``1 / (1 + e^{0.96 epsilon})`` on ``D'``: ``ln(p / p') = 0.59`` at
   ``epsilon = 1`` for the correct mechanism (two candidates cannot reach more than ``ln((1 + e^epsilon) / 2) =

@@ -77,7 +77,7 @@ def per_release_budget(epsilon: float, delta: float, n_releases: int, compositio
 
 def per_release_rho(epsilon: float, delta: float, n_releases: int) -> float:
     """Each release's zCDP budget: ``rho(epsilon, delta) / K`` (zCDP composes by addition, Bun & Steinke 2016), as
-    :func:`exact_share` rounds it, so that the ``K`` releases compose to at most ``rho``.
+    ``exact_share`` rounds it, so that the ``K`` releases compose to at most ``rho``.
     """
     return exact_share(approx_dp_to_zcdp(epsilon, delta), n_releases)
 
