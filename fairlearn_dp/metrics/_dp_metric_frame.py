@@ -158,6 +158,7 @@ class DPMetricFrame(MetricFrame):
                  public_predictions: bool = False, accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None, n_boot: int | None = 1000,
                  ci_quantiles: Sequence[float] | None = (0.025, 0.975), max_noise_error: float | None = None) -> None:
+        # MetricFrame.__init__ is not called: it computes the exact metrics (and bootstraps) on the rows.
         # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
         public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
