@@ -332,10 +332,12 @@ class DPMetricFrame(MetricFrame):
 
     @property
     def sensitive_levels(self) -> list[str]:
+        """The names of the sensitive features: the levels of :attr:`by_group`'s index that they make."""
         return list(self._sf.names)
 
     @property
     def control_levels(self) -> list[str] | None:
+        """The names of the control features (None without them)."""
         return None if self._cf is None else list(self._cf.names)
 
     @property
