@@ -498,15 +498,15 @@ def _check_bounds(bounds, name="bounds"):
 
 
 def _check_quantiles(ci_quantiles, name="ci_quantiles"):
-    """A non-empty sequence of quantiles in (0, 1), as a tuple of floats; or None."""
+    """A sequence of quantiles in (0, 1), as a tuple of floats; None for None or an empty sequence (MetricFrame's
+    "no quantiles", refused by :func:`_check_draws` unless ``n_boot`` is None too).
+    """
     if ci_quantiles is None:
         return None
     if isinstance(ci_quantiles, (str, bytes)) or not hasattr(ci_quantiles, "__iter__"):
         raise TypeError(f"{name} must be a sequence of floats in (0, 1).")
     quantiles = [check_real(q, name, low=0, high=1, low_open=True, high_open=True) for q in ci_quantiles]
-    if not quantiles:
-        raise ValueError(f"{name} is empty.")
-    return tuple(quantiles)
+    return tuple(quantiles) or None
 
 
 #: The public parameters checked before the metrics (which need ``sample_params`` and the checked ``bounds``),

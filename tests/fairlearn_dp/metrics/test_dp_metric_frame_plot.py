@@ -128,9 +128,10 @@ def test_plot_of_a_single_metric_frame_and_of_three_quantiles_as_fairlearn(data)
     np.testing.assert_allclose(_error_bars(axes[0]), [low["TPR"], high["TPR"]], rtol=0, atol=1e-12)
 
 
-def test_without_intervals_the_plot_has_no_error_bars_as_for_metricframe(data):
+@pytest.mark.parametrize("ci_quantiles", [None, []])
+def test_without_intervals_the_plot_has_no_error_bars_as_for_metricframe(data, ci_quantiles):
     y, pred, race, _, _ = data
-    private = _dp(y, pred, race, n_boot=None, ci_quantiles=None)
+    private = _dp(y, pred, race, n_boot=None, ci_quantiles=ci_quantiles)      # MetricFrame's "no intervals"
     for ax in _axes(plot_metric_frame(private, kind="point")):
         assert not any(isinstance(c, ErrorbarContainer) for c in ax.containers)
 
@@ -237,7 +238,7 @@ def _interval(frame, name):
     return member() if callable(member) else member
 
 
-@pytest.mark.parametrize("n_boot, ci_quantiles", [(None, (0.025, 0.975)), (100, None)])
+@pytest.mark.parametrize("n_boot, ci_quantiles", [(None, (0.025, 0.975)), (100, None), (100, [])])
 def test_intervals_need_both_parameters_or_neither_and_are_refused_before_the_budget(data, n_boot, ci_quantiles):
     y, pred, race, _, _ = data
     accountant = BudgetAccountant()
