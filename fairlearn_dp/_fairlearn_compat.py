@@ -5,7 +5,8 @@ a name Fairlearn does not export (a class or helper in one of its ``_private`` m
 functions read), the name is used here, so that a Fairlearn release that moves it breaks this module only.
 
 It holds the messages and constants of Fairlearn's ``ThresholdOptimizer`` and input validation that
-``DPThresholdOptimizer`` repeats word for word (a drop-in raises Fairlearn's errors), and it builds the introspection of a fitted ``ThresholdOptimizer`` from given values (fairdp passes
+``DPThresholdOptimizer`` repeats word for word (a drop-in raises Fairlearn's errors), those of ``MetricFrame``'s
+bootstrap parameters that ``DPMetricFrame`` repeats, and it builds the introspection of a fitted ``ThresholdOptimizer`` from given values (fairdp passes
 released values only): ``interpolated_thresholder_`` (an ``InterpolatedThresholder`` whose ``interpolation_dict``
 maps each group to a ``Bunch`` of ``ThresholdOperation`` mixtures), ``x_metric_`` / ``y_metric_``, and the private
 attributes :func:`fairlearn.postprocessing.plot_threshold_optimizer` reads (:data:`PLOT_ATTRIBUTES`).
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from fairlearn.metrics._metric_frame import _BOOTSTRAP_NEED_N_AND_CI as BOOTSTRAP_NEED_N_AND_CI
+from fairlearn.metrics._metric_frame import _BOOTSTRAP_NOT_INITIALIZED as BOOTSTRAP_NOT_INITIALIZED
 from fairlearn.postprocessing._constants import BASE_ESTIMATOR_NONE_ERROR_MESSAGE
 from fairlearn.postprocessing._interpolated_thresholder import InterpolatedThresholder
 from fairlearn.postprocessing._threshold_operation import ThresholdOperation
@@ -46,7 +49,9 @@ __all__ = ["PLOT_ATTRIBUTES", "SecureInterpolatedThresholder", "ThresholdOperati
            "NO_CONTROL_FEATURES", "NOT_SUPPORTED_CONSTRAINTS_ERROR_MESSAGE",
            "NOT_SUPPORTED_OBJECTIVES_FOR_EQUALIZED_ODDS_ERROR_MESSAGE",
            "NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE", "OBJECTIVES_FOR_EQUALIZED_ODDS",
-           "OBJECTIVES_FOR_SIMPLE_CONSTRAINTS", "SIMPLE_CONSTRAINTS"]
+           "OBJECTIVES_FOR_SIMPLE_CONSTRAINTS", "SIMPLE_CONSTRAINTS",
+           # MetricFrame's bootstrap messages (fairlearn 0.15.x), repeated by DPMetricFrame
+           "BOOTSTRAP_NEED_N_AND_CI", "BOOTSTRAP_NOT_INITIALIZED"]
 
 # The private attributes of a fitted ThresholdOptimizer that plot_threshold_optimizer reads (Fairlearn 0.15).
 PLOT_ATTRIBUTES = ("_tradeoff_curve", "_x_grid", "_y_min", "_x_best", "_y_best", "_x_best_per_group",

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from fairlearn.metrics import MetricFrame
 from numpy.typing import ArrayLike
 
+from .._fairlearn_compat import BOOTSTRAP_NEED_N_AND_CI, BOOTSTRAP_NOT_INITIALIZED
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..utils._dask import is_dask_input
@@ -42,9 +44,11 @@ _METHODS = ("between_groups", "to_overall")
 _ERRORS = ("raise", "coerce")
 #: ``unreadable_``'s threshold when ``max_noise_error`` is not given (reported, not warned about).
 _DEFAULT_MAX_NOISE_ERROR = 0.02
+#: The noise draws and quantiles of ``noise_error_`` when ``n_boot=None, ci_quantiles=None`` (no intervals).
+_DIAGNOSTIC_DRAWS, _DIAGNOSTIC_QUANTILES = 1000, (0.025, 0.975)
 
 
-class DPMetricFrame:
+class DPMetricFrame(MetricFrame):
     """Fairlearn's :class:`~fairlearn.metrics.MetricFrame`, computed from one differentially private release.
 
     Every metric is a function of per-cell confusion counts (classification) or of per-cell sums of bounded
@@ -52,6 +56,11 @@ class DPMetricFrame:
     is released once, with noise from a diffprivlib mechanism, post-processed to a consistent table (non-negative
     counts that add up to the public totals), and every property and method of the frame answers from it. The
     interface is MetricFrame's: change the class name, add ``epsilon`` and the public ``groups``.
+
+    It is a subclass of ``MetricFrame``, so Fairlearn's functions that take one (``plot_metric_frame``, which draws
+    the private intervals as it draws bootstrap intervals) accept it. ``MetricFrame.__init__`` never runs (no exact
+    computation on the rows, which the frame does not keep) and every public member of ``MetricFrame`` is
+    overridden to answer from the release.
 
     Parameters
     ----------
@@ -94,10 +103,11 @@ class DPMetricFrame:
         Charged ``(epsilon, delta)`` once (diffprivlib's default accountant when None).
     random_state : None, int or numpy.random.RandomState
         Seeds the release and the interval draws. None: a secure source for the release.
-    n_boot : int, default=1000
-        Monte-Carlo draws of the intervals.
-    ci_quantiles : sequence of float, default=(0.025, 0.975)
-        Quantiles of the intervals (``by_group_ci`` and friends are lists in this order).
+    n_boot : int or None, default=1000
+        Monte-Carlo draws of the intervals (at least 10). ``n_boot=None, ci_quantiles=None`` (MetricFrame's
+        defaults): no intervals, the ``*_ci`` members raise MetricFrame's ``ValueError``.
+    ci_quantiles : sequence of float or None, default=(0.025, 0.975)
+        Quantiles of the intervals (``by_group_ci`` and friends are lists in this order). None with ``n_boot=None``.
     max_noise_error : float or None, default=None
         A (group, metric) value whose noise alone gives an interval half-width above this is reported in
         ``unreadable_`` (too small a group to read at this epsilon; None: 0.02) and in the frame's ``repr``. Only
@@ -146,8 +156,9 @@ class DPMetricFrame:
                  groups: list | dict | None = None, control_groups: list | dict | None = None,
                  bounds: tuple[float, float] | None = None, privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, accountant: BudgetAccountant | None = None,
-                 random_state: int | np.random.RandomState | None = None, n_boot: int = 1000,
-                 ci_quantiles: Sequence[float] = (0.025, 0.975), max_noise_error: float | None = None) -> None:
+                 random_state: int | np.random.RandomState | None = None, n_boot: int | None = 1000,
+                 ci_quantiles: Sequence[float] | None = (0.025, 0.975), max_noise_error: float | None = None) -> None:
+        # MetricFrame.__init__ is not called: it computes the exact metrics (and bootstraps) on the rows.
         # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
         public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
@@ -158,7 +169,7 @@ class DPMetricFrame:
         self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds)
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
-        self._n_boot, self._ci_quantiles = checked["n_boot"], checked["ci_quantiles"]
+        self._n_boot, self._ci_quantiles = _check_draws(checked["n_boot"], checked["ci_quantiles"])
         self._warn_unreadable_groups = checked["max_noise_error"] is not None     # a precision the user asked for
         self._max_noise_error = _DEFAULT_MAX_NOISE_ERROR if checked["max_noise_error"] is None else \
             checked["max_noise_error"]
@@ -232,17 +243,22 @@ class DPMetricFrame:
         by_group, overall = self._evaluate(self._table)
         self._by_group_values, self._overall_values = by_group, overall
         kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
-                      n_boot=self._n_boot, rng=rng, public_predictions=self._public_predictions)
-        both = self._evaluate(simulate(self._table, sampling=True, **kwargs))
-        noise = self._evaluate(simulate(self._table, sampling=False, **kwargs))
+                      rng=rng, public_predictions=self._public_predictions)
+        # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
+        both = None if self._n_boot is None else self._evaluate(simulate(self._table, sampling=True,
+                                                                         n_boot=self._n_boot, **kwargs))
+        noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
+                                        **kwargs))
         self._draws, self._noise_draws = both, noise
-        self.ci_method = ("parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
-                          f"the release noise redrawn ({self._n_boot} draws); percentile intervals for by_group and "
-                          "overall; for the aggregates over groups, their range over the groups' simultaneous "
-                          "(Bonferroni) percentile intervals (conservative)")
+        self.ci_method = None if both is None else (
+            "parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
+            f"the release noise redrawn ({self._n_boot} draws); percentile intervals for by_group and "
+            "overall; for the aggregates over groups, their range over the groups' simultaneous "
+            "(Bonferroni) percentile intervals (conservative)")
         self.released_counts_ = pd.DataFrame(self._table.reshape(-1, self._table.shape[-1]),
                                              index=self._cell_index(), columns=list(self._columns()))
-        low, high = min(self._ci_quantiles), max(self._ci_quantiles)
+        quantiles = self._ci_quantiles or _DIAGNOSTIC_QUANTILES
+        low, high = min(quantiles), max(quantiles)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
             half = {name: (np.nanquantile(values, high, axis=0) - np.nanquantile(values, low, axis=0)) / 2
@@ -316,18 +332,22 @@ class DPMetricFrame:
 
     @property
     def sensitive_levels(self) -> list[str]:
+        """The names of the sensitive features: the levels of :attr:`by_group`'s index that they make."""
         return list(self._sf.names)
 
     @property
     def control_levels(self) -> list[str] | None:
+        """The names of the control features (None without them)."""
         return None if self._cf is None else list(self._cf.names)
 
     @property
-    def ci_quantiles(self) -> list[float]:
-        return list(self._ci_quantiles)
+    def ci_quantiles(self) -> list[float] | None:
+        """The quantiles of the intervals, as given (None: no intervals)."""
+        return None if self._ci_quantiles is None else list(self._ci_quantiles)
 
     @property
-    def n_boot(self) -> int:
+    def n_boot(self) -> int | None:
+        """The number of Monte-Carlo draws of the intervals (None: no intervals)."""
         return self._n_boot
 
     def group_max(self, errors: str = "raise") -> Any:
@@ -356,11 +376,13 @@ class DPMetricFrame:
     @property
     def by_group_ci(self) -> list:
         """Intervals for :attr:`by_group`, one table per quantile in ``ci_quantiles`` (method: ``ci_method``)."""
+        self._check_intervals()
         return [self._frame(v) for v in self._percentiles(self._draws[0])]
 
     @property
     def overall_ci(self) -> list:
         """Intervals for :attr:`overall`, one per quantile."""
+        self._check_intervals()
         return [self._overall_shape(v) for v in self._percentiles(self._draws[1])]
 
     def group_max_ci(self) -> list:
@@ -379,7 +401,13 @@ class DPMetricFrame:
         """Intervals for :meth:`ratio`, one per quantile."""
         return self._aggregate_ci("ratio", check_choice(method, "method", _METHODS))
 
+    def _check_intervals(self):
+        """MetricFrame's error when the frame was built without intervals (``n_boot=None, ci_quantiles=None``)."""
+        if self._draws is None:
+            raise ValueError(BOOTSTRAP_NOT_INITIALIZED)
+
     def _aggregate_ci(self, what, method):
+        self._check_intervals()
         group_draws, overall_draws = self._draws
         return [self._overall_shape({name: aggregate_bound(what, method, group_draws[name], overall_draws[name], q)
                                      for name in self._metrics}) for q in self._ci_quantiles]
@@ -470,13 +498,15 @@ def _check_bounds(bounds, name="bounds"):
 
 
 def _check_quantiles(ci_quantiles, name="ci_quantiles"):
-    """A non-empty sequence of quantiles in (0, 1), as a tuple of floats."""
+    """A sequence of quantiles in (0, 1), as a tuple of floats; None for None or an empty sequence (MetricFrame's
+    "no quantiles", refused by :func:`_check_draws` unless ``n_boot`` is None too).
+    """
+    if ci_quantiles is None:
+        return None
     if isinstance(ci_quantiles, (str, bytes)) or not hasattr(ci_quantiles, "__iter__"):
         raise TypeError(f"{name} must be a sequence of floats in (0, 1).")
     quantiles = [check_real(q, name, low=0, high=1, low_open=True, high_open=True) for q in ci_quantiles]
-    if not quantiles:
-        raise ValueError(f"{name} is empty.")
-    return tuple(quantiles)
+    return tuple(quantiles) or None
 
 
 #: The public parameters checked before the metrics (which need ``sample_params`` and the checked ``bounds``),
@@ -490,10 +520,19 @@ _LEVELS_AND_DRAWS = {
     "groups": functools.partial(check_declared_levels, minimum=2),
     "control_groups": check_declared_levels,
     "random_state": check_seed,
-    "n_boot": value_errors(functools.partial(check_int, low=10)),     # a ValueError for any bad value, as documented
+    # a ValueError for any bad value, as documented; None only together with ci_quantiles=None (_check_draws)
+    "n_boot": value_errors(functools.partial(check_int, low=10, allow_none=True)),
     "ci_quantiles": _check_quantiles,
     "max_noise_error": functools.partial(check_real, low=0, low_open=True, allow_none=True),
 }
+
+
+def _check_draws(n_boot, ci_quantiles):
+    """MetricFrame's rule: intervals need both ``n_boot`` and ``ci_quantiles``; neither gives none."""
+    if (n_boot is None) != (ci_quantiles is None):
+        raise ValueError(f"{BOOTSTRAP_NEED_N_AND_CI} (or neither, for no intervals); got n_boot={n_boot!r}, "
+                         f"ci_quantiles={ci_quantiles!r}.")
+    return n_boot, ci_quantiles
 
 
 def _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control):
