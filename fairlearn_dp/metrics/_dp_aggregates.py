@@ -119,6 +119,10 @@ def _evaluate(name, metrics, how, args, options, agg=None):
         check_choice(agg, "agg", _AGGS)
     exclude = check_bool(options.pop("exclude_unreadable"), "exclude_unreadable")
     detailed = check_bool(options.pop("detailed"), "detailed")
+    for argument in ("control_features", "control_groups"):        # Fairlearn's aggregates have none: one value
+        if argument in options:
+            raise TypeError(f"{name}() got an unexpected keyword argument {argument!r}: an aggregate is one value "
+                            "over the groups; use DPMetricFrame(..., control_features=...).difference() per level.")
     y_true, y_pred, sensitive_features = args
     frame = _AggregateFrame(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
                             **options)

@@ -257,3 +257,13 @@ def _exact_rates(y_true, y_pred, group, index):
     frame = MetricFrame(metrics={"tpr": true_positive_rate, "fpr": false_positive_rate}, y_true=y_true,
                         y_pred=y_pred, sensitive_features=group)
     return frame.by_group.loc[list(index), ["tpr", "fpr"]].to_numpy()
+
+
+def test_control_features_are_refused_before_the_budget():
+    """Fairlearn's aggregates take no control features; the frame would give one value per level, which a float
+    cannot hold: refused (before the release) rather than reduced to the first level."""
+    accountant = BudgetAccountant()
+    with pytest.raises(TypeError, match="control_features"):
+        dp_equalized_odds_difference(Y_TRUE, Y_PRED, sensitive_features=GROUPS, epsilon=1.0, groups=["a", "b"],
+                                     accountant=accountant, control_features=["x"] * 6)
+    assert accountant.spent_budget == []
