@@ -15,6 +15,7 @@ as ``y_pred``: ``alpha_fairness``, ``cost_of_privacy`` (and its l1 form), ``mean
 
 from ._count_metrics import ConfusionCounts, CountMetric, RegressionSums, count_metric
 from ._dp_aggregates import (
+    DPAggregate,
     dp_demographic_parity_difference,
     dp_demographic_parity_ratio,
     dp_equal_opportunity_difference,
@@ -26,7 +27,7 @@ from ._dp_metric_frame import DPMetricFrame
 from ._allocation import alpha_fairness, cost_of_privacy, cost_of_privacy_l1, mean_bias, misallocated_funds
 from ._ks import ks_distance, ks_distance_to, ks_statistical_parity
 
-__all__ = ["DPMetricFrame", "dp_demographic_parity_difference", "dp_demographic_parity_ratio",
+__all__ = ["DPMetricFrame", "DPAggregate", "dp_demographic_parity_difference", "dp_demographic_parity_ratio",
            "dp_equalized_odds_difference", "dp_equalized_odds_ratio", "dp_equal_opportunity_difference",
            "dp_equal_opportunity_ratio", "count_metric", "CountMetric", "ConfusionCounts", "RegressionSums", "ks_distance", "ks_distance_to", "ks_statistical_parity", "alpha_fairness", "cost_of_privacy",
            "cost_of_privacy_l1", "mean_bias", "misallocated_funds"]
