@@ -36,6 +36,7 @@ from ._inequality import (
 )
 from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells
 from fairlearn_dp.privacy import issue_warnings_after_release, noise_scale, noise_sd, noisy_vector
+from fairlearn_dp.utils import check_bool
 
 __all__ = ["DPClassificationMetric"]
 
@@ -76,6 +77,10 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     bounded_scores : bool, default=False
         True declares ``classified_dataset.scores`` in ``[0, 1]`` (AIF360's convention; a row outside is refused)
         and releases their sums with the counts, for the generalized counts and rates; the sensitivity doubles.
+    intersections : bool, default=True
+        True releases the counts per declared intersection of protected-attribute values (every method available);
+        False per condition class (less noise on a condition that spans several intersections; the
+        ``between_all_groups_*`` methods then raise ``ValueError``).
     accountant : diffprivlib.BudgetAccountant, optional
         Charged ``(epsilon, delta)`` once (diffprivlib's default accountant when None).
     random_state : None, int or numpy.random.RandomState
@@ -88,8 +93,8 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         ``tn, fp, fn, tp``.
     released_cell_counts_ : pandas.DataFrame
         The post-processed release, one row per declared intersection (index: its condition and its
-        protected-attribute values), the columns ``tn, fp, fn, tp`` (and ``gfp, gtp``, the
-        score sums over the unfavorable and favorable rows, with ``bounded_scores=True``).
+        protected-attribute values; per condition with ``intersections=False``), the columns ``tn, fp, fn, tp``
+        (and ``gfp, gtp``, the score sums over the unfavorable and favorable rows, with ``bounded_scores=True``).
     privacy_spent_ : fairlearn_dp.privacy.PrivacySpend
         What the release charged.
     noise_scale_, noise_sd_ : float
@@ -106,7 +111,8 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     - Released: the table of cells (each declared intersection of the protected attributes' privileged and
       unprivileged values, from the dataset metadata; a row with an undeclared value is refused, as AIF360's
       datasets do) x (confusion bin [, score sums]); nothing else is computed from the data. A condition's counts
-      are the sums of its cells (more noise than a per-condition release when a condition spans several cells).
+      are the sums of its cells (more noise than a per-condition release when a condition spans several cells:
+      ``intersections=False`` releases per condition).
     - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, one charge of ``(epsilon, delta)``.
     - Sensitivity: each row adds to its cell the one-hot vector of its confusion bin (and, with scores, its score
       ``s`` in ``[0, 1]`` in the column of its true label: L1 norm <= 2, L2 <= ``sqrt(2)``); a changed row
@@ -127,9 +133,10 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     def __init__(self, dataset: BinaryLabelDataset, classified_dataset: BinaryLabelDataset,
                  unprivileged_groups: list[dict] | None = None, privileged_groups: list[dict] | None = None, *,
                  epsilon: float = 1.0, delta: float = 0.0, privacy_unit: str = "sensitive_attribute",
-                 public_predictions: bool = False, bounded_scores: bool = False,
+                 public_predictions: bool = False, bounded_scores: bool = False, intersections: bool = True,
                  accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None) -> None:
+        self.intersections = check_bool(intersections, "intersections")        # public: before the budget
         self._release(dataset, classified_dataset, unprivileged_groups, privileged_groups, epsilon=epsilon,
                       delta=delta, privacy_unit=privacy_unit, accountant=accountant, random_state=random_state,
                       public_columns=public_predictions, bounded_scores=bounded_scores)
@@ -140,8 +147,14 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
 
     # ------------------------------------------------------------------------------------------------ release
     def _layout(self, dataset):
-        """The release's cells, from public inputs only: the declared intersections, each with its condition."""
+        """The release's cells, from public inputs only: the declared intersections, each with its condition (or,
+        with ``intersections=False``, the condition classes).
+        """
         names = list(dataset.protected_attribute_names)
+        if not self.intersections:
+            self._cell_condition = np.arange(len(self._conditions))
+            self._cell_index = pd.Index(self._conditions, name="condition")
+            return
         self._intersections = declared_intersections(dataset)
         self._cell_condition = self._cells(self._intersections, names)
         labels = [(self._conditions[c], *values) for c, values in zip(self._cell_condition, self._intersections.tolist())]
@@ -156,8 +169,11 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         _check_unit_weights(classified_dataset, "classified_dataset")
         scores = _bounded_scores(classified_dataset) if self._bounded_scores else None
         self._layout(dataset)
-        cells = intersection_index(dataset.protected_attributes, dataset.protected_attribute_names,
-                                   self._intersections)
+        if not self.intersections:
+            cells = self._cells(dataset.protected_attributes, dataset.protected_attribute_names)
+        else:
+            cells = intersection_index(dataset.protected_attributes, dataset.protected_attribute_names,
+                                       self._intersections)
         if np.any(cells < 0):
             # AIF360's own datasets refuse such rows (StructuredDataset.validate_dataset); here no cell holds them
             raise ValueError("dataset has protected-attribute values that are neither in its "
@@ -435,6 +451,10 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         every combination of each attribute's privileged and unprivileged values, which cover every row).
         """
         alpha = check_alpha(alpha)
+        if not self.intersections:
+            raise ValueError("between_all_groups_* need the counts of every declared intersection of the protected "
+                             "attributes, released only with intersections=True (the default): construct "
+                             f"{type(self).__name__} with intersections=True.")
         return generalized_entropy(*between_group_distribution(self._cell_table[:, :4], 0.0), alpha)
 
     def between_group_theil_index(self) -> float:

@@ -244,3 +244,27 @@ def test_scores_outside_the_unit_interval_are_refused_without_their_value(bad):
         DPClassificationMetric(truth, classified, **SEX, bounded_scores=True, accountant=BudgetAccountant())
     assert str(bad) not in str(error.value)
     DPClassificationMetric(truth, classified, **SEX, accountant=BudgetAccountant())    # undeclared: not read
+
+
+@pytest.mark.parametrize("case", ["random_two", "empty_cells_and_neither"])
+def test_intersections_false_releases_per_condition_and_refuses_only_the_all_groups_indices(case):
+    make, groups = CASES[case]
+    truth, classified = make()
+    reference = ClassificationMetric(truth, classified, **groups)
+    ours = DPClassificationMetric(truth, classified, **groups, epsilon=np.inf, intersections=False,
+                                  bounded_scores=True, accountant=BudgetAccountant())
+    assert list(ours.released_cell_counts_.index) == list(ours.released_counts_.index)
+    with np.errstate(all="ignore"):
+        for name in ["generalized_entropy_index", "between_group_generalized_entropy_index"]:
+            for alpha in ALPHAS:
+                _close(getattr(ours, name)(alpha=alpha), getattr(reference, name)(alpha=alpha), f"{name}({alpha})")
+        _close(ours.generalized_equalized_odds_difference(), reference.generalized_equalized_odds_difference(),
+               "generalized_equalized_odds_difference")
+    for name in ["between_all_groups_generalized_entropy_index", "between_all_groups_theil_index",
+                 "between_all_groups_coefficient_of_variation"]:
+        with pytest.raises(ValueError, match="intersections=True"):
+            getattr(ours, name)()
+    exhausted = BudgetAccountant(epsilon=1.0)
+    exhausted.spend(1.0, 0.0)
+    with pytest.raises(TypeError, match="intersections"):                     # a public parameter: before the budget
+        DPClassificationMetric(truth, classified, **groups, intersections=None, accountant=exhausted)
