@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 from aif360.datasets import BinaryLabelDataset
+from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 
 from .._glue import check_group_attributes
 
@@ -49,8 +50,14 @@ def _check_disjoint(privileged, unprivileged):
 
 
 def _check_dataset_type(dataset, name):
-    if not isinstance(dataset, BinaryLabelDataset):
-        raise TypeError(f"{name} must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")
+    if not isinstance(dataset, (BinaryLabelDataset, MulticlassLabelDataset)):
+        raise TypeError(f"{name} must be an AIF360 BinaryLabelDataset or MulticlassLabelDataset, got "
+                        f"{type(dataset).__name__}.")
+
+
+def _label_values(dataset, label):
+    """The declared values of ``favorable_label`` or ``unfavorable_label``: one (binary) or a list (multiclass)."""
+    return sorted(float(value) for value in np.ravel(getattr(dataset, label)))
 
 
 def _check_schema(dataset, classified_dataset, groups):
@@ -66,19 +73,20 @@ def _check_schema(dataset, classified_dataset, groups):
         raise ValueError("dataset and classified_dataset must have the same protected_attribute_names (they may "
                          "differ only in labels or scores).")
     for label in ("favorable_label", "unfavorable_label"):
-        if getattr(classified_dataset, label) != getattr(dataset, label):
+        if _label_values(classified_dataset, label) != _label_values(dataset, label):
             raise ValueError(f"dataset and classified_dataset must have the same {label}.")
 
 
 def _binary_labels(dataset, name):
-    """The 0/1 vector ``label == favorable_label``; a domain error (no value quoted) for any other label."""
+    """The 0/1 vector ``label in favorable_label`` (a MulticlassLabelDataset's favorable values are one class, as
+    AIF360's metrics binarize them); a domain error (no value quoted) for any other label.
+    """
     labels = np.asarray(dataset.labels).ravel()
-    favorable = labels == dataset.favorable_label
-    if not np.all(favorable | (labels == dataset.unfavorable_label)):
+    favorable = np.isin(labels, _label_values(dataset, "favorable_label"))
+    if not np.all(favorable | np.isin(labels, _label_values(dataset, "unfavorable_label"))):
         if np.isnan(labels.astype(float)).any():
             raise ValueError(f"{name} has missing labels (NaN).")
-        raise ValueError(f"{name} has labels other than its favorable_label and unfavorable_label (binary labels "
-                         "only).")
+        raise ValueError(f"{name} has labels other than its favorable_label and unfavorable_label values.")
     return favorable.astype(np.int64)
 
 

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 from aif360.datasets import BinaryLabelDataset
+from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 from diffprivlib import BudgetAccountant
 
 from ._checks import (
@@ -59,9 +60,10 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
 
     Parameters
     ----------
-    dataset : aif360.datasets.BinaryLabelDataset
-        The true labels (its ``favorable_label`` / ``unfavorable_label`` only); ``instance_weights`` all 1.
-    classified_dataset : aif360.datasets.BinaryLabelDataset
+    dataset : aif360.datasets.BinaryLabelDataset or MulticlassLabelDataset
+        The true labels (its ``favorable_label`` / ``unfavorable_label`` values only; a multiclass dataset's
+        favorable values are one class, as in AIF360); ``instance_weights`` all 1.
+    classified_dataset : aif360.datasets.BinaryLabelDataset or MulticlassLabelDataset
         The same instances (same protected attributes and label metadata) with the predicted labels (and scores).
     unprivileged_groups, privileged_groups : list of dict, optional
         AIF360's group definitions, disjoint by definition (see :class:`DPBinaryLabelDatasetMetric`).
@@ -130,7 +132,8 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     _NEGATIVES, _POSITIVES = (0, 1), (2, 3)              # true label: (tn, fp) unfavorable, (fn, tp) favorable
 
     @issue_warnings_after_release(result="self")
-    def __init__(self, dataset: BinaryLabelDataset, classified_dataset: BinaryLabelDataset,
+    def __init__(self, dataset: BinaryLabelDataset | MulticlassLabelDataset,
+                 classified_dataset: BinaryLabelDataset | MulticlassLabelDataset,
                  unprivileged_groups: list[dict] | None = None, privileged_groups: list[dict] | None = None, *,
                  epsilon: float = 1.0, delta: float = 0.0, privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, bounded_scores: bool = False, intersections: bool = True,

@@ -23,6 +23,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 from aif360.datasets import BinaryLabelDataset
+from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 from aif360.metrics import utils as aif360_utils
 from diffprivlib import BudgetAccountant
 
@@ -60,8 +61,9 @@ class DPBinaryLabelDatasetMetric:
 
     Parameters
     ----------
-    dataset : aif360.datasets.BinaryLabelDataset
-        Labels equal to its ``favorable_label`` or ``unfavorable_label``; ``instance_weights`` all 1.
+    dataset : aif360.datasets.BinaryLabelDataset or MulticlassLabelDataset
+        Labels equal to (one of) its ``favorable_label`` or ``unfavorable_label`` values (a multiclass dataset's
+        favorable values are one class, as in AIF360); ``instance_weights`` all 1.
     unprivileged_groups, privileged_groups : list of dict, optional
         AIF360's group definitions: a row matches when it has all the values of one of the dicts. They must be
         disjoint by definition (some shared attribute with different values in every pair of dicts). None: no such
@@ -108,8 +110,9 @@ class DPBinaryLabelDatasetMetric:
     _NEGATIVES, _POSITIVES = (0,), (1,)
 
     @issue_warnings_after_release(result="self")
-    def __init__(self, dataset: BinaryLabelDataset, unprivileged_groups: list[dict] | None = None,
-                 privileged_groups: list[dict] | None = None, *, epsilon: float = 1.0, delta: float = 0.0,
+    def __init__(self, dataset: BinaryLabelDataset | MulticlassLabelDataset,
+                 unprivileged_groups: list[dict] | None = None, privileged_groups: list[dict] | None = None, *,
+                 epsilon: float = 1.0, delta: float = 0.0,
                  privacy_unit: str = "sensitive_attribute", accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None) -> None:
         # The table's columns are the labels, public under "sensitive_attribute": every column total is public.

@@ -268,3 +268,48 @@ def test_intersections_false_releases_per_condition_and_refuses_only_the_all_gro
     exhausted.spend(1.0, 0.0)
     with pytest.raises(TypeError, match="intersections"):                     # a public parameter: before the budget
         DPClassificationMetric(truth, classified, **groups, intersections=None, accountant=exhausted)
+
+
+# ---------------------------------------------------------------------------------------------------- multiclass
+def _multiclass_pair(repeat=1):
+    """AIF360's test_multiclass_confusion_matrix data: labels 0, 1, 2 with favorable [0, 1], unfavorable [2]."""
+    from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
+
+    data = np.array([[0, 1], [0, 0], [1, 0], [1, 1], [1, 0], [1, 2], [2, 1], [2, 0], [2, 2], [2, 1]], dtype=float)
+    data = np.repeat(data, repeat, axis=0)
+    pred = data.copy()
+    pred[3, 1] = 0
+    pred[4, 1] = 2
+    labels = dict(favorable_label=[0, 1], unfavorable_label=[2], label_names=["label"],
+                  protected_attribute_names=["feat"])
+    return (MulticlassLabelDataset(df=pd.DataFrame(data, columns=["feat", "label"]), **labels),
+            MulticlassLabelDataset(df=pd.DataFrame(pred, columns=["feat", "label"]), **labels))
+
+
+def test_multiclass_label_datasets_are_binarized_as_aif360_does():
+    from aif360.metrics import BinaryLabelDatasetMetric
+
+    from aif360_dp.metrics import DPBinaryLabelDatasetMetric
+
+    truth, classified = _multiclass_pair()
+    groups = dict(unprivileged_groups=[{"feat": 2}], privileged_groups=[{"feat": 0}, {"feat": 1}])
+    ours = DPClassificationMetric(truth, classified, **groups, epsilon=np.inf, accountant=BudgetAccountant())
+    assert ours.binary_confusion_matrix() == {"TP": 7.0, "FP": 0.0, "TN": 2.0, "FN": 1.0}   # AIF360's test values
+    assert ours.false_negative_rate_difference() == pytest.approx(-0.2, abs=1e-15)
+    reference = ClassificationMetric(truth, classified, **groups)
+    with np.errstate(all="ignore"):
+        for name in ["theil_index", "between_group_theil_index", "between_all_groups_coefficient_of_variation",
+                     "average_odds_difference", "disparate_impact"]:
+            _close(getattr(ours, name)(), getattr(reference, name)(), name)
+    dataset_ours = DPBinaryLabelDatasetMetric(truth, **groups, epsilon=np.inf, accountant=BudgetAccountant())
+    dataset_reference = BinaryLabelDatasetMetric(truth, **groups)
+    for name in ["base_rate", "num_positives", "num_negatives"]:
+        for privileged in (None, True, False):
+            _close(getattr(dataset_ours, name)(privileged), getattr(dataset_reference, name)(privileged), name)
+    private = DPClassificationMetric(*_multiclass_pair(repeat=20), **groups, epsilon=1.0, random_state=0,
+                                     accountant=BudgetAccountant())
+    assert 0.0 <= private.accuracy() <= 1.0 and np.isfinite(private.theil_index())
+    odd = classified.copy(deepcopy=True)
+    odd.labels[0, 0] = 5.0
+    with pytest.raises(ValueError, match="labels other than its favorable_label and unfavorable_label values"):
+        DPClassificationMetric(truth, odd, **groups, accountant=BudgetAccountant())
