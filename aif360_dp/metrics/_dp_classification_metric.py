@@ -160,8 +160,8 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
             return
         self._intersections = declared_intersections(dataset)
         self._cell_condition = self._cells(self._intersections, names)
-        labels = [(self._conditions[c], *values) for c, values in zip(self._cell_condition, self._intersections.tolist())]
-        self._cell_index = pd.MultiIndex.from_tuples(labels, names=["condition"] + names)
+        columns = [[self._conditions[c] for c in self._cell_condition]] + list(self._intersections.T)
+        self._cell_index = pd.MultiIndex.from_arrays(columns, names=["condition"] + names)    # also with no cell
 
     def _count(self, dataset, classified_dataset):
         """The exact ``(cells, (tn, fp, fn, tp[, gfp, gtp]))`` table."""

@@ -313,3 +313,33 @@ def test_multiclass_label_datasets_are_binarized_as_aif360_does():
     odd.labels[0, 0] = 5.0
     with pytest.raises(ValueError, match="labels other than its favorable_label and unfavorable_label values"):
         DPClassificationMetric(truth, odd, **groups, accountant=BudgetAccountant())
+
+
+# ---------------------------------------------------------------------------------------------------- sensitivity
+@pytest.mark.parametrize("bounded_scores, l1, l2", [(False, 2.0, math.sqrt(2.0)), (True, 4.0, 2.0)])
+def test_one_changed_row_moves_the_exact_table_within_the_stated_sensitivity(bounded_scores, l1, l2):
+    """Every change of row 0 (protected attributes among the declared values, true and predicted label, score in
+    {0, 0.5, 1}): the exact cell table (the release at epsilon = inf) moves by at most the stated L1 and L2, and
+    some change attains them."""
+    truth, classified = random_pair(m=40)
+    classified.scores[0, 0] = 1.0                           # so that the largest change is attainable
+
+    def table(t, c):
+        return DPClassificationMetric(t, c, **TWO, epsilon=np.inf, bounded_scores=bounded_scores,
+                                      accountant=BudgetAccountant())._noisy
+
+    base = table(truth, classified)
+    largest = [0.0, 0.0]
+    for sex in (0.0, 1.0):
+        for race in (0.0, 1.0, 2.0):
+            for y in (0.0, 1.0):
+                for pred in (0.0, 1.0):
+                    for score in (0.0, 0.5, 1.0):
+                        t, c = truth.copy(deepcopy=True), classified.copy(deepcopy=True)
+                        t.protected_attributes[0] = c.protected_attributes[0] = (sex, race)
+                        t.labels[0, 0], c.labels[0, 0], c.scores[0, 0] = y, pred, score
+                        difference = table(t, c) - base
+                        largest = [max(largest[0], np.abs(difference).sum()),
+                                   max(largest[1], np.sqrt((difference ** 2).sum()))]
+    assert largest[0] <= l1 + 1e-12 and largest[1] <= l2 + 1e-12
+    assert largest[0] == pytest.approx(l1) and largest[1] == pytest.approx(l2)
