@@ -119,7 +119,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     - Sensitivity: each row adds to its cell the one-hot vector of its confusion bin (and, with scores, its score
       ``s`` in ``[0, 1]`` in the column of its true label: L1 norm <= 2, L2 <= ``sqrt(2)``); a changed row
       removes its vector from one cell and adds its new vector to one cell: L1 2, L2 ``sqrt(2)`` (scores: L1 4,
-      L2 2). Derivation: ``fairlearn_dp/metrics/_frame_release.py`` and the privacy-analysis metrics page.
+      L2 2). Derivation: ``docs/privacy_analysis/aif360_metrics.md``.
     - Public inputs: the group definitions, the schema and metadata of the datasets (with the declared
       privileged and unprivileged values of every protected attribute, which AIF360 infers from the data when
       they are not given: declare them), the number of rows; under ``"sensitive_attribute"`` also the true labels

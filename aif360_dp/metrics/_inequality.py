@@ -6,7 +6,7 @@ generalized entropy index, Theil index, coefficient of variation) is a function 
 between-group versions (each row's benefit replaced by its group's mean benefit, 0 for the rows in no group, as
 AIF360 does) are functions of the per-group confusion counts. :func:`generalized_entropy` evaluates AIF360's
 expressions on a distribution given as (value, count) pairs, so the released (possibly fractional) counts are
-post-processed exactly as AIF360 processes rows. Formulas and derivation: ``docs/privacy_analysis`` (metrics page).
+post-processed exactly as AIF360 processes rows. Formulas and derivation: ``docs/privacy_analysis/aif360_metrics.md``.
 """
 
 from __future__ import annotations
