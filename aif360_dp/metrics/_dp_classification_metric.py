@@ -24,7 +24,6 @@ from ._checks import (
     _check_unit_weights,
     _division,
     _share,
-    _unavailable,
 )
 from ._dp_dataset_metrics import DPBinaryLabelDatasetMetric
 from ._inequality import (
@@ -34,6 +33,7 @@ from ._inequality import (
     declared_intersections,
     generalized_entropy,
     intersection_index,
+    smoothed_differential_fairness,
 )
 from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells
 from fairlearn_dp.privacy import issue_warnings_after_release, noise_scale, noise_sd, noisy_vector
@@ -53,10 +53,10 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     AIF360's class does; differences are unprivileged minus privileged, ratios unprivileged over privileged. The
     entropy indices (``generalized_entropy_index``, ``theil_index``, ``coefficient_of_variation`` and their
     ``between_group_*`` and ``between_all_groups_*`` versions) are functions of these counts; the generalized,
-    score-based counts and rates need ``bounded_scores=True``. Not available (they need more than counts and
-    bounded sums; ``NotImplementedError``): ``differential_fairness_bias_amplification`` (counts of every
-    intersection of the values present in the data), ``consistency`` (the features), ``rich_subgroup`` (an
-    auditor fit on the rows), ``smoothed_empirical_differential_fairness``.
+    score-based counts and rates need ``bounded_scores=True``; ``smoothed_empirical_differential_fairness`` and
+    ``differential_fairness_bias_amplification`` read the intersections with a positive released count. Not
+    available (they need more than counts and bounded sums; ``NotImplementedError``): ``consistency`` (the
+    features), ``rich_subgroup`` (an auditor fit on the rows).
 
     Parameters
     ----------
@@ -455,9 +455,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         """
         alpha = check_alpha(alpha)
         if not self.intersections:
-            raise ValueError("between_all_groups_* need the counts of every declared intersection of the protected "
-                             "attributes, released only with intersections=True (the default): construct "
-                             f"{type(self).__name__} with intersections=True.")
+            self._observed_intersections("between_all_groups_*")                   # refuses, naming the option
         return generalized_entropy(*between_group_distribution(self._cell_table[:, :4], 0.0), alpha)
 
     def between_group_theil_index(self) -> float:
@@ -476,7 +474,27 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         """``sqrt(2 * between_all_groups_generalized_entropy_index(alpha=2))``."""
         return np.sqrt(2 * self.between_all_groups_generalized_entropy_index(alpha=2))
 
-    differential_fairness_bias_amplification = _unavailable(
-        "differential_fairness_bias_amplification",
-        "counts for every intersection of the protected-attribute values present in the data, for labels and "
-        "predictions")
+    # ------------------------------------------------------------------------------------------------ intersections
+    def _observed_intersections(self, name):
+        """The cells with released rows, in AIF360's order (its ``np.unique`` of the rows' protected attributes):
+        AIF360's intersecting groups are those present in the data, here those with a positive released count.
+        """
+        if not self.intersections:
+            raise ValueError(f"{name} needs the counts of every declared intersection of the protected attributes, "
+                             "released only with intersections=True (the default): construct "
+                             f"{type(self).__name__} with intersections=True.")
+        order = np.lexsort(self._intersections.T[::-1])
+        cells = self._cell_table[order, :4]
+        return cells[cells.sum(axis=1) > 0]
+
+    def smoothed_empirical_differential_fairness(self, concentration: float = 1.0) -> float:
+        """AIF360's smoothed EDF of the true labels over the intersections with rows (Dirichlet smoothing)."""
+        cells = self._observed_intersections("smoothed_empirical_differential_fairness")
+        return smoothed_differential_fairness(cells[:, 2:].sum(axis=1), cells.sum(axis=1), concentration)
+
+    def differential_fairness_bias_amplification(self, concentration: float = 1.0) -> float:
+        """The smoothed EDF of the predictions minus that of the true labels (AIF360's definition)."""
+        cells = self._observed_intersections("differential_fairness_bias_amplification")
+        totals = cells.sum(axis=1)
+        return (smoothed_differential_fairness(cells[:, [1, 3]].sum(axis=1), totals, concentration)
+                - smoothed_differential_fairness(cells[:, 2:].sum(axis=1), totals, concentration))

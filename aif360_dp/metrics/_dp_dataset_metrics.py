@@ -237,7 +237,8 @@ class DPBinaryLabelDatasetMetric:
     consistency = _unavailable("consistency", "the features of every row (nearest neighbours)")
     smoothed_empirical_differential_fairness = _unavailable(
         "smoothed_empirical_differential_fairness",
-        "counts for every intersection of protected-attribute values, not only the two declared conditions")
+        "counts for every intersection of protected-attribute values, not only the two declared conditions "
+        "(DPClassificationMetric(dataset, dataset, ...) releases them)")
     rich_subgroup = _unavailable("rich_subgroup", "per-row predictions and protected attributes (an auditor fit)")
 
     def __repr__(self) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 from aif360.metrics import utils as aif360_utils
 
 __all__ = ["declared_intersections", "intersection_index", "benefit_distribution",
-           "between_group_distribution", "generalized_entropy", "check_alpha"]
+           "between_group_distribution", "generalized_entropy", "check_alpha", "smoothed_differential_fairness"]
 
 #: The benefit values of the confusion bins (tn, fp, fn, tp).
 _BIN_BENEFITS = np.array([1.0, 2.0, 0.0, 1.0])
@@ -95,3 +95,22 @@ def check_alpha(alpha):
     if not np.isfinite(alpha):
         raise ValueError(f"alpha must be finite, got {alpha!r}.")
     return alpha
+
+
+def smoothed_differential_fairness(positives, totals, concentration):
+    """AIF360's ``smoothed_empirical_differential_fairness`` of groups with ``positives`` favorable rows out of
+    ``totals``: the largest ``|ln r_i - ln r_j|`` or ``|ln(1 - r_i) - ln(1 - r_j)|`` over pairs ``i != j`` of the
+    Dirichlet-smoothed rates ``r = (positives + concentration / 2) / (totals + concentration)``, in AIF360's order.
+    """
+    if isinstance(concentration, bool) or not isinstance(concentration, numbers.Real):
+        raise TypeError(f"concentration must be a real number, got {type(concentration).__name__}.")
+    if not concentration >= 0 or not np.isfinite(concentration):
+        raise ValueError("Concentration parameter must be non-negative (and finite).")
+    if len(totals) < 2:
+        raise ValueError("smoothed empirical differential fairness needs at least two intersections with rows.")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = (np.asarray(positives, dtype=float) + concentration / 2) / (np.asarray(totals, dtype=float)
+                                                                            + concentration)
+        positive, negative = np.log(rates), np.log(1 - rates)
+        return max(max(abs(positive[i] - positive[j]), abs(negative[i] - negative[j]))
+                   for i in range(len(rates)) for j in range(len(rates)) if i != j)

@@ -117,6 +117,10 @@ def test_inequality_indices_and_generalized_rates_at_infinite_epsilon_are_aif360
             _close(list(measures.values()), list(expected.values()), "performance_measures")
         _close(ours.generalized_equalized_odds_difference(), reference.generalized_equalized_odds_difference(),
                "generalized_equalized_odds_difference")
+        for name in ["smoothed_empirical_differential_fairness", "differential_fairness_bias_amplification"]:
+            for concentration in (1.0, 0.5, 3.0):
+                _close(getattr(ours, name)(concentration), getattr(reference, name)(concentration), name)
+            _close(getattr(ours, name)(), getattr(reference, name)(), name)
 
 
 def test_aif360s_own_expected_values():
@@ -170,6 +174,8 @@ def test_at_epsilon_one_every_new_method_is_finite_and_in_range_with_one_release
             rate = getattr(metric, name)(privileged=privileged)
             assert np.isnan(rate) or 0.0 <= rate <= 1.0, name       # nan only for a released count of 0
     assert 0.0 <= metric.generalized_equalized_odds_difference() <= 1.0
+    assert 0.0 <= metric.smoothed_empirical_differential_fairness() < np.inf
+    assert np.isfinite(metric.differential_fairness_bias_amplification())
     assert len(releases) == 1 and releases[0]["l1_sensitivity"] == 4.0 and releases[0]["l2_sensitivity"] == 2.0
     assert accountant.spent_budget == [(1.0, 0.0)]
     cells = metric.released_cell_counts_
@@ -261,7 +267,8 @@ def test_intersections_false_releases_per_condition_and_refuses_only_the_all_gro
         _close(ours.generalized_equalized_odds_difference(), reference.generalized_equalized_odds_difference(),
                "generalized_equalized_odds_difference")
     for name in ["between_all_groups_generalized_entropy_index", "between_all_groups_theil_index",
-                 "between_all_groups_coefficient_of_variation"]:
+                 "between_all_groups_coefficient_of_variation", "smoothed_empirical_differential_fairness",
+                 "differential_fairness_bias_amplification"]:
         with pytest.raises(ValueError, match="intersections=True"):
             getattr(ours, name)()
     exhausted = BudgetAccountant(epsilon=1.0)
@@ -343,3 +350,19 @@ def test_one_changed_row_moves_the_exact_table_within_the_stated_sensitivity(bou
                                    max(largest[1], np.sqrt((difference ** 2).sum()))]
     assert largest[0] <= l1 + 1e-12 and largest[1] <= l2 + 1e-12
     assert largest[0] == pytest.approx(l1) and largest[1] == pytest.approx(l2)
+
+
+def test_differential_fairness_refuses_a_bad_concentration_and_a_single_group():
+    truth, classified = random_pair()
+    metric = DPClassificationMetric(truth, classified, **SEX, epsilon=np.inf, accountant=BudgetAccountant())
+    with pytest.raises(ValueError, match="non-negative"):
+        metric.smoothed_empirical_differential_fairness(concentration=-1.0)
+    with pytest.raises(TypeError, match="concentration"):
+        metric.differential_fairness_bias_amplification(concentration="1")
+    one = truth.copy(deepcopy=True)
+    one.protected_attributes[:] = 1.0                      # every row in one declared intersection
+    single = classified.copy(deepcopy=True)
+    single.protected_attributes[:] = 1.0
+    metric = DPClassificationMetric(one, single, **SEX, epsilon=np.inf, accountant=BudgetAccountant())
+    with pytest.raises(ValueError, match="at least two intersections"):
+        metric.smoothed_empirical_differential_fairness()
