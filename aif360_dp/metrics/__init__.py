@@ -2,10 +2,11 @@
 
 Each class mirrors AIF360's metric class of the same name without ``DP`` (method names, signatures, the
 ``privileged=None | True | False`` conditioning) and answers every method from one differentially private release
-of per-condition counts, made and charged once in its constructor. Metrics that are not functions of those counts
-raise ``NotImplementedError``.
+of per-cell counts (and, declared bounded, score sums), made and charged once in its constructor. Metrics that are
+not functions of those counts and sums raise ``NotImplementedError``.
 """
 
-from ._dp_dataset_metrics import DPBinaryLabelDatasetMetric, DPClassificationMetric
+from ._dp_classification_metric import DPClassificationMetric
+from ._dp_dataset_metrics import DPBinaryLabelDatasetMetric
 
 __all__ = ["DPBinaryLabelDatasetMetric", "DPClassificationMetric"]

@@ -261,18 +261,14 @@ def test_the_release_noise_has_the_mechanism_scale(cls, delta):
 # ---------------------------------------------------------------------------------------------------- refusals
 @pytest.mark.parametrize("name, args", [
     ("consistency", ()), ("smoothed_empirical_differential_fairness", ()), ("rich_subgroup", (None,)),
-    ("generalized_binary_confusion_matrix", ()), ("num_generalized_true_positives", ()),
-    ("generalized_true_positive_rate", ()), ("generalized_equalized_odds_difference", ()),
-    ("generalized_entropy_index", ()), ("theil_index", ()), ("coefficient_of_variation", ()),
-    ("between_group_generalized_entropy_index", ()), ("between_all_groups_theil_index", ()),
-    ("between_group_coefficient_of_variation", ()), ("differential_fairness_bias_amplification", ()),
 ])
 def test_metrics_that_need_more_than_the_counts_refuse(data, name, args):
     truth, classified = data
     metric = DPClassificationMetric(truth, classified, **SEX, epsilon=1.0, random_state=0,
                                     accountant=BudgetAccountant())
-    with pytest.raises(NotImplementedError, match=name):
-        getattr(metric, name)(*args)
+    if name != "smoothed_empirical_differential_fairness":       # from the classification metric's intersections
+        with pytest.raises(NotImplementedError, match=name):
+            getattr(metric, name)(*args)
     dataset_metric = DPBinaryLabelDatasetMetric(truth, **SEX, epsilon=1.0, random_state=0,
                                                 accountant=BudgetAccountant())
     if hasattr(BinaryLabelDatasetMetric, name):
