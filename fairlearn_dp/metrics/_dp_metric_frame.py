@@ -26,9 +26,10 @@ from ..utils._validation import (
     validate_params,
     value_errors,
 )
+from ._cell_metrics import CELL_DRAWS, CellMetric
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, as_count_metric
 from ._frame_counting import count_frame
-from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels
+from ._frame_inputs import check_declared_levels, check_labels, feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
 
@@ -144,18 +145,20 @@ class DPMetricFrame:
                  control_features: ArrayLike | dict[str, ArrayLike] | None = None, sample_params: dict | None = None,
                  epsilon: float = 1.0, delta: float = 0.0,
                  groups: list | dict | None = None, control_groups: list | dict | None = None,
-                 bounds: tuple[float, float] | None = None, privacy_unit: str = "sensitive_attribute",
+                 bounds: tuple[float, float] | None = None, labels: Sequence | None = None,
+                 privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None, n_boot: int = 1000,
                  ci_quantiles: Sequence[float] = (0.025, 0.975), max_noise_error: float | None = None) -> None:
         # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
         public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
-                                 groups=groups, control_groups=control_groups, random_state=random_state,
+                                 labels=labels, groups=groups, control_groups=control_groups, random_state=random_state,
                                  n_boot=n_boot, ci_quantiles=ci_quantiles, max_noise_error=max_noise_error)
         checked = validate_params(public, _PARAMETERS)
-        self._unit, public_predictions, self._bounds = (checked[name] for name in _PARAMETERS)
-        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds)
+        self._unit, public_predictions, self._bounds, self._classes = (checked[name] for name in _PARAMETERS)
+        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds,
+                                                                   self._classes)
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
         self._n_boot, self._ci_quantiles = checked["n_boot"], checked["ci_quantiles"]
@@ -178,7 +181,7 @@ class DPMetricFrame:
                                    private=private and self._unit == "record"))
         exact, n = count_frame(y_true=y_true, y_pred=y_pred, sf_columns=sf_columns, sf=self._sf,
                                cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
-                               values=self._value_columns())
+                               values=self._value_columns(), classes=self._classes)
         # 5. the release, one charge
         with warnings_after_release() as release:    # warnings after the charge: once the frame is built
             release.result = self
@@ -205,17 +208,32 @@ class DPMetricFrame:
         return tuple(column for column in VALUE_COLUMNS if column in needed)
 
     def _columns(self):
+        if self._kind == "classification" and self._classes is not None:     # (y_true, y_pred) cells, row-major
+            return pd.MultiIndex.from_product([list(self._classes)] * 2, names=["y_true", "y_pred"])
         return CONFUSION_COLUMNS if self._kind == "classification" else ("n",) + self._value_columns()
 
-    def _evaluate(self, table):
-        """``{metric name: values}`` on a ``(..., C, G, K)`` table, and the same on the overall ``(..., C, K)``."""
+    def _evaluate(self, table, draws=False):
+        """``{metric name: values}`` on a ``(..., C, G, K)`` table, and the same on the overall ``(..., C, K)``.
+
+        A :class:`CellMetric` is one Python call per table: on Monte-Carlo ``draws`` it is evaluated on the first
+        ``CELL_DRAWS`` of them (NaN for a metric whose value is an array: it has no interval).
+        """
         by_group, overall = {}, {}
         for name, metric in self._metrics.items():
+            if isinstance(metric, CellMetric):
+                part = table[:CELL_DRAWS] if draws else table
+                if draws and not metric.scalar:
+                    by_group[name], overall[name] = np.full(part.shape[:-1], np.nan), np.full(part.shape[:-2], np.nan)
+                    continue
+                by_group[name], overall[name] = metric.evaluate(part), metric.evaluate(part.sum(axis=-2))
+                continue
             by_group[name] = np.asarray(metric.function(self._counts(table)), dtype=float)
             overall[name] = np.asarray(metric.function(self._counts(table.sum(axis=-2))), dtype=float)
         return by_group, overall
 
     def _counts(self, table):
+        if self._kind == "classification" and self._classes is not None:
+            return SimpleNamespace(n=table.sum(axis=-1))          # declared classes: only the count is vectorised
         if self._kind == "classification":
             return ConfusionCounts(tn=table[..., 0], fp=table[..., 1], fn=table[..., 2], tp=table[..., 3])
         low, high = self._bounds
@@ -233,13 +251,13 @@ class DPMetricFrame:
         self._by_group_values, self._overall_values = by_group, overall
         kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
                       n_boot=self._n_boot, rng=rng, public_predictions=self._public_predictions)
-        both = self._evaluate(simulate(self._table, sampling=True, **kwargs))
-        noise = self._evaluate(simulate(self._table, sampling=False, **kwargs))
+        both = self._evaluate(simulate(self._table, sampling=True, **kwargs), draws=True)
+        noise = self._evaluate(simulate(self._table, sampling=False, **kwargs), draws=True)
         self._draws, self._noise_draws = both, noise
         self.ci_method = ("parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
-                          f"the release noise redrawn ({self._n_boot} draws); percentile intervals for by_group and "
-                          "overall; for the aggregates over groups, their range over the groups' simultaneous "
-                          "(Bonferroni) percentile intervals (conservative)")
+                          f"the release noise redrawn ({self._n_boot} draws{self._cell_draws_note()}); percentile "
+                          "intervals for by_group and overall; for the aggregates over groups, their range over the "
+                          "groups' simultaneous (Bonferroni) percentile intervals (conservative)")
         self.released_counts_ = pd.DataFrame(self._table.reshape(-1, self._table.shape[-1]),
                                              index=self._cell_index(), columns=list(self._columns()))
         low, high = min(self._ci_quantiles), max(self._ci_quantiles)
@@ -252,6 +270,12 @@ class DPMetricFrame:
         self.unreadable_ = self._frame({name: half[name] > self._max_noise_error * reference[name]
                                         for name in self._metrics}, single=False)
         self._warn_unreadable()
+
+    def _cell_draws_note(self):
+        cells = [name for name, m in self._metrics.items() if isinstance(m, CellMetric)]
+        if not cells or self._n_boot <= CELL_DRAWS:
+            return ""
+        return f"; the first {CELL_DRAWS} for the metrics evaluated on weighted cells: {cells}"
 
     def _error_reference(self, name):
         """What a noise error is judged against (the metric's ``scale``): 1, its value, or the width of bounds."""
@@ -288,17 +312,19 @@ class DPMetricFrame:
 
     def _frame(self, values, single=None):
         """``{name: (..., C, G)}`` -> by_group's shape (a DataFrame when ``single`` is False)."""
-        frame = pd.DataFrame({name: np.asarray(v).reshape(-1) for name, v in values.items()},
-                             index=self._cell_index())
+        frame = pd.DataFrame({name: _flat(v) for name, v in values.items()}, index=self._cell_index())
         single = self._single if single is None else single
         return frame.iloc[:, 0].rename(next(iter(values))) if single else frame
 
     def _overall_shape(self, values):
         """``{name: (C,)}`` -> overall's shape."""
         if self._cf is None:
-            series = pd.Series({name: float(np.asarray(v).reshape(-1)[0]) for name, v in values.items()})
-            return series.iloc[0] if self._single else series
-        frame = pd.DataFrame({name: np.asarray(v).reshape(-1) for name, v in values.items()}, index=self._cf.index())
+            first = {name: _flat(v)[0] for name, v in values.items()}
+            first = {name: float(v) if np.ndim(v) == 0 else v for name, v in first.items()}
+            if self._single:
+                return next(iter(first.values()))
+            return pd.Series(first, dtype=None if all(np.ndim(v) == 0 for v in first.values()) else object)
+        frame = pd.DataFrame({name: _flat(v) for name, v in values.items()}, index=self._cf.index())
         return frame.iloc[:, 0].rename(next(iter(values))) if self._single else frame
 
     # ------------------------------------------------------------------------------------------------ MetricFrame
@@ -332,25 +358,35 @@ class DPMetricFrame:
 
     def group_max(self, errors: str = "raise") -> Any:
         """Largest value over the groups (per control level)."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._reduce(self._by_group_values, "max"))
+        return self._overall_shape(self._reduce(self._scalars(errors), "max"))
 
     def group_min(self, errors: str = "raise") -> Any:
         """Smallest value over the groups (per control level)."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._reduce(self._by_group_values, "min"))
+        return self._overall_shape(self._reduce(self._scalars(errors), "min"))
 
     def difference(self, method: str = "between_groups", errors: str = "coerce") -> Any:
         """Largest difference between groups, or to the overall value (``method``), from the release."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._compare(self._by_group_values, self._overall_values,
+        by_group = self._scalars(errors)
+        return self._overall_shape(self._compare(by_group, self._scalars("coerce", self._overall_values),
                                                  check_choice(method, "method", _METHODS), "difference"))
 
     def ratio(self, method: str = "between_groups", errors: str = "coerce") -> Any:
         """Smallest ratio between groups, or to the overall value (``method``), from the release."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._compare(self._by_group_values, self._overall_values,
+        by_group = self._scalars(errors)
+        return self._overall_shape(self._compare(by_group, self._scalars("coerce", self._overall_values),
                                                  check_choice(method, "method", _METHODS), "ratio"))
+
+    def _scalars(self, errors, values=None):
+        """The values with each array-valued metric (``confusion_matrix``) as NaN (``errors="coerce"``), or
+        MetricFrame's ``ValueError`` (``errors="raise"``).
+        """
+        check_choice(errors, "errors", _ERRORS)
+        values = self._by_group_values if values is None else values
+        arrays = [name for name, m in self._metrics.items() if isinstance(m, CellMetric) and not m.scalar]
+        if arrays and errors == "raise":
+            raise ValueError("Metric frame contains non-scalar cells. Please remove non-scalar columns from your "
+                             "metric frame or use parameter errors='coerce'.")
+        return {name: np.full(v.shape, np.nan) if name in arrays else v for name, v in values.items()}
 
     # ------------------------------------------------------------------------------------------------ intervals
     @property
@@ -426,9 +462,13 @@ class DPMetricFrame:
 
 
 # ---------------------------------------------------------------------------------------------------- checks
-def _resolve_metrics(metrics, sample_params, bounds):
-    """``({name: CountMetric}, kind, single)``; refuses what the release cannot compute (public: functions only)."""
+def _resolve_metrics(metrics, sample_params, bounds, classes):
+    """``({name: CountMetric or CellMetric}, kind, single)``; refuses what the release cannot compute (public:
+    the functions, and synthetic probes over the public ``classes``).
+    """
     kind_hint = "regression" if bounds is not None else "classification"
+    if classes is not None and bounds is not None:
+        raise ValueError("labels declares the classes of a classification frame; bounds is for regression: give one.")
     if sample_params is not None and not isinstance(sample_params, dict):
         raise ValueError("sample_params must be a dict.")
     if isinstance(metrics, dict):
@@ -438,13 +478,13 @@ def _resolve_metrics(metrics, sample_params, bounds):
         if extra:
             raise ValueError(f"sample_params names metrics that are not in metrics: {sorted(map(str, extra))}.")
         resolved = {str(name): as_count_metric(f, str(name), kind_hint=kind_hint,
-                                               sample_params=(sample_params or {}).get(name))
+                                               sample_params=(sample_params or {}).get(name), classes=classes)
                     for name, f in metrics.items()}
         single = False
     else:
         if not callable(metrics):
             raise TypeError(f"metrics must be a callable or a dict of callables, got {type(metrics).__name__}.")
-        metric = as_count_metric(metrics, None, kind_hint=kind_hint, sample_params=sample_params)
+        metric = as_count_metric(metrics, None, kind_hint=kind_hint, sample_params=sample_params, classes=classes)
         resolved, single = {metric.name: metric}, True
     kinds = {m.kind for m in resolved.values()} - {"any"}
     if len(kinds) > 1:
@@ -454,6 +494,16 @@ def _resolve_metrics(metrics, sample_params, bounds):
         raise ValueError("bounds=(lo, hi) is required for regression metrics: the public range that bounds each "
                          "row's contribution.")
     return resolved, kind, single
+
+
+def _flat(values):
+    """A metric's values as one flat column: floats, or an object array of arrays (array-valued metrics)."""
+    values = np.asarray(values)
+    if values.dtype != object:
+        return values.reshape(-1)
+    out = np.empty(values.size, dtype=object)
+    out[:] = list(values.reshape(-1))
+    return out
 
 
 def _check_bounds(bounds, name="bounds"):
@@ -485,6 +535,7 @@ _PARAMETERS = {
     "privacy_unit": functools.partial(check_choice, options=_UNITS),
     "public_predictions": check_bool,
     "bounds": _check_bounds,
+    "labels": check_labels,
 }
 _LEVELS_AND_DRAWS = {
     "groups": functools.partial(check_declared_levels, minimum=2),
