@@ -24,7 +24,6 @@ metric is refused.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import warnings
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from typing import Callable
 import numpy as np
 import sklearn
 
-__all__ = ["CellMetric", "check_cell_metric", "CELL_DRAWS"]
+__all__ = ["CellMetric", "check_cell_metric", "flat_values", "CELL_DRAWS"]
 
 #: Monte-Carlo draws a cell metric is evaluated on for the intervals (one Python call per group and draw, so the
 #: first ``CELL_DRAWS`` of the frame's draws; the vectorised count metrics use them all).
@@ -181,8 +180,8 @@ def _disagreement(outcomes, size):
     if failed:
         where, exc = failed[0]
         worked = next(n for n, o in zip(names, outcomes) if not isinstance(o, Exception))
-        return (f"on a synthetic sample of {size} rows it raised {type(exc).__name__} {where} but returned a value "
-                f"{worked}.")
+        return (f"on a synthetic sample of {size} rows it raised {type(exc).__name__} ({exc}) {where} but returned "
+                f"a value {worked}.")
     rows = outcomes[0]
     for label, other in zip(names[1:], outcomes[1:]):
         if other.shape != rows.shape or not np.allclose(other, rows, rtol=1e-9, atol=1e-12, equal_nan=True):
@@ -195,6 +194,11 @@ def _show(value):
     return f"{float(value):.6g}" if value.ndim == 0 else f"an array of shape {value.shape}"
 
 
-def bind_keywords(function, keywords):
-    """``function`` with fixed keyword arguments (``sample_params`` that are not per-row arrays)."""
-    return functools.partial(function, **keywords) if keywords else function
+def flat_values(values):
+    """A metric's values as one flat column: floats, or an object array of arrays (array-valued metrics)."""
+    values = np.asarray(values)
+    if values.dtype != object:
+        return values.reshape(-1)
+    out = np.empty(values.size, dtype=object)
+    out[:] = list(values.reshape(-1))
+    return out

@@ -26,7 +26,7 @@ from ..utils._validation import (
     validate_params,
     value_errors,
 )
-from ._cell_metrics import CELL_DRAWS, CellMetric
+from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, as_count_metric
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, check_labels, feature_columns, resolve_levels
@@ -57,12 +57,13 @@ class DPMetricFrame:
     Parameters
     ----------
     metrics : callable or dict of str to callable
-        scikit-learn's and Fairlearn's count metrics (``accuracy_score``, ``balanced_accuracy_score``,
-        ``precision_score``, ``recall_score``, ``f1_score``, ``zero_one_loss``, ``selection_rate``,
-        ``true_positive_rate``, ``false_positive_rate``, ``true_negative_rate``, ``false_negative_rate``,
-        ``count``, ``mean_prediction``; with ``bounds``: ``mean_squared_error``, ``mean_absolute_error``,
-        ``mean_prediction``), ``functools.partial`` of them, or metrics declared with
-        :func:`~fairlearn_dp.metrics.count_metric`. Any other function is refused before the budget check.
+        Classification: any metric of the confusion counts -- scikit-learn's with their keyword arguments
+        (``functools.partial(fbeta_score, beta=0.6)``, ``average``, ``pos_label``, ``labels``, ``zero_division``),
+        ``confusion_matrix``, Fairlearn's base metrics, user functions ``f(y_true, y_pred, sample_weight=None)``
+        -- evaluated on the confusion cells weighted by the released counts, after public synthetic probes check
+        that it is one (a metric that fails them is refused before the budget check, with the reason), or a
+        :func:`~fairlearn_dp.metrics.count_metric`. Regression (``bounds``): ``count``, ``mean_prediction``,
+        ``mean_squared_error``, ``mean_absolute_error``, regression ``count_metric``.
     y_true, y_pred : array-like or Dask collection
         Labels 0/1 (classification) or values, clipped to ``bounds`` (regression).
     sensitive_features : array-like, Series, DataFrame, dict or Dask collection
@@ -70,7 +71,8 @@ class DPMetricFrame:
     control_features : same types, optional
         As in MetricFrame.
     sample_params : dict, optional
-        Only arguments that do not change the counts are accepted (``pos_label=1``, ``zero_division``).
+        Keyword arguments of the metrics (bound like a ``functools.partial``); per-row values (sample weights) are
+        refused.
     epsilon : float, default=1.0
         Privacy budget of the release (``numpy.inf``: exact values, no noise; recorded as ``(inf, 0)``).
     delta : float, default=0.0
@@ -84,6 +86,9 @@ class DPMetricFrame:
     bounds : tuple (lo, hi), optional
         Public range of ``y_true`` and ``y_pred`` for regression metrics (values are clipped to it). Required for
         them; selects the regression reading of ``mean_prediction``.
+    labels : list, optional
+        The public classes of ``y_true`` and ``y_pred`` (never read from the data): the release is then the
+        ``K x K`` confusion table of each cell. None: 0/1 labels.
     privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
         What neighbouring datasets differ in (see Privacy).
     public_predictions : bool, default=False
@@ -133,9 +138,9 @@ class DPMetricFrame:
     - Released: the (control level, group) table of confusion counts, or of counts and sums of values scaled into
       [0, 1] by ``bounds``; nothing else is computed from the private data.
     - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, one charge of ``(epsilon, delta)``.
-    - Sensitivity: L1 2 and L2 sqrt(2) for the counts; L1 ``2k``, L2 ``sqrt(2k)`` for ``k`` regression columns.
-      Derivation: ``fairlearn_dp/metrics/_frame_release.py`` and docs/user_guide/private_reporting.md.
-    - Public inputs: the metrics, ``groups``, ``control_groups``, ``bounds``, ``n``; under
+    - Sensitivity: L1 2 and L2 sqrt(2) for the counts (any number of classes); L1 ``2k``, L2 ``sqrt(2k)`` for
+      ``k`` regression columns. Derivation: docs/privacy_analysis/metric_frame.md.
+    - Public inputs: the metrics, ``labels``, ``groups``, ``control_groups``, ``bounds``, ``n``; under
       ``"sensitive_attribute"`` also ``y_true`` and the control features, and ``y_pred`` with
       ``public_predictions=True`` (then ``overall`` is exact).
     """
@@ -494,16 +499,6 @@ def _resolve_metrics(metrics, sample_params, bounds, classes):
         raise ValueError("bounds=(lo, hi) is required for regression metrics: the public range that bounds each "
                          "row's contribution.")
     return resolved, kind, single
-
-
-def _flat(values):
-    """A metric's values as one flat column: floats, or an object array of arrays (array-valued metrics)."""
-    values = np.asarray(values)
-    if values.dtype != object:
-        return values.reshape(-1)
-    out = np.empty(values.size, dtype=object)
-    out[:] = list(values.reshape(-1))
-    return out
 
 
 def _check_bounds(bounds, name="bounds"):

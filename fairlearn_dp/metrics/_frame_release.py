@@ -61,7 +61,7 @@ def count_cells(cells, n_cells, *, labels=None, values=None, n_classes=2):
     if labels is not None:
         y_true, y_pred = labels
         k = int(n_classes)
-        index = cells * k * k + k * np.asarray(y_true, dtype=np.int64) + np.asarray(y_pred, dtype=np.int64)
+        index = cells * (k * k) + k * np.asarray(y_true, dtype=np.int64) + np.asarray(y_pred, dtype=np.int64)
         return np.bincount(index, minlength=k * k * n_cells).reshape(n_cells, k * k).astype(float)
     columns = [np.bincount(cells, minlength=n_cells).astype(float)]
     columns += [np.bincount(cells, weights=values[:, j], minlength=n_cells) for j in range(values.shape[1])]
