@@ -93,7 +93,7 @@ def _value(function, cell_true, cell_pred, weights, scalar):
     try:
         value = np.asarray(function(cell_true[positive], cell_pred[positive], sample_weight=weights[positive]),
                            dtype=float)
-    except (ValueError, ZeroDivisionError, IndexError, TypeError):
+    except Exception:                        # noqa: BLE001 -- undefined on this released table (e.g. one class left)
         return np.nan
     if scalar:
         return float(value) if value.ndim == 0 else np.nan

@@ -34,7 +34,7 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
-from fairlearn_dp.metrics import DPMetricFrame
+from fairlearn_dp.metrics import DPMetricFrame, count_metric
 from fairlearn_dp.privacy import noise_scale
 
 GROUPS = ["a", "b", "c"]
@@ -223,6 +223,34 @@ def test_per_row_sample_params_are_refused_before_the_budget(binary):
         _private({"sr": selection_rate}, y, pred, groups, sample_params={"sr": {"sample_weight": np.ones(len(y))}},
                  epsilon=1.0, accountant=exhausted)
     assert exhausted.spent_budget == []
+
+
+@pytest.mark.parametrize("change, error, match", [
+    (dict(metrics={"fdr": count_metric(lambda c: c.fp / (c.fp + c.tp))}), ValueError,
+     "a count_metric reads the binary counts"),
+    (dict(bounds=(0, 1)), ValueError, "labels declares the classes of a classification frame"),
+    (dict(labels={"y": CLASSES}), TypeError, "labels must be a list of classes"),
+    (dict(labels=["cat"]), ValueError, "labels must declare at least 2"),
+])
+def test_bad_multiclass_parameters_are_refused_before_the_budget(multiclass, change, error, match):
+    y, pred, groups = multiclass
+    kwargs = dict(metrics={"accuracy": accuracy_score}, labels=CLASSES, epsilon=1.0,
+                  accountant=BudgetAccountant(epsilon=0.0))
+    with pytest.raises(error, match=match):
+        _private(y=y, pred=pred, groups=groups, **{**kwargs, **change})
+
+
+def test_multiclass_dask_inputs_give_the_in_memory_release(multiclass):
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    y, pred, groups = multiclass
+    kwargs = dict(metrics={"accuracy": accuracy_score}, labels=CLASSES, epsilon=1.0)
+    memory = _private(y=y, pred=pred, groups=groups, **kwargs)
+    with dask.config.set(scheduler="synchronous"):
+        lazy = _private(y=da.from_array(y, chunks=400), pred=da.from_array(pred, chunks=400),
+                        groups=da.from_array(groups, chunks=400), **kwargs)
+    np.testing.assert_array_equal(lazy.noisy_counts_, memory.noisy_counts_)
 
 
 # ------------------------------------------------------------------------------------------------ privacy
