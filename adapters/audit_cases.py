@@ -357,6 +357,31 @@ def _metric_frame_case(n):
             {"y_true": labels, "y_pred": predictions, "sensitive_features": a_prime}, "frame_.noisy_counts_")
 
 
+def _make_multiclass_metric_frame(epsilon, seed):
+    from fairlearn.metrics import count
+
+    return MetricFrameRelease(metrics={"count": count}, labels=[0, 1, 2], epsilon=epsilon, groups=[0, 1],
+                              accountant=_accountant(), random_state=seed, n_boot=10)
+
+
+def _metric_frame_multiclass_case(n, epsilon):
+    """The multiclass frame (issue 38): three declared classes, the 3 x 3 confusion table of each group released
+    once. Neighbour: person 0's group changes from 0 to 1 (labels and predictions public), which moves one count
+    between two of the 2 x 9 cells, as in the binary case; the same two-cell event.
+    """
+    rng = np.random.default_rng(38)
+    groups = np.arange(n) % 2
+    labels = (np.arange(n) // 2) % 3
+    predictions = np.where(rng.random(n) < 0.7, labels, (labels + 1) % 3)
+    groups_prime = groups.copy()
+    groups_prime[0] = 1
+    dataset = {"y_true": labels, "y_pred": predictions, "sensitive_features": groups}
+    neighbour = {"y_true": labels, "y_pred": predictions, "sensitive_features": groups_prime}
+    event = _optimal_event(_make_multiclass_metric_frame, dataset, neighbour, "frame_.noisy_counts_",
+                           "DPMetricFrame", epsilon=epsilon)
+    return _make_multiclass_metric_frame, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
+
+
 def _aif360_regression_dataset(outputs, groups, feature=None):
     import pandas as pd
 
@@ -1159,6 +1184,7 @@ _VARIANT_CASES = {
     ("DPGroupBudgetClassifier", "stage1"): functools.partial(_group_budget_stage1_case, classification=True),
     ("DPGroupBudgetClassification", "stage1"): functools.partial(_group_budget_stage1_case, classification=True,
                                                                  face="aif360"),
+    ("DPMetricFrame", "multiclass"): _metric_frame_multiclass_case,
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
@@ -1231,7 +1257,9 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         constants under ``privacy_unit="record"`` (``_constant_choice_case``), ``"gram"`` its Gram release under
         ``privacy_unit="record"`` (``_gram_case``; ``epsilon`` is that release's ``rho``), ``"stage1"`` the
         group-budget estimators' stage-1 Gram release (``_group_budget_stage1_case``: ``epsilon`` is its Gaussian
-        ``mu``, and the declared pair is its exact Gaussian profile at ``epsilon``). None: the row's default case.
+        ``mu``, and the declared pair is its exact Gaussian profile at ``epsilon``), ``"multiclass"`` the metric
+        frame's release of a 3 x 3 confusion table per group (``_metric_frame_multiclass_case``). None: the row's
+        default case.
 
     Returns
     -------

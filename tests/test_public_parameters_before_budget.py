@@ -204,17 +204,17 @@ _GROUP_BUDGET = {
     "drop_prot_attr": _BOOL,
 }
 
-def _roc_auc():
-    from sklearn.metrics import roc_auc_score
-
-    return roc_auc_score
+def _first_prediction(y_true, y_pred, sample_weight=None):
+    """Not a function of the confusion counts (it reads the row order): refused by the frame's probes."""
+    return float(y_pred[0])
 
 
 _METRIC_FRAME = {
-    "metrics": _Domain("nope", 5, None, {}, _roc_auc(), {"auc": _roc_auc()}),
+    "metrics": _Domain("nope", 5, None, {}, _first_prediction, {"first": _first_prediction}),
     "sample_params": _Domain("ab", 5, {"no_such_metric": {}}, {"selection_rate": {"sample_weight": [1.0]}}),
     "control_groups": _Domain("ab", 5, [], [0, 0], [0, None]),
     "bounds": _Domain(*(value for value in _BOUNDS.bad if value is not None)),       # None: classification
+    "labels": _Domain("ab", 5, [], [0], [0, 0], [0, None], {"a": [0, 1]}),
     "privacy_unit": _choice("sensitive_attribute", "record"),
     "n_boot": _integer(10),
     "ci_quantiles": _Domain("ab", 5, [], [0.0], [1.0], [NAN], ["a"]),

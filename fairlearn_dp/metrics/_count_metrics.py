@@ -4,7 +4,9 @@ A metric a :class:`~fairlearn_dp.metrics.DPMetricFrame` accepts is a :class:`Cou
 confusion counts of one cell (classification) or of the sums of bounded per-row values (regression). The metric
 functions of scikit-learn and Fairlearn that are such functions are recognised by identity (:func:`as_count_metric`);
 a user declares their own with :func:`count_metric`. Every function here is elementwise arithmetic on numpy arrays,
-so one call evaluates a metric for every group and every Monte-Carlo draw of the interval computation.
+so one call evaluates a metric for every group and every Monte-Carlo draw of the interval computation: this is the
+fast path. Any other classification metric of the confusion counts (other keyword arguments, user functions,
+several classes) is evaluated on weighted confusion cells (:mod:`._cell_metrics`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 import sklearn.metrics as skm
 from fairlearn import metrics as flm
+
+from ._cell_metrics import check_cell_metric
 
 __all__ = ["ConfusionCounts", "RegressionSums", "CountMetric", "count_metric", "as_count_metric",
            "VALUE_COLUMNS"]
@@ -168,47 +172,76 @@ _REGRESSION = {   # function -> (the per-row value it sums, its scale, rule(sums
 #: changing what it computes from the counts: the positive label 1 (labels are 0/1).
 _NEUTRAL_KWARGS = {"pos_label": (1, True)}
 
-_NOT_FROM_COUNTS = ("metrics: {name} cannot be computed from one release of per-group counts or sums of bounded values: "
-                    "DPMetricFrame computes the confusion-count metrics of scikit-learn and Fairlearn (accuracy, "
-                    "selection rate, TPR, FPR, TNR, FNR, precision, recall, balanced accuracy, F1, zero-one loss, "
-                    "count) and, with `bounds`, mean_prediction, mean_squared_error and mean_absolute_error. Declare "
-                    "a metric of the counts with fairlearn_dp.metrics.count_metric.")
+_NOT_FROM_COUNTS = ("metrics: {name} cannot be computed from one release of per-group sums of bounded values: with "
+                    "`bounds` (regression) DPMetricFrame computes count, mean_prediction, mean_squared_error and "
+                    "mean_absolute_error. Declare a metric of the sums with fairlearn_dp.metrics.count_metric("
+                    "kind='regression').")
 
 
-def as_count_metric(function, name, *, kind_hint, sample_params=None):
-    """The :class:`CountMetric` for a metric function given to a frame, or a ``ValueError`` naming it.
+def as_count_metric(function, name, *, kind_hint, sample_params=None, classes=None):
+    """The metric given to a frame as a :class:`CountMetric` (vectorised) or a
+    :class:`~fairlearn_dp.metrics._cell_metrics.CellMetric` (evaluated on weighted cells), or a ``ValueError``
+    naming it.
 
-    Recognised by identity: the functions of scikit-learn and Fairlearn listed in ``_CLASSIFICATION`` and
-    ``_REGRESSION``, ``fairlearn.metrics.count``, ``fairlearn.metrics.mean_prediction`` (the selection rate for
-    classification, the mean clipped prediction for regression: ``kind_hint``), ``functools.partial`` of those with
-    ``zero_division`` (scikit-learn's) or ``pos_label=1``, and :class:`CountMetric` objects. Public: it reads the
-    functions and arguments only.
+    The fast path, for binary 0/1 labels (``classes`` None): the functions of scikit-learn and Fairlearn listed in
+    ``_CLASSIFICATION`` and ``_REGRESSION``, ``fairlearn.metrics.count``, ``fairlearn.metrics.mean_prediction``
+    (the selection rate for classification, the mean clipped prediction for regression: ``kind_hint``),
+    ``functools.partial`` of those with ``zero_division`` or ``pos_label=1`` only, and :class:`CountMetric`
+    objects. Any other classification metric (other keyword arguments, other functions, declared ``classes``) goes
+    through :func:`~fairlearn_dp.metrics._cell_metrics.check_cell_metric`, which checks on public synthetic probes
+    that it is a function of the confusion counts. Public: it reads the functions and arguments only.
     """
     if isinstance(function, CountMetric):
         if sample_params:
             raise ValueError(f"metric {name!r}: a count_metric takes no sample_params.")
+        if classes is not None and function.kind == "classification":
+            raise ValueError(f"metric {name or function.name!r}: a count_metric reads the binary counts (tp, fp, tn, "
+                             "fn), which do not exist with declared labels; pass a function (y_true, y_pred, "
+                             "sample_weight=None) instead.")
         return function if name is None else CountMetric(function.function, name, function.kind, function.values,
                                                          function.scale)
-    kwargs = dict(sample_params or {})
-    base = function
-    if isinstance(function, functools.partial):
-        base, kwargs = function.func, {**function.keywords, **kwargs}
-        if function.args:
-            raise ValueError(_NOT_FROM_COUNTS.format(name=f"metric {name!r} (a partial with positional arguments)"))
+    base = function.func if isinstance(function, functools.partial) else function
     label = name if name is not None else getattr(base, "__name__", "metric")
+    keywords = dict(sample_params or {})
+    per_row = sorted(str(key) for key, value in keywords.items()
+                     if not isinstance(value, (str, bytes)) and np.ndim(value) > 0)
+    if per_row:
+        raise ValueError(f"metric {label!r}: sample_params {per_row} hold per-row values, which a private frame does "
+                         "not accept: per-row weights would change the sensitivity of the release.")
+    fast = _fast_path(function, label, kind_hint, keywords, classes)
+    if fast is not None:
+        return fast
+    if kind_hint == "regression":
+        raise ValueError(_NOT_FROM_COUNTS.format(name=f"metric {label!r}"))
+    if not callable(function):
+        raise TypeError(f"metric {label!r} must be callable, got {type(function).__name__}.")
+    bound = functools.partial(function, **keywords) if keywords else function
+    return check_cell_metric(bound, label, (0, 1) if classes is None else tuple(classes))
+
+
+def _fast_path(function, label, kind_hint, keywords, classes):
+    """The vectorised :class:`CountMetric` of a recognised function, or None (the general path decides)."""
+    base, kwargs = function, dict(keywords)
+    if isinstance(function, functools.partial):
+        if function.args:
+            return None
+        base, kwargs = function.func, {**function.keywords, **kwargs}
+    if classes is not None:                            # declared classes: only the row count is vectorised
+        return CountMetric(lambda c: c.n, label, "any", (), "count") if base is flm.count and not kwargs else None
     zero_division = kwargs.pop("zero_division", 0.0)
     for key, value in list(kwargs.items()):
         if key in _NEUTRAL_KWARGS and value in _NEUTRAL_KWARGS[key]:
             kwargs.pop(key)
     if kwargs:
-        raise ValueError(f"metric {label!r}: the arguments {sorted(kwargs)} (sample_params or a partial) are not "
-                         "supported by a private frame (sample weights would change the sensitivity; labels must be "
-                         "0/1 with positive label 1).")
+        return None
     if zero_division == "warn":                 # scikit-learn's default: 0 (with a warning it cannot give here)
         zero_division = 0.0
     if isinstance(zero_division, bool) or not isinstance(zero_division, (int, float)):
-        raise ValueError(f"metric {label!r}: zero_division must be a number, got {zero_division!r}.")
-    return _recognised(base, label, kind_hint, float(zero_division))
+        return None                             # e.g. np.nan: the general path evaluates it as scikit-learn does
+    try:
+        return _recognised(base, label, kind_hint, float(zero_division))
+    except ValueError:
+        return None
 
 
 def _recognised(base, label, kind_hint, zero_division):

@@ -28,9 +28,10 @@ from ..utils._validation import (
     validate_params,
     value_errors,
 )
+from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, as_count_metric
 from ._frame_counting import count_frame
-from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels
+from ._frame_inputs import check_declared_levels, check_labels, feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
 
@@ -65,12 +66,13 @@ class DPMetricFrame(MetricFrame):
     Parameters
     ----------
     metrics : callable or dict of str to callable
-        scikit-learn's and Fairlearn's count metrics (``accuracy_score``, ``balanced_accuracy_score``,
-        ``precision_score``, ``recall_score``, ``f1_score``, ``zero_one_loss``, ``selection_rate``,
-        ``true_positive_rate``, ``false_positive_rate``, ``true_negative_rate``, ``false_negative_rate``,
-        ``count``, ``mean_prediction``; with ``bounds``: ``mean_squared_error``, ``mean_absolute_error``,
-        ``mean_prediction``), ``functools.partial`` of them, or metrics declared with
-        :func:`~fairlearn_dp.metrics.count_metric`. Any other function is refused before the budget check.
+        Classification: any metric of the confusion counts -- scikit-learn's with their keyword arguments
+        (``functools.partial(fbeta_score, beta=0.6)``, ``average``, ``pos_label``, ``labels``, ``zero_division``),
+        ``confusion_matrix``, Fairlearn's base metrics, user functions ``f(y_true, y_pred, sample_weight=None)``
+        -- evaluated on the confusion cells weighted by the released counts, after public synthetic probes check
+        that it is one (a metric that fails them is refused before the budget check, with the reason), or a
+        :func:`~fairlearn_dp.metrics.count_metric`. Regression (``bounds``): ``count``, ``mean_prediction``,
+        ``mean_squared_error``, ``mean_absolute_error``, regression ``count_metric``.
     y_true, y_pred : array-like or Dask collection
         Labels 0/1 (classification) or values, clipped to ``bounds`` (regression).
     sensitive_features : array-like, Series, DataFrame, dict or Dask collection
@@ -78,7 +80,8 @@ class DPMetricFrame(MetricFrame):
     control_features : same types, optional
         As in MetricFrame.
     sample_params : dict, optional
-        Only arguments that do not change the counts are accepted (``pos_label=1``, ``zero_division``).
+        Keyword arguments of the metrics (bound like a ``functools.partial``); per-row values (sample weights) are
+        refused.
     epsilon : float, default=1.0
         Privacy budget of the release (``numpy.inf``: exact values, no noise; recorded as ``(inf, 0)``).
     delta : float, default=0.0
@@ -92,6 +95,9 @@ class DPMetricFrame(MetricFrame):
     bounds : tuple (lo, hi), optional
         Public range of ``y_true`` and ``y_pred`` for regression metrics (values are clipped to it). Required for
         them; selects the regression reading of ``mean_prediction``.
+    labels : list, optional
+        The public classes of ``y_true`` and ``y_pred`` (never read from the data): the release is then the
+        ``K x K`` confusion table of each cell. None: 0/1 labels.
     privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
         What neighbouring datasets differ in (see Privacy).
     public_predictions : bool, default=False
@@ -142,9 +148,9 @@ class DPMetricFrame(MetricFrame):
     - Released: the (control level, group) table of confusion counts, or of counts and sums of values scaled into
       [0, 1] by ``bounds``; nothing else is computed from the private data.
     - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, one charge of ``(epsilon, delta)``.
-    - Sensitivity: L1 2 and L2 sqrt(2) for the counts; L1 ``2k``, L2 ``sqrt(2k)`` for ``k`` regression columns.
-      Derivation: ``fairlearn_dp/metrics/_frame_release.py`` and docs/user_guide/private_reporting.md.
-    - Public inputs: the metrics, ``groups``, ``control_groups``, ``bounds``, ``n``; under
+    - Sensitivity: L1 2 and L2 sqrt(2) for the counts (any number of classes); L1 ``2k``, L2 ``sqrt(2k)`` for
+      ``k`` regression columns. Derivation: docs/privacy_analysis/metric_frame.md.
+    - Public inputs: the metrics, ``labels``, ``groups``, ``control_groups``, ``bounds``, ``n``; under
       ``"sensitive_attribute"`` also ``y_true`` and the control features, and ``y_pred`` with
       ``public_predictions=True`` (then ``overall`` is exact).
     """
@@ -154,7 +160,8 @@ class DPMetricFrame(MetricFrame):
                  control_features: ArrayLike | dict[str, ArrayLike] | None = None, sample_params: dict | None = None,
                  epsilon: float = 1.0, delta: float = 0.0,
                  groups: list | dict | None = None, control_groups: list | dict | None = None,
-                 bounds: tuple[float, float] | None = None, privacy_unit: str = "sensitive_attribute",
+                 bounds: tuple[float, float] | None = None, labels: Sequence | None = None,
+                 privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None, n_boot: int | None = 1000,
                  ci_quantiles: Sequence[float] | None = (0.025, 0.975), max_noise_error: float | None = None) -> None:
@@ -162,11 +169,12 @@ class DPMetricFrame(MetricFrame):
         # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
         public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
-                                 groups=groups, control_groups=control_groups, random_state=random_state,
+                                 labels=labels, groups=groups, control_groups=control_groups, random_state=random_state,
                                  n_boot=n_boot, ci_quantiles=ci_quantiles, max_noise_error=max_noise_error)
         checked = validate_params(public, _PARAMETERS)
-        self._unit, public_predictions, self._bounds = (checked[name] for name in _PARAMETERS)
-        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds)
+        self._unit, public_predictions, self._bounds, self._classes = (checked[name] for name in _PARAMETERS)
+        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds,
+                                                                   self._classes)
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
         self._n_boot, self._ci_quantiles = _check_draws(checked["n_boot"], checked["ci_quantiles"])
@@ -189,7 +197,7 @@ class DPMetricFrame(MetricFrame):
                                    private=private and self._unit == "record"))
         exact, n = count_frame(y_true=y_true, y_pred=y_pred, sf_columns=sf_columns, sf=self._sf,
                                cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
-                               values=self._value_columns())
+                               values=self._value_columns(), classes=self._classes)
         # 5. the release, one charge
         with warnings_after_release() as release:    # warnings after the charge: once the frame is built
             release.result = self
@@ -216,17 +224,32 @@ class DPMetricFrame(MetricFrame):
         return tuple(column for column in VALUE_COLUMNS if column in needed)
 
     def _columns(self):
+        if self._kind == "classification" and self._classes is not None:     # (y_true, y_pred) cells, row-major
+            return pd.MultiIndex.from_product([list(self._classes)] * 2, names=["y_true", "y_pred"])
         return CONFUSION_COLUMNS if self._kind == "classification" else ("n",) + self._value_columns()
 
-    def _evaluate(self, table):
-        """``{metric name: values}`` on a ``(..., C, G, K)`` table, and the same on the overall ``(..., C, K)``."""
+    def _evaluate(self, table, draws=False):
+        """``{metric name: values}`` on a ``(..., C, G, K)`` table, and the same on the overall ``(..., C, K)``.
+
+        A :class:`CellMetric` is one Python call per table: on Monte-Carlo ``draws`` it is evaluated on the first
+        ``CELL_DRAWS`` of them (NaN for a metric whose value is an array: it has no interval).
+        """
         by_group, overall = {}, {}
         for name, metric in self._metrics.items():
+            if isinstance(metric, CellMetric):
+                part = table[:CELL_DRAWS] if draws else table
+                if draws and not metric.scalar:
+                    by_group[name], overall[name] = np.full(part.shape[:-1], np.nan), np.full(part.shape[:-2], np.nan)
+                    continue
+                by_group[name], overall[name] = metric.evaluate(part), metric.evaluate(part.sum(axis=-2))
+                continue
             by_group[name] = np.asarray(metric.function(self._counts(table)), dtype=float)
             overall[name] = np.asarray(metric.function(self._counts(table.sum(axis=-2))), dtype=float)
         return by_group, overall
 
     def _counts(self, table):
+        if self._kind == "classification" and self._classes is not None:
+            return SimpleNamespace(n=table.sum(axis=-1))          # declared classes: only the count is vectorised
         if self._kind == "classification":
             return ConfusionCounts(tn=table[..., 0], fp=table[..., 1], fn=table[..., 2], tp=table[..., 3])
         low, high = self._bounds
@@ -245,15 +268,15 @@ class DPMetricFrame(MetricFrame):
         kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
                       rng=rng, public_predictions=self._public_predictions)
         # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
-        both = None if self._n_boot is None else self._evaluate(simulate(self._table, sampling=True,
-                                                                         n_boot=self._n_boot, **kwargs))
+        both = None if self._n_boot is None else self._evaluate(
+            simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)
         noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
-                                        **kwargs))
+                                        **kwargs), draws=True)
         self._draws, self._noise_draws = both, noise
         self.ci_method = None if both is None else (
             "parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
-            f"the release noise redrawn ({self._n_boot} draws); percentile intervals for by_group and "
-            "overall; for the aggregates over groups, their range over the groups' simultaneous "
+            f"the release noise redrawn ({self._n_boot} draws{self._cell_draws_note()}); percentile intervals for "
+            "by_group and overall; for the aggregates over groups, their range over the groups' simultaneous "
             "(Bonferroni) percentile intervals (conservative)")
         self.released_counts_ = pd.DataFrame(self._table.reshape(-1, self._table.shape[-1]),
                                              index=self._cell_index(), columns=list(self._columns()))
@@ -268,6 +291,12 @@ class DPMetricFrame(MetricFrame):
         self.unreadable_ = self._frame({name: half[name] > self._max_noise_error * reference[name]
                                         for name in self._metrics}, single=False)
         self._warn_unreadable()
+
+    def _cell_draws_note(self):
+        cells = [name for name, m in self._metrics.items() if isinstance(m, CellMetric)]
+        if not cells or self._n_boot <= CELL_DRAWS:
+            return ""
+        return f"; the first {CELL_DRAWS} for the metrics evaluated on weighted cells: {cells}"
 
     def _error_reference(self, name):
         """What a noise error is judged against (the metric's ``scale``): 1, its value, or the width of bounds."""
@@ -304,17 +333,19 @@ class DPMetricFrame(MetricFrame):
 
     def _frame(self, values, single=None):
         """``{name: (..., C, G)}`` -> by_group's shape (a DataFrame when ``single`` is False)."""
-        frame = pd.DataFrame({name: np.asarray(v).reshape(-1) for name, v in values.items()},
-                             index=self._cell_index())
+        frame = pd.DataFrame({name: _flat(v) for name, v in values.items()}, index=self._cell_index())
         single = self._single if single is None else single
         return frame.iloc[:, 0].rename(next(iter(values))) if single else frame
 
     def _overall_shape(self, values):
         """``{name: (C,)}`` -> overall's shape."""
         if self._cf is None:
-            series = pd.Series({name: float(np.asarray(v).reshape(-1)[0]) for name, v in values.items()})
-            return series.iloc[0] if self._single else series
-        frame = pd.DataFrame({name: np.asarray(v).reshape(-1) for name, v in values.items()}, index=self._cf.index())
+            first = {name: _flat(v)[0] for name, v in values.items()}
+            first = {name: float(v) if np.ndim(v) == 0 else v for name, v in first.items()}
+            if self._single:
+                return next(iter(first.values()))
+            return pd.Series(first, dtype=None if all(np.ndim(v) == 0 for v in first.values()) else object)
+        frame = pd.DataFrame({name: _flat(v) for name, v in values.items()}, index=self._cf.index())
         return frame.iloc[:, 0].rename(next(iter(values))) if self._single else frame
 
     # ------------------------------------------------------------------------------------------------ MetricFrame
@@ -352,25 +383,35 @@ class DPMetricFrame(MetricFrame):
 
     def group_max(self, errors: str = "raise") -> Any:
         """Largest value over the groups (per control level)."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._reduce(self._by_group_values, "max"))
+        return self._overall_shape(self._reduce(self._scalars(errors), "max"))
 
     def group_min(self, errors: str = "raise") -> Any:
         """Smallest value over the groups (per control level)."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._reduce(self._by_group_values, "min"))
+        return self._overall_shape(self._reduce(self._scalars(errors), "min"))
 
     def difference(self, method: str = "between_groups", errors: str = "coerce") -> Any:
         """Largest difference between groups, or to the overall value (``method``), from the release."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._compare(self._by_group_values, self._overall_values,
+        by_group = self._scalars(errors)
+        return self._overall_shape(self._compare(by_group, self._scalars("coerce", self._overall_values),
                                                  check_choice(method, "method", _METHODS), "difference"))
 
     def ratio(self, method: str = "between_groups", errors: str = "coerce") -> Any:
         """Smallest ratio between groups, or to the overall value (``method``), from the release."""
-        check_choice(errors, "errors", _ERRORS)
-        return self._overall_shape(self._compare(self._by_group_values, self._overall_values,
+        by_group = self._scalars(errors)
+        return self._overall_shape(self._compare(by_group, self._scalars("coerce", self._overall_values),
                                                  check_choice(method, "method", _METHODS), "ratio"))
+
+    def _scalars(self, errors, values=None):
+        """The values with each array-valued metric (``confusion_matrix``) as NaN (``errors="coerce"``), or
+        MetricFrame's ``ValueError`` (``errors="raise"``).
+        """
+        check_choice(errors, "errors", _ERRORS)
+        values = self._by_group_values if values is None else values
+        arrays = [name for name, m in self._metrics.items() if isinstance(m, CellMetric) and not m.scalar]
+        if arrays and errors == "raise":
+            raise ValueError("Metric frame contains non-scalar cells. Please remove non-scalar columns from your "
+                             "metric frame or use parameter errors='coerce'.")
+        return {name: np.full(v.shape, np.nan) if name in arrays else v for name, v in values.items()}
 
     # ------------------------------------------------------------------------------------------------ intervals
     @property
@@ -454,9 +495,13 @@ class DPMetricFrame(MetricFrame):
 
 
 # ---------------------------------------------------------------------------------------------------- checks
-def _resolve_metrics(metrics, sample_params, bounds):
-    """``({name: CountMetric}, kind, single)``; refuses what the release cannot compute (public: functions only)."""
+def _resolve_metrics(metrics, sample_params, bounds, classes):
+    """``({name: CountMetric or CellMetric}, kind, single)``; refuses what the release cannot compute (public:
+    the functions, and synthetic probes over the public ``classes``).
+    """
     kind_hint = "regression" if bounds is not None else "classification"
+    if classes is not None and bounds is not None:
+        raise ValueError("labels declares the classes of a classification frame; bounds is for regression: give one.")
     if sample_params is not None and not isinstance(sample_params, dict):
         raise ValueError("sample_params must be a dict.")
     if isinstance(metrics, dict):
@@ -466,13 +511,13 @@ def _resolve_metrics(metrics, sample_params, bounds):
         if extra:
             raise ValueError(f"sample_params names metrics that are not in metrics: {sorted(map(str, extra))}.")
         resolved = {str(name): as_count_metric(f, str(name), kind_hint=kind_hint,
-                                               sample_params=(sample_params or {}).get(name))
+                                               sample_params=(sample_params or {}).get(name), classes=classes)
                     for name, f in metrics.items()}
         single = False
     else:
         if not callable(metrics):
             raise TypeError(f"metrics must be a callable or a dict of callables, got {type(metrics).__name__}.")
-        metric = as_count_metric(metrics, None, kind_hint=kind_hint, sample_params=sample_params)
+        metric = as_count_metric(metrics, None, kind_hint=kind_hint, sample_params=sample_params, classes=classes)
         resolved, single = {metric.name: metric}, True
     kinds = {m.kind for m in resolved.values()} - {"any"}
     if len(kinds) > 1:
@@ -515,6 +560,7 @@ _PARAMETERS = {
     "privacy_unit": functools.partial(check_choice, options=_UNITS),
     "public_predictions": check_bool,
     "bounds": _check_bounds,
+    "labels": check_labels,
 }
 _LEVELS_AND_DRAWS = {
     "groups": functools.partial(check_declared_levels, minimum=2),

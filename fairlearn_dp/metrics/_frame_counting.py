@@ -9,21 +9,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._dask import aligned_partitions, is_dask_input, tree_reduce
-from ._frame_inputs import binary_labels, bounded_values, cell_codes, n_rows
+from ._frame_inputs import binary_labels, bounded_values, cell_codes, class_codes, n_rows
 from ._frame_release import count_cells
 
 __all__ = ["count_frame"]
 
 
-def count_frame(*, y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values):
-    """``(table, n)``: the exact ``(C, G, K)`` table of the frame's cells and the number of rows."""
+def count_frame(*, y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes=None):
+    """``(table, n)``: the exact ``(C, G, K)`` table of the frame's cells and the number of rows (``classes``: the
+    declared labels, ``K = len(classes)^2``; None: 0/1 labels, ``K = 4``).
+    """
     columns = [column for _, column in sf_columns] + [column for _, column in (cf_columns or [])]
     if is_dask_input(y_true, y_pred, *columns):
-        return _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values)
-    return _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values)
+        return _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes)
+    return _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes)
 
 
-def _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values):
+def _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes=None):
     n = n_rows(y_true)
     if n == 0:
         raise ValueError("y_true is empty.")
@@ -32,7 +34,10 @@ def _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, 
     if cf is not None:
         cells = cell_codes(cf_columns, cf, "control_features") * sf.n_cells + cells
     n_cells = sf.n_cells * (1 if cf is None else cf.n_cells)
-    if kind == "classification":
+    if kind == "classification" and classes is not None:
+        table = count_cells(cells, n_cells, labels=(class_codes(y_true, classes, "y_true"),
+                                                    class_codes(y_pred, classes, "y_pred")), n_classes=len(classes))
+    elif kind == "classification":
         table = count_cells(cells, n_cells, labels=(binary_labels(y_true, "y_true"), binary_labels(y_pred, "y_pred")))
     else:
         table = count_cells(cells, n_cells, values=_scaled_values(y_true, y_pred, bounds, values))
@@ -62,7 +67,7 @@ def _scaled_values(y_true, y_pred, bounds, names):
 
 
 # ------------------------------------------------------------------------------------------------------ Dask
-def _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values):
+def _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes):
     """Map: each aligned partition counted by :func:`_count_memory` on its worker; reduce: the tables summed."""
     import dask
 
@@ -71,7 +76,7 @@ def _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, va
     n_sf = len(sf_columns)
     tables = [dask.delayed(_count_partition)(row[0], row[1], list(row[2:2 + n_sf]), list(row[2 + n_sf:]),
                                              [c for c, _ in sf_columns], [c for c, _ in (cf_columns or [])],
-                                             sf, cf, kind, bounds, values)
+                                             sf, cf, kind, bounds, values, classes)
               for row in aligned_partitions(named)]
     table, n = tree_reduce(tables, _add)                       # a tree of sums on the workers
     if n == 0:
@@ -79,14 +84,16 @@ def _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, va
     return table, n
 
 
-def _count_partition(y_true, y_pred, sf_parts, cf_parts, sf_names, cf_names, sf, cf, kind, bounds, values):
+def _count_partition(y_true, y_pred, sf_parts, cf_parts, sf_names, cf_names, sf, cf, kind, bounds, values, classes):
     n = len(y_true)
     if n == 0:
-        shape = (1 if cf is None else cf.n_cells, sf.n_cells, 4 if kind == "classification" else 1 + len(values))
+        k = 2 if classes is None else len(classes)
+        shape = (1 if cf is None else cf.n_cells, sf.n_cells, k * k if kind == "classification" else 1 + len(values))
         return np.zeros(shape), 0
     sf_columns = list(zip(sf_names, [_column(p) for p in sf_parts]))
     cf_columns = list(zip(cf_names, [_column(p) for p in cf_parts])) if cf is not None else None
-    return _count_memory(_column(y_true), _column(y_pred), sf_columns, sf, cf_columns, cf, kind, bounds, values)
+    return _count_memory(_column(y_true), _column(y_pred), sf_columns, sf, cf_columns, cf, kind, bounds, values,
+                         classes)
 
 
 def _column(part):

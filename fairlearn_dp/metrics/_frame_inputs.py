@@ -15,8 +15,8 @@ from ..exceptions import PrivacyWarning, warn
 from ..utils._dask import is_dask_collection
 from ..utils._validation import as_1d_float, check_binary_labels
 
-__all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "cell_codes",
-           "binary_labels", "bounded_values", "n_rows"]
+__all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
+           "binary_labels", "class_codes", "bounded_values", "n_rows"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,17 @@ def check_declared_levels(declared, name, *, minimum=1):
     return out
 
 
+def check_labels(labels, name="labels"):
+    """The public classes of a classification frame: None (0/1 labels), or a list of at least two distinct,
+    hashable, non-missing labels (a tuple). Checked before the budget; the classes are never read from the data.
+    """
+    if labels is None:
+        return None
+    if isinstance(labels, dict):
+        raise TypeError(f"{name} must be a list of classes, got a dict.")
+    return tuple(check_declared_levels(labels, name, minimum=2)[None])
+
+
 def resolve_levels(columns, declared, name, *, private, owner="DPMetricFrame"):
     """The public :class:`FeatureSpec` of ``columns``: the declared levels, or (with a :class:`PrivacyWarning` when
     the columns are ``private``) the sorted distinct values of the data.
@@ -168,7 +179,26 @@ def binary_labels(values, name):
     """``values`` as an int8 array of 0/1 labels (bool accepted): :func:`~fairlearn_dp.utils._validation.
     check_binary_labels`, whose one message names ``name``.
     """
-    return check_binary_labels(values, name).astype(np.int8)
+    try:
+        return check_binary_labels(values, name).astype(np.int8)
+    except ValueError as exc:
+        if "binary" not in str(exc):
+            raise
+        raise ValueError(f"{exc} For several classes, declare them: labels=[...].") from None
+
+
+def class_codes(values, classes, name):
+    """Index of each row's label in the public ``classes``; a missing or undeclared label is a ``ValueError``
+    naming ``name`` (without quoting a value of the data).
+    """
+    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got {values.ndim} dimensions.")
+    codes = pd.Index(list(classes)).get_indexer(values)
+    if codes.size and codes.min() < 0:
+        raise ValueError(f"{name} contains a missing label or a label that is not one of the {len(classes)} "
+                         "declared labels; declare every class in labels=[...].")
+    return codes.astype(np.int64)
 
 
 def bounded_values(values, name, bounds):

@@ -3,6 +3,8 @@
 A frame's cells are the (control level, sensitive group) pairs. Each row adds a vector ``v`` to its cell:
 
 - classification: the one-hot of its confusion bin, in the order ``(tn, fp, fn, tp)`` (bin ``2 y_true + y_pred``);
+  with ``K`` public classes (``labels``), the one-hot of its bin ``K i + j`` among the ``K^2`` cells
+  ``(y_true = class i, y_pred = class j)``;
 - regression: ``(1, u_1, ..., u_m)``, its count and the per-row values the metrics read, each scaled into
   ``[0, 1]`` by the public ``bounds = (lo, hi)``: the clipped prediction ``(p - lo) / (hi - lo)``, the squared
   error ``(y - p)^2 / (hi - lo)^2`` and the absolute error ``|y - p| / (hi - lo)`` of the clipped values.
@@ -17,7 +19,8 @@ Sensitivity (``k`` = length of ``v``; classification ``||v||_1 = ||v||_2 = 1``, 
   cell, ``+v'`` in another (or ``v' - v`` in the same one, which is smaller). L1 ``||v||_1 + ||v'||_1``, L2
   ``sqrt(||v||_2^2 + ||v'||_2^2)``: the same bounds.
 
-So classification releases at L1 2 and L2 ``sqrt(2)`` (Laplace ``2 / epsilon`` per count), regression at L1
+So classification releases at L1 2 and L2 ``sqrt(2)`` (Laplace ``2 / epsilon`` per count), for any number of classes
+(the changed row still moves one unit between two of the ``K^2`` cells), regression at L1
 ``2 k`` and L2 ``sqrt(2 k)``. One release through :func:`fairlearn_dp.privacy.noisy_vector` (diffprivlib's
 Laplace, or its analytic Gaussian when ``delta > 0``), one charge.
 
@@ -28,7 +31,7 @@ Post-processing to a consistent table (only public totals are used, :func:`publi
 ``"sensitive_attribute"`` a sum over groups of a column that depends on public values only is a sum over public
 rows, so each such vector is projected onto the non-negative vectors with that sum. With ``public_predictions``
 (predictions that do not depend on the sensitive features) every (control level, column) vector over groups has a
-public sum; otherwise only the count of each (control level, true label) over groups and predicted labels (for
+public sum; otherwise only the count of each (control level, true class) over groups and predicted classes (for
 regression: the count over groups). Under ``"record"`` the count columns are projected onto the non-negative
 vectors summing to the public ``n``. Value sums are then clipped into ``[0, count]``.
 """
@@ -42,25 +45,35 @@ import numpy as np
 from ..privacy import noisy_vector, project_onto_nonnegative_sum
 from ..privacy import noise_scale, noise_sd
 
-__all__ = ["CONFUSION_COLUMNS", "count_cells", "sensitivities", "release_cells", "public_totals", "post_process",
+__all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "public_totals", "post_process",
            "simulate"]
 
 CONFUSION_COLUMNS = ("tn", "fp", "fn", "tp")
 
 
-def count_cells(cells, n_cells, *, labels=None, values=None):
-    """Per-cell sums: ``(n_cells, 4)`` confusion counts from ``labels = (y_true, y_pred)`` (0/1 arrays), or
+def count_cells(cells, n_cells, *, labels=None, values=None, n_classes=2):
+    """Per-cell sums: ``(n_cells, k^2)`` confusion counts from ``labels = (y_true, y_pred)`` (class indices in
+    ``0 .. k - 1``, ``k = n_classes``; bin ``k y_true + y_pred``, so ``(tn, fp, fn, tp)`` for 0/1 labels), or
     ``(n_cells, 1 + m)`` from ``values`` (rows of ``m`` scaled values; the count first). One pass of
     :func:`numpy.bincount` per column, so any split of the rows sums to the same table (the Dask path).
     """
     cells = np.asarray(cells, dtype=np.int64)
     if labels is not None:
         y_true, y_pred = labels
-        index = cells * 4 + 2 * np.asarray(y_true, dtype=np.int64) + np.asarray(y_pred, dtype=np.int64)
-        return np.bincount(index, minlength=4 * n_cells).reshape(n_cells, 4).astype(float)
+        k = int(n_classes)
+        index = cells * (k * k) + k * np.asarray(y_true, dtype=np.int64) + np.asarray(y_pred, dtype=np.int64)
+        return np.bincount(index, minlength=k * k * n_cells).reshape(n_cells, k * k).astype(float)
     columns = [np.bincount(cells, minlength=n_cells).astype(float)]
     columns += [np.bincount(cells, weights=values[:, j], minlength=n_cells) for j in range(values.shape[1])]
     return np.stack(columns, axis=1)
+
+
+def n_classes(table):
+    """The number of classes ``k`` of a classification table, whose last axis holds the ``k^2`` confusion cells."""
+    k = math.isqrt(table.shape[-1])
+    if k * k != table.shape[-1]:
+        raise ValueError(f"a confusion table has k^2 columns, got {table.shape[-1]}.")
+    return k
 
 
 def sensitivities(kind, width):
@@ -94,7 +107,8 @@ def public_totals(table, *, kind, unit, public_predictions):
     if public_predictions:
         return table.sum(axis=-2)
     if kind == "classification":
-        return table.reshape(table.shape[:-1] + (2, 2)).sum(axis=(-3, -1))        # (..., C, true label)
+        k = n_classes(table)
+        return table.reshape(table.shape[:-1] + (k, k)).sum(axis=(-3, -1))        # (..., C, true label)
     return table[..., :1].sum(axis=-2)
 
 
@@ -117,7 +131,8 @@ def _project_attribute_unit(noisy, kind, totals, public_predictions):
         return _project_columns(noisy, totals)
     if kind == "classification":
         # (..., C, G, true, predicted) -> (..., C, true, G x predicted): one vector per (control, true label)
-        split = noisy.reshape(noisy.shape[:-1] + (2, 2))
+        k = n_classes(noisy)
+        split = noisy.reshape(noisy.shape[:-1] + (k, k))
         moved = np.moveaxis(split, -2, -3)                                  # (..., C, true, G, predicted)
         rows = moved.reshape(moved.shape[:-2] + (-1,))
         projected = _project_rows(rows, totals).reshape(moved.shape)
@@ -178,7 +193,7 @@ def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, publi
 def _resample(table, kind, n_boot, rng):
     if kind == "classification":
         sizes = np.rint(table.sum(axis=-1)).astype(np.int64)
-        shares = np.divide(table, table.sum(axis=-1, keepdims=True), out=np.full(table.shape, 0.25),
+        shares = np.divide(table, table.sum(axis=-1, keepdims=True), out=np.full(table.shape, 1.0 / table.shape[-1]),
                            where=table.sum(axis=-1, keepdims=True) > 0)
         return rng.multinomial(sizes, shares, size=(n_boot,) + table.shape[:-1]).astype(float)
     count = table[..., :1]

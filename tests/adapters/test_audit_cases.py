@@ -501,6 +501,20 @@ def test_gram_audit_catches_a_halved_sensitivity(monkeypatch):
     assert not result.passed and result.epsilon_lower_bound > 1.5
 
 
+# ------------------------------------------------------------------------ the multiclass metric frame (variant)
+def test_multiclass_metric_frame_release_passes_its_audit():
+    """The K x K table per group (K = 3, issue 38): one person's group changed moves one count between two cells;
+    no violation detected, and the two-cell event's frequencies match 1/4 and e^-epsilon/4 within five standard
+    deviations (the Laplace scale 2 / epsilon is the one the binary frame uses)."""
+    result = audit_registered("DPMetricFrame", variant="multiclass", n_runs=400, random_state=6)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
+    expected = default_audit_case("DPMetricFrame", variant="multiclass").event.expected_probabilities
+    assert expected == pytest.approx((0.25, 0.25 * math.exp(-1.0)))
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
 # --------------------------------------------------------------------- attribute-blind post-processing (variant)
 @pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 @pytest.mark.parametrize("name", ["DPFairRegressionPostprocessor", "DPFairRegressionPostprocessing"])
