@@ -86,7 +86,8 @@ SEED = 20240721
 README_TABLE = {("Female", "accuracy"): 0.883, ("Female", "selection rate"): 0.184,
                 ("Male", "accuracy"): 0.799, ("Male", "selection rate"): 0.183}
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_metric_frame.md"
-TIMED_SOURCES = ("fairlearn_dp/metrics/_dp_metric_frame.py", "fairlearn_dp/metrics/_frame_release.py",
+TIMED_SOURCES = ("fairlearn_dp/metrics/_dp_metric_frame.py", "fairlearn_dp/metrics/_frame_checks.py",
+                 "fairlearn_dp/metrics/_frame_release.py",
                  "fairlearn_dp/metrics/_frame_counting.py", "fairlearn_dp/metrics/_frame_inputs.py",
                  "fairlearn_dp/metrics/_count_metrics.py", "fairlearn_dp/metrics/_dp_aggregates.py",
                  "fairlearn_dp/privacy/_projection.py", "fairlearn_dp/privacy/_release.py")
