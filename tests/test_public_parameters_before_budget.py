@@ -211,7 +211,9 @@ def _first_prediction(y_true, y_pred, sample_weight=None):
 
 _METRIC_FRAME = {
     "metrics": _Domain("nope", 5, None, {}, _first_prediction, {"first": _first_prediction}),
-    "sample_params": _Domain("ab", 5, {"no_such_metric": {}}, {"selection_rate": {"sample_weight": [1.0]}}),
+    # sample_weight is data (issue 38.2: its values are checked after the budget check); other per-row values are
+    # refused from the arguments alone
+    "sample_params": _Domain("ab", 5, {"no_such_metric": {}}, {"selection_rate": {"scores": [1.0]}}),
     "control_groups": _Domain("ab", 5, [], [0, 0], [0, None]),
     "bounds": _Domain(*(value for value in _BOUNDS.bad if value is not None)),       # None: classification
     "labels": _Domain("ab", 5, [], [0], [0, 0], [0, None], {"a": [0, 1]}),
@@ -220,6 +222,7 @@ _METRIC_FRAME = {
     "ci_quantiles": _Domain("ab", 5, [], [0.0], [1.0], [NAN], ["a"]),
     "max_noise_error": _POSITIVE_OR_NONE,
     "public_predictions": _BOOL,
+    "weight_bound": _POSITIVE_OR_NONE,
     # The report is built from its data (the audit case's wrapper passes them at fit): data, not parameters.
     **dict.fromkeys(("y_true", "y_pred", "sensitive_features", "control_features"),
                     _free("the evaluation data, checked after the budget (domain checks)")),

@@ -207,7 +207,7 @@ def as_count_metric(function, name, *, kind_hint, sample_params=None, classes=No
                      if not isinstance(value, (str, bytes)) and np.ndim(value) > 0)
     if per_row:
         raise ValueError(f"metric {label!r}: sample_params {per_row} hold per-row values, which a private frame does "
-                         "not accept: per-row weights would change the sensitivity of the release.")
+                         "not accept (per-row weights are sample_weight, with their public bound weight_bound).")
     fast = _fast_path(function, label, kind_hint, keywords, classes)
     if fast is not None:
         return fast

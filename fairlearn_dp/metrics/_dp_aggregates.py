@@ -124,6 +124,10 @@ def _evaluate(name, metrics, how, args, options, agg=None):
             raise TypeError(f"{name}() got an unexpected keyword argument {argument!r}: an aggregate is one value "
                             "over the groups; use DPMetricFrame(..., control_features=...).difference() per level.")
     y_true, y_pred, sensitive_features = args
+    weights = options.pop("sample_weight", None)     # Fairlearn's argument: the frame's weighted release
+    if weights is not None:
+        params = {"sample_weight": weights}
+        options["sample_params"] = {name: params for name in metrics} if isinstance(metrics, dict) else params
     frame = _AggregateFrame(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
                             **options)
     labels, flags = frame.readable_groups()
@@ -196,7 +200,8 @@ def dp_demographic_parity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
         ones and the frame) instead of the float.
     **privacy
         :class:`DPMetricFrame`'s privacy arguments (``epsilon``, ``delta``, ``groups``, ``privacy_unit``,
-        ``accountant``, ``random_state``, ``max_noise_error``, ``n_boot``, ``ci_quantiles``). With
+        ``accountant``, ``random_state``, ``max_noise_error``, ``n_boot``, ``ci_quantiles``), and Fairlearn's
+        ``sample_weight`` with its public bound ``weight_bound`` (weighted counts, as the frame's). With
         ``max_noise_error`` given, a warning names the groups that miss it and says whether the value includes
         them.
 

@@ -24,7 +24,7 @@ from ._frame_counting import count_frame
 from ._frame_checks import ERRORS as _ERRORS, LEVELS_AND_DRAWS as _LEVELS_AND_DRAWS, METHODS as _METHODS
 from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels as _check_dask_levels
 from ._frame_checks import check_draws as _check_draws, check_names as _check_names
-from ._frame_checks import resolve_metrics as _resolve_metrics
+from ._frame_checks import resolve_metrics as _resolve_metrics, split_weights as _split_weights
 from ._frame_inputs import feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
@@ -155,15 +155,20 @@ class DPMetricFrame(MetricFrame):
                  privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None, n_boot: int | None = 1000,
-                 ci_quantiles: Sequence[float] | None = (0.025, 0.975), max_noise_error: float | None = None) -> None:
+                 ci_quantiles: Sequence[float] | None = (0.025, 0.975), max_noise_error: float | None = None,
+                 weight_bound: float | None = None) -> None:
         # MetricFrame.__init__ is not called: it computes the exact metrics (and bootstraps) on the rows.
         # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
         public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
                                  labels=labels, groups=groups, control_groups=control_groups, random_state=random_state,
-                                 n_boot=n_boot, ci_quantiles=ci_quantiles, max_noise_error=max_noise_error)
+                                 n_boot=n_boot, ci_quantiles=ci_quantiles, max_noise_error=max_noise_error,
+                                 weight_bound=weight_bound)
         checked = validate_params(public, _PARAMETERS)
-        self._unit, public_predictions, self._bounds, self._classes = (checked[name] for name in _PARAMETERS)
+        self._unit, public_predictions, self._bounds, self._classes, bound = (checked[name] for name in _PARAMETERS)
+        sample_params, weights = _split_weights(metrics, sample_params, weight_bound=bound,
+                                                public_predictions=public_predictions)
+        self._weight_bound = None if weights is None else bound      # None: every row counts 1
         self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds,
                                                                    self._classes)
         checked = validate_params(public, _LEVELS_AND_DRAWS)
@@ -176,7 +181,7 @@ class DPMetricFrame(MetricFrame):
         sf_columns = feature_columns(sensitive_features, "sensitive_feature_")
         cf_columns = None if control_features is None else feature_columns(control_features, "control_feature_")
         _check_names(sf_columns, cf_columns)
-        _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control)
+        _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control, weights)
         # 2. the budget, before the data are read
         spend = PrivacySpend(epsilon, delta) if not math.isinf(epsilon) else PrivacySpend(math.inf, 0.0)
         check_spend(accountant, spend)
@@ -188,21 +193,24 @@ class DPMetricFrame(MetricFrame):
                                    private=private and self._unit == "record"))
         exact, n = count_frame(y_true=y_true, y_pred=y_pred, sf_columns=sf_columns, sf=self._sf,
                                cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
-                               values=self._value_columns(), classes=self._classes)
+                               values=self._value_columns(), classes=self._classes,
+                               weights=None if weights is None else (weights, bound))
         # 5. the release, one charge
         with warnings_after_release() as release:    # warnings after the charge: once the frame is built
             release.result = self
             release_seed, draw_seed = release_seeds(random_state, 2)
             noisy, self.noise_scale_, self.noise_sd_ = release_cells(exact, kind=self._kind, epsilon=epsilon,
-                                                                     delta=delta, random_state=release_seed)
+                                                                     delta=delta, random_state=release_seed,
+                                                                     weight_bound=self._weight_bound or 1.0)
             self.privacy_spent_ = charge(accountant, spend)
             # 6. post-processing only from here: released values and public totals
             self._n = n
             self._public_predictions = public_predictions
-            totals = public_totals(exact, kind=self._kind, unit=self._unit, public_predictions=public_predictions)
+            totals = public_totals(exact, kind=self._kind, unit=self._unit, public_predictions=public_predictions,
+                                   weighted=self._weight_bound is not None)
             self.noisy_counts_ = noisy
             self._table = post_process(noisy, kind=self._kind, unit=self._unit, totals=totals, n=n,
-                                       public_predictions=public_predictions)
+                                       public_predictions=public_predictions, weighted=self._weight_bound is not None)
             self._delta = delta
             rng = np.random.default_rng(draw_seed.randint(2 ** 31) if draw_seed is not None else None)
             self._populate(totals, rng)
@@ -257,7 +265,7 @@ class DPMetricFrame(MetricFrame):
         by_group, overall = self._evaluate(self._table)
         self._by_group_values, self._overall_values = by_group, overall
         kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
-                      rng=rng, public_predictions=self._public_predictions)
+                      rng=rng, public_predictions=self._public_predictions, weight_bound=self._weight_bound)
         # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
         both = None if self._n_boot is None else self._evaluate(
             simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import functools
 
+from fairlearn.metrics import count as fairlearn_count
+
 from .._fairlearn_compat import BOOTSTRAP_NEED_N_AND_CI
 from ..utils._dask import is_dask_input
 from ..utils._validation import check_bool, check_choice, check_int, check_real, check_seed, value_errors
 from ._count_metrics import as_count_metric
 from ._frame_inputs import check_declared_levels, check_labels
 
-__all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "resolve_metrics", "check_draws",
-           "check_dask_levels", "check_names"]
+__all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "resolve_metrics", "split_weights",
+           "check_draws", "check_dask_levels", "check_names"]
 
 UNITS = ("sensitive_attribute", "record")
 METHODS = ("between_groups", "to_overall")
@@ -84,6 +86,7 @@ PARAMETERS = {
     "public_predictions": check_bool,
     "bounds": _check_bounds,
     "labels": check_labels,
+    "weight_bound": functools.partial(check_real, low=0, low_open=True, allow_none=True),
 }
 LEVELS_AND_DRAWS = {
     "groups": functools.partial(check_declared_levels, minimum=2),
@@ -104,11 +107,13 @@ def check_draws(n_boot, ci_quantiles):
     return n_boot, ci_quantiles
 
 
-def check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control):
+def check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control, weights=None):
     """With Dask inputs the levels must be declared: they are not read off distributed data (public check: types)."""
     columns = [column for _, column in sf_columns + (cf_columns or [])]
-    if not is_dask_input(y_true, y_pred, *columns):
+    if not is_dask_input(y_true, y_pred, *columns, *([] if weights is None else [weights])):
         return
+    if weights is not None:
+        raise ValueError("sample_weight is not supported with Dask inputs yet: compute the frame in memory.")
     if declared is None:
         raise ValueError("groups=[...] is required with Dask inputs: the public levels are not read off distributed "
                          "data. Declare every group the data may hold.")
@@ -120,3 +125,44 @@ def check_names(sf_columns, cf_columns):
     names = [name for name, _ in sf_columns] + [name for name, _ in (cf_columns or [])]
     if len(set(names)) != len(names):
         raise ValueError(f"Detected duplicate feature names among the sensitive and control features: {names}.")
+
+
+def split_weights(metrics, sample_params, *, weight_bound, public_predictions):
+    """``(sample_params without sample_weight, sample_weight or None)``: MetricFrame's ``sample_params`` (one dict
+    for one metric, ``{metric name: dict}`` for several) with the per-row weights taken out, which the release
+    counts (weighted counts) instead of passing them to the metrics.
+
+    Public: it reads which arguments were given and the objects' identity, never the weights' values. One release
+    has one weight per row, so every metric must be given the same weights object; ``fairlearn.metrics.count``
+    takes none (it counts rows, which a weighted release does not hold).
+    """
+    if sample_params is None or not isinstance(sample_params, dict):
+        weights, rest = None, sample_params
+    elif isinstance(metrics, dict):
+        given = {name: params.get("sample_weight") for name, params in sample_params.items()
+                 if isinstance(params, dict)}
+        weighted = {name: w for name, w in given.items() if w is not None}
+        weights = next(iter(weighted.values()), None)
+        if weighted and (set(weighted) != set(metrics) or any(w is not weights for w in weighted.values())):
+            raise ValueError("sample_params: a private frame releases one table of weighted counts, so every metric "
+                             "must be given the same sample_weight object (metrics without it, e.g. count, need a "
+                             "separate unweighted frame).")
+        rest = {name: ({k: v for k, v in params.items() if k != "sample_weight"} if isinstance(params, dict)
+                       else params) for name, params in sample_params.items()}
+    else:
+        weights = sample_params.get("sample_weight")
+        rest = {k: v for k, v in sample_params.items() if k != "sample_weight"}
+    if weights is None:
+        if weight_bound is not None:
+            raise ValueError("weight_bound declares the public bound of sample_weight, but no sample_weight was "
+                             "given in sample_params.")
+        return sample_params, None
+    functions = metrics.values() if isinstance(metrics, dict) else [metrics]
+    if any((f.func if isinstance(f, functools.partial) else f) is fairlearn_count for f in functions):
+        raise ValueError("sample_params: fairlearn.metrics.count takes no sample_weight (it counts rows, which a "
+                         "weighted release does not hold): report it with a separate unweighted frame.")
+    if public_predictions:
+        raise ValueError("public_predictions=True declares public totals over groups; with sample_weight (weights "
+                         "may depend on the sensitive feature, e.g. Reweighing's) the weighted totals are not "
+                         "public: leave it False.")
+    return rest, weights

@@ -9,38 +9,64 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._dask import aligned_partitions, is_dask_input, tree_reduce
+from ..utils._validation import as_1d_float
 from ._frame_inputs import binary_labels, bounded_values, cell_codes, class_codes, n_rows
 from ._frame_release import count_cells
 
-__all__ = ["count_frame"]
+__all__ = ["count_frame", "row_weights"]
 
 
-def count_frame(*, y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes=None):
+def count_frame(*, y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes=None,
+                weights=None):
     """``(table, n)``: the exact ``(C, G, K)`` table of the frame's cells and the number of rows (``classes``: the
-    declared labels, ``K = len(classes)^2``; None: 0/1 labels, ``K = 4``).
+    declared labels, ``K = len(classes)^2``; None: 0/1 labels, ``K = 4``). ``weights = (sample_weight, bound)``:
+    each row adds its weight instead of 1 (:func:`row_weights` checks them; Dask inputs are refused before).
     """
     columns = [column for _, column in sf_columns] + [column for _, column in (cf_columns or [])]
     if is_dask_input(y_true, y_pred, *columns):
         return _count_dask(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes)
-    return _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes)
+    return _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes, weights)
 
 
-def _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes=None):
+def row_weights(weights, bound, n):
+    """The rows' weights as floats, each in ``[0, bound]`` (None: all must be 1). A domain check after the budget
+    check and before the release (nothing is charged when it fails); the messages quote no weight.
+    """
+    if n_rows(weights) != n:
+        raise ValueError("sample_weight and y_true have different lengths (length mismatch).")
+    w = as_1d_float(weights, "sample_weight")
+    if bound is None:
+        if not np.all(w == 1):
+            raise ValueError("sample_weight holds weights other than 1: declare their public bound, weight_bound=B "
+                             "(every weight in [0, B]; the noise scales with B), or drop the weights.")
+        return None                                     # all 1: the unweighted release
+    if np.any(w < 0):
+        raise ValueError("sample_weight holds negative weights: a private frame needs weights in [0, weight_bound].")
+    if np.any(w > bound):
+        raise ValueError(f"sample_weight holds weights above weight_bound={bound:g}: every weight must lie in "
+                         "[0, weight_bound], the public bound that sets the noise.")
+    return w
+
+
+def _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes=None, weights=None):
     n = n_rows(y_true)
     if n == 0:
         raise ValueError("y_true is empty.")
     _check_lengths(n, y_pred, sf_columns, cf_columns)
+    w = None if weights is None else row_weights(weights[0], weights[1], n)
     cells = cell_codes(sf_columns, sf, "sensitive_features")
     if cf is not None:
         cells = cell_codes(cf_columns, cf, "control_features") * sf.n_cells + cells
     n_cells = sf.n_cells * (1 if cf is None else cf.n_cells)
     if kind == "classification" and classes is not None:
         table = count_cells(cells, n_cells, labels=(class_codes(y_true, classes, "y_true"),
-                                                    class_codes(y_pred, classes, "y_pred")), n_classes=len(classes))
+                                                    class_codes(y_pred, classes, "y_pred")), n_classes=len(classes),
+                            weights=w)
     elif kind == "classification":
-        table = count_cells(cells, n_cells, labels=(binary_labels(y_true, "y_true"), binary_labels(y_pred, "y_pred")))
+        table = count_cells(cells, n_cells, labels=(binary_labels(y_true, "y_true"), binary_labels(y_pred, "y_pred")),
+                            weights=w)
     else:
-        table = count_cells(cells, n_cells, values=_scaled_values(y_true, y_pred, bounds, values))
+        table = count_cells(cells, n_cells, values=_scaled_values(y_true, y_pred, bounds, values), weights=w)
     return table.reshape(1 if cf is None else cf.n_cells, sf.n_cells, -1), n
 
 

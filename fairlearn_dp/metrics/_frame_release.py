@@ -51,20 +51,22 @@ __all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "re
 CONFUSION_COLUMNS = ("tn", "fp", "fn", "tp")
 
 
-def count_cells(cells, n_cells, *, labels=None, values=None, n_classes=2):
+def count_cells(cells, n_cells, *, labels=None, values=None, n_classes=2, weights=None):
     """Per-cell sums: ``(n_cells, k^2)`` confusion counts from ``labels = (y_true, y_pred)`` (class indices in
     ``0 .. k - 1``, ``k = n_classes``; bin ``k y_true + y_pred``, so ``(tn, fp, fn, tp)`` for 0/1 labels), or
     ``(n_cells, 1 + m)`` from ``values`` (rows of ``m`` scaled values; the count first). One pass of
     :func:`numpy.bincount` per column, so any split of the rows sums to the same table (the Dask path).
+    ``weights``: each row adds its weight instead of 1 (weighted counts; regression: its weight times its values).
     """
     cells = np.asarray(cells, dtype=np.int64)
     if labels is not None:
         y_true, y_pred = labels
         k = int(n_classes)
         index = cells * (k * k) + k * np.asarray(y_true, dtype=np.int64) + np.asarray(y_pred, dtype=np.int64)
-        return np.bincount(index, minlength=k * k * n_cells).reshape(n_cells, k * k).astype(float)
-    columns = [np.bincount(cells, minlength=n_cells).astype(float)]
-    columns += [np.bincount(cells, weights=values[:, j], minlength=n_cells) for j in range(values.shape[1])]
+        return np.bincount(index, weights=weights, minlength=k * k * n_cells).reshape(n_cells, k * k).astype(float)
+    columns = [np.bincount(cells, weights=weights, minlength=n_cells).astype(float)]
+    columns += [np.bincount(cells, weights=values[:, j] if weights is None else weights * values[:, j],
+                            minlength=n_cells) for j in range(values.shape[1])]
     return np.stack(columns, axis=1)
 
 
@@ -76,16 +78,19 @@ def n_classes(table):
     return k
 
 
-def sensitivities(kind, width):
-    """``(l1, l2)`` of the whole table for one changed row (see the module docstring; the same for both units)."""
+def sensitivities(kind, width, weight_bound=1.0):
+    """``(l1, l2)`` of the whole table for one changed row (see the module docstring; the same for both units),
+    rows weighted in ``[0, weight_bound]`` (1: unweighted).
+    """
+    b = float(weight_bound)
     if kind == "classification":
-        return 2.0, math.sqrt(2.0)
-    return 2.0 * width, math.sqrt(2.0 * width)
+        return 2.0 * b, math.sqrt(2.0) * b
+    return 2.0 * width * b, math.sqrt(2.0 * width) * b
 
 
-def release_cells(counts, *, kind, epsilon, delta, random_state):
+def release_cells(counts, *, kind, epsilon, delta, random_state, weight_bound=1.0):
     """``(noisy counts, noise scale, noise sd)``: one release of the whole table (``epsilon = inf``: exact)."""
-    l1, l2 = sensitivities(kind, counts.shape[-1])
+    l1, l2 = sensitivities(kind, counts.shape[-1], weight_bound)
     noisy = noisy_vector(counts, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
                          random_state=random_state)
     if math.isinf(epsilon):
@@ -94,15 +99,16 @@ def release_cells(counts, *, kind, epsilon, delta, random_state):
     return noisy, scale, noise_sd(scale, delta)
 
 
-def public_totals(table, *, kind, unit, public_predictions):
+def public_totals(table, *, kind, unit, public_predictions, weighted=False):
     """The sums of a ``(..., C, G, K)`` table that are public under ``unit`` (None under ``"record"``).
 
     ``"sensitive_attribute"``: with ``public_predictions`` the sums over groups ``(..., C, K)`` (every column is a
     function of public values); otherwise, for classification, the per-(control level, true label) sums over groups
     and predicted labels ``(..., C, 2)``, and for regression the row counts over groups ``(..., C, 1)``. Each is a
-    sum over rows of values that neighbouring datasets share, so it may be used exactly.
+    sum over rows of values that neighbouring datasets share, so it may be used exactly. Weighted counts have no
+    public totals (None): a row's weight may depend on its sensitive value (Reweighing's does).
     """
-    if unit != "sensitive_attribute":
+    if unit != "sensitive_attribute" or weighted:
         return None
     if public_predictions:
         return table.sum(axis=-2)
@@ -112,12 +118,17 @@ def public_totals(table, *, kind, unit, public_predictions):
     return table[..., :1].sum(axis=-2)
 
 
-def post_process(noisy, *, kind, unit, totals, n, public_predictions=False):
+def post_process(noisy, *, kind, unit, totals, n, public_predictions=False, weighted=False):
     """The consistent table from a noisy ``(..., C, G, K)`` table (batched over leading axes), with the
     :func:`public_totals` ``totals`` (``"sensitive_attribute"``) or the public row count ``n`` (``"record"``).
+    Weighted counts (no public total) are only made non-negative.
     """
     noisy = np.asarray(noisy, dtype=float)
-    if unit == "sensitive_attribute":
+    if weighted:
+        out = noisy.copy()
+        counts = out if kind == "classification" else out[..., :1]
+        np.maximum(counts, 0.0, out=counts)
+    elif unit == "sensitive_attribute":
         out = _project_attribute_unit(noisy, kind, totals, public_predictions)
     else:
         out = _project_counts(noisy, kind, n)
@@ -173,32 +184,43 @@ def _project_counts(noisy, kind, n):
     return out
 
 
-def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, public_predictions=False):
+def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, public_predictions=False,
+             weight_bound=None):
     """``n_boot`` draws of the whole estimator under the parametric model that the released ``table`` (``(C, G,
     K)``) is the truth: rows resampled per cell (``sampling``; a multinomial of the cell's confusion shares, or for
     regression a normal with the largest variance a mean in ``[0, 1]`` allows, ``m (1 - m)`` per row), fresh noise
     of the public ``scale`` added, the same post-processing. Post-processing of released values only: the draws use
     numpy's generator ``rng``, not a release mechanism.
+
+    Weighted counts (``weight_bound = B``): the rows' weights are not released, so a cell of weight sum ``S`` is
+    resampled as ``S / B`` rows of weight ``B`` -- the fewest rows, and so the widest sampling spread, that weights
+    in ``[0, B]`` allow (Kish's effective size ``(sum w)^2 / sum w^2 >= S / B``): conservative intervals, no
+    extra release.
     """
+    weighted = weight_bound is not None
+    b = 1.0 if weight_bound is None else float(weight_bound)
     base = np.broadcast_to(table, (n_boot,) + table.shape).copy()
     if sampling:
-        base = _resample(table, kind, n_boot, rng)
-    totals = public_totals(base, kind=kind, unit=unit, public_predictions=public_predictions)   # the draws' own
+        base = _resample(table, kind, n_boot, rng, b)
+    totals = public_totals(base, kind=kind, unit=unit, public_predictions=public_predictions,   # the draws' own
+                           weighted=weighted)
     if scale > 0:
         noise = rng.laplace(0.0, scale, base.shape) if delta == 0 else rng.normal(0.0, scale, base.shape)
         base = base + noise
-    return post_process(base, kind=kind, unit=unit, totals=totals, n=n, public_predictions=public_predictions)
+    return post_process(base, kind=kind, unit=unit, totals=totals, n=n, public_predictions=public_predictions,
+                        weighted=weighted)
 
 
-def _resample(table, kind, n_boot, rng):
+def _resample(table, kind, n_boot, rng, weight_bound=1.0):
     if kind == "classification":
-        sizes = np.rint(table.sum(axis=-1)).astype(np.int64)
+        sizes = np.rint(table.sum(axis=-1) / weight_bound).astype(np.int64)
         shares = np.divide(table, table.sum(axis=-1, keepdims=True), out=np.full(table.shape, 1.0 / table.shape[-1]),
                            where=table.sum(axis=-1, keepdims=True) > 0)
-        return rng.multinomial(sizes, shares, size=(n_boot,) + table.shape[:-1]).astype(float)
+        draws = rng.multinomial(sizes, shares, size=(n_boot,) + table.shape[:-1]).astype(float)
+        return draws if weight_bound == 1.0 else draws * weight_bound
     count = table[..., :1]
     mean = np.divide(table[..., 1:], count, out=np.zeros(table[..., 1:].shape), where=count > 0).clip(0.0, 1.0)
-    sd = np.sqrt(count * mean * (1.0 - mean))
+    sd = np.sqrt(weight_bound * count * mean * (1.0 - mean))
     values = table[..., 1:] + sd * rng.standard_normal((n_boot,) + table[..., 1:].shape)
     counts = np.broadcast_to(count, (n_boot,) + count.shape)
     return np.concatenate([counts, np.clip(values, 0.0, counts)], axis=-1)

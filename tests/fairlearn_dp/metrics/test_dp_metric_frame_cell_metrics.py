@@ -217,10 +217,11 @@ def test_roc_auc_of_hard_predictions_is_a_function_of_the_counts(binary):
 
 
 def test_per_row_sample_params_are_refused_before_the_budget(binary):
+    """Per-row values other than sample_weight (which the release counts, with weight_bound: issue 38.2)."""
     y, pred, groups = binary
     exhausted = BudgetAccountant(epsilon=0.5)
-    with pytest.raises(ValueError, match=r"sample_params \['sample_weight'\] hold per-row values"):
-        _private({"sr": selection_rate}, y, pred, groups, sample_params={"sr": {"sample_weight": np.ones(len(y))}},
+    with pytest.raises(ValueError, match=r"sample_params \['scores'\] hold per-row values"):
+        _private({"sr": selection_rate}, y, pred, groups, sample_params={"sr": {"scores": np.ones(len(y))}},
                  epsilon=1.0, accountant=exhausted)
     assert exhausted.spent_budget == []
 
