@@ -382,6 +382,45 @@ def _metric_frame_multiclass_case(n, epsilon):
     return _make_multiclass_metric_frame, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
 
 
+class _WeightedMetricFrameRelease(MetricFrameRelease):
+    """The frame with per-row weights as data (issue 38.2): ``fit`` also takes ``sample_weight``, passed to every
+    metric through ``sample_params``.
+    """
+
+    def fit(self, y_true, y_pred, sensitive_features, sample_weight):
+        self.sample_params = {name: {"sample_weight": sample_weight} for name in self.metrics}
+        return super().fit(y_true, y_pred, sensitive_features)
+
+
+#: The declared public bound of the weighted frame's weights.
+_WEIGHT_BOUND = 2.5
+
+
+def _make_weighted_metric_frame(epsilon, seed):
+    from fairlearn.metrics import selection_rate
+
+    return _WeightedMetricFrameRelease(metrics={"selection_rate": selection_rate}, weight_bound=_WEIGHT_BOUND,
+                                       epsilon=epsilon, groups=[0, 1], accountant=_accountant(), random_state=seed,
+                                       n_boot=10)
+
+
+def _metric_frame_weighted_case(n, epsilon):
+    """The weighted frame (issue 38.2): weights in [0, B] with B = 2.5 declared, weighted confusion counts per
+    group released once at L1 2B. Neighbour: person 0 (weight B in group 0) moves to group 1 and keeps weight B
+    -- as if the weight were recomputed from the new group, at its largest -- which moves B between two cells,
+    the derived sensitivity's worst case; the same two-cell event as the unweighted frame, at the scaled noise.
+    """
+    predictions, labels, a, a_prime = _classification_records(n)
+    rng = np.random.default_rng(382)
+    weights = rng.uniform(0.0, _WEIGHT_BOUND, n)
+    weights[0] = _WEIGHT_BOUND                                     # person 0: group 0 in D, group 1 in D'
+    dataset = {"y_true": labels, "y_pred": predictions, "sensitive_features": a, "sample_weight": weights}
+    neighbour = dict(dataset, sensitive_features=a_prime)
+    event = _optimal_event(_make_weighted_metric_frame, dataset, neighbour, "frame_.noisy_counts_",
+                           "DPMetricFrame", epsilon=epsilon)
+    return _make_weighted_metric_frame, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
+
+
 def _aif360_regression_dataset(outputs, groups, feature=None):
     import pandas as pd
 
@@ -1185,6 +1224,7 @@ _VARIANT_CASES = {
     ("DPGroupBudgetClassification", "stage1"): functools.partial(_group_budget_stage1_case, classification=True,
                                                                  face="aif360"),
     ("DPMetricFrame", "multiclass"): _metric_frame_multiclass_case,
+    ("DPMetricFrame", "weighted"): _metric_frame_weighted_case,
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
@@ -1258,7 +1298,8 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         ``privacy_unit="record"`` (``_gram_case``; ``epsilon`` is that release's ``rho``), ``"stage1"`` the
         group-budget estimators' stage-1 Gram release (``_group_budget_stage1_case``: ``epsilon`` is its Gaussian
         ``mu``, and the declared pair is its exact Gaussian profile at ``epsilon``), ``"multiclass"`` the metric
-        frame's release of a 3 x 3 confusion table per group (``_metric_frame_multiclass_case``). None: the row's
+        frame's release of a 3 x 3 confusion table per group (``_metric_frame_multiclass_case``), ``"weighted"`` its
+        release of weighted counts with a declared weight bound (``_metric_frame_weighted_case``). None: the row's
         default case.
 
     Returns

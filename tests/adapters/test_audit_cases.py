@@ -515,6 +515,32 @@ def test_multiclass_metric_frame_release_passes_its_audit():
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
+# ------------------------------------------------------------------------ the weighted metric frame (variant)
+def test_weighted_metric_frame_release_passes_its_audit():
+    """Weighted counts with weight_bound B = 2.5 (issue 38.2): a row of weight B moved to another group moves B
+    between two cells; the Laplace scale 2B / epsilon gives the two-cell event's frequencies 1/4 and e^-epsilon/4
+    (within five standard deviations), and no violation is detected."""
+    result = audit_registered("DPMetricFrame", variant="weighted", n_runs=400, random_state=7)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
+    expected = default_audit_case("DPMetricFrame", variant="weighted").event.expected_probabilities
+    assert expected == pytest.approx((0.25, 0.25 * math.exp(-1.0)))
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
+def test_weighted_metric_frame_audit_detects_noise_not_scaled_by_the_bound(monkeypatch):
+    """The same audit with the sensitivity left unscaled (L1 2, as without weights) fails: the case can tell."""
+    from fairlearn_dp.metrics import _frame_release
+
+    honest = _frame_release.sensitivities
+    monkeypatch.setattr(_frame_release, "sensitivities", lambda kind, width, weight_bound=1.0: honest(kind, width))
+    case = default_audit_case("DPMetricFrame", variant="weighted")
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=7)
+    assert not result.passed
+
+
 # --------------------------------------------------------------------- attribute-blind post-processing (variant)
 @pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 @pytest.mark.parametrize("name", ["DPFairRegressionPostprocessor", "DPFairRegressionPostprocessing"])
