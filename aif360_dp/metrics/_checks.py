@@ -92,8 +92,31 @@ def _binary_labels(dataset, name):
 
 def _check_unit_weights(dataset, name):
     if not np.all(np.asarray(dataset.instance_weights) == 1):
-        raise ValueError(f"{name}.instance_weights must all be 1: one row must add one count to the released table "
-                         "(weighted counts have no bounded sensitivity).")
+        raise ValueError(f"{name}.instance_weights are not all 1: declare their public bound, weight_bound=B (every "
+                         "weight in [0, B]; the release's noise scales with B), or reset them to 1.")
+
+
+def _row_weights(dataset, name, bound, classified_dataset=None):
+    """The rows' ``instance_weights``, each in ``[0, bound]`` (None: they must all be 1, and None is returned); with
+    ``classified_dataset``, its weights must be the same (one weighted release). A domain check after the budget
+    check; the messages quote no weight.
+    """
+    if bound is None:
+        for data, label in ((dataset, name), (classified_dataset, "classified_dataset")):
+            if data is not None:
+                _check_unit_weights(data, label)
+        return None
+    weights = np.asarray(dataset.instance_weights, dtype=float).ravel()
+    if weights.shape[0] != np.asarray(dataset.labels).shape[0] or not np.all(np.isfinite(weights)):
+        raise ValueError(f"{name}.instance_weights must be one finite weight per instance.")
+    if np.any(weights < 0) or np.any(weights > bound):
+        raise ValueError(f"{name}.instance_weights must lie in [0, weight_bound={bound:g}] (the public bound that "
+                         "sets the noise); some are negative or above it.")
+    if classified_dataset is not None and not np.array_equal(
+            np.asarray(classified_dataset.instance_weights, dtype=float).ravel(), weights):
+        raise ValueError("classified_dataset.instance_weights must equal dataset.instance_weights: one release of "
+                         "weighted counts has one weight per instance.")
+    return weights
 
 
 def _check_same_rows(dataset, classified_dataset):

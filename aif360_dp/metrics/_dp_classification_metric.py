@@ -21,7 +21,7 @@ from ._checks import (
     _binary_labels,
     _bounded_scores,
     _check_same_rows,
-    _check_unit_weights,
+    _row_weights,
     _division,
     _share,
 )
@@ -62,7 +62,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     ----------
     dataset : aif360.datasets.BinaryLabelDataset or MulticlassLabelDataset
         The true labels (its ``favorable_label`` / ``unfavorable_label`` values only; a multiclass dataset's
-        favorable values are one class, as in AIF360); ``instance_weights`` all 1.
+        favorable values are one class, as in AIF360); ``instance_weights`` all 1, or each in ``[0, weight_bound]``.
     classified_dataset : aif360.datasets.BinaryLabelDataset or MulticlassLabelDataset
         The same instances (same protected attributes and label metadata) with the predicted labels (and scores).
     unprivileged_groups, privileged_groups : list of dict, optional
@@ -87,6 +87,11 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         Charged ``(epsilon, delta)`` once (diffprivlib's default accountant when None).
     random_state : None, int or numpy.random.RandomState
         Seeds the release (experiments only). None: a secure source.
+    weight_bound : float, optional
+        The public bound ``B`` of ``instance_weights`` (a reweighted dataset, e.g. after AIF360's ``Reweighing``):
+        every weight must lie in ``[0, B]`` (else a ``ValueError`` before the release), each row adds its weight
+        to its cell as AIF360's metrics do, and the sensitivity is multiplied by ``B``; the weighted totals are not
+        public, so nothing is kept exact. None: the weights must all be 1.
 
     Attributes
     ----------
@@ -138,11 +143,11 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                  epsilon: float = 1.0, delta: float = 0.0, privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, bounded_scores: bool = False, intersections: bool = True,
                  accountant: BudgetAccountant | None = None,
-                 random_state: int | np.random.RandomState | None = None) -> None:
+                 random_state: int | np.random.RandomState | None = None, weight_bound: float | None = None) -> None:
         self.intersections = check_bool(intersections, "intersections")        # public: before the budget
         self._release(dataset, classified_dataset, unprivileged_groups, privileged_groups, epsilon=epsilon,
                       delta=delta, privacy_unit=privacy_unit, accountant=accountant, random_state=random_state,
-                      public_columns=public_predictions, bounded_scores=bounded_scores)
+                      public_columns=public_predictions, bounded_scores=bounded_scores, weight_bound=weight_bound)
         self.bounded_scores = self._bounded_scores
         self.released_cell_counts_ = pd.DataFrame(
             self._cell_table, index=self._cell_index,
@@ -168,8 +173,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         _check_same_rows(dataset, classified_dataset)
         y_true = _binary_labels(dataset, "dataset")
         y_pred = _binary_labels(classified_dataset, "classified_dataset")
-        _check_unit_weights(dataset, "dataset")
-        _check_unit_weights(classified_dataset, "classified_dataset")
+        weights = _row_weights(dataset, "dataset", self.weight_bound, classified_dataset)
         scores = _bounded_scores(classified_dataset) if self._bounded_scores else None
         self._layout(dataset)
         if not self.intersections:
@@ -183,15 +187,20 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                              "privileged_protected_attributes nor in its unprivileged_protected_attributes (AIF360's "
                              "datasets refuse them): declare every value.")
         n_cells = len(self._cell_condition)
-        table = count_cells(cells, n_cells, labels=(y_true, y_pred))
+        table = count_cells(cells, n_cells, labels=(y_true, y_pred), weights=weights)
         if scores is None:
             return table
+        if weights is not None:
+            scores = scores * weights                       # AIF360's generalized counts weight each score too
         sums = [np.bincount(cells, weights=scores * (y_true == label), minlength=n_cells) for label in (0, 1)]
         return np.column_stack([table] + sums)
 
     def _randomise(self, exact, epsilon, delta, seed):
-        """One release of the cell table: L1 2 and L2 ``sqrt(2)``, or L1 4 and L2 2 with the score sums."""
+        """One release of the cell table: L1 2 and L2 ``sqrt(2)``, or L1 4 and L2 2 with the score sums; times
+        ``weight_bound`` for weighted rows.
+        """
         l1, l2 = (4.0, 2.0) if self._bounded_scores else (2.0, math.sqrt(2.0))
+        l1, l2 = (l1 * (self.weight_bound or 1.0), l2 * (self.weight_bound or 1.0))
         noisy = noisy_vector(exact, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
                              random_state=seed)
         if math.isinf(epsilon):
@@ -426,10 +435,19 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                    np.abs(self.difference(self.true_positive_rate)))
 
     # ------------------------------------------------------------------------------------------------ inequality
+    def _check_unweighted(self, name):
+        """AIF360's entropy indices count rows, ignoring ``instance_weights``; a weighted release has no row counts."""
+        if self.weight_bound is not None:
+            raise NotImplementedError(
+                f"{type(self).__name__}.{name} is not available with weight_bound: AIF360 computes it over rows, "
+                "ignoring instance_weights, and this object released weighted counts only (no row counts). Build "
+                "a second object without weight_bound (instance_weights all 1) for it.")
+
     def generalized_entropy_index(self, alpha: float = 2) -> float:
         """AIF360's generalized entropy index of the benefits ``b = y_pred - y_true + 1`` of all rows, from the
         confusion counts (``FN`` rows have benefit 0, ``TP`` and ``TN`` 1, ``FP`` 2).
         """
+        self._check_unweighted("generalized_entropy_index")
         return generalized_entropy(*benefit_distribution(self._table.sum(axis=0)), check_alpha(alpha))
 
     def theil_index(self) -> float:
@@ -444,6 +462,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         """The generalized entropy index when every row's benefit is replaced by its condition's mean benefit, for
         the unprivileged and the privileged groups (0 for the rows in neither, as in AIF360).
         """
+        self._check_unweighted("between_group_generalized_entropy_index")
         alpha = check_alpha(alpha)
         groups = np.stack([self._counts(False), self._counts(True)])
         rest = self._table[self._conditions.index("neither")].sum()
@@ -453,6 +472,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         """The same with every declared intersection of protected-attribute values as a group (AIF360's groups:
         every combination of each attribute's privileged and unprivileged values, which cover every row).
         """
+        self._check_unweighted("between_all_groups_generalized_entropy_index")
         alpha = check_alpha(alpha)
         if not self.intersections:
             self._observed_intersections("between_all_groups_*")                   # refuses, naming the option

@@ -32,14 +32,14 @@ from ._checks import (
     _check_disjoint,
     _check_groups,
     _check_schema,
-    _check_unit_weights,
+    _row_weights,
     _division,
     _unavailable,
 )
 from fairlearn_dp.metrics._frame_release import count_cells, post_process, public_totals, release_cells
 from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
-from fairlearn_dp.utils import check_bool, check_choice, check_seed
+from fairlearn_dp.utils import check_bool, check_choice, check_real, check_seed
 
 __all__ = ["DPBinaryLabelDatasetMetric"]
 
@@ -63,7 +63,7 @@ class DPBinaryLabelDatasetMetric:
     ----------
     dataset : aif360.datasets.BinaryLabelDataset or MulticlassLabelDataset
         Labels equal to (one of) its ``favorable_label`` or ``unfavorable_label`` values (a multiclass dataset's
-        favorable values are one class, as in AIF360); ``instance_weights`` all 1.
+        favorable values are one class, as in AIF360); ``instance_weights`` all 1, or each in ``[0, weight_bound]``.
     unprivileged_groups, privileged_groups : list of dict, optional
         AIF360's group definitions: a row matches when it has all the values of one of the dicts. They must be
         disjoint by definition (some shared attribute with different values in every pair of dicts). None: no such
@@ -78,6 +78,11 @@ class DPBinaryLabelDatasetMetric:
         Charged ``(epsilon, delta)`` once (diffprivlib's default accountant when None).
     random_state : None, int or numpy.random.RandomState
         Seeds the release (experiments only). None: a secure source.
+    weight_bound : float, optional
+        The public bound ``B`` of ``instance_weights`` (a reweighted dataset, e.g. after AIF360's ``Reweighing``):
+        every weight must lie in ``[0, B]`` (else a ``ValueError`` before the release), each row adds its weight
+        to its cell as AIF360's metrics do, and the sensitivity is multiplied by ``B``; the weighted totals are not
+        public, so nothing is kept exact. None: the weights must all be 1.
 
     Attributes
     ----------
@@ -114,17 +119,18 @@ class DPBinaryLabelDatasetMetric:
                  unprivileged_groups: list[dict] | None = None, privileged_groups: list[dict] | None = None, *,
                  epsilon: float = 1.0, delta: float = 0.0,
                  privacy_unit: str = "sensitive_attribute", accountant: BudgetAccountant | None = None,
-                 random_state: int | np.random.RandomState | None = None) -> None:
+                 random_state: int | np.random.RandomState | None = None, weight_bound: float | None = None) -> None:
         # The table's columns are the labels, public under "sensitive_attribute": every column total is public.
         self._release(dataset, None, unprivileged_groups, privileged_groups, epsilon=epsilon, delta=delta,
                       privacy_unit=privacy_unit, accountant=accountant, random_state=random_state,
-                      public_columns=True)
+                      public_columns=True, weight_bound=weight_bound)
 
     # ------------------------------------------------------------------------------------------------ release
     def _release(self, dataset, classified_dataset, unprivileged_groups, privileged_groups, *, epsilon, delta,
-                 privacy_unit, accountant, random_state, public_columns, bounded_scores=False):
+                 privacy_unit, accountant, random_state, public_columns, bounded_scores=False, weight_bound=None):
         # 1. public parameters (a typo never costs epsilon)
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
+        self.weight_bound = check_real(weight_bound, "weight_bound", low=0, low_open=True, allow_none=True)
         public_columns = check_bool(public_columns, "public_predictions")
         self._bounded_scores = check_bool(bounded_scores, "bounded_scores")
         unit = check_choice(privacy_unit, "privacy_unit", _UNITS)
@@ -154,16 +160,21 @@ class DPBinaryLabelDatasetMetric:
                                              columns=list(self._COLUMNS))
 
     def _randomise(self, exact, epsilon, delta, seed):
-        """``(noisy table, noise scale, noise sd)``: the one release (L1 2, L2 ``sqrt(2)``: one-hot rows)."""
-        return release_cells(exact, kind="classification", epsilon=epsilon, delta=delta, random_state=seed)
+        """``(noisy table, noise scale, noise sd)``: the one release (L1 2, L2 ``sqrt(2)``: one-hot rows; times
+        ``weight_bound`` for weighted rows).
+        """
+        return release_cells(exact, kind="classification", epsilon=epsilon, delta=delta, random_state=seed,
+                             weight_bound=self.weight_bound or 1.0)
 
     def _post_process(self, noisy, exact, unit, public_columns):
         """The consistent per-condition table from the release and the public totals (only public sums of
         ``exact`` are read: see :func:`~fairlearn_dp.metrics._frame_release.public_totals`).
         """
-        totals = public_totals(exact[None], kind="classification", unit=unit, public_predictions=public_columns)
+        weighted = self.weight_bound is not None              # weighted totals are not public (see Privacy)
+        totals = public_totals(exact[None], kind="classification", unit=unit, public_predictions=public_columns,
+                               weighted=weighted)
         return post_process(noisy[None], kind="classification", unit=unit, totals=totals, n=exact.sum(),
-                            public_predictions=public_columns)[0]
+                            public_predictions=public_columns, weighted=weighted)[0]
 
     def _cells(self, attributes, names):
         """Each row of ``attributes`` (protected attributes named ``names``): its condition class, as an index into
@@ -180,9 +191,9 @@ class DPBinaryLabelDatasetMetric:
     def _count(self, dataset, classified_dataset):
         """The exact ``(conditions, negatives / positives)`` table (one-hot per row)."""
         labels = _binary_labels(dataset, "dataset")
-        _check_unit_weights(dataset, "dataset")
+        weights = _row_weights(dataset, "dataset", self.weight_bound)
         cells = self._cells(dataset.protected_attributes, dataset.protected_attribute_names)
-        table = count_cells(cells, len(self._conditions), labels=(labels, labels))
+        table = count_cells(cells, len(self._conditions), labels=(labels, labels), weights=weights)
         return table[:, [0, 3]]                    # (tn, tp) of y_pred := y_true: negatives, positives
 
     # ------------------------------------------------------------------------------------------------ reading

@@ -297,7 +297,7 @@ def test_bad_datasets_are_refused_without_counts_or_values(data):
     cases = [((truth, classified.subset(np.arange(10))), "same number of instances"),
              ((truth, moved), "same protected attributes"),
              ((truth, odd), "classified_dataset has labels other than"),
-             ((weighted, classified), "instance_weights must all be 1")]
+             ((weighted, classified), "instance_weights are not all 1: declare their public bound")]
     for args, match in cases:
         with pytest.raises(ValueError, match=match) as error:
             DPClassificationMetric(*args, **SEX, accountant=BudgetAccountant())
