@@ -71,8 +71,9 @@ class DPMetricFrame(MetricFrame):
     control_features : same types, optional
         As in MetricFrame.
     sample_params : dict, optional
-        Keyword arguments of the metrics (bound like a ``functools.partial``); per-row values (sample weights) are
-        refused.
+        Keyword arguments of the metrics (bound like a ``functools.partial``). ``sample_weight`` (the same object
+        for every metric) is counted by the release, with ``weight_bound``: weighted counts; other per-row values
+        are refused.
     epsilon : float, default=1.0
         Privacy budget of the release (``numpy.inf``: exact values, no noise; recorded as ``(inf, 0)``).
     delta : float, default=0.0
@@ -110,6 +111,10 @@ class DPMetricFrame(MetricFrame):
         ``unreadable_`` (too small a group to read at this epsilon; None: 0.02) and in the frame's ``repr``. Only
         a value given here is a precision asked for: when the release misses it for some group, a
         :class:`~fairlearn_dp.exceptions.UtilityWarning` names the groups (the default only reports them).
+    weight_bound : float, optional
+        The public bound ``B`` of ``sample_weight``: every weight must lie in ``[0, B]`` (checked before the release;
+        a weight outside is a ``ValueError``), each row adds its weight to its cell, and the sensitivity is
+        multiplied by ``B``. None: weights other than 1 are refused.
 
     Attributes
     ----------
@@ -140,7 +145,8 @@ class DPMetricFrame(MetricFrame):
       [0, 1] by ``bounds``; nothing else is computed from the private data.
     - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, one charge of ``(epsilon, delta)``.
     - Sensitivity: L1 2 and L2 sqrt(2) for the counts (any number of classes); L1 ``2k``, L2 ``sqrt(2k)`` for
-      ``k`` regression columns. Derivation: docs/privacy_analysis/metric_frame.md.
+      ``k`` regression columns; times ``weight_bound`` with sample weights (a row's weight may depend on its
+      sensitive value: no weighted total is public). Derivation: docs/privacy_analysis/metric_frame.md.
     - Public inputs: the metrics, ``labels``, ``groups``, ``control_groups``, ``bounds``, ``n``; under
       ``"sensitive_attribute"`` also ``y_true`` and the control features, and ``y_pred`` with
       ``public_predictions=True`` (then ``overall`` is exact).

@@ -24,6 +24,11 @@ So classification releases at L1 2 and L2 ``sqrt(2)`` (Laplace ``2 / epsilon`` p
 ``2 k`` and L2 ``sqrt(2 k)``. One release through :func:`fairlearn_dp.privacy.noisy_vector` (diffprivlib's
 Laplace, or its analytic Gaussian when ``delta > 0``), one charge.
 
+Sample weights ``w`` in ``[0, B]`` (public ``B``): each row adds ``w v``. A weight is part of its record and may
+depend on the sensitive value (Reweighing's), so a changed row gives ``-w v`` and ``+w' v'`` with ``w, w'`` in
+``[0, B]``, under either unit: every bound above times ``B``. No weighted total is public then (post-processing
+only clips the counts at 0).
+
 The bounds hold whether or not a row's prediction depends on its sensitive value (a post-processor's predictions
 do): the changed row's vector may also change, but it stays one vector in one cell.
 
