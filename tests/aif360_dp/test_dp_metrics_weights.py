@@ -130,5 +130,5 @@ def test_weight_bound_is_checked_before_the_budget(reweighted, bound):
     transformed, _, _ = reweighted
     exhausted = BudgetAccountant(epsilon=1.0)
     exhausted.spend(1.0, 0.0)
-    with pytest.raises((ValueError, TypeError), match="weight_bound"):
+    with pytest.raises((ValueError, TypeError), match="weight_bound must be"):
         DPBinaryLabelDatasetMetric(transformed, **SEX, epsilon=1.0, weight_bound=bound, accountant=exhausted)
