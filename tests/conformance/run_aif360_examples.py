@@ -1,7 +1,8 @@
 """Runner of AIF360's metric calls (copies under ``aif360_examples/``) with fairdp's DP metric classes swapped in.
 
-Each source (a test module of AIF360 or the code cells of a demo notebook) runs unedited, with
-``aif360.metrics.ClassificationMetric`` and ``BinaryLabelDatasetMetric`` replaced by a *twin*: the twin builds
+Each source (a test module of AIF360 or the code cells of a demo notebook) runs unedited, and its own
+``from aif360.metrics import ClassificationMetric`` / ``BinaryLabelDatasetMetric`` gets a *twin* (AIF360's modules,
+e.g. an algorithm's internal metric objects, keep AIF360's classes): the twin builds
 AIF360's object and fairdp's (``DPClassificationMetric`` / ``DPBinaryLabelDatasetMetric``, same positional and
 keyword arguments plus the mode's ``epsilon``, a seed and a shared accountant) on the same datasets, runs every
 method call on both, records the pair and hands AIF360's value back to the source. So the workflow's control flow
@@ -10,10 +11,12 @@ of the datasets it was made on. AIF360's dataset loaders read the data bundled w
 (``aif360_dp.datasets.AdultDataset``) instead of AIF360's empty data folder.
 """
 
+import builtins
 import contextlib
 import importlib.util
 import json
 import math
+import re
 import sys
 import traceback
 import types
@@ -83,6 +86,13 @@ def _recorded(run):
     run.warnings.extend(caught)
 
 
+def _side(args, side):
+    """``args`` for one side of a twin: a twin's method passed as an argument (``metric.difference(metric.
+    true_positive_rate)``) becomes that side's own method, so each side computes from its own values only."""
+    return [getattr(getattr(arg.twin_method[0], side), arg.twin_method[1]) if hasattr(arg, "twin_method") else arg
+            for arg in args]
+
+
 def _twin(name, run, declared):
     """The class the source gets for ``name``: AIF360's object and fairdp's side by side (module docstring)."""
     aif_class, dp_class = AIF360_CLASSES[name]
@@ -91,7 +101,7 @@ def _twin(name, run, declared):
         def __init__(self, *args, **kwargs):
             self._site, self._arguments = _site(), (args, kwargs)
             self._aif = aif_class(*args, **kwargs)
-            extra = declared(self._site) if callable(declared) else declared
+            extra = declared(self._site, name) if callable(declared) else declared
             try:
                 with _recorded(run):
                     self._dp = dp_class(*args, **kwargs, epsilon=run.epsilon, **extra, random_state=len(run.objects),
@@ -108,17 +118,18 @@ def _twin(name, run, declared):
 
             def call(*args, **kwargs):
                 with _recorded(run):                  # AIF360's 0 / 0 warnings are its own behaviour
-                    expected = value(*args, **kwargs)
+                    expected = value(*_side(args, "_aif"), **kwargs)
                 try:
                     if self._dp is None:
                         raise self._error
                     with _recorded(run):
-                        got = getattr(self._dp, attribute)(*args, **kwargs)
+                        got = getattr(self._dp, attribute)(*_side(args, "_dp"), **kwargs)
                 except Exception as exc:
                     got = exc
                 run.calls.append(Call(self._site, name, attribute, expected, got, self._arguments))
                 return expected
 
+            call.twin_method = (self, attribute)
             return call
 
     Twin.__name__ = Twin.__qualname__ = name
@@ -126,11 +137,23 @@ def _twin(name, run, declared):
 
 
 def _swap(monkeypatch, run, declared):
-    """Point AIF360's metric names at the twins and its Adult loader at the bundled data (undone by monkeypatch)."""
-    for name in AIF360_CLASSES:
-        monkeypatch.setattr(aif360.metrics, name, _twin(name, run, declared))
-    monkeypatch.setattr(aif360.datasets, "AdultDataset", AdultDataset)
+    """The builtins for the sources' namespaces: their ``from aif360.metrics import ...`` gets the twins and their
+    ``from aif360.datasets import AdultDataset`` the bundled data, while AIF360's own modules (an algorithm's
+    internal metric objects) keep AIF360's classes; AIF360's Adult loader reads the bundled data (monkeypatch)."""
     monkeypatch.setattr(data_preproc_functions, "AdultDataset", AdultDataset)
+    proxies = {"aif360.metrics": {name: _twin(name, run, declared) for name in AIF360_CLASSES},
+               "aif360.datasets": {"AdultDataset": AdultDataset}}
+    for module_name, replacements in proxies.items():
+        proxy = types.ModuleType(module_name)
+        proxy.__dict__.update(vars(sys.modules[module_name]), **replacements)
+        proxies[module_name] = proxy
+
+    def swapped_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and fromlist and name in proxies:
+            return proxies[name]
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    return {**vars(builtins), "__import__": swapped_import}
 
 
 def run_test_module(monkeypatch, name, epsilon, declared=None):
@@ -139,9 +162,8 @@ def run_test_module(monkeypatch, name, epsilon, declared=None):
     A function that fails is recorded as a call of method ``<test failed>`` with the traceback as fairdp's value.
     """
     run = Run(epsilon)
-    _swap(monkeypatch, run, declared or {})
     path = COPIES / name
-    namespace = {"__name__": f"aif360_examples.{path.stem}"}
+    namespace = {"__name__": f"aif360_examples.{path.stem}", "__builtins__": _swap(monkeypatch, run, declared or {})}
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
     for function_name, function in list(namespace.items()):
         if function_name.startswith("test_") and callable(function):
@@ -153,7 +175,8 @@ def run_test_module(monkeypatch, name, epsilon, declared=None):
 
 
 class _Stub(types.ModuleType):
-    """``IPython.display`` for a run without IPython: ``display`` and ``Markdown`` do nothing."""
+    """``IPython.display`` / ``ipywidgets`` for a run without them: ``display`` and ``Markdown`` do nothing, and the
+    widgets imported (never used by the cells run) are placeholders."""
 
     @staticmethod
     def display(*args, **kwargs):
@@ -163,18 +186,24 @@ class _Stub(types.ModuleType):
     def Markdown(text):
         return text
 
+    interactive = FloatSlider = None
+
 
 @contextlib.contextmanager
-def _ipython_display_stub():
-    """``IPython.display`` importable (as the stub) inside the block, when IPython is not installed."""
-    if importlib.util.find_spec("IPython") is not None:
-        yield
-        return
-    sys.modules["IPython"], sys.modules["IPython.display"] = types.ModuleType("IPython"), _Stub("IPython.display")
+def _notebook_stubs():
+    """``IPython.display`` and ``ipywidgets`` importable (as stubs) inside the block when they are not installed; the
+    notebooks import them for display only."""
+    stubs = {}
+    if importlib.util.find_spec("IPython") is None:
+        stubs.update({"IPython": types.ModuleType("IPython"), "IPython.display": _Stub("IPython.display")})
+    if importlib.util.find_spec("ipywidgets") is None:
+        stubs["ipywidgets"] = _Stub("ipywidgets")
+    sys.modules.update(stubs)
     try:
         yield
     finally:
-        del sys.modules["IPython"], sys.modules["IPython.display"]
+        for module in stubs:
+            del sys.modules[module]
 
 
 def notebook_cells(name):
@@ -190,20 +219,20 @@ def run_notebook(monkeypatch, name, epsilon, declared=None):
     import matplotlib.pyplot as plt
 
     run = Run(epsilon)
-    _swap(monkeypatch, run, declared or {})
+    swapped_builtins = _swap(monkeypatch, run, declared or {})
     matplotlib.use("Agg")
     utils_path = COPIES / "common_utils.py"
     utils = types.ModuleType("common_utils")
-    utils.__file__ = str(utils_path)
+    utils.__file__, utils.__builtins__ = str(utils_path), swapped_builtins
     exec(compile(utils_path.read_text(encoding="utf-8"), str(utils_path), "exec"), utils.__dict__)
     monkeypatch.setitem(sys.modules, "common_utils", utils)
     monkeypatch.setattr(sys, "path", list(sys.path))              # the notebook appends "../"
     state = np.random.get_state()
-    namespace = {"__name__": "__main__"}
+    namespace = {"__name__": "__main__", "__builtins__": swapped_builtins}
     try:
         for index, source in notebook_cells(name):
-            # the stub only for a cell that imports it: matplotlib takes any "IPython" module for IPython itself
-            with _ipython_display_stub() if "IPython" in source else contextlib.nullcontext():
+            # the stubs only for a cell that imports them: matplotlib takes any "IPython" module for IPython itself
+            with _notebook_stubs() if re.search(r"IPython|ipywidgets", source) else contextlib.nullcontext():
                 exec(compile(source, f"{COPIES / name.removesuffix('.txt')}#cell{index}", "exec"), namespace)
             plt.close("all")
     finally:
