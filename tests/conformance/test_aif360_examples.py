@@ -195,6 +195,11 @@ def _equal(expected, got):
     return (math.isnan(expected) and math.isnan(got)) or abs(got - expected) <= ATOL
 
 
+def _short(site):
+    """``demo_reweighing_preproc#cell23>common_utils`` for a test id."""
+    return site.replace(".ipynb", "").replace(".py", "").replace(" > ", ">")
+
+
 def _cases():
     for source, inventory in INVENTORY.items():
         for key in inventory:
@@ -203,7 +208,7 @@ def _cases():
                 if key in XFAILS:
                     marks.append(pytest.mark.xfail(strict=True, reason=XFAILS[key]))
                 yield pytest.param(source, key, epsilon, marks=marks,
-                                   id=f"{key[0].split(':')[-1].split('#')[-1]}-{key[2]}-eps={epsilon}")
+                                   id=f"{_short(key[0])}-{key[2]}-eps={epsilon}")
 
 
 def _git_blob_sha1(path):
