@@ -35,8 +35,7 @@ Baseline for issue 38 item 5 (one release for one report), measured by ``test_re
 reweighing demo, swapped, builds **302 metric objects** (2 ``BinaryLabelDatasetMetric``, 300
 ``ClassificationMetric``: 100 thresholds on the validation split, then 100 on the test split before and 100 after
 reweighing) and makes **1,603 metric calls** on them; each object is its own release, so at ``epsilon = 1`` it
-spends ``epsilon = 302`` on the same rows (301 today: the reweighted training set's object is refused before the
-budget). The issue estimated about 215. The calibrated equalized-odds demo builds 108 objects (315 calls) and the
+spends ``epsilon = 302`` on the same rows. The issue estimated about 215. The calibrated equalized-odds demo builds 108 objects (315 calls) and the
 reject-option demo 105 (229 calls), one release each.
 """
 
