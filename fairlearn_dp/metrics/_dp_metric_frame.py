@@ -225,7 +225,7 @@ class DPMetricFrame(MetricFrame):
                                                                      delta=delta, random_state=release_seed,
                                                                      weight_bound=self._weight_bound or 1.0)
             self.privacy_spent_ = charge(accountant, spend)
-            note_release(type(self).__name__, y_true, sensitive_features, spend)   # warns after a report's release
+            note_release("DPMetricFrame", y_true, sensitive_features, spend)   # warns after a report's release (and dp_*)
             # 6. post-processing only from here: released values and public totals
             self._n = n
             self._public_predictions = public_predictions
