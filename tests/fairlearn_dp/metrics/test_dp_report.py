@@ -145,3 +145,37 @@ def test_releasing_the_same_rows_again_warns(data):
         for _ in range(2):
             DPMetricFrame(metrics=accuracy_score, y_true=other, y_pred=models["first"], sensitive_features=group,
                           epsilon=1.0, groups=GROUPS, random_state=0, n_boot=10)
+
+
+def test_multiclass_record_unit_views_equal_metric_frame_at_epsilon_inf():
+    import functools
+
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(5)
+    animals = ["cat", "dog", "fish"]
+    truth = rng.choice(animals, 900)
+    guess = np.where(rng.random(900) < 0.7, truth, rng.choice(animals, 900))
+    site = rng.choice(["n", "s"], 900)
+    metrics = {"accuracy": accuracy_score, "macro F1": functools.partial(f1_score, average="macro")}
+    report = DPReport(truth, {"guess": guess}, sensitive_features=site, labels=animals, groups=["n", "s"],
+                      privacy_unit="record", epsilon=math.inf)
+    view = report.metric_frame(metrics, n_boot=None, ci_quantiles=None)
+    exact = MetricFrame(metrics=metrics, y_true=truth, y_pred=guess, sensitive_features=site)
+    np.testing.assert_allclose(view.by_group.to_numpy(float), exact.by_group.to_numpy(float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_models", [1, 3])
+def test_the_noise_is_calibrated_to_the_stacked_sensitivity(data, n_models):
+    """L1 2M (Laplace 2M / epsilon) and L2 sqrt(2M) (the analytic Gaussian's sigma at that sensitivity)."""
+    from fairlearn_dp.privacy import noise_scale
+
+    y, models, group, _ = data
+    predictions = {f"m{i}": models["first"] for i in range(n_models)}
+    laplace = DPReport(y, predictions, sensitive_features=group, epsilon=0.5, groups=GROUPS, random_state=0)
+    assert laplace.noise_scale_ == pytest.approx(2 * n_models / 0.5, rel=1e-12)
+    with pytest.warns(PrivacyWarning):                               # the same rows again
+        gaussian = DPReport(y, predictions, sensitive_features=group, epsilon=0.5, delta=1e-6, groups=GROUPS,
+                            random_state=0)
+    assert gaussian.noise_scale_ == pytest.approx(noise_scale(0.5, 1e-6, None, math.sqrt(2 * n_models)), rel=1e-12)
+    assert laplace.noisy_counts_.shape == (n_models, 1, len(GROUPS), 4)
