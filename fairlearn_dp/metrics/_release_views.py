@@ -162,4 +162,5 @@ def view_of(release: Any, *, y_true, y_pred, sensitive_features, control_feature
 
 
 _MISMATCH = ("{} is not the object the release was built from: a view reads the release, so it takes the very same "
-             "objects (or None: the release's); other data, even equal, would need reading the rows to compare.")
+             "objects (or None: the release's); other data, even equal, would need reading the rows to compare "
+             "(a column taken from a DataFrame twice is two objects: keep it in a variable).")
