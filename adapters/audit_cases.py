@@ -421,6 +421,76 @@ def _metric_frame_weighted_case(n, epsilon):
     return _make_weighted_metric_frame, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
 
 
+class _ReportRelease:
+    """:class:`~fairlearn_dp.metrics.DPReport` as the audit runs an estimator: its parameters at construction, the
+    data at ``fit`` (the report is ``report_``; its release ``report_.noisy_counts_``).
+    """
+
+    def __init__(self, **params):
+        self.params = params
+
+    def fit(self, y_true, y_pred, sensitive_features):
+        import warnings
+
+        from fairlearn_dp.exceptions import PrivacyWarning
+        from fairlearn_dp.metrics import DPReport
+
+        with warnings.catch_warnings():
+            # the audit releases the same rows on purpose, run after run: the re-release warning is expected
+            warnings.simplefilter("ignore", PrivacyWarning)
+            self.report_ = DPReport(y_true, y_pred, sensitive_features=sensitive_features, **self.params)
+        return self
+
+
+class _CellsEvent(CellEvent):
+    """Every cell that ``D'`` moves, at once: ``released[lost_i] >= t_i`` for each lost cell and ``released[gained_j]
+    <= t_j`` for each gained one (true values on ``D``), the optimal event for independent Laplace noise on them.
+    """
+
+    def __init__(self, attribute, lost_cells, gained_cells, truth, expected_probabilities):
+        super().__init__(attribute, lost_cells[0], gained_cells[0], truth[lost_cells[0]], truth[gained_cells[0]],
+                         expected_probabilities=expected_probabilities)
+        self.lost_cells, self.gained_cells = [tuple(map(int, c)) for c in lost_cells], [tuple(map(int, c))
+                                                                                       for c in gained_cells]
+        self.thresholds = [float(truth[c]) for c in self.lost_cells + self.gained_cells]
+
+    @property
+    def description(self) -> str:
+        return (f"{self.attribute} at the {len(self.lost_cells) + len(self.gained_cells)} cells D' moves, each "
+                "beyond its true value on D towards D' (lost cells >=, gained cells <=)")
+
+    def _holds(self, fitted):
+        released = np.asarray(released_attribute(fitted, self.attribute), dtype=float)
+        k = len(self.lost_cells)
+        return bool(all(released[c] >= t for c, t in zip(self.lost_cells, self.thresholds[:k]))
+                    and all(released[c] <= t for c, t in zip(self.gained_cells, self.thresholds[k:])))
+
+
+def _make_report(epsilon, seed):
+    return _ReportRelease(epsilon=epsilon, groups=[0, 1], accountant=_accountant(), random_state=seed)
+
+
+def _metric_frame_report_case(n, epsilon):
+    """The shared release of a report (issue 38.5): two compared models' confusion tables per group, released in
+    one call at L1 2M = 4. Neighbour: person 0's group changes from 0 to 1, which moves one count between two cells
+    of each model's table: four cells. The event thresholds all four at their true values on ``D``: probability
+    1/16 on ``D`` and ``e^-epsilon / 16`` on ``D'`` at the declared Laplace scale 2M / epsilon.
+    """
+    predictions, labels, a, a_prime = _classification_records(n)
+    models = {"a": predictions, "b": np.where(np.arange(n) % 3 == 0, 1 - predictions, predictions)}
+    dataset = {"y_true": labels, "y_pred": models, "sensitive_features": a}
+    neighbour = dict(dataset, sensitive_features=a_prime)
+    truth = np.asarray(_make_report(math.inf, 0).fit(**dataset).report_.noisy_counts_, dtype=float)
+    change = truth - np.asarray(_make_report(math.inf, 0).fit(**neighbour).report_.noisy_counts_, dtype=float)
+    lost = [tuple(c) for c in np.argwhere(change > 1e-12)]
+    gained = [tuple(c) for c in np.argwhere(change < -1e-12)]
+    if len(lost) != 2 or len(gained) != 2:
+        raise RuntimeError("The report's neighbours must move one count in each of the two models' tables.")
+    event = _CellsEvent("report_.noisy_counts_", lost, gained, truth,
+                        expected_probabilities=(1 / 16, math.exp(-epsilon) / 16))
+    return _make_report, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
+
+
 def _aif360_regression_dataset(outputs, groups, feature=None):
     import pandas as pd
 
@@ -1225,6 +1295,7 @@ _VARIANT_CASES = {
                                                                  face="aif360"),
     ("DPMetricFrame", "multiclass"): _metric_frame_multiclass_case,
     ("DPMetricFrame", "weighted"): _metric_frame_weighted_case,
+    ("DPMetricFrame", "report"): _metric_frame_report_case,
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
@@ -1299,7 +1370,8 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         group-budget estimators' stage-1 Gram release (``_group_budget_stage1_case``: ``epsilon`` is its Gaussian
         ``mu``, and the declared pair is its exact Gaussian profile at ``epsilon``), ``"multiclass"`` the metric
         frame's release of a 3 x 3 confusion table per group (``_metric_frame_multiclass_case``), ``"weighted"`` its
-        release of weighted counts with a declared weight bound (``_metric_frame_weighted_case``). None: the row's
+        release of weighted counts with a declared weight bound (``_metric_frame_weighted_case``), ``"report"`` a
+        ``DPReport``'s one release of two models' tables (``_metric_frame_report_case``). None: the row's
         default case.
 
     Returns

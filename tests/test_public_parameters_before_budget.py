@@ -223,6 +223,7 @@ _METRIC_FRAME = {
     "max_noise_error": _POSITIVE_OR_NONE,
     "public_predictions": _BOOL,
     "weight_bound": _POSITIVE_OR_NONE,
+    "release": _Domain("report", 5, [1]),                   # None or a DPReport (issue 38.5)
     # The report is built from its data (the audit case's wrapper passes them at fit): data, not parameters.
     **dict.fromkeys(("y_true", "y_pred", "sensitive_features", "control_features"),
                     _free("the evaluation data, checked after the budget (domain checks)")),

@@ -2,7 +2,8 @@
 
 :class:`DPMetricFrame` is Fairlearn's ``MetricFrame`` computed from one differentially private release of the
 per-group confusion counts (or sums of bounded values); the ``dp_*`` aggregates are Fairlearn's fairness aggregates
-from one such release each, and :func:`count_metric` declares a metric as a function of the counts.
+from one such release each (or all from one :class:`DPReport`: one release read by many views), and
+:func:`count_metric` declares a metric as a function of the counts.
 
 ``ks_statistical_parity`` is the fairness violation of Xian et al. (2024), Definition 2.2: the largest two-sample
 Kolmogorov-Smirnov distance between any two groups' output distributions. It has the signature of Fairlearn's
@@ -24,10 +25,11 @@ from ._dp_aggregates import (
     dp_equalized_odds_ratio,
 )
 from ._dp_metric_frame import DPMetricFrame
+from ._report import DPReport
 from ._allocation import alpha_fairness, cost_of_privacy, cost_of_privacy_l1, mean_bias, misallocated_funds
 from ._ks import ks_distance, ks_distance_to, ks_statistical_parity
 
-__all__ = ["DPMetricFrame", "DPAggregate", "dp_demographic_parity_difference", "dp_demographic_parity_ratio",
+__all__ = ["DPMetricFrame", "DPReport", "DPAggregate", "dp_demographic_parity_difference", "dp_demographic_parity_ratio",
            "dp_equalized_odds_difference", "dp_equalized_odds_ratio", "dp_equal_opportunity_difference",
            "dp_equal_opportunity_ratio", "count_metric", "CountMetric", "ConfusionCounts", "RegressionSums", "ks_distance", "ks_distance_to", "ks_statistical_parity", "alpha_fairness", "cost_of_privacy",
            "cost_of_privacy_l1", "mean_bias", "misallocated_funds"]

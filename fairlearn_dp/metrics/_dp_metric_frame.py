@@ -28,6 +28,7 @@ from ._frame_checks import resolve_metrics as _resolve_metrics, split_weights as
 from ._frame_inputs import feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
+from ._release_views import SharedRelease, note_release, view_of
 
 if TYPE_CHECKING:
     from diffprivlib import BudgetAccountant
@@ -115,6 +116,11 @@ class DPMetricFrame(MetricFrame):
         The public bound ``B`` of ``sample_weight``: every weight must lie in ``[0, B]`` (checked before the release;
         a weight outside is a ``ValueError``), each row adds its weight to its cell, and the sensitivity is
         multiplied by ``B``. None: weights other than 1 are refused.
+    release : DPReport, optional
+        Read the frame from this report's release instead of releasing (no charge; ``privacy_spent_`` is
+        ``(0, 0)``, ``release_`` the report). The data arguments must then be the very objects the report was
+        built from, or None (the report's); ``y_pred`` picks the model (its object or its name); the release's own
+        arguments (``delta``, ``groups``, ``labels``, ``privacy_unit``, ``accountant``, ...) are left out.
 
     Attributes
     ----------
@@ -162,8 +168,18 @@ class DPMetricFrame(MetricFrame):
                  public_predictions: bool = False, accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None, n_boot: int | None = 1000,
                  ci_quantiles: Sequence[float] | None = (0.025, 0.975), max_noise_error: float | None = None,
-                 weight_bound: float | None = None) -> None:
+                 weight_bound: float | None = None, release: SharedRelease | None = None) -> None:
         # MetricFrame.__init__ is not called: it computes the exact metrics (and bootstraps) on the rows.
+        if release is not None:                       # a view of a report's release: no charge, no data read
+            options = dict(delta=delta, groups=groups, control_groups=control_groups, bounds=bounds, labels=labels,
+                           privacy_unit=privacy_unit, public_predictions=public_predictions, accountant=accountant,
+                           weight_bound=weight_bound)
+            view = view_of(release, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+                           control_features=control_features, epsilon=epsilon, options=options)
+            self._init_view(view, release, metrics, sample_params, SimpleNamespace(
+                groups=None, control_groups=None, random_state=random_state, n_boot=n_boot,
+                ci_quantiles=ci_quantiles, max_noise_error=max_noise_error))
+            return
         # 1. public parameters (a typo never costs epsilon): the tables, with the metrics' joint rules between them
         epsilon, delta = validate_epsilon_delta(epsilon, delta)
         public = SimpleNamespace(privacy_unit=privacy_unit, public_predictions=public_predictions, bounds=bounds,
@@ -209,6 +225,7 @@ class DPMetricFrame(MetricFrame):
                                                                      delta=delta, random_state=release_seed,
                                                                      weight_bound=self._weight_bound or 1.0)
             self.privacy_spent_ = charge(accountant, spend)
+            note_release("DPMetricFrame", y_true, sensitive_features, spend)   # warns after a report's release (and dp_*)
             # 6. post-processing only from here: released values and public totals
             self._n = n
             self._public_predictions = public_predictions
@@ -220,6 +237,35 @@ class DPMetricFrame(MetricFrame):
             self._delta = delta
             rng = np.random.default_rng(draw_seed.randint(2 ** 31) if draw_seed is not None else None)
             self._populate(totals, rng)
+
+    def _init_view(self, view, release, metrics, sample_params, draws):
+        """The frame of ``metrics`` on the model ``view`` of a report's ``release`` (:func:`._report.view_of`):
+        the same checks and post-processing as a standalone frame, on the released table; nothing charged.
+        """
+        sample_params, weights = _split_weights(metrics, sample_params, weight_bound=None, public_predictions=False)
+        if weights is not None:
+            raise ValueError("sample_params: a DPReport releases unweighted counts; sample_weight cannot be read "
+                             "from it (use a weighted DPMetricFrame).")
+        self._unit, self._public_predictions, self._classes = view.unit, view.public_predictions, view.classes
+        self._bounds, self._weight_bound = None, None
+        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, None, self._classes)
+        if self._kind != "classification":
+            raise ValueError("metrics: a DPReport releases confusion counts; regression metrics need a frame with "
+                             "bounds.")
+        checked = validate_params(draws, _LEVELS_AND_DRAWS)
+        self._n_boot, self._ci_quantiles = _check_draws(checked["n_boot"], checked["ci_quantiles"])
+        self._warn_unreadable_groups = checked["max_noise_error"] is not None
+        self._max_noise_error = _DEFAULT_MAX_NOISE_ERROR if checked["max_noise_error"] is None else \
+            checked["max_noise_error"]
+        self._sf, self._cf, self._n, self._delta = view.sf, view.cf, view.n, view.delta
+        self.noise_scale_, self.noise_sd_, self.noisy_counts_, self._table = (view.noise_scale, view.noise_sd,
+                                                                              view.noisy, view.table)
+        self.privacy_spent_, self.release_ = PrivacySpend(0.0, 0.0), release
+        with warnings_after_release() as after:
+            after.result = self
+            draw_seed = release_seeds(checked["random_state"], 2)[1]
+            self._populate(None, np.random.default_rng(draw_seed.randint(2 ** 31) if draw_seed is not None
+                                                       else None))
 
     # ------------------------------------------------------------------------------------------------ building
     def _value_columns(self):

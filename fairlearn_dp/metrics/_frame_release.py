@@ -83,19 +83,23 @@ def n_classes(table):
     return k
 
 
-def sensitivities(kind, width, weight_bound=1.0):
+def sensitivities(kind, width, weight_bound=1.0, n_tables=1):
     """``(l1, l2)`` of the whole table for one changed row (see the module docstring; the same for both units),
-    rows weighted in ``[0, weight_bound]`` (1: unweighted).
+    rows weighted in ``[0, weight_bound]`` (1: unweighted). ``n_tables = M`` tables over the same rows (a
+    :class:`~fairlearn_dp.metrics.DPReport` of ``M`` models): the changed row moves in each of them, so the squared
+    L2 and the L1 distances add up, L1 ``M l1`` and L2 ``sqrt(M) l2``.
     """
-    b = float(weight_bound)
+    b, m = float(weight_bound), int(n_tables)
     if kind == "classification":
-        return 2.0 * b, math.sqrt(2.0) * b
-    return 2.0 * width * b, math.sqrt(2.0 * width) * b
+        return 2.0 * b * m, math.sqrt(2.0 * m) * b
+    return 2.0 * width * b * m, math.sqrt(2.0 * width * m) * b
 
 
-def release_cells(counts, *, kind, epsilon, delta, random_state, weight_bound=1.0):
-    """``(noisy counts, noise scale, noise sd)``: one release of the whole table (``epsilon = inf``: exact)."""
-    l1, l2 = sensitivities(kind, counts.shape[-1], weight_bound)
+def release_cells(counts, *, kind, epsilon, delta, random_state, weight_bound=1.0, n_tables=1):
+    """``(noisy counts, noise scale, noise sd)``: one release of the whole table (``epsilon = inf``: exact);
+    ``n_tables``: the number of stacked tables over the same rows (:func:`sensitivities`).
+    """
+    l1, l2 = sensitivities(kind, counts.shape[-1], weight_bound, n_tables)
     noisy = noisy_vector(counts, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
                          random_state=random_state)
     if math.isinf(epsilon):

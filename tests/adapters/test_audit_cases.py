@@ -534,10 +534,38 @@ def test_weighted_metric_frame_audit_detects_noise_not_scaled_by_the_bound(monke
     from fairlearn_dp.metrics import _frame_release
 
     honest = _frame_release.sensitivities
-    monkeypatch.setattr(_frame_release, "sensitivities", lambda kind, width, weight_bound=1.0: honest(kind, width))
+    monkeypatch.setattr(_frame_release, "sensitivities",
+                        lambda kind, width, weight_bound=1.0, n_tables=1: honest(kind, width, n_tables=n_tables))
     case = default_audit_case("DPMetricFrame", variant="weighted")
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=7)
+    assert not result.passed
+
+
+# ------------------------------------------------------------------------ a report's shared release (variant)
+def test_report_release_passes_its_audit():
+    """A DPReport of two models (issue 38.5): one changed group moves one count in each model's table (four cells)
+    at the Laplace scale 2M / epsilon; the four-cell event's frequencies match 1/16 and e^-epsilon/16 within five
+    standard deviations, and no violation is detected."""
+    result = audit_registered("DPMetricFrame", variant="report", n_runs=800, random_state=8)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
+    expected = default_audit_case("DPMetricFrame", variant="report").event.expected_probabilities
+    assert expected == pytest.approx((1 / 16, math.exp(-1.0) / 16))
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
+def test_report_audit_detects_noise_not_scaled_by_the_number_of_models(monkeypatch):
+    """The same audit with the sensitivity of one table (L1 2, not 2M) fails: the four-cell event sees 2 epsilon."""
+    from fairlearn_dp.metrics import _frame_release
+
+    honest = _frame_release.sensitivities
+    monkeypatch.setattr(_frame_release, "sensitivities",
+                        lambda kind, width, weight_bound=1.0, n_tables=1: honest(kind, width, weight_bound))
+    case = default_audit_case("DPMetricFrame", variant="report")
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1500,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=8)
     assert not result.passed
 
 
