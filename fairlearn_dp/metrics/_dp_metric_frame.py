@@ -29,7 +29,7 @@ from ..utils._validation import (
     value_errors,
 )
 from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
-from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, as_count_metric
+from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, CountMetric, RegressionSums, as_count_metric
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, check_labels, feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
@@ -341,7 +341,7 @@ class DPMetricFrame(MetricFrame):
         """``{name: (C,)}`` -> overall's shape."""
         if self._cf is None:
             first = {name: _flat(v)[0] for name, v in values.items()}
-            first = {name: float(v) if np.ndim(v) == 0 else v for name, v in first.items()}
+            first = {name: np.float64(v) if np.ndim(v) == 0 else v for name, v in first.items()}  # as MetricFrame
             if self._single:
                 return next(iter(first.values()))
             return pd.Series(first, dtype=None if all(np.ndim(v) == 0 for v in first.values()) else object)
@@ -517,7 +517,8 @@ def _resolve_metrics(metrics, sample_params, bounds, classes):
     else:
         if not callable(metrics):
             raise TypeError(f"metrics must be a callable or a dict of callables, got {type(metrics).__name__}.")
-        metric = as_count_metric(metrics, None, kind_hint=kind_hint, sample_params=sample_params, classes=classes)
+        name = None if isinstance(metrics, CountMetric) else getattr(metrics, "__name__", "metric")  # MetricFrame's
+        metric = as_count_metric(metrics, name, kind_hint=kind_hint, sample_params=sample_params, classes=classes)
         resolved, single = {metric.name: metric}, True
     kinds = {m.kind for m in resolved.values()} - {"any"}
     if len(kinds) > 1:
