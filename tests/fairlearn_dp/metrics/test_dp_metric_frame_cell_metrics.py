@@ -304,3 +304,22 @@ def test_what_metricframe_users_read_keeps_its_types_and_names_at_epsilon_inf(bi
                                                                                  exact.by_group["cm"])):
         assert ours.dtype == theirs.dtype and ours.dtype.kind == "i"
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_a_frame_pickles_and_loads_with_its_values_as_a_metricframe_does(binary):
+    """Fairlearn's user guide saves a MetricFrame with pickle (saving_loading_metricframe.rst): a DPMetricFrame of
+    the recognised (vectorised) metrics, the general path and regression sums loads with the same values."""
+    import pickle
+
+    from sklearn.metrics import mean_squared_error
+
+    y, pred, groups = binary
+    metrics = {"accuracy": accuracy_score, "count": count, "selection_rate": selection_rate,
+               "mean_prediction": mean_prediction, "fbeta": functools.partial(fbeta_score, beta=0.6)}
+    for frame in (_private(metrics, y, pred, groups, epsilon=1.0),
+                  _private({"mse": mean_squared_error, "mean": mean_prediction}, y, pred, groups, epsilon=1.0,
+                           bounds=(0, 1))):
+        loaded = pickle.loads(pickle.dumps(frame))
+        assert loaded.by_group.equals(frame.by_group) and loaded.overall.equals(frame.overall)
+        assert all(a.equals(b) for a, b in zip(loaded.by_group_ci, frame.by_group_ci))
+        assert loaded.difference().equals(frame.difference())
