@@ -92,6 +92,7 @@ class Example:
     overall_asserts: tuple[int, ...] = ()      # the example's exact asserts on ``overall``: not run at epsilon=1
     left_out: tuple[int, ...] = ()             # lines of statements not run in any mode (a variant of an example)
     shape_only: tuple[int, ...] = ()           # doctest statements whose output is compared by its shape only
+    labels: str = ""                           # multiclass: the public classes a user declares (labels=...)
 
     @property
     def path(self) -> Path:
@@ -150,6 +151,12 @@ METRIC_EXAMPLES = {example.name: example for example in (
     _metric_example("plot_plotting_metrics_with_error", "plot_plotting_metrics_with_error.py", None,
                     '["Amer-Indian-Eskimo", "Asian-Pac-Islander", "Black", "Other", "White"]', 1,
                     "MetricFrame on Adult by race with Wilson-bound metrics, drawn by plot_metric_frame"),
+    _metric_example("plot_metricframe_beyond_binary_classification", "plot_metricframe_beyond_binary_classification.py",
+                    None, '["a", "b", "c", "d"]', 2,
+                    "its multiclass part (lines 14-97: confusion_matrix and macro recall over 3 classes, 1000 rows "
+                    "of numpy draws), with the declared labels=[0, 1, 2]; its bounding-box part (IoU of per-row "
+                    "boxes, lines 124-226) is no metric of confusion counts and is left out",
+                    labels="[0, 1, 2]", left_out=(210, 211, 216, 223, 224, 225, 226)),
     _metric_example("advanced_metricframe", "advanced_metricframe.rst", (13, 41, 69, 100, 154, 178, 219, 242),
                     _ABC, 7, "user guide: partial(fbeta_score), sample weights, selection_rate and mean_prediction, "
                     "confusion_matrix; 18 rows"),
@@ -184,10 +191,12 @@ def _keywords(example: Example, mode: str) -> dict:
         from example_swap import METRICS_REPLACED
 
         names = [name for _, name in METRICS_REPLACED.values()]
+        labels = {"labels": example.labels} if example.labels else {}
         if mode == "inf":
-            return {name: {"epsilon": 'float("inf")'} for name in names}
+            return {name: {"epsilon": 'float("inf")', **labels} for name in names}
         if mode == "dp":
-            return {name: {"epsilon": "1.0", "groups": example.groups, "random_state": "0"} for name in names}
+            return {name: {"epsilon": "1.0", "groups": example.groups, "random_state": "0", **labels}
+                    for name in names}
         return {}
     if mode == "inf":
         infinite = {"epsilon": 'float("inf")'}

@@ -5,7 +5,8 @@ The runner is ``run_examples.py`` (its ``METRIC_EXAMPLES``); the swap (``example
 fairness aggregates (``demographic_parity_difference``, ...) into the ``dp_*`` ones, and adds to each call what
 ``docs/user_guide/private_reporting.md`` tells a user to add: ``epsilon=float("inf")`` at epsilon=inf; at epsilon=1
 ``epsilon=1.0``, the public ``groups`` (the levels a user would write, per call where frames differ) and
-``random_state=0`` (an example's own ``random_state`` is kept). ``fetch_adult`` reads the bundled Adult, and
+``random_state=0`` (an example's own ``random_state`` is kept); in both modes ``labels=`` for a multiclass frame, as
+the docs require. ``fetch_adult`` reads the bundled Adult, and
 numpy's global generator is seeded (the examples' unseeded ``np.random.rand`` weights are the same in every run).
 The copies are in ``fairlearn_examples/`` under Fairlearn's MIT licence (``PROVENANCE.md``).
 
@@ -22,6 +23,9 @@ Examples considered (every example and user-guide page of Fairlearn's documentat
 
 - included, Adult (bundled): ``examples/plot_grid_search_census.py``, ``plot_make_derived_metric.py``,
   ``plot_new_metrics.py``, ``plot_plotting_metrics_with_error.py``;
+- included, numpy draws: the multiclass part of ``plot_metricframe_beyond_binary_classification.py`` (lines
+  14-97, with ``labels=[0, 1, 2]``; its bounding-box IoU part, lines 124-226, is no metric of confusion counts and
+  is left out);
 - included, data written in the page: ``docs/user_guide/assessment/advanced_metricframe.rst``,
   ``common_fairness_metrics.rst``, ``confidence_interval_estimation.rst``, ``custom_fairness_metrics.rst``,
   ``intersecting_groups.rst``, ``perform_fairness_assessment.rst``, ``saving_loading_metricframe.rst``;
@@ -30,10 +34,9 @@ Examples considered (every example and user-guide page of Fairlearn's documentat
   ``plot_roc_auc.py``, ``docs/quickstart.rst`` and the plotting page ``plotting.rst`` (which includes
   ``plot_quickstart.py`` and ``plot_roc_auc.py``: the diabetes hospital data, not bundled),
   ``plot_credit_loan_decisions.py`` (the credit card data, not bundled), ``plot_intersectional_bias.py``
-  (``fetch_openml``: network), ``plot_metricframe_beyond_binary_classification.py`` (regression without declared
-  ``bounds``, multiclass on numpy draws and bounding-box IoU: metrics of per-row values that are no function of
-  confusion counts, refused by design), and from ``advanced_metricframe.rst`` the rectangle-area metric (lines
-  285-320: the same); ``assessment/index.rst`` has no code.
+  (``fetch_openml``: network), and from ``advanced_metricframe.rst`` the rectangle-area metric (lines 285-320: a
+  metric of per-row values, no function of confusion counts, refused by design); ``assessment/index.rst`` has no
+  code.
 
 Where the swapped example stops, it is an expected failure (``strict``: it turns green when the gap closes), with a
 ``*_runnable`` or ``*_unweighted`` variant that leaves the failing statements and what reads them out
@@ -115,6 +118,7 @@ def test_the_swap_rewrites_every_metric_frame_and_aggregate(name, mode):
     for _, keywords in calls:
         assert keywords["epsilon"] == ("float('inf')" if mode == "inf" else "1.0")
         assert ("groups" in keywords) == (mode == "dp") and (mode != "dp" or "random_state" in keywords)
+        assert keywords.get("labels") == (example.labels or None)
 
 
 def test_the_metric_swap_keeps_the_mitigators_and_the_mitigator_swap_keeps_metric_frame(tmp_path):
