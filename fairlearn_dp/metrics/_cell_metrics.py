@@ -90,9 +90,11 @@ def _value(function, cell_true, cell_pred, weights, scalar):
     positive = weights > 0
     if not positive.any():
         return np.nan
+    weights = weights[positive]
+    if np.all(weights == np.round(weights)):
+        weights = weights.astype(np.int64)   # integer counts (epsilon=inf) stay integers: confusion_matrix's dtype
     try:
-        value = np.asarray(function(cell_true[positive], cell_pred[positive], sample_weight=weights[positive]),
-                           dtype=float)
+        value = np.asarray(function(cell_true[positive], cell_pred[positive], sample_weight=weights))
     except Exception:                        # noqa: BLE001 -- undefined on this released table (e.g. one class left)
         return np.nan
     if scalar:

@@ -149,23 +149,76 @@ def _balanced_accuracy(c, zero_division):
     return np.where(both, (tpr + tnr) / 2, np.where(positives > 0, tpr, np.where(negatives > 0, tnr, zero_division)))
 
 
+# Module-level rules, not lambdas: a frame that holds them pickles, as a MetricFrame does.
+def _accuracy(c, z):
+    return _ratio(c.tp + c.tn, c.n, z)
+
+
+def _zero_one_loss(c, z):
+    return _ratio(c.fp + c.fn, c.n, z)
+
+
+def _precision(c, z):
+    return _ratio(c.tp, c.tp + c.fp, z)
+
+
+def _recall(c, z):
+    return _ratio(c.tp, c.tp + c.fn, z)
+
+
+def _f1(c, z):
+    return _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, z)
+
+
+def _selection_rate(c, z):
+    return _ratio(c.tp + c.fp, c.n, z)
+
+
+def _false_negative_rate(c, z):
+    return _ratio(c.fn, c.tp + c.fn, z)
+
+
+def _true_negative_rate(c, z):
+    return _ratio(c.tn, c.tn + c.fp, z)
+
+
+def _false_positive_rate(c, z):
+    return _ratio(c.fp, c.tn + c.fp, z)
+
+
+def _rows(c):
+    return c.n
+
+
+def _mean_prediction(s):
+    return _ratio(s.prediction, s.n)
+
+
+def _mean_squared_error(s):
+    return _ratio(s.squared_error, s.n)
+
+
+def _mean_absolute_error(s):
+    return _ratio(s.absolute_error, s.n)
+
+
 _CLASSIFICATION = {   # function -> rule(counts, zero_division)
-    skm.accuracy_score: lambda c, z: _ratio(c.tp + c.tn, c.n, z),
-    skm.zero_one_loss: lambda c, z: _ratio(c.fp + c.fn, c.n, z),
+    skm.accuracy_score: _accuracy,
+    skm.zero_one_loss: _zero_one_loss,
     skm.balanced_accuracy_score: _balanced_accuracy,
-    skm.precision_score: lambda c, z: _ratio(c.tp, c.tp + c.fp, z),
-    skm.recall_score: lambda c, z: _ratio(c.tp, c.tp + c.fn, z),
-    skm.f1_score: lambda c, z: _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, z),
-    flm.selection_rate: lambda c, z: _ratio(c.tp + c.fp, c.n, z),
-    flm.true_positive_rate: lambda c, z: _ratio(c.tp, c.tp + c.fn, z),
-    flm.false_negative_rate: lambda c, z: _ratio(c.fn, c.tp + c.fn, z),
-    flm.true_negative_rate: lambda c, z: _ratio(c.tn, c.tn + c.fp, z),
-    flm.false_positive_rate: lambda c, z: _ratio(c.fp, c.tn + c.fp, z),
+    skm.precision_score: _precision,
+    skm.recall_score: _recall,
+    skm.f1_score: _f1,
+    flm.selection_rate: _selection_rate,
+    flm.true_positive_rate: _recall,
+    flm.false_negative_rate: _false_negative_rate,
+    flm.true_negative_rate: _true_negative_rate,
+    flm.false_positive_rate: _false_positive_rate,
 }
 
 _REGRESSION = {   # function -> (the per-row value it sums, its scale, rule(sums))
-    skm.mean_squared_error: ("squared_error", "squared", lambda s: _ratio(s.squared_error, s.n)),
-    skm.mean_absolute_error: ("absolute_error", "value", lambda s: _ratio(s.absolute_error, s.n)),
+    skm.mean_squared_error: ("squared_error", "squared", _mean_squared_error),
+    skm.mean_absolute_error: ("absolute_error", "value", _mean_absolute_error),
 }
 
 #: Keyword arguments a recognised function may carry (through ``sample_params`` or ``functools.partial``) without
@@ -227,7 +280,7 @@ def _fast_path(function, label, kind_hint, keywords, classes):
             return None
         base, kwargs = function.func, {**function.keywords, **kwargs}
     if classes is not None:                            # declared classes: only the row count is vectorised
-        return CountMetric(lambda c: c.n, label, "any", (), "count") if base is flm.count and not kwargs else None
+        return CountMetric(_rows, label, "any", (), "count") if base is flm.count and not kwargs else None
     zero_division = kwargs.pop("zero_division", 0.0)
     for key, value in list(kwargs.items()):
         if key in _NEUTRAL_KWARGS and value in _NEUTRAL_KWARGS[key]:
@@ -246,11 +299,11 @@ def _fast_path(function, label, kind_hint, keywords, classes):
 
 def _recognised(base, label, kind_hint, zero_division):
     if base is flm.count:
-        return CountMetric(lambda c: c.n, label, "any", (), "count")
+        return CountMetric(_rows, label, "any", (), "count")
     if base is flm.mean_prediction:
         if kind_hint == "regression":
-            return CountMetric(lambda s: _ratio(s.prediction, s.n), label, "regression", ("prediction",), "value")
-        return CountMetric(lambda c: _ratio(c.tp + c.fp, c.n, zero_division), label)
+            return CountMetric(_mean_prediction, label, "regression", ("prediction",), "value")
+        return CountMetric(functools.partial(_apply, _selection_rate, zero_division), label)
     if base in _CLASSIFICATION:
         rule = _CLASSIFICATION[base]
         return CountMetric(functools.partial(_apply, rule, zero_division), label)

@@ -392,7 +392,7 @@ class DPMetricFrame(MetricFrame):
         """``{name: (C,)}`` -> overall's shape."""
         if self._cf is None:
             first = {name: _flat(v)[0] for name, v in values.items()}
-            first = {name: float(v) if np.ndim(v) == 0 else v for name, v in first.items()}
+            first = {name: np.float64(v) if np.ndim(v) == 0 else v for name, v in first.items()}  # as MetricFrame
             if self._single:
                 return next(iter(first.values()))
             return pd.Series(first, dtype=None if all(np.ndim(v) == 0 for v in first.values()) else object)

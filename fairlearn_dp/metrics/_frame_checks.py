@@ -9,7 +9,7 @@ from fairlearn.metrics import count as fairlearn_count
 from .._fairlearn_compat import BOOTSTRAP_NEED_N_AND_CI
 from ..utils._dask import is_dask_input
 from ..utils._validation import check_bool, check_choice, check_int, check_real, check_seed, value_errors
-from ._count_metrics import as_count_metric
+from ._count_metrics import CountMetric, as_count_metric
 from ._frame_inputs import check_declared_levels, check_labels
 
 __all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "resolve_metrics", "split_weights",
@@ -42,7 +42,8 @@ def resolve_metrics(metrics, sample_params, bounds, classes):
     else:
         if not callable(metrics):
             raise TypeError(f"metrics must be a callable or a dict of callables, got {type(metrics).__name__}.")
-        metric = as_count_metric(metrics, None, kind_hint=kind_hint, sample_params=sample_params, classes=classes)
+        name = None if isinstance(metrics, CountMetric) else getattr(metrics, "__name__", "metric")  # MetricFrame's
+        metric = as_count_metric(metrics, name, kind_hint=kind_hint, sample_params=sample_params, classes=classes)
         resolved, single = {metric.name: metric}, True
     kinds = {m.kind for m in resolved.values()} - {"any"}
     if len(kinds) > 1:

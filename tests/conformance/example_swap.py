@@ -9,9 +9,15 @@ tree:
 - in the swapped modes, ``from fairlearn.postprocessing import ThresholdOptimizer`` becomes
   ``from fairlearn_dp.postprocessing import DPThresholdOptimizer`` (likewise ``ExponentiatedGradient``), every use
   of the name is renamed, and every construction gets the mode's keyword arguments (``epsilon=float("inf")``, or
-  the documented DP arguments).
+  the documented DP arguments);
+- for the metric examples (issue 38), ``from fairlearn.metrics import MetricFrame`` becomes
+  ``fairlearn_dp.metrics.DPMetricFrame`` and Fairlearn's fairness aggregates (``demographic_parity_difference``, ...)
+  the ``dp_*`` ones (:data:`METRICS_REPLACED`), with the mode's keyword arguments added to each call.
 
-Line numbers stay those of the copy, so a traceback points into it. :func:`swapped_source` shows the rewritten code.
+A swap may also leave out statements (by the line they start on: a variant of an example, or an example's exact
+assert that a private run cannot meet) and show the value of each top-level expression statement of a script
+(``echo``, as sphinx-gallery shows them). Line numbers stay those of the copy, so a traceback points into it.
+:func:`swapped_source` shows the rewritten code.
 """
 
 from __future__ import annotations
@@ -25,6 +31,13 @@ from pathlib import Path
 REPLACED = {
     ("fairlearn.postprocessing", "ThresholdOptimizer"): ("fairlearn_dp.postprocessing", "DPThresholdOptimizer"),
     ("fairlearn.reductions", "ExponentiatedGradient"): ("fairlearn_dp.reductions", "DPExponentiatedGradient"),
+}
+#: Fairlearn's MetricFrame and fairness aggregates -> fairdp's (the swap of the metric examples).
+METRICS_REPLACED = {
+    ("fairlearn.metrics", "MetricFrame"): ("fairlearn_dp.metrics", "DPMetricFrame"),
+    **{("fairlearn.metrics", name): ("fairlearn_dp.metrics", f"dp_{name}") for name in (
+        "demographic_parity_difference", "demographic_parity_ratio", "equalized_odds_difference",
+        "equalized_odds_ratio", "equal_opportunity_difference", "equal_opportunity_ratio")},
 }
 _DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\. (?P<name>doctest|plot)::(?P<arg>.*)$")
 _PROMPT = re.compile(r"^\s*(>>>|\.\.\.)( |$)")
@@ -83,12 +96,21 @@ class Swap:
 
     ``datasets`` maps a ``fairlearn.datasets`` name to the module to import it from instead. ``replace`` says
     whether the replaced classes are swapped for fairdp's; ``keywords`` maps a fairdp class name to
-    ``{argument: Python expression}`` added to each of its constructions.
+    ``{argument: Python expression}`` added to each of its constructions. ``table`` is what is replaced:
+    :data:`REPLACED` (the mitigators, the default) or :data:`METRICS_REPLACED`.
     """
 
     datasets: dict
     replace: bool
     keywords: dict
+    table: dict | None = None
+    dropped: tuple = ()              # lines of statements not run (each must be found)
+    echo: bool = False               # a script's top-level expression values are shown (``sys.displayhook``)
+
+    @property
+    def replaced(self) -> dict:
+        """``{(module, name): (fairdp module, fairdp name)}`` of this swap."""
+        return REPLACED if self.table is None else self.table
 
 
 class _SwapTransformer(ast.NodeTransformer):
@@ -96,6 +118,13 @@ class _SwapTransformer(ast.NodeTransformer):
         self.swap = swap
         self.renamed = {}          # name bound in the example -> fairdp class name, for the keyword injection
         self.constructions = 0
+        self.dropped = set()
+
+    def visit(self, node):
+        if isinstance(node, ast.stmt) and node.lineno in self.swap.dropped:
+            self.dropped.add(node.lineno)
+            return ast.copy_location(ast.Pass(), node)
+        return super().visit(node)
 
     def visit_ImportFrom(self, node):
         if node.module == "fairlearn.datasets":
@@ -104,14 +133,14 @@ class _SwapTransformer(ast.NodeTransformer):
             return node
         kept, moved = [], []
         for alias in node.names:
-            (moved if (node.module, alias.name) in REPLACED else kept).append(alias)
+            (moved if (node.module, alias.name) in self.swap.replaced else kept).append(alias)
         if not moved:
             return node
         new = []
         if kept:
             new.append(ast.ImportFrom(module=node.module, names=kept, level=0))
         for alias in moved:
-            module, name = REPLACED[(node.module, alias.name)]
+            module, name = self.swap.replaced[(node.module, alias.name)]
             bound = alias.asname or alias.name
             self.renamed[bound] = name
             new.append(ast.ImportFrom(module=module, names=[ast.alias(name, alias.asname)], level=0))
@@ -140,8 +169,14 @@ class _SwapTransformer(ast.NodeTransformer):
         self.constructions += 1
         present = {keyword.arg for keyword in node.keywords}
         for argument, expression in self.swap.keywords.get(fairdp_name, {}).items():
+            if argument in present and argument == "random_state":
+                continue                                      # the example's own seed is kept
             if argument in present:
                 raise ValueError(f"line {node.lineno}: the example already passes {argument}=")
+            if isinstance(expression, dict):                  # one expression per call, by the call's line
+                if node.lineno not in expression:
+                    raise ValueError(f"line {node.lineno}: no {argument}= given for this call of {fairdp_name}")
+                expression = expression[node.lineno]
             value = ast.parse(expression, mode="eval").body
             node.keywords.append(ast.copy_location(ast.keyword(arg=argument, value=value), node))
         return node
@@ -151,7 +186,7 @@ def _check_complete(tree, swap, where):
     """No use of a replaced Fairlearn class may survive the swap (e.g. ``fairlearn.reductions.X`` attributes)."""
     if not swap.replace:
         return
-    old = {name for _, name in REPLACED}
+    old = {name for _, name in swap.replaced}
     for node in ast.walk(tree):
         used = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
         if used in old:
@@ -164,6 +199,23 @@ def _rewrite(tree, transformer, where):
     return tree
 
 
+def _echo_expressions(tree):
+    """A script's top-level expression statements passed to ``sys.displayhook``, as doctest and sphinx-gallery
+    show their values (so that the frames an example shows, not only what it prints, are compared)."""
+    for index, node in enumerate(tree.body):
+        if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
+            hook = ast.parse("__import__('sys').displayhook(None)", mode="eval").body
+            hook.args = [node.value]
+            tree.body[index] = ast.copy_location(ast.Expr(value=hook), node)
+    return ast.fix_missing_locations(tree)
+
+
+def _check_dropped(transformer, where):
+    missing = set(transformer.swap.dropped) - transformer.dropped
+    if missing:
+        raise ValueError(f"{where}: no statement starts on line(s) {sorted(missing)} (a moved copy?)")
+
+
 def compile_example(path: Path, statements: list[Statement] | None, swap: Swap):
     """Code objects for the swapped example: one module for a script, one ``"single"`` unit per doctest example.
 
@@ -173,12 +225,15 @@ def compile_example(path: Path, statements: list[Statement] | None, swap: Swap):
     filename = str(path)
     if statements is None:
         tree = _rewrite(ast.parse(path.read_text(encoding="utf-8"), filename), transformer, path.name)
+        _check_dropped(transformer, path.name)
+        tree = _echo_expressions(tree) if swap.echo else tree
         return [compile(tree, filename, "exec")], transformer.constructions
     codes = []
     for statement in statements:
         tree = ast.parse(statement.source, filename, mode="single")
         ast.increment_lineno(tree, statement.line - 1)
         codes.append(compile(_rewrite(tree, transformer, path.name), filename, "single"))
+    _check_dropped(transformer, path.name)
     return codes, transformer.constructions
 
 
@@ -187,5 +242,9 @@ def swapped_source(path: Path, statements: list[Statement] | None, swap: Swap) -
     transformer = _SwapTransformer(swap)
     if statements is None:
         return ast.unparse(_rewrite(ast.parse(path.read_text(encoding="utf-8")), transformer, path.name)) + "\n"
-    parts = [_rewrite(ast.parse(s.source, mode="single"), transformer, path.name) for s in statements]
+    parts = []
+    for statement in statements:
+        tree = ast.parse(statement.source, mode="single")
+        ast.increment_lineno(tree, statement.line - 1)               # the copy's line numbers (dropped asserts)
+        parts.append(_rewrite(tree, transformer, path.name))
     return "\n".join(ast.unparse(ast.Module(body=part.body, type_ignores=[])) for part in parts) + "\n"

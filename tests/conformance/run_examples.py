@@ -11,6 +11,10 @@ in a fresh interpreter, as a user runs it (``MPLBACKEND=Agg``, working directory
   by sex meet :func:`criterion_failures`: accuracy within :data:`TOLERANCE` of the ``inf`` run's, constrained
   disparity at most ``max(inf run's disparity, declared bound) + TOLERANCE``.
 
+:data:`METRIC_EXAMPLES` are Fairlearn's MetricFrame examples (issue 38), run in the same three modes with
+``MetricFrame`` and the fairness aggregates swapped for ``DPMetricFrame`` and the ``dp_*`` ones
+(``test_fairlearn_metric_examples.py`` says what is compared).
+
 In every mode ``fetch_adult`` reads the bundled Adult (nothing is downloaded). The runner does not edit the copies:
 :mod:`example_swap` rewrites their syntax tree. It also records, for every ``predict`` call of a replaced class (or
 of fairdp's), the predictions and ``_pmf_predict`` on the same rows, and gives ``predict`` the fixed
@@ -35,6 +39,7 @@ import builtins
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,6 +57,8 @@ PREDICT_SEED = 12345
 #: The issue's bound at epsilon=1: accuracy within it of the epsilon=inf run's, and the constrained disparity at most
 #: it above the larger of the epsilon=inf run's disparity and the declared bound (:func:`criterion_failures`).
 TOLERANCE = 0.02
+#: Printed before each doctest statement of a metric example (then its line): see :func:`statement_outputs`.
+STATEMENT_MARK = "\x1e>>> line "
 #: Generous: a stuck run fails instead of hanging the suite.
 TIMEOUT_SECONDS = 3600
 #: One thread per BLAS/OpenMP pool in every run: the two runs compared use the same arithmetic, and the runs
@@ -73,13 +80,19 @@ class Example:
     name: str
     copy: str                                  # file name in fairlearn_examples/
     directives: tuple[int, ...] | None         # first lines of the page's directives that make up the example
-    groups: str                                # the public groups, as the Python expression a user writes
+    groups: str | dict                         # the public groups, as the Python expression a user writes
+    #                                            (metric examples: or {line of the call: expression})
     y_true: str                                # names in the example's namespace: test labels and sensitive values
     sensitive: str
     constructions: int                         # replaced-class constructions in the source
     adult_loader: str = "fairlearn_dp.datasets"
     checked_at_one: bool = True                # accuracy and disparity checked against TOLERANCE (Adult by sex)
     note: str = ""
+    metrics: bool = False                      # swap MetricFrame and the aggregates (issue 38), not the mitigators
+    overall_asserts: tuple[int, ...] = ()      # the example's exact asserts on ``overall``: not run at epsilon=1
+    left_out: tuple[int, ...] = ()             # lines of statements not run in any mode (a variant of an example)
+    shape_only: tuple[int, ...] = ()           # doctest statements whose output is compared by its shape only
+    labels: str = ""                           # multiclass: the public classes a user declares (labels=...)
 
     @property
     def path(self) -> Path:
@@ -104,7 +117,87 @@ EXAMPLES = {example.name: example for example in (
 )}
 
 
+#: Fairlearn's MetricFrame documentation examples (issue 38), with DPMetricFrame and the ``dp_*`` aggregates swapped
+#: in (``test_fairlearn_metric_examples.py`` lists the examples considered and left out). ``constructions`` counts
+#: the swapped calls in the source; ``groups`` is the public levels a user declares at epsilon=1.
+_SEX, _ABC = '["Female", "Male"]', '["a", "b", "c"]'
+_RACE_SEX = '{"race": ["Black", "Other", "White"], "sex": ["Female", "Male"]}'
+_NEW_METRICS_GROUPS = {231: _SEX, 278: '["Black", "Other", "White"]', 322: _SEX, 404: _RACE_SEX, 446: _RACE_SEX,
+                       479: _RACE_SEX, 506: _RACE_SEX}
+
+
+def _metric_example(name, copy, directives, groups, constructions, note, **kwargs):
+    return Example(name, copy, directives, groups, "", "", constructions, checked_at_one=False, note=note,
+                   metrics=True, **kwargs)
+
+
+METRIC_EXAMPLES = {example.name: example for example in (
+    _metric_example("plot_grid_search_census", "plot_grid_search_census.py", None, _SEX, 2,
+                    "MetricFrame of a LogisticRegression on Adult by sex; demographic_parity_difference of "
+                    "GridSearch's 71 models on the training rows (plot_model_comparison's derived metric is "
+                    "Fairlearn's)"),
+    _metric_example("plot_make_derived_metric", "plot_make_derived_metric.py", None, _SEX, 3,
+                    "MetricFrame on Adult by sex, with sample weights (make_derived_metric is Fairlearn's)"),
+    _metric_example("plot_make_derived_metric_unweighted", "plot_make_derived_metric.py", None, _SEX, 1,
+                    "the same without the two weighted frames and what reads them (lines 186-224)",
+                    left_out=(186, 194, 202, 215, 222, 224)),
+    _metric_example("plot_new_metrics", "plot_new_metrics.py", None, _NEW_METRICS_GROUPS, 7,
+                    "MetricFrame on Adult by sex, race, race x sex, with control features and sample weights",
+                    overall_asserts=(258, 259, 284, 332, 335, 414)),
+    _metric_example("plot_new_metrics_runnable", "plot_new_metrics.py", None, _NEW_METRICS_GROUPS, 5,
+                    "the same without the weighted frame (lines 322-342), the member_counts frame (506-514) and "
+                    "the by_group with empty cells (494)",
+                    overall_asserts=(258, 259, 284, 414), left_out=(322, 332, 335, 338, 342, 494, 506, 514)),
+    _metric_example("plot_plotting_metrics_with_error", "plot_plotting_metrics_with_error.py", None,
+                    '["Amer-Indian-Eskimo", "Asian-Pac-Islander", "Black", "Other", "White"]', 1,
+                    "MetricFrame on Adult by race with Wilson-bound metrics, drawn by plot_metric_frame"),
+    _metric_example("plot_metricframe_beyond_binary_classification", "plot_metricframe_beyond_binary_classification.py",
+                    None, '["a", "b", "c", "d"]', 2,
+                    "its multiclass part (lines 14-97: confusion_matrix and macro recall over 3 classes, 1000 rows "
+                    "of numpy draws), with the declared labels=[0, 1, 2]; its bounding-box part (IoU of per-row "
+                    "boxes, lines 124-226) is no metric of confusion counts and is left out",
+                    labels="[0, 1, 2]", left_out=(210, 211, 216, 223, 224, 225, 226)),
+    _metric_example("advanced_metricframe", "advanced_metricframe.rst", (13, 41, 69, 100, 154, 178, 219, 242),
+                    _ABC, 7, "user guide: partial(fbeta_score), sample weights, selection_rate and mean_prediction, "
+                    "confusion_matrix; 18 rows"),
+    _metric_example("advanced_metricframe_runnable", "advanced_metricframe.rst",
+                    (13, 41, 69, 100, 154, 178, 219, 242), _ABC, 3,
+                    "the same without the two weighted frames and the two with a dummy y_true (range(n)), and what "
+                    "reads them", left_out=(78, 83, 85, 113, 118, 123, 159, 163, 165, 182, 186, 188)),
+    _metric_example("common_fairness_metrics", "common_fairness_metrics.rst", (19, 184, 274), _ABC, 4,
+                    "user guide: the four aggregates; 18 rows"),
+    _metric_example("confidence_interval_estimation", "confidence_interval_estimation.rst",
+                    (105, 146, 165, 182, 196, 225), '["a", "b"]', 1,
+                    "user guide: MetricFrame's bootstrap intervals (n_boot, ci_quantiles, random_state); 18 rows; "
+                    "the intervals printed on lines 199 and 228 are the release's (its noise and the rows' sampling "
+                    "error, ci_method), not Fairlearn's bootstrap draws: compared by shape", shape_only=(199, 228)),
+    _metric_example("custom_fairness_metrics", "custom_fairness_metrics.rst", (25,), _ABC, 1,
+                    "user guide: MetricFrame(...).difference() next to make_derived_metric (Fairlearn's); 18 rows"),
+    _metric_example("intersecting_groups", "intersecting_groups.rst", (20, 36, 67, 123, 179),
+                    {47: '{"SF 0": ["a", "b", "c"], "SF 1": ["6", "8"]}',
+                     72: '{"SF 0": ["a", "b", "c"], "SF 1": ["6", "8"]}', 147: '["A", "B", "C"]'}, 3,
+                    "user guide: two sensitive features, control features; 18 and 30 rows"),
+    _metric_example("perform_fairness_assessment", "perform_fairness_assessment.rst",
+                    (144, 160, 192, 206, 242, 267, 286, 332, 354), _ABC, 4,
+                    "user guide: overall, by_group, group_min/max, difference, ratio, two aggregates; 18 rows"),
+    _metric_example("saving_loading_metricframe", "saving_loading_metricframe.rst", (11,), _ABC, 1,
+                    "user guide: a frame pickled and loaded; 18 rows"),
+)}
+ALL_EXAMPLES = {**EXAMPLES, **METRIC_EXAMPLES}
+
+
 def _keywords(example: Example, mode: str) -> dict:
+    if example.metrics:
+        from example_swap import METRICS_REPLACED
+
+        names = [name for _, name in METRICS_REPLACED.values()]
+        labels = {"labels": example.labels} if example.labels else {}
+        if mode == "inf":
+            return {name: {"epsilon": 'float("inf")', **labels} for name in names}
+        if mode == "dp":
+            return {name: {"epsilon": "1.0", "groups": example.groups, "random_state": "0", **labels}
+                    for name in names}
+        return {}
     if mode == "inf":
         infinite = {"epsilon": 'float("inf")'}
         return {"DPThresholdOptimizer": infinite, "DPExponentiatedGradient": infinite}
@@ -116,12 +209,13 @@ def _keywords(example: Example, mode: str) -> dict:
 
 def swap_for(example: Example, mode: str):
     """The :class:`example_swap.Swap` of ``mode`` (``fairlearn``, ``inf`` or ``dp``)."""
-    from example_swap import Swap
+    from example_swap import METRICS_REPLACED, Swap
 
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     return Swap(datasets={"fetch_adult": example.adult_loader}, replace=mode != "fairlearn",
-                keywords=_keywords(example, mode))
+                keywords=_keywords(example, mode), table=METRICS_REPLACED if example.metrics else None,
+                dropped=example.left_out + (example.overall_asserts if mode == "dp" else ()), echo=example.metrics)
 
 
 def statements_of(example: Example):
@@ -233,9 +327,13 @@ def _metrics(call, y_true, groups):
 def _record(example, namespace, record_path, seconds):
     import fairlearn
 
+    calls = []
+    if not _CALLS:                  # a metric example: no mitigator's predictions to record
+        record_path.write_text(json.dumps({"calls": [], "seconds": seconds, "fairlearn_file": fairlearn.__file__,
+                                           "fairlearn_version": fairlearn.__version__}))
+        return
     y_true = np.asarray(namespace[example.y_true]).astype(int)
     groups = np.asarray(namespace[example.sensitive]).astype(str)
-    calls = []
     arrays = {}
     for index, call in enumerate(_CALLS):
         arrays[f"predictions_{index}"], arrays[f"pmf_{index}"] = call["predictions"], call["pmf"]
@@ -251,15 +349,20 @@ def child(name: str, mode: str, record_path: Path) -> None:
     """Run one example in this (fresh) interpreter; write the record next to ``record_path``."""
     from example_swap import compile_example
 
-    example = EXAMPLES[name]
+    example = ALL_EXAMPLES[name]
     codes, _ = compile_example(example.path, statements_of(example), swap_for(example, mode))
     classes = _replaced_classes()
     _install_recorder(classes)
-    if example.directives is not None:
+    if example.directives is not None or example.metrics:
         sys.displayhook = functools.partial(_display, classes)
     namespace = {"__name__": "__main__", "__file__": str(example.path), "__builtins__": builtins}
+    if example.metrics:
+        np.random.seed(PREDICT_SEED)      # the example's unseeded np.random draws (weights): the same in every run
+    lines = [None] * len(codes) if example.directives is None else [s.line for s in statements_of(example)]
     start = time.perf_counter()
-    for code in codes:
+    for line, code in zip(lines, codes):
+        if example.metrics and line is not None:
+            print(f"{STATEMENT_MARK}{line}")           # each statement's output can be told apart
         exec(code, namespace)  # noqa: S102  (the example, as a user runs it)
     sys.stdout.flush()
     _record(example, namespace, record_path, time.perf_counter() - start)
@@ -305,6 +408,8 @@ def run(name: str, mode: str, workdir: Path | None = None) -> Run:
 
 def _load_calls(record: Path) -> list:
     calls = json.loads(record.read_text())["calls"]
+    if not calls:
+        return []
     with np.load(record.with_suffix(".npz")) as arrays:
         for index, call in enumerate(calls):
             call["predictions"], call["pmf"] = arrays[f"predictions_{index}"], arrays[f"pmf_{index}"]
@@ -327,6 +432,39 @@ def differences_from_baseline(baseline: Run, swapped: Run) -> list[str]:
                                                                          atol=PMF_ATOL):
             problems.append(f"predict call {index}: pmf differ (beyond {PMF_ATOL:.1e})")
     return problems
+
+
+def _without_addresses(text: str) -> str:
+    """``text`` with object addresses (``<... at 0x7f...>`` in a repr: one process's memory) masked."""
+    return re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", text)
+
+
+def metric_differences(example: Example, baseline: Run, swapped: Run) -> list[str]:
+    """Why the ``inf`` run of a metric example is not Fairlearn's (empty if it is): the standard output (with the
+    values the swap echoes) equal up to object addresses; for a doctest example per statement, and for the
+    ``shape_only`` statements their number of output lines."""
+    if not (baseline.ok and swapped.ok):
+        return [f"{run.mode} run failed: {run.error()}" for run in (baseline, swapped) if not run.ok]
+    if example.directives is None:
+        same = _without_addresses(baseline.stdout.decode()) == _without_addresses(swapped.stdout.decode())
+        return [] if same else ["standard output differs"]
+    theirs, ours = statement_outputs(baseline), statement_outputs(swapped)
+    if set(theirs) != set(ours):
+        return [f"statements run: {sorted(ours)} against {sorted(theirs)}"]
+    problems = []
+    for line, text in theirs.items():
+        if line in example.shape_only:
+            if len(text.splitlines()) != len(ours[line].splitlines()):
+                problems.append(f"line {line}: output of another shape")
+        elif _without_addresses(text) != _without_addresses(ours[line]):
+            problems.append(f"line {line}: {ours[line]!r} against Fairlearn's {text!r}")
+    return problems
+
+
+def statement_outputs(outcome: Run) -> dict[int, str]:
+    """``{line of the statement in the copy: its output}`` of a metric doctest example's run."""
+    parts = outcome.stdout.decode(errors="replace").split(STATEMENT_MARK)[1:]
+    return {int(part.split("\n", 1)[0]): part.split("\n", 1)[1] for part in parts}
 
 
 def metric_gaps(infinite: Run, private: Run) -> list[tuple[int, str, float, float]]:
@@ -388,6 +526,11 @@ def _describe(outcome: Run) -> str:
 
 
 def _report(name, runs):
+    if name in METRIC_EXAMPLES:
+        if "fairlearn" in runs and "inf" in runs:
+            problems = metric_differences(METRIC_EXAMPLES[name], runs["fairlearn"], runs["inf"])
+            print(f"  epsilon=inf output equals Fairlearn's: {'yes' if not problems else 'NO: ' + '; '.join(problems)}")
+        return
     if "fairlearn" in runs and "inf" in runs:
         problems = differences_from_baseline(runs["fairlearn"], runs["inf"])
         print(f"  epsilon=inf identical to Fairlearn's (stdout bytes, predictions; _pmf_predict to round-off): "
@@ -404,7 +547,7 @@ def _report(name, runs):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--example", action="append", choices=sorted(EXAMPLES), help="default: all")
+    parser.add_argument("--example", action="append", choices=sorted(ALL_EXAMPLES), help="default: all")
     parser.add_argument("--mode", action="append", choices=MODES, help="default: all three")
     parser.add_argument("--show-source", choices=MODES, help="print the rewritten examples and exit")
     parser.add_argument("--child", nargs=3, metavar=("NAME", "MODE", "RECORD"), help=argparse.SUPPRESS)
@@ -417,7 +560,7 @@ def main(argv=None) -> int:
         from example_swap import swapped_source
 
         for name in names:
-            example = EXAMPLES[name]
+            example = ALL_EXAMPLES[name]
             print(f"# ---- {name} [{args.show_source}]\n"
                   + swapped_source(example.path, statements_of(example), swap_for(example, args.show_source)))
         return 0

@@ -60,7 +60,8 @@ def test_the_copies_are_the_upstream_files_named_in_the_provenance_note():
     """The copies are unedited: each file's git blob id is the one PROVENANCE.md records for the upstream commit."""
     provenance = (COPIES / "PROVENANCE.md").read_text(encoding="utf-8")
     recorded = dict(re.findall(r"`([\w.]+)`[^\n]*?blob `([0-9a-f]{40})`", provenance))
-    assert set(recorded) == {"LICENSE", "plot_mitigation_pipeline.py", "reductions.rst"}
+    assert set(recorded) == {"LICENSE", "plot_mitigation_pipeline.py", "reductions.rst"} | {
+        example.copy for example in run_examples.METRIC_EXAMPLES.values()}
     for name, blob in recorded.items():
         assert _git_blob_sha1(COPIES / name) == blob, name
 

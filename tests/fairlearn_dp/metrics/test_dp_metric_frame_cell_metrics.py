@@ -282,3 +282,45 @@ def test_multiclass_release_neighbouring_tables_and_noise_scale(multiclass):
                        labels=CLASSES, epsilon=0.5, random_state=seed, accountant=BudgetAccountant(),
                        n_boot=10).noisy_counts_ - exact).ravel() for seed in range(20)])
     assert np.mean(np.abs(residuals)) == pytest.approx(4.0, abs=5 * 4.0 / math.sqrt(residuals.size))
+
+
+def test_what_metricframe_users_read_keeps_its_types_and_names_at_epsilon_inf(binary):
+    """Found by Fairlearn's user guide swapped (tests/conformance/test_fairlearn_metric_examples.py): one metric's
+    ``overall`` and aggregates are numpy scalars (``frame.overall.item()``), a ``functools.partial`` without a
+    ``__name__`` is named ``"metric"`` (with one, that name), and ``confusion_matrix`` of integer counts is an
+    integer matrix, as MetricFrame's."""
+    y, pred, groups = binary
+    fbeta = functools.partial(fbeta_score, beta=0.6)
+    named = functools.partial(fbeta_score, beta=0.3)
+    named.__name__ = "fbeta_03"
+    for metric in (fbeta, named, recall_score):
+        exact, frame = _exact(metric, y, pred, groups), _private(metric, y, pred, groups, epsilon=math.inf)
+        assert frame.by_group.name == exact.by_group.name
+        for ours, theirs in ((frame.overall, exact.overall), (frame.group_min(), exact.group_min()),
+                             (frame.difference(), exact.difference()), (frame.ratio(), exact.ratio())):
+            assert type(ours) is type(theirs) is np.float64 and ours.item() == pytest.approx(theirs.item(), abs=1e-12)
+    exact = _exact({"cm": confusion_matrix}, y, pred, groups)
+    frame = _private({"cm": confusion_matrix}, y, pred, groups, epsilon=math.inf)
+    for ours, theirs in [(frame.overall["cm"], exact.overall["cm"])] + list(zip(frame.by_group["cm"],
+                                                                                 exact.by_group["cm"])):
+        assert ours.dtype == theirs.dtype and ours.dtype.kind == "i"
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_a_frame_pickles_and_loads_with_its_values_as_a_metricframe_does(binary):
+    """Fairlearn's user guide saves a MetricFrame with pickle (saving_loading_metricframe.rst): a DPMetricFrame of
+    the recognised (vectorised) metrics, the general path and regression sums loads with the same values."""
+    import pickle
+
+    from sklearn.metrics import mean_squared_error
+
+    y, pred, groups = binary
+    metrics = {"accuracy": accuracy_score, "count": count, "selection_rate": selection_rate,
+               "mean_prediction": mean_prediction, "fbeta": functools.partial(fbeta_score, beta=0.6)}
+    for frame in (_private(metrics, y, pred, groups, epsilon=1.0),
+                  _private({"mse": mean_squared_error, "mean": mean_prediction}, y, pred, groups, epsilon=1.0,
+                           bounds=(0, 1))):
+        loaded = pickle.loads(pickle.dumps(frame))
+        assert loaded.by_group.equals(frame.by_group) and loaded.overall.equals(frame.overall)
+        assert all(a.equals(b) for a, b in zip(loaded.by_group_ci, frame.by_group_ci))
+        assert loaded.difference().equals(frame.difference())
