@@ -35,8 +35,8 @@ from ._inequality import (
     intersection_index,
     smoothed_differential_fairness,
 )
-from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells
-from fairlearn_dp.privacy import issue_warnings_after_release, noise_scale, noise_sd, noisy_vector
+from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
+from fairlearn_dp.privacy import issue_warnings_after_release
 from fairlearn_dp.utils import check_bool
 
 __all__ = ["DPClassificationMetric"]
@@ -201,12 +201,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         """
         l1, l2 = (4.0, 2.0) if self._bounded_scores else (2.0, math.sqrt(2.0))
         l1, l2 = (l1 * (self.weight_bound or 1.0), l2 * (self.weight_bound or 1.0))
-        noisy = noisy_vector(exact, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
-                             random_state=seed)
-        if math.isinf(epsilon):
-            return noisy, 0.0, 0.0
-        scale = noise_scale(epsilon, delta, l1, l2)
-        return noisy, scale, noise_sd(scale, delta)
+        return release_table(exact, l1=l1, l2=l2, epsilon=epsilon, delta=delta, random_state=seed)
 
     def _post_process(self, noisy, exact, unit, public_columns):
         """Counts per cell as the dataset metric post-processes its table; score sums clipped into ``[0, count]`` of

@@ -50,7 +50,7 @@ import numpy as np
 from ..privacy import noisy_vector, project_onto_nonnegative_sum
 from ..privacy import noise_scale, noise_sd
 
-__all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "public_totals", "post_process",
+__all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "release_table", "public_totals", "post_process",
            "simulate"]
 
 CONFUSION_COLUMNS = ("tn", "fp", "fn", "tp")
@@ -100,6 +100,13 @@ def release_cells(counts, *, kind, epsilon, delta, random_state, weight_bound=1.
     ``n_tables``: the number of stacked tables over the same rows (:func:`sensitivities`).
     """
     l1, l2 = sensitivities(kind, counts.shape[-1], weight_bound, n_tables)
+    return release_table(counts, l1=l1, l2=l2, epsilon=epsilon, delta=delta, random_state=random_state)
+
+
+def release_table(counts, *, l1, l2, epsilon, delta, random_state):
+    """``(noisy counts, noise scale, noise sd)`` of one release at the given sensitivities (the one home of a count
+    table's release: the frames' and the AIF360 metric classes'; ``epsilon = inf``: exact, scale and sd 0).
+    """
     noisy = noisy_vector(counts, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
                          random_state=random_state)
     if math.isinf(epsilon):

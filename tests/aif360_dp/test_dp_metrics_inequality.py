@@ -11,7 +11,7 @@ from aif360.metrics import ClassificationMetric
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 
-import aif360_dp.metrics._dp_classification_metric as classification_module
+import fairlearn_dp.metrics._frame_release as release_module
 from aif360_dp.metrics import DPClassificationMetric
 
 SEX = dict(unprivileged_groups=[{"sex": 0}], privileged_groups=[{"sex": 1}])
@@ -151,13 +151,13 @@ def test_at_epsilon_one_every_new_method_is_finite_and_in_range_with_one_release
     make, groups = CASES[case]
     truth, classified = make() if case == "random_two" else make(repeat=30)     # 300 rows, cells still empty
     releases = []
-    real = classification_module.noisy_vector
+    real = release_module.noisy_vector
 
     def counting(*args, **kwargs):
         releases.append(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(classification_module, "noisy_vector", counting)
+    monkeypatch.setattr(release_module, "noisy_vector", counting)       # every count-table release
     accountant = BudgetAccountant()
     metric = DPClassificationMetric(truth, classified, **groups, epsilon=1.0, bounded_scores=True, random_state=7,
                                     accountant=accountant)
