@@ -1,0 +1,30 @@
+"""This session's benchmark scripts run as a user runs them: ``--quick``, in a fresh subprocess, from the root.
+
+The quick modes write no results file (checked: the committed results stay untouched). ``bench_aif360_demo`` fits the
+notebook's data several times (about a minute), so it is in the slow leg.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "tests" / "benchmarks" / "results"
+
+
+@pytest.mark.parametrize("script", [
+    "bench_aif360_metrics.py",
+    "bench_small_groups.py",
+    pytest.param("bench_aif360_demo.py", marks=pytest.mark.slow),
+])
+def test_quick_mode_runs_in_a_fresh_process(script):
+    before = {path: path.stat().st_mtime_ns for path in RESULTS.iterdir()}
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "benchmarks" / script), "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip(), "the quick run printed nothing"
+    assert {path: path.stat().st_mtime_ns for path in RESULTS.iterdir()} == before
