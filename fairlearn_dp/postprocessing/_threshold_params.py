@@ -21,7 +21,7 @@ from .._fairlearn_compat import (
     OBJECTIVES_FOR_SIMPLE_CONSTRAINTS,
     SIMPLE_CONSTRAINTS,
 )
-from ..utils._features import refuse_sensitive_columns
+from ..utils._features import warn_sensitive_columns_in_X
 from ..utils._validation import (
     check_bool,
     check_choice,
@@ -105,14 +105,14 @@ def check_fairlearn_path_params(model):
 
 def check_public_X(model, X, sensitive_features):
     """Under ``privacy_unit="sensitive_attribute"`` a base estimator fitted in ``fit`` (not prefit) is fitted on ``X``
-    as public data: refuse an ``X`` holding a column of ``sensitive_features`` (public names, before the budget). A
+    as public data: warn for an ``X`` holding a column of ``sensitive_features`` (public names, before the budget). A
     prefit estimator, or none, may read the attribute: one person's change then moves their one row, as the
     sensitivity assumes.
     """
     if (model.privacy_unit == "sensitive_attribute" and model.estimator is not None and not model.prefit
             and not math.isinf(float(model.epsilon))):
-        refuse_sensitive_columns(X, sensitive_features, remedy="drop them from X, or pass an estimator fitted on "
-                                 "other data (prefit=True).")
+        warn_sensitive_columns_in_X(X, sensitive_features, remedy="To protect them, drop them from X, pass an "
+                                    "estimator fitted on other data (prefit=True), or use privacy_unit='record'.")
 
 
 def check_decision_function_range(predict_method, score_range):

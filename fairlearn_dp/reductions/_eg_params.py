@@ -25,7 +25,7 @@ from fairlearn.reductions import (
 )
 
 from ..privacy import PrivacySpend, selection_split
-from ..utils._features import refuse_sensitive_columns
+from ..utils._features import warn_sensitive_columns_in_X
 from ..utils._fit_order import PrivateFitMixin
 from ..utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
 from ..utils._withheld import call_withheld
@@ -141,8 +141,9 @@ class _ExponentiatedGradientParams(PrivateFitMixin):
             raise TypeError(f"Unexpected fit arguments: {sorted(fit_kwargs)} (control_features and other Fairlearn "
                             "fit arguments are not supported by the private algorithm).")
         if self.privacy_unit == "sensitive_attribute" and not math.isinf(epsilon):     # X is public there
-            refuse_sensitive_columns(X, sensitive_features, remedy="drop them from X (the Learner must not read the "
-                                     "sensitive feature), or pass privacy_unit='record' to protect whole records.")
+            warn_sensitive_columns_in_X(X, sensitive_features, remedy="To protect them, drop them from X (the "
+                                        "Learner is fitted on X), or pass privacy_unit='record' to protect whole "
+                                        "records.")
         self._check_rounds_before_the_budget(X, epsilon, delta, oracle, not math.isinf(epsilon))
         self._check_row_bound_before_the_budget(X, oracle)
         return resolved

@@ -5,7 +5,14 @@ behind them: the one validation module (``_validation.py``), the fit machinery (
 display (``_progress.py``). They are internal to fairdp (not on the API page) and may change with it.
 """
 
-from ._features import check_dataset_features, check_predict_features, names_frame, set_dataset_features, set_fit_features
+from ._features import (
+    check_dataset_features,
+    check_predict_features,
+    names_frame,
+    set_dataset_features,
+    set_fit_features,
+    warn_sensitive_columns,
+)
 from ._fit_support import atomic_fit
 from ._progress import progress_bar, show_progress
 from ._validation import (
@@ -21,4 +28,4 @@ from ._validation import (
 
 __all__ = ["atomic_fit", "check_dataset_features", "check_predict_features", "names_frame", "set_dataset_features",
            "set_fit_features", "show_progress", "progress_bar", "as_group_vector", "check_bool", "check_bounds",
-           "check_choice", "check_real", "check_seed", "validate_params", "value_errors"]
+           "check_choice", "check_real", "check_seed", "validate_params", "value_errors", "warn_sensitive_columns"]

@@ -28,10 +28,11 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
+from ..exceptions import PrivacyWarning, warn
 from ._dask import is_dask_collection
 
 __all__ = ["check_fit_features", "set_fit_features", "check_predict_features", "names_frame", "set_dataset_features",
-           "check_dataset_features", "refuse_sensitive_columns"]
+           "check_dataset_features", "warn_sensitive_columns", "warn_sensitive_columns_in_X"]
 
 
 def names_frame(names: Any) -> pd.DataFrame:
@@ -96,20 +97,28 @@ def _string_names(table):
     return {name for name in names if isinstance(name, str)}
 
 
-def refuse_sensitive_columns(X: Any, sensitive_features: Any, *, remedy: str) -> None:
-    """Refuse an ``X`` with a column named like a column of ``sensitive_features``, where ``X`` is public
-    (``privacy_unit="sensitive_attribute"`` with a Learner or base estimator fitted on ``X``).
+def warn_sensitive_columns(shared: list, *, where: str, remedy: str) -> None:
+    """Warn (:class:`~fairlearn_dp.exceptions.PrivacyWarning`) that the public features hold the sensitive
+    attribute(s) ``shared``, under ``privacy_unit="sensitive_attribute"``: one home for the message.
 
-    There only the sensitive feature is private: if ``X`` also holds it, what is fitted on ``X`` reads it and the
-    guarantee silently does not hold. The names are public schema (no value is read), so this runs before the
-    budget check. A copy of the attribute under another name cannot be told from the layout: the docstrings say
-    to keep it out of ``X``. ``remedy`` completes the message (what to pass instead).
+    That unit treats the features as public and protects only ``sensitive_features``. A model fitted on features
+    that hold the attribute may reveal it: the guarantee still holds for its relation (the features are fixed
+    between neighbours) but then protects nothing the features show. Not a refusal: that is the user's declaration
+    to make, and Fairlearn's examples keep the attribute among the features. ``where`` names the features,
+    ``remedy`` says what to pass instead. Public schema only (names), so it is issued before the budget check.
     """
-    shared = sorted(_string_names(X) & _string_names(sensitive_features))
     if shared:
-        raise ValueError(f"X has the column(s) {shared} of sensitive_features, but privacy_unit='sensitive_attribute' "
-                         "treats X as public (only sensitive_features is private), so the guarantee would not hold: "
-                         f"{remedy}")
+        warn(f"{where} hold(s) the sensitive column(s) {sorted(shared)}, but privacy_unit='sensitive_attribute' "
+             "treats the features as public (only the sensitive features are private): a model fitted on them may "
+             "reveal those columns, and the guarantee protects nothing they show. " + remedy, PrivacyWarning)
+
+
+def warn_sensitive_columns_in_X(X: Any, sensitive_features: Any, *, remedy: str) -> None:
+    """:func:`warn_sensitive_columns` for an ``X`` with a column named like a column of ``sensitive_features``,
+    where a model is fitted on the public ``X`` (``privacy_unit="sensitive_attribute"``). A copy of the attribute
+    under another name cannot be told from the layout: the docstrings say to keep it out of ``X``.
+    """
+    warn_sensitive_columns(sorted(_string_names(X) & _string_names(sensitive_features)), where="X", remedy=remedy)
 
 
 # ------------------------------------------------------------------------------------------ the AIF360 faces

@@ -12,8 +12,8 @@ training part). Rows:
 - **AIF360**: the notebook's fit (non-private);
 - **constant**: the test share of the majority label;
 - ``DPExponentiatedGradientReduction(LogisticRegression(solver="lbfgs"), "EqualizedOdds", epsilon=1, seed=s)`` in
-  the two supported ways: ``drop_prot_attr=True`` (the default ``privacy_unit="sensitive_attribute"``, under which
-  ``drop_prot_attr=False`` is refused), and ``drop_prot_attr=False, privacy_unit="record"`` with the row bound the
+  the two ways that protect the attributes: ``drop_prot_attr=True`` (the default ``privacy_unit="sensitive_attribute"``,
+  under which ``drop_prot_attr=False`` warns that the public features reveal them), and ``drop_prot_attr=False, privacy_unit="record"`` with the row bound the
   notebook's layout declares (two one-hot blocks and two 0/1 columns: ``layout_row_norm_bound(one_hot=2,
   numeric=[(0, 1), (0, 1)])`` = 2) and with the default (the feature box, sqrt(18)); and, to show why the record
   unit averages the plays uniformly, the same with ``run_linprog_step=True`` (Fairlearn's LP on released values).

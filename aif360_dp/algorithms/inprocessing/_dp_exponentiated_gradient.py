@@ -23,6 +23,7 @@ from fairlearn_dp.utils import (
     check_seed,
     set_dataset_features,
     validate_params,
+    warn_sensitive_columns,
 )
 
 if TYPE_CHECKING:
@@ -102,10 +103,11 @@ class DPExponentiatedGradientReduction(Transformer):
             private. A row whose value is not declared is a ``ValueError`` (unseen group).
         drop_prot_attr (bool): drop the protected attributes from the features (default True). Needed for the
             ``sensitive_attribute`` guarantee, under which the features are public (the Learner is fitted on them):
-            at a finite epsilon ``drop_prot_attr=False`` with a grouped attribute among the features is a
-            ``ValueError`` before the budget check. Under ``privacy_unit="record"`` the whole row is private and
-            False is allowed. AIF360's demo notebook passes False: keep the default, or add
-            ``privacy_unit="record"`` (docs/user_guide/inprocessing.md measures both).
+            at a finite epsilon ``drop_prot_attr=False`` with a grouped attribute among the features gives a
+            ``PrivacyWarning`` before the budget check (the model may then reveal the attribute). Under
+            ``privacy_unit="record"`` the whole row is private. AIF360's demo notebook passes False: it runs
+            (with the warning); keep the default, or add ``privacy_unit="record"`` to protect the attributes
+            (docs/user_guide/inprocessing.md measures the ways).
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``.
         seed (int, optional): seeds the privacy noise of ``fit`` and, through a separate stream, the randomized
             predictions (experiments only: a seeded release is not secure). None: a secure source for the noise
@@ -199,20 +201,18 @@ class DPExponentiatedGradientReduction(Transformer):
         return frame
 
     def _check_features_public(self, dataset, names):
-        """Refuse ``drop_prot_attr=False`` with the grouped attributes among the features under
+        """Warn for ``drop_prot_attr=False`` with the grouped attributes among the features under
         ``privacy_unit="sensitive_attribute"`` at a finite epsilon: that unit treats the features as public (the
-        Learner is fitted on them, the final choice reads their exact training error), so a model reading the
-        attribute would void the guarantee. Public schema only (feature and attribute names).
+        Learner is fitted on them, the final choice reads their exact training error), so the model may reveal the
+        attributes and the guarantee protects nothing the features show. Public schema only (feature and attribute
+        names), before the budget check.
         """
         if self.privacy_unit != "sensitive_attribute" or self.drop_prot_attr or math.isinf(float(self.epsilon)):
             return
-        inside = [name for name in names if name in list(dataset.feature_names)]
-        if inside:
-            raise ValueError(f"drop_prot_attr=False keeps the protected attribute(s) {inside} among the features, "
-                             "but privacy_unit='sensitive_attribute' treats the features as public (only the "
-                             "protected attributes are private), so the guarantee would not hold. Pass "
-                             "drop_prot_attr=True (the default), or privacy_unit='record' to protect whole rows "
-                             "(then drop_prot_attr=False is allowed).")
+        warn_sensitive_columns([name for name in names if name in list(dataset.feature_names)],
+                               where="drop_prot_attr=False: the features",
+                               remedy="To protect them, pass drop_prot_attr=True (the default), or "
+                                      "privacy_unit='record' to protect whole rows.")
 
     @atomic_fit
     def fit(self, dataset: BinaryLabelDataset) -> DPExponentiatedGradientReduction:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from aif360.algorithms.inprocessing import ExponentiatedGradientReduction
 from diffprivlib import BudgetAccountant
+from diffprivlib.utils import BudgetError
 from fairlearn.reductions import DemographicParity
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MaxAbsScaler
@@ -18,6 +19,7 @@ from threadpoolctl import threadpool_limits
 from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from aif360_dp.datasets import AdultDataset
 from fairdp_adapters.aif360 import joint_declared_groups, protected_attributes, protected_frame
+from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient
 from fairlearn_dp.utils._validation import as_group_vector
 
@@ -168,21 +170,35 @@ def test_an_undeclared_value_is_an_unseen_group_error_and_charges_nothing(demo):
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"protected_attribute_name": "race"}, {"mode": "paper", "max_iter": 5}])
-def test_the_notebooks_drop_prot_attr_false_is_refused_under_the_attribute_unit_before_the_budget(demo, kwargs):
+def test_the_notebooks_drop_prot_attr_false_warns_under_the_attribute_unit_before_the_budget(demo, kwargs):
     """The notebook's ``drop_prot_attr=False`` keeps sex and race among the features, which
-    ``privacy_unit="sensitive_attribute"`` treats as public: refused from the schema, before the budget (an exhausted
-    accountant would raise ``BudgetError``), naming both arguments and what to pass."""
+    ``privacy_unit="sensitive_attribute"`` treats as public: a ``PrivacyWarning`` from the schema, before the budget
+    (issued although an exhausted accountant then raises ``BudgetError``), naming both arguments and what to pass."""
     train, _ = demo
     part = train.subset(np.arange(500))
     exhausted = BudgetAccountant(epsilon=1.0)
     exhausted.spend(1.0, 0.0)
     face = DPExponentiatedGradientReduction(LogisticRegression(), "EqualizedOdds", drop_prot_attr=False, epsilon=1.0,
                                             accountant=exhausted, seed=0, **kwargs)
-    with pytest.raises(ValueError, match=r"drop_prot_attr=False keeps the protected attribute\(s\) \[.*'race'.*\].*"
-                                         r"privacy_unit='sensitive_attribute'.*drop_prot_attr=True.*"
-                                         r"privacy_unit='record'"):
-        face.fit(part)
+    with pytest.warns(PrivacyWarning, match=r"drop_prot_attr=False: the features hold\(s\) the sensitive "
+                                            r"column\(s\) \[.*'race'.*\].*privacy_unit='sensitive_attribute'.*"
+                                            r"drop_prot_attr=True.*privacy_unit='record'"):
+        with pytest.raises(BudgetError):
+            face.fit(part)
     assert exhausted.spent_budget == [(1.0, 0.0)] and not hasattr(face, "model_")
+
+
+@pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning")
+@pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning")
+def test_the_notebooks_drop_prot_attr_false_fits_with_one_warning(demo):
+    """The notebook runs unchanged but for ``epsilon``: one warning (the face's, not the engine's again)."""
+    train, test = demo
+    part = train.subset(np.arange(3000))
+    with pytest.warns(PrivacyWarning) as record:
+        face = DPExponentiatedGradientReduction(LogisticRegression(), "EqualizedOdds", drop_prot_attr=False,
+                                                epsilon=1.0, accountant=BudgetAccountant(), seed=0).fit(part)
+    assert len([w for w in record if "sensitive column" in str(w.message)]) == 1
+    assert face.predict(test).labels.shape == test.labels.shape
 
 
 @pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning")    # the record unit's Learner notice
