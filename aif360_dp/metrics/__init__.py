@@ -8,5 +8,6 @@ not functions of those counts and sums raise ``NotImplementedError``.
 
 from ._dp_classification_metric import DPClassificationMetric
 from ._dp_dataset_metrics import DPBinaryLabelDatasetMetric
+from ._threshold_report import DPThresholdReport
 
-__all__ = ["DPBinaryLabelDatasetMetric", "DPClassificationMetric"]
+__all__ = ["DPBinaryLabelDatasetMetric", "DPClassificationMetric", "DPThresholdReport"]

@@ -20,12 +20,16 @@ from diffprivlib import BudgetAccountant
 from ._checks import (
     _binary_labels,
     _bounded_scores,
+    _check_disjoint,
+    _check_groups,
     _check_same_rows,
+    _check_schema,
     _row_weights,
     _division,
     _share,
 )
 from ._dp_dataset_metrics import DPBinaryLabelDatasetMetric
+from ._threshold_report import DPThresholdReport
 from ._inequality import (
     benefit_distribution,
     between_group_distribution,
@@ -40,6 +44,10 @@ from fairlearn_dp.privacy import issue_warnings_after_release
 from fairlearn_dp.utils import check_bool
 
 __all__ = ["DPClassificationMetric"]
+
+#: A view's arguments that belong to the release, with the value a view must leave them at.
+_VIEW_DEFAULTS = dict(delta=0.0, privacy_unit="sensitive_attribute", public_predictions=False, bounded_scores=False,
+                      intersections=True, accountant=None, random_state=None, weight_bound=None)
 
 
 class DPClassificationMetric(DPBinaryLabelDatasetMetric):
@@ -92,6 +100,16 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         every weight must lie in ``[0, B]`` (else a ``ValueError`` before the release), each row adds its weight
         to its cell as AIF360's metrics do, and the sensitivity is multiplied by ``B``; the weighted totals are not
         public, so nothing is kept exact. None: the weights must all be 1.
+    release : DPThresholdReport, optional
+        Read the counts from this report's release instead of releasing (no charge): ``dataset`` and
+        ``classified_dataset`` must be the very objects the report was built from (object identity: their rows,
+        labels and scores are not read), and ``threshold`` names the view. The release's own arguments
+        (``epsilon`` other than the report's, ``delta``, ``privacy_unit``, ``public_predictions``,
+        ``bounded_scores``, ``intersections=False``, ``accountant``, ``random_state``, ``weight_bound``) are
+        refused. The view answers for the predictions ``classified_dataset.scores > threshold`` of the rows as they
+        were at the report's release, whatever ``classified_dataset.labels`` hold now.
+    threshold : float, optional
+        With ``release``: the view's threshold, exactly one of the report's ``thresholds_``.
 
     Attributes
     ----------
@@ -106,7 +124,12 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         What the release charged.
     noise_scale_, noise_sd_ : float
         The mechanism's scale (Laplace ``b = 2 / epsilon``, ``4 / epsilon`` with scores, or the Gaussian's
-        ``sigma``) and the noise's standard deviation per cell value (0 at ``epsilon = inf``).
+        ``sigma``) and the noise's standard deviation per cell value (0 at ``epsilon = inf``). A view of a report:
+        the report's scale per histogram bin, and the largest standard deviation of the view's counts before
+        post-processing (a count sums ``m`` bins, ``m = k + 1`` below the ``k``-th threshold or ``T - k`` above
+        it: ``sqrt(m)`` times a bin's; its law is the sum of ``m`` Laplace draws, not a Laplace).
+    release_, threshold : DPThresholdReport, float
+        A view's report and threshold (set on views only; a view's ``privacy_spent_`` is ``(0, 0)``).
     privileged_groups, unprivileged_groups : list of dict or None
         The group definitions.
 
@@ -143,17 +166,48 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                  epsilon: float = 1.0, delta: float = 0.0, privacy_unit: str = "sensitive_attribute",
                  public_predictions: bool = False, bounded_scores: bool = False, intersections: bool = True,
                  accountant: BudgetAccountant | None = None,
-                 random_state: int | np.random.RandomState | None = None, weight_bound: float | None = None) -> None:
+                 random_state: int | np.random.RandomState | None = None, weight_bound: float | None = None,
+                 release: DPThresholdReport | None = None, threshold: float | None = None) -> None:
         self.intersections = check_bool(intersections, "intersections")        # public: before the budget
-        self._release(dataset, classified_dataset, unprivileged_groups, privileged_groups, epsilon=epsilon,
-                      delta=delta, privacy_unit=privacy_unit, accountant=accountant, random_state=random_state,
-                      public_columns=public_predictions, bounded_scores=bounded_scores, weight_bound=weight_bound)
+        if release is not None or threshold is not None:
+            given = dict(delta=delta, privacy_unit=privacy_unit, public_predictions=public_predictions,
+                         bounded_scores=bounded_scores, intersections=intersections, accountant=accountant,
+                         random_state=random_state, weight_bound=weight_bound)
+            self._view(release, threshold, dataset, classified_dataset, unprivileged_groups, privileged_groups,
+                       epsilon=epsilon, given=given)
+        else:
+            self._release(dataset, classified_dataset, unprivileged_groups, privileged_groups, epsilon=epsilon,
+                          delta=delta, privacy_unit=privacy_unit, accountant=accountant, random_state=random_state,
+                          public_columns=public_predictions, bounded_scores=bounded_scores, weight_bound=weight_bound)
         self.bounded_scores = self._bounded_scores
         self.released_cell_counts_ = pd.DataFrame(
             self._cell_table, index=self._cell_index,
             columns=list(self._COLUMNS) + (["gfp", "gtp"] if self._bounded_scores else []))
 
     # ------------------------------------------------------------------------------------------------ release
+    def _view(self, release, threshold, dataset, classified_dataset, unprivileged_groups, privileged_groups, *,
+              epsilon, given):
+        """A view of a :class:`DPThresholdReport` at ``threshold`` (no charge); every check is on public inputs and
+        comes before anything is read: the release's own arguments left at their defaults, the group definitions,
+        the schema, and (in :meth:`DPThresholdReport.view`) the dataset objects and the threshold.
+        """
+        if not isinstance(release, DPThresholdReport):
+            raise (ValueError("threshold is given without release: a threshold selects a view of a "
+                              "DPThresholdReport (release=report).") if release is None else
+                   TypeError(f"release must be a DPThresholdReport, got {type(release).__name__}."))
+        changed = [name for name, value in given.items() if value is not _VIEW_DEFAULTS[name]
+                   and not (isinstance(value, (bool, str, float)) and value == _VIEW_DEFAULTS[name])]
+        if isinstance(epsilon, bool) or epsilon not in (1.0, release._epsilon):
+            changed.insert(0, "epsilon")
+        if changed:
+            raise ValueError(f"release: {changed} belong to the release (DPThresholdReport); leave them out of a "
+                             "view of it.")
+        groups = {"privileged_groups": _check_groups(privileged_groups, "privileged_groups"),
+                  "unprivileged_groups": _check_groups(unprivileged_groups, "unprivileged_groups")}
+        _check_schema(dataset, classified_dataset, groups)
+        _check_disjoint(groups["privileged_groups"], groups["unprivileged_groups"])
+        release.view(self, dataset, classified_dataset, threshold, groups)
+
     def _layout(self, dataset):
         """The release's cells, from public inputs only: the declared intersections, each with its condition (or,
         with ``intersections=False``, the condition classes).

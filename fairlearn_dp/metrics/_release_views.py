@@ -129,13 +129,14 @@ class _ReleaseLog:
             return
         self._entries = [e for e in self._entries if e[1] is not None and e[1]() is not None]
         earlier = [e for e in self._entries if e[1]() is y_true and _same_columns(e[2], sensitive_features)
-                   and "DPReport" in (owner, e[0])]
+                   and {owner, e[0]} & set(_VIEWS)]
         if earlier:
             previous, _, _, spent = earlier[-1]
+            report = previous if previous in _VIEWS else owner
             warn(f"{owner}: these rows (the same y_true and sensitive_features objects) were already released by a "
                  f"{previous} (epsilon={spent.epsilon:g}); this release spends epsilon={spend.epsilon:g} more, and "
-                 "the epsilons add up. Read further views from the first release: report.metric_frame(...), "
-                 "DPMetricFrame(..., release=report) or dp_*(..., release=report).", PrivacyWarning)
+                 f"the epsilons add up. Read further views from the first release: {_VIEWS[report]}.",
+                 PrivacyWarning)
         known = any(e[0] == owner and e[1]() is y_true and _same_columns(e[2], sensitive_features)
                     for e in self._entries)                          # one entry per (owner, rows): no growth
         if reference(y_true) is not None and not known:
@@ -143,6 +144,12 @@ class _ReleaseLog:
 
 
 _LOG = _ReleaseLog()
+
+#: The shared releases, and how a view reads each (the AIF360 threshold report records its dataset as both
+#: ``y_true`` and ``sensitive_features``: the object holds both).
+_VIEWS = {"DPReport": "report.metric_frame(...), DPMetricFrame(..., release=report) or dp_*(..., release=report)",
+          "DPThresholdReport": "DPClassificationMetric(dataset, classified_dataset, ..., release=report, "
+                               "threshold=t); a report of one dataset and one classified dataset"}
 
 
 def note_release(owner: str, y_true: Any, sensitive_features: Any, spend: PrivacySpend) -> None:

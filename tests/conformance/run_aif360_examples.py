@@ -61,6 +61,29 @@ class Run:
     calls: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     accountant: BudgetAccountant = field(default_factory=lambda: BudgetAccountant(epsilon=math.inf))
+    reports: list = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    """What a swap's ``declared`` callable may read to write the DP arguments a user would add at a call: the
+    call's arguments, the source's namespace (e.g. the loop variable a user would pass as ``threshold=``) and the
+    run (its epsilon, accountant and the reports built so far)."""
+
+    args: tuple
+    kwargs: dict
+    namespace: dict
+    run: Run
+
+
+def _source_namespace():
+    """The globals of the outermost frame in the copied sources (a notebook cell's namespace)."""
+    namespace, frame = {}, sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(str(COPIES)):
+            namespace = frame.f_globals
+        frame = frame.f_back
+    return namespace
 
 
 def _site():
@@ -101,11 +124,16 @@ def _twin(name, run, declared):
         def __init__(self, *args, **kwargs):
             self._site, self._arguments = _site(), (args, kwargs)
             self._aif = aif_class(*args, **kwargs)
-            extra = declared(self._site, name) if callable(declared) else declared
             try:
                 with _recorded(run):
-                    self._dp = dp_class(*args, **kwargs, epsilon=run.epsilon, **extra, random_state=len(run.objects),
-                                        accountant=run.accountant)
+                    if getattr(declared, "wants_context", False):
+                        extra = declared(self._site, name, Context(args, kwargs, _source_namespace(), run))
+                    else:
+                        extra = declared(self._site, name) if callable(declared) else declared
+                    # a view of a report (release=) reads the report's release: no epsilon, seed or accountant
+                    privacy = {} if "release" in extra else dict(epsilon=run.epsilon, random_state=len(run.objects),
+                                                                 accountant=run.accountant)
+                    self._dp = dp_class(*args, **kwargs, **extra, **privacy)
                 self._error = None
             except Exception as exc:                  # recorded: each call on this object is compared with it
                 self._dp, self._error = None, exc
