@@ -40,7 +40,7 @@ from ._inequality import (
     smoothed_differential_fairness,
 )
 from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
-from fairlearn_dp.privacy import issue_warnings_after_release
+from fairlearn_dp.privacy import PrivacySpend, issue_warnings_after_release
 from fairlearn_dp.utils import check_bool
 
 __all__ = ["DPClassificationMetric"]
@@ -189,7 +189,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
               epsilon, given):
         """A view of a :class:`DPThresholdReport` at ``threshold`` (no charge); every check is on public inputs and
         comes before anything is read: the release's own arguments left at their defaults, the group definitions,
-        the schema, and (in :meth:`DPThresholdReport.view`) the dataset objects and the threshold.
+        the schema, and (in :meth:`DPThresholdReport.threshold_counts`) the dataset objects and the threshold.
         """
         if not isinstance(release, DPThresholdReport):
             raise (ValueError("threshold is given without release: a threshold selects a view of a "
@@ -197,7 +197,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                    TypeError(f"release must be a DPThresholdReport, got {type(release).__name__}."))
         changed = [name for name, value in given.items() if value is not _VIEW_DEFAULTS[name]
                    and not (isinstance(value, (bool, str, float)) and value == _VIEW_DEFAULTS[name])]
-        if isinstance(epsilon, bool) or epsilon not in (1.0, release._epsilon):
+        if isinstance(epsilon, bool) or epsilon not in (1.0, release.epsilon):
             changed.insert(0, "epsilon")
         if changed:
             raise ValueError(f"release: {changed} belong to the release (DPThresholdReport); leave them out of a "
@@ -206,7 +206,21 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                   "unprivileged_groups": _check_groups(unprivileged_groups, "unprivileged_groups")}
         _check_schema(dataset, classified_dataset, groups)
         _check_disjoint(groups["privileged_groups"], groups["unprivileged_groups"])
-        release.view(self, dataset, classified_dataset, threshold, groups)
+        view = release.threshold_counts(dataset, classified_dataset, threshold)
+        self.privileged_groups, self.unprivileged_groups = (groups["privileged_groups"],
+                                                            groups["unprivileged_groups"])
+        self._conditions = tuple(c for c in ("privileged", "unprivileged", "neither")
+                                 if c == "neither" or groups[f"{c}_groups"] is not None)
+        self.intersections, self._bounded_scores, self.weight_bound = True, False, None
+        self._layout(dataset)                                       # public metadata: the report's intersections
+        self._cell_table, self._noisy = view.counts, view.raw
+        self._table = np.zeros((len(self._conditions), 4))
+        np.add.at(self._table, self._cell_condition, view.counts)
+        self._score_table = np.zeros((len(self._conditions), 0))
+        self.privacy_unit, self.privacy_spent_, self.release_ = release.privacy_unit, PrivacySpend(0.0, 0.0), release
+        self.threshold, self.noise_scale_, self.noise_sd_ = view.threshold, release.noise_scale_, view.noise_sd
+        self.released_counts_ = pd.DataFrame(self._table, index=pd.Index(self._conditions, name="condition"),
+                                             columns=list(self._COLUMNS))
 
     def _layout(self, dataset):
         """The release's cells, from public inputs only: the declared intersections, each with its condition (or,

@@ -21,9 +21,9 @@ they match would itself be a release).
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
-import pandas as pd
 from aif360.datasets import BinaryLabelDataset
 from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 from diffprivlib import BudgetAccountant
@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike
 
 from ._checks import _binary_labels, _check_same_rows, _check_schema, _row_weights
 from ._inequality import declared_intersections, intersection_index
-from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, release_table
+from fairlearn_dp.metrics._frame_release import release_table
 from fairlearn_dp.metrics._release_views import note_release, reference
 from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, issue_warnings_after_release
 from fairlearn_dp.privacy import project_onto_nonnegative_sum, release_seeds, resolve_accountant
@@ -86,6 +86,8 @@ class DPThresholdReport:
         The one charge.
     noise_scale_, noise_sd_ : float
         The mechanism's scale and standard deviation per histogram bin (Laplace ``2 / epsilon``).
+    epsilon : float
+        The release's epsilon (a view may repeat it).
 
     Privacy
     -------
@@ -125,7 +127,7 @@ class DPThresholdReport:
         note_release("DPThresholdReport", dataset, dataset, spend)
         # 5. post-processing: released values and public totals only
         self.released_histogram_ = _post_process(self.noisy_counts_, exact, self.privacy_unit, self.public_predictions)
-        self._epsilon = epsilon
+        self.epsilon = epsilon
         self._dataset, self._classified = reference(dataset), reference(classified_dataset)
 
     def _histogram(self, dataset, classified_dataset):
@@ -150,10 +152,27 @@ class DPThresholdReport:
         shape = (len(self._intersections), width, 2)
         return np.bincount(index, minlength=int(np.prod(shape))).reshape(shape).astype(float)
 
-    def view(self, metric, dataset, classified_dataset, threshold, groups):
-        """Set up ``metric`` (a :class:`DPClassificationMetric` being built) as the view of threshold ``threshold``;
-        refuses, before reading anything, a view whose datasets are not the report's objects or whose threshold is
-        not one of ``thresholds_`` (public facts only).
+    def threshold_counts(self, dataset: BinaryLabelDataset | MulticlassLabelDataset,
+                         classified_dataset: BinaryLabelDataset | MulticlassLabelDataset,
+                         threshold: float) -> SimpleNamespace:
+        """The released confusion counts of threshold ``threshold``, per declared intersection (post-processing).
+
+        Refuses, before reading anything, datasets that are not the report's objects or a threshold that is not
+        one of ``thresholds_`` (public facts only).
+
+        Parameters
+        ----------
+        dataset, classified_dataset : aif360.datasets.BinaryLabelDataset or MulticlassLabelDataset
+            The very objects the report was built from (object identity; nothing of them is read).
+        threshold : float
+            One of ``thresholds_``: the predictions are ``scores > threshold``.
+
+        Returns
+        -------
+        types.SimpleNamespace
+            ``counts`` (the post-processed ``(n_intersections, 4)`` table ``tn, fp, fn, tp``), ``raw`` (the same
+            sums of the raw release, before post-processing), ``threshold`` (the report's float) and ``noise_sd``
+            (the largest standard deviation of a raw count: ``sqrt(m)`` times a bin's for a sum of ``m`` bins).
         """
         for value, ref, name in ((dataset, self._dataset, "dataset"),
                                  (classified_dataset, self._classified, "classified_dataset")):
@@ -162,30 +181,10 @@ class DPThresholdReport:
                                  "reads the release, so it takes the very same dataset objects (a copy, even equal, "
                                  "would need reading its rows to compare).")
         k = self._threshold_index(threshold)
-        cumulative = np.cumsum(self.released_histogram_, axis=1)
-        below, total = cumulative[:, k, :], cumulative[:, -1, :]           # predicted unfavorable: s <= t_k
-        cells = np.column_stack([below[:, 0], total[:, 0] - below[:, 0], below[:, 1], total[:, 1] - below[:, 1]])
-        raw = np.cumsum(self.noisy_counts_, axis=1)
-        raw_below, raw_total = raw[:, k, :], raw[:, -1, :]
-        metric._noisy = np.column_stack([raw_below[:, 0], raw_total[:, 0] - raw_below[:, 0], raw_below[:, 1],
-                                         raw_total[:, 1] - raw_below[:, 1]])
-        metric.privileged_groups, metric.unprivileged_groups = groups["privileged_groups"], groups[
-            "unprivileged_groups"]
-        metric._conditions = tuple(c for c in ("privileged", "unprivileged", "neither")
-                                   if c == "neither" or groups[f"{c}_groups"] is not None)
-        metric.intersections, metric._bounded_scores, metric.weight_bound = True, False, None
-        metric._layout(dataset)                                            # public metadata: the intersections
-        metric._cell_table = cells
-        table = np.zeros((len(metric._conditions), 4))
-        np.add.at(table, metric._cell_condition, cells)
-        metric._table, metric._score_table = table, np.zeros((len(metric._conditions), 0))
-        metric.privacy_unit, metric.privacy_spent_, metric.release_ = self.privacy_unit, PrivacySpend(0.0, 0.0), self
-        metric.threshold = float(self.thresholds_[k])
-        # a view's raw count sums k + 1 bins (below t_k) or T - k bins (above): its sd is sqrt(bins) x a bin's sd
-        metric.noise_scale_ = self.noise_scale_
-        metric.noise_sd_ = self.noise_sd_ * math.sqrt(max(k + 1, len(self.thresholds_) - k))
-        metric.released_counts_ = pd.DataFrame(table, index=pd.Index(metric._conditions, name="condition"),
-                                               columns=list(CONFUSION_COLUMNS))
+        # a count below t_k sums the bins 0..k (k + 1 of them), above it the other T - k
+        return SimpleNamespace(counts=_confusion(self.released_histogram_, k), raw=_confusion(self.noisy_counts_, k),
+                               threshold=float(self.thresholds_[k]),
+                               noise_sd=self.noise_sd_ * math.sqrt(max(k + 1, len(self.thresholds_) - k)))
 
     def _threshold_index(self, threshold):
         if threshold is None:
@@ -204,6 +203,13 @@ class DPThresholdReport:
     def __repr__(self) -> str:
         return (f"DPThresholdReport(n_thresholds={len(self.thresholds_)}, privacy_unit={self.privacy_unit!r}, "
                 f"privacy_spent={self.privacy_spent_})")
+
+
+def _confusion(histogram, k):
+    """``(tn, fp, fn, tp)`` per intersection at the ``k``-th threshold: cumulative sums of the interval bins."""
+    cumulative = np.cumsum(histogram, axis=1)
+    below, total = cumulative[:, k, :], cumulative[:, -1, :]              # predicted unfavorable: s <= t_k
+    return np.column_stack([below[:, 0], total[:, 0] - below[:, 0], below[:, 1], total[:, 1] - below[:, 1]])
 
 
 def _check_thresholds(thresholds):
