@@ -491,6 +491,57 @@ def _metric_frame_report_case(n, epsilon):
     return _make_report, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
 
 
+class _ThresholdReportRelease:
+    """:class:`~aif360_dp.metrics.DPThresholdReport` as the audit runs an estimator: its parameters at
+    construction, the two datasets at ``fit`` (the report is ``report_``; its release ``report_.noisy_counts_``).
+    """
+
+    def __init__(self, **params):
+        self.params = params
+
+    def fit(self, dataset_true, dataset_pred):
+        import warnings
+
+        from aif360_dp.metrics import DPThresholdReport
+        from fairlearn_dp.exceptions import PrivacyWarning
+
+        with warnings.catch_warnings():
+            # the audit releases the same rows on purpose, run after run: the re-release warning is expected
+            warnings.simplefilter("ignore", PrivacyWarning)
+            self.report_ = DPThresholdReport(dataset_true, dataset_pred, _SWEEP, **self.params)
+        return self
+
+
+#: The audited sweep's public thresholds (AIF360's demos sweep 100; the sensitivity does not depend on how many).
+_SWEEP = np.linspace(0.05, 0.95, 19)
+
+
+def _make_threshold_report(epsilon, seed):
+    return _ThresholdReportRelease(epsilon=epsilon, accountant=_accountant(), random_state=seed)
+
+
+def _threshold_report_case(n, epsilon):
+    """The AIF360 threshold sweep's one release (issue 38.5): the (intersection, score interval, true label)
+    histogram, at L1 2 for any number of thresholds. Neighbour: person 0's group changes from 0 to 1 (label and
+    score unchanged), which moves one count between two bins. The event thresholds both at their true values on
+    ``D``: probability 1/4 on ``D`` and ``e^-epsilon / 4`` on ``D'`` at the declared Laplace scale 2 / epsilon.
+    """
+    predictions, labels, a, a_prime = _classification_records(n)
+    scores = (np.arange(n) % 20 + 0.5) / 20                                 # every interval of the sweep used
+    dataset, neighbour = (_aif360_binary_datasets(predictions, labels, groups) for groups in (a, a_prime))
+    for data in (dataset, neighbour):
+        data["dataset_pred"].scores = scores.reshape(-1, 1)
+    truth = np.asarray(_make_threshold_report(math.inf, 0).fit(**dataset).report_.noisy_counts_, dtype=float)
+    change = truth - np.asarray(_make_threshold_report(math.inf, 0).fit(**neighbour).report_.noisy_counts_,
+                                dtype=float)
+    lost, gained = [tuple(c) for c in np.argwhere(change > 1e-12)], [tuple(c) for c in np.argwhere(change < -1e-12)]
+    if len(lost) != 1 or len(gained) != 1:
+        raise RuntimeError("The threshold report's neighbours must move one count between two bins.")
+    event = _CellsEvent("report_.noisy_counts_", lost, gained, truth,
+                        expected_probabilities=(1 / 4, math.exp(-epsilon) / 4))
+    return _make_threshold_report, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
+
+
 def _aif360_regression_dataset(outputs, groups, feature=None):
     import pandas as pd
 
@@ -1296,6 +1347,7 @@ _VARIANT_CASES = {
     ("DPMetricFrame", "multiclass"): _metric_frame_multiclass_case,
     ("DPMetricFrame", "weighted"): _metric_frame_weighted_case,
     ("DPMetricFrame", "report"): _metric_frame_report_case,
+    ("DPMetricFrame", "threshold_report"): _threshold_report_case,
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
@@ -1371,8 +1423,9 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         ``mu``, and the declared pair is its exact Gaussian profile at ``epsilon``), ``"multiclass"`` the metric
         frame's release of a 3 x 3 confusion table per group (``_metric_frame_multiclass_case``), ``"weighted"`` its
         release of weighted counts with a declared weight bound (``_metric_frame_weighted_case``), ``"report"`` a
-        ``DPReport``'s one release of two models' tables (``_metric_frame_report_case``). None: the row's
-        default case.
+        ``DPReport``'s one release of two models' tables (``_metric_frame_report_case``), ``"threshold_report"``
+        an AIF360 ``DPThresholdReport``'s one release of a score's histogram (``_threshold_report_case``). None: the
+        row's default case.
 
     Returns
     -------

@@ -569,6 +569,33 @@ def test_report_audit_detects_noise_not_scaled_by_the_number_of_models(monkeypat
     assert not result.passed
 
 
+# ------------------------------------------------------------- the AIF360 threshold report's release (variant)
+def test_threshold_report_release_passes_its_audit():
+    """A DPThresholdReport over 19 thresholds (issue 38.5): one changed group moves one count between two bins of
+    the (intersection, interval, label) histogram at the Laplace scale 2 / epsilon; the two-cell event's frequencies
+    match 1/4 and e^-epsilon/4 within five standard deviations, and no violation is detected."""
+    result = audit_registered("DPMetricFrame", variant="threshold_report", n_runs=800, random_state=8)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
+    expected = default_audit_case("DPMetricFrame", variant="threshold_report").event.expected_probabilities
+    assert expected == pytest.approx((1 / 4, math.exp(-1.0) / 4))
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
+def test_threshold_report_audit_detects_noise_of_half_the_sensitivity(monkeypatch):
+    """The same audit with the noise of L1 1 (as if a changed row moved one bin only) fails: the event sees 2 epsilon."""
+    from aif360_dp.metrics import _threshold_report
+
+    honest = _threshold_report.release_table
+    monkeypatch.setattr(_threshold_report, "release_table",
+                        lambda counts, *, l1, l2, **kwargs: honest(counts, l1=l1 / 2, l2=l2 / 2, **kwargs))
+    case = default_audit_case("DPMetricFrame", variant="threshold_report")
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1500,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=8)
+    assert not result.passed
+
+
 # --------------------------------------------------------------------- attribute-blind post-processing (variant)
 @pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
 @pytest.mark.parametrize("name", ["DPFairRegressionPostprocessor", "DPFairRegressionPostprocessing"])
