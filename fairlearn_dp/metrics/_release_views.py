@@ -133,7 +133,9 @@ class _ReleaseLog:
         if earlier:
             previous, _, _, spent = earlier[-1]
             report = previous if previous in _VIEWS else owner
-            warn(f"{owner}: these rows (the same y_true and sensitive_features objects) were already released by a "
+            rows = "the same dataset object" if owner == "DPThresholdReport" else ("the same y_true and "
+                                                                                  "sensitive_features objects")
+            warn(f"{owner}: these rows ({rows}) were already released by a "
                  f"{previous} (epsilon={spent.epsilon:g}); this release spends epsilon={spend.epsilon:g} more, and "
                  f"the epsilons add up. Read further views from the first release: {_VIEWS[report]}.",
                  PrivacyWarning)
