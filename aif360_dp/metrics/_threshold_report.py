@@ -28,6 +28,7 @@ from aif360.datasets import BinaryLabelDataset
 from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 from diffprivlib import BudgetAccountant
 from numpy.typing import ArrayLike
+from sklearn.isotonic import isotonic_regression
 
 from ._checks import _binary_labels, _check_same_rows, _check_schema, _row_weights
 from ._inequality import declared_intersections, intersection_index
@@ -80,8 +81,11 @@ class DPThresholdReport:
         ``t_{j-1} < s <= t_j`` (``T + 1`` intervals).
     noisy_counts_ : numpy.ndarray of shape (n_intersections, T + 1, 2)
         The release itself (last axis: unfavorable, favorable true label).
-    released_histogram_ : numpy.ndarray of the same shape
-        The post-processed histogram the views read: non-negative, adding up to the public totals.
+    released_below_ : numpy.ndarray of shape (n_intersections, T, 2)
+        Post-processed: per intersection, threshold ``t_k`` and true label, the rows predicted unfavorable
+        (``score <= t_k``); non-negative, non-decreasing in ``k`` and at most ``released_totals_``.
+    released_totals_ : numpy.ndarray of shape (n_intersections, 2)
+        Post-processed: the rows per intersection and true label, adding up to the public totals.
     privacy_spent_ : PrivacySpend
         The one charge.
     noise_scale_, noise_sd_ : float
@@ -94,8 +98,9 @@ class DPThresholdReport:
     A changed row moves one unit between two bins of the histogram: L1 2, L2 ``sqrt(2)`` for any number of
     thresholds; one charge. A view's count at threshold ``t_k`` is the sum of ``k + 1`` (predicted unfavorable)
     or ``T - k`` (favorable) bins, so its noise before post-processing is the sum of that many independent draws
-    (not a single Laplace draw). Post-processing projects the histogram onto the non-negative histograms with the
-    public totals, so every view's counts are non-negative, monotone in the threshold and within those totals.
+    (not a single Laplace draw). Post-processing (isotonic regression of the cumulative sums in the threshold,
+    clipping, totals projected onto the public ones) makes every view's counts non-negative, monotone in the
+    threshold and within those totals.
     Derivation: docs/privacy_analysis/aif360_metrics.md ("One release for a threshold sweep").
     """
 
@@ -126,7 +131,8 @@ class DPThresholdReport:
         self.privacy_spent_ = charge(accountant, spend)
         note_release("DPThresholdReport", dataset, dataset, spend)
         # 5. post-processing: released values and public totals only
-        self.released_histogram_ = _post_process(self.noisy_counts_, exact, self.privacy_unit, self.public_predictions)
+        self.released_below_, self.released_totals_ = _post_process(self.noisy_counts_, exact, self.privacy_unit,
+                                                                    self.public_predictions)
         self.epsilon = epsilon
         self._dataset, self._classified = reference(dataset), reference(classified_dataset)
 
@@ -182,7 +188,9 @@ class DPThresholdReport:
                                  "would need reading its rows to compare).")
         k = self._threshold_index(threshold)
         # a count below t_k sums the bins 0..k (k + 1 of them), above it the other T - k
-        return SimpleNamespace(counts=_confusion(self.released_histogram_, k), raw=_confusion(self.noisy_counts_, k),
+        raw = np.cumsum(self.noisy_counts_, axis=1)
+        return SimpleNamespace(counts=_confusion(self.released_below_[:, k, :], self.released_totals_),
+                               raw=_confusion(raw[:, k, :], raw[:, -1, :]),
                                threshold=float(self.thresholds_[k]),
                                noise_sd=self.noise_sd_ * math.sqrt(max(k + 1, len(self.thresholds_) - k)))
 
@@ -205,10 +213,10 @@ class DPThresholdReport:
                 f"privacy_spent={self.privacy_spent_})")
 
 
-def _confusion(histogram, k):
-    """``(tn, fp, fn, tp)`` per intersection at the ``k``-th threshold: cumulative sums of the interval bins."""
-    cumulative = np.cumsum(histogram, axis=1)
-    below, total = cumulative[:, k, :], cumulative[:, -1, :]              # predicted unfavorable: s <= t_k
+def _confusion(below, total):
+    """``(tn, fp, fn, tp)`` per intersection from the counts predicted unfavorable (``below``, per true label) and
+    the totals per true label.
+    """
     return np.column_stack([below[:, 0], total[:, 0] - below[:, 0], below[:, 1], total[:, 1] - below[:, 1]])
 
 
@@ -235,16 +243,31 @@ def _project(vectors, totals):
 
 
 def _post_process(noisy, exact, unit, public_predictions):
-    """The histogram projected onto the non-negative ones with the public totals (only public sums of ``exact``:
-    under ``"sensitive_attribute"`` each true label's count, or with ``public_predictions`` each (interval, true
-    label) count; under ``"record"`` the number of rows).
+    """``(below, totals)``: per (intersection, threshold, true label) the rows predicted unfavorable, and per
+    (intersection, true label) the rows; non-negative, monotone in the threshold, ``below <= totals``, and the totals
+    adding up to the public totals. Only public sums of ``exact`` are read: under ``"sensitive_attribute"`` each
+    true label's count (with ``public_predictions``, each (interval, true label) count); under ``"record"`` ``n``.
+
+    With ``public_predictions`` every (interval, label) vector over the intersections is projected onto its public
+    sum, and the views are cumulative sums of that histogram. Otherwise the histogram is not projected bin by bin
+    (with many near-empty bins, moving the clipped mass back onto the populated ones would bias every cumulative
+    sum); the raw cumulative sums are fitted by isotonic regression in the threshold and clipped into
+    ``[0, total]``, the totals being projected onto the public sums.
     """
-    if unit == "record":
-        return _project(noisy.reshape(1, -1), exact.sum(keepdims=True).reshape(1)).reshape(noisy.shape)
-    if public_predictions:                                       # per (interval, label): a vector over intersections
+    if unit == "sensitive_attribute" and public_predictions:     # per (interval, label): a vector over intersections
         moved = np.moveaxis(noisy, 0, -1).reshape(-1, noisy.shape[0])
-        totals = exact.sum(axis=0).reshape(-1)
-        return np.moveaxis(_project(moved, totals).reshape(noisy.shape[1:] + noisy.shape[:1]), -1, 0)
-    moved = np.moveaxis(noisy, -1, 0).reshape(2, -1)             # per true label: every (intersection, interval)
-    projected = _project(moved, exact.sum(axis=(0, 1)))
-    return np.moveaxis(projected.reshape((2,) + noisy.shape[:2]), 0, -1)
+        histogram = np.moveaxis(_project(moved, exact.sum(axis=0).reshape(-1)).reshape(noisy.shape[1:] + noisy.shape[:1]),
+                                -1, 0)
+        return np.cumsum(histogram, axis=1)[:, :-1, :], histogram.sum(axis=1)
+    cumulative = np.cumsum(noisy, axis=1)
+    raw_totals = cumulative[:, -1, :]
+    if unit == "record":
+        totals = _project(raw_totals.reshape(1, -1), exact.sum(keepdims=True).reshape(1)).reshape(raw_totals.shape)
+    else:                                                        # per true label: a vector over intersections
+        totals = _project(raw_totals.T, exact.sum(axis=(0, 1))).T
+    below = np.empty(cumulative[:, :-1, :].shape)
+    for cell in range(below.shape[0]):
+        for label in range(2):
+            fitted = isotonic_regression(cumulative[cell, :-1, label], increasing=True)
+            below[cell, :, label] = np.clip(fitted, 0.0, totals[cell, label])
+    return below, totals
