@@ -93,7 +93,7 @@ from joblib import Parallel, delayed  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import fetch_communities_crime  # noqa: E402
 from fairlearn_dp.postprocessing import DPThresholdOptimizer  # noqa: E402
 

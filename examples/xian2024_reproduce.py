@@ -69,7 +69,7 @@ from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import (  # noqa: E402
     COMMUNITIES_CRIME_BOUNDS,
     LAW_SCHOOL_BOUNDS,

@@ -1,4 +1,4 @@
-"""Default privacy-audit cases of every registry row (fairdp_adapters.audit_cases): each row passes its audit, the
+"""Default privacy-audit cases of every registry row (tests/audit_cases.py): each row passes its audit, the
 cases catch deliberately broken releases, no row fails on its default neighbours, and no row's unseeded fits are
 reproducible from numpy's global seed."""
 
@@ -9,7 +9,7 @@ import pytest
 from diffprivlib import BudgetAccountant
 
 from fairdp_adapters import registry
-from fairdp_adapters.audit_cases import (
+from audit_cases import (
     VARIANTS,
     audit_registered,
     audit_registered_edge_failures,
@@ -167,7 +167,7 @@ def test_exponential_mechanism_case_needs_a_multiple_of_25():
 
 def _exponential_mechanism_worst_case(n=1000):
     """The default case's losses at the floor L = 1 on D and D' (hypotheses 1[x_1 >= 1/2] and 1[x_2 >= 1/2])."""
-    from fairdp_adapters.audit_cases import _selection_records
+    from audit_cases import _selection_records
 
     X, X_prime, labels, groups = _selection_records(n)
     predictions = [np.column_stack([X[:, 0] >= 0.5, X[:, 1] >= 0.5]) for X in (X, X_prime)]
@@ -220,7 +220,7 @@ _FAST_RUNS = {"DPFairRegressionPostprocessor": 1000, "DPFairRegressionPostproces
               "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": 800}
 _ZCDP_ROWS = ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
               "DPGroupBudgetClassification")
-# One release of a multi-release mechanism (see the module docstring of fairdp_adapters.audit_cases).
+# One release of a multi-release mechanism (see the module docstring of tests/audit_cases.py).
 _EXPONENTIATED_GRADIENT_ROWS = ("DPExponentiatedGradient", "DPExponentiatedGradientReduction")
 _GERRYFAIR_ROWS = ("DPGerryFairClassifier", "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier")
 _EXPONENTIAL_MECHANISM_ROWS = ("ExponentialMechanismFairClassifier",)
@@ -272,7 +272,7 @@ def test_every_registry_row_passes_a_long_audit(name):
     result = audit_registered(name, n_runs=5000, random_state=11)
     print(f"{name}: epsilon lower bound {result.epsilon_lower_bound:.3f} (declared {result.declared_epsilon:.3f}, "
           f"delta {result.declared_delta:g}), hits {result.hits}")
-    # The zCDP rows' event has ln(p / p') ~ 0.11 at epsilon = 1 (see fairdp_adapters.audit_cases): the bound is
+    # The zCDP rows' event has ln(p / p') ~ 0.11 at epsilon = 1 (see tests/audit_cases.py): the bound is
     # positive but small, far below the loose (epsilon, delta) conversion they declare. The exponential-mechanism
     # learner's event has ln(p / p') = 0.59 (two candidates cannot exceed ln((1 + e) / 2) = 0.62), the exponentiated
     # gradient's ln(p / p') = 0.88 but probability 1/16 on D.
@@ -363,7 +363,7 @@ def test_every_registry_row_fits_both_edge_neighbours(name):
 
 
 def test_edge_neighbours_differ_in_one_unit_of_each_relation():
-    from fairdp_adapters.aif360 import dataset_to_arrays
+    from aif360_dp._glue import dataset_to_arrays
 
     moved = failure_audit_case("DPThresholdOptimizer")
     assert isinstance(moved.event, FitFailed) and moved.factory(0).groups == [0, 1]
