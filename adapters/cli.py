@@ -250,7 +250,7 @@ def _error_and_gap(gap, name):
     """Metrics of a classification sweep: the error rate and the Fairlearn group-gap metric ``gap`` as ``name``."""
     import numpy as np
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     return ({"error": metric(lambda yt, yp: float(np.mean(np.asarray(yt) != np.asarray(yp)))),
              name: metric(gap, uses_groups=True)}, ("error", name))
@@ -271,7 +271,7 @@ def _worst_group(loss, name):
     """Metric: the largest per-group value of ``loss`` (bounded group loss)."""
     import numpy as np
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     def worst(y_true, y_pred, groups):
         y_true, y_pred, groups = (np.asarray(v) for v in (y_true, y_pred, groups))
@@ -287,7 +287,7 @@ def _fair_regression_problem(dataset):
     from fairlearn_dp import datasets as ds
     from fairlearn_dp.metrics import ks_statistical_parity
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     fetch, bounds, groups = {"law_school": (ds.fetch_law_school, ds.LAW_SCHOOL_BOUNDS, _LAW_GROUPS),
                              "communities_crime": (ds.fetch_communities_crime, ds.COMMUNITIES_CRIME_BOUNDS,
@@ -388,7 +388,7 @@ def _group_budget_regression_problem(dataset):
 
     from fairlearn_dp import datasets as ds
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     if dataset == "law_school":
         low, high = ds.LAW_SCHOOL_BOUNDS
@@ -506,12 +506,12 @@ def _check_params(chunks, template, estimator_name, fixed):
 
 def _sweep_setup(args):
     """Check the sweep's arguments (no data read): ``(dataset, problem, DP class, grid)``."""
-    from .registry import REGISTRY, load
+    from .registry import entries, load
 
     name = args.estimator
     supported = ", ".join(_SWEEPS)
     if name not in _SWEEPS:
-        row = next((e for e in REGISTRY if name in (e.name, e.dp_class)), None)
+        row = next((e for e in entries() if name in (e.name, e.dp_class)), None)
         if row is not None and row.toolkit == "aif360":
             raise _UsageError("--estimator", f"{name} is an AIF360 transformer; sweep runs the Fairlearn-face "
                                              f"estimators (the same engines): choose from {supported}")
@@ -533,7 +533,7 @@ def _sweep_setup(args):
 
 
 def _sweep(args):
-    from .sweeps import plot_tradeoff, privacy_fairness_sweep
+    from ._sweeps import plot_tradeoff, privacy_fairness_sweep
 
     dataset, problem, cls, grid = _sweep_setup(args)
     n_settings = math.prod(len(values) for values in grid.values())

@@ -12,14 +12,13 @@ from sklearn.metrics import mean_squared_error
 
 from fairlearn_dp.metrics import DPMetricFrame, ks_distance_to, ks_statistical_parity
 
-from .sweeps import SweepResult, metric, pareto_front, plot_tradeoff, privacy_fairness_sweep
+from ._sweeps import SweepResult, metric, plot_tradeoff, privacy_fairness_sweep
 
-__all__ = ["regression_fairness_frame", "before_after_report", "private_report", "plot_group_cdfs", "size_deciles",
-           "allocation_bias_report", "plot_allocation_biases",
-           "privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
+__all__ = ["before_after_report", "private_report", "plot_group_cdfs", "allocation_bias_report",
+           "privacy_fairness_sweep", "SweepResult", "metric", "plot_tradeoff"]
 
 
-def regression_fairness_frame(y_true, y_pred, *, sensitive_features):
+def _regression_fairness_frame(y_true, y_pred, *, sensitive_features):
     """A ``MetricFrame`` with MSE, mean output and each group's KS distance to all outputs."""
     return MetricFrame(
         metrics={"mse": mean_squared_error, "mean_output": mean_prediction, "ks_to_all": ks_distance_to(y_pred)},
@@ -40,7 +39,7 @@ def before_after_report(y_true, predictions, *, sensitive_features, privacy_spen
     """
     frames, blocks = {}, {}
     for name, y_pred in predictions.items():
-        frame = regression_fairness_frame(y_true, y_pred, sensitive_features=sensitive_features)
+        frame = _regression_fairness_frame(y_true, y_pred, sensitive_features=sensitive_features)
         frames[name] = frame
         block = pd.concat([frame.overall.to_frame().T.rename(index={0: "overall"}), frame.by_group])
         block.index = ["overall"] + [str(g) for g in frame.by_group.index]
@@ -132,7 +131,7 @@ def plot_group_cdfs(predictions, *, sensitive_features, path, title=None):
     return path
 
 
-def size_deciles(counts):
+def _size_deciles(counts):
     """Decile labels ("D1" smallest ... "D10" largest) of entities by true count, for grouping a report."""
     counts = np.asarray(counts, dtype=float)
     ranks = pd.Series(counts).rank(method="first").to_numpy()
@@ -152,7 +151,7 @@ def allocation_bias_report(true_shares, expected_shares, *, budget, groupings):
     budget : float
         Total budget (e.g. dollars) to express biases as money.
     groupings : dict of str -> array-like
-        Group label per entity for each grouping, e.g. ``{"state": states, "size_decile": size_deciles(x)}``.
+        Group label per entity for each grouping, e.g. ``{"state": states, "size_decile": deciles}``.
 
     Returns
     -------
@@ -208,7 +207,7 @@ def _share_axis(ax, share):
     ax.xaxis.set_minor_locator(FixedLocator(minor) if minor else NullLocator())
 
 
-def plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None):
+def _plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None):
     """Figure-4-style scatter of bias against true allocation share: one panel per (row, column) key.
 
     ``biases`` maps ``(row_label, column_label)`` (e.g. ``("epsilon=0.01", "PoS")``) to a bias vector. With

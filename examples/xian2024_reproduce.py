@@ -76,7 +76,7 @@ from fairlearn_dp.datasets import (  # noqa: E402
     fetch_communities_crime,
     fetch_law_school,
 )
-from fairdp_adapters.sweeps import pareto_front  # noqa: E402
+from fairdp_adapters._sweeps import pareto_front  # noqa: E402
 from fairlearn_dp.metrics import ks_statistical_parity  # noqa: E402
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor  # noqa: E402
 

@@ -27,7 +27,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning"),
 ]
 
-ROWS = [entry.name for entry in registry.REGISTRY if entry.toolkit == "fairlearn" and entry.task != "reporting"]
+ROWS = [entry.name for entry in registry.entries() if entry.toolkit == "fairlearn" and entry.task != "reporting"]
 
 
 def _predict_takes_sensitive_features(estimator):
