@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -690,7 +691,7 @@ def _build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fairdp`` console script; returns the exit code.
 
     A bad argument prints one line, ``fairdp: error: argument ARG: ...``, on standard error and exits with status 2

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:                                       # pandas is imported by as_frame only
+    import pandas as pd
 
 __all__ = ["RegistryEntry", "entries", "get", "load", "as_frame"]
 
@@ -199,14 +203,14 @@ _REGISTRY = (
 )
 
 
-def entries(toolkit=None):
+def entries(toolkit: str | None = None) -> list[RegistryEntry]:
     """All registry rows, optionally only those of one ``toolkit``."""
     if toolkit is not None and toolkit not in {"fairlearn", "aif360"}:
         raise ValueError(f"toolkit must be 'fairlearn', 'aif360' or None, got {toolkit!r}.")
     return [e for e in _REGISTRY if toolkit is None or e.toolkit == toolkit]
 
 
-def get(name):
+def get(name: str) -> RegistryEntry:
     """The row for class ``name``: a row's name, or the dotted import path of a row's DP class."""
     for entry in _REGISTRY:
         if entry.name == name:
@@ -217,14 +221,14 @@ def get(name):
     raise KeyError(f"No DP estimator named {name!r}; known: {[e.name for e in _REGISTRY]}.")
 
 
-def load(entry_or_name):
+def load(entry_or_name: RegistryEntry | str) -> type:
     """Import and return the DP class of a row (or of the row named so)."""
     entry = get(entry_or_name) if isinstance(entry_or_name, str) else entry_or_name
     module, _, cls = entry.dp_class.rpartition(".")
     return getattr(importlib.import_module(module), cls)
 
 
-def as_frame():
+def as_frame() -> pd.DataFrame:
     """The registry as a pandas DataFrame (one row per DP class)."""
     import pandas as pd
 

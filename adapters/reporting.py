@@ -5,6 +5,10 @@ vector).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from fairlearn.metrics import MetricFrame, mean_prediction
@@ -25,7 +29,8 @@ def _regression_fairness_frame(y_true, y_pred, *, sensitive_features):
         y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features)
 
 
-def before_after_report(y_true, predictions, *, sensitive_features, privacy_spent=None):
+def before_after_report(y_true: Any, predictions: Mapping[str, Any], *, sensitive_features: Any,
+                        privacy_spent: Any = None) -> tuple[pd.DataFrame, dict[str, MetricFrame]]:
     """One table comparing several prediction vectors (e.g. ``{"before": ..., "after": ...}``).
 
     Rows: ``overall`` and each group; columns: ``(name, metric)``. A final row ``KS parity`` holds
@@ -53,8 +58,9 @@ def before_after_report(y_true, predictions, *, sensitive_features, privacy_spen
     return table, frames
 
 
-def private_report(y_true, predictions, *, sensitive_features, metrics, epsilon, groups, accountant=None,
-                   random_state=None, **frame_params):
+def private_report(y_true: Any, predictions: Mapping[str, Any], *, sensitive_features: Any, metrics: Any,
+                   epsilon: float, groups: Any, accountant: Any = None, random_state: Any = None,
+                   **frame_params: Any) -> tuple[pd.DataFrame, dict[str, DPMetricFrame]]:
     """:func:`before_after_report`'s table from private releases: one
     :class:`~fairlearn_dp.metrics.DPMetricFrame` per prediction vector.
 
@@ -105,7 +111,8 @@ def private_report(y_true, predictions, *, sensitive_features, metrics, epsilon,
     return table, frames
 
 
-def plot_group_cdfs(predictions, *, sensitive_features, path, title=None):
+def plot_group_cdfs(predictions: Mapping[str, Any], *, sensitive_features: Any, path: str | Path,
+                    title: str | None = None) -> Path:
     """Plot each group's output CDF for every prediction vector (one panel each) and save to ``path``."""
     import matplotlib
 
@@ -139,7 +146,8 @@ def _size_deciles(counts):
     return pd.Series([f"D{d}" for d in deciles], name="size_decile")
 
 
-def allocation_bias_report(true_shares, expected_shares, *, budget, groupings):
+def allocation_bias_report(true_shares: Any, expected_shares: Any, *, budget: float,
+                           groupings: Mapping[str, Any]) -> dict[str, MetricFrame]:
     """``MetricFrame`` s of an allocation mechanism's biases, one per grouping of the entities.
 
     Parameters
