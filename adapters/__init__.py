@@ -1,7 +1,8 @@
-"""Glue shared by fairdp's Fairlearn and AIF360 faces (installed as ``fairdp_adapters``).
+"""The layer that registers fairdp's DP classes with both toolkits (installed as ``fairdp_adapters``).
 
-- :mod:`fairdp_adapters.aif360`: AIF360 dataset <-> ``(X, y, sensitive_features)`` and back, keeping the
-  protected-attribute metadata.
-- :mod:`fairdp_adapters.registry`: one table of DP classes, their non-private counterparts and privacy units.
-- :mod:`fairdp_adapters.reporting`: ``MetricFrame``-based before/after reports.
+- :mod:`fairdp_adapters.registry`: one table of the DP classes of both faces, their non-private counterparts,
+  privacy units and public inputs.
+- :mod:`fairdp_adapters.reporting`: ``MetricFrame``-based before/after reports, their private counterpart and
+  privacy-fairness sweeps.
+- :mod:`fairdp_adapters.cli`: the ``fairdp`` command.
 """

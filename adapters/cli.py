@@ -13,13 +13,15 @@ on standard error and exit code 2 (argparse's convention), without a traceback; 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["main", "load_example", "parse_seeded_args"]
+from ._checkout import load_audit_cases, load_example, require_checkout
+
+__all__ = ["main"]
 
 _REPRODUCTIONS = {
     "xian2024": ("xian2024_reproduce.py", "Xian et al. 2024: DP fair regression post-processing (Sec. 4, Figs 2-4)"),
@@ -167,60 +169,8 @@ def _check_out(out):
 
 
 # ---------------------------------------------------------------------------------------------- reproduce
-def _examples_dir():
-    return Path(__file__).resolve().parents[1] / "examples"
-
-
-def load_example(filename):
-    """Import a reproduction script from the source checkout's ``examples/`` folder as a module."""
-    path = _examples_dir() / filename
-    if not path.is_file():
-        raise SystemExit(f"fairdp: error: {path} not found: the reproductions run from a source checkout of fairdp")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    # joblib's worker processes cannot import a module loaded from a file path: send its functions by value.
-    try:
-        import cloudpickle                                    # joblib >= 1.6 depends on it
-    except ImportError:                                       # older joblib vendors it
-        from joblib.externals import cloudpickle
-    cloudpickle.register_pickle_by_value(module)
-    return module
-
-
-def parse_seeded_args(argv, *, doc, default_out, default_seeds, quick_seeds, quick_help, extra=None,
-                      first_seed=None):
-    """The common CLI of the seeded reproduction scripts: ``--out``, ``--seeds``, ``--quick``, ``--n-jobs``.
-
-    ``extra(parser)`` may add script-specific options. ``--seeds`` defaults to ``default_seeds`` (``quick_seeds``
-    with ``--quick``); ``--seeds`` and ``--n-jobs`` must be integers >= 1. A script whose seeds are
-    ``first_seed, first_seed + 1, ...`` passes its default ``first_seed`` and gets ``--first-seed``: an integer
-    >= 0, with the last seed at most ``2**32 - 1`` (numpy's and scikit-learn's seed range).
-    """
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=default_out, help=f"output directory (default {default_out})")
-    parser.add_argument("--seeds", type=_positive_int, default=None,
-                        help=f"number of seeds (default {default_seeds}, or {quick_seeds} with --quick)")
-    if first_seed is not None:
-        parser.add_argument("--first-seed", type=_seed, default=first_seed,
-                            help=f"the seeds are first-seed, first-seed + 1, ... (an integer >= 0, default "
-                                 f"{first_seed})")
-    parser.add_argument("--quick", action="store_true", help=f"smoke test: {quick_seeds} seeds and {quick_help}")
-    parser.add_argument("--n-jobs", type=_positive_int, default=1, help="joblib workers over seeds (default 1)")
-    if extra is not None:
-        extra(parser)
-    args = parser.parse_args(argv)
-    if args.seeds is None:
-        args.seeds = quick_seeds if args.quick else default_seeds
-    if first_seed is not None and args.first_seed + args.seeds - 1 > _MAX_SEED:
-        parser.error(f"argument --first-seed: the last seed, {args.first_seed} + {args.seeds} - 1, exceeds "
-                     f"{_MAX_SEED}")
-    return args
-
-
 def _check_reproduce(args):
+    require_checkout("reproduce")                       # before --out is created
     if args.dataset is not None and args.name not in _DATASET_REPRODUCTIONS:
         raise _UsageError("--dataset", f"applies to {', '.join(_DATASET_REPRODUCTIONS)} only, not {args.name}")
     if args.seeds is not None and args.name not in _SEEDED_REPRODUCTIONS:
@@ -301,7 +251,7 @@ def _error_and_gap(gap, name):
     """Metrics of a classification sweep: the error rate and the Fairlearn group-gap metric ``gap`` as ``name``."""
     import numpy as np
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     return ({"error": metric(lambda yt, yp: float(np.mean(np.asarray(yt) != np.asarray(yp)))),
              name: metric(gap, uses_groups=True)}, ("error", name))
@@ -322,7 +272,7 @@ def _worst_group(loss, name):
     """Metric: the largest per-group value of ``loss`` (bounded group loss)."""
     import numpy as np
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     def worst(y_true, y_pred, groups):
         y_true, y_pred, groups = (np.asarray(v) for v in (y_true, y_pred, groups))
@@ -338,7 +288,7 @@ def _fair_regression_problem(dataset):
     from fairlearn_dp import datasets as ds
     from fairlearn_dp.metrics import ks_statistical_parity
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     fetch, bounds, groups = {"law_school": (ds.fetch_law_school, ds.LAW_SCHOOL_BOUNDS, _LAW_GROUPS),
                              "communities_crime": (ds.fetch_communities_crime, ds.COMMUNITIES_CRIME_BOUNDS,
@@ -439,7 +389,7 @@ def _group_budget_regression_problem(dataset):
 
     from fairlearn_dp import datasets as ds
 
-    from .sweeps import metric
+    from ._sweeps import metric
 
     if dataset == "law_school":
         low, high = ds.LAW_SCHOOL_BOUNDS
@@ -557,12 +507,12 @@ def _check_params(chunks, template, estimator_name, fixed):
 
 def _sweep_setup(args):
     """Check the sweep's arguments (no data read): ``(dataset, problem, DP class, grid)``."""
-    from .registry import REGISTRY, load
+    from .registry import entries, load
 
     name = args.estimator
     supported = ", ".join(_SWEEPS)
     if name not in _SWEEPS:
-        row = next((e for e in REGISTRY if name in (e.name, e.dp_class)), None)
+        row = next((e for e in entries() if name in (e.name, e.dp_class)), None)
         if row is not None and row.toolkit == "aif360":
             raise _UsageError("--estimator", f"{name} is an AIF360 transformer; sweep runs the Fairlearn-face "
                                              f"estimators (the same engines): choose from {supported}")
@@ -584,7 +534,7 @@ def _sweep_setup(args):
 
 
 def _sweep(args):
-    from .sweeps import plot_tradeoff, privacy_fairness_sweep
+    from ._sweeps import plot_tradeoff, privacy_fairness_sweep
 
     dataset, problem, cls, grid = _sweep_setup(args)
     n_settings = math.prod(len(values) for values in grid.values())
@@ -621,12 +571,12 @@ def _audit_names():
 
 
 def _check_audit(args):
+    require_checkout("audit")
     _check_out(args.out)
 
 
 def _audit(args):
-    from .audit_cases import audit_registered
-
+    audit_registered = load_audit_cases().audit_registered
     # A progress bar over the 2 x --runs fits on standard error, only when it is a terminal (as the Monte Carlo).
     result = audit_registered(args.name, n_runs=args.runs, random_state=args.seed, progress=None)
     out = Path(args.out)
@@ -741,7 +691,7 @@ def _build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fairdp`` console script; returns the exit code.
 
     A bad argument prints one line, ``fairdp: error: argument ARG: ...``, on standard error and exits with status 2

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["RegistryEntry", "REGISTRY", "entries", "get", "load", "as_frame"]
+if TYPE_CHECKING:                                       # pandas is imported by as_frame only
+    import pandas as pd
+
+__all__ = ["RegistryEntry", "entries", "get", "load", "as_frame"]
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ _GERRYFAIR_PUBLIC = "n; C, gamma, max_iters; the feature and label bounds; the p
 _BUDGET_PUBLIC = ("group sizes n_k; groups; data_bound, target_bound, clip; n_iter, learning rate, stage1_fraction; "
                   "the label set (classifier)")
 
-REGISTRY = (
+_REGISTRY = (
     RegistryEntry(
         name="DPFairRegressionPostprocessor",
         dp_class="fairlearn_dp.postprocessing.DPFairRegressionPostprocessor",
@@ -199,33 +203,33 @@ REGISTRY = (
 )
 
 
-def entries(toolkit=None):
+def entries(toolkit: str | None = None) -> list[RegistryEntry]:
     """All registry rows, optionally only those of one ``toolkit``."""
     if toolkit is not None and toolkit not in {"fairlearn", "aif360"}:
         raise ValueError(f"toolkit must be 'fairlearn', 'aif360' or None, got {toolkit!r}.")
-    return [e for e in REGISTRY if toolkit is None or e.toolkit == toolkit]
+    return [e for e in _REGISTRY if toolkit is None or e.toolkit == toolkit]
 
 
-def get(name):
+def get(name: str) -> RegistryEntry:
     """The row for class ``name``: a row's name, or the dotted import path of a row's DP class."""
-    for entry in REGISTRY:
+    for entry in _REGISTRY:
         if entry.name == name:
             return entry
-    for entry in REGISTRY:
+    for entry in _REGISTRY:
         if entry.dp_class == name:
             return entry
-    raise KeyError(f"No DP estimator named {name!r}; known: {[e.name for e in REGISTRY]}.")
+    raise KeyError(f"No DP estimator named {name!r}; known: {[e.name for e in _REGISTRY]}.")
 
 
-def load(entry_or_name):
+def load(entry_or_name: RegistryEntry | str) -> type:
     """Import and return the DP class of a row (or of the row named so)."""
     entry = get(entry_or_name) if isinstance(entry_or_name, str) else entry_or_name
     module, _, cls = entry.dp_class.rpartition(".")
     return getattr(importlib.import_module(module), cls)
 
 
-def as_frame():
+def as_frame() -> pd.DataFrame:
     """The registry as a pandas DataFrame (one row per DP class)."""
     import pandas as pd
 
-    return pd.DataFrame([asdict(e) for e in REGISTRY])
+    return pd.DataFrame([asdict(e) for e in _REGISTRY])

@@ -5,6 +5,10 @@ vector).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from fairlearn.metrics import MetricFrame, mean_prediction
@@ -12,21 +16,21 @@ from sklearn.metrics import mean_squared_error
 
 from fairlearn_dp.metrics import DPMetricFrame, ks_distance_to, ks_statistical_parity
 
-from .sweeps import SweepResult, metric, pareto_front, plot_tradeoff, privacy_fairness_sweep
+from ._sweeps import SweepResult, metric, plot_tradeoff, privacy_fairness_sweep
 
-__all__ = ["regression_fairness_frame", "before_after_report", "private_report", "plot_group_cdfs", "size_deciles",
-           "allocation_bias_report", "plot_allocation_biases",
-           "privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
+__all__ = ["before_after_report", "private_report", "plot_group_cdfs", "allocation_bias_report",
+           "privacy_fairness_sweep", "SweepResult", "metric", "plot_tradeoff"]
 
 
-def regression_fairness_frame(y_true, y_pred, *, sensitive_features):
+def _regression_fairness_frame(y_true, y_pred, *, sensitive_features):
     """A ``MetricFrame`` with MSE, mean output and each group's KS distance to all outputs."""
     return MetricFrame(
         metrics={"mse": mean_squared_error, "mean_output": mean_prediction, "ks_to_all": ks_distance_to(y_pred)},
         y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features)
 
 
-def before_after_report(y_true, predictions, *, sensitive_features, privacy_spent=None):
+def before_after_report(y_true: Any, predictions: Mapping[str, Any], *, sensitive_features: Any,
+                        privacy_spent: Any = None) -> tuple[pd.DataFrame, dict[str, MetricFrame]]:
     """One table comparing several prediction vectors (e.g. ``{"before": ..., "after": ...}``).
 
     Rows: ``overall`` and each group; columns: ``(name, metric)``. A final row ``KS parity`` holds
@@ -40,7 +44,7 @@ def before_after_report(y_true, predictions, *, sensitive_features, privacy_spen
     """
     frames, blocks = {}, {}
     for name, y_pred in predictions.items():
-        frame = regression_fairness_frame(y_true, y_pred, sensitive_features=sensitive_features)
+        frame = _regression_fairness_frame(y_true, y_pred, sensitive_features=sensitive_features)
         frames[name] = frame
         block = pd.concat([frame.overall.to_frame().T.rename(index={0: "overall"}), frame.by_group])
         block.index = ["overall"] + [str(g) for g in frame.by_group.index]
@@ -54,8 +58,9 @@ def before_after_report(y_true, predictions, *, sensitive_features, privacy_spen
     return table, frames
 
 
-def private_report(y_true, predictions, *, sensitive_features, metrics, epsilon, groups, accountant=None,
-                   random_state=None, **frame_params):
+def private_report(y_true: Any, predictions: Mapping[str, Any], *, sensitive_features: Any, metrics: Any,
+                   epsilon: float, groups: Any, accountant: Any = None, random_state: Any = None,
+                   **frame_params: Any) -> tuple[pd.DataFrame, dict[str, DPMetricFrame]]:
     """:func:`before_after_report`'s table from private releases: one
     :class:`~fairlearn_dp.metrics.DPMetricFrame` per prediction vector.
 
@@ -106,7 +111,8 @@ def private_report(y_true, predictions, *, sensitive_features, metrics, epsilon,
     return table, frames
 
 
-def plot_group_cdfs(predictions, *, sensitive_features, path, title=None):
+def plot_group_cdfs(predictions: Mapping[str, Any], *, sensitive_features: Any, path: str | Path,
+                    title: str | None = None) -> Path:
     """Plot each group's output CDF for every prediction vector (one panel each) and save to ``path``."""
     import matplotlib
 
@@ -132,7 +138,7 @@ def plot_group_cdfs(predictions, *, sensitive_features, path, title=None):
     return path
 
 
-def size_deciles(counts):
+def _size_deciles(counts):
     """Decile labels ("D1" smallest ... "D10" largest) of entities by true count, for grouping a report."""
     counts = np.asarray(counts, dtype=float)
     ranks = pd.Series(counts).rank(method="first").to_numpy()
@@ -140,7 +146,8 @@ def size_deciles(counts):
     return pd.Series([f"D{d}" for d in deciles], name="size_decile")
 
 
-def allocation_bias_report(true_shares, expected_shares, *, budget, groupings):
+def allocation_bias_report(true_shares: Any, expected_shares: Any, *, budget: float,
+                           groupings: Mapping[str, Any]) -> dict[str, MetricFrame]:
     """``MetricFrame`` s of an allocation mechanism's biases, one per grouping of the entities.
 
     Parameters
@@ -152,7 +159,7 @@ def allocation_bias_report(true_shares, expected_shares, *, budget, groupings):
     budget : float
         Total budget (e.g. dollars) to express biases as money.
     groupings : dict of str -> array-like
-        Group label per entity for each grouping, e.g. ``{"state": states, "size_decile": size_deciles(x)}``.
+        Group label per entity for each grouping, e.g. ``{"state": states, "size_decile": deciles}``.
 
     Returns
     -------
@@ -208,7 +215,7 @@ def _share_axis(ax, share):
     ax.xaxis.set_minor_locator(FixedLocator(minor) if minor else NullLocator())
 
 
-def plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None):
+def _plot_allocation_biases(true_shares, biases, *, path, budget=None, title=None):
     """Figure-4-style scatter of bias against true allocation share: one panel per (row, column) key.
 
     ``biases`` maps ``(row_label, column_label)`` (e.g. ``("epsilon=0.01", "PoS")``) to a bias vector. With

@@ -1,5 +1,5 @@
-"""AIF360 datasets <-> ``(X, y, sensitive_features)`` and back: the faces' one glue module (public as
-:mod:`fairdp_adapters.aif360`, which re-exports it; :mod:`aif360_dp` depends on :mod:`fairlearn_dp` only).
+"""AIF360 datasets <-> ``(X, y, sensitive_features)`` and back: the faces' one glue module (private to the faces,
+so that :mod:`aif360_dp` depends on :mod:`fairlearn_dp` only).
 
 AIF360's ``RegressionDataset`` min-max scales every column, the target included, to [0, 1]. fairdp's AIF360
 datasets record the target's original range in ``metadata["label_scale"] = {"min": ..., "max": ...}``; the

@@ -173,7 +173,7 @@ def plot(summary, path):
 
 
 def main(argv=None):
-    from fairdp_adapters.cli import parse_seeded_args
+    from fairdp_adapters._checkout import parse_seeded_args
 
     def publish_option(parser):
         parser.add_argument("--publish", action="store_true", help=f"copy the CSVs and the figure to {DOCS_IMG}")

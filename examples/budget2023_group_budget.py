@@ -119,7 +119,7 @@ import pandas as pd  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school  # noqa: E402
 from fairlearn_dp.reductions import DPGroupBudgetRegressor  # noqa: E402
 

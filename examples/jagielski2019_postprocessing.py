@@ -32,7 +32,7 @@ per privacy level. This script repeats that experiment with
   in-processing algorithm; DP-postprocessing is pure epsilon-DP, delta = 0 here).
 
 Each point of the figure is the mean over seeds of (error, violation) for one (epsilon, gamma); each line is the
-Pareto front (lower-left envelope, :func:`~fairdp_adapters.sweeps.pareto_front`) of those points for one epsilon;
+Pareto front (lower-left envelope, ``pareto_front`` of ``fairdp_adapters._sweeps``) of those points for one epsilon;
 the star is the unconstrained logistic regression. The seeds average over both the split and the Laplace noise (the paper: "each
 point on the private curves is averaged over many rounds to reduce the effect of noise variance").
 
@@ -93,7 +93,7 @@ from joblib import Parallel, delayed  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import fetch_communities_crime  # noqa: E402
 from fairlearn_dp.postprocessing import DPThresholdOptimizer  # noqa: E402
 

@@ -69,14 +69,14 @@ from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters.cli import parse_seeded_args  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import (  # noqa: E402
     COMMUNITIES_CRIME_BOUNDS,
     LAW_SCHOOL_BOUNDS,
     fetch_communities_crime,
     fetch_law_school,
 )
-from fairdp_adapters.sweeps import pareto_front  # noqa: E402
+from fairdp_adapters._sweeps import pareto_front  # noqa: E402
 from fairlearn_dp.metrics import ks_statistical_parity  # noqa: E402
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor  # noqa: E402
 

@@ -42,7 +42,7 @@ noisy census counts treats entities unequally. This script repeats its two exper
    the first-order analytic value ``E[(x~)_+] / sum E[(x~)_+] - P^F(x)``. Then the per-group report
    (:func:`fairdp_adapters.reporting.allocation_bias_report`, by state and by district-size decile) at
    ``epsilon = 0.01`` and a Figure 4-style scatter of the biases
-   (:func:`fairdp_adapters.reporting.plot_allocation_biases`).
+   (``plot_allocation_biases``, a private helper of ``fairdp_adapters.reporting``).
 
 Outputs (under ``--out``):
 
@@ -89,7 +89,9 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fairdp_adapters.reporting import allocation_bias_report, plot_allocation_biases, size_deciles  # noqa: E402
+from fairdp_adapters.reporting import _plot_allocation_biases as plot_allocation_biases  # noqa: E402
+from fairdp_adapters.reporting import _size_deciles as size_deciles  # noqa: E402
+from fairdp_adapters.reporting import allocation_bias_report  # noqa: E402
 from fairlearn_dp.allocation import (  # noqa: E402
     BaselineAllocation,
     GaussianNoise,

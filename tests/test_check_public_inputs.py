@@ -10,7 +10,7 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 
 from fairdp_adapters import registry
-from fairdp_adapters.audit_cases import default_audit_case
+from audit_cases import default_audit_case
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

@@ -25,8 +25,7 @@ PUBLIC_MODULES = [
     "fairlearn_dp.postprocessing", "fairlearn_dp.reductions", "fairlearn_dp.allocation", "fairlearn_dp.metrics",
     "fairlearn_dp.privacy", "fairlearn_dp.exceptions", "fairlearn_dp.datasets", "fairlearn_dp.audit",
     "aif360_dp.algorithms.postprocessing", "aif360_dp.algorithms.inprocessing", "aif360_dp.datasets", "aif360_dp.metrics",
-    "fairdp_adapters.registry", "fairdp_adapters.aif360", "fairdp_adapters.reporting", "fairdp_adapters.sweeps",
-    "fairdp_adapters.audit_cases", "fairdp_adapters.cli",
+    "fairdp_adapters.registry", "fairdp_adapters.reporting", "fairdp_adapters.cli",
 ]
 
 

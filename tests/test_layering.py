@@ -1,7 +1,7 @@
 """The engine does not depend on its faces: no module under fairlearn_dp/ imports aif360_dp or fairdp_adapters.
 
 Data and dependencies flow one way (docs/design.md, "Layering"): ``aif360_dp`` wraps ``fairlearn_dp``, and
-``fairdp_adapters`` (the registry, the audit cases, reporting, the command line) sits on both. Every import in the
+``fairdp_adapters`` (the registry, reporting, the command line) sits on both. Every import in the
 engine is checked, including lazy imports inside functions and ``importlib.import_module("...")`` /
 ``__import__("...")`` calls with a literal name.
 """

@@ -2,7 +2,7 @@
 ``ValueError``/``TypeError`` that names the parameter, and it costs nothing.
 
 For each row of :mod:`fairdp_adapters.registry` (both faces) the estimator of its default audit case
-(:func:`fairdp_adapters.audit_cases.default_audit_case`, a valid configuration on a small valid dataset) is rebuilt
+(``default_audit_case`` of the test-support module ``tests/audit_cases.py``, a valid configuration on a small valid dataset) is rebuilt
 with one constructor parameter replaced by a bad value, and fitted twice:
 
 - with a fresh ``BudgetAccountant``: the fit raises a ``ValueError``/``TypeError`` (not diffprivlib's
@@ -34,7 +34,7 @@ from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate,
 from diffprivlib.utils import BudgetError
 
 from fairdp_adapters import registry
-from fairdp_adapters.audit_cases import default_audit_case
+from audit_cases import default_audit_case
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

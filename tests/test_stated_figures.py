@@ -188,7 +188,7 @@ def _summary_kernel(summary, per_kernel):
 
 def _xian_max_z():
     """The largest |z| (as printed, one decimal) of the table the Xian page renders from the committed summary."""
-    from fairdp_adapters.cli import load_example
+    from fairdp_adapters._checkout import load_example
 
     table = load_example("xian2024_reproduce.py").render_readme_table(IMG / "xian2024_summary.csv")
     rows = [[cell.strip() for cell in line.strip()[1:-1].split("|")] for line in table.splitlines()]
@@ -508,7 +508,7 @@ ADULT_TOLERANCE = {"accuracy": 0.002, "violation": 0.015}
 def test_adult_seed_0_reproduces_the_committed_row(name, sensitive, constraint, threads):
     from threadpoolctl import threadpool_limits
 
-    from fairdp_adapters.cli import load_example
+    from fairdp_adapters._checkout import load_example
 
     script = load_example("adult_inprocessing.py")
     with threadpool_limits(limits=threads, user_api="blas"):
@@ -526,7 +526,7 @@ def test_blind_goal_seeds_reproduce_the_committed_kernel_rows():
     the largest spread the kernels showed on any of these seeds (measured machine dependence: the group estimator's
     lbfgs iterate moves with the round-off, and a row that changes posterior bucket moves KS and MSE). No bit
     equality: the same kernel name on another CPU, thread count or OpenBLAS release need not give the same bits."""
-    from fairdp_adapters.cli import load_example
+    from fairdp_adapters._checkout import load_example
 
     script = load_example("blind_fair_regression.py")
     committed = _seeds(_read(BLIND_KERNELS), 0)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from aif360_dp.datasets import CommunitiesCrimeDataset, LawSchoolGPADataset
-from fairdp_adapters.aif360 import arrays_to_dataset, dataset_to_arrays, declared_groups
+from aif360_dp._glue import arrays_to_dataset, dataset_to_arrays, declared_groups
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from fairdp_adapters import cli
+from fairdp_adapters import _checkout, cli
 from fairdp_adapters.cli import main
 from fairdp_adapters.registry import entries
 
@@ -161,20 +161,20 @@ def test_parse_seeded_args_first_seed(tmp_path):
     """Scripts that pass a default first_seed get --first-seed: an integer >= 0 whose last seed fits numpy's
     32-bit range; the others do not have the option."""
     common = dict(doc="Title.\n\nBody.", default_out=tmp_path, default_seeds=10, quick_seeds=2, quick_help="-")
-    args = cli.parse_seeded_args([], first_seed=0, **common)
+    args = _checkout.parse_seeded_args([], first_seed=0, **common)
     assert (args.first_seed, args.seeds) == (0, 10)
-    args = cli.parse_seeded_args(["--first-seed", "100", "--seeds", "50"], first_seed=0, **common)
+    args = _checkout.parse_seeded_args(["--first-seed", "100", "--seeds", "50"], first_seed=0, **common)
     assert (args.first_seed, args.seeds) == (100, 50)
-    assert cli.parse_seeded_args(["--quick"], first_seed=33, **common).first_seed == 33
-    last = cli.parse_seeded_args(["--first-seed", str(2 ** 32 - 2), "--seeds", "2"], first_seed=0, **common)
+    assert _checkout.parse_seeded_args(["--quick"], first_seed=33, **common).first_seed == 33
+    last = _checkout.parse_seeded_args(["--first-seed", str(2 ** 32 - 2), "--seeds", "2"], first_seed=0, **common)
     assert last.first_seed + last.seeds - 1 == 2 ** 32 - 1
     for bad in (["--first-seed", "-1"], ["--first-seed", "x"], ["--first-seed", str(2 ** 32 - 1), "--seeds", "2"]):
         with pytest.raises(SystemExit) as exit_info:
-            cli.parse_seeded_args(bad, first_seed=0, **common)
+            _checkout.parse_seeded_args(bad, first_seed=0, **common)
         assert exit_info.value.code == 2
-    assert not hasattr(cli.parse_seeded_args([], **common), "first_seed")
+    assert not hasattr(_checkout.parse_seeded_args([], **common), "first_seed")
     with pytest.raises(SystemExit):
-        cli.parse_seeded_args(["--first-seed", "1"], **common)
+        _checkout.parse_seeded_args(["--first-seed", "1"], **common)
 
 
 #: Raw reST that must not reach a reader of the help: inline literals, roles, link references.
@@ -278,7 +278,7 @@ def test_audit_command(tmp_path, capsys):
 
 
 def test_audit_violation_verdict_and_exit_code(tmp_path, capsys, monkeypatch):
-    from fairdp_adapters import audit_cases
+    import audit_cases  # the test-support cases (tests/audit_cases.py), which the command loads from the checkout
     from fairlearn_dp.audit import AuditResult
 
     broken = AuditResult(epsilon_lower_bound=1.49, declared_epsilon=1.0, declared_delta=0.0, passed=False,
@@ -334,3 +334,41 @@ def test_sweep_private_report_adds_private_columns(capsys, tmp_path):
     err = usage_error(capsys, ["sweep", "--estimator", "DPThresholdOptimizer", "--epsilon", "1",
                                "--private-report", "0"])
     assert "--private-report" in err
+
+
+@pytest.fixture(scope="module")
+def installed_copy(tmp_path_factory):
+    """The adapters as an installed package has them: a copy of ``adapters/`` named ``fairdp_adapters`` in a folder
+    of its own (no ``examples/`` or ``tests/`` next to it), found before the editable install's finder."""
+    import shutil
+
+    site = tmp_path_factory.mktemp("site")
+    shutil.copytree(_checkout.checkout_root() / "adapters", site / "fairdp_adapters",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return site
+
+
+def run_installed(site, cwd, *args):
+    code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); import fairdp_adapters.cli as cli; "
+            "assert cli.__file__.startswith(sys.path[0]), cli.__file__; sys.exit(cli.main(sys.argv[1:]))")
+    return subprocess.run([sys.executable, "-c", code, str(site), *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("command", [[], ["reproduce"], ["sweep"], ["audit"]])
+def test_every_help_works_from_an_installed_package(installed_copy, tmp_path, command):
+    result = run_installed(installed_copy, tmp_path, *command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: fairdp")
+
+
+@pytest.mark.parametrize("argv", [["reproduce", "zhu2022", "--quick"], ["audit", "DPThresholdOptimizer", "--runs", "2"]])
+def test_checkout_commands_fail_clearly_from_an_installed_package(installed_copy, tmp_path, argv):
+    """``fairdp reproduce`` runs the repository's scripts and ``fairdp audit`` its test-support cases: from an
+    installed package each stops before any work with one line saying to run it from a clone."""
+    out = tmp_path / "out"
+    result = run_installed(installed_copy, tmp_path, *argv, "--out", str(out))
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 1 and len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"fairdp: error: 'fairdp {argv[0]}' works only from a source checkout")
+    assert "clone of the fairdp repository" in lines[0]
+    assert not out.exists()

@@ -15,7 +15,7 @@ from sklearn.utils._metadata_requests import MetadataRequest
 
 from fairdp_adapters import registry
 from fairlearn_dp.exceptions import FairdpWarning
-from fairdp_adapters.audit_cases import default_audit_case
+from audit_cases import default_audit_case
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a
@@ -27,7 +27,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning"),
 ]
 
-ROWS = [entry.name for entry in registry.REGISTRY if entry.toolkit == "fairlearn" and entry.task != "reporting"]
+ROWS = [entry.name for entry in registry.entries() if entry.toolkit == "fairlearn" and entry.task != "reporting"]
 
 
 def _predict_takes_sensitive_features(estimator):

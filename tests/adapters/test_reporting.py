@@ -3,13 +3,9 @@
 import numpy as np
 import pytest
 
-from fairdp_adapters.reporting import (
-    allocation_bias_report,
-    before_after_report,
-    plot_allocation_biases,
-    plot_group_cdfs,
-    size_deciles,
-)
+from fairdp_adapters.reporting import _plot_allocation_biases as plot_allocation_biases
+from fairdp_adapters.reporting import _size_deciles as size_deciles
+from fairdp_adapters.reporting import allocation_bias_report, before_after_report, plot_group_cdfs
 
 
 def test_allocation_report_groups_biases_and_money(tmp_path):

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from fairdp_adapters.cli import load_example
+from fairdp_adapters._checkout import load_example
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ INDEPENDENT = ROOT / "docs" / "img" / "blind_fair_regression_summary_seeds100-14
 
 @pytest.fixture(scope="module")
 def script():
-    from fairdp_adapters.cli import load_example
+    from fairdp_adapters._checkout import load_example
 
     return load_example("blind_fair_regression.py")
 

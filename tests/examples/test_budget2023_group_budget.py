@@ -7,7 +7,7 @@ Marked slow (deselected by default; run with ``pytest -m slow``).
 import numpy as np
 import pytest
 
-from fairdp_adapters.cli import load_example
+from fairdp_adapters._checkout import load_example
 
 
 @pytest.fixture(scope="module")

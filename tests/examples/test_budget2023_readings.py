@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdp_adapters.cli import load_example
+from fairdp_adapters._checkout import load_example
 
 ROOT = Path(__file__).resolve().parents[2]
 IMG = ROOT / "docs" / "img"

@@ -1,6 +1,6 @@
 """Every example's quick mode and every ``fairdp reproduce NAME --quick`` in a fresh interpreter, as a user runs them.
 
-The other example tests load the scripts in-process (``fairdp_adapters.cli.load_example``) after the test session
+The other example tests load the scripts in-process (``fairdp_adapters._checkout.load_example``) after the test session
 has imported fairdp, so a script that works only after that (one that imports diffprivlib first, on scikit-learn
 1.9) passes there and fails for a user. Here each runs as ``python examples/X.py --quick --out DIR`` and through the
 installed ``fairdp`` console script next to ``sys.executable``, from the repository root, and the test checks the exit

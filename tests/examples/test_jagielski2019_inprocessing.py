@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from fairdp_adapters.cli import load_example
+from fairdp_adapters._checkout import load_example
 from fairlearn_dp.datasets import fetch_communities_crime
 from fairlearn_dp.privacy import per_mechanism_epsilon
 

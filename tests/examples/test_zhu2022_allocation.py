@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdp_adapters.cli import load_example
+from fairdp_adapters._checkout import load_example
 
 
 @pytest.fixture(scope="module")

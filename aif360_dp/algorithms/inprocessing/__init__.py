@@ -3,7 +3,7 @@
 Each class subclasses AIF360's ``Transformer`` (``fit(dataset)`` trains a model on an AIF360 dataset,
 ``predict(dataset)`` returns a new dataset with predicted labels, metadata recorded) and, as AIF360's
 ``ExponentiatedGradientReduction`` wraps Fairlearn, delegates the training to the matching :mod:`fairlearn_dp`
-estimator through :mod:`fairdp_adapters.aif360`: the DP exponentiated-gradient reduction (Jagielski et al. 2019,
+estimator through the faces' dataset glue (``aif360_dp._glue``): the DP exponentiated-gradient reduction (Jagielski et al. 2019,
 Alg. 3), private Fair No-Regret dynamics for rich subgroups (Cummings et al. 2019, Sec. 5, AIF360's
 ``GerryFairClassifier`` surface) and the group-aware privacy budget allocation of the budget-tailoring paper (zCDP
 gradient descent whose per-group budget follows privately estimated standard errors, optionally with a

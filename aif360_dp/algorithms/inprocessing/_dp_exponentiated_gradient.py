@@ -98,7 +98,7 @@ class DPExponentiatedGradientReduction(Transformer):
             ``unprivileged_protected_attributes``; for a ``StandardDataset`` these are the 1.0 / 0.0 its
             ``privileged_classes`` map to), and with several attributes every combination of them, labelled
             ``"v1,v2,..."`` (each value's text, e.g. ``"1.0,0.0"``), declared even if no row falls in it
-            (:func:`fairdp_adapters.aif360.joint_declared_groups`). A dataset built without those lists gets them
+            (``joint_declared_groups`` of ``aif360_dp._glue``). A dataset built without those lists gets them
             from AIF360, which reads them from its rows: pass them when building it if the set of values is
             private. A row whose value is not declared is a ``ValueError`` (unseen group).
         drop_prot_attr (bool): drop the protected attributes from the features (default True). Needed for the

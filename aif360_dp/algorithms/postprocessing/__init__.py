@@ -2,7 +2,7 @@
 
 Each class subclasses AIF360's ``Transformer`` (``fit`` / ``predict`` on AIF360 datasets, metadata recorded on the
 returned dataset) and delegates the computation to the matching :mod:`fairlearn_dp` estimator through
-:mod:`fairdp_adapters.aif360`.
+the faces' dataset glue (``aif360_dp._glue``).
 """
 
 from ._dp_eq_odds import DPEqOddsPostprocessing

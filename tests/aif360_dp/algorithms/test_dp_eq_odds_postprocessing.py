@@ -9,7 +9,7 @@ from aif360.datasets import BinaryLabelDataset
 from diffprivlib import BudgetAccountant
 
 from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
-from fairdp_adapters.aif360 import predict_seed
+from aif360_dp._glue import predict_seed
 from fairlearn_dp.exceptions import FairnessWarning
 from fairlearn_dp.privacy import PrivacySpend
 

@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from aif360_dp.datasets import AdultDataset
-from fairdp_adapters.aif360 import joint_declared_groups, protected_attributes, protected_frame
+from aif360_dp._glue import joint_declared_groups, protected_attributes, protected_frame
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient
 from fairlearn_dp.utils._validation import as_group_vector

@@ -1,6 +1,6 @@
 """Empirical privacy audit: exact binomial bounds, the epsilon lower bound, and the audit's own checks.
 
-The default cases of the registered estimators are tested with the cases, in tests/adapters/test_audit_cases.py.
+The default cases of the registered estimators are tested with the cases, in tests/fairlearn_dp/audit/test_audit_cases.py.
 """
 
 import math

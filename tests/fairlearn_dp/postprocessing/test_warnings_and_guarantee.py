@@ -17,7 +17,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from fairdp_adapters.cli import load_example
+from fairdp_adapters._checkout import load_example
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.postprocessing._mixing_lp import released_rates

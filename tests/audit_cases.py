@@ -3,9 +3,10 @@ relation.
 
 The generic audit (:func:`fairlearn_dp.audit.audit`, the events, the bounds) is part of the engine and knows no
 estimator; the cases, which build each registered estimator and its two neighbouring datasets (through the AIF360
-face where the row belongs to it), live here next to the registry, so that the engine never imports its faces. A new
-registry row without a case makes :func:`default_audit_case` raise ``NotImplementedError`` (and the test suite
-fail).
+face where the row belongs to it), are test-support code that lives with the audit's tests, not in an installed
+package (they read private engine names), so that the engine never imports its faces. ``fairdp audit`` loads this
+file from a source checkout. A new registry row without a case makes :func:`default_audit_case` raise
+``NotImplementedError`` (and the test suite fail).
 
 Post-processing and zCDP rows
 -----------------------------
@@ -156,7 +157,7 @@ from fairlearn_dp.audit import (
 )
 from fairlearn_dp.privacy import PrivacySpend
 
-from . import registry
+from fairdp_adapters import registry
 
 __all__ = ["AuditCase", "VARIANTS", "default_audit_case", "audit_registered", "audit_registered_failures", "failure_audit_case",
            "audit_registered_edge_failures", "audit_registered_unseeded", "released_statistics",
@@ -1443,7 +1444,7 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
     if entry.name not in _CASES:
         raise NotImplementedError(
             f"Registry row {entry.name!r} ({entry.dp_class}) has no default privacy-audit case: add one for its "
-            f"neighbouring relation ({entry.neighbouring!r}) to fairdp_adapters.audit_cases (adapters/audit_cases.py).")
+            f"neighbouring relation ({entry.neighbouring!r}) to the audit cases (tests/audit_cases.py).")
     relation, builder, kind = _CASES[entry.name]
     if relation not in entry.neighbouring:
         raise NotImplementedError(
@@ -1613,7 +1614,7 @@ def _n_records(fit_kwargs):
 
 
 def _labels(fit_kwargs):
-    from .aif360 import dataset_to_arrays
+    from aif360_dp._glue import dataset_to_arrays
 
     datasets = _aif360_datasets(fit_kwargs)
     return (np.asarray(dataset_to_arrays(next(iter(datasets.values()))).y, dtype=float) if datasets
@@ -1633,7 +1634,7 @@ def _edited(fit_kwargs, *, groups=None, labels=None, x=None):
     """A copy of a case's fit arguments with the protected attribute, the labels (original units) and/or the
     feature ``x`` replaced; an AIF360 dataset keeps its declared (privileged / unprivileged) groups.
     """
-    from .aif360 import _label_scale
+    from aif360_dp._glue import _label_scale
 
     edited = dict(fit_kwargs)
     datasets = _aif360_datasets(fit_kwargs)

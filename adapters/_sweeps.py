@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,7 +66,7 @@ class SweepMetric:
         return f"metric({name}, uses_groups={self.uses_groups})"
 
 
-def metric(fn, uses_groups=False):
+def metric(fn: Callable[..., float], uses_groups: bool = False) -> SweepMetric:
     """Adapt ``fn`` to the sweep's metric signature ``(y_true, y_pred, sensitive_features)``.
 
     Parameters
@@ -253,9 +256,12 @@ def _check_private_report(private_report):
     return dict(private_report)
 
 
-def privacy_fairness_sweep(estimator, param_grid, X, y, *, sensitive_features, metrics, n_seeds=5, test_size=0.3,
-                           n_jobs=1, random_state=0, fit_params=None, predict_params=None, progress=None,
-                           private_report=None):
+def privacy_fairness_sweep(estimator: Any, param_grid: Mapping[str, Any] | Sequence[Mapping[str, Any]], X: Any,
+                           y: Any, *, sensitive_features: Any, metrics: Mapping[str, Callable[..., float]],
+                           n_seeds: int = 5, test_size: float = 0.3, n_jobs: int = 1, random_state: Any = 0,
+                           fit_params: Mapping[str, Any] | None = None,
+                           predict_params: Mapping[str, Any] | None = None, progress: bool | None = None,
+                           private_report: Mapping[str, Any] | None = None) -> SweepResult:
     """Fit and score ``estimator`` for every setting of ``param_grid`` and every seed; one tidy row per fit.
 
     For each setting of :class:`sklearn.model_selection.ParameterGrid` ``(param_grid)`` and each seed index in
@@ -405,7 +411,7 @@ class SweepResult:
     seed_sequence: np.random.SeedSequence
     _context: dict = field(repr=False, default_factory=dict)
 
-    def metric_frame(self, setting_index, seed):
+    def metric_frame(self, setting_index: int, seed: int) -> MetricFrame:
         """Refit one (setting, seed) task and return a ``MetricFrame`` of its test-split predictions.
 
         Nothing is stored per fit during the sweep, so this **refits** the estimator: the same derived split, fit
@@ -513,7 +519,8 @@ def _column(frame, name):
     raise KeyError(f"{name!r} (or {name}_mean) is not a column of the summary.")
 
 
-def plot_tradeoff(summary, *, x, y, by="epsilon", path, title=None):
+def plot_tradeoff(summary: pd.DataFrame, *, x: str, y: str, by: str = "epsilon", path: str | Path,
+                  title: str | None = None) -> Path:
     """Plot the (x, y) trade-off: one Pareto-front curve per value of ``by``, all points faint; save a PNG.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Default privacy-audit cases of every registry row (fairdp_adapters.audit_cases): each row passes its audit, the
+"""Default privacy-audit cases of every registry row (tests/audit_cases.py): each row passes its audit, the
 cases catch deliberately broken releases, no row fails on its default neighbours, and no row's unseeded fits are
 reproducible from numpy's global seed."""
 
@@ -9,7 +9,7 @@ import pytest
 from diffprivlib import BudgetAccountant
 
 from fairdp_adapters import registry
-from fairdp_adapters.audit_cases import (
+from audit_cases import (
     VARIANTS,
     audit_registered,
     audit_registered_edge_failures,
@@ -167,7 +167,7 @@ def test_exponential_mechanism_case_needs_a_multiple_of_25():
 
 def _exponential_mechanism_worst_case(n=1000):
     """The default case's losses at the floor L = 1 on D and D' (hypotheses 1[x_1 >= 1/2] and 1[x_2 >= 1/2])."""
-    from fairdp_adapters.audit_cases import _selection_records
+    from audit_cases import _selection_records
 
     X, X_prime, labels, groups = _selection_records(n)
     predictions = [np.column_stack([X[:, 0] >= 0.5, X[:, 1] >= 0.5]) for X in (X, X_prime)]
@@ -220,7 +220,7 @@ _FAST_RUNS = {"DPFairRegressionPostprocessor": 1000, "DPFairRegressionPostproces
               "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": 800}
 _ZCDP_ROWS = ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
               "DPGroupBudgetClassification")
-# One release of a multi-release mechanism (see the module docstring of fairdp_adapters.audit_cases).
+# One release of a multi-release mechanism (see the module docstring of tests/audit_cases.py).
 _EXPONENTIATED_GRADIENT_ROWS = ("DPExponentiatedGradient", "DPExponentiatedGradientReduction")
 _GERRYFAIR_ROWS = ("DPGerryFairClassifier", "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier")
 _EXPONENTIAL_MECHANISM_ROWS = ("ExponentialMechanismFairClassifier",)
@@ -249,7 +249,7 @@ def _check_expected_probabilities(name, result, expected):
         assert result.event.startswith(("noisy_", "model_.noisy_", "frame_.noisy_"))
 
 
-@pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])
+@pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_every_registry_row_passes_its_default_audit(name):
     result = audit_registered(name, n_runs=_FAST_RUNS.get(name, 300), random_state=7)
     assert isinstance(result, AuditResult)
@@ -267,12 +267,12 @@ def test_every_registry_row_passes_its_default_audit(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])
+@pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_every_registry_row_passes_a_long_audit(name):
     result = audit_registered(name, n_runs=5000, random_state=11)
     print(f"{name}: epsilon lower bound {result.epsilon_lower_bound:.3f} (declared {result.declared_epsilon:.3f}, "
           f"delta {result.declared_delta:g}), hits {result.hits}")
-    # The zCDP rows' event has ln(p / p') ~ 0.11 at epsilon = 1 (see fairdp_adapters.audit_cases): the bound is
+    # The zCDP rows' event has ln(p / p') ~ 0.11 at epsilon = 1 (see tests/audit_cases.py): the bound is
     # positive but small, far below the loose (epsilon, delta) conversion they declare. The exponential-mechanism
     # learner's event has ln(p / p') = 0.59 (two candidates cannot exceed ln((1 + e) / 2) = 0.62), the exponentiated
     # gradient's ln(p / p') = 0.88 but probability 1/16 on D.
@@ -301,8 +301,8 @@ def test_unknown_or_uncovered_registry_rows_raise(monkeypatch):
         paper="-", public_inputs="-")
     changed = registry.RegistryEntry(**{**registry.get("DPThresholdOptimizer").__dict__,
                                         "neighbouring": "addition or removal of one record"})
-    rows = tuple(e for e in registry.REGISTRY if e.name != "DPThresholdOptimizer") + (new_row, changed)
-    monkeypatch.setattr(registry, "REGISTRY", rows)
+    rows = tuple(e for e in registry.entries() if e.name != "DPThresholdOptimizer") + (new_row, changed)
+    monkeypatch.setattr(registry, "_REGISTRY", rows)
     with pytest.raises(NotImplementedError, match="DPBrandNewEstimator"):
         audit_registered("DPBrandNewEstimator", n_runs=10)
     with pytest.raises(NotImplementedError, match="assumes the neighbouring relation"):
@@ -340,7 +340,7 @@ def test_a_data_dependent_failure_is_flagged_by_the_failure_event_and_by_the_def
               random_state=0)
 
 
-@pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])
+@pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_no_registry_row_fails_on_its_default_neighbours(name):
     """The failure event on every row's default neighbours: no fit raises on D or on D'."""
     result = audit_registered_failures(name, n_runs=15, random_state=3)
@@ -348,7 +348,7 @@ def test_no_registry_row_fails_on_its_default_neighbours(name):
     assert result.event == "the fit raised (Exception)"
 
 
-@pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])
+@pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_every_registry_row_fits_both_edge_neighbours(name):
     """Neighbours at the edge of the domain (a declared group with one member on D and none on D'; for the
     within-group rows a record outside the public bounds and no positive label left): both are in the domain, so
@@ -363,7 +363,7 @@ def test_every_registry_row_fits_both_edge_neighbours(name):
 
 
 def test_edge_neighbours_differ_in_one_unit_of_each_relation():
-    from fairdp_adapters.aif360 import dataset_to_arrays
+    from aif360_dp._glue import dataset_to_arrays
 
     moved = failure_audit_case("DPThresholdOptimizer")
     assert isinstance(moved.event, FitFailed) and moved.factory(0).groups == [0, 1]
@@ -401,7 +401,7 @@ def test_the_unseeded_check_flags_a_row_whose_noise_comes_from_the_global_genera
     assert result.identical == ((True, True, True),) and result.distinguishes_neighbours == ((True, True, True),)
 
 
-@pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])
+@pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_every_registry_row_is_unpredictable_after_seeding_numpy(name):
     """After np.random.seed(k) (and random.seed(k)), two unseeded fits (random_state=None, seed=None for the AIF360
     faces, fresh accountants) release different statistics, for k = 0, 1, 2."""
@@ -411,7 +411,7 @@ def test_every_registry_row_is_unpredictable_after_seeding_numpy(name):
                            f"({dict(zip(result.global_seeds, zip(*result.identical)))})")
 
 
-@pytest.mark.parametrize("name", [entry.name for entry in registry.REGISTRY])
+@pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_released_statistics_are_continuous_noisy_values(name):
     """Every compared statistic is a float array that changes with the seed (a seeded fit is reproducible)."""
     case = default_audit_case(name)
