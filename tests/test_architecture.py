@@ -91,8 +91,9 @@ def test_only_the_compat_modules_import_other_packages_private_names(path):
 
 
 #: The engine's private modules a face or an adapter may import, each with its reason; everything else they use is
-#: a public name (the helpers the faces share are in ``fairlearn_dp.utils``).
+#: a public name.
 ENGINE_PRIVATE_ALLOWED = {
+    "fairlearn_dp._utils": "the validation and fit helpers the faces share with the engine (internal, off the API page)",
     "fairlearn_dp.metrics._frame_release": "the AIF360 metric objects answer from DPMetricFrame's one release",
     "fairlearn_dp.reductions._gerryfair": "the AIF360 GerryFair face's private audit (AIF360's own method)",
     "fairlearn_dp.reductions._exponential_mechanism_classifier": "the audit case recomputes its sensitivity",
@@ -196,7 +197,7 @@ PRIVATE_ACCESS_ALLOWED = {
     ("fairlearn_dp/privacy/_vector.py", "_check_all"): "diffprivlib's internals, used in this one module",
     ("fairlearn_dp/privacy/_vector.py", "_rng"): "diffprivlib's internals, used in this one module",
     ("fairlearn_dp/privacy/_vector.py", "_scale"): "diffprivlib's internals, used in this one module",
-    ("fairlearn_dp/utils/_fit_support.py", "_metadata_request"): "scikit-learn's clone keeps the routing requests",
+    ("fairlearn_dp/_utils/_fit_support.py", "_metadata_request"): "scikit-learn's clone keeps the routing requests",
     ("aif360_dp/algorithms/inprocessing/_dp_exponentiated_gradient.py", "_pmf_predict"):
         "Fairlearn's name for the mixture's probabilities, which AIF360's own face calls too",
 }

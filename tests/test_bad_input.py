@@ -42,7 +42,7 @@ from fairlearn_dp.reductions import (
 from fairlearn_dp.reductions._exponentiated_gradient import MAX_ROUNDS
 from fairlearn_dp.reductions._gerryfair import MAX_ITERS, _AuditorPlays
 from fairlearn_dp.reductions._hypotheses import linear_threshold_hypotheses
-from fairlearn_dp.utils import _progress
+from fairlearn_dp._utils import _progress
 
 SECRET = "zq-secret-7"            # a private value planted in the data: no message may quote it
 

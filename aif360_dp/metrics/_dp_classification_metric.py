@@ -37,7 +37,7 @@ from ._inequality import (
 )
 from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
 from fairlearn_dp.privacy import issue_warnings_after_release
-from fairlearn_dp.utils import check_bool
+from fairlearn_dp._utils import check_bool
 
 __all__ = ["DPClassificationMetric"]
 

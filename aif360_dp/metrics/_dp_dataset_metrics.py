@@ -39,7 +39,7 @@ from ._checks import (
 from fairlearn_dp.metrics._frame_release import count_cells, post_process, public_totals, release_cells
 from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
-from fairlearn_dp.utils import check_bool, check_choice, check_real, check_seed
+from fairlearn_dp._utils import check_bool, check_choice, check_real, check_seed
 
 __all__ = ["DPBinaryLabelDatasetMetric"]
 

@@ -27,8 +27,8 @@ from scipy import integrate, stats
 
 from ._checks import as_real_array, check_finite_real, check_positive_real
 from ._projections import project_nonnegative_sum, project_sum
-from ..utils._progress import progress_bar, show_progress
-from ..utils._validation import check_bool, check_int, validate_params
+from .._utils._progress import progress_bar, show_progress
+from .._utils._validation import check_bool, check_int, validate_params
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",

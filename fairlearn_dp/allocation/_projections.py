@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy import project_onto_sum
 from ..privacy import nonnegative_sum_rows as _nonnegative_sum_rows
-from ..utils._validation import check_solver
+from .._utils._validation import check_solver
 from ._checks import as_real_array, check_finite_real
 from ._release import CountRelease
 

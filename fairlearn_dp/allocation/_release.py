@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
 from ..privacy import noise_scale
-from ..utils._validation import check_bool, check_choice, check_seed, validate_params
+from .._utils._validation import check_bool, check_choice, check_seed, validate_params
 
 if TYPE_CHECKING:
     from diffprivlib import BudgetAccountant

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import UtilityWarning, warn
-from ..utils._progress import progress_bar, show_progress
-from ..utils._validation import (
+from .._utils._progress import progress_bar, show_progress
+from .._utils._validation import (
     check_bool,
     check_callable,
     check_choice,

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 
 from ..exceptions import UtilityWarning, warn
 from ..privacy import issue_warnings_after_release
-from ..utils._validation import check_bool, check_choice
+from .._utils._validation import check_bool, check_choice
 from ._dp_metric_frame import _METHODS, DPMetricFrame
 from ._frame_intervals import aggregate_bound
 

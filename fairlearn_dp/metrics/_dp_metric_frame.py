@@ -17,7 +17,7 @@ from .._fairlearn_compat import BOOTSTRAP_NOT_INITIALIZED
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..privacy import release_seeds, warnings_after_release
-from ..utils._validation import check_choice, validate_params
+from .._utils._validation import check_choice, validate_params
 from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums
 from ._frame_counting import count_frame

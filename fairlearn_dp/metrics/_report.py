@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..privacy import release_seeds, warnings_after_release
-from ..utils._validation import validate_params
+from .._utils._validation import validate_params
 from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels, check_names
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels

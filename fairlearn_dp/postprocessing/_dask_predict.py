@@ -45,7 +45,7 @@ import copy
 import numpy as np
 
 from ..privacy import copy_random_state, skip_draws
-from ..utils._dask import partitions as _partitions
+from .._utils._dask import partitions as _partitions
 from ._distributed import _aligned_partitions, _check_partition_lengths, _rows
 
 __all__ = ["predict_dask", "pmf_predict_dask"]

@@ -16,7 +16,7 @@ from ._exponentiated_gradient import DPExponentiatedGradient
 from ._gerryfair import DPGerryFairClassifier
 from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor, ZCDPLedger
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions, linear_threshold_hypotheses
-from ..utils._row_bounds import layout_row_norm_bound
+from .._utils._row_bounds import layout_row_norm_bound
 
 __all__ = [
     "DPExponentiatedGradient",

@@ -19,7 +19,7 @@ import pandas as pd
 from fairlearn.reductions import ErrorRateParity
 
 from ..privacy import exponential_mechanism, min_count_split, noisy_vector, per_mechanism_epsilon
-from ..utils._progress import progress_rounds
+from .._utils._progress import progress_rounds
 from ._eg_params import _event_index, _moment_events
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 

@@ -27,10 +27,10 @@ from ..privacy import release_random_state
 from ..privacy import choose_against_constants, no_choice, selection_split
 from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
                        exponential_mechanism_probabilities, noisy_vector)
-from ..utils._features import check_predict_features, set_fit_features
-from ..utils._fit_order import PrivateFitMixin
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
-from ..utils._validation import (
+from .._utils._features import check_predict_features, set_fit_features
+from .._utils._fit_order import PrivateFitMixin
+from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
+from .._utils._validation import (
     check_binary_labels,
     check_real,
     as_group_vector,

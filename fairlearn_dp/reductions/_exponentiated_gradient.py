@@ -23,12 +23,12 @@ from ..privacy import PrivacySpend, charge, choose_against_constants, no_choice
 from ..privacy import check_random_state, release_random_state
 from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
 from ..postprocessing._inputs import light_copy
-from ..utils._dask import is_dask_input
-from ..utils._features import check_predict_features, set_fit_features
-from ..utils._row_bounds import feature_bound_radius
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
-from ..utils._fit_support import warn_if_constant_output
-from ..utils._rows import clip_rows
+from .._utils._dask import is_dask_input
+from .._utils._features import check_predict_features, set_fit_features
+from .._utils._row_bounds import feature_bound_radius
+from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
+from .._utils._fit_support import warn_if_constant_output
+from .._utils._rows import clip_rows
 from ._algorithm3 import Algorithm3
 from ._hypotheses import hypothesis_predictions
 from ._game_mixture import released_positive_rate, threshold_rate_bounds
@@ -472,7 +472,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _warn_if_constant_output(self, low, high=None, *, source, noise_sd=0.0):
         """The kept mixture predicts one label on (almost) every row (after the charge; not after a chosen
-        constant): ``low``/``high`` public or released (:func:`~fairlearn_dp.utils._fit_support.warn_if_constant_output`).
+        constant): ``low``/``high`` public or released (:func:`~fairlearn_dp._utils._fit_support.warn_if_constant_output`).
         """
         hint = ("More data, a larger epsilon, a looser constraint or privacy_unit='sensitive_attribute'"
                 if self.privacy_unit == "record" else "More data, a larger epsilon or a looser constraint")

@@ -33,13 +33,13 @@ from ..privacy import (
 )
 from ..exceptions import UtilityWarning, warn
 from ..privacy import approx_dp_to_zcdp
-from ..utils._features import check_predict_features, set_fit_features
-from ..utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
+from .._utils._features import check_predict_features, set_fit_features
+from .._utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
 from ..privacy import release_seeds
 from ..privacy import SELECTION_SHARE
-from ..utils._fit_support import linear_span, warn_if_constant_chosen, warn_if_constant_output
-from ..utils._withheld import call_withheld
-from ..utils._validation import (
+from .._utils._fit_support import linear_span, warn_if_constant_chosen, warn_if_constant_output
+from .._utils._withheld import call_withheld
+from .._utils._validation import (
     as_group_vector,
     check_bool,
     check_choice,

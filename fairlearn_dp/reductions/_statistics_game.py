@@ -31,7 +31,7 @@ from ..privacy import (
     statistics_release_split,
     zcdp_gaussian_sigma,
 )
-from ..utils._progress import progress_rounds
+from .._utils._progress import progress_rounds
 from ._direction_reliability import direction_noise_variance, direction_reliability
 from ._game_mixture import _calibrate_violations, _mixture_lp
 from ._hypotheses import LinearThresholdClassifier

@@ -68,7 +68,7 @@ BGL_THRESHOLD = 1.0
 INSTRUMENTED_FITS = 3                # per setting; the one of median fit time is reported
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_group_budget.md"
 TIMED_SOURCES = ("fairlearn_dp/reductions/_group_budget.py", "fairlearn_dp/privacy/_zcdp.py",
-                 "fairlearn_dp/privacy/_vector.py", "fairlearn_dp/utils/_validation.py", "fairlearn_dp/reductions/_group_budget_stages.py")
+                 "fairlearn_dp/privacy/_vector.py", "fairlearn_dp/_utils/_validation.py", "fairlearn_dp/reductions/_group_budget_stages.py")
 BASELINE = "diffprivlib LinearRegression"
 SETTINGS = (  # name, DPGroupBudgetRegressor keyword arguments
     ("DPSE (standard_errors)", dict(budget_allocation="standard_errors")),

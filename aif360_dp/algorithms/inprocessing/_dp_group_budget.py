@@ -18,7 +18,7 @@ from ..._glue import (
     public_label_bounds,
 )
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils import (
+from fairlearn_dp._utils import (
     atomic_fit,
     check_bool,
     check_dataset_features,

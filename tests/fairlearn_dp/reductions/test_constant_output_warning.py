@@ -24,7 +24,7 @@ from fairlearn_dp.reductions import (
     DPGroupBudgetClassifier,
     LinearThresholdClassifier,
 )
-from fairlearn_dp.utils._fit_support import (
+from fairlearn_dp._utils._fit_support import (
     CONSTANT_OUTPUT_RATE,
     CONSTANT_OUTPUT_Z,
     linear_span,
