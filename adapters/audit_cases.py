@@ -704,7 +704,7 @@ def _em_total(epsilon):
     """The total whose exponential-mechanism share is ``epsilon``: the final choice against the constants takes
     ``SELECTION_SHARE`` of it, and the rest is halved (``diagnostic_share=0``).
     """
-    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
 
     return epsilon / ((1.0 - SELECTION_SHARE) * (1.0 - _MIN_GROUP_SIZE_SHARE))
@@ -727,7 +727,7 @@ _SELECTION_GROUP_POSITIVES = 25
 
 def _size_epsilon(epsilon):
     """``epsilon_size`` of the case's fits: the factory's total leaves ``epsilon`` to each of the two halves."""
-    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
 
     return _em_total(epsilon) * (1.0 - SELECTION_SHARE) * _MIN_GROUP_SIZE_SHARE
@@ -838,7 +838,7 @@ _GERRYFAIR_RELEASES = 2 + 4 * (_GERRYFAIR_MAX_ITERS - 1)     # two Gram matrices
 def _gerryfair_params(epsilon, seed):
     from sklearn.linear_model import LinearRegression
 
-    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
 
     # Each release gets epsilon: the releases share the total minus the final choice's SELECTION_SHARE.
     return dict(max_iters=_GERRYFAIR_MAX_ITERS, predictor=LinearRegression(fit_intercept=False),
@@ -936,7 +936,7 @@ def _make_constant_choice(epsilon, seed, *, min_count):
     """
     from fairlearn.reductions import DemographicParity
 
-    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
     from fairlearn_dp.reductions import DPExponentiatedGradient, LinearThresholdClassifier
 
     return DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05), mode="paper",
@@ -959,7 +959,7 @@ def _constant_choice_case(n, epsilon):
     declared: ``constant_choice_.epsilon``.
     """
     from fairlearn_dp.audit import SelectionEvent
-    from fairlearn_dp.privacy import exponential_mechanism_probabilities
+    from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
 
     groups = np.arange(n) % 2
     x = np.zeros(n)
@@ -1108,7 +1108,8 @@ def _make_gram_game(epsilon, seed):
     """
     from fairlearn.reductions import DemographicParity
 
-    from fairlearn_dp.privacy import SELECTION_SHARE, zcdp_to_approx_dp
+    from fairlearn_dp.privacy import zcdp_to_approx_dp
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
     from fairlearn_dp.reductions import DPExponentiatedGradient
 
     total = (math.inf if math.isinf(epsilon)

@@ -32,7 +32,8 @@ from fairlearn_dp.allocation import (
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing._fair_regression import MAX_HISTOGRAM_CELLS
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.privacy import MAX_EPSILON, PrivacyWarning, validate_epsilon_delta
+from fairlearn_dp.privacy._accountant import MAX_EPSILON, validate_epsilon_delta
+from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     DPGerryFairClassifier,

@@ -36,7 +36,7 @@ from ._inequality import (
     smoothed_differential_fairness,
 )
 from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
-from fairlearn_dp.privacy import issue_warnings_after_release
+from fairlearn_dp.privacy._post_release import issue_warnings_after_release
 from fairlearn_dp._utils import check_bool
 
 __all__ = ["DPClassificationMetric"]

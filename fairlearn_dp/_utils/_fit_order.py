@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..privacy import PrivacySpend, check_spend
+from ..privacy import PrivacySpend
+from ..privacy._accountant import check_spend
 from ._features import check_fit_features
 from ._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ._validation import validate_params

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import PrivacyWarning, warn
-from ..privacy import validate_epsilon_delta
+from ..privacy._accountant import validate_epsilon_delta
 from ._withheld import call_withheld
 
 __all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
@@ -417,14 +417,14 @@ def check_callable(value, name):
 
 def check_epsilon(epsilon, name="epsilon"):
     """``epsilon`` > 0 as a table check (``inf``: no noise), with the rule and messages of
-    :func:`fairlearn_dp.privacy.validate_epsilon_delta`.
+    :func:`fairlearn_dp.privacy._accountant.validate_epsilon_delta`.
     """
     return validate_epsilon_delta(epsilon, 0.0)[0]
 
 
 def check_delta(delta, name="delta"):
     """``delta`` in ``[0, 1)`` as a table check, with the rule and messages of
-    :func:`fairlearn_dp.privacy.validate_epsilon_delta`.
+    :func:`fairlearn_dp.privacy._accountant.validate_epsilon_delta`.
     """
     return validate_epsilon_delta(1.0, delta)[1]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..privacy import project_onto_sum
-from ..privacy import nonnegative_sum_rows as _nonnegative_sum_rows
+from ..privacy._projection import project_onto_sum
+from ..privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
 from .._utils._validation import check_solver
 from ._checks import as_real_array, check_finite_real
 from ._release import CountRelease

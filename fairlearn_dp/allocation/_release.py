@@ -27,8 +27,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
-from ..privacy import noise_scale
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, check_spend, validate_epsilon_delta
+from ..privacy._release import noisy_vector
+from ..privacy._release import noise_scale
 from .._utils._validation import check_bool, check_choice, check_seed, validate_params
 
 if TYPE_CHECKING:

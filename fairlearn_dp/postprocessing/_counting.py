@@ -15,7 +15,7 @@ copy of the estimator, so that it can be shipped to Dask workers). A backend cou
 
 Both return integer counts, equal for the same rows whatever the partitioning; :func:`release_counts` then
 releases ``counts / n`` once, through :func:`fairlearn_dp.privacy._release.release_joint_counts` (what
-:func:`~fairlearn_dp.privacy.private_joint_histogram` does after counting: the same noise for the same
+:func:`~fairlearn_dp.privacy._release.private_joint_histogram` does after counting: the same noise for the same
 ``random_state``). Backends receive callables and return counts: they read and set nothing of the estimators.
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..privacy import release_joint_counts
+from ..privacy._release import release_joint_counts
 from .._utils._dask import is_dask_input
 from ._distributed import check_layout, count_cells_dask
 

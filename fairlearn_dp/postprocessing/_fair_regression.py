@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
 from .._utils._fit_order import PrivateFitMixin
-from ..privacy import check_random_state
+from ..privacy._random import check_random_state
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._withheld import call_total_on_private_rows
 from .._utils._features import check_fit_features, set_fit_features

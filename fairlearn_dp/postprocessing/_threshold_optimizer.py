@@ -14,18 +14,14 @@ from numpy.typing import ArrayLike
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._fairlearn_compat import (
-    BASE_ESTIMATOR_NONE_ERROR_MESSAGE,
-    KW_CONTROL_FEATURES,
-    MESSAGE_X_Y_ROWS,
-    MESSAGE_Y_NONE,
-    NO_CONTROL_FEATURES,
-)
+from .._fairlearn_compat import (BASE_ESTIMATOR_NONE_ERROR_MESSAGE, KW_CONTROL_FEATURES, MESSAGE_X_Y_ROWS,
+                                 MESSAGE_Y_NONE, NO_CONTROL_FEATURES)
 from ..exceptions import PrivacyWarning, UtilityWarning, warn
-from ..privacy import PrivacySpend, charge, validate_epsilon_delta
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, validate_epsilon_delta
 from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin
-from ..privacy import check_random_state
+from ..privacy._random import check_random_state
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._guarantee_repr import GuaranteeBound, GuaranteeReprMixin
 from .._utils._private_models import fits_privately

@@ -9,7 +9,7 @@ descent in which each group's share of the budget follows its privately estimate
 optionally with a bounded-group-loss penalty).
 """
 
-from ..privacy import exponential_mechanism, exponential_mechanism_probabilities
+from ..privacy._exponential import exponential_mechanism, exponential_mechanism_probabilities
 from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
 from ._dp_logistic_regression import DPLogisticRegression
 from ._exponentiated_gradient import DPExponentiatedGradient

@@ -24,7 +24,8 @@ from fairlearn.reductions import (
     TruePositiveRateParity,
 )
 
-from ..privacy import PrivacySpend, selection_split
+from ..privacy import PrivacySpend
+from ..privacy._selection import selection_split
 from .._utils._features import warn_sensitive_columns_in_X
 from .._utils._fit_order import PrivateFitMixin
 from .._utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound

@@ -19,8 +19,10 @@ from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiate
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import FairnessWarning, UtilityWarning, warn
-from ..privacy import PrivacySpend, charge, choose_against_constants, no_choice
-from ..privacy import check_random_state, release_random_state
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge
+from ..privacy._selection import choose_against_constants, no_choice
+from ..privacy._random import check_random_state, release_random_state
 from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
 from ..postprocessing._inputs import light_copy
 from .._utils._dask import is_dask_input
@@ -447,7 +449,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _choose_against_constants(self, positive, y, epsilon, rng):
         """The private choice between Q (``positive``: its probabilities of 1 on the training rows) and the fair
-        constants (:func:`~fairlearn_dp.privacy.choose_against_constants`), drawn from the fit's release stream.
+        constants (:func:`~fairlearn_dp.privacy._selection.choose_against_constants`), drawn from the fit's release stream.
 
         ``epsilon=inf``: no choice (the toolkit's output). ``"sensitive_attribute"``: exact and free (Q does not read
         the attribute and X, y are public, so its training cost is post-processing of a release). ``"record"``: the

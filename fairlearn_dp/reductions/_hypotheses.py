@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..privacy import check_random_state
+from ..privacy._random import check_random_state
 from .._utils._validation import check_int, check_real, value_errors
 from .._utils._withheld import call_total_on_private_rows
 

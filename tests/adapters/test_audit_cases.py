@@ -22,7 +22,8 @@ from fairdp_adapters.audit_cases import (
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.audit import AuditResult, FitFailed, ReproducibilityResult, audit, released_attribute
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.privacy import PrivacySpend, noisy_vector
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._release import noisy_vector
 from fairlearn_dp.reductions import ZCDPLedger
 from fairlearn_dp.reductions import _algorithm3 as algorithm3_module
 from fairlearn_dp.reductions import _exponential_mechanism_classifier as exponential_mechanism_module

@@ -12,7 +12,7 @@ from scipy.stats import binomtest
 
 from fairlearn_dp.audit import audit, clopper_pearson, epsilon_lower_bound
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.privacy import noisy_vector
+from fairlearn_dp.privacy._release import noisy_vector
 
 
 # ------------------------------------------------------------------------------------------ Clopper-Pearson

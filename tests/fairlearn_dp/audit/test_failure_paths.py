@@ -8,7 +8,7 @@ import pytest
 
 from fairlearn_dp.audit import AuditResult, CellEvent, FitFailed, FitFailure, audit
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import noisy_vector
+from fairlearn_dp.privacy._release import noisy_vector
 
 GROUPS = (0, 1)
 

@@ -9,13 +9,9 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Geometric, Laplace, LaplaceTruncated
 from scipy import stats
 
-from fairlearn_dp.privacy import (
-    noisy_vector,
-    noisy_vector_zcdp,
-    private_joint_histogram,
-    randomise_vector,
-    zcdp_gaussian_mechanism,
-)
+from fairlearn_dp.privacy._release import noisy_vector, private_joint_histogram
+from fairlearn_dp.privacy._zcdp import noisy_vector_zcdp, zcdp_gaussian_mechanism
+from fairlearn_dp.privacy._vector import randomise_vector
 from fairlearn_dp.privacy import _vector
 from fairlearn_dp.reductions import ZCDPLedger
 

@@ -30,7 +30,7 @@ from fairlearn_dp._utils._fit_support import (
     linear_span,
     warn_if_constant_output,
 )
-from fairlearn_dp.privacy import no_choice
+from fairlearn_dp.privacy._selection import no_choice
 from fairlearn_dp.privacy._selection import ConstantChoice
 
 CONSTANT_OUTPUT = "predicts 0 on (almost) every row"

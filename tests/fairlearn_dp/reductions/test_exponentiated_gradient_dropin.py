@@ -27,7 +27,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient, hypothesis_predictions, linear_threshold_hypotheses
 
 pytestmark = [
