@@ -604,7 +604,7 @@ _EG_SHARES = 2                 # 2T mechanisms with T = max_iter = 1, basic comp
 
 
 def _eg_estimator_params(epsilon, min_count):
-    from fairlearn_dp.reductions import LinearThresholdClassifier
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     return dict(epsilon=_EG_SHARES * epsilon, delta=0.0, max_iter=1, oracle="exponential",
                 hypotheses=[LinearThresholdClassifier([1.0], 0.5)], min_count=min_count,
@@ -695,7 +695,7 @@ def _orthant_event(make, dataset, neighbour, prefix, name, *, epsilon):
 
 # ------------------------------------------------------------------------- exponential-mechanism learner
 def _selection_hypotheses():
-    from fairlearn_dp.reductions import LinearThresholdClassifier
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     return [LinearThresholdClassifier([1.0, 0.0], 0.5), LinearThresholdClassifier([0.0, 1.0], 0.5)]
 
@@ -937,7 +937,8 @@ def _make_constant_choice(epsilon, seed, *, min_count):
     from fairlearn.reductions import DemographicParity
 
     from fairlearn_dp.privacy._selection import SELECTION_SHARE
-    from fairlearn_dp.reductions import DPExponentiatedGradient, LinearThresholdClassifier
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     return DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05), mode="paper",
                                    oracle="exponential", hypotheses=[LinearThresholdClassifier([1.0], 0.5)],

@@ -24,7 +24,7 @@ from fairlearn_dp.audit import AuditResult, FitFailed, ReproducibilityResult, au
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._release import noisy_vector
-from fairlearn_dp.reductions import ZCDPLedger
+from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
 from fairlearn_dp.reductions import _algorithm3 as algorithm3_module
 from fairlearn_dp.reductions import _exponential_mechanism_classifier as exponential_mechanism_module
 from fairlearn_dp.reductions import _gerryfair as gerryfair_module

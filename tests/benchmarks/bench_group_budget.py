@@ -53,7 +53,8 @@ from diffprivlib.models import LinearRegression as DiffprivlibLinearRegression
 from sklearn.linear_model import LinearRegression as SklearnLinearRegression
 
 import _common  # tests/benchmarks/_common.py (scripts run from this folder)
-from fairlearn_dp.reductions import DPGroupBudgetRegressor, ZCDPLedger
+from fairlearn_dp.reductions import DPGroupBudgetRegressor
+from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
 
 SEED = 20240721                      # data, and random_state of every fit
 EPSILON = 1.0

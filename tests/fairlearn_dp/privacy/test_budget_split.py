@@ -60,7 +60,7 @@ def test_group_budget_splits():
 
 
 def test_the_ledger_lives_in_the_privacy_core_and_its_old_places_still_work():
-    from fairlearn_dp.reductions import ZCDPLedger as public
+    from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger as public
     from fairlearn_dp.reductions._group_budget import ZCDPLedger as estimators
     from fairlearn_dp.reductions._group_budget_stages import ZCDPLedger as stages
 

@@ -18,12 +18,8 @@ from fairlearn.reductions import DemographicParity, ErrorRateParity
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.reductions import (
-    DPExponentiatedGradient,
-    DPGerryFairClassifier,
-    DPGroupBudgetClassifier,
-    LinearThresholdClassifier,
-)
+from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier, DPGroupBudgetClassifier
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 from fairlearn_dp._utils._fit_support import (
     CONSTANT_OUTPUT_RATE,
     CONSTANT_OUTPUT_Z,
