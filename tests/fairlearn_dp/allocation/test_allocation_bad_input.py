@@ -6,24 +6,12 @@ import pytest
 from diffprivlib import BudgetAccountant
 
 from fairlearn_dp.allocation import (
-    BaselineAllocation,
-    CostOfPrivacyAllocation,
-    GaussianNoise,
-    LaplaceNoise,
-    NonNegativeSumProjection,
-    ProjectionOntoSimplexAllocation,
-    bias,
-    monte_carlo,
-    positive_part_bias,
-    project_nonnegative_sum,
-    project_simplex,
-    project_sum,
-    project_with_invariants,
-    proportional_allocation,
-    proposition2_integral,
-    release_counts,
-    sum_projection_positive_part_bias,
-    theorem1_bounds,
+    BaselineAllocation, CostOfPrivacyAllocation, GaussianNoise, LaplaceNoise, NonNegativeSumProjection,
+    ProjectionOntoSimplexAllocation, monte_carlo, project_nonnegative_sum, project_simplex, project_sum,
+    project_with_invariants, proportional_allocation, release_counts,
+)
+from fairlearn_dp.allocation._evaluation import (
+    bias, positive_part_bias, proposition2_integral, sum_projection_positive_part_bias, theorem1_bounds,
 )
 
 
