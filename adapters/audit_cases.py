@@ -143,17 +143,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from fairlearn_dp.audit import (
-    CellEvent,
-    FitFailed,
-    OrthantEvent,
-    PlayErrorEvent,
-    SelectionEvent,
-    ThresholdEvent,
-    audit,
-    audit_unseeded_reproducibility,
-    released_attribute,
-)
+from fairlearn_dp.audit import CellEvent, FitFailed, ThresholdEvent, audit, audit_unseeded_reproducibility
+from fairlearn_dp.audit._events import OrthantEvent, PlayErrorEvent, SelectionEvent, released_attribute
 from fairlearn_dp.privacy import PrivacySpend
 
 from . import registry
@@ -959,7 +950,7 @@ def _constant_choice_case(n, epsilon):
     ``1 / (1 + e^epsilon)``-ish (its exact probabilities are the exponential mechanism's on both cost vectors);
     declared: ``constant_choice_.epsilon``.
     """
-    from fairlearn_dp.audit import SelectionEvent
+    from fairlearn_dp.audit._events import SelectionEvent
     from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
 
     groups = np.arange(n) % 2
@@ -1131,7 +1122,7 @@ def _gram_case(n, epsilon):
     declared: the release's Gaussian profile at ``epsilon = rho_gram``
     (:func:`_gaussian_profile_delta` at ``mu = sqrt(2 rho)``).
     """
-    from fairlearn_dp.audit import ProjectionEvent
+    from fairlearn_dp.audit._events import ProjectionEvent
 
     C = _GRAM_ROW_NORM
     X = np.random.default_rng(0).uniform(-0.5, 0.5, (n, 2))          # inside the bound: no other row is clipped

@@ -93,6 +93,7 @@ ENGINE_PRIVATE_ALLOWED = {
     "fairlearn_dp.privacy._selection": "the audit cases size their events from the selection's share of epsilon",
     "fairlearn_dp.privacy._exponential": "the audit case computes the exponential mechanism's probabilities",
     "fairlearn_dp.reductions._hypotheses": "the audit cases build their one-threshold hypothesis classes",
+    "fairlearn_dp.audit._events": "the audit cases' events specific to one estimator's release",
     "fairlearn_dp.metrics._frame_release": "the AIF360 metric objects answer from DPMetricFrame's one release",
     "fairlearn_dp.reductions._gerryfair": "the AIF360 GerryFair face's private audit (AIF360's own method)",
     "fairlearn_dp.reductions._exponential_mechanism_classifier": "the audit case recomputes its sensitivity",

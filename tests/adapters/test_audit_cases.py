@@ -20,7 +20,10 @@ from fairdp_adapters.audit_cases import (
     released_statistics,
 )
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.audit import AuditResult, FitFailed, ReproducibilityResult, audit, released_attribute
+from fairlearn_dp.audit import FitFailed, audit
+from fairlearn_dp.audit._audit import AuditResult
+from fairlearn_dp.audit._reproducibility import ReproducibilityResult
+from fairlearn_dp.audit._events import released_attribute
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._release import noisy_vector

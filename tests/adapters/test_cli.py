@@ -279,7 +279,7 @@ def test_audit_command(tmp_path, capsys):
 
 def test_audit_violation_verdict_and_exit_code(tmp_path, capsys, monkeypatch):
     from fairdp_adapters import audit_cases
-    from fairlearn_dp.audit import AuditResult
+    from fairlearn_dp.audit._audit import AuditResult
 
     broken = AuditResult(epsilon_lower_bound=1.49, declared_epsilon=1.0, declared_delta=0.0, passed=False,
                          hits=(250, 60), n_runs=1000, event="e", confidence=0.95)
