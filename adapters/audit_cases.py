@@ -105,7 +105,7 @@ rows, these audits catch gross errors (noise missing or far too small), not subt
 
 ``variant="gram"`` audits the Gram release under ``privacy_unit="record"`` on its worst neighbour (record 0's
 features substituted so that the release moves by exactly its declared sensitivity, in four entries): the event
-projects the release onto that move (:class:`~fairlearn_dp.audit.ProjectionEvent`), and the declared ``(epsilon,
+projects the release onto that move (``ProjectionEvent``), and the declared ``(epsilon,
 delta)`` is the point of the release's exact Gaussian profile at which that event is optimal (``epsilon =
 rho_gram``, ``delta = 1/2 - e^rho Phi(-sqrt(2 rho))``), not the loose zCDP conversion, so it catches a release
 with half the declared sensitivity (a halved ``gram_sensitivity``: bound 2.7 against 1 with 400 runs).
@@ -128,7 +128,7 @@ feature change), moving one count between two cells; the two-cell Laplace event 
 Failure paths and the global generator
 --------------------------------------
 Whether a fit succeeds is an output too. :func:`audit_registered` runs with ``fit_failures="output"`` (a fit that
-raises counts as a :class:`~fairlearn_dp.audit.FitFailure`, outside the default event), and
+raises counts as a ``FitFailure``, outside the default event), and
 :func:`audit_registered_failures` audits the event "the fit raised" (:class:`~fairlearn_dp.audit.FitFailed`) on a
 row's default neighbours. :func:`audit_registered_unseeded` checks that ``random_state=None`` (``seed=None`` for the
 AIF360 faces) is unpredictable: after ``np.random.seed(s)``, two unseeded fits must release different statistics
@@ -1118,7 +1118,7 @@ def _gram_case(n, epsilon):
     ``a - b = sqrt(C^2 + 1/2)`` and ``a + b = sqrt(C^2 - 1/2)`` (both on the bound, ``x . x' = -1/2``): the worst
     neighbour of docs/privacy_analysis/statistics_game.md, which moves the release by exactly its declared
     sensitivity (checked here, noise-free). The event projects the release onto that move and thresholds it at its
-    value on ``D`` (:class:`~fairlearn_dp.audit.ProjectionEvent`: probabilities 1/2 and ``Phi(-sqrt(2 rho))``);
+    value on ``D`` (``ProjectionEvent``: probabilities 1/2 and ``Phi(-sqrt(2 rho))``);
     declared: the release's Gaussian profile at ``epsilon = rho_gram``
     (:func:`_gaussian_profile_delta` at ``mu = sqrt(2 rho)``).
     """
@@ -1635,7 +1635,7 @@ def audit_registered_unseeded(name, *, global_seeds=(0, 1, 2), epsilon=1.0, n=No
     Builds the row's estimator as its :func:`default_audit_case` does, but unseeded (each fit with a fresh
     accountant), and runs :func:`fairlearn_dp.audit.audit_unseeded_reproducibility` on the case's ``D`` and ``D'``
     with the statistics of :func:`released_statistics`: after ``np.random.seed(s)`` two unseeded fits must release
-    different values. Returns a :class:`~fairlearn_dp.audit.ReproducibilityResult`.
+    different values. Returns a ``ReproducibilityResult``.
     """
     case = default_audit_case(name, epsilon=epsilon, n=n)
     return audit_unseeded_reproducibility(functools.partial(case.factory, None), case.dataset, case.neighbour,

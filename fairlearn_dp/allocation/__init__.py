@@ -12,19 +12,19 @@ Proposition 2, positive-part biases) are internal (``_evaluation``; the reproduc
 :mod:`fairlearn_dp.metrics`.
 """
 
-from ._evaluation import NonNegativeSumProjection, monte_carlo
+from ._evaluation import monte_carlo
 from ._mechanisms import (
     BaselineAllocation,
     CostOfPrivacyAllocation,
     ProjectionOntoSimplexAllocation,
     proportional_allocation,
 )
-from ._projections import project_nonnegative_sum, project_simplex, project_sum, project_with_invariants
+from ._projections import project_nonnegative_sum, project_sum, project_with_invariants
 from ._release import GaussianNoise, LaplaceNoise, release_counts
 
 __all__ = [
     "release_counts", "LaplaceNoise", "GaussianNoise",
-    "project_sum", "project_nonnegative_sum", "project_simplex", "project_with_invariants",
+    "project_sum", "project_nonnegative_sum", "project_with_invariants",
     "proportional_allocation", "BaselineAllocation", "ProjectionOntoSimplexAllocation", "CostOfPrivacyAllocation",
-    "monte_carlo", "NonNegativeSumProjection",
+    "monte_carlo",
 ]

@@ -135,7 +135,7 @@ def monte_carlo(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise,
         The simulated mechanism.
     statistics : dict of str -> callable
         Each maps a ``(k, n)`` batch of noisy vectors to a ``(k, n)`` array (e.g. an allocation mechanism, or
-        :class:`NonNegativeSumProjection`). Must be picklable when ``n_jobs != 1``.
+        ``NonNegativeSumProjection``). Must be picklable when ``n_jobs != 1``.
     n_draws : int
         Number of simulated releases.
     random_state : int or None

@@ -57,7 +57,7 @@ def _check_total(total, name="public_total"):
 
 
 def _rows_and_total(noisy, public_total, *, required):
-    """``(rows, single, total)``: the total from a :class:`CountRelease`, else the caller's public total."""
+    """``(rows, single, total)``: the total from a ``CountRelease``, else the caller's public total."""
     if isinstance(noisy, CountRelease):
         if noisy.public_total is None:
             if public_total is not None:
@@ -165,7 +165,7 @@ def project_with_invariants(noisy: ArrayLike | CountRelease, *, public_total: fl
     Parameters
     ----------
     noisy : CountRelease or array-like of shape (n,)
-        One release or vector. With a :class:`CountRelease` the sum constraint is always present, with the total
+        One release or vector. With a ``CountRelease`` the sum constraint is always present, with the total
         taken from it (as :func:`project_nonnegative_sum`).
     public_total : float or None, default=None
         For arrays, the PUBLIC total of the sum constraint (None: no sum constraint); see :func:`project_sum`.

@@ -189,7 +189,7 @@ def release_counts(counts: ArrayLike, *, epsilon: float, delta: float = 0.0, inv
     Privacy
     -------
     Laplace (``delta == 0``) or analytic Gaussian (``delta > 0``) noise on every entity, independently, from
-    diffprivlib; sensitivities as in :func:`count_sensitivity`. Public: the number of entities ``n`` and, only
+    diffprivlib; sensitivities as in ``count_sensitivity``. Public: the number of entities ``n`` and, only
     with ``invariant_total=True``, the total. Errors depend only on the parameters and on whether ``counts`` is in
     the domain (non-negative integers); messages carry no counts.
     """

@@ -16,22 +16,23 @@ Failure paths are outputs: with ``audit(..., fit_failures="output")`` a fit that
 and fails on the other is flagged like any other leak. :func:`audit_unseeded_reproducibility` checks that
 ``random_state=None`` does not draw from numpy's (or Python's) global generator, which anyone can seed.
 
-Public here are the audit itself, the bound and the generic events (:class:`CellEvent` for a Laplace release,
+Public here are the audit and its result, the bound and the generic events (:class:`CellEvent` for a Laplace release,
 :class:`ThresholdEvent` for a Gaussian one, :class:`FitFailed`); the events specific to one estimator's release,
-the result types and the Clopper-Pearson helper are internal (``_events``, ``_audit``, ``_bounds``).
+the reproducibility result type and the Clopper-Pearson helper are internal (``_events``, ``_audit``, ``_bounds``).
 
 This package is generic: it knows no estimator. The default cases of fairdp's registered estimators (each row's
 neighbouring datasets and most powerful event) and ``audit_registered`` live next to the registry, in
 ``fairdp_adapters.audit_cases``.
 """
 
-from ._audit import audit
+from ._audit import AuditResult, audit
 from ._bounds import epsilon_lower_bound
 from ._events import CellEvent, FitFailed, ThresholdEvent
 from ._reproducibility import audit_unseeded_reproducibility
 
 __all__ = [
     "epsilon_lower_bound",
+    "AuditResult",
     "audit",
     "FitFailed",
     "CellEvent",
