@@ -86,7 +86,7 @@ def test_only_the_compat_modules_import_other_packages_private_names(path):
 #: The engine's private modules a face or an adapter may import, each with its reason; everything else they use is
 #: a public name.
 ENGINE_PRIVATE_ALLOWED = {
-    "fairlearn_dp._utils": "the validation and fit helpers the faces share with the engine (internal, off the API page)",
+    "fairlearn_dp._utils": "the validation and fit helpers the faces share with the engine (internal)",
     "fairlearn_dp.privacy._accountant": "the AIF360 faces' own releases check and charge the budget as the engine's do",
     "fairlearn_dp.privacy._post_release": "the AIF360 faces' own releases defer their warnings as the engine's do",
     "fairlearn_dp.privacy._random": "the AIF360 faces' own releases derive their seeds as the engine's do",

@@ -36,7 +36,7 @@ def atomic_fit(fit):
     unfitted. Budget already charged by the failed call stays charged.
 
     Warnings issued after the fit's charge are issued after the fitted state is stored, outside the restore
-    (:class:`~fairlearn_dp.privacy._post_release.warnings_after_release`): turned into an exception, such a warning leaves the
+    (``warnings_after_release``): turned into an exception, such a warning leaves the
     estimator fitted, and carries it as ``result``.
     """
     @functools.wraps(fit)

@@ -4,7 +4,7 @@ All functions are batched: a 1-D input is one vector, a 2-D input holds one vect
 draw per row), and the projection is applied row by row.
 
 Which total? The sum constraint must use a PUBLIC total, or the projection publishes it exactly. Pass the
-:class:`~fairlearn_dp.allocation._release.CountRelease` returned by :func:`~fairlearn_dp.allocation.release_counts` and the
+``CountRelease`` returned by :func:`~fairlearn_dp.allocation.release_counts` and the
 total is taken from it: its public total when the release was made with ``invariant_total=True`` (substitution
 neighbours, noise calibrated for sensitivity 2), otherwise the released total (the sum of the noisy counts, which
 is post-processing). Giving ``public_total=`` next to an add/remove release is refused: the true total differs by

@@ -88,7 +88,7 @@ class Algorithm3:
     # ------------------------------------------------------------------------------------------ releases
     def _release_min_count(self, cell_counts):
         """``N``: the smallest non-empty cell without noise, the public ``min_count``, or a DP lower bound released
-        with ``min_count_fraction`` of epsilon and half of delta (:func:`fairlearn_dp.privacy._budget_split.min_count_split`).
+        with ``min_count_fraction`` of epsilon and half of delta (``min_count_split``).
         Returns the budget left for the rounds.
         """
         epsilon, delta = self.epsilon, self.delta

@@ -449,7 +449,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _choose_against_constants(self, positive, y, epsilon, rng):
         """The private choice between Q (``positive``: its probabilities of 1 on the training rows) and the fair
-        constants (:func:`~fairlearn_dp.privacy._selection.choose_against_constants`), drawn from the fit's release stream.
+        constants (``choose_against_constants``), drawn from the fit's release stream.
 
         ``epsilon=inf``: no choice (the toolkit's output). ``"sensitive_attribute"``: exact and free (Q does not read
         the attribute and X, y are public, so its training cost is post-processing of a release). ``"record"``: the
@@ -474,7 +474,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _warn_if_constant_output(self, low, high=None, *, source, noise_sd=0.0):
         """The kept mixture predicts one label on (almost) every row (after the charge; not after a chosen
-        constant): ``low``/``high`` public or released (:func:`~fairlearn_dp._utils._fit_support.warn_if_constant_output`).
+        constant): ``low``/``high`` public or released (``warn_if_constant_output``).
         """
         hint = ("More data, a larger epsilon, a looser constraint or privacy_unit='sensitive_attribute'"
                 if self.privacy_unit == "record" else "More data, a larger epsilon or a looser constraint")

@@ -129,7 +129,7 @@ class StatisticsGame:
         inside = event_index >= 0
         self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
         # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
-        # public event); the releases are projected onto it (:func:`fairlearn_dp.privacy._projection.project_onto_sum`), which
+        # public event); the releases are projected onto it (``project_onto_sum``), which
         # leaves each cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
         self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
         if self.private:
