@@ -25,7 +25,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, train_test_split
 
-from fairlearn_dp.utils import progress_bar, show_progress
+from fairlearn_dp._utils import progress_bar, show_progress
 
 __all__ = ["privacy_fairness_sweep", "SweepResult", "metric", "pareto_front", "plot_tradeoff"]
 
@@ -457,7 +457,7 @@ class SweepResult:
 
 def _frame_groups(sensitive_features):
     """One group label per row (several columns joined as Fairlearn does) so metrics and MetricFrame agree."""
-    from fairlearn_dp.utils import as_group_vector
+    from fairlearn_dp._utils import as_group_vector
 
     labels = as_group_vector(sensitive_features, len(sensitive_features))
     name = getattr(sensitive_features, "name", None) or "sensitive_feature_0"

@@ -97,10 +97,10 @@ def _check_not_overflowed(value, text, what):
 
 
 def _epsilon(text):
-    """Argparse type of --epsilon: a number > 0 and at most ``fairlearn_dp.privacy.MAX_EPSILON``, or ``inf`` (no
+    """Argparse type of --epsilon: a number > 0 and at most ``MAX_EPSILON``, or ``inf`` (no
     NaN, no number that overflows a float).
     """
-    from fairlearn_dp.privacy import MAX_EPSILON        # the library's cap (the accountant's composition)
+    from fairlearn_dp.privacy._accountant import MAX_EPSILON  # the library's cap (the accountant's composition)
 
     try:
         value = float(text)

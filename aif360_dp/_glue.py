@@ -140,7 +140,7 @@ def public_label_bounds(dataset, bounds=None):
     its stored [0, 1] labels depend on every record and no bounds can make a release on them private. Then
     ``bounds`` when given (declared public, original units), else ``metadata['label_bounds']``.
     """
-    from fairlearn_dp.utils import check_bounds
+    from fairlearn_dp._utils import check_bounds
 
     metadata = dataset.metadata or {}
     if metadata.get("label_scale") is None:

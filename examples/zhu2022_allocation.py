@@ -14,7 +14,7 @@ noisy census counts treats entities unequally. This script repeats its two exper
    ``epsilon = 2 / 10 = 0.2`` under substitution. Measured: the empirical alpha-fairness (``max_i B_i - min_i B_i``
    of the bias ``B = E[pi_S+(x~)] - x``, :func:`~fairlearn_dp.allocation.monte_carlo`, 1,000,000 draws), its
    Monte-Carlo standard error (from the standard errors of the two extreme entities) and the bounds of Theorem 1
-   (:func:`~fairlearn_dp.allocation.theorem1_bounds`: exact for Gaussian, Monte Carlo for Laplace). Instances:
+   (``theorem1_bounds``: exact for Gaussian, Monte Carlo for Laplace). Instances:
 
    - ``hawaii``: :func:`~fairlearn_dp.datasets.fetch_hawaii_counties` -- a DOCUMENTED STAND-IN (ACS 2006-2010
      households, total 442,267), not the paper's 2010 Census counts (total 453,558);
@@ -93,18 +93,12 @@ from fairdp_adapters.reporting import _plot_allocation_biases as plot_allocation
 from fairdp_adapters.reporting import _size_deciles as size_deciles  # noqa: E402
 from fairdp_adapters.reporting import allocation_bias_report  # noqa: E402
 from fairlearn_dp.allocation import (  # noqa: E402
-    BaselineAllocation,
-    GaussianNoise,
-    LaplaceNoise,
-    NonNegativeSumProjection,
-    ProjectionOntoSimplexAllocation,
-    monte_carlo,
-    positive_part_bias,
-    project_nonnegative_sum,
-    project_sum,
-    proportional_allocation,
-    sum_projection_positive_part_bias,
-    theorem1_bounds,
+    BaselineAllocation, GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation, monte_carlo,
+    project_nonnegative_sum, project_sum, proportional_allocation,
+)
+from fairlearn_dp.allocation._evaluation import NonNegativeSumProjection  # noqa: E402
+from fairlearn_dp.allocation._evaluation import (  # noqa: E402
+    positive_part_bias, sum_projection_positive_part_bias, theorem1_bounds,
 )
 from fairlearn_dp.datasets import fetch_hawaii_counties, fetch_school_districts  # noqa: E402
 from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy, cost_of_privacy_l1  # noqa: E402
@@ -263,7 +257,7 @@ def implied_smallest_count(lower=PAPER_TABLE1["Gaussian"][1], sigma=25.0, n=5):
     """The smallest count ``x_1`` (integer) whose exact Gaussian lower bound is closest to the paper's.
 
     With ``x_n`` far above ``sigma`` the lower bound of Theorem 1 is ``E[(pi_S(x~)_1)_-]``, a function of ``x_1``
-    alone (:func:`~fairlearn_dp.allocation.sum_projection_positive_part_bias`).
+    alone (``sum_projection_positive_part_bias``).
     """
     candidates = np.arange(1, 400)
     values = [sum_projection_positive_part_bias(np.array([c] + [10 ** 6] * (n - 1)), sigma)[0] for c in candidates]

@@ -39,7 +39,7 @@ from fairlearn.utils._input_validation import _MESSAGE_X_Y_ROWS as MESSAGE_X_Y_R
 from fairlearn.utils._input_validation import _MESSAGE_Y_NONE as MESSAGE_Y_NONE
 from sklearn.utils import Bunch
 
-from .privacy import check_random_state
+from .privacy._random import check_random_state
 
 __all__ = ["PLOT_ATTRIBUTES", "SecureInterpolatedThresholder", "ThresholdOperation", "interpolate_curve",
            "interpolated_thresholder", "interpolation", "metric_names", "set_plot_attributes",

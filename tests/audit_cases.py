@@ -106,7 +106,7 @@ rows, these audits catch gross errors (noise missing or far too small), not subt
 
 ``variant="gram"`` audits the Gram release under ``privacy_unit="record"`` on its worst neighbour (record 0's
 features substituted so that the release moves by exactly its declared sensitivity, in four entries): the event
-projects the release onto that move (:class:`~fairlearn_dp.audit.ProjectionEvent`), and the declared ``(epsilon,
+projects the release onto that move (``ProjectionEvent``), and the declared ``(epsilon,
 delta)`` is the point of the release's exact Gaussian profile at which that event is optimal (``epsilon =
 rho_gram``, ``delta = 1/2 - e^rho Phi(-sqrt(2 rho))``), not the loose zCDP conversion, so it catches a release
 with half the declared sensitivity (a halved ``gram_sensitivity``: bound 2.7 against 1 with 400 runs).
@@ -129,7 +129,7 @@ feature change), moving one count between two cells; the two-cell Laplace event 
 Failure paths and the global generator
 --------------------------------------
 Whether a fit succeeds is an output too. :func:`audit_registered` runs with ``fit_failures="output"`` (a fit that
-raises counts as a :class:`~fairlearn_dp.audit.FitFailure`, outside the default event), and
+raises counts as a ``FitFailure``, outside the default event), and
 :func:`audit_registered_failures` audits the event "the fit raised" (:class:`~fairlearn_dp.audit.FitFailed`) on a
 row's default neighbours. :func:`audit_registered_unseeded` checks that ``random_state=None`` (``seed=None`` for the
 AIF360 faces) is unpredictable: after ``np.random.seed(s)``, two unseeded fits must release different statistics
@@ -144,17 +144,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from fairlearn_dp.audit import (
-    CellEvent,
-    FitFailed,
-    OrthantEvent,
-    PlayErrorEvent,
-    SelectionEvent,
-    ThresholdEvent,
-    audit,
-    audit_unseeded_reproducibility,
-    released_attribute,
-)
+from fairlearn_dp.audit import CellEvent, FitFailed, ThresholdEvent, audit, audit_unseeded_reproducibility
+from fairlearn_dp.audit._events import OrthantEvent, PlayErrorEvent, SelectionEvent, released_attribute
 from fairlearn_dp.privacy import PrivacySpend
 
 from fairdp_adapters import registry
@@ -656,7 +647,7 @@ _EG_SHARES = 2                 # 2T mechanisms with T = max_iter = 1, basic comp
 
 
 def _eg_estimator_params(epsilon, min_count):
-    from fairlearn_dp.reductions import LinearThresholdClassifier
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     return dict(epsilon=_EG_SHARES * epsilon, delta=0.0, max_iter=1, oracle="exponential",
                 hypotheses=[LinearThresholdClassifier([1.0], 0.5)], min_count=min_count,
@@ -747,7 +738,7 @@ def _orthant_event(make, dataset, neighbour, prefix, name, *, epsilon):
 
 # ------------------------------------------------------------------------- exponential-mechanism learner
 def _selection_hypotheses():
-    from fairlearn_dp.reductions import LinearThresholdClassifier
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     return [LinearThresholdClassifier([1.0, 0.0], 0.5), LinearThresholdClassifier([0.0, 1.0], 0.5)]
 
@@ -756,7 +747,7 @@ def _em_total(epsilon):
     """The total whose exponential-mechanism share is ``epsilon``: the final choice against the constants takes
     ``SELECTION_SHARE`` of it, and the rest is halved (``diagnostic_share=0``).
     """
-    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
 
     return epsilon / ((1.0 - SELECTION_SHARE) * (1.0 - _MIN_GROUP_SIZE_SHARE))
@@ -779,7 +770,7 @@ _SELECTION_GROUP_POSITIVES = 25
 
 def _size_epsilon(epsilon):
     """``epsilon_size`` of the case's fits: the factory's total leaves ``epsilon`` to each of the two halves."""
-    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
     from fairlearn_dp.reductions._exponential_mechanism_classifier import _MIN_GROUP_SIZE_SHARE
 
     return _em_total(epsilon) * (1.0 - SELECTION_SHARE) * _MIN_GROUP_SIZE_SHARE
@@ -890,7 +881,7 @@ _GERRYFAIR_RELEASES = 2 + 4 * (_GERRYFAIR_MAX_ITERS - 1)     # two Gram matrices
 def _gerryfair_params(epsilon, seed):
     from sklearn.linear_model import LinearRegression
 
-    from fairlearn_dp.privacy import SELECTION_SHARE
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
 
     # Each release gets epsilon: the releases share the total minus the final choice's SELECTION_SHARE.
     return dict(max_iters=_GERRYFAIR_MAX_ITERS, predictor=LinearRegression(fit_intercept=False),
@@ -988,8 +979,9 @@ def _make_constant_choice(epsilon, seed, *, min_count):
     """
     from fairlearn.reductions import DemographicParity
 
-    from fairlearn_dp.privacy import SELECTION_SHARE
-    from fairlearn_dp.reductions import DPExponentiatedGradient, LinearThresholdClassifier
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
+    from fairlearn_dp.reductions import DPExponentiatedGradient
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     return DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05), mode="paper",
                                    oracle="exponential", hypotheses=[LinearThresholdClassifier([1.0], 0.5)],
@@ -1010,8 +1002,8 @@ def _constant_choice_case(n, epsilon):
     ``1 / (1 + e^epsilon)``-ish (its exact probabilities are the exponential mechanism's on both cost vectors);
     declared: ``constant_choice_.epsilon``.
     """
-    from fairlearn_dp.audit import SelectionEvent
-    from fairlearn_dp.privacy import exponential_mechanism_probabilities
+    from fairlearn_dp.audit._events import SelectionEvent
+    from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
 
     groups = np.arange(n) % 2
     x = np.zeros(n)
@@ -1160,7 +1152,8 @@ def _make_gram_game(epsilon, seed):
     """
     from fairlearn.reductions import DemographicParity
 
-    from fairlearn_dp.privacy import SELECTION_SHARE, zcdp_to_approx_dp
+    from fairlearn_dp.privacy import zcdp_to_approx_dp
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
     from fairlearn_dp.reductions import DPExponentiatedGradient
 
     total = (math.inf if math.isinf(epsilon)
@@ -1177,11 +1170,11 @@ def _gram_case(n, epsilon):
     ``a - b = sqrt(C^2 + 1/2)`` and ``a + b = sqrt(C^2 - 1/2)`` (both on the bound, ``x . x' = -1/2``): the worst
     neighbour of docs/privacy_analysis/statistics_game.md, which moves the release by exactly its declared
     sensitivity (checked here, noise-free). The event projects the release onto that move and thresholds it at its
-    value on ``D`` (:class:`~fairlearn_dp.audit.ProjectionEvent`: probabilities 1/2 and ``Phi(-sqrt(2 rho))``);
+    value on ``D`` (``ProjectionEvent``: probabilities 1/2 and ``Phi(-sqrt(2 rho))``);
     declared: the release's Gaussian profile at ``epsilon = rho_gram``
     (:func:`_gaussian_profile_delta` at ``mu = sqrt(2 rho)``).
     """
-    from fairlearn_dp.audit import ProjectionEvent
+    from fairlearn_dp.audit._events import ProjectionEvent
 
     C = _GRAM_ROW_NORM
     X = np.random.default_rng(0).uniform(-0.5, 0.5, (n, 2))          # inside the bound: no other row is clipped
@@ -1696,7 +1689,7 @@ def audit_registered_unseeded(name, *, global_seeds=(0, 1, 2), epsilon=1.0, n=No
     Builds the row's estimator as its :func:`default_audit_case` does, but unseeded (each fit with a fresh
     accountant), and runs :func:`fairlearn_dp.audit.audit_unseeded_reproducibility` on the case's ``D`` and ``D'``
     with the statistics of :func:`released_statistics`: after ``np.random.seed(s)`` two unseeded fits must release
-    different values. Returns a :class:`~fairlearn_dp.audit.ReproducibilityResult`.
+    different values. Returns a ``ReproducibilityResult``.
     """
     case = default_audit_case(name, epsilon=epsilon, n=n)
     return audit_unseeded_reproducibility(functools.partial(case.factory, None), case.dataset, case.neighbour,

@@ -32,7 +32,8 @@ from fairlearn_dp.allocation import (
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing._fair_regression import MAX_HISTOGRAM_CELLS
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.privacy import MAX_EPSILON, PrivacyWarning, validate_epsilon_delta
+from fairlearn_dp.privacy._accountant import MAX_EPSILON, validate_epsilon_delta
+from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     DPGerryFairClassifier,
@@ -42,7 +43,7 @@ from fairlearn_dp.reductions import (
 from fairlearn_dp.reductions._exponentiated_gradient import MAX_ROUNDS
 from fairlearn_dp.reductions._gerryfair import MAX_ITERS, _AuditorPlays
 from fairlearn_dp.reductions._hypotheses import linear_threshold_hypotheses
-from fairlearn_dp.utils import _progress
+from fairlearn_dp._utils import _progress
 
 SECRET = "zq-secret-7"            # a private value planted in the data: no message may quote it
 

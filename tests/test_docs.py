@@ -44,6 +44,9 @@ def test_api_reference_lists_every_public_name(module):
     listed |= set(re.findall(r":obj:`~[\w.]+\.(\w+)`", sections[module]))      # re-exports named in the text
     missing = [name for name in importlib.import_module(module).__all__ if name not in listed]
     assert not missing, f"{module}.__all__ names missing from docs/api.rst: {missing}"
+    entries = set(re.findall(r"^   (\w+)$", sections[module], flags=re.M))
+    extra = sorted(entries - set(importlib.import_module(module).__all__))
+    assert not extra, f"docs/api.rst lists names that {module} does not export: {extra}"
 
 
 #: Raw reST that Sphinx passes through as text when the markup is malformed (``-W`` does not catch it): an inline

@@ -60,7 +60,8 @@ def _exponentiated_gradient(unit, epsilon=1.0):
 
 
 def _exponential_mechanism(X, y, target):
-    from fairlearn_dp.reductions import ExponentialMechanismFairClassifier, LinearThresholdClassifier
+    from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     return ExponentialMechanismFairClassifier([LinearThresholdClassifier(v, 0.0) for v in np.eye(4)], epsilon=1.0,
                                               groups=[0, 1], random_state=0)

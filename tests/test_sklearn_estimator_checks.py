@@ -30,12 +30,9 @@ from sklearn.utils.estimator_checks import check_param_validation, parametrize_w
 
 from fairlearn_dp._compat import num_samples
 from fairlearn_dp.reductions import (
-    DPGerryFairClassifier,
-    DPGroupBudgetClassifier,
-    DPGroupBudgetRegressor,
-    ExponentialMechanismFairClassifier,
-    LinearThresholdClassifier,
+    DPGerryFairClassifier, DPGroupBudgetClassifier, DPGroupBudgetRegressor, ExponentialMechanismFairClassifier,
 )
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
 ESTIMATORS = [
     ExponentialMechanismFairClassifier([LinearThresholdClassifier([1.0, 0.0], 0.0)], epsilon=np.inf, groups=[0, 1],

@@ -2,7 +2,7 @@
 
 Under a record-level unit the rows are private, and a fit that fails on a dataset and not on its neighbour
 (differing in one record) answers a predicate of that record, charged or not. Every call of user or third-party code
-on private rows is therefore total row by row (``fairlearn_dp.utils._withheld.call_total_on_private_rows``): a row
+on private rows is therefore total row by row (``fairlearn_dp._utils._withheld.call_total_on_private_rows``): a row
 on which it raises, or gives a non-finite or out-of-domain output, gets a documented public default. Each test builds
 the neighbouring pair (one row differs: a value above a transformer's threshold, an undeclared category, a row the
 prefit model raises on, a NaN-producing row) and checks that both fits succeed with the same charge, and that the
@@ -26,7 +26,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.reductions import DPExponentiatedGradient, ExponentialMechanismFairClassifier
 from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
-from fairlearn_dp.utils._withheld import call_total_on_private_rows
+from fairlearn_dp._utils._withheld import call_total_on_private_rows
 
 LIMIT = 7000.0
 N = 200

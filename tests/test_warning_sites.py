@@ -21,13 +21,10 @@ from fairlearn_dp.audit import FitFailed, audit
 from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.metrics import DPMetricFrame, dp_demographic_parity_difference
 from fairlearn_dp.reductions import (
-    DPExponentiatedGradient,
-    DPGerryFairClassifier,
-    DPGroupBudgetClassifier,
-    DPGroupBudgetRegressor,
+    DPExponentiatedGradient, DPGerryFairClassifier, DPGroupBudgetClassifier, DPGroupBudgetRegressor,
     ExponentialMechanismFairClassifier,
-    LinearThresholdClassifier,
 )
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
 ROOT = Path(__file__).resolve().parents[1]
 

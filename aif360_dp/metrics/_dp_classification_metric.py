@@ -40,8 +40,9 @@ from ._inequality import (
     smoothed_differential_fairness,
 )
 from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
-from fairlearn_dp.privacy import PrivacySpend, issue_warnings_after_release
-from fairlearn_dp.utils import check_bool
+from fairlearn_dp._utils import check_bool
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._post_release import issue_warnings_after_release
 
 __all__ = ["DPClassificationMetric"]
 

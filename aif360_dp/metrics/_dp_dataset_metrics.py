@@ -37,9 +37,11 @@ from ._checks import (
     _unavailable,
 )
 from fairlearn_dp.metrics._frame_release import count_cells, post_process, public_totals, release_cells
-from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
-from fairlearn_dp.privacy import issue_warnings_after_release, release_seeds
-from fairlearn_dp.utils import check_bool, check_choice, check_real, check_seed
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
+from fairlearn_dp.privacy._post_release import issue_warnings_after_release
+from fairlearn_dp.privacy._random import release_seeds
+from fairlearn_dp._utils import check_bool, check_choice, check_real, check_seed
 
 __all__ = ["DPBinaryLabelDatasetMetric"]
 

@@ -34,10 +34,12 @@ from ._checks import _binary_labels, _check_same_rows, _check_schema, _row_weigh
 from ._inequality import declared_intersections, intersection_index
 from fairlearn_dp.metrics._frame_release import release_table
 from fairlearn_dp.metrics._release_views import note_release, reference
-from fairlearn_dp.privacy import PrivacySpend, charge, check_spend, issue_warnings_after_release
-from fairlearn_dp.privacy import project_onto_nonnegative_sum, release_seeds, resolve_accountant
-from fairlearn_dp.privacy import validate_epsilon_delta
-from fairlearn_dp.utils import check_bool, check_choice, check_seed
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
+from fairlearn_dp.privacy._post_release import issue_warnings_after_release
+from fairlearn_dp.privacy._projection import project_onto_nonnegative_sum
+from fairlearn_dp.privacy._random import release_seeds
+from fairlearn_dp._utils import check_bool, check_choice, check_seed
 
 __all__ = ["DPThresholdReport"]
 

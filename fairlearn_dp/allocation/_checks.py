@@ -1,6 +1,6 @@
 """Strict numeric checks for counts, shares and scalars of the allocation helpers and their metrics.
 
-Stricter than :func:`fairlearn_dp.utils._validation.as_1d_float` on purpose: counts and allocation shares are
+Stricter than :func:`fairlearn_dp._utils._validation.as_1d_float` on purpose: counts and allocation shares are
 numbers, so booleans (``True`` would silently count as 1), strings (even numeric ones such as ``"3"``), complex
 numbers, ``None`` and other objects are a ``TypeError`` naming the argument, and NaN/inf a ``ValueError``.
 """
@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from ..utils._validation import check_real
+from .._utils._validation import check_real
 
 __all__ = ["as_real_array", "check_finite_real", "check_positive_real"]
 
@@ -53,7 +53,7 @@ def as_real_array(values, name):
 def check_finite_real(value, name):
     """A real, finite scalar (not a bool) as float; ``TypeError``/``ValueError`` naming ``name``.
 
-    :func:`fairlearn_dp.utils._validation.check_real` without bounds (the table check of the allocation helpers).
+    :func:`fairlearn_dp._utils._validation.check_real` without bounds (the table check of the allocation helpers).
     """
     return check_real(value, name)
 
@@ -61,6 +61,6 @@ def check_finite_real(value, name):
 def check_positive_real(value, name):
     """A real, finite scalar > 0 as float; ``TypeError``/``ValueError`` naming ``name``.
 
-    :func:`fairlearn_dp.utils._validation.check_real` on ``(0, inf)``.
+    :func:`fairlearn_dp._utils._validation.check_real` on ``(0, inf)``.
     """
     return check_real(value, name, low=0.0, low_open=True)

@@ -27,8 +27,8 @@ from scipy import integrate, stats
 
 from ._checks import as_real_array, check_finite_real, check_positive_real
 from ._projections import project_nonnegative_sum, project_sum
-from ..utils._progress import progress_bar, show_progress
-from ..utils._validation import check_bool, check_int, validate_params
+from .._utils._progress import progress_bar, show_progress
+from .._utils._validation import check_bool, check_int, validate_params
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
@@ -135,7 +135,7 @@ def monte_carlo(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise,
         The simulated mechanism.
     statistics : dict of str -> callable
         Each maps a ``(k, n)`` batch of noisy vectors to a ``(k, n)`` array (e.g. an allocation mechanism, or
-        :class:`NonNegativeSumProjection`). Must be picklable when ``n_jobs != 1``.
+        ``NonNegativeSumProjection``). Must be picklable when ``n_jobs != 1``.
     n_draws : int
         Number of simulated releases.
     random_state : int or None

@@ -4,7 +4,7 @@ All functions are batched: a 1-D input is one vector, a 2-D input holds one vect
 draw per row), and the projection is applied row by row.
 
 Which total? The sum constraint must use a PUBLIC total, or the projection publishes it exactly. Pass the
-:class:`~fairlearn_dp.allocation.CountRelease` returned by :func:`~fairlearn_dp.allocation.release_counts` and the
+``CountRelease`` returned by :func:`~fairlearn_dp.allocation.release_counts` and the
 total is taken from it: its public total when the release was made with ``invariant_total=True`` (substitution
 neighbours, noise calibrated for sensitivity 2), otherwise the released total (the sum of the noisy counts, which
 is post-processing). Giving ``public_total=`` next to an add/remove release is refused: the true total differs by
@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..privacy import project_onto_sum
-from ..privacy import nonnegative_sum_rows as _nonnegative_sum_rows
-from ..utils._validation import check_solver
+from ..privacy._projection import project_onto_sum
+from ..privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
+from .._utils._validation import check_solver
 from ._checks import as_real_array, check_finite_real
 from ._release import CountRelease
 
@@ -57,7 +57,7 @@ def _check_total(total, name="public_total"):
 
 
 def _rows_and_total(noisy, public_total, *, required):
-    """``(rows, single, total)``: the total from a :class:`CountRelease`, else the caller's public total."""
+    """``(rows, single, total)``: the total from a ``CountRelease``, else the caller's public total."""
     if isinstance(noisy, CountRelease):
         if noisy.public_total is None:
             if public_total is not None:
@@ -165,7 +165,7 @@ def project_with_invariants(noisy: ArrayLike | CountRelease, *, public_total: fl
     Parameters
     ----------
     noisy : CountRelease or array-like of shape (n,)
-        One release or vector. With a :class:`CountRelease` the sum constraint is always present, with the total
+        One release or vector. With a ``CountRelease`` the sum constraint is always present, with the total
         taken from it (as :func:`project_nonnegative_sum`).
     public_total : float or None, default=None
         For arrays, the PUBLIC total of the sum constraint (None: no sum constraint); see :func:`project_sum`.

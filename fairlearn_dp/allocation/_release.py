@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..privacy import PrivacySpend, charge, check_spend, noisy_vector, validate_epsilon_delta
-from ..privacy import noise_scale
-from ..utils._validation import check_bool, check_choice, check_seed, validate_params
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, check_spend, validate_epsilon_delta
+from ..privacy._release import noisy_vector
+from ..privacy._release import noise_scale
+from .._utils._validation import check_bool, check_choice, check_seed, validate_params
 
 if TYPE_CHECKING:
     from diffprivlib import BudgetAccountant
@@ -187,7 +189,7 @@ def release_counts(counts: ArrayLike, *, epsilon: float, delta: float = 0.0, inv
     Privacy
     -------
     Laplace (``delta == 0``) or analytic Gaussian (``delta > 0``) noise on every entity, independently, from
-    diffprivlib; sensitivities as in :func:`count_sensitivity`. Public: the number of entities ``n`` and, only
+    diffprivlib; sensitivities as in ``count_sensitivity``. Public: the number of entities ``n`` and, only
     with ``invariant_total=True``, the total. Errors depend only on the parameters and on whether ``counts`` is in
     the domain (non-negative integers); messages carry no counts.
     """

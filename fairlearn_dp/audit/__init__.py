@@ -12,9 +12,13 @@ change) gives bounds close to the true epsilon, a poorly chosen event gives boun
 mechanism.
 
 Failure paths are outputs: with ``audit(..., fit_failures="output")`` a fit that raises is an outcome
-(:class:`FitFailure`), and :class:`FitFailed` is the event "the fit raised", so a fit that succeeds on one neighbour
+(``FitFailure``), and :class:`FitFailed` is the event "the fit raised", so a fit that succeeds on one neighbour
 and fails on the other is flagged like any other leak. :func:`audit_unseeded_reproducibility` checks that
 ``random_state=None`` does not draw from numpy's (or Python's) global generator, which anyone can seed.
+
+Public here are the audit and its result, the bound and the generic events (:class:`CellEvent` for a Laplace release,
+:class:`ThresholdEvent` for a Gaussian one, :class:`FitFailed`); the events specific to one estimator's release,
+the reproducibility result type and the Clopper-Pearson helper are internal (``_events``, ``_audit``, ``_bounds``).
 
 This package is generic: it knows no estimator. The default cases of fairdp's registered estimators (each row's
 neighbouring datasets and most powerful event) and ``audit_registered`` live next to the registry, in
@@ -22,34 +26,16 @@ neighbouring datasets and most powerful event) and ``audit_registered`` live nex
 """
 
 from ._audit import AuditResult, audit
-from ._bounds import clopper_pearson, epsilon_lower_bound
-from ._events import (
-    CellEvent,
-    FitFailed,
-    FitFailure,
-    OrthantEvent,
-    PlayErrorEvent,
-    ProjectionEvent,
-    SelectionEvent,
-    ThresholdEvent,
-    released_attribute,
-)
-from ._reproducibility import ReproducibilityResult, audit_unseeded_reproducibility
+from ._bounds import epsilon_lower_bound
+from ._events import CellEvent, FitFailed, ThresholdEvent
+from ._reproducibility import audit_unseeded_reproducibility
 
 __all__ = [
-    "clopper_pearson",
     "epsilon_lower_bound",
     "AuditResult",
     "audit",
-    "FitFailure",
     "FitFailed",
     "CellEvent",
     "ThresholdEvent",
-    "ProjectionEvent",
-    "OrthantEvent",
-    "PlayErrorEvent",
-    "SelectionEvent",
-    "released_attribute",
-    "ReproducibilityResult",
     "audit_unseeded_reproducibility",
 ]

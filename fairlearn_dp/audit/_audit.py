@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import UtilityWarning, warn
-from ..utils._progress import progress_bar, show_progress
-from ..utils._validation import (
+from .._utils._progress import progress_bar, show_progress
+from .._utils._validation import (
     check_bool,
     check_callable,
     check_choice,
@@ -88,7 +88,7 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
         estimator's declared neighbouring relation, otherwise the bound means nothing.
     event : callable
         ``event(outcome) -> bool``, a test on the outcome of one fit: the fitted object (its released attributes)
-        or, with ``fit_failures="output"``, a :class:`FitFailure` when ``fit`` raised (:class:`FitFailed` tests
+        or, with ``fit_failures="output"``, a ``FitFailure`` when ``fit`` raised (:class:`FitFailed` tests
         that; the built-in attribute events are ``False`` on a failure). It must be fixed before the runs (not
         chosen from their results). Its ``description`` attribute (or its docstring, or its repr) describes it in
         the result.
@@ -109,7 +109,7 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
         What a fit that raises an :class:`Exception` is. "raise": an error of the audit setup, re-raised. "output":
         an observable outcome like any other release -- whether a fit succeeds, and what its error says, may depend
         only on public inputs and released values, so a fit that fails on one neighbour and not on the other is a
-        leak. The event then receives a :class:`FitFailure` (exception class and message) for that run, and the
+        leak. The event then receives a ``FitFailure`` (exception class and message) for that run, and the
         result counts the failures. Exceptions of the factory (building the estimator) and of the event always
         propagate; a :class:`~fairlearn_dp.exceptions.UtilityWarning` says when every fit on both datasets failed
         (then only failures were audited, usually a broken setup).
@@ -195,7 +195,7 @@ _AUDIT_PARAMETERS = {
 
 def _count_hits(estimator_factory, fit_kwargs, event, seeds, observe_failures=False, tick=None):
     """Fit one fresh estimator per seed; count the outcomes that satisfy ``event`` and the fits that raised (an
-    outcome, a :class:`FitFailure`, when ``observe_failures``; otherwise the exception propagates). ``tick(1)``,
+    outcome, a ``FitFailure``, when ``observe_failures``; otherwise the exception propagates). ``tick(1)``,
     if given, is called after each fit (the progress bar).
     """
     hits = failures = 0

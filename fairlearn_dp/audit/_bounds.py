@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from scipy.stats import beta
 
-from ..utils._validation import check_choice, check_int, check_real, validate_params, value_errors
+from .._utils._validation import check_choice, check_int, check_real, validate_params, value_errors
 
 __all__ = ["clopper_pearson", "epsilon_lower_bound"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..utils._validation import check_callable, check_int, validate_params, value_errors
+from .._utils._validation import check_callable, check_int, validate_params, value_errors
 from ._audit import check_fit_kwargs
 from ._events import released_attribute
 

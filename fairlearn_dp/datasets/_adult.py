@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ..utils._row_bounds import publish_row_norm_bounds
-from ..utils._validation import check_choice
+from .._utils._row_bounds import publish_row_norm_bounds
+from .._utils._validation import check_choice
 from ._base import check_loaded, data_path, make_bunch
 
 __all__ = ["fetch_adult", "adult_categories"]

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ..utils._row_bounds import publish_row_norm_bounds
+from .._utils._row_bounds import publish_row_norm_bounds
 from ._base import check_loaded, data_path, make_bunch
 
 __all__ = ["LAW_SCHOOL_BOUNDS", "fetch_law_school"]

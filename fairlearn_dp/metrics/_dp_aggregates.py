@@ -27,8 +27,8 @@ from fairlearn.metrics import false_positive_rate, selection_rate, true_positive
 from numpy.typing import ArrayLike
 
 from ..exceptions import UtilityWarning, warn
-from ..privacy import issue_warnings_after_release
-from ..utils._validation import check_bool, check_choice
+from ..privacy._post_release import issue_warnings_after_release
+from .._utils._validation import check_bool, check_choice
 from ._dp_metric_frame import _METHODS, DPMetricFrame
 from ._frame_intervals import aggregate_bound
 

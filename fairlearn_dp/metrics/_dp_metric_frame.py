@@ -15,9 +15,11 @@ from numpy.typing import ArrayLike
 
 from .._fairlearn_compat import BOOTSTRAP_NOT_INITIALIZED
 from ..exceptions import UtilityWarning, warn
-from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
-from ..privacy import release_seeds, warnings_after_release
-from ..utils._validation import check_choice, validate_params
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
+from ..privacy._random import release_seeds
+from ..privacy._post_release import warnings_after_release
+from .._utils._validation import check_choice, validate_params
 from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums
 from ._frame_counting import count_frame

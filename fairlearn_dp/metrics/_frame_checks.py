@@ -7,8 +7,8 @@ import functools
 from fairlearn.metrics import count as fairlearn_count
 
 from .._fairlearn_compat import BOOTSTRAP_NEED_N_AND_CI
-from ..utils._dask import is_dask_input
-from ..utils._validation import check_bool, check_choice, check_int, check_real, check_seed, value_errors
+from .._utils._dask import is_dask_input
+from .._utils._validation import check_bool, check_choice, check_int, check_real, check_seed, value_errors
 from ._count_metrics import CountMetric, as_count_metric
 from ._frame_inputs import check_declared_levels, check_labels
 

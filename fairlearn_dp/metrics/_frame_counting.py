@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._dask import aligned_partitions, is_dask_input, tree_reduce
-from ..utils._validation import as_1d_float
+from .._utils._dask import aligned_partitions, is_dask_input, tree_reduce
+from .._utils._validation import as_1d_float
 from ._frame_inputs import binary_labels, bounded_values, cell_codes, class_codes, n_rows
 from ._frame_release import count_cells
 

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import PrivacyWarning, warn
-from ..utils._dask import is_dask_collection
-from ..utils._validation import as_1d_float, check_binary_labels
+from .._utils._dask import is_dask_collection
+from .._utils._validation import as_1d_float, check_binary_labels
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
            "binary_labels", "class_codes", "bounded_values", "n_rows"]
@@ -176,7 +176,7 @@ def n_rows(values):
 
 
 def binary_labels(values, name):
-    """``values`` as an int8 array of 0/1 labels (bool accepted): :func:`~fairlearn_dp.utils._validation.
+    """``values`` as an int8 array of 0/1 labels (bool accepted): :func:`~fairlearn_dp._utils._validation.
     check_binary_labels`, whose one message names ``name``.
     """
     try:

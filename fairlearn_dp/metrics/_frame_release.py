@@ -47,8 +47,9 @@ import math
 
 import numpy as np
 
-from ..privacy import noisy_vector, project_onto_nonnegative_sum
-from ..privacy import noise_scale, noise_sd
+from ..privacy._release import noisy_vector
+from ..privacy._projection import project_onto_nonnegative_sum
+from ..privacy._release import noise_scale, noise_sd
 
 __all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "release_table", "public_totals", "post_process",
            "simulate"]

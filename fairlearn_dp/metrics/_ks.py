@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils._validation import as_1d_float, as_group_vector
+from .._utils._validation import as_1d_float, as_group_vector
 
 __all__ = ["ks_distance", "ks_distance_to", "ks_statistical_parity"]
 

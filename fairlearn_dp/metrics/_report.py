@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, validate_epsilon_delta
-from ..privacy import release_seeds, warnings_after_release
-from ..utils._validation import validate_params
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
+from ..privacy._random import release_seeds
+from ..privacy._post_release import warnings_after_release
+from .._utils._validation import validate_params
 from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels, check_names
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels

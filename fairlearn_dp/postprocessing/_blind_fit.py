@@ -15,9 +15,9 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import exceptions
-from ..privacy import joint_histogram_sensitivity, noise_scale, noise_sd
-from ..utils._withheld import call_total_on_private_rows
-from ..utils._validation import as_group_vector, encode_groups
+from ..privacy._release import joint_histogram_sensitivity, noise_scale, noise_sd
+from .._utils._withheld import call_total_on_private_rows
+from .._utils._validation import as_group_vector, encode_groups
 from ._inputs import check_target_rows
 from ._regressor_contract import outputs_range
 from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap

@@ -2,7 +2,7 @@
 
 Both post-processors read their data only through one table of counts (docs/design.md, "The order inside fit"
 and "Scale"). Their ``fit`` validates the public inputs and checks the budget
-(:meth:`~fairlearn_dp.utils._fit_order.PrivateFitMixin.check_public_inputs`), reads the domain (the base
+(:meth:`~fairlearn_dp._utils._fit_order.PrivateFitMixin.check_public_inputs`), reads the domain (the base
 estimator, the groups, the public grid), then builds ``cell_index(x, y, sensitive_features)``: the flat cell index
 of each row, with the per-row domain checks and their messages (a partial of a module-level function over a light
 copy of the estimator, so that it can be shipped to Dask workers). A backend counts::
@@ -15,7 +15,7 @@ copy of the estimator, so that it can be shipped to Dask workers). A backend cou
 
 Both return integer counts, equal for the same rows whatever the partitioning; :func:`release_counts` then
 releases ``counts / n`` once, through :func:`fairlearn_dp.privacy._release.release_joint_counts` (what
-:func:`~fairlearn_dp.privacy.private_joint_histogram` does after counting: the same noise for the same
+:func:`~fairlearn_dp.privacy._release.private_joint_histogram` does after counting: the same noise for the same
 ``random_state``). Backends receive callables and return counts: they read and set nothing of the estimators.
 """
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..privacy import release_joint_counts
-from ..utils._dask import is_dask_input
+from ..privacy._release import release_joint_counts
+from .._utils._dask import is_dask_input
 from ._distributed import check_layout, count_cells_dask
 
 __all__ = ["count_cells_in_memory", "count_cells_dask", "counting_backend", "check_layout", "is_dask_input",

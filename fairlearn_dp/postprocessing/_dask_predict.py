@@ -11,8 +11,8 @@ the estimator's ``predict`` passes the bound method of a light copy of itself (w
 ships once per worker. This module reads and sets nothing of the estimators: it receives callables.
 
 Randomised predictions. The in-memory ``predict`` draws one uniform per row, in row order: ``random_sample(n)`` of
-:func:`fairlearn_dp.privacy.check_random_state` of ``random_state``. On Dask inputs partition ``i`` draws from
-that same generator advanced by the number of rows before it (:func:`~fairlearn_dp.privacy.skip_draws`). Row
+:func:`fairlearn_dp.privacy._random.check_random_state` of ``random_state``. On Dask inputs partition ``i`` draws from
+that same generator advanced by the number of rows before it (:func:`~fairlearn_dp.privacy._random.skip_draws`). Row
 ``r`` therefore gets draw ``r`` of one stream whatever the partitioning, and the computed predictions are exactly
 the in-memory ``predict`` of the computed inputs with the same ``random_state`` (tested for several partitionings).
 Advancing costs one extra draw per row, sequentially (about 3 ms per million rows). For a Dask array the lengths
@@ -44,8 +44,8 @@ import copy
 
 import numpy as np
 
-from ..privacy import copy_random_state, skip_draws
-from ..utils._dask import partitions as _partitions
+from ..privacy._random import copy_random_state, skip_draws
+from .._utils._dask import partitions as _partitions
 from ._distributed import _aligned_partitions, _check_partition_lengths, _rows
 
 __all__ = ["predict_dask", "pmf_predict_dask"]

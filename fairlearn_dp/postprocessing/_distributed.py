@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._dask import FAN_IN, aligned_partitions, is_dask_input, tree_reduce
+from .._utils._dask import FAN_IN, aligned_partitions, is_dask_input, tree_reduce
 from ._inputs import _encode_numeric  # noqa: F401 (tested here)
 from ._inputs import binary_labels_fast as _labels  # noqa: F401 (tested here)
 from ._inputs import fit_template as _template  # noqa: F401 (tested here)
@@ -43,7 +43,7 @@ _ARGUMENTS = ("X", "y", "sensitive_features")
 # ------------------------------------------------------------------------------------------------ public checks
 def _aligned_partitions(X, y, sensitive_features):
     """Partition ``i`` of every argument, side by side: ``[(x_i, y_i or None, sf_i), ...]``
-    (:func:`~fairlearn_dp.utils._dask.aligned_partitions`, ``X`` the reference).
+    (:func:`~fairlearn_dp._utils._dask.aligned_partitions`, ``X`` the reference).
     """
     if sensitive_features is None:
         raise ValueError("sensitive_features is required.")

@@ -14,12 +14,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
-from ..utils._fit_order import PrivateFitMixin
-from ..privacy import check_random_state
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
-from ..utils._withheld import call_total_on_private_rows
-from ..utils._features import check_fit_features, set_fit_features
-from ..utils._validation import (
+from .._utils._fit_order import PrivateFitMixin
+from ..privacy._random import check_random_state
+from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
+from .._utils._withheld import call_total_on_private_rows
+from .._utils._features import check_fit_features, set_fit_features
+from .._utils._validation import (
     as_1d_float,
     as_group_vector,
     check_alpha,
@@ -244,7 +244,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         """Validate every public parameter (and, given ``fit``'s arguments, their public layout), then check that
         the accountant can pay ``(epsilon, delta)``; read no value of the data.
 
-        What ``fit`` does first (``PrivateFitMixin.check_public_inputs``, in ``fairlearn_dp.utils``).
+        What ``fit`` does first (``PrivateFitMixin.check_public_inputs``, in ``fairlearn_dp._utils``).
         With ``check_budget=False`` (a wrapper that reads ``bounds`` and ``groups`` from a dataset's schema before it
         checks the budget), ``bounds=None`` and ``groups=None`` pass, and the rules that need them wait for them.
         """
@@ -252,7 +252,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
             return super().check_public_inputs(X, y, sensitive_features=sensitive_features, **fit_kwargs)
         resolved = self._check_params_together(validate_params(self, self._public_parameter_checks), pending=True)
         if X is not None:
-            check_fit_features(X)                   # the column names: scikit-learn's rules (utils/_features.py)
+            check_fit_features(X)                   # the column names: scikit-learn's rules (_utils/_features.py)
             resolved = self._check_public_layout(resolved, X, y, sensitive_features, fit_kwargs)
         return resolved
 
@@ -331,7 +331,7 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
             **kwargs: Any) -> DPFairRegressionPostprocessor:
         """Fit the private post-processor.
 
-        The one order of every private fit (``utils/_fit_order.py``): the public parameters and the budget, the
+        The one order of every private fit (``_utils/_fit_order.py``): the public parameters and the budget, the
         domain (regressor, groups, grid), the counts of the (group, bin) cells (in memory or on Dask workers,
         ``_counting.py``), one release, the barycenter LP on the release.
 

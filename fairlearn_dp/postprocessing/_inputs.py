@@ -23,7 +23,7 @@ from .._fairlearn_compat import (
     MESSAGE_Y_NONE,
 )
 
-from ..utils._validation import as_group_vector, encode_groups
+from .._utils._validation import as_group_vector, encode_groups
 
 __all__ = ["n_columns", "n_rows", "check_lengths", "check_target_rows", "binary_labels", "binary_labels_fast", "encode_group_index",
            "light_copy", "fit_template"]

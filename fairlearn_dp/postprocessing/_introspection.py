@@ -43,7 +43,7 @@ from .._fairlearn_compat import (
     metric_names,
     set_plot_attributes,
 )
-from ..utils._validation import as_1d_float
+from .._utils._validation import as_1d_float
 
 __all__ = ["INTROSPECTION_ATTRIBUTES", "bin_thresholds", "fairlearn_introspection", "representable_mixing",
            "set_fairlearn_introspection"]

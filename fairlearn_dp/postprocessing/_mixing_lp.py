@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..exceptions import FairnessWarning, UtilityWarning, warn
-from ..privacy import ConstantChoice, no_choice
+from ..privacy._selection import ConstantChoice, no_choice
 
 __all__ = ["RATE_LABELS", "rate_error_budget", "rate_errors", "constraint_slack", "released_rates",
            "disparity_bounds", "warn_if_unenforced", "warn_if_constant", "laplace_sum_sf", "positive_part_sum_sf",
@@ -120,7 +120,7 @@ def rate_error_budget(*, n_rows, epsilon, delta, beta, n_groups, n_bins, cells, 
         return (cells // 2) * math.log(2 * n_groups * n_bins / beta) * laplace_scale
     gaussian_sd = None
     if delta > 0:
-        from ..privacy import noise_scale
+        from ..privacy._release import noise_scale
 
         gaussian_sd = noise_scale(epsilon, delta, None, math.sqrt(2.0) / n_rows)     # the analytic Gaussian's sigma
     scale = laplace_scale if gaussian_sd is None else gaussian_sd
@@ -262,7 +262,7 @@ def lp_constant_choice(mixing_rates, *, n_rows=1, epsilon=math.inf, delta=0.0, b
     elif delta == 0:
         bound = 2.0 * float(stats.gamma.ppf(1.0 - beta, cells, scale=2.0 / (n_rows * epsilon)))
     else:
-        from ..privacy import noise_scale
+        from ..privacy._release import noise_scale
 
         sigma = noise_scale(epsilon, delta, None, math.sqrt(2.0) / n_rows)
         bound = 2.0 * math.sqrt(cells) * sigma * math.sqrt(float(stats.chi2.ppf(1.0 - beta, cells)))

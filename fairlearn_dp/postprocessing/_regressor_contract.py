@@ -1,6 +1,6 @@
 """scikit-learn's regressor contract of :class:`~fairlearn_dp.postprocessing.DPFairRegressionPostprocessor`, as a
 mixin: its tags, ``predict``'s check of the feature layout recorded by ``fit`` (``n_features_in_``,
-``feature_names_in_``: the helpers of ``utils/_features.py``, as every estimator), ``score``, and the bins' range at
+``feature_names_in_``: the helpers of ``_utils/_features.py``, as every estimator), ``score``, and the bins' range at
 ``epsilon=inf`` without ``bounds``.
 """
 
@@ -17,8 +17,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyWarning, warn
-from ..utils._features import check_predict_features
-from ..utils._validation import check_bounds
+from .._utils._features import check_predict_features
+from .._utils._validation import check_bounds
 
 __all__ = ["check_public_bounds", "fit_here", "outputs_range"]
 
@@ -113,7 +113,7 @@ class _RegressorContract(RegressorMixin):
 
     def _check_fit_target(self, y: Any) -> None:
         """``fit``'s public layout (before the budget check): ``y`` is given when the estimator is fitted here
-        (``X``'s feature layout is checked by the fit order's common step, ``utils/_features.py``).
+        (``X``'s feature layout is checked by the fit order's common step, ``_utils/_features.py``).
         """
         if y is None and self.estimator is not None and not self.prefit:
             raise ValueError(f"y is required to fit the estimator (prefit=False): {type(self).__name__} requires y to "

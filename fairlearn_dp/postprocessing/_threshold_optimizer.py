@@ -14,23 +14,19 @@ from numpy.typing import ArrayLike
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._fairlearn_compat import (
-    BASE_ESTIMATOR_NONE_ERROR_MESSAGE,
-    KW_CONTROL_FEATURES,
-    MESSAGE_X_Y_ROWS,
-    MESSAGE_Y_NONE,
-    NO_CONTROL_FEATURES,
-)
+from .._fairlearn_compat import (BASE_ESTIMATOR_NONE_ERROR_MESSAGE, KW_CONTROL_FEATURES, MESSAGE_X_Y_ROWS,
+                                 MESSAGE_Y_NONE, NO_CONTROL_FEATURES)
 from ..exceptions import PrivacyWarning, UtilityWarning, warn
-from ..privacy import PrivacySpend, charge, validate_epsilon_delta
-from ..utils._features import check_predict_features, set_fit_features
-from ..utils._fit_order import PrivateFitMixin
-from ..privacy import check_random_state
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit
-from ..utils._guarantee_repr import GuaranteeBound, GuaranteeReprMixin
-from ..utils._private_models import fits_privately
-from ..utils._withheld import call_on_private_rows, call_total_on_private_rows
-from ..utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, validate_epsilon_delta
+from .._utils._features import check_predict_features, set_fit_features
+from .._utils._fit_order import PrivateFitMixin
+from ..privacy._random import check_random_state
+from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
+from .._utils._guarantee_repr import GuaranteeBound, GuaranteeReprMixin
+from .._utils._private_models import fits_privately
+from .._utils._withheld import call_on_private_rows, call_total_on_private_rows
+from .._utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
 from ._counting import check_layout, counting_backend, is_dask_input, release_counts
 from ._counting import require_declared_groups, require_prefit_or_none
 from ._dask_predict import pmf_predict_dask, predict_dask
@@ -312,7 +308,7 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
 
         At ``epsilon=inf`` (with an estimator and an objective Fairlearn supports) this is Fairlearn's
         ``ThresholdOptimizer.fit`` after the privacy parameters are validated; the accountant is charged
-        ``(inf, delta)``. Otherwise the one order of every private fit (``utils/_fit_order.py``): the public
+        ``(inf, delta)``. Otherwise the one order of every private fit (``_utils/_fit_order.py``): the public
         parameters and the budget, the domain (base estimator, groups, grid), the counts of the (group, bin, label)
         cells (in memory or on Dask workers, ``_counting.py``), one release, the mixing LP on the release.
 

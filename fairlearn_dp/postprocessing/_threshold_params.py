@@ -21,8 +21,8 @@ from .._fairlearn_compat import (
     OBJECTIVES_FOR_SIMPLE_CONSTRAINTS,
     SIMPLE_CONSTRAINTS,
 )
-from ..utils._features import warn_sensitive_columns_in_X
-from ..utils._validation import (
+from .._utils._features import warn_sensitive_columns_in_X
+from .._utils._validation import (
     check_bool,
     check_choice,
     check_estimator,

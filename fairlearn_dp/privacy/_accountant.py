@@ -32,7 +32,7 @@ MAX_EPSILON = 1e100
 def validate_epsilon_delta(epsilon: float, delta: float = 0.0, *, allow_inf: bool = True) -> tuple[float, float]:
     """Check ``epsilon`` and ``delta`` with errors naming the argument; return them as floats.
 
-    ``epsilon`` must be > 0, and at most :data:`~fairlearn_dp.privacy.MAX_EPSILON` (1e100) when finite, so that
+    ``epsilon`` must be > 0, and at most ``MAX_EPSILON`` (1e100) when finite, so that
     the accountant's composition stays finite; ``inf`` is allowed when ``allow_inf`` (the non-private baseline).
     ``delta`` must be in ``[0, 1)``.
     """

@@ -6,7 +6,7 @@ rolled back by ``atomic_fit``, a ``DPMetricFrame`` never returned). Every public
 through ``atomic_fit``; ``DPMetricFrame``; the ``dp_*`` aggregates; the AIF360 metric classes; ``pareto``) runs
 inside :class:`warnings_after_release` (a ``with`` block, which adds no frame, so the stack levels of the warnings
 issued before the release stay right) or the decorator :func:`issue_warnings_after_release`. From the first
-:func:`~fairlearn_dp.privacy.charge` inside it, warnings are recorded instead of shown or raised; once the call has
+``charge`` inside it, warnings are recorded instead of shown or raised; once the call has
 completed its result (fitted attributes stored, object built), they are issued again, in order, under the caller's
 own filters, at the user's line. Turned into an exception, such a warning carries the call's result as its
 ``result`` attribute (the fitted estimator, the frame, the value), so nothing released is lost. Warnings before the
@@ -62,7 +62,7 @@ class _Scope:
 
 
 def mark_released() -> None:
-    """Called by :func:`~fairlearn_dp.privacy.charge`: the current releasing call (if any) defers its warnings."""
+    """Called by ``charge``: the current releasing call (if any) defers its warnings."""
     scope = _SCOPE.get()
     if scope is not None:
         scope.release()

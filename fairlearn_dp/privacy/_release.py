@@ -3,7 +3,7 @@
 All noise comes from diffprivlib mechanisms (:class:`~diffprivlib.mechanisms.Laplace` for pure DP,
 :class:`~diffprivlib.mechanisms.GaussianAnalytic` when ``delta > 0``). diffprivlib's mechanisms are scalar, so a
 vector is released by one mechanism instance applied to every coordinate in one call of
-:func:`~fairlearn_dp.privacy.randomise_vector` (the mechanism's own formula and sampler, vectorised); the
+:func:`~fairlearn_dp.privacy._vector.randomise_vector` (the mechanism's own formula and sampler, vectorised); the
 guarantee for the whole vector comes from the vector's L1 (Laplace) or L2 (Gaussian) sensitivity, not from
 composing coordinates.
 """

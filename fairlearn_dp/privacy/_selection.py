@@ -16,7 +16,7 @@ classifiers end with :func:`choose_against_constants`, which returns the candida
   sensitivity. The share of the fit's epsilon it takes is :data:`SELECTION_SHARE` (:func:`selection_split`).
 
 The chosen candidate's training cost exceeds the best candidate's by at most
-:func:`~fairlearn_dp.privacy.exponential_mechanism_excess_cost` ``/ n`` with probability at least ``1 - beta``
+``exponential_mechanism_excess_cost`` ``/ n`` with probability at least ``1 - beta``
 (McSherry & Talwar 2007): the selection error stated on the constant-fallback page. At ``epsilon = inf`` the
 estimators keep the toolkit's output (no choice is made), so that they stay exact drop-ins.
 Derivation: docs/privacy_analysis/constant_fallback.md.
@@ -116,7 +116,7 @@ def choose_against_constants(positive: ArrayLike, y: ArrayLike, *, epsilon: floa
 
     ``public=True``: every cost is public (see the module docstring), the choice is exact and spends nothing.
     Otherwise the exponential mechanism with ``epsilon`` and sensitivity ``max(costs)`` draws it
-    (diffprivlib's ``Exponential``, :func:`~fairlearn_dp.privacy.exponential_mechanism`; ``random_state`` seeds it,
+    (diffprivlib's ``Exponential``, ``exponential_mechanism``; ``random_state`` seeds it,
     None: diffprivlib's secure source). The exact choice keeps the fitted model only when a one-sided paired test at
     level ``SELECTION_BETA`` on the training rows says it is more accurate than the best constant (ties and
     differences within the rows' sampling error go to the constant, which is exactly fair).

@@ -124,7 +124,7 @@ def noisy_vector_zcdp(values: ArrayLike, *, l2_sensitivity: float, rho: float,
     ``rho``-zCDP for a vector whose L2 distance between neighbours is at most ``l2_sensitivity``. Does not charge
     an accountant (callers compose their releases and charge the total once). ``random_state`` may be a
     ``numpy.random.RandomState`` shared across calls so a whole algorithm draws from one stream. All coordinates
-    are drawn in one call of :func:`~fairlearn_dp.privacy.randomise_vector`.
+    are drawn in one call of :func:`~fairlearn_dp.privacy._vector.randomise_vector`.
     """
     mechanism = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
     return randomise_vector(mechanism, np.asarray(values, dtype=float))

@@ -36,7 +36,7 @@ class ZCDPLedger:
         """Release ``values`` with Gaussian noise calibrated to ``rho``-zCDP and record what it cost.
 
         One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream; every
-        coordinate of ``values`` in one :func:`~fairlearn_dp.privacy.randomise_vector` call.
+        coordinate of ``values`` in one :func:`~fairlearn_dp.privacy._vector.randomise_vector` call.
         """
         if math.isinf(rho):                         # epsilon = inf: the non-private baseline, no noise
             self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": 0.0,

@@ -9,14 +9,13 @@ descent in which each group's share of the budget follows its privately estimate
 optionally with a bounded-group-loss penalty).
 """
 
-from ..privacy import exponential_mechanism, exponential_mechanism_probabilities
-from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
 from ._dp_logistic_regression import DPLogisticRegression
+from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
 from ._exponentiated_gradient import DPExponentiatedGradient
 from ._gerryfair import DPGerryFairClassifier
-from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor, ZCDPLedger
-from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions, linear_threshold_hypotheses
-from ..utils._row_bounds import layout_row_norm_bound
+from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor
+from ._hypotheses import linear_threshold_hypotheses
+from .._utils._row_bounds import layout_row_norm_bound
 
 __all__ = [
     "DPExponentiatedGradient",
@@ -24,12 +23,7 @@ __all__ = [
     "DPGerryFairClassifier",
     "DPGroupBudgetRegressor",
     "DPGroupBudgetClassifier",
-    "ZCDPLedger",
-    "LinearThresholdClassifier",
     "DPLogisticRegression",
     "linear_threshold_hypotheses",
-    "hypothesis_predictions",
-    "exponential_mechanism",
-    "exponential_mechanism_probabilities",
     "layout_row_norm_bound",
 ]

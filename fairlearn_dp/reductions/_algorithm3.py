@@ -18,8 +18,11 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ErrorRateParity
 
-from ..privacy import exponential_mechanism, min_count_split, noisy_vector, per_mechanism_epsilon
-from ..utils._progress import progress_rounds
+from ..privacy import per_mechanism_epsilon
+from ..privacy._exponential import exponential_mechanism
+from ..privacy._budget_split import min_count_split
+from ..privacy._release import noisy_vector
+from .._utils._progress import progress_rounds
 from ._eg_params import _event_index, _moment_events
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 
@@ -85,7 +88,7 @@ class Algorithm3:
     # ------------------------------------------------------------------------------------------ releases
     def _release_min_count(self, cell_counts):
         """``N``: the smallest non-empty cell without noise, the public ``min_count``, or a DP lower bound released
-        with ``min_count_fraction`` of epsilon and half of delta (:func:`fairlearn_dp.privacy.min_count_split`).
+        with ``min_count_fraction`` of epsilon and half of delta (``min_count_split``).
         Returns the budget left for the rounds.
         """
         epsilon, delta = self.epsilon, self.delta

@@ -21,7 +21,7 @@ from diffprivlib.models import LogisticRegression as _DiffprivlibLogisticRegress
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
-from ..utils._fit_support import SharedAccountantCloneMixin
+from .._utils._fit_support import SharedAccountantCloneMixin
 
 __all__ = ["DPLogisticRegression"]
 

@@ -1,7 +1,7 @@
 """DPExponentiatedGradient's public parameters: their checks, run before the budget check, and what they resolve to.
 
 The mixin below validates every public parameter of :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` in
-one step (:class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`: the table ``_public_parameter_checks``, then
+one step (:class:`~fairlearn_dp._utils._fit_order.PrivateFitMixin`: the table ``_public_parameter_checks``, then
 ``_check_params_together``), resolves ``mode``/``oracle`` to the algorithm that runs, and computes the public
 quantities the algorithms share: the bound ``B`` on the multipliers, Algorithm 3's number of rounds ``T`` (capped
 at ``MAX_ROUNDS``) and the constraint's public structure (its events and (event, group) cells). Everything here
@@ -24,12 +24,13 @@ from fairlearn.reductions import (
     TruePositiveRateParity,
 )
 
-from ..privacy import PrivacySpend, selection_split
-from ..utils._features import warn_sensitive_columns_in_X
-from ..utils._fit_order import PrivateFitMixin
-from ..utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
-from ..utils._withheld import call_withheld
-from ..utils._validation import (
+from ..privacy import PrivacySpend
+from ..privacy._selection import selection_split
+from .._utils._features import warn_sensitive_columns_in_X
+from .._utils._fit_order import PrivateFitMixin
+from .._utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
+from .._utils._withheld import call_withheld
+from .._utils._validation import (
     check_binary_labels,
     as_group_vector,
     check_choice,

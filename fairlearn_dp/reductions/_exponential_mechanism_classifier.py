@@ -23,14 +23,18 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from .._compat import num_samples as _num_samples
 
 from ..exceptions import UtilityWarning, warn
-from ..privacy import release_random_state
-from ..privacy import choose_against_constants, no_choice, selection_split
-from ..privacy import (PrivacySpend, charge, exponential_mechanism, exponential_mechanism_excess_cost,
-                       exponential_mechanism_probabilities, noisy_vector)
-from ..utils._features import check_predict_features, set_fit_features
-from ..utils._fit_order import PrivateFitMixin
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
-from ..utils._validation import (
+from ..privacy._random import release_random_state
+from ..privacy._selection import choose_against_constants, no_choice, selection_split
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge
+from ..privacy._exponential import (
+    exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities,
+)
+from ..privacy._release import noisy_vector
+from .._utils._features import check_predict_features, set_fit_features
+from .._utils._fit_order import PrivateFitMixin
+from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
+from .._utils._validation import (
     check_binary_labels,
     check_real,
     as_group_vector,

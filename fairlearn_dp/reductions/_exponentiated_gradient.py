@@ -19,16 +19,18 @@ from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiate
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import FairnessWarning, UtilityWarning, warn
-from ..privacy import PrivacySpend, charge, choose_against_constants, no_choice
-from ..privacy import check_random_state, release_random_state
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge
+from ..privacy._selection import choose_against_constants, no_choice
+from ..privacy._random import check_random_state, release_random_state
 from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
 from ..postprocessing._inputs import light_copy
-from ..utils._dask import is_dask_input
-from ..utils._features import check_predict_features, set_fit_features
-from ..utils._row_bounds import feature_bound_radius
-from ..utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
-from ..utils._fit_support import warn_if_constant_output
-from ..utils._rows import clip_rows
+from .._utils._dask import is_dask_input
+from .._utils._features import check_predict_features, set_fit_features
+from .._utils._row_bounds import feature_bound_radius
+from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
+from .._utils._fit_support import warn_if_constant_output
+from .._utils._rows import clip_rows
 from ._algorithm3 import Algorithm3
 from ._hypotheses import hypothesis_predictions
 from ._game_mixture import released_positive_rate, threshold_rate_bounds
@@ -447,7 +449,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _choose_against_constants(self, positive, y, epsilon, rng):
         """The private choice between Q (``positive``: its probabilities of 1 on the training rows) and the fair
-        constants (:func:`~fairlearn_dp.privacy.choose_against_constants`), drawn from the fit's release stream.
+        constants (``choose_against_constants``), drawn from the fit's release stream.
 
         ``epsilon=inf``: no choice (the toolkit's output). ``"sensitive_attribute"``: exact and free (Q does not read
         the attribute and X, y are public, so its training cost is post-processing of a release). ``"record"``: the
@@ -472,7 +474,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
 
     def _warn_if_constant_output(self, low, high=None, *, source, noise_sd=0.0):
         """The kept mixture predicts one label on (almost) every row (after the charge; not after a chosen
-        constant): ``low``/``high`` public or released (:func:`~fairlearn_dp.utils._fit_support.warn_if_constant_output`).
+        constant): ``low``/``high`` public or released (``warn_if_constant_output``).
         """
         hint = ("More data, a larger epsilon, a looser constraint or privacy_unit='sensitive_attribute'"
                 if self.privacy_unit == "record" else "More data, a larger epsilon or a looser constraint")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from ..utils._fit_support import linear_span
+from .._utils._fit_support import linear_span
 from ._hypotheses import LinearThresholdClassifier
 
 __all__ = []
@@ -68,7 +68,7 @@ def released_positive_rate(round_sums, q, n, sigma_round):
 
 def threshold_rate_bounds(plays, weights, radius, dual_ord):
     """``(low, high)``: bounds on the mixture's probability of predicting 1 at every point of the public domain
-    ``||x|| <= radius`` (:func:`~fairlearn_dp.utils._fit_support.linear_span`'s ``dual_ord``), from the released
+    ``||x|| <= radius`` (:func:`~fairlearn_dp._utils._fit_support.linear_span`'s ``dual_ord``), from the released
     plays only: a :class:`LinearThresholdClassifier` ``1[x . coef >= threshold]`` is 1 everywhere when
     ``-span >= threshold``, 0 everywhere when ``span < threshold``; any other play counts as either.
     """

@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ..utils._encoding import _with_intercept
-from ..utils._fit_support import linear_span, warn_if_constant_output
-from ..utils._validation import check_X
-from ..utils._rows import clip_rows
+from .._utils._encoding import _with_intercept
+from .._utils._fit_support import linear_span, warn_if_constant_output
+from .._utils._validation import check_X
+from .._utils._rows import clip_rows
 
 __all__ = ["LinearCSCHypothesis", "RegressionCSCHypothesis"]
 

@@ -4,8 +4,8 @@
 (projected DP gradient descent with per-group budget shares, Alg. 2 / Alg. 3), which
 :class:`~fairlearn_dp.reductions.DPGroupBudgetRegressor` and :class:`~fairlearn_dp.reductions.DPGroupBudgetClassifier`
 inherit. Every release goes through a ``ZCDPLedger`` (:mod:`fairlearn_dp.privacy._zcdp_ledger`), and the budget
-splits are the privacy core's (:func:`~fairlearn_dp.privacy.group_budget_stage1_split`,
-:func:`~fairlearn_dp.privacy.group_budget_stage2_split`). Sensitivities and budget splits are derived in
+splits are the privacy core's (:func:`~fairlearn_dp.privacy._budget_split.group_budget_stage1_split`,
+:func:`~fairlearn_dp.privacy._budget_split.group_budget_stage2_split`). Sensitivities and budget splits are derived in
 docs/privacy_analysis/group_budget.md.
 """
 
@@ -15,9 +15,10 @@ import math
 
 import numpy as np
 
-from ..privacy import group_budget_stage1_split, group_budget_stage2_split, zcdp_gaussian_sigma
-from ..privacy import ZCDPLedger
-from ..privacy import choose_against_constants, no_choice
+from ..privacy._budget_split import group_budget_stage1_split, group_budget_stage2_split
+from ..privacy._zcdp import zcdp_gaussian_sigma
+from ..privacy._zcdp_ledger import ZCDPLedger
+from ..privacy._selection import choose_against_constants, no_choice
 
 __all__ = ["ZCDPLedger", "gram_upper_sensitivity"]   # ZCDPLedger: re-imported from the privacy core (old imports work)
 

@@ -50,8 +50,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import num_samples
-from ..utils._rows import clip_rows
-from ..utils._withheld import call_on_private_rows, call_total_on_private_rows, rows_accepted_by, take_rows
+from .._utils._rows import clip_rows
+from .._utils._withheld import call_on_private_rows, call_total_on_private_rows, rows_accepted_by, take_rows
 
 __all__ = ["GameEstimator", "PipelineParts", "FixedPlay", "game_estimator", "pipeline_parts", "fit_preprocessing",
            "finish_pipeline", "pipeline_pmf"]
@@ -274,7 +274,7 @@ def fit_preprocessing(parts, X, y, *, record) -> FittedPreprocessing:
         fitted = clone(Pipeline(parts.steps)).fit(X, y).steps if parts.steps else []
         pipeline = Pipeline(fitted + [_dense_step(fitted)])
         return FittedPreprocessing(pipeline, pipeline.transform(X), n_features_in)
-    # X is private: every call of a step on its rows is made total row by row (utils/_withheld.py), so whether the
+    # X is private: every call of a step on its rows is made total row by row (_utils/_withheld.py), so whether the
     # fit succeeds never depends on one record. A declared or stateless step is fitted on the rows its fit accepts
     # (it learns only the schema and its declared parameters, the same from any of them); a row on which a step
     # raises, or whose features are not finite, gets the zero feature row, which every row bound admits. The

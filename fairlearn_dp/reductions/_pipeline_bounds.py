@@ -1,7 +1,7 @@
 """The public L2 row bound a ``Pipeline``'s declared preprocessing gives (``privacy_unit="record"``).
 
 Under ``"record"`` the statistics game clips every feature row to a public bound ``C`` on its L2 norm, and the
-noise grows with ``C`` (:mod:`fairlearn_dp.utils._row_bounds`). When ``row_norm_bound`` is None and the estimator is
+noise grows with ``C`` (:mod:`fairlearn_dp._utils._row_bounds`). When ``row_norm_bound`` is None and the estimator is
 a ``Pipeline`` whose preprocessing ends in steps whose output is bounded by their parameters alone, ``C`` is
 derived from those parameters and the output layout (how many columns each part produces), never from a value of
 the data. The steps whose output is bounded whatever their input:

@@ -11,8 +11,8 @@ Jagielski et al. (2019, Algorithm 3) release two noisy values per round; here al
    released values (:mod:`._game_mixture`), with an early stop on released values.
 
 zCDP composes by addition: ``rho = rho_stats + T rho_round`` with ``rho_stats = statistics_fraction * rho``
-(:func:`fairlearn_dp.privacy.statistics_game_split`; ``rho_stats`` over the first step's releases:
-:func:`fairlearn_dp.privacy.statistics_release_split`).
+(:func:`fairlearn_dp.privacy._budget_split.statistics_game_split`; ``rho_stats`` over the first step's releases:
+:func:`fairlearn_dp.privacy._budget_split.statistics_release_split`).
 Derivations (sensitivities, proxy memberships and their reliability, calibration, the program's slack, the
 budget): docs/privacy_analysis/statistics_game.md.
 """
@@ -24,14 +24,10 @@ import math
 import numpy as np
 from sklearn.base import clone
 
-from ..privacy import (
-    noisy_vector_zcdp,
-    project_onto_sum,
-    statistics_game_split,
-    statistics_release_split,
-    zcdp_gaussian_sigma,
-)
-from ..utils._progress import progress_rounds
+from ..privacy._zcdp import noisy_vector_zcdp, zcdp_gaussian_sigma
+from ..privacy._projection import project_onto_sum
+from ..privacy._budget_split import statistics_game_split, statistics_release_split
+from .._utils._progress import progress_rounds
 from ._direction_reliability import direction_noise_variance, direction_reliability
 from ._game_mixture import _calibrate_violations, _mixture_lp
 from ._hypotheses import LinearThresholdClassifier
@@ -133,7 +129,7 @@ class StatisticsGame:
         inside = event_index >= 0
         self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
         # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
-        # public event); the releases are projected onto it (:func:`fairlearn_dp.privacy.project_onto_sum`), which
+        # public event); the releases are projected onto it (``project_onto_sum``), which
         # leaves each cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
         self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
         if self.private:

@@ -83,14 +83,10 @@ import numpy as np
 
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from fairlearn_dp.allocation import (
-    BaselineAllocation,
-    LaplaceNoise,
-    ProjectionOntoSimplexAllocation,
-    monte_carlo,
-    project_simplex,
-    project_with_invariants,
+    BaselineAllocation, LaplaceNoise, ProjectionOntoSimplexAllocation, monte_carlo, project_with_invariants,
     proportional_allocation,
 )
+from fairlearn_dp.allocation._projections import project_simplex
 from fairlearn_dp.datasets import fetch_school_districts
 
 EPSILON = 0.01

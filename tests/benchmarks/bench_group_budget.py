@@ -53,7 +53,8 @@ from diffprivlib.models import LinearRegression as DiffprivlibLinearRegression
 from sklearn.linear_model import LinearRegression as SklearnLinearRegression
 
 import _common  # tests/benchmarks/_common.py (scripts run from this folder)
-from fairlearn_dp.reductions import DPGroupBudgetRegressor, ZCDPLedger
+from fairlearn_dp.reductions import DPGroupBudgetRegressor
+from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
 
 SEED = 20240721                      # data, and random_state of every fit
 EPSILON = 1.0
@@ -68,7 +69,7 @@ BGL_THRESHOLD = 1.0
 INSTRUMENTED_FITS = 3                # per setting; the one of median fit time is reported
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_group_budget.md"
 TIMED_SOURCES = ("fairlearn_dp/reductions/_group_budget.py", "fairlearn_dp/privacy/_zcdp.py",
-                 "fairlearn_dp/privacy/_vector.py", "fairlearn_dp/utils/_validation.py", "fairlearn_dp/reductions/_group_budget_stages.py")
+                 "fairlearn_dp/privacy/_vector.py", "fairlearn_dp/_utils/_validation.py", "fairlearn_dp/reductions/_group_budget_stages.py")
 BASELINE = "diffprivlib LinearRegression"
 SETTINGS = (  # name, DPGroupBudgetRegressor keyword arguments
     ("DPSE (standard_errors)", dict(budget_allocation="standard_errors")),

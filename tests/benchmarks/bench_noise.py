@@ -10,7 +10,7 @@ every timed call, construction untimed):
 1. old -- today's per-cell loop, as the four call sites had it before issue 14 (``noisy_vector``,
    ``noisy_vector_zcdp``, GerryFair's ``_Releaser``, ``ZCDPLedger.release``):
    ``np.fromiter((mechanism.randomise(float(v)) for v in flat), float, count=flat.size)``;
-2. new -- ``fairlearn_dp.privacy.randomise_vector(mechanism, values)``, what those call sites use now.
+2. new -- ``fairlearn_dp.privacy._vector.randomise_vector(mechanism, values)``, what those call sites use now.
 
 One untimed warm-up of each, then ``--repeats`` rounds timing old and new in turn (load drift hits both); median,
 minimum and the median ratio old / new. Goal (issue 14): 4x10^5 cells in < 0.1 s (median of the new path).
@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from fairlearn_dp.privacy import randomise_vector  # first: makes diffprivlib importable on scikit-learn 1.9
+from fairlearn_dp.privacy._vector import randomise_vector  # first: makes diffprivlib importable on scikit-learn 1.9
 from diffprivlib.mechanisms import GaussianAnalytic, Laplace
 
 import _common  # tests/benchmarks/_common.py (scripts run from this folder)

@@ -88,7 +88,7 @@ HYPOTHESES = dict(n_directions=64, n_thresholds=16, random_state=0)
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_reductions.md"
 TIMED_SOURCES = ("fairlearn_dp/reductions/_exponentiated_gradient.py", "fairlearn_dp/reductions/_statistics_game.py", "fairlearn_dp/privacy/_exponential.py",
                  "fairlearn_dp/reductions/_hypotheses.py", "fairlearn_dp/privacy/_release.py",
-                 "fairlearn_dp/privacy/_composition.py", "fairlearn_dp/utils/_validation.py", "fairlearn_dp/reductions/_eg_params.py", "fairlearn_dp/reductions/_algorithm3.py", "fairlearn_dp/reductions/_game_mixture.py")
+                 "fairlearn_dp/privacy/_composition.py", "fairlearn_dp/_utils/_validation.py", "fairlearn_dp/reductions/_eg_params.py", "fairlearn_dp/reductions/_algorithm3.py", "fairlearn_dp/reductions/_game_mixture.py")
 
 
 # ------------------------------------------------------------------------------------------------------ data

@@ -88,7 +88,7 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_threshold.
 REPOSITORY = Path(__file__).resolve().parents[2]
 TIMED_SOURCES = ("fairlearn_dp/postprocessing/_threshold_optimizer.py",
                  "aif360_dp/algorithms/postprocessing/_dp_eq_odds.py", "fairlearn_dp/privacy/_release.py",
-                 "fairlearn_dp/utils/_validation.py", "fairlearn_dp/postprocessing/_mixing_lp.py", "fairlearn_dp/postprocessing/_threshold_params.py")
+                 "fairlearn_dp/_utils/_validation.py", "fairlearn_dp/postprocessing/_mixing_lp.py", "fairlearn_dp/postprocessing/_threshold_params.py")
 
 
 # ------------------------------------------------------------------------------------------------------ data

@@ -15,7 +15,7 @@ from fairlearn import reductions as fl_reductions
 
 from ..._glue import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp.utils import (
+from fairlearn_dp._utils import (
     atomic_fit,
     check_bool,
     check_dataset_features,

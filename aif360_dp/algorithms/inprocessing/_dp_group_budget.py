@@ -18,7 +18,7 @@ from ..._glue import (
     public_label_bounds,
 )
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
-from fairlearn_dp.utils import (
+from fairlearn_dp._utils import (
     atomic_fit,
     check_bool,
     check_dataset_features,
@@ -255,8 +255,8 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
     Attributes:
         model_ (DPGroupBudgetClassifier): the fitted engine (classes 0 = unfavorable, 1 = favorable).
         privacy_spent_ (PrivacySpend): what ``fit`` charged.
-        constant_choice_ (ConstantChoice): the engine's final private choice (``0.1 rho``) between the model and
-            the constant classifiers; when a constant wins (``UtilityWarning``), ``predict`` returns it.
+        constant_choice_: the engine's final private choice (a ``ConstantChoice``, ``0.1 rho``) between the model
+            and the constant classifiers; when a constant wins (``UtilityWarning``), ``predict`` returns it.
         feature_names_ (list): the features the model uses.
 """ + _PRIVACY_DOC
 

@@ -13,8 +13,8 @@ from aif360.metrics import utils as aif360_utils
 
 from ..._glue import check_group_attributes, predict_seed
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.privacy import validate_epsilon_delta
-from fairlearn_dp.utils import (
+from fairlearn_dp.privacy._accountant import validate_epsilon_delta
+from fairlearn_dp._utils import (
     atomic_fit,
     check_dataset_features,
     check_real,

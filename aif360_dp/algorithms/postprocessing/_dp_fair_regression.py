@@ -19,7 +19,7 @@ from ..._glue import (
     public_label_bounds,
 )
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.utils import atomic_fit, check_dataset_features, check_seed, set_dataset_features
+from fairlearn_dp._utils import atomic_fit, check_dataset_features, check_seed, set_dataset_features
 
 if TYPE_CHECKING:
     from aif360.datasets import RegressionDataset

@@ -16,7 +16,7 @@ from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification
 from aif360_dp.algorithms.inprocessing._dp_gerryfair import DPGerryFairClassifier
 from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import no_choice
+from fairlearn_dp.privacy._selection import no_choice
 
 CONSTANT_WARNING = "no more accurate than a constant classifier"
 

@@ -21,7 +21,7 @@ from aif360_dp.datasets import AdultDataset
 from aif360_dp._glue import joint_declared_groups, protected_attributes, protected_frame
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp.utils._validation import as_group_vector
+from fairlearn_dp._utils._validation import as_group_vector
 
 # Same code (Fairlearn's ExponentiatedGradient) on the same inputs in one process: the gap is round-off at most
 # (measured: exactly 0); 1e-9 is the bound the drop-in promise is held to.

@@ -13,7 +13,8 @@ from sklearn.linear_model import LinearRegression
 from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification, DPGroupBudgetRegression
 from aif360_dp.datasets import AdultDataset, LawSchoolGPADataset
 from aif360_dp._glue import dataset_to_arrays, declared_groups
-from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning, zcdp_to_approx_dp
+from fairlearn_dp.exceptions import PrivacyWarning
+from fairlearn_dp.privacy import PrivacySpend, zcdp_to_approx_dp
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
 
 pytestmark = [

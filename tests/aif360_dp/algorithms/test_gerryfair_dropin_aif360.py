@@ -19,7 +19,8 @@ from sklearn import linear_model, svm, tree
 from sklearn.kernel_ridge import KernelRidge
 
 from aif360_dp.algorithms.inprocessing import DPGerryFairClassifier
-from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.exceptions import PrivacyWarning
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

@@ -6,24 +6,14 @@ import pytest
 from diffprivlib import BudgetAccountant
 
 from fairlearn_dp.allocation import (
-    BaselineAllocation,
-    CostOfPrivacyAllocation,
-    GaussianNoise,
-    LaplaceNoise,
-    NonNegativeSumProjection,
-    ProjectionOntoSimplexAllocation,
-    bias,
-    monte_carlo,
-    positive_part_bias,
-    project_nonnegative_sum,
-    project_simplex,
-    project_sum,
-    project_with_invariants,
-    proportional_allocation,
-    proposition2_integral,
+    BaselineAllocation, CostOfPrivacyAllocation, GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation,
+    monte_carlo, project_nonnegative_sum, project_sum, project_with_invariants, proportional_allocation,
     release_counts,
-    sum_projection_positive_part_bias,
-    theorem1_bounds,
+)
+from fairlearn_dp.allocation._evaluation import NonNegativeSumProjection
+from fairlearn_dp.allocation._projections import project_simplex
+from fairlearn_dp.allocation._evaluation import (
+    bias, positive_part_bias, proposition2_integral, sum_projection_positive_part_bias, theorem1_bounds,
 )
 
 

@@ -6,13 +6,9 @@ import numpy as np
 import pytest
 
 from fairlearn_dp.allocation import (
-    BaselineAllocation,
-    GaussianNoise,
-    LaplaceNoise,
-    ProjectionOntoSimplexAllocation,
-    monte_carlo,
-    theorem1_bounds,
+    BaselineAllocation, GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation, monte_carlo,
 )
+from fairlearn_dp.allocation._evaluation import theorem1_bounds
 
 distributed = pytest.importorskip("distributed")
 

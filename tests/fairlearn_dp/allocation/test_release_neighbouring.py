@@ -16,16 +16,10 @@ from diffprivlib.mechanisms import GaussianAnalytic
 from scipy.stats import beta
 
 from fairlearn_dp.allocation import (
-    CountRelease,
-    GaussianNoise,
-    LaplaceNoise,
-    ProjectionOntoSimplexAllocation,
-    count_sensitivity,
-    project_nonnegative_sum,
-    project_sum,
-    project_with_invariants,
-    release_counts,
+    GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation, project_nonnegative_sum, project_sum,
+    project_with_invariants, release_counts,
 )
+from fairlearn_dp.allocation._release import CountRelease, count_sensitivity
 
 EPSILON = 1.0
 PAIRS = 20_000           # independent copies of the two changed coordinates

@@ -10,9 +10,10 @@ import pytest
 from diffprivlib import BudgetAccountant
 from scipy.stats import binomtest
 
-from fairlearn_dp.audit import audit, clopper_pearson, epsilon_lower_bound
+from fairlearn_dp.audit import audit, epsilon_lower_bound
+from fairlearn_dp.audit._bounds import clopper_pearson
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.privacy import noisy_vector
+from fairlearn_dp.privacy._release import noisy_vector
 
 
 # ------------------------------------------------------------------------------------------ Clopper-Pearson
@@ -174,7 +175,7 @@ def test_projection_event_reads_the_release_along_the_unit_direction():
 
     from scipy.stats import norm
 
-    from fairlearn_dp.audit import FitFailure, ProjectionEvent
+    from fairlearn_dp.audit._events import FitFailure, ProjectionEvent
 
     direction = np.array([[3.0, 4.0], [0.0, 0.0]])                  # u = [[0.6, 0.8], [0, 0]]
     event = ProjectionEvent("history_.gram", direction, 1.0, 2.0, 4.0)

@@ -20,10 +20,14 @@ from audit_cases import (
     released_statistics,
 )
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.audit import AuditResult, FitFailed, ReproducibilityResult, audit, released_attribute
+from fairlearn_dp.audit import FitFailed, audit
+from fairlearn_dp.audit._audit import AuditResult
+from fairlearn_dp.audit._reproducibility import ReproducibilityResult
+from fairlearn_dp.audit._events import released_attribute
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.privacy import PrivacySpend, noisy_vector
-from fairlearn_dp.reductions import ZCDPLedger
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._release import noisy_vector
+from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
 from fairlearn_dp.reductions import _algorithm3 as algorithm3_module
 from fairlearn_dp.reductions import _exponential_mechanism_classifier as exponential_mechanism_module
 from fairlearn_dp.reductions import _gerryfair as gerryfair_module

@@ -6,9 +6,11 @@ import warnings
 import numpy as np
 import pytest
 
-from fairlearn_dp.audit import AuditResult, CellEvent, FitFailed, FitFailure, audit
+from fairlearn_dp.audit import CellEvent, FitFailed, audit
+from fairlearn_dp.audit._audit import AuditResult
+from fairlearn_dp.audit._events import FitFailure
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import noisy_vector
+from fairlearn_dp.privacy._release import noisy_vector
 
 GROUPS = (0, 1)
 
@@ -155,7 +157,7 @@ def test_failure_audit_is_the_same_in_parallel_chunks():
 def test_failure_bound_grows_like_log_runs():
     """With a deterministic failure on one side, the bound is ln(p_low / p'_high) with Clopper-Pearson bounds at
     0 and n_runs hits: about ln(n_runs / ln(1 / alpha)), unbounded in n_runs (the true epsilon is infinite)."""
-    from fairlearn_dp.audit import clopper_pearson
+    from fairlearn_dp.audit._bounds import clopper_pearson
 
     dataset, neighbour = _neighbours()
     result = audit(_factory(_EmptyGroupRefuses), dataset, neighbour, event=FitFailed(), n_runs=200,

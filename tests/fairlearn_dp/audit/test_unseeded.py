@@ -6,8 +6,9 @@ import random
 import numpy as np
 import pytest
 
-from fairlearn_dp.audit import ReproducibilityResult, audit_unseeded_reproducibility
-from fairlearn_dp.privacy import noisy_vector
+from fairlearn_dp.audit import audit_unseeded_reproducibility
+from fairlearn_dp.audit._reproducibility import ReproducibilityResult
+from fairlearn_dp.privacy._release import noisy_vector
 
 
 class _SecureCounts:

@@ -45,7 +45,7 @@ from fairlearn_dp.metrics import (
     dp_equalized_odds_ratio,
 )
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import PrivacyWarning
 
 CLASSIFICATION = {"accuracy": accuracy_score, "balanced": balanced_accuracy_score, "precision": precision_score,
                   "recall": recall_score, "f1": f1_score, "zero_one": zero_one_loss, "selection": selection_rate,

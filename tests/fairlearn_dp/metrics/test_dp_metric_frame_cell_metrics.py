@@ -35,7 +35,7 @@ from sklearn.metrics import (
 )
 
 from fairlearn_dp.metrics import DPMetricFrame, count_metric
-from fairlearn_dp.privacy import noise_scale
+from fairlearn_dp.privacy._release import noise_scale
 
 GROUPS = ["a", "b", "c"]
 CLASSES = ["cat", "dog", "fish"]

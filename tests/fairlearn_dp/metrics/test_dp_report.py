@@ -168,7 +168,7 @@ def test_multiclass_record_unit_views_equal_metric_frame_at_epsilon_inf():
 @pytest.mark.parametrize("n_models", [1, 3])
 def test_the_noise_is_calibrated_to_the_stacked_sensitivity(data, n_models):
     """L1 2M (Laplace 2M / epsilon) and L2 sqrt(2M) (the analytic Gaussian's sigma at that sensitivity)."""
-    from fairlearn_dp.privacy import noise_scale
+    from fairlearn_dp.privacy._release import noise_scale
 
     y, models, group, _ = data
     predictions = {f"m{i}": models["first"] for i in range(n_models)}

@@ -18,7 +18,7 @@ from fairlearn_dp.postprocessing._blind import (
     solve_blind_remap,
 )
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import PrivacyWarning
 
 # HiGHS (scipy's linprog and cvxpy's) returns optima to within its default primal and dual feasibility tolerances,
 # 1e-7: optima of different solves are compared at that tolerance (objectives at rel 1e-6); the same LP solved

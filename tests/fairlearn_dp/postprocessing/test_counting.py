@@ -13,7 +13,7 @@ from diffprivlib.utils import BudgetError
 
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing import _counting
-from fairlearn_dp.privacy import private_joint_histogram
+from fairlearn_dp.privacy._release import private_joint_histogram
 
 PACKAGE = Path(__file__).resolve().parents[3] / "fairlearn_dp" / "postprocessing"
 

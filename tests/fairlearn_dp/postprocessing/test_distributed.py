@@ -12,7 +12,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing import _distributed
-from fairlearn_dp.utils._validation import as_group_vector, encode_groups
+from fairlearn_dp._utils._validation import as_group_vector, encode_groups
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")

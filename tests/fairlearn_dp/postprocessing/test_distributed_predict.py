@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
-from fairlearn_dp.privacy import copy_random_state, skip_draws
+from fairlearn_dp.privacy._random import copy_random_state, skip_draws
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")

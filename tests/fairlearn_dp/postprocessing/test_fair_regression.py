@@ -18,7 +18,8 @@ from fairlearn_dp.metrics import ks_statistical_parity
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.postprocessing._fair_regression import private_group_estimates
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.exceptions import PrivacyWarning
 
 
 def make(accountant, **kwargs):
@@ -327,7 +328,7 @@ def _shifted_outputs(n, n_groups, seed):
 def _dense_reference(model, X, sensitive_features, random_state):
     """``predict`` and ``_pmf_predict`` as on main before issue 14: dense (|A|, k, k) kernels, one searchsorted over
     all rows' CDFs, row r shifted by 2r."""
-    from fairlearn_dp.privacy import check_random_state
+    from fairlearn_dp.privacy._random import check_random_state
 
     plans = np.stack([plan.toarray() for plan in model.transport_plans_])
     n_groups, k, _ = plans.shape

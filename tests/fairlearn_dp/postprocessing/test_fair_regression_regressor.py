@@ -181,7 +181,7 @@ def test_outputs_as_a_vector_at_predict_after_a_fit_on_their_column(data):
 
 @pytest.mark.dask
 def test_dask_inputs_get_their_layout_checked_without_being_computed(data, regressor):
-    """A Dask frame's column names and count are read from its metadata (utils/_features.py), never computed."""
+    """A Dask frame's column names and count are read from its metadata (_utils/_features.py), never computed."""
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")
     X, y, a = data

@@ -17,7 +17,8 @@ from sklearn.linear_model import LogisticRegression
 import fairlearn_dp.postprocessing._threshold_optimizer as module
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
-from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.exceptions import PrivacyWarning
 
 
 def binary_problem(m=5000, n_groups=3, seed=0):

@@ -19,7 +19,7 @@ from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.privacy import no_choice
+from fairlearn_dp.privacy._selection import no_choice
 
 
 def base_predictions(n=400, signal=False, seed=0):

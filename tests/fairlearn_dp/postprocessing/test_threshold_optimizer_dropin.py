@@ -29,7 +29,7 @@ from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.exceptions import FairdpWarning
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.privacy import PrivacySpend
 
 

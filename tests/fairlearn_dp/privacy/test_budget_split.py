@@ -6,12 +6,8 @@ import pickle
 import numpy as np
 import pytest
 
-from fairlearn_dp.privacy import (
-    group_budget_split,
-    group_budget_stage1_split,
-    group_budget_stage2_split,
-    min_count_split,
-    statistics_game_split,
+from fairlearn_dp.privacy._budget_split import (
+    group_budget_split, group_budget_stage1_split, group_budget_stage2_split, min_count_split, statistics_game_split,
     statistics_release_split,
 )
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp, zcdp_to_approx_dp
@@ -64,7 +60,7 @@ def test_group_budget_splits():
 
 
 def test_the_ledger_lives_in_the_privacy_core_and_its_old_places_still_work():
-    from fairlearn_dp.reductions import ZCDPLedger as public
+    from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger as public
     from fairlearn_dp.reductions._group_budget import ZCDPLedger as estimators
     from fairlearn_dp.reductions._group_budget_stages import ZCDPLedger as stages
 

@@ -15,8 +15,10 @@ from sklearn.linear_model import LogisticRegression
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.metrics import DPMetricFrame
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.privacy import PrivacySpend, charge, issue_warnings_after_release
-from fairlearn_dp.utils import atomic_fit
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._accountant import charge
+from fairlearn_dp.privacy._post_release import issue_warnings_after_release
+from fairlearn_dp._utils import atomic_fit
 
 
 class Toy:

@@ -8,13 +8,9 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 from scipy import optimize, stats
 
-from fairlearn_dp.privacy import (
-    PrivacySpend,
-    joint_histogram_sensitivity,
-    noisy_vector,
-    private_joint_histogram,
-    validate_epsilon_delta,
-)
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
+from fairlearn_dp.privacy._accountant import validate_epsilon_delta
 
 
 def test_laplace_noise_has_stated_scale():

@@ -9,15 +9,11 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Geometric, Laplace, LaplaceTruncated
 from scipy import stats
 
-from fairlearn_dp.privacy import (
-    noisy_vector,
-    noisy_vector_zcdp,
-    private_joint_histogram,
-    randomise_vector,
-    zcdp_gaussian_mechanism,
-)
+from fairlearn_dp.privacy._release import noisy_vector, private_joint_histogram
+from fairlearn_dp.privacy._zcdp import noisy_vector_zcdp, zcdp_gaussian_mechanism
+from fairlearn_dp.privacy._vector import randomise_vector
 from fairlearn_dp.privacy import _vector
-from fairlearn_dp.reductions import ZCDPLedger
+from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
 
 MECHANISMS = {
     "laplace": lambda rs: Laplace(epsilon=0.7, sensitivity=0.3, random_state=rs),

@@ -15,7 +15,8 @@ import pytest
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Laplace
 from scipy import stats
 
-from fairlearn_dp.privacy import _vector, randomise_vector
+from fairlearn_dp.privacy import _vector
+from fairlearn_dp.privacy._vector import randomise_vector
 
 NV_MAGICCONST = random.NV_MAGICCONST
 GRID = 2.0 ** -53                                       # SystemRandom.random()'s uniforms are k * 2**-53

@@ -6,14 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fairlearn_dp.privacy import (
-    compose_zcdp,
-    noisy_vector_zcdp,
-    pure_dp_to_zcdp,
-    zcdp_gaussian_mechanism,
-    zcdp_gaussian_sigma,
-    zcdp_spend,
-    zcdp_to_approx_dp,
+from fairlearn_dp.privacy import zcdp_to_approx_dp
+from fairlearn_dp.privacy._zcdp import (
+    compose_zcdp, noisy_vector_zcdp, pure_dp_to_zcdp, zcdp_gaussian_mechanism, zcdp_gaussian_sigma, zcdp_spend,
 )
 
 

@@ -13,14 +13,9 @@ from fairlearn.reductions import DemographicParity, ErrorRate, ErrorRateParity
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import (
-    SELECTION_SHARE,
-    choose_against_constants,
-    exponential_mechanism_probabilities,
-    no_choice,
-    selection_split,
-    statistics_game_split,
-)
+from fairlearn_dp.privacy._selection import SELECTION_SHARE, choose_against_constants, no_choice, selection_split
+from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
+from fairlearn_dp.privacy._budget_split import statistics_game_split
 from fairlearn_dp.reductions import DPExponentiatedGradient
 
 CHOSEN = "no more accurate than a constant classifier"

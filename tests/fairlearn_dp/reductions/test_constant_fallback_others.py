@@ -19,7 +19,7 @@ import pytest
 from diffprivlib import BudgetAccountant
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import SELECTION_SHARE, no_choice
+from fairlearn_dp.privacy._selection import SELECTION_SHARE, no_choice
 from fairlearn_dp.reductions import (
     DPGerryFairClassifier,
     DPGroupBudgetClassifier,

@@ -18,19 +18,15 @@ from fairlearn.reductions import DemographicParity, ErrorRateParity
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.reductions import (
-    DPExponentiatedGradient,
-    DPGerryFairClassifier,
-    DPGroupBudgetClassifier,
-    LinearThresholdClassifier,
-)
-from fairlearn_dp.utils._fit_support import (
+from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier, DPGroupBudgetClassifier
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
+from fairlearn_dp._utils._fit_support import (
     CONSTANT_OUTPUT_RATE,
     CONSTANT_OUTPUT_Z,
     linear_span,
     warn_if_constant_output,
 )
-from fairlearn_dp.privacy import no_choice
+from fairlearn_dp.privacy._selection import no_choice
 from fairlearn_dp.privacy._selection import ConstantChoice
 
 CONSTANT_OUTPUT = "predicts 0 on (almost) every row"

@@ -17,7 +17,8 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy import PrivacySpend, PrivacyWarning
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions._exponential_mechanism_classifier import (
     ExponentialMechanismFairClassifier,
     _noisy_min_group_size,

@@ -13,7 +13,8 @@ from diffprivlib.utils import BudgetError
 from sklearn.exceptions import NotFittedError
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.reductions import ExponentialMechanismFairClassifier, LinearThresholdClassifier
+from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 from fairlearn_dp.reductions._exponential_mechanism_classifier import _sensitivity, _utility_loss
 
 pytestmark = [

@@ -23,11 +23,8 @@ from diffprivlib.mechanisms import Laplace
 
 from fairlearn_dp.datasets import adult_features
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.reductions import (
-    ExponentialMechanismFairClassifier,
-    LinearThresholdClassifier,
-    linear_threshold_hypotheses,
-)
+from fairlearn_dp.reductions import ExponentialMechanismFairClassifier, linear_threshold_hypotheses
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 from fairlearn_dp.reductions._exponential_mechanism_classifier import (
     _DIAGNOSTIC_MARGIN,
     _NEAR_CONSTANT_RATE,

@@ -23,14 +23,11 @@ from sklearn.preprocessing import MinMaxScaler
 from threadpoolctl import threadpool_limits
 
 from fairlearn_dp.datasets import fetch_adult
-from fairlearn_dp.privacy import advanced_composition_epsilon, selection_split
-from fairlearn_dp.reductions import (
-    DPExponentiatedGradient,
-    exponential_mechanism,
-    exponential_mechanism_probabilities,
-    hypothesis_predictions,
-    linear_threshold_hypotheses,
-)
+from fairlearn_dp.privacy import advanced_composition_epsilon
+from fairlearn_dp.privacy._selection import selection_split
+from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
+from fairlearn_dp.privacy._exponential import exponential_mechanism, exponential_mechanism_probabilities
+from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

@@ -27,8 +27,9 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.privacy import PrivacyWarning
-from fairlearn_dp.reductions import DPExponentiatedGradient, hypothesis_predictions, linear_threshold_hypotheses
+from fairlearn_dp.exceptions import PrivacyWarning
+from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
+from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

@@ -22,7 +22,8 @@ from fairlearn.reductions import (
 )
 from sklearn.exceptions import NotFittedError
 
-from fairlearn_dp.reductions import DPExponentiatedGradient, LinearThresholdClassifier, linear_threshold_hypotheses
+from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

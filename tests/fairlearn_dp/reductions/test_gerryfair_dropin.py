@@ -12,7 +12,7 @@ from sklearn import svm, tree
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import LogisticRegression
 
-from fairlearn_dp.privacy import PrivacyWarning
+from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import DPGerryFairClassifier
 from fairlearn_dp.reductions._gerryfair import RegressionCSCHypothesis
 
@@ -158,7 +158,7 @@ def test_one_records_value_does_not_switch_the_sensitive_encoding():
     says; with sensitive_values= declared nothing depends on the data."""
     import warnings as _warnings
 
-    from fairlearn_dp.privacy import PrivacyWarning
+    from fairlearn_dp.exceptions import PrivacyWarning
     from fairlearn_dp.reductions._gerryfair import _encode_sensitive
 
     a = np.array(["1", "0"] * 20, dtype=object)

@@ -2,7 +2,7 @@
 
 The split is exact at the source: each release's share is rounded down so that the ``K`` shares add up to at most the
 fit's part (:func:`~fairlearn_dp.privacy._budget_split.exact_share`), and the choice's share is rounded down so that
-it and the fit's add up to at most ``epsilon`` (:func:`~fairlearn_dp.privacy.selection_split`). Sums are compared
+it and the fit's add up to at most ``epsilon`` (``selection_split``). Sums are compared
 in exact rational arithmetic (``Fraction``), so an excess of one ulp is caught.
 """
 
@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from diffprivlib import BudgetAccountant
 
-from fairlearn_dp.privacy import composed_spend, per_release_budget, selection_split
+from fairlearn_dp.privacy._budget_split import composed_spend, per_release_budget
+from fairlearn_dp.privacy._selection import selection_split
 from fairlearn_dp.reductions import DPGerryFairClassifier
 
 EPSILONS = [0.1, 0.3, 1, 3, 7]

@@ -471,7 +471,7 @@ def test_pandas_inputs_and_predict_without_sensitive_features():
 def test_bound_and_row_clipping_follow_the_algorithm_that_ran():
     """B defaults to Fairlearn's 1/eps in the game even when hypotheses are passed; predict clips rows as the fit
     did (a fitted attribute), not as a parameter changed after the fit says."""
-    from fairlearn_dp.reductions import LinearThresholdClassifier
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     model = make(mode="statistics", hypotheses=[LinearThresholdClassifier([1.0, 0.0, 0.0], 0.0)])
     assert model._B(paper=False) == 100.0 and model._B(paper=True) == 10.0

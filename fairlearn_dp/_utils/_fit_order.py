@@ -4,7 +4,7 @@ Everything a fit does is a release (whether it succeeds, every message, every fi
 estimator runs the same steps in the same order (docs/design.md, "The order inside fit"):
 
 1. validate every public parameter: the class's declarative table ``_public_parameter_checks`` (``{name: check}``,
-   each check from :mod:`fairlearn_dp.utils._validation`), then the rules that relate several parameters
+   each check from :mod:`fairlearn_dp._utils._validation`), then the rules that relate several parameters
    (``_check_params_together``), which also resolve them (e.g. ``tol=None`` to 0); then the public layout of the
    fit's arguments (``X``'s column names, :mod:`._features`; ``_check_public_layout``: shapes, the metadata ``X``
    publishes, the partitions of Dask inputs, the keyword arguments), which never reads a value of the data;
@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..privacy import PrivacySpend, check_spend
+from ..privacy import PrivacySpend
+from ..privacy._accountant import check_spend
 from ._features import check_fit_features
 from ._fit_support import SharedAccountantCloneMixin, atomic_fit
 from ._validation import validate_params

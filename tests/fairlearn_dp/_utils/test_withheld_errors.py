@@ -2,7 +2,7 @@
 
 ``raise ... from None`` inside an ``except`` block only sets ``__suppress_context__``: the original exception stays
 in ``__context__``, where loggers and error trackers read it. The shared helper
-(:func:`fairlearn_dp.utils._validation.call_withheld`, used by ``call_on_private_rows`` and by the conversions of
+(:func:`fairlearn_dp._utils._validation.call_withheld`, used by ``call_on_private_rows`` and by the conversions of
 the private data) raises the replacement outside the ``except`` block. Checked here: ``__context__`` and
 ``__cause__`` are None, the original message appears nowhere in the chain nor in ``traceback.format_exception``,
 and no frame of the traceback holds the original exception.
@@ -25,7 +25,7 @@ from fairlearn_dp.reductions import (
     DPGroupBudgetRegressor,
     linear_threshold_hypotheses,
 )
-from fairlearn_dp.utils._withheld import call_on_private_rows, call_withheld
+from fairlearn_dp._utils._withheld import call_on_private_rows, call_withheld
 
 SECRET = "alice-4711"
 

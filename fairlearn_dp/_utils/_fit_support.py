@@ -8,8 +8,8 @@ and the post-fit diagnostics.
 - :func:`warn_if_constant_chosen`, :func:`warn_if_constant_output`: the output is a constant (chosen, or the kept
   model predicts one label on almost every row).
 
-This module imports nothing from :mod:`fairlearn_dp.utils._validation`, which re-exports these names (for the modules
-that still import them from there), as :mod:`fairlearn_dp.utils._fit_order` does: no import circle.
+This module imports nothing from :mod:`fairlearn_dp._utils._validation`, which re-exports these names (for the modules
+that still import them from there), as :mod:`fairlearn_dp._utils._fit_order` does: no import circle.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..exceptions import UtilityWarning, warn
-from ..privacy import warnings_after_release
+from ..privacy._post_release import warnings_after_release
 
 __all__ = ["atomic_fit", "SharedAccountantCloneMixin", "warn_if_worse_than_constant", "warn_if_constant_chosen",
            "warn_if_constant_output", "linear_span"]
@@ -36,7 +36,7 @@ def atomic_fit(fit):
     unfitted. Budget already charged by the failed call stays charged.
 
     Warnings issued after the fit's charge are issued after the fitted state is stored, outside the restore
-    (:class:`~fairlearn_dp.privacy.warnings_after_release`): turned into an exception, such a warning leaves the
+    (``warnings_after_release``): turned into an exception, such a warning leaves the
     estimator fitted, and carries it as ``result``.
     """
     @functools.wraps(fit)

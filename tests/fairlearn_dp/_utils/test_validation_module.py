@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairlearn_dp.utils import _fit_order, _fit_support, _rows, _validation, _withheld
-from fairlearn_dp.utils._validation import (
+from fairlearn_dp._utils import _fit_order, _fit_support, _rows, _validation, _withheld
+from fairlearn_dp._utils._validation import (
     check_bool,
     check_callable,
     check_int,

@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) of the shared validators in ``fairlearn_dp.utils._validation`` (issue 11).
+"""Property-based tests (hypothesis) of the shared validators in ``fairlearn_dp._utils._validation`` (issue 11).
 
 The contract: on ANY input a validator returns a valid value or raises ``ValueError``/``TypeError`` naming the
 argument -- never another exception, never NaN (or a missing label) passed through. Settings are local to this
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from fairlearn_dp.exceptions import FairdpWarning
-from fairlearn_dp.utils._validation import (
+from fairlearn_dp._utils._validation import (
     as_1d_float,
     as_group_vector,
     check_alpha,

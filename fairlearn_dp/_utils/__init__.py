@@ -1,8 +1,9 @@
-"""Validation and fit helpers shared by fairdp's estimators, and the part of them its faces use.
+"""Validation and fit helpers shared by fairdp's estimators, and the part of them its faces use (a private package).
 
-The AIF360 faces (``aif360_dp``) and the adapters import these names from here, never from the private modules
-behind them: the one validation module (``_validation.py``), the fit machinery (``_fit_support.py``) and the progress
-display (``_progress.py``). They are internal to fairdp (not on the API page) and may change with it.
+The AIF360 faces (``aif360_dp``) and the adapters import these names from here, never from the modules behind
+them: the one validation module (``_validation.py``), the fit machinery (``_fit_support.py``) and the progress
+display (``_progress.py``). They are internal to fairdp (not on the API page, not counted as public names) and may
+change with it.
 """
 
 from ._features import (

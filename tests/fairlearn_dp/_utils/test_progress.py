@@ -8,8 +8,8 @@ import warnings
 import pytest
 
 from fairlearn_dp.exceptions import UtilityWarning, warn
-from fairlearn_dp.utils import _progress
-from fairlearn_dp.utils._progress import progress_bar
+from fairlearn_dp._utils import _progress
+from fairlearn_dp._utils._progress import progress_bar
 
 
 class _Terminal(io.StringIO):

@@ -8,9 +8,9 @@ offending argument (and quote no private value).
   ``check_string``, ``check_feature_bound``, ``check_bounds``, ``check_alpha``, ``check_hypotheses``,
   ``check_groups``, ``check_declared_groups``, ``check_estimator``; ``value_errors`` turns a check's ``TypeError``
   into a ``ValueError``) and :func:`validate_params`, which runs a table ``{name: check}``; the estimators' tables
-  (``_public_parameter_checks``) are run by :class:`~fairlearn_dp.utils._fit_order.PrivateFitMixin`.
+  (``_public_parameter_checks``) are run by :class:`~fairlearn_dp._utils._fit_order.PrivateFitMixin`.
 
-What is not validation lives elsewhere in :mod:`fairlearn_dp.utils`: the fit machinery and the post-fit diagnostics
+What is not validation lives elsewhere in :mod:`fairlearn_dp._utils`: the fit machinery and the post-fit diagnostics
 in ``_fit_support.py`` (``atomic_fit``, ``SharedAccountantCloneMixin``, ``warn_if_worse_than_constant``,
 ``warn_if_constant_output``), the row transform ``clip_rows`` in ``_rows.py``, the calls whose errors are withheld
 (``call_withheld``, ``call_on_private_rows``) in ``_withheld.py``.
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import PrivacyWarning, warn
-from ..privacy import validate_epsilon_delta
+from ..privacy._accountant import validate_epsilon_delta
 from ._withheld import call_withheld
 
 __all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
@@ -417,14 +417,14 @@ def check_callable(value, name):
 
 def check_epsilon(epsilon, name="epsilon"):
     """``epsilon`` > 0 as a table check (``inf``: no noise), with the rule and messages of
-    :func:`fairlearn_dp.privacy.validate_epsilon_delta`.
+    :func:`fairlearn_dp.privacy._accountant.validate_epsilon_delta`.
     """
     return validate_epsilon_delta(epsilon, 0.0)[0]
 
 
 def check_delta(delta, name="delta"):
     """``delta`` in ``[0, 1)`` as a table check, with the rule and messages of
-    :func:`fairlearn_dp.privacy.validate_epsilon_delta`.
+    :func:`fairlearn_dp.privacy._accountant.validate_epsilon_delta`.
     """
     return validate_epsilon_delta(1.0, delta)[1]
 

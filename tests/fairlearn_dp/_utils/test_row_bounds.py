@@ -1,4 +1,4 @@
-"""fairlearn_dp.utils._row_bounds: published row bounds (X.attrs), the tight bound of a box, the resolution order."""
+"""fairlearn_dp._utils._row_bounds: published row bounds (X.attrs), the tight bound of a box, the resolution order."""
 
 import math
 import warnings
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.utils._row_bounds import (
+from fairlearn_dp._utils._row_bounds import (
     box_row_norm_bound,
     feature_bound_radius,
     feature_reach,
@@ -17,7 +17,7 @@ from fairlearn_dp.utils._row_bounds import (
     resolve_row_norm_bound,
     warn_loose_row_norm_bound,
 )
-from fairlearn_dp.utils._validation import check_feature_bound
+from fairlearn_dp._utils._validation import check_feature_bound
 
 
 def _frame(n=6, d=3):

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairlearn_dp.utils import _validation
-from fairlearn_dp.utils._validation import as_group_vector, encode_groups, resolve_groups
+from fairlearn_dp._utils import _validation
+from fairlearn_dp._utils._validation import as_group_vector, encode_groups, resolve_groups
 
 N = 1000
 RNG = np.random.default_rng(0)
