@@ -90,6 +90,7 @@ ENGINE_PRIVATE_ALLOWED = {
     "fairlearn_dp.privacy._accountant": "the AIF360 faces' own releases check and charge the budget as the engine's do",
     "fairlearn_dp.privacy._post_release": "the AIF360 faces' own releases defer their warnings as the engine's do",
     "fairlearn_dp.privacy._random": "the AIF360 faces' own releases derive their seeds as the engine's do",
+    "fairlearn_dp.privacy._projection": "the AIF360 threshold report projects its totals as the engine's releases do",
     "fairlearn_dp.privacy._selection": "the audit cases size their events from the selection's share of epsilon",
     "fairlearn_dp.privacy._exponential": "the audit case computes the exponential mechanism's probabilities",
     "fairlearn_dp.reductions._hypotheses": "the audit cases build their one-threshold hypothesis classes",
