@@ -44,6 +44,7 @@ MIN_ROUNDS = 20         # the game plays at least this many rounds (or T if smal
 IMPROVEMENT = 1e-4      # an LP value must drop by this much to count as an improvement
 LP_SLACK_SD = 1.0       # the LP bound is relaxed by this many standard deviations of each violation estimate
 FLOOR_SD = 3.0          # a released cell count is floored at FLOOR_SD noise standard deviations
+FEASIBLE_TOL = 1e-9     # the early stop's tolerance on the mixture's violation of the program's bound
 COUNT_SHARE = 0.25      # "sensitive_attribute": the cell counts' share of rho_stats (the feature sums get the rest)
 
 
@@ -522,6 +523,17 @@ class StatisticsGame:
         """
         return _calibrate_violations(proxy_gammas, released_gammas, self.gamma_sd())
 
+    def _mixture(self, errors, gammas, rounds, proxy):
+        """The program's mixture ``(q, value, within)``; ``within``: the mixture's released (calibrated) violation is
+        within the program's bound in every cell the fit enforces (:meth:`unenforced_groups` are measured only).
+        """
+        bound = self.lp_bound(rounds, proxy)
+        q, value = _mixture_lp(np.asarray(errors), gammas.T, bound, self.B)
+        excess = (gammas.T @ q - bound).reshape(2, self.E, self.G)
+        enforced = np.ones(self.G, dtype=bool)
+        enforced[self.unenforced_groups()] = False
+        return q, value, bool(np.all(excess[:, :, enforced] <= FEASIBLE_TOL))
+
     # ------------------------------------------------------------------------------ step 4: the game
     def play(self, event_labels, *, linprog_step=True):
         """Play up to T rounds; the output mixture is the LP's (``linprog_step``) or the uniform average."""
@@ -556,13 +568,17 @@ class StatisticsGame:
             rounds_played = t + 1
             if not linprog_step:                    # the uniform average: all T planned rounds are played
                 continue
-            _, value = _mixture_lp(np.array(errors), gammas.T, self.lp_bound(rounds_played, proxy), self.B)
+            q, value, feasible = self._mixture(errors, gammas, rounds_played, proxy)
             values.append(value)
+            # Stop early only on a mixture within the program's bound: one that the program had to let exceed it
+            # (slack s > 0) means the plays so far cannot meet the constraint, and later rounds may.
             if (rounds_played >= min(MIN_ROUNDS, self.T) and rounds_played > PATIENCE
-                    and value > values[-1 - PATIENCE] - IMPROVEMENT):
+                    and value > values[-1 - PATIENCE] - IMPROVEMENT
+                    and feasible):
                 break
+        self.lp_bound_ = self.lp_bound(rounds_played, proxy) if linprog_step else None
         if linprog_step:
-            q, value = _mixture_lp(np.array(errors), gammas.T, self.lp_bound(rounds_played, proxy), self.B)
+            q, value, _ = self._mixture(errors, gammas, rounds_played, proxy)
         else:
             q = np.full(len(plays), 1.0 / len(plays))           # Q_EG: the uniform average of the rounds' plays
         self.plays_, self.q_ = plays, q
