@@ -59,6 +59,7 @@ fits, on a shared 2-CPU machine; the quick mode about 10 seconds)::
 
     nice -n 10 ../../.venv/bin/python bench_usefulness.py --n-jobs 2   # full: 16 settings, 5 seeds, md + csv
     ../../.venv/bin/python bench_usefulness.py --quick                  # smoke: 3 small settings, seed 0, no file
+    nice -n 10 ../../.venv/bin/python bench_usefulness.py --goals --n-jobs 2   # item 4's table only (3-7 min), no file
 
 Every fit runs under ``threadpoolctl.threadpool_limits(1)``; the exit status is non-zero only when a fit fails.
 """
