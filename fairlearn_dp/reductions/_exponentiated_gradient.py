@@ -154,7 +154,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     lambda_, constraint_index_ : numpy.ndarray and pandas.MultiIndex
         The Auditor's average multipliers and their (sign, event, group) index.
     history_ : dict of numpy.ndarray
-        The releases and their post-processing (multipliers, violations, plays), the noise scale; ``"gram"``: the Gram.
+        The releases and their post-processing (multipliers, violations, plays), noise scale, LP bound; "gram": Gram.
     n_iter_, eta_, bound_B_, mode_, oracle_ : int, float, float, str, str
         Rounds played, learning rate, ``B`` (statistics game), the algorithm that ran and its Learner.
     epsilon_per_mechanism_, composition_ : float, str
@@ -386,7 +386,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         self.history_ = {"statistics": game.S_, "round_sums": game.round_sums_, "lambda": game.lambdas_,
                          "released_gamma": game.released_gammas_,
                          "gamma": game.gammas_, "error": game.errors_, "lp_value": game.lp_values_,
-                         "noise_scale": game.sigma_round}
+                         "noise_scale": game.sigma_round, "lp_bound": game.lp_bound_}
         if record:                                  # the released (noisy) Phi^T Phi, symmetric
             self.history_["gram"] = game.gram_
         self.n_iter_ = game.rounds_played_

@@ -59,6 +59,7 @@ fits, on a shared 2-CPU machine; the quick mode about 10 seconds)::
 
     nice -n 10 ../../.venv/bin/python bench_usefulness.py --n-jobs 2   # full: 16 settings, 5 seeds, md + csv
     ../../.venv/bin/python bench_usefulness.py --quick                  # smoke: 3 small settings, seed 0, no file
+    nice -n 10 ../../.venv/bin/python bench_usefulness.py --goals --n-jobs 2   # item 4's table only (3-7 min), no file
 
 Every fit runs under ``threadpoolctl.threadpool_limits(1)``; the exit status is non-zero only when a fit fails.
 """
@@ -577,6 +578,8 @@ def parse(argv):
                         help=f"smoke run: settings {', '.join(QUICK_SETTINGS)}; seed 0, epsilon 1, no file")
     parser.add_argument("--seeds", type=int, default=None, help="seeds 0..N-1 (default 5, or 1 with --quick)")
     parser.add_argument("--settings", nargs="+", default=None, help="run only these settings (names as printed)")
+    parser.add_argument("--goals", action="store_true",
+                        help="only item 4's table: Adult by race, epsilon 1, Fairlearn and DPEG (both units); no file")
     parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers (default 1)")
     parser.add_argument("--output", type=Path, default=None,
                         help=f"markdown file to write, with the per-seed CSV beside it (default {DEFAULT_OUTPUT}; "
@@ -587,12 +590,16 @@ def parse(argv):
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
     known = setting_names()
+    if args.goals:
+        if args.quick or args.settings is not None:
+            parser.error("--goals runs Adult by race only: not with --quick or --settings")
+        args.settings = ["adult race"]
     if args.settings is None:
         args.settings = list(QUICK_SETTINGS) if args.quick else known
     unknown = [s for s in args.settings if s not in known]
     if unknown:
         parser.error(f"unknown settings {unknown}; known: {known}")
-    if args.output is None and not args.quick:
+    if args.output is None and not (args.quick or args.goals):
         args.output = DEFAULT_OUTPUT
     return args
 
@@ -635,7 +642,13 @@ def main(argv=None):
     warnings.simplefilter("ignore", FutureWarning)
     seeds = list(range(args.seeds))
     epsilons = (GOAL_EPSILON,) if args.quick else EPSILONS
-    jobs = make_jobs(args.settings, seeds, epsilons)
+    if args.goals:
+        epsilons = (GOAL_EPSILON,)
+        jobs = [dict(method=m, setting="adult race", seed=seed, **({} if m == "Fairlearn" else
+                                                                      dict(epsilon=GOAL_EPSILON)))
+                for seed in seeds for m in ("Fairlearn", "DPEG attribute", "DPEG record")]
+    else:
+        jobs = make_jobs(args.settings, seeds, epsilons)
     print(f"bench_usefulness: {len(jobs)} fits on {args.n_jobs} worker(s) ...", file=sys.stderr, flush=True)
     start = time.perf_counter()
     frame = pd.DataFrame(run_jobs(jobs, args.n_jobs))
@@ -643,7 +656,7 @@ def main(argv=None):
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         frame.to_csv(args.output.with_suffix(".csv"), index=False, float_format="%.6g")
-    report = "\n".join(report_lines(frame, args, epsilons, elapsed, argv))
+    report = "\n".join(goal_lines(frame) if args.goals else report_lines(frame, args, epsilons, elapsed, argv))
     failed = int((frame.error != "").sum())
     return _common.finish(report, args.output, "bench_usefulness", failed == 0, f"{failed} fit(s) raised an error.")
 

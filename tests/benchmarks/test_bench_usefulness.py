@@ -50,3 +50,10 @@ def test_selection_reads_constant_choice_when_the_estimator_has_it_else_states_t
     assert bench._selection(SimpleNamespace(constant_choice_=choice), "EMFC", 1_000, 1.0) == (True, 0.02, False)
     assert bench._selection(SimpleNamespace(), "EMFC", 1_000, 1.0) == (None, selection_error_bound(1_000, 0.1), True)
     assert bench._selection(SimpleNamespace(), "DPEG attribute", 1_000, 1.0) == (None, 0.0, True)
+
+
+def test_goals_option_runs_only_item_4s_fits_and_writes_no_file():
+    args = bench.parse(["--goals"])
+    assert args.settings == ["adult race"] and args.output is None
+    with pytest.raises(SystemExit):
+        bench.parse(["--goals", "--quick"])

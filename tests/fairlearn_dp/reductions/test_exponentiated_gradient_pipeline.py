@@ -180,6 +180,8 @@ def test_sample_weight_name_routes_the_weights_to_the_final_step():
             return self.model_.predict(X)
 
     X, y, a = numeric_data()
+    # The features show the group, so the Auditor's multipliers (weighted by the proxies' reliability) move.
+    X["x1"] += 1.5 * (a == "a")
     pipeline = Pipeline([("scale", StandardScaler()), ("clf", WeightedByName())])
     model = make(pipeline, sample_weight_name="clf__weights", groups=["a", "b"]).fit(X, y, sensitive_features=a)
     fitted = [h[-1] for h in model.predictors_ if isinstance(h[-1], WeightedByName)]
