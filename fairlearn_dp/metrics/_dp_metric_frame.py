@@ -25,6 +25,7 @@ from ._frame_checks import ERRORS as _ERRORS, LEVELS_AND_DRAWS as _LEVELS_AND_DR
 from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels as _check_dask_levels
 from ._frame_checks import check_draws as _check_draws, check_names as _check_names
 from ._frame_checks import resolve_metrics as _resolve_metrics, split_weights as _split_weights
+from ._frame_checks import check_weighted_metrics as _check_weighted_metrics
 from ._frame_inputs import feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
@@ -193,6 +194,8 @@ class DPMetricFrame(MetricFrame):
         self._weight_bound = None if weights is None else bound      # None: every row counts 1
         self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds,
                                                                    self._classes)
+        if weights is not None:
+            _check_weighted_metrics(self._metrics, list(self._metrics))
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
         self._n_boot, self._ci_quantiles = _check_draws(checked["n_boot"], checked["ci_quantiles"])

@@ -13,7 +13,7 @@ from ._count_metrics import CountMetric, as_count_metric
 from ._frame_inputs import check_declared_levels, check_labels
 
 __all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "resolve_metrics", "split_weights",
-           "check_draws", "check_dask_levels", "check_names"]
+           "check_weighted_metrics", "check_draws", "check_dask_levels", "check_names"]
 
 UNITS = ("sensitive_attribute", "record")
 METHODS = ("between_groups", "to_overall")
@@ -53,6 +53,19 @@ def resolve_metrics(metrics, sample_params, bounds, classes):
         raise ValueError("bounds=(lo, hi) is required for regression metrics: the public range that bounds each "
                          "row's contribution.")
     return resolved, kind, single
+
+
+def check_weighted_metrics(resolved, weighted):
+    """Refuse a weighted metric (name in ``weighted``) evaluated on rows replicated from the counts.
+
+    Such a metric takes no ``sample_weight`` (MetricFrame's call would fail), and weighted counts are no rows.
+    Public: it reads the functions only.
+    """
+    names = [name for name in weighted if getattr(resolved[name], "replicate", False)]
+    if names:
+        raise ValueError(f"sample_params: metric(s) {names} take no sample_weight argument, so they cannot be given "
+                         "sample weights (MetricFrame would pass them to the function): drop their sample_weight "
+                         "or give the function a sample_weight=None parameter.")
 
 
 def _check_bounds(bounds, name="bounds"):
