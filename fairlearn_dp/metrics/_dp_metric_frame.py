@@ -28,7 +28,8 @@ from ._frame_checks import resolve_metrics as _resolve_metrics, split_weights as
 from ._frame_checks import check_weighted_metrics as _check_weighted_metrics
 from ._frame_inputs import feature_columns, resolve_levels
 from ._frame_intervals import aggregate_bound
-from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
+from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells
+from ._frame_release import simulate
 from ._release_views import SharedRelease, note_release, view_of
 
 if TYPE_CHECKING:
@@ -318,6 +319,9 @@ class DPMetricFrame(MetricFrame):
 
     def _populate(self, totals, rng):
         by_group, overall = self._evaluate(self._table)
+        if self.noise_scale_ == 0:   # epsilon=inf: the exact counts are public: an empty cell is NaN (MetricFrame's)
+            by_group = empty_cells_nan(self._table, by_group)
+            overall = empty_cells_nan(self._table.sum(axis=-2), overall)
         self._by_group_values, self._overall_values = by_group, overall
         kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
                       rng=rng, public_predictions=self._public_predictions, weight_bound=self._weight_bound)

@@ -115,10 +115,30 @@ def test_several_sensitive_features_give_the_product_of_their_declared_levels(da
     frame = _frame(metrics={"sr": selection_rate}, y_true=y, y_pred=pred, sensitive_features=sf,
                    epsilon=math.inf, groups={"race": ["a", "b", "c"], "site": ["north", "south"]})
     pd.testing.assert_frame_equal(frame.by_group, exact.by_group, check_exact=False)
-    # A declared level without rows is a cell like any other (empty: its rates are 0, its count 0).
+    # A declared level without rows is a cell like any other; at epsilon=inf (exact, public counts) its values
+    # are MetricFrame's for a cell without rows: NaN (issue 38 item 5); released, a value like any other cell's.
     wider = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=math.inf,
                    groups=["a", "b", "c", "d"])
-    assert wider.by_group.loc["d", "n"] == 0 and list(wider.by_group.index) == ["a", "b", "c", "d"]
+    assert np.isnan(wider.by_group.loc["d", "n"]) and list(wider.by_group.index) == ["a", "b", "c", "d"]
+    released = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      groups=["a", "b", "c", "d"], random_state=0)
+    assert np.isfinite(released.by_group.to_numpy()).all()
+
+
+def test_at_epsilon_inf_a_control_level_and_group_without_rows_is_nan_as_in_metricframe(data):
+    """Issue 38 item 5 (Fairlearn's plot_new_metrics, cond_both.by_group): before, such cells showed 0."""
+    y, pred, race, site = data
+    keep = ~((race.to_numpy() == "c") & (site == "south"))          # no row in (south, c)
+    metrics = {"sr": selection_rate, "n": count, "recall": recall_score}
+    kwargs = dict(metrics=metrics, y_true=y[keep], y_pred=pred[keep], sensitive_features=race[keep],
+                  control_features={"site": site[keep]})
+    exact = _exact(**kwargs)
+    frame = _frame(**kwargs, epsilon=math.inf, random_state=0)
+    assert exact.by_group.loc[("south", "c")].isna().all()
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group.astype(float), check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(frame.overall, exact.overall.astype(float), check_exact=False, rtol=1e-12)
+    assert np.isfinite(_frame(**kwargs, epsilon=1.0, random_state=0, groups=["a", "b", "c"]).by_group.loc[
+        ("south", "c")].to_numpy()).all()                        # released: the finite-epsilon choice is kept
 
 
 def test_regression_metrics_from_bounded_sums():
