@@ -62,12 +62,10 @@ _USER_FUNCTION = ("issue 38 item 1 gap: a user metric of the counts without a sa
 EXPECTED_FAILURES = {
     "advanced_metricframe": _ITEM_2 + "; and a y_pred-only metric (selection_rate, mean_prediction) with a dummy "
                             "y_true=range(n), as the page shows, is refused: y_true must be binary 0/1 (item 1 gap)",
-    "plot_make_derived_metric": _ITEM_2,
     "plot_new_metrics": _ITEM_2 + "; and " + _USER_FUNCTION + " (member_counts, line 501); and at epsilon=inf "
                         "cond_both.by_group (line 494) shows 0 (count, selection rate) in the (control level, group) "
                         "cells without rows, where MetricFrame shows NaN (DPMetricFrame's choice: "
                         "tests/fairlearn_dp/metrics/test_dp_metric_frame.py, 'a declared level without rows')",
-    "plot_plotting_metrics_with_error": _USER_FUNCTION + " (the Wilson-bound metrics, which return a tuple)",
 }
 _RUNS = {}
 
@@ -120,6 +118,37 @@ def test_the_swap_rewrites_every_metric_frame_and_aggregate(name, mode):
         assert keywords["epsilon"] == ("float('inf')" if mode == "inf" else "1.0")
         assert ("groups" in keywords) == (mode == "dp") and (mode != "dp" or "random_state" in keywords)
         assert keywords.get("labels") == (example.labels or None)
+        # every sample_params of these examples holds a sample_weight: weight_bound= goes exactly there
+        assert ("weight_bound" in keywords) == ("sample_params" in keywords)
+
+
+def test_weight_bound_is_added_exactly_to_the_frames_whose_sample_params_hold_a_sample_weight(tmp_path):
+    """Issue 38 item 1: a keyword of every construction could not be refused by the unweighted frames."""
+    script = tmp_path / "example.py"
+    script.write_text("from fairlearn.metrics import MetricFrame\n"
+                      "p = {'m': {'sample_weight': w}}\n"
+                      "q = {'m': {'pos_label': 0}}\n"
+                      "a = MetricFrame(metrics=f, y_true=t, y_pred=p, sensitive_features=s, sample_params=p)\n"
+                      "b = MetricFrame(metrics=f, y_true=t, y_pred=p, sensitive_features=s, sample_params=q)\n"
+                      "c = MetricFrame(metrics=f, y_true=t, y_pred=p, sensitive_features=s)\n"
+                      "d = MetricFrame(metrics=f, y_true=t, y_pred=p, sensitive_features=s,\n"
+                      "                sample_params={'sample_weight': w})\n"
+                      "p = q\n"
+                      "e = MetricFrame(metrics=f, y_true=t, y_pred=p, sensitive_features=s, sample_params=p)\n")
+    swap = Swap({}, True, {"DPMetricFrame": {"epsilon": "1.0"}}, table=METRICS_REPLACED, weight_bound={4: "1",
+                                                                                                       7: "3"})
+    bounds = [keywords.get("weight_bound") for _, keywords in _swapped_calls(swapped_source(script, None, swap))]
+    assert bounds == ["1", None, None, "3", None]
+    with pytest.raises(ValueError, match="line 4: sample_params hold a sample_weight, but the swap has no "
+                                         "weight_bound= for this call"):
+        compile_example(script, None, Swap({}, True, {}, table=METRICS_REPLACED))
+
+
+def test_printed_values_are_compared_up_to_the_round_off_of_weighted_sums():
+    same = run_examples.same_up_to_round_off
+    assert same("From frame: 0.008294055067458395\n", "From frame: 0.008294055067457173\n")
+    assert not same("From frame: 0.0083\n", "From frame: 0.0082\n")
+    assert not same("a    0.5\n", "b    0.5\n") and not same("0.5 1\n", "0.5 2\n") and not same("0.50", "0.5")
 
 
 def test_the_metric_swap_keeps_the_mitigators_and_the_mitigator_swap_keeps_metric_frame(tmp_path):
