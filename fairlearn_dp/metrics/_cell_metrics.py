@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 import sklearn
 
-__all__ = ["CellMetric", "check_cell_metric", "flat_values", "CELL_DRAWS"]
+__all__ = ["CellMetric", "check_cell_metric", "flat_values", "CELL_DRAWS", "cell_metric_reads_y_true"]
 
 #: Monte-Carlo draws a cell metric is evaluated on for the intervals (one Python call per group and draw, so the
 #: first ``CELL_DRAWS`` of the frame's draws; the vectorised count metrics use them all).
@@ -166,6 +166,26 @@ def check_cell_metric(function, name, classes):
     # A value unchanged when every count doubles is a rate (its noise error is judged against 1), else a count.
     return CellMetric(function, name, tuple(classes), scalar=scalar,
                       scale="rate" if homogeneous or not scalar else "count", replicate=replicate)
+
+
+def cell_metric_reads_y_true(metric):
+    """Whether the value of ``metric`` (a :class:`CellMetric`) may depend on ``y_true``: False when, on every
+    synthetic probe where it is defined (at least ``_MIN_DEFINED``), its value with random true classes equals its
+    value with every true class the first one (e.g. ``selection_rate``). Public: synthetic probes only.
+    """
+    rng = np.random.default_rng(_PROBE_SEED + 1)
+    labels = np.asarray(list(metric.classes))
+    defined = 0
+    for size in _PROBE_SIZES:
+        y_true, y_pred = _probe_sample(rng, len(labels), size)
+        outcomes = (_attempt(metric.function, labels[y_true], labels[y_pred]),
+                    _attempt(metric.function, labels[np.zeros_like(y_true)], labels[y_pred]))
+        if all(isinstance(o, Exception) for o in outcomes):
+            continue
+        if _disagreement(outcomes + outcomes[1:], size):
+            return True
+        defined += 1
+    return defined < _MIN_DEFINED
 
 
 def _probe_sample(rng, k, size):

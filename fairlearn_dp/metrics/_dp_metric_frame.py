@@ -19,14 +19,14 @@ from ..privacy import PrivacySpend, charge, check_spend, resolve_accountant, val
 from ..privacy import release_seeds, warnings_after_release
 from ..utils._validation import check_choice, validate_params
 from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
-from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums
+from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, reads_y_true
 from ._frame_counting import count_frame
 from ._frame_checks import ERRORS as _ERRORS, LEVELS_AND_DRAWS as _LEVELS_AND_DRAWS, METHODS as _METHODS
 from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels as _check_dask_levels
 from ._frame_checks import check_draws as _check_draws, check_names as _check_names
 from ._frame_checks import resolve_metrics as _resolve_metrics, split_weights as _split_weights
 from ._frame_checks import check_weighted_metrics as _check_weighted_metrics
-from ._frame_inputs import feature_columns, resolve_levels
+from ._frame_inputs import feature_columns, resolve_levels, unread_y_true
 from ._frame_intervals import aggregate_bound
 from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells
 from ._frame_release import simulate
@@ -197,6 +197,7 @@ class DPMetricFrame(MetricFrame):
                                                                    self._classes)
         if weights is not None:
             _check_weighted_metrics(self._metrics, list(self._metrics))
+        self._y_true_unread = self._kind == "classification" and not any(map(reads_y_true, self._metrics.values()))
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
         self._n_boot, self._ci_quantiles = _check_draws(checked["n_boot"], checked["ci_quantiles"])
@@ -217,6 +218,8 @@ class DPMetricFrame(MetricFrame):
         self._cf = (None if cf_columns is None else
                     resolve_levels(cf_columns, declared_control, "control_groups",
                                    private=private and self._unit == "record"))
+        if self._y_true_unread and self._unit == "sensitive_attribute":   # public, and no metric reads it: a
+            y_true = unread_y_true(y_true, self._classes)                   # placeholder (range(n)) is accepted
         exact, n = count_frame(y_true=y_true, y_pred=y_pred, sf_columns=sf_columns, sf=self._sf,
                                cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
                                values=self._value_columns(), classes=self._classes,

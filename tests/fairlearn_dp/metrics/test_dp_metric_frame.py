@@ -333,9 +333,11 @@ def test_each_aggregate_is_one_release(data):
 
 # ------------------------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("change, error, match", [
-    (dict(y_true=[0, 1, 2, 1]), ValueError, "y_true must be binary labels"),
+    # (a frame whose metrics read y_true: with selection_rate only, y_true is read for its length: see below)
+    (dict(y_true=[0, 1, 2, 1], metrics={"tpr": true_positive_rate}), ValueError, "y_true must be binary labels"),
     (dict(y_pred=[0, 1, np.nan, 1]), ValueError, r"y_pred contains missing labels \(NaN/None\)"),
-    (dict(y_true=[0, 1, None, 1]), ValueError, r"y_true contains missing labels \(NaN/None\)"),
+    (dict(y_true=[0, 1, None, 1], metrics={"tpr": true_positive_rate}), ValueError,
+     r"y_true contains missing labels \(NaN/None\)"),
     (dict(y_pred=[0, 1, 1]), ValueError, "length mismatch"),
     (dict(sensitive_features=["a", "b", "z", "a"]), ValueError, "unseen group"),
     (dict(sensitive_features=["a", "b", None, "a"]), ValueError, "missing value"),
@@ -355,6 +357,26 @@ def test_bad_input_names_the_argument(change, error, match):
     with pytest.raises(error, match=match):
         DPMetricFrame(**{**kwargs, **change})
     assert accountant.spent_budget == []
+
+
+def test_metrics_that_do_not_read_y_true_accept_a_placeholder_y_true_as_fairlearns_user_guide_shows(data):
+    """Issue 38 item 4: y_true=range(n) with selection_rate and mean_prediction (advanced_metricframe.rst); before,
+    "y_true must be binary labels". The probes that find no metric reading y_true are public (before the budget)."""
+    y, pred, race, _ = data
+    dummy = list(range(len(pred)))
+    metrics = {"sr": selection_rate, "mean": mean_prediction, "n": count}
+    exact = _exact(metrics=metrics, y_true=dummy, y_pred=pred, sensitive_features=race)
+    frame = _frame(metrics=metrics, y_true=dummy, y_pred=pred, sensitive_features=race, epsilon=math.inf)
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group.astype(float), check_exact=False, rtol=1e-12)
+    released = _frame(metrics=metrics, y_true=dummy, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      groups=["a", "b", "c"], random_state=0)
+    assert released.released_counts_[["fn", "tp"]].to_numpy().sum() == 0      # the (group, prediction) table
+    # a metric that reads y_true, or y_true private ("record"), keeps the label check
+    for kwargs in (dict(metrics={"sr": selection_rate, "tpr": true_positive_rate}),
+                   dict(metrics=metrics, privacy_unit="record")):
+        with pytest.raises(ValueError, match="y_true must be binary labels"):
+            _frame(**{**dict(y_true=dummy, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                             groups=["a", "b", "c"]), **kwargs})
 
 
 def test_dask_inputs_are_counted_on_the_workers_and_equal_the_in_memory_report(data):
