@@ -413,6 +413,49 @@ def _metric_frame_weighted_case(n, epsilon):
     return _make_weighted_metric_frame, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
 
 
+class _WeightTablesMetricFrameRelease(MetricFrameRelease):
+    """The frame with one metric weighted and one not (issue 38.2, several tables of one release): ``fit`` takes
+    ``sample_weight`` and passes it to the metric ``"selection_rate_weighted"`` only.
+    """
+
+    def fit(self, y_true, y_pred, sensitive_features, sample_weight):
+        self.sample_params = {"selection_rate_weighted": {"sample_weight": sample_weight}}
+        return super().fit(y_true, y_pred, sensitive_features)
+
+
+def _make_weight_tables_metric_frame(epsilon, seed):
+    from fairlearn.metrics import selection_rate
+
+    return _WeightTablesMetricFrameRelease(metrics={"selection_rate": selection_rate,
+                                                    "selection_rate_weighted": selection_rate},
+                                           weight_bound=_WEIGHT_BOUND, epsilon=epsilon, groups=[0, 1],
+                                           accountant=_accountant(), random_state=seed, n_boot=10)
+
+
+def _metric_frame_weight_tables_case(n, epsilon):
+    """A frame that weighs one of its two metrics (issue 38.2): the unweighted and the weighted table released
+    stacked in one call at L1 2 + 2B. Neighbour: person 0 (weight B in group 0) moves to group 1, which moves 1
+    between two cells of the unweighted table and B between two of the weighted one: four cells. The event
+    thresholds all four at their true values on ``D``: probability 1/16 on ``D`` and ``e^-(2 + 2B)/b / 16 =
+    e^-epsilon / 16`` on ``D'`` at the declared Laplace scale ``b = (2 + 2B) / epsilon``.
+    """
+    predictions, labels, a, a_prime = _classification_records(n)
+    weights = np.random.default_rng(383).uniform(0.0, _WEIGHT_BOUND, n)
+    weights[0] = _WEIGHT_BOUND
+    dataset = {"y_true": labels, "y_pred": predictions, "sensitive_features": a, "sample_weight": weights}
+    neighbour = dict(dataset, sensitive_features=a_prime)
+    truth = np.asarray(_make_weight_tables_metric_frame(math.inf, 0).fit(**dataset).frame_.noisy_counts_, dtype=float)
+    change = truth - np.asarray(_make_weight_tables_metric_frame(math.inf, 0).fit(**neighbour).frame_.noisy_counts_,
+                                dtype=float)
+    lost = [tuple(c) for c in np.argwhere(change > 1e-12)]
+    gained = [tuple(c) for c in np.argwhere(change < -1e-12)]
+    if len(lost) != 2 or len(gained) != 2:
+        raise RuntimeError("The neighbours must move one count in each of the frame's two tables.")
+    event = _CellsEvent("frame_.noisy_counts_", lost, gained, truth,
+                        expected_probabilities=(1 / 16, math.exp(-epsilon) / 16))
+    return _make_weight_tables_metric_frame, dataset, neighbour, event, PrivacySpend(epsilon, 0.0)
+
+
 class _ReportRelease:
     """:class:`~fairlearn_dp.metrics.DPReport` as the audit runs an estimator: its parameters at construction, the
     data at ``fit`` (the report is ``report_``; its release ``report_.noisy_counts_``).
@@ -1340,6 +1383,7 @@ _VARIANT_CASES = {
                                                                  face="aif360"),
     ("DPMetricFrame", "multiclass"): _metric_frame_multiclass_case,
     ("DPMetricFrame", "weighted"): _metric_frame_weighted_case,
+    ("DPMetricFrame", "weight_tables"): _metric_frame_weight_tables_case,
     ("DPMetricFrame", "report"): _metric_frame_report_case,
     ("DPMetricFrame", "threshold_report"): _threshold_report_case,
 }
@@ -1416,10 +1460,11 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         group-budget estimators' stage-1 Gram release (``_group_budget_stage1_case``: ``epsilon`` is its Gaussian
         ``mu``, and the declared pair is its exact Gaussian profile at ``epsilon``), ``"multiclass"`` the metric
         frame's release of a 3 x 3 confusion table per group (``_metric_frame_multiclass_case``), ``"weighted"`` its
-        release of weighted counts with a declared weight bound (``_metric_frame_weighted_case``), ``"report"`` a
-        ``DPReport``'s one release of two models' tables (``_metric_frame_report_case``), ``"threshold_report"``
-        an AIF360 ``DPThresholdReport``'s one release of a score's histogram (``_threshold_report_case``). None: the
-        row's default case.
+        release of weighted counts with a declared weight bound (``_metric_frame_weighted_case``),
+        ``"weight_tables"`` its one release of an unweighted and a weighted table (one metric weighted, one not:
+        ``_metric_frame_weight_tables_case``), ``"report"`` a ``DPReport``'s one release of two models' tables
+        (``_metric_frame_report_case``), ``"threshold_report"`` an AIF360 ``DPThresholdReport``'s one release of a
+        score's histogram (``_threshold_report_case``). None: the row's default case.
 
     Returns
     -------

@@ -13,9 +13,14 @@ What "is a function of the counts" means here is checked, before the budget, on 
 mixtures, drawn from a fixed seed. On each, the metric on the rows must equal the metric on the rows in reverse
 order (it does not read the row order) and the metric on their weighted cells (it reads the rows only through the
 counts, and reads ``sample_weight`` as frequency weights). A metric that fails is refused with the probe that
-failed. Refused too: a metric without a ``sample_weight`` parameter (replicating non-integer released counts as
-rows is not exact; such a metric can take ``sample_weight=None`` and weight each row by it, or be declared with
-:func:`~fairlearn_dp.metrics.count_metric`).
+failed.
+
+A metric without a ``sample_weight`` parameter (a user's ``f(y_true, y_pred)``, e.g. Fairlearn's examples'
+``member_counts`` or Wilson bounds) is evaluated on *rows replicated from the counts*: each cell repeated as many
+times as its released count rounded to the nearest integer (a post-processing of the release; exact at
+``epsilon=inf``, where the unweighted counts are integers). Its probes compare the metric on the rows, on the rows
+in reverse order and on the rows replicated from their counts (grouped by cell). It needs unweighted counts:
+with ``sample_weight`` such a metric is refused, as MetricFrame's call would fail.
 
 Probes are evidence, not a proof: a metric that treats weights as frequencies on integers only (e.g. by repeating
 rows) passes them and is wrong on non-integer counts. Where probe and rows disagree by more than rounding, the
@@ -32,7 +37,7 @@ from typing import Callable
 import numpy as np
 import sklearn
 
-__all__ = ["CellMetric", "check_cell_metric", "flat_values", "CELL_DRAWS"]
+__all__ = ["CellMetric", "check_cell_metric", "flat_values", "CELL_DRAWS", "cell_metric_reads_y_true"]
 
 #: Monte-Carlo draws a cell metric is evaluated on for the intervals (one Python call per group and draw, so the
 #: first ``CELL_DRAWS`` of the frame's draws; the vectorised count metrics use them all).
@@ -60,6 +65,7 @@ class CellMetric:
     kind: str = "classification"
     values: tuple = ()
     scale: str = "rate"
+    replicate: bool = False        # no sample_weight parameter: evaluated on rows replicated from rounded counts
 
     def evaluate(self, table):
         """The metric on each confusion table of ``table`` (shape ``(..., K^2)``): floats ``(...)`` for a scalar
@@ -75,7 +81,7 @@ class CellMetric:
         with warnings.catch_warnings(), np.errstate(all="ignore"), sklearn.config_context(skip_parameter_validation=True):
             warnings.simplefilter("ignore")   # scikit-learn's zero_division warnings, once per group and draw
             for row, weights in enumerate(flat):
-                out[row] = _value(self.function, cell_true, cell_pred, weights, self.scalar)
+                out[row] = _value(self.function, cell_true, cell_pred, weights, self.scalar, self.replicate)
         return out.reshape(lead)
 
 
@@ -86,7 +92,9 @@ def _cells(classes):
     return np.repeat(labels, k), np.tile(labels, k)
 
 
-def _value(function, cell_true, cell_pred, weights, scalar):
+def _value(function, cell_true, cell_pred, weights, scalar, replicate=False):
+    if replicate:
+        weights = np.rint(weights)           # post-processing: whole rows replicated from the released counts
     positive = weights > 0
     if not positive.any():
         return np.nan
@@ -94,12 +102,20 @@ def _value(function, cell_true, cell_pred, weights, scalar):
     if np.all(weights == np.round(weights)):
         weights = weights.astype(np.int64)   # integer counts (epsilon=inf) stay integers: confusion_matrix's dtype
     try:
-        value = np.asarray(function(cell_true[positive], cell_pred[positive], sample_weight=weights))
+        value = np.asarray(_on_cells(function, cell_true[positive], cell_pred[positive], weights, replicate))
     except Exception:                        # noqa: BLE001 -- undefined on this released table (e.g. one class left)
         return np.nan
     if scalar:
         return float(value) if value.ndim == 0 else np.nan
     return value
+
+
+def _on_cells(function, cell_true, cell_pred, counts, replicate):
+    """The metric on cells weighted by ``counts``, or (``replicate``) on each cell repeated ``counts`` times."""
+    if replicate:
+        counts = counts.astype(np.int64)
+        return function(np.repeat(cell_true, counts), np.repeat(cell_pred, counts))
+    return function(cell_true, cell_pred, sample_weight=counts)
 
 
 def _takes_sample_weight(function):
@@ -115,12 +131,7 @@ def check_cell_metric(function, name, classes):
 
     Public: it calls ``function`` on synthetic samples over the public ``classes`` only (see the module docstring).
     """
-    if not _takes_sample_weight(function):
-        raise ValueError(
-            f"metrics: metric {name!r} takes no sample_weight argument, so it cannot be evaluated on released "
-            "counts, which are not integers: a private frame computes a metric of the confusion counts on the "
-            "confusion cells weighted by their released counts. Give the function a sample_weight=None parameter "
-            "that weights each row, or declare it with fairlearn_dp.metrics.count_metric.")
+    replicate = not _takes_sample_weight(function)
     rng = np.random.default_rng(_PROBE_SEED)
     labels = np.asarray(list(classes))
     k = len(labels)
@@ -132,12 +143,12 @@ def check_cell_metric(function, name, classes):
         on_rows = _attempt(function, labels[y_true], labels[y_pred])
         reversed_rows = _attempt(function, labels[y_true][::-1], labels[y_pred][::-1])
         positive = counts > 0
-        on_cells = _attempt(function, cell_true[positive], cell_pred[positive], counts[positive])
+        on_cells = _attempt(function, cell_true[positive], cell_pred[positive], counts[positive], replicate)
         outcomes = (on_rows, reversed_rows, on_cells)
         if all(isinstance(o, Exception) for o in outcomes):
             error = outcomes[0]
             continue                                   # undefined on these rows (e.g. one class): NaN in a frame
-        problem = _disagreement(outcomes, size)
+        problem = _disagreement(outcomes, size, replicate)
         if problem:
             raise ValueError(f"metrics: metric {name!r} is not a function of the confusion counts, so it cannot be "
                              f"computed from the released counts: {problem} Declare a metric of the counts with "
@@ -145,8 +156,8 @@ def check_cell_metric(function, name, classes):
                              "public data.")
         defined += 1
         shapes.add(on_rows.shape)
-        doubled = _attempt(function, cell_true[positive], cell_pred[positive], 2 * counts[positive])
-        homogeneous = homogeneous and not _disagreement((on_rows, doubled, doubled), size)
+        doubled = _attempt(function, cell_true[positive], cell_pred[positive], 2 * counts[positive], replicate)
+        homogeneous = homogeneous and not _disagreement((on_rows, doubled, doubled), size, replicate)
     if defined < _MIN_DEFINED:
         raise ValueError(f"metrics: metric {name!r} returned a value on {defined} of {len(_PROBE_SIZES)} synthetic "
                          f"probes over the classes {labels.tolist()}, too few to check that it is a function of the "
@@ -154,7 +165,27 @@ def check_cell_metric(function, name, classes):
     scalar = shapes == {()}
     # A value unchanged when every count doubles is a rate (its noise error is judged against 1), else a count.
     return CellMetric(function, name, tuple(classes), scalar=scalar,
-                      scale="rate" if homogeneous or not scalar else "count")
+                      scale="rate" if homogeneous or not scalar else "count", replicate=replicate)
+
+
+def cell_metric_reads_y_true(metric):
+    """Whether the value of ``metric`` (a :class:`CellMetric`) may depend on ``y_true``: False when, on every
+    synthetic probe where it is defined (at least ``_MIN_DEFINED``), its value with random true classes equals its
+    value with every true class the first one (e.g. ``selection_rate``). Public: synthetic probes only.
+    """
+    rng = np.random.default_rng(_PROBE_SEED + 1)
+    labels = np.asarray(list(metric.classes))
+    defined = 0
+    for size in _PROBE_SIZES:
+        y_true, y_pred = _probe_sample(rng, len(labels), size)
+        outcomes = (_attempt(metric.function, labels[y_true], labels[y_pred]),
+                    _attempt(metric.function, labels[np.zeros_like(y_true)], labels[y_pred]))
+        if all(isinstance(o, Exception) for o in outcomes):
+            continue
+        if _disagreement(outcomes + outcomes[1:], size):
+            return True
+        defined += 1
+    return defined < _MIN_DEFINED
 
 
 def _probe_sample(rng, k, size):
@@ -164,20 +195,22 @@ def _probe_sample(rng, k, size):
     return y_true, y_pred
 
 
-def _attempt(function, y_true, y_pred, weights=None):
+def _attempt(function, y_true, y_pred, weights=None, replicate=False):
     """The metric's value as a float array, or the exception it raised."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            value = function(y_true, y_pred) if weights is None else function(y_true, y_pred, sample_weight=weights)
+            value = function(y_true, y_pred) if weights is None else _on_cells(function, y_true, y_pred, weights,
+                                                                               replicate)
             return np.asarray(value, dtype=float)
         except Exception as exc:                       # noqa: BLE001 -- the metric's own failure is the probe's answer
             return exc
 
 
-def _disagreement(outcomes, size):
+def _disagreement(outcomes, size, replicate=False):
     """Why the three values of a probe (rows, reversed rows, weighted cells) disagree, or ``""``."""
-    names = ("on the rows", "on the rows in reverse order", "on the rows' confusion cells weighted by their counts")
+    names = ("on the rows", "on the rows in reverse order", "on the rows grouped by confusion cell" if replicate else
+             "on the rows' confusion cells weighted by their counts")
     failed = [(n, o) for n, o in zip(names, outcomes) if isinstance(o, Exception)]
     if failed:
         where, exc = failed[0]

@@ -20,10 +20,10 @@ from numpy.typing import ArrayLike
 import sklearn.metrics as skm
 from fairlearn import metrics as flm
 
-from ._cell_metrics import check_cell_metric
+from ._cell_metrics import CellMetric, cell_metric_reads_y_true, check_cell_metric
 
 __all__ = ["ConfusionCounts", "RegressionSums", "CountMetric", "count_metric", "as_count_metric",
-           "VALUE_COLUMNS"]
+           "VALUE_COLUMNS", "reads_y_true"]
 
 
 @dataclass(frozen=True)
@@ -315,3 +315,23 @@ def _recognised(base, label, kind_hint, zero_division):
 
 def _apply(rule, zero_division, counts):
     return rule(counts, zero_division)
+
+
+def reads_y_true(metric) -> bool:
+    """Whether a frame's metric (resolved) may read ``y_true``, by a public probe of the function: a classification
+    :class:`CountMetric` that gives the same value on random confusion counts and on the same counts with every row
+    moved to ``y_true = 0`` (``tn + fn``, ``fp + tp``) does not; nor does the row count; a regression metric does.
+    """
+    if isinstance(metric, CellMetric):
+        return cell_metric_reads_y_true(metric)
+    if metric.kind == "any":
+        return False
+    if metric.kind != "classification":
+        return True
+    tp, fp, tn, fn = np.random.default_rng(20240938).integers(0, 50, size=(4, 64)).astype(float)
+    zero = np.zeros_like(tp)
+    with np.errstate(all="ignore"):
+        on_rows = np.asarray(metric.function(ConfusionCounts(tp=tp, fp=fp, tn=tn, fn=fn)), dtype=float)
+        without = np.asarray(metric.function(ConfusionCounts(tp=zero, fp=fp + tp, tn=tn + fn, fn=zero)), dtype=float)
+    return not np.allclose(on_rows, without, rtol=1e-12, atol=1e-15, equal_nan=True)
+

@@ -21,15 +21,18 @@ from ..privacy._random import release_seeds
 from ..privacy._post_release import warnings_after_release
 from .._utils._validation import check_choice, validate_params
 from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
-from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums
+from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, reads_y_true
 from ._frame_counting import count_frame
 from ._frame_checks import ERRORS as _ERRORS, LEVELS_AND_DRAWS as _LEVELS_AND_DRAWS, METHODS as _METHODS
 from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels as _check_dask_levels
 from ._frame_checks import check_draws as _check_draws, check_names as _check_names
 from ._frame_checks import resolve_metrics as _resolve_metrics, split_weights as _split_weights
-from ._frame_inputs import feature_columns, resolve_levels
+from ._frame_checks import check_weighted_metrics as _check_weighted_metrics, weight_tables as _weight_tables
+from ._frame_tables import frame_parts, merge_parts, release_tables, views
+from ._frame_inputs import feature_columns, resolve_levels, unread_y_true
 from ._frame_intervals import aggregate_bound
-from ._frame_release import CONFUSION_COLUMNS, post_process, public_totals, release_cells, simulate
+from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells
+from ._frame_release import simulate
 from ._release_views import SharedRelease, note_release, view_of
 
 if TYPE_CHECKING:
@@ -68,15 +71,16 @@ class DPMetricFrame(MetricFrame):
         :func:`~fairlearn_dp.metrics.count_metric`. Regression (``bounds``): ``count``, ``mean_prediction``,
         ``mean_squared_error``, ``mean_absolute_error``, regression ``count_metric``.
     y_true, y_pred : array-like or Dask collection
-        Labels 0/1 (classification) or values, clipped to ``bounds`` (regression).
+        Labels 0/1 (classification) or values, clipped to ``bounds`` (regression). When no metric reads ``y_true``
+        (public probe) and it is public, a placeholder (``range(n)``) is read for its length only.
     sensitive_features : array-like, Series, DataFrame, dict or Dask collection
         As in MetricFrame; several columns give the product of their declared levels.
     control_features : same types, optional
         As in MetricFrame.
     sample_params : dict, optional
-        Keyword arguments of the metrics (bound like a ``functools.partial``). ``sample_weight`` (the same object
-        for every metric) is counted by the release, with ``weight_bound``: weighted counts; other per-row values
-        are refused.
+        Keyword arguments of the metrics (bound like a ``functools.partial``). ``sample_weight`` is counted by the
+        release, with ``weight_bound``: weighted counts (metrics weighed differently, or some not: one table each,
+        released together, charged once); other per-row values are refused.
     epsilon : float, default=1.0
         Privacy budget of the release (``numpy.inf``: exact values, no noise; recorded as ``(inf, 0)``).
     delta : float, default=0.0
@@ -190,11 +194,17 @@ class DPMetricFrame(MetricFrame):
                                  weight_bound=weight_bound)
         checked = validate_params(public, _PARAMETERS)
         self._unit, public_predictions, self._bounds, self._classes, bound = (checked[name] for name in _PARAMETERS)
+        tables = _weight_tables(metrics, sample_params)            # one per weights object (several: _init_tables)
         sample_params, weights = _split_weights(metrics, sample_params, weight_bound=bound,
                                                 public_predictions=public_predictions)
         self._weight_bound = None if weights is None else bound      # None: every row counts 1
         self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds,
                                                                    self._classes)
+        _check_weighted_metrics(self._metrics, [n for w, names in tables if w is not None for n in names])
+        if len(tables) > 1 and self._kind != "classification":
+            raise ValueError("sample_params: metrics given different sample weights (or some none) are read from "
+                             "several tables of one release, for classification metrics only.")
+        self._y_true_unread = self._kind == "classification" and not any(map(reads_y_true, self._metrics.values()))
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
         self._n_boot, self._ci_quantiles = _check_draws(checked["n_boot"], checked["ci_quantiles"])
@@ -215,6 +225,12 @@ class DPMetricFrame(MetricFrame):
         self._cf = (None if cf_columns is None else
                     resolve_levels(cf_columns, declared_control, "control_groups",
                                    private=private and self._unit == "record"))
+        if len(tables) > 1:
+            self._init_tables(tables, metrics, sample_params, bound, accountant, spend, random_state, SimpleNamespace(
+                y_true=y_true, y_pred=y_pred, sf_columns=sf_columns, cf_columns=cf_columns, sensitive=sensitive_features))
+            return
+        if self._y_true_unread and self._unit == "sensitive_attribute":   # public, and no metric reads it: a
+            y_true = unread_y_true(y_true, self._classes)                   # placeholder (range(n)) is accepted
         exact, n = count_frame(y_true=y_true, y_pred=y_pred, sf_columns=sf_columns, sf=self._sf,
                                cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
                                values=self._value_columns(), classes=self._classes,
@@ -240,7 +256,40 @@ class DPMetricFrame(MetricFrame):
             rng = np.random.default_rng(draw_seed.randint(2 ** 31) if draw_seed is not None else None)
             self._populate(totals, rng)
 
-    def _init_view(self, view, release, metrics, sample_params, draws):
+    def _init_tables(self, tables, metrics, sample_params, bound, accountant, spend, random_state, data):
+        """Metrics given different weights (or some none): one table each, one release and one charge
+        (:mod:`._frame_tables`); each metric read from a frame of its table, as :meth:`_init_view` reads a view.
+        """
+        bounds = [None if w is None else bound for w, _ in tables]
+        exact = []
+        for weights, _ in tables:
+            table, n = count_frame(y_true=data.y_true, y_pred=data.y_pred, sf_columns=data.sf_columns, sf=self._sf,
+                                   cf_columns=data.cf_columns, cf=self._cf, kind=self._kind, bounds=None, values=(),
+                                   classes=self._classes, weights=None if weights is None else (weights, bound))
+            exact.append(table)
+        with warnings_after_release() as release:
+            release.result = self
+            release_seed, draw_seed = release_seeds(random_state, 2)
+            noisy, scale, sd = release_tables(exact, [b or 1.0 for b in bounds], epsilon=spend.epsilon,
+                                              delta=spend.delta, random_state=release_seed)
+            self.privacy_spent_ = charge(accountant, spend)
+            note_release("DPMetricFrame", data.y_true, data.sensitive, spend)
+            parts = frame_parts(self._table_part, tables, views(exact, noisy, bounds, unit=self._unit, sf=self._sf,
+                                                                cf=self._cf, classes=self._classes, n=n,
+                                                                delta=spend.delta, scale=scale, sd=sd), bounds,
+                                metrics, sample_params, dict(n_boot=self._n_boot, ci_quantiles=self._ci_quantiles,
+                                random_state=draw_seed, max_noise_error=self._max_noise_error
+                                if self._warn_unreadable_groups else None))
+            spent, order = self.privacy_spent_, list(self._metrics)
+            vars(self).update(merge_parts([vars(part) for part in parts], order, bounds), privacy_spent_=spent)
+
+    @staticmethod
+    def _table_part(view, metrics, sample_params, draws, weight_bound):
+        part = DPMetricFrame.__new__(DPMetricFrame)
+        part._init_view(view, None, metrics, sample_params, draws, weight_bound)
+        return part
+
+    def _init_view(self, view, release, metrics, sample_params, draws, weight_bound=None):
         """The frame of ``metrics`` on the model ``view`` of a report's ``release`` (:func:`._report.view_of`):
         the same checks and post-processing as a standalone frame, on the released table; nothing charged.
         """
@@ -249,7 +298,7 @@ class DPMetricFrame(MetricFrame):
             raise ValueError("sample_params: a DPReport releases unweighted counts; sample_weight cannot be read "
                              "from it (use a weighted DPMetricFrame).")
         self._unit, self._public_predictions, self._classes = view.unit, view.public_predictions, view.classes
-        self._bounds, self._weight_bound = None, None
+        self._bounds, self._weight_bound = None, weight_bound
         self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, None, self._classes)
         if self._kind != "classification":
             raise ValueError("metrics: a DPReport releases confusion counts; regression metrics need a frame with "
@@ -317,6 +366,9 @@ class DPMetricFrame(MetricFrame):
 
     def _populate(self, totals, rng):
         by_group, overall = self._evaluate(self._table)
+        if self.noise_scale_ == 0:   # epsilon=inf: the exact counts are public: an empty cell is NaN (MetricFrame's)
+            by_group = empty_cells_nan(self._table, by_group)
+            overall = empty_cells_nan(self._table.sum(axis=-2), overall)
         self._by_group_values, self._overall_values = by_group, overall
         kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
                       rng=rng, public_predictions=self._public_predictions, weight_bound=self._weight_bound)

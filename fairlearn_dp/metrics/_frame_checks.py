@@ -13,7 +13,7 @@ from ._count_metrics import CountMetric, as_count_metric
 from ._frame_inputs import check_declared_levels, check_labels
 
 __all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "resolve_metrics", "split_weights",
-           "check_draws", "check_dask_levels", "check_names"]
+           "check_weighted_metrics", "weight_tables", "check_draws", "check_dask_levels", "check_names"]
 
 UNITS = ("sensitive_attribute", "record")
 METHODS = ("between_groups", "to_overall")
@@ -53,6 +53,20 @@ def resolve_metrics(metrics, sample_params, bounds, classes):
         raise ValueError("bounds=(lo, hi) is required for regression metrics: the public range that bounds each "
                          "row's contribution.")
     return resolved, kind, single
+
+
+def check_weighted_metrics(resolved, weighted):
+    """Refuse a weighted metric (name in ``weighted``) evaluated on rows replicated from the counts.
+
+    Such a metric takes no ``sample_weight`` (MetricFrame's call would fail), and weighted counts are no rows.
+    Public: it reads the functions only.
+    """
+    weighted = list(resolved) if None in weighted else weighted          # None: the frame's one metric
+    names = [name for name in weighted if getattr(resolved[name], "replicate", False)]
+    if names:
+        raise ValueError(f"sample_params: metric(s) {names} take no sample_weight argument, so they cannot be given "
+                         "sample weights (MetricFrame would pass them to the function): drop their sample_weight "
+                         "or give the function a sample_weight=None parameter.")
 
 
 def _check_bounds(bounds, name="bounds"):
@@ -133,32 +147,28 @@ def split_weights(metrics, sample_params, *, weight_bound, public_predictions):
     for one metric, ``{metric name: dict}`` for several) with the per-row weights taken out, which the release
     counts (weighted counts) instead of passing them to the metrics.
 
-    Public: it reads which arguments were given and the objects' identity, never the weights' values. One release
-    has one weight per row, so every metric must be given the same weights object; ``fairlearn.metrics.count``
-    takes none (it counts rows, which a weighted release does not hold).
+    Public: it reads which arguments were given and the objects' identity, never the weights' values. A table has
+    one weight per row: metrics given different weights (or some none) are read from several tables of one
+    release (:func:`weight_tables`, :mod:`._frame_tables`); ``sample_weight`` is then the first weights object.
+    ``fairlearn.metrics.count`` takes none (it counts rows, which a weighted table does not hold).
     """
     if sample_params is None or not isinstance(sample_params, dict):
         weights, rest = None, sample_params
     elif isinstance(metrics, dict):
-        given = {name: params.get("sample_weight") for name, params in sample_params.items()
-                 if isinstance(params, dict)}
-        weighted = {name: w for name, w in given.items() if w is not None}
+        weighted = _weighted(sample_params)
         weights = next(iter(weighted.values()), None)
-        if weighted and (set(weighted) != set(metrics) or any(w is not weights for w in weighted.values())):
-            raise ValueError("sample_params: a private frame releases one table of weighted counts, so every metric "
-                             "must be given the same sample_weight object (metrics without it, e.g. count, need a "
-                             "separate unweighted frame).")
         rest = {name: ({k: v for k, v in params.items() if k != "sample_weight"} if isinstance(params, dict)
                        else params) for name, params in sample_params.items()}
     else:
         weights = sample_params.get("sample_weight")
+        weighted = {None: weights}
         rest = {k: v for k, v in sample_params.items() if k != "sample_weight"}
     if weights is None:
         if weight_bound is not None:
             raise ValueError("weight_bound declares the public bound of sample_weight, but no sample_weight was "
                              "given in sample_params.")
         return sample_params, None
-    functions = metrics.values() if isinstance(metrics, dict) else [metrics]
+    functions = [metrics[name] for name in weighted] if isinstance(metrics, dict) else [metrics]
     if any((f.func if isinstance(f, functools.partial) else f) is fairlearn_count for f in functions):
         raise ValueError("sample_params: fairlearn.metrics.count takes no sample_weight (it counts rows, which a "
                          "weighted release does not hold): report it with a separate unweighted frame.")
@@ -167,3 +177,29 @@ def split_weights(metrics, sample_params, *, weight_bound, public_predictions):
                          "may depend on the sensitive feature, e.g. Reweighing's) the weighted totals are not "
                          "public: leave it False.")
     return rest, weights
+
+
+def _weighted(sample_params):
+    """``{metric name: its sample_weight}`` of the metrics given one (dict-of-dicts ``sample_params``)."""
+    given = {name: params.get("sample_weight") for name, params in sample_params.items() if isinstance(params, dict)}
+    return {name: w for name, w in given.items() if w is not None}
+
+
+def weight_tables(metrics, sample_params):
+    """``[(sample_weight or None, [metric names])]``: the tables a frame releases, one per weights object (by
+    identity) and one for the metrics without weights, in the metrics' order. Public: identities, not values.
+    """
+    if not isinstance(metrics, dict):
+        weights = sample_params.get("sample_weight") if isinstance(sample_params, dict) else None
+        return [(weights, [None])]
+    weighted = _weighted(sample_params) if isinstance(sample_params, dict) else {}
+    tables = []
+    for name in metrics:
+        weights = weighted.get(name)
+        table = next((t for t in tables if t[0] is weights), None)
+        if table is None:
+            table = (weights, [])
+            tables.append(table)
+        table[1].append(str(name))
+    return tables
+

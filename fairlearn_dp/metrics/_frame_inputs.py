@@ -16,7 +16,7 @@ from .._utils._dask import is_dask_collection
 from .._utils._validation import as_1d_float, check_binary_labels
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
-           "binary_labels", "class_codes", "bounded_values", "n_rows"]
+           "binary_labels", "class_codes", "bounded_values", "n_rows", "unread_y_true"]
 
 
 @dataclass(frozen=True)
@@ -173,6 +173,26 @@ def n_rows(values):
     if is_dask_collection(values):
         return values.shape[0]
     return len(values)
+
+
+def unread_y_true(y_true, classes):
+    """The ``y_true`` a frame counts when none of its metrics reads it (public probes) and ``y_true`` is public
+    (``"sensitive_attribute"``): ``y_true`` itself when it holds labels of the frame's classes (0/1 without
+    declared ``classes``), else -- a placeholder such as Fairlearn's user guide passes for ``selection_rate``,
+    ``range(n)`` -- every row in the first class, so the release is the (group, prediction) table and only the
+    length of ``y_true`` is read. Dask inputs keep their labels.
+    """
+    if is_dask_collection(y_true):
+        return y_true
+    try:
+        if classes is None:
+            check_binary_labels(y_true, "y_true")
+        else:
+            class_codes(y_true, classes, "y_true")
+        return y_true
+    except (TypeError, ValueError):
+        n = n_rows(y_true)
+        return np.zeros(n, dtype=np.int8) if classes is None else np.full(n, classes[0], dtype=object)
 
 
 def binary_labels(values, name):

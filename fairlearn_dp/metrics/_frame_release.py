@@ -51,8 +51,8 @@ from ..privacy._release import noisy_vector
 from ..privacy._projection import project_onto_nonnegative_sum
 from ..privacy._release import noise_scale, noise_sd
 
-__all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "release_table", "public_totals", "post_process",
-           "simulate"]
+__all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "release_table",
+           "public_totals", "post_process", "simulate", "empty_cells_nan"]
 
 CONFUSION_COLUMNS = ("tn", "fp", "fn", "tp")
 
@@ -241,3 +241,20 @@ def _resample(table, kind, n_boot, rng, weight_bound=1.0):
     values = table[..., 1:] + sd * rng.standard_normal((n_boot,) + table[..., 1:].shape)
     counts = np.broadcast_to(count, (n_boot,) + count.shape)
     return np.concatenate([counts, np.clip(values, 0.0, counts)], axis=-1)
+
+
+def empty_cells_nan(table, values):
+    """``values`` (``{metric name: (..., cells)}``) with NaN in each cell whose row of ``table`` (``(..., cells,
+    K)``) adds up to 0: MetricFrame's value of a cell without rows. Only for the exact table (``epsilon = inf``),
+    whose zeros are public; a released table keeps its values there (a zero count is noise's answer, not a fact).
+    """
+    empty = np.asarray(table).sum(axis=-1) == 0
+    if not empty.any():
+        return values
+    out = {}
+    for name, value in values.items():
+        value = np.array(value, dtype=object if np.asarray(value).dtype == object else float)
+        value[empty] = np.nan
+        out[name] = value
+    return out
+

@@ -106,6 +106,10 @@ class Swap:
     table: dict | None = None
     dropped: tuple = ()              # lines of statements not run (each must be found)
     echo: bool = False               # a script's top-level expression values are shown (``sys.displayhook``)
+    #: ``weight_bound=`` added to each DPMetricFrame call whose ``sample_params`` hold a ``sample_weight`` (the
+    #: public bound of the example's weights, as docs/user_guide/private_reporting.md asks): an expression, or
+    #: ``{line of the call: expression}``; None: such a call is an error in the swapped modes.
+    weight_bound: str | dict | None = None
 
     @property
     def replaced(self) -> dict:
@@ -119,6 +123,7 @@ class _SwapTransformer(ast.NodeTransformer):
         self.renamed = {}          # name bound in the example -> fairdp class name, for the keyword injection
         self.constructions = 0
         self.dropped = set()
+        self.weighted_names = set()   # names bound to a dict that holds a "sample_weight" key (sample_params)
 
     def visit(self, node):
         if isinstance(node, ast.stmt) and node.lineno in self.swap.dropped:
@@ -155,6 +160,15 @@ class _SwapTransformer(ast.NodeTransformer):
                 for alias in redirected]
         return [ast.copy_location(item, node) for item in new]
 
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if _holds_sample_weight(node.value, self.weighted_names):
+            self.weighted_names |= names
+        else:
+            self.weighted_names -= names                      # rebound to something else
+        return node
+
     def visit_Name(self, node):
         if node.id in self.renamed and self.renamed[node.id] != node.id:
             return ast.copy_location(ast.Name(id=self.renamed[node.id], ctx=node.ctx), node)
@@ -179,7 +193,36 @@ class _SwapTransformer(ast.NodeTransformer):
                 expression = expression[node.lineno]
             value = ast.parse(expression, mode="eval").body
             node.keywords.append(ast.copy_location(ast.keyword(arg=argument, value=value), node))
+        if fairdp_name == "DPMetricFrame" and any(
+                k.arg == "sample_params" and _holds_sample_weight(k.value, self.weighted_names) for k in node.keywords):
+            self._add_weight_bound(node)
         return node
+
+    def _add_weight_bound(self, node):
+        """``weight_bound=`` on a weighted frame (only there: a frame without weights refuses it)."""
+        expression = self.swap.weight_bound
+        if isinstance(expression, dict):
+            expression = expression.get(node.lineno)
+        if expression is None:
+            raise ValueError(f"line {node.lineno}: sample_params hold a sample_weight, but the swap has no "
+                             "weight_bound= for this call")
+        value = ast.parse(expression, mode="eval").body
+        node.keywords.append(ast.copy_location(ast.keyword(arg="weight_bound", value=value), node))
+
+
+def _holds_sample_weight(node, weighted_names):
+    """Whether the expression ``node`` is (or nests) a dict with the key ``"sample_weight"``, or names one that
+    was bound to such a dict earlier in the example (syntax only: no code of the example runs)."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Dict) and any(isinstance(key, ast.Constant) and key.value == "sample_weight"
+                                              for key in part.keys):
+            return True
+        if isinstance(part, ast.Call) and any(k.arg == "sample_weight" for k in part.keywords) and \
+                isinstance(part.func, ast.Name) and part.func.id == "dict":
+            return True
+        if isinstance(part, ast.Name) and part.id in weighted_names:
+            return True
+    return False
 
 
 def _check_complete(tree, swap, where):

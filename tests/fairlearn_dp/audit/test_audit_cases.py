@@ -546,6 +546,30 @@ def test_weighted_metric_frame_audit_detects_noise_not_scaled_by_the_bound(monke
     assert not result.passed
 
 
+def test_metric_frame_weighing_some_metrics_releases_its_tables_once_and_passes_its_audit():
+    """One metric weighted, one not (issue 38.2): the two tables in one release at L1 2 + 2B. The person who changes
+    group moves 1 in the unweighted table and B in the weighted one (four cells); the four-cell event's frequencies
+    match 1/16 and e^-epsilon/16 within five standard deviations, and no violation is detected."""
+    result = audit_registered("DPMetricFrame", variant="weight_tables", n_runs=800, random_state=9)
+    assert result.failures == (0, 0)
+    assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
+    expected = default_audit_case("DPMetricFrame", variant="weight_tables").event.expected_probabilities
+    for hits, p in zip(result.hits, expected):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
+
+
+def test_metric_frame_weight_tables_audit_detects_sensitivities_that_do_not_add(monkeypatch):
+    """The same audit with the stack released at one unweighted table's sensitivity (L1 2, neither added nor
+    scaled by the bound: 3.5 times too little noise) fails."""
+    from fairlearn_dp.metrics import _frame_tables
+
+    monkeypatch.setattr(_frame_tables, "table_sensitivities", lambda bounds: (2.0, math.sqrt(2.0)))
+    case = default_audit_case("DPMetricFrame", variant="weight_tables")
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=800,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=9)
+    assert not result.passed
+
+
 # ------------------------------------------------------------------------ a report's shared release (variant)
 def test_report_release_passes_its_audit():
     """A DPReport of two models (issue 38.5): one changed group moves one count in each model's table (four cells)

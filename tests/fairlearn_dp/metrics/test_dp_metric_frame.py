@@ -115,10 +115,30 @@ def test_several_sensitive_features_give_the_product_of_their_declared_levels(da
     frame = _frame(metrics={"sr": selection_rate}, y_true=y, y_pred=pred, sensitive_features=sf,
                    epsilon=math.inf, groups={"race": ["a", "b", "c"], "site": ["north", "south"]})
     pd.testing.assert_frame_equal(frame.by_group, exact.by_group, check_exact=False)
-    # A declared level without rows is a cell like any other (empty: its rates are 0, its count 0).
+    # A declared level without rows is a cell like any other; at epsilon=inf (exact, public counts) its values
+    # are MetricFrame's for a cell without rows: NaN (issue 38 item 5); released, a value like any other cell's.
     wider = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=math.inf,
                    groups=["a", "b", "c", "d"])
-    assert wider.by_group.loc["d", "n"] == 0 and list(wider.by_group.index) == ["a", "b", "c", "d"]
+    assert np.isnan(wider.by_group.loc["d", "n"]) and list(wider.by_group.index) == ["a", "b", "c", "d"]
+    released = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      groups=["a", "b", "c", "d"], random_state=0)
+    assert np.isfinite(released.by_group.to_numpy()).all()
+
+
+def test_at_epsilon_inf_a_control_level_and_group_without_rows_is_nan_as_in_metricframe(data):
+    """Issue 38 item 5 (Fairlearn's plot_new_metrics, cond_both.by_group): before, such cells showed 0."""
+    y, pred, race, site = data
+    keep = ~((race.to_numpy() == "c") & (site == "south"))          # no row in (south, c)
+    metrics = {"sr": selection_rate, "n": count, "recall": recall_score}
+    kwargs = dict(metrics=metrics, y_true=y[keep], y_pred=pred[keep], sensitive_features=race[keep],
+                  control_features={"site": site[keep]})
+    exact = _exact(**kwargs)
+    frame = _frame(**kwargs, epsilon=math.inf, random_state=0)
+    assert exact.by_group.loc[("south", "c")].isna().all()
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group.astype(float), check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(frame.overall, exact.overall.astype(float), check_exact=False, rtol=1e-12)
+    assert np.isfinite(_frame(**kwargs, epsilon=1.0, random_state=0, groups=["a", "b", "c"]).by_group.loc[
+        ("south", "c")].to_numpy()).all()                        # released: the finite-epsilon choice is kept
 
 
 def test_regression_metrics_from_bounded_sums():
@@ -313,9 +333,11 @@ def test_each_aggregate_is_one_release(data):
 
 # ------------------------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("change, error, match", [
-    (dict(y_true=[0, 1, 2, 1]), ValueError, "y_true must be binary labels"),
+    # (a frame whose metrics read y_true: with selection_rate only, y_true is read for its length: see below)
+    (dict(y_true=[0, 1, 2, 1], metrics={"tpr": true_positive_rate}), ValueError, "y_true must be binary labels"),
     (dict(y_pred=[0, 1, np.nan, 1]), ValueError, r"y_pred contains missing labels \(NaN/None\)"),
-    (dict(y_true=[0, 1, None, 1]), ValueError, r"y_true contains missing labels \(NaN/None\)"),
+    (dict(y_true=[0, 1, None, 1], metrics={"tpr": true_positive_rate}), ValueError,
+     r"y_true contains missing labels \(NaN/None\)"),
     (dict(y_pred=[0, 1, 1]), ValueError, "length mismatch"),
     (dict(sensitive_features=["a", "b", "z", "a"]), ValueError, "unseen group"),
     (dict(sensitive_features=["a", "b", None, "a"]), ValueError, "missing value"),
@@ -335,6 +357,26 @@ def test_bad_input_names_the_argument(change, error, match):
     with pytest.raises(error, match=match):
         DPMetricFrame(**{**kwargs, **change})
     assert accountant.spent_budget == []
+
+
+def test_metrics_that_do_not_read_y_true_accept_a_placeholder_y_true_as_fairlearns_user_guide_shows(data):
+    """Issue 38 item 4: y_true=range(n) with selection_rate and mean_prediction (advanced_metricframe.rst); before,
+    "y_true must be binary labels". The probes that find no metric reading y_true are public (before the budget)."""
+    y, pred, race, _ = data
+    dummy = list(range(len(pred)))
+    metrics = {"sr": selection_rate, "mean": mean_prediction, "n": count}
+    exact = _exact(metrics=metrics, y_true=dummy, y_pred=pred, sensitive_features=race)
+    frame = _frame(metrics=metrics, y_true=dummy, y_pred=pred, sensitive_features=race, epsilon=math.inf)
+    pd.testing.assert_frame_equal(frame.by_group, exact.by_group.astype(float), check_exact=False, rtol=1e-12)
+    released = _frame(metrics=metrics, y_true=dummy, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                      groups=["a", "b", "c"], random_state=0)
+    assert released.released_counts_[["fn", "tp"]].to_numpy().sum() == 0      # the (group, prediction) table
+    # a metric that reads y_true, or y_true private ("record"), keeps the label check
+    for kwargs in (dict(metrics={"sr": selection_rate, "tpr": true_positive_rate}),
+                   dict(metrics=metrics, privacy_unit="record")):
+        with pytest.raises(ValueError, match="y_true must be binary labels"):
+            _frame(**{**dict(y_true=dummy, y_pred=pred, sensitive_features=race, epsilon=1.0,
+                             groups=["a", "b", "c"]), **kwargs})
 
 
 def test_dask_inputs_are_counted_on_the_workers_and_equal_the_in_memory_report(data):

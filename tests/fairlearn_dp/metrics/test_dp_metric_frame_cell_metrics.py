@@ -192,10 +192,55 @@ def accuracy_without_weights(y_true, y_pred):
     return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
 
 
+def first_prediction_without_weights(y_true, y_pred):
+    """Reads the row order, and takes no sample_weight."""
+    return float(np.asarray(y_pred)[0])
+
+
+def member_counts(y_true, y_pred):
+    """Fairlearn's plot_new_metrics: a count of rows, without sample_weight."""
+    assert len(y_true) == len(y_pred)
+    return len(y_true)
+
+
+def accuracy_bounds(y_true, y_pred):
+    """Like plot_plotting_metrics_with_error's Wilson bounds: an array of two values, without sample_weight."""
+    score = accuracy_score(y_true, y_pred)
+    half = 1.96 * math.sqrt(score * (1 - score) / len(y_true))
+    return np.array([score - half, score + half])
+
+
+def test_a_metric_of_the_counts_without_sample_weight_runs_on_rows_replicated_from_the_counts(binary):
+    """Issue 38 item 3: before, these were refused ("takes no sample_weight argument")."""
+    y, pred, groups = binary
+    metrics = {"accuracy": accuracy_without_weights, "members": member_counts, "bounds": accuracy_bounds}
+    exact = _exact(metrics, y, pred, groups)
+    frame = _private(metrics, y, pred, groups, epsilon=math.inf)
+    _assert_same_values(frame.by_group, exact.by_group)            # the exact counts are integers: exact rows
+    assert frame.overall["members"] == len(y)
+    noisy = _private(metrics, y, pred, groups, epsilon=1.0)
+    members = noisy.by_group["members"].to_numpy(dtype=float)
+    assert np.array_equal(members, np.round(members))             # whole rows, from the rounded released counts
+    # each group's count is within the noise of the release: Laplace b = 2 / epsilon per count, four counts per
+    # group, each rounded by at most 1/2; 4 b * ln(4 * 3 / 1e-9) bounds their sum's error but with probability 1e-9
+    error = np.abs(members - exact.by_group["members"].to_numpy(dtype=float))
+    assert (error <= 4 * (2.0 * math.log(12 / 1e-9) + 0.5)).all()
+
+
+def test_a_weighted_frame_refuses_a_metric_without_sample_weight_before_the_budget(binary):
+    """MetricFrame would pass the weights to it and fail; rows cannot be replicated from weighted counts."""
+    y, pred, groups = binary
+    exhausted = BudgetAccountant(epsilon=0.5)
+    with pytest.raises(ValueError, match=r"sample_params: .*'members'.* take no sample_weight"):
+        _private({"members": member_counts}, y, pred, groups, sample_params={"members": {"sample_weight": np.ones(
+            len(y))}}, weight_bound=1.0, epsilon=1.0, accountant=exhausted)
+    assert exhausted.spent_budget == []
+
+
 @pytest.mark.parametrize("metric, reason", [
     (first_prediction, "its value on the rows in reverse order differs"),
     (rows_predicted_positive, "its value on the rows' confusion cells weighted by their counts differs"),
-    (accuracy_without_weights, "takes no sample_weight argument"),
+    (first_prediction_without_weights, "its value on the rows in reverse order differs"),
     (functools.partial(recall_score, average="sample"), "it raised InvalidParameterError: The 'average' parameter"),
 ])
 def test_a_metric_that_is_not_a_function_of_the_counts_is_refused_before_the_budget(binary, metric, reason):

@@ -203,11 +203,41 @@ def test_weights_outside_the_bound_are_refused_before_the_release(weights, match
     ({"weight_bound": "3"}, "weight_bound must be"),
     ({"weight_bound": 3, "sample_params": None}, "no sample_weight was given"),
     ({"weight_bound": 3, "public_predictions": True}, "public_predictions"),
-    ({"weight_bound": 3, "metrics": {"accuracy": accuracy_score, "n": count}}, "same sample_weight object"),
+    # (some metrics weighted, others not: several tables of one release, test_metrics_weighed_differently_...)
     ({"weight_bound": 3, "metrics": {"accuracy": accuracy_score, "n": count},
       "sample_params": {"accuracy": {"sample_weight": np.ones(6)}, "n": {"sample_weight": np.ones(6)}}},
-     "same sample_weight object"),
+     "count takes no"),
+    ({"weight_bound": 3, "metrics": {"mse": mean_squared_error, "mae": mean_absolute_error}, "bounds": (0, 1),
+      "sample_params": {"mse": {"sample_weight": np.ones(6)}}}, "for classification metrics only"),
     ({"weight_bound": 3, "metrics": count, "sample_params": {"sample_weight": np.ones(6)}}, "count takes no"),
 ])
 def test_weight_parameters_are_refused_before_the_budget(kwargs, match):
     _refused(match, **kwargs)
+
+
+def test_metrics_weighed_differently_are_read_from_several_tables_of_one_release(rows):
+    """Issue 38 item 2 (Fairlearn's plot_new_metrics and advanced_metricframe): some metrics weighted, others not,
+    or with other weights; before, refused ("the same sample_weight object")."""
+    other = np.round(rows["weights"])                           # another weights object, in [0, BOUND] too
+    metrics = {"recall": recall_score, "recall_w": recall_score, "sr_w2": selection_rate, "n": count}
+    sample_params = {"recall_w": {"sample_weight": rows["weights"]}, "sr_w2": {"sample_weight": other}}
+    kwargs = dict(metrics=metrics, y_true=rows["y"], y_pred=rows["pred"], sensitive_features=rows["groups"],
+                  sample_params=sample_params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = MetricFrame(**kwargs)
+    frame = DPMetricFrame(**kwargs, epsilon=math.inf, weight_bound=BOUND, groups=GROUPS, n_boot=None,
+                          ci_quantiles=None)
+    np.testing.assert_allclose(frame.by_group.to_numpy(float), exact.by_group.to_numpy(float), rtol=RTOL)
+    np.testing.assert_allclose(frame.overall.to_numpy(float), exact.overall.to_numpy(float), rtol=RTOL)
+    accountant = BudgetAccountant()
+    released = DPMetricFrame(**kwargs, epsilon=1.0, weight_bound=BOUND, groups=GROUPS, accountant=accountant,
+                             random_state=0, n_boot=20)
+    assert accountant.spent_budget == [(1.0, 0.0)]             # one charge for the three tables
+    # one Laplace scale for the stack: the sensitivities add, L1 = 2 (unweighted) + 2 B + 2 B
+    assert released.noise_scale_ == pytest.approx(2 + 4 * BOUND)
+    assert released.noisy_counts_.shape == (1, len(GROUPS), 12) and list(released.by_group.columns) == list(metrics)
+    assert list(released.released_counts_.columns.get_level_values(0).unique()) == [
+        "unweighted", "weighted 1", "weighted 2"]
+    assert len(released.by_group_ci) == 2 and np.isfinite(released.by_group_ci[0].to_numpy(float)).all()
+
