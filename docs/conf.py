@@ -54,7 +54,7 @@ extensions = [
 # Markdown pages (MyST): the user-guide pages moved out of the README keep their Markdown.
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 myst_heading_anchors = 3
-myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_enable_extensions = ["dollarmath", "amsmath"]   # rendered math on the privacy-analysis pages
 
 exclude_patterns = ["_build", "img", "gallery_src", "_inventories", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]

@@ -162,6 +162,34 @@ class DPMetricFrame(MetricFrame):
     - Public inputs: the metrics, ``labels``, ``groups``, ``control_groups``, ``bounds``, ``n``; under
       ``"sensitive_attribute"`` also ``y_true`` and the control features, and ``y_pred`` with
       ``public_predictions=True`` (then ``overall`` is exact).
+
+    Examples
+    --------
+    Fairlearn's ``MetricFrame`` call with ``epsilon`` and the public ``groups`` added:
+
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn.metrics import selection_rate
+    >>> from sklearn.metrics import accuracy_score
+    >>> from fairlearn_dp.metrics import DPMetricFrame
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.choice(["female", "male"], 5000)
+    >>> y_true = (rng.random(5000) < 0.4).astype(int)
+    >>> y_pred = np.where(rng.random(5000) < 0.8, y_true, 1 - y_true)
+    >>> frame = DPMetricFrame(metrics={"accuracy": accuracy_score, "selection_rate": selection_rate},
+    ...                       y_true=y_true, y_pred=y_pred, sensitive_features=sex, epsilon=1.0,
+    ...                       groups=["female", "male"], random_state=0, accountant=BudgetAccountant())
+    >>> frame.by_group.round(3)
+                         accuracy  selection_rate
+    sensitive_feature_0
+    female                  0.794           0.445
+    male                    0.799           0.447
+    >>> frame.difference().round(3)
+    accuracy          0.005
+    selection_rate    0.002
+    dtype: float64
+    >>> frame.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
     """
 
     def __init__(self, *, metrics: Callable | dict[str, Callable], y_true: ArrayLike, y_pred: ArrayLike,

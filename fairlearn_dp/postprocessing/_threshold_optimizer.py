@@ -180,6 +180,26 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     .. [Hardt2016] M. Hardt, E. Price, N. Srebro. "Equality of Opportunity in Supervised Learning." NeurIPS 2016.
     .. [Jagielski2019] M. Jagielski, M. Kearns, J. Mao, A. Oprea, A. Roth, S. Sharifi-Malvajerdi, J. Ullman.
        "Differentially Private Fair Learning." ICML 2019.
+
+    Examples
+    --------
+    Post-process scores (``estimator=None``: ``X`` is the column of scores) under demographic parity at epsilon 1:
+
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.postprocessing import DPThresholdOptimizer
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.choice(["female", "male"], 4000)
+    >>> y = (rng.random(4000) < np.where(sex == "male", 0.5, 0.3)).astype(int)
+    >>> scores = (0.6 * y + 0.4 * rng.random(4000)).reshape(-1, 1)
+    >>> post = DPThresholdOptimizer(epsilon=1.0, groups=["female", "male"], random_state=0,
+    ...                             accountant=BudgetAccountant())
+    >>> post = post.fit(scores, y, sensitive_features=sex)
+    >>> post.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+    >>> y_pred = post.predict(scores, sensitive_features=sex, random_state=0)
+    >>> [f"{y_pred[sex == group].mean():.2f}" for group in post.groups_]   # selection rates
+    ['0.49', '0.51']
     """
 
     _public_parameter_checks = PUBLIC_PARAMETER_CHECKS

@@ -182,6 +182,31 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
     - Public inputs: ``m``, the declared groups, the constraint, every parameter and bound.
     - Last step: Q or a fair constant, chosen exactly (attribute unit) or on 10% of epsilon (constant_fallback.md).
     - Derivations: docs/privacy_analysis/exponentiated_gradient.md and docs/privacy_analysis/statistics_game.md.
+
+    Examples
+    --------
+    The drop-in for Fairlearn's ``ExponentiatedGradient``, with the privacy parameters added:
+
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn.reductions import DemographicParity
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from fairlearn_dp.reductions import DPExponentiatedGradient
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.choice(["female", "male"], 3000)
+    >>> X = rng.uniform(-1, 1, (3000, 3))
+    >>> y = (X[:, 0] + 0.5 * (sex == "male") + 0.3 * rng.standard_normal(3000) > 0.2).astype(int)
+    >>> mitigator = DPExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.05),
+    ...                                     epsilon=1.0, delta=1e-5, groups=["female", "male"], random_state=0,
+    ...                                     accountant=BudgetAccountant())
+    >>> mitigator = mitigator.fit(X, y, sensitive_features=sex)
+    >>> mitigator.mode_, mitigator.privacy_spent_
+    ('statistics', PrivacySpend(epsilon=1.0, delta=1e-05, rho=None))
+    >>> y_pred = mitigator.predict(X, random_state=0)
+    >>> print(f"accuracy {(y_pred == y).mean():.2f}")
+    accuracy 0.86
+    >>> [f"{y_pred[sex == group].mean():.2f}" for group in ["female", "male"]]   # selection rates
+    ['0.54', '0.52']
     """
 
     def __init__(self, estimator: Any = None, constraints: Moment | None = None, *, objective: Moment | None = None,
