@@ -144,7 +144,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from fairlearn_dp.audit import CellEvent, FitFailed, ThresholdEvent, audit, audit_unseeded_reproducibility
+from fairlearn_dp.audit import CellEvent, FitFailed, ThresholdEvent, audit
+from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
 from fairlearn_dp.audit._events import OrthantEvent, PlayErrorEvent, SelectionEvent, released_attribute
 from fairlearn_dp.privacy import PrivacySpend
 

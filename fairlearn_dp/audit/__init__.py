@@ -13,22 +13,22 @@ mechanism.
 
 Failure paths are outputs: with ``audit(..., fit_failures="output")`` a fit that raises is an outcome
 (``FitFailure``), and :class:`FitFailed` is the event "the fit raised", so a fit that succeeds on one neighbour
-and fails on the other is flagged like any other leak. :func:`audit_unseeded_reproducibility` checks that
+and fails on the other is flagged like any other leak. ``_reproducibility.audit_unseeded_reproducibility`` checks that
 ``random_state=None`` does not draw from numpy's (or Python's) global generator, which anyone can seed.
 
 Public here are the audit and its result, the bound and the generic events (:class:`CellEvent` for a Laplace release,
 :class:`ThresholdEvent` for a Gaussian one, :class:`FitFailed`); the events specific to one estimator's release,
-the reproducibility result type and the Clopper-Pearson helper are internal (``_events``, ``_audit``, ``_bounds``).
+the reproducibility check (``_reproducibility.audit_unseeded_reproducibility``, a maintainers' tool) and the
+Clopper-Pearson helper are internal (``_events``, ``_audit``, ``_bounds``).
 
 This package is generic: it knows no estimator. The default cases of fairdp's registered estimators (each row's
-neighbouring datasets and most powerful event) and ``audit_registered`` live next to the registry, in
-``fairdp_adapters.audit_cases``.
+neighbouring datasets and most powerful event) and ``audit_registered`` are test-support code of the source
+checkout (``tests/audit_cases.py``), which ``fairdp audit`` loads from a clone.
 """
 
 from ._audit import AuditResult, audit
 from ._bounds import epsilon_lower_bound
 from ._events import CellEvent, FitFailed, ThresholdEvent
-from ._reproducibility import audit_unseeded_reproducibility
 
 __all__ = [
     "epsilon_lower_bound",
@@ -37,5 +37,4 @@ __all__ = [
     "FitFailed",
     "CellEvent",
     "ThresholdEvent",
-    "audit_unseeded_reproducibility",
 ]

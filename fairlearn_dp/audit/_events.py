@@ -8,7 +8,7 @@ the other fits also moves their frequencies.
 
 Every event here is picklable (so :func:`~fairlearn_dp.audit.audit` can send it to joblib workers) and described by
 its ``description``. The threshold events are built from the two datasets and the class's declared noise (the
-per-estimator cases in ``fairdp_adapters.audit_cases`` build them) and carry ``expected_probabilities``: their
+per-estimator cases in ``tests/audit_cases.py`` build them) and carry ``expected_probabilities``: their
 probabilities on ``D`` and ``D'`` when the release is exactly the declared mechanism (the audit's calibration check).
 """
 

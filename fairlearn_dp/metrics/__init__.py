@@ -14,7 +14,7 @@ Allocation metrics (Zhu et al. 2022) take the true allocation as ``y_true`` and 
 as ``y_pred``: ``alpha_fairness``, ``cost_of_privacy`` (and its l1 form), ``mean_bias``, ``misallocated_funds``.
 """
 
-from ._count_metrics import ConfusionCounts, CountMetric, RegressionSums, count_metric
+from ._count_metrics import count_metric
 from ._dp_aggregates import (
     DPAggregate,
     dp_demographic_parity_difference,
@@ -31,5 +31,5 @@ from ._ks import ks_distance, ks_distance_to, ks_statistical_parity
 
 __all__ = ["DPMetricFrame", "DPReport", "DPAggregate", "dp_demographic_parity_difference", "dp_demographic_parity_ratio",
            "dp_equalized_odds_difference", "dp_equalized_odds_ratio", "dp_equal_opportunity_difference",
-           "dp_equal_opportunity_ratio", "count_metric", "CountMetric", "ConfusionCounts", "RegressionSums", "ks_distance", "ks_distance_to", "ks_statistical_parity", "alpha_fairness", "cost_of_privacy",
+           "dp_equal_opportunity_ratio", "count_metric", "ks_distance", "ks_distance_to", "ks_statistical_parity", "alpha_fairness", "cost_of_privacy",
            "cost_of_privacy_l1", "mean_bias", "misallocated_funds"]

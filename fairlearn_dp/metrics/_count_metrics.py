@@ -98,7 +98,8 @@ def count_metric(function: Callable, *, name: str | None = None, kind: str = "cl
     function : callable
         ``function(counts) -> value``, written as arithmetic on the fields of ``counts`` (they may be numpy
         arrays: one call evaluates every group and every Monte-Carlo draw). For classification, ``counts`` is a
-        :class:`ConfusionCounts` (``tp``, ``fp``, ``tn``, ``fn``, ``n``); for regression a :class:`RegressionSums`.
+        named tuple ``ConfusionCounts`` (fields ``tp``, ``fp``, ``tn``, ``fn``, ``n``); for regression a
+        ``RegressionSums`` (``n`` and the sums named in ``values``).
     name : str, optional
         The metric's name (default: ``function.__name__``).
     kind : {"classification", "regression"}, default="classification"

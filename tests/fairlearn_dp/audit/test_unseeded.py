@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from fairlearn_dp.audit import audit_unseeded_reproducibility
+from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
 from fairlearn_dp.audit._reproducibility import ReproducibilityResult
 from fairlearn_dp.privacy._release import noisy_vector
 
