@@ -632,6 +632,14 @@ def _build_parser():
                      epilog="Run 'fairdp COMMAND --help' for a command's options.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
+    _add_reproduce(commands)
+    _add_sweep(commands)
+    _add_audit(commands)
+    return parser
+
+
+def _add_reproduce(commands):
+    """The ``fairdp reproduce`` subcommand."""
     reproduce = commands.add_parser("reproduce", help="run a paper's reproduction (CSV + PNG + table)",
                                     description="Reproductions: " + "; ".join(
                                         f"{k}: {v[1]}" for k, v in _REPRODUCTIONS.items()))
@@ -648,6 +656,9 @@ def _build_parser():
                                 f"{', '.join(_FIRST_SEED_REPRODUCTIONS)})")
     reproduce.set_defaults(handler=_reproduce, check=_check_reproduce, parser=reproduce)
 
+
+def _add_sweep(commands):
+    """The ``fairdp sweep`` subcommand."""
     estimators = "; ".join(f"{name} ({', '.join(spec.datasets)})" for name, spec in _SWEEPS.items())
     sweep = commands.add_parser("sweep", help="privacy-fairness-accuracy sweep of a DP estimator",
                                 description="Sweep epsilon (and other parameters) of a Fairlearn-face DP "
@@ -676,6 +687,9 @@ def _build_parser():
                        help="check the arguments and print the grid, without loading data or fitting")
     sweep.set_defaults(handler=_sweep, check=None, parser=sweep)
 
+
+def _add_audit(commands):
+    """The ``fairdp audit`` subcommand."""
     names = _audit_names()
     audit = commands.add_parser("audit", help="empirical privacy audit of a registered DP estimator",
                                 description="Run the estimator many times on two neighbouring datasets (its "
@@ -688,7 +702,6 @@ def _build_parser():
     audit.add_argument("--seed", type=_seed, default=0, help="random_state of the audit (default 0)")
     audit.add_argument("--out", type=Path, default=Path("fairdp_audit"), help="output directory")
     audit.set_defaults(handler=_audit, check=_check_audit, parser=audit)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

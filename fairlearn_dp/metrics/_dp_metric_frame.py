@@ -220,19 +220,8 @@ class DPMetricFrame(MetricFrame):
                                  labels=labels, groups=groups, control_groups=control_groups, random_state=random_state,
                                  n_boot=n_boot, ci_quantiles=ci_quantiles, max_noise_error=max_noise_error,
                                  weight_bound=weight_bound)
-        checked = validate_params(public, _PARAMETERS)
-        self._unit, public_predictions, self._bounds, self._classes, bound = (checked[name] for name in _PARAMETERS)
-        tables = _weight_tables(metrics, sample_params)            # one per weights object (several: _init_tables)
-        sample_params, weights = _split_weights(metrics, sample_params, weight_bound=bound,
-                                                public_predictions=public_predictions)
-        self._weight_bound = None if weights is None else bound      # None: every row counts 1
-        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds,
-                                                                   self._classes)
-        _check_weighted_metrics(self._metrics, [n for w, names in tables if w is not None for n in names])
-        if len(tables) > 1 and self._kind != "classification":
-            raise ValueError("sample_params: metrics given different sample weights (or some none) are read from "
-                             "several tables of one release, for classification metrics only.")
-        self._y_true_unread = self._kind == "classification" and not any(map(reads_y_true, self._metrics.values()))
+        public_predictions, bound, tables, sample_params, weights = self._check_metrics(metrics, sample_params,
+                                                                                       public)
         checked = validate_params(public, _LEVELS_AND_DRAWS)
         declared, declared_control = checked["groups"], checked["control_groups"]
         self._n_boot, self._ci_quantiles = _check_draws(checked["n_boot"], checked["ci_quantiles"])
@@ -263,7 +252,34 @@ class DPMetricFrame(MetricFrame):
                                cf_columns=cf_columns, cf=self._cf, kind=self._kind, bounds=self._bounds,
                                values=self._value_columns(), classes=self._classes,
                                weights=None if weights is None else (weights, bound))
-        # 5. the release, one charge
+        # 5. the release, one charge, and 6. post-processing
+        self._release_table(exact, n, epsilon=epsilon, delta=delta, spend=spend, accountant=accountant,
+                            random_state=random_state, public_predictions=public_predictions,
+                            note=(y_true, sensitive_features))
+
+    def _check_metrics(self, metrics, sample_params, public):
+        """Step 1 for the metrics: the parameter table ``_PARAMETERS`` and the metrics' joint rules (weights, kind,
+        tables); returns ``(public_predictions, weight_bound, tables, sample_params, weights)``.
+        """
+        checked = validate_params(public, _PARAMETERS)
+        self._unit, public_predictions, self._bounds, self._classes, bound = (checked[name] for name in _PARAMETERS)
+        tables = _weight_tables(metrics, sample_params)            # one per weights object (several: _init_tables)
+        sample_params, weights = _split_weights(metrics, sample_params, weight_bound=bound,
+                                                public_predictions=public_predictions)
+        self._weight_bound = None if weights is None else bound      # None: every row counts 1
+        self._metrics, self._kind, self._single = _resolve_metrics(metrics, sample_params, self._bounds,
+                                                                   self._classes)
+        _check_weighted_metrics(self._metrics, [n for w, names in tables if w is not None for n in names])
+        if len(tables) > 1 and self._kind != "classification":
+            raise ValueError("sample_params: metrics given different sample weights (or some none) are read from "
+                             "several tables of one release, for classification metrics only.")
+        self._y_true_unread = self._kind == "classification" and not any(map(reads_y_true, self._metrics.values()))
+        return public_predictions, bound, tables, sample_params, weights
+
+    def _release_table(self, exact, n, *, epsilon, delta, spend, accountant, random_state, public_predictions, note):
+        """Steps 5-6 of one table: the release with its one charge, then post-processing of released values and
+        public totals only (``note``: the ``(y_true, sensitive_features)`` that :func:`note_release` reads).
+        """
         with warnings_after_release() as release:    # warnings after the charge: once the frame is built
             release.result = self
             release_seed, draw_seed = release_seeds(random_state, 2)
@@ -271,7 +287,7 @@ class DPMetricFrame(MetricFrame):
                                                                      delta=delta, random_state=release_seed,
                                                                      weight_bound=self._weight_bound or 1.0)
             self.privacy_spent_ = charge(accountant, spend)
-            note_release("DPMetricFrame", y_true, sensitive_features, spend)   # warns after a report's release (and dp_*)
+            note_release("DPMetricFrame", *note, spend)   # warns after a report's release (and dp_*)
             # 6. post-processing only from here: released values and public totals
             self._n = n
             self._public_predictions = public_predictions

@@ -178,41 +178,9 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     cost = np.zeros(n_var)
     cost[:n_t] = (marginal[active, None] * ((centers[None, :] - centers[cell_bin[active], None]) / spread) ** 2).ravel()
 
-    # Equalities: (1) each active cell's kernel row sums to 1; (2) q_a(v) - sum_c P(c|a) T(v|c) = fixed part.
-    rows_1 = np.repeat(np.arange(m), k)
-    eq1 = sparse.csr_array((np.ones(n_t), (rows_1, np.arange(n_t))), shape=(m, n_var))
-    # Inactive cells keep their own bin: their (fixed) contribution P(c|a) 1[v = j(c)] moves to the right-hand side.
     inactive = np.setdiff1d(np.arange(n_cells), active)
-    fixed = np.zeros((n_groups, k))
-    if inactive.size:
-        np.add.at(fixed.T, cell_bin[inactive], conditional[:, inactive].T)
-    a_idx, c_idx = np.nonzero(conditional[:, active])
-    weights = conditional[:, active][a_idx, c_idx]
-    v = np.arange(k)
-    rows_2 = (a_idx[:, None] * k + v[None, :]).ravel()
-    cols_2 = (c_idx[:, None] * k + v[None, :]).ravel()
-    vals_2 = -np.repeat(weights, k)
-    eq2 = sparse.csr_array(
-        (np.concatenate([vals_2, np.ones(n_q)]),
-         (np.concatenate([rows_2, np.arange(n_q)]), np.concatenate([cols_2, n_t + np.arange(n_q)]))),
-        shape=(n_q, n_var))
-    a_eq = sparse.vstack([eq1, eq2], format="csr")
-    b_eq = np.concatenate([np.ones(m), fixed.ravel()])
-
-    # KS: for a, l < k - 1:  sum_{v <= l} q_a(v) - R(l) <= r_a  and  R(l) - sum_{v <= l} q_a(v) <= r_a, with the
-    # half-width r_a = max(alpha/2 - m_a, 0) (m_a = 0 without margins).
-    a_of, l_of = np.divmod(np.arange(n_groups * (k - 1)), k - 1)          # one (a, l) pair per upper row
-    lengths = l_of + 1                                                     # q_a(0..l)
-    starts = np.repeat(n_t + a_of * k, lengths)
-    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    q_cols = starts + offsets
-    q_rows = np.repeat(np.arange(a_of.size), lengths)
-    upper = sparse.csr_array(
-        (np.concatenate([np.ones(q_cols.size), -np.ones(a_of.size)]),
-         (np.concatenate([q_rows, np.arange(a_of.size)]), np.concatenate([q_cols, n_t + n_q + l_of]))),
-        shape=(a_of.size, n_var))
-    a_ub = sparse.vstack([upper, -upper], format="csr")
-    b_ub = np.tile(half[a_of], 2)
+    a_eq, b_eq = _equality_constraints(conditional, cell_bin, active, inactive, k, n_var)
+    a_ub, b_ub = _ks_constraints(half, k, n_t, n_q, n_var)
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf
     bounds[n_t + n_q:, 1] = 1.0
@@ -227,6 +195,49 @@ def solve_blind_remap(conditional, marginal, cell_bin, bin_centers, alpha, solve
     targets = conditional @ kernel
     objective = float(result.fun) * spread ** 2
     return BlindSolution(sparse.csr_array(kernel), targets, objective)
+
+
+def _equality_constraints(conditional, cell_bin, active, inactive, k, n_var):
+    """``(A_eq, b_eq)`` of the sparse LP of :func:`solve_blind_remap` (variables ``T``, ``q``, ``R`` in that order):
+    (1) each active cell's kernel row sums to 1; (2) ``q_a(v) - sum_c P(c|a) T(v|c)`` = the fixed part.
+    """
+    n_groups, m = conditional.shape[0], active.size
+    n_t, n_q = m * k, n_groups * k
+    rows_1 = np.repeat(np.arange(m), k)
+    eq1 = sparse.csr_array((np.ones(n_t), (rows_1, np.arange(n_t))), shape=(m, n_var))
+    # Inactive cells keep their own bin: their (fixed) contribution P(c|a) 1[v = j(c)] moves to the right-hand side.
+    fixed = np.zeros((n_groups, k))
+    if inactive.size:
+        np.add.at(fixed.T, cell_bin[inactive], conditional[:, inactive].T)
+    a_idx, c_idx = np.nonzero(conditional[:, active])
+    weights = conditional[:, active][a_idx, c_idx]
+    v = np.arange(k)
+    rows_2 = (a_idx[:, None] * k + v[None, :]).ravel()
+    cols_2 = (c_idx[:, None] * k + v[None, :]).ravel()
+    vals_2 = -np.repeat(weights, k)
+    eq2 = sparse.csr_array(
+        (np.concatenate([vals_2, np.ones(n_q)]),
+         (np.concatenate([rows_2, np.arange(n_q)]), np.concatenate([cols_2, n_t + np.arange(n_q)]))),
+        shape=(n_q, n_var))
+    return sparse.vstack([eq1, eq2], format="csr"), np.concatenate([np.ones(m), fixed.ravel()])
+
+
+def _ks_constraints(half, k, n_t, n_q, n_var):
+    """``(A_ub, b_ub)`` of the sparse LP of :func:`solve_blind_remap`, the KS constraints: for a, l < k - 1,
+    ``sum_{v <= l} q_a(v) - R(l) <= r_a`` and ``R(l) - sum_{v <= l} q_a(v) <= r_a``, with the half-width
+    ``r_a = max(alpha/2 - m_a, 0)`` (``half``; ``m_a = 0`` without margins).
+    """
+    a_of, l_of = np.divmod(np.arange(half.size * (k - 1)), k - 1)          # one (a, l) pair per upper row
+    lengths = l_of + 1                                                     # q_a(0..l)
+    starts = np.repeat(n_t + a_of * k, lengths)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    q_cols = starts + offsets
+    q_rows = np.repeat(np.arange(a_of.size), lengths)
+    upper = sparse.csr_array(
+        (np.concatenate([np.ones(q_cols.size), -np.ones(a_of.size)]),
+         (np.concatenate([q_rows, np.arange(a_of.size)]), np.concatenate([q_cols, n_t + n_q + l_of]))),
+        shape=(a_of.size, n_var))
+    return sparse.vstack([upper, -upper], format="csr"), np.tile(half[a_of], 2)
 
 
 def _lp_arrays(conditional, marginal, cell_bin, bin_centers):

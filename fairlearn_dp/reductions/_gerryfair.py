@@ -344,21 +344,41 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         self
         """
         public = self.check_public_inputs(X, y, sensitive_features=sensitive_features)   # 1-2. public, budget
-        published = public["published"]
-        linear, fit_intercept, ridge_alpha = public["linear"], public["fit_intercept"], public["ridge_alpha"]
-        epsilon, delta, spend = public["epsilon"], public["delta"], public["spend"]
-        eps0, delta0, rule = public["eps0"], public["delta0"], public["rule"]
-        rounds, n_releases = public["rounds"], public["n_releases"]
-        eps_fit = public["eps_fit"]
-        norm_ord = 1 if delta == 0 else 2
+        epsilon, delta, rule = public["epsilon"], public["delta"], public["rule"]
+        data = self._read_data(X, y, sensitive_features, public)                          # 3. read, clip
+        release = _Releaser(public["eps0"], public["delta0"], data["norm_ord"], random_state=self.random_state,
+                            rho0=per_release_rho(public["eps_fit"], delta, public["n_releases"])
+                            if rule == "zcdp" else None)
+        grams = self._release_grams(release, data, public)                               # 4. releases
+        play = self._play_rounds(release, data, grams, public["rounds"])
 
-        fit_X = X                                   # its layout: n_features_in_, feature_names_in_ (set_fit_features)
+        # Record unit: y is private, so the mixture's training error is too (exponential mechanism, same stream).
+        choice = no_choice() if math.isinf(epsilon) else choose_against_constants(
+            play["average"], data["y"], epsilon=public["eps_choice"], random_state=release.rng)
+        self._set_fitted(X, public, data, grams, play, choice)                           # 5. post-processing
+        self.privacy_spent_ = charge(self.accountant, public["spend"])    # before the warning (it may be an error)
+        linear, fit_intercept, feature_bound = public["linear"], public["fit_intercept"], data["feature_bound"]
+        if linear and fit_intercept and not math.isinf(epsilon):
+            self._warn_if_worse_than_constant(play["history"], data["n"], release.delta0)
+        warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger epsilon or fewer rounds")
+        if linear and not math.isinf(epsilon):
+            _oracles._warn_if_constant_output(type(self).__name__, play["predictors"], choice,
+                                              feature_bound=feature_bound, norm_ord=data["norm_ord"],
+                                              fit_intercept=fit_intercept)
+        return self
+
+    def _read_data(self, X, y, sensitive_features, public):
+        """Step 3: read the data (domain checks only), clip the rows to the public norm bounds and build the two
+        oracles' design matrices; a dict of them, the bounds and radii, and the audited rows.
+        """
+        epsilon, linear, fit_intercept = public["epsilon"], public["linear"], public["fit_intercept"]
+        norm_ord = 1 if public["delta"] == 0 else 2
         X, _ = check_X(X, "X")
         y = _check_labels(y, X.shape[0])
         A, sensitive_values, sensitive_names = _encode_sensitive(
             sensitive_features, X.shape[0], self.sensitive_values, private=not math.isinf(epsilon),
             estimator_name=type(self).__name__)
-        feature_bound = _fit_bound(published if self.feature_norm_bound is None
+        feature_bound = _fit_bound(public["published"] if self.feature_norm_bound is None
                                    else self.feature_norm_bound, self.feature_norm_bound, X.shape[1], norm_ord, epsilon)
         # An encoded categorical column has norm <= 1, as a numeric column in [-1, 1]: the default bound counts the
         # columns of ``sensitive_features`` as given.
@@ -374,44 +394,60 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
         if self.heatmapflag and A.shape[1] < 2:
             raise ValueError("heatmapflag=True needs at least two protected attributes (AIF360's heatmap plots the "
                              "first two).")
-        A_design = _with_intercept(A)
-        x_radius = _radius(feature_bound, norm_ord, fit_intercept)
-        a_radius = _radius(sensitive_bound, norm_ord, True)
+        return {"linear": linear, "fit_intercept": fit_intercept, "X": X, "y": y, "A": A, "X_design": X_design,
+                "A_design": _with_intercept(A), "n": X.shape[0],
+                "audited": (y == 0) if self.fairness_def == "FP" else (y == 1), "norm_ord": norm_ord,
+                "sensitive_values": sensitive_values, "sensitive_names": sensitive_names,
+                "feature_bound": feature_bound, "sensitive_bound": sensitive_bound,
+                "x_radius": _radius(feature_bound, norm_ord, fit_intercept),
+                "a_radius": _radius(sensitive_bound, norm_ord, True)}
 
-        n = X.shape[0]
-        audited = (y == 0) if self.fairness_def == "FP" else (y == 1)
-        release = _Releaser(eps0, delta0, norm_ord, random_state=self.random_state,
-                            rho0=per_release_rho(eps_fit, delta, n_releases) if rule == "zcdp" else None)
-
-        # One-time releases: the two oracles' Gram matrices (Privacy, items 1-2).
+    def _release_grams(self, release, data, public):
+        """The one-time releases: the two oracles' Gram matrices (Privacy, items 1-2), and their solvers."""
         learner_gram, learner_gram_info, learner_inverse = _oracles._release_learner_gram(
-            release, X_design, x_radius, linear=linear, fit_intercept=fit_intercept, ridge_alpha=ridge_alpha)
-        auditor_gram, auditor_gram_info = self._release_gram(release, A_design[audited], a_radius)
+            release, data["X_design"], data["x_radius"], linear=public["linear"],
+            fit_intercept=public["fit_intercept"], ridge_alpha=public["ridge_alpha"])
+        auditor_gram, auditor_gram_info = self._release_gram(release, data["A_design"][data["audited"]],
+                                                             data["a_radius"])
         auditor_inverse = _SolvedGram(auditor_gram, auditor_gram_info["noise_std"], 0.0, True)
+        return {"learner_gram": learner_gram, "learner_gram_info": learner_gram_info,
+                "learner_inverse": learner_inverse, "auditor_gram": auditor_gram,
+                "auditor_gram_info": auditor_gram_info, "auditor_inverse": auditor_inverse}
 
+    def _learner_play(self, release, data, grams, groups, t):
+        """The Learner's best response to the perturbed cumulative costs (follow the perturbed leader):
+        ``(hypothesis, released statistic, its information)``.
+        """
+        if data["linear"]:
+            b_noisy, b_info = self._release_learner_statistic(release, data["X_design"], data["y"], data["audited"],
+                                                              groups, t, data["x_radius"])
+            hypothesis = self._solve_learner(grams["learner_inverse"], b_noisy, data["fit_intercept"],
+                                             data["feature_bound"], data["norm_ord"])
+            return hypothesis, b_noisy, b_info
+        d, dual_mass = self._learner_costs(data["y"], data["audited"], groups, t)
+        b_info = {"dual_mass": dual_mass, "sensitivity": None, "noise_scale": 0.0}
+        return RegressionCSCHypothesis.best_response(self.predictor, data["X"], d / data["n"], self.fairness_def), \
+            None, b_info
+
+    def _play_rounds(self, release, data, grams, rounds):
+        """The game's rounds: the Learner's and the Auditor's plays, each from released statistics only."""
+        X, y, A, X_design, n, audited = (data[key] for key in ("X", "y", "A", "X_design", "n", "audited"))
+        A_audited = data["A_design"][audited]
         predictors, history, errors, violations = [], [], [], []
         groups = _AuditorPlays(int(audited.sum()), first_row=self.cost_update == "aif360")     # never released
         average = np.zeros(n)       # p_i, the Learner's average play on the training rows; never released
         heat_range = (None, None)
         for t in progress_rounds(1, rounds + 1, desc=type(self).__name__):
-            # Learner: best response to the perturbed cumulative costs (follow the perturbed leader).
-            if linear:
-                b_noisy, b_info = self._release_learner_statistic(release, X_design, y, audited, groups, t,
-                                                                  x_radius)
-                hypothesis = self._solve_learner(learner_inverse, b_noisy, fit_intercept, feature_bound, norm_ord)
-            else:
-                d, dual_mass = self._learner_costs(y, audited, groups, t)
-                b_noisy, b_info = None, {"dual_mass": dual_mass, "sensitivity": None, "noise_scale": 0.0}
-                hypothesis = RegressionCSCHypothesis.best_response(self.predictor, X, d / n, self.fairness_def)
+            hypothesis, b_noisy, b_info = self._learner_play(release, data, grams, groups, t)
             predictors.append(hypothesis)
             played = hypothesis.predict_design(X_design)
             average += (played - average) / t
 
             # Auditor: best response to the Learner's average play, from released statistics only.
             q = average[audited] if self.fairness_def == "FP" else 1.0 - average[audited]
-            s_noisy, s_info = self._release_auditor_statistic(release, A_design[audited], q, a_radius)
-            theta = self._solve_auditor(auditor_inverse, s_noisy)
-            members = (A_design[audited] @ theta < 0).astype(float)
+            s_noisy, s_info = self._release_auditor_statistic(release, A_audited, q, data["a_radius"])
+            theta = self._solve_auditor(grams["auditor_inverse"], s_noisy)
+            members = (A_audited @ theta < 0).astype(float)
             u_value, u_info = self._release_violation(release, members, q)
             e_value, e_info = self._release_error(release, average, y)
             violation = abs(u_value) / n
@@ -433,27 +469,32 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
             if self.printflag:
                 print(f"iteration: {t}, error: {errors[-1]}, fairness violation: {violation}")
             if self.heatmapflag and t % int(self.heatmap_iter) == 0:        # epsilon = inf only (_check_params_together)
-                heat_range = _oracles._save_heatmap(X, A[:, :2], sensitive_names[:2], y, played,
-                                           f"{self.heatmap_path}/heatmap_iteration_{t}", heat_range, t == 1)
+                heat_range = _oracles._save_heatmap(X, A[:, :2], data["sensitive_names"][:2], y, played,
+                                                    f"{self.heatmap_path}/heatmap_iteration_{t}", heat_range, t == 1)
             if self.early_termination and _aif360_stops(
                     errors, violations, self.gamma,
                     _oracles._stop_tolerance(e_info["noise_scale"], release.delta0 == 0, n),
                     _oracles._stop_tolerance(u_info["noise_scale"], release.delta0 == 0, n)):
                 break
+        return {"predictors": predictors, "history": history, "errors": errors, "violations": violations,
+                "average": average}
 
-        # Record unit: y is private, so the mixture's training error is too (exponential mechanism, same stream).
-        choice = no_choice() if math.isinf(epsilon) else choose_against_constants(
-            average, y, epsilon=public["eps_choice"], random_state=release.rng)
+    def _set_fitted(self, fit_X, public, data, grams, play, choice):
+        """The fitted attributes: post-processing of the releases and public values only."""
+        eps0, delta0, rule, n_releases = public["eps0"], public["delta0"], public["rule"], public["n_releases"]
+        eps_fit, delta = public["eps_fit"], public["delta"]
+        predictors = play["predictors"]
         self.predictors_ = predictors
         self.weights_ = np.full(len(predictors), 1.0 / len(predictors))
         self.classes_ = np.array([0, 1])
         self.constant_choice_ = choice
-        self.errors_, self.fairness_violations_ = _oracles._feasible_reports(errors, violations)
-        self.history_ = history
+        self.errors_, self.fairness_violations_ = _oracles._feasible_reports(play["errors"], play["violations"])
+        self.history_ = play["history"]
+        learner_gram_info, auditor_gram_info = grams["learner_gram_info"], grams["auditor_gram_info"]
         self.gram_releases_ = {
-            "learner_gram": learner_gram, "learner_gram_sensitivity": learner_gram_info["sensitivity"],
+            "learner_gram": grams["learner_gram"], "learner_gram_sensitivity": learner_gram_info["sensitivity"],
             "learner_gram_noise_scale": learner_gram_info["noise_scale"],
-            "auditor_gram": auditor_gram, "auditor_gram_sensitivity": auditor_gram_info["sensitivity"],
+            "auditor_gram": grams["auditor_gram"], "auditor_gram_sensitivity": auditor_gram_info["sensitivity"],
             "auditor_gram_noise_scale": auditor_gram_info["noise_scale"],
         }
         self.n_iter_ = len(predictors)
@@ -462,18 +503,10 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
                                                if rule == "zcdp" else None)
         self.composition_ = rule
         self.composed_spend_ = composed_spend(eps0, delta0, n_releases, rule, delta, eps_fit)
-        self.feature_norm_bound_ = feature_bound
-        self.sensitive_norm_bound_ = sensitive_bound
+        self.feature_norm_bound_ = data["feature_bound"]
+        self.sensitive_norm_bound_ = data["sensitive_bound"]
         set_fit_features(self, fit_X)
-        self.sensitive_values_ = sensitive_values
-        self.privacy_spent_ = charge(self.accountant, spend)    # before the warning (it may be an error)
-        if linear and fit_intercept and not math.isinf(epsilon):
-            self._warn_if_worse_than_constant(history, n, release.delta0)
-        warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger epsilon or fewer rounds")
-        if linear and not math.isinf(epsilon):
-            _oracles._warn_if_constant_output(type(self).__name__, predictors, choice, feature_bound=feature_bound,
-                                              norm_ord=norm_ord, fit_intercept=fit_intercept)
-        return self
+        self.sensitive_values_ = data["sensitive_values"]
 
     def _auditor_direction(self, u_value, violation):
         """``sigma_t``: 0 below ``gamma``; else the sign of the violated constraint, ``-sign(U_t)`` (the subgroup's

@@ -278,17 +278,23 @@ class _GroupBudgetBase(SharedAccountantCloneMixin, PrivateFitMixin, _GroupBudget
             setattr(self, name, value)
         self._warn_if_budget_unused(fallback, spent, rho)       # after the charge: the warning may be an error
         if choice is not None:
-            self.constant_choice_ = choice
-            warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger budget or fewer iterations")
-            # The released margins x . coef_ + intercept_ on the public box |x_j| <= data_bound (where fit and predict
-            # clip every row): one sign on the whole box is a constant output (sound; y is private, so the rows'
-            # own predictions are not released).
-            span = linear_span(self.coef_, self.data_bound, 1)
-            warn_if_constant_output(type(self).__name__, float(self.intercept_ - span > 0),
-                                    float(self.intercept_ + span > 0), choice=choice, labels=tuple(self.classes_),
-                                    source="its released coefficients over the box |x_j| <= data_bound",
-                                    hint="More data, a larger budget or fewer iterations")
+            self._set_constant_choice(choice)
         return self
+
+    def _set_constant_choice(self, choice):
+        """The classifier's released choice against the constant classifiers, with its warnings (after the charge:
+        a warning may be an error).
+        """
+        self.constant_choice_ = choice
+        warn_if_constant_chosen(type(self).__name__, choice, "More data, a larger budget or fewer iterations")
+        # The released margins x . coef_ + intercept_ on the public box |x_j| <= data_bound (where fit and predict
+        # clip every row): one sign on the whole box is a constant output (sound; y is private, so the rows'
+        # own predictions are not released).
+        span = linear_span(self.coef_, self.data_bound, 1)
+        warn_if_constant_output(type(self).__name__, float(self.intercept_ - span > 0),
+                                float(self.intercept_ + span > 0), choice=choice, labels=tuple(self.classes_),
+                                source="its released coefficients over the box |x_j| <= data_bound",
+                                hint="More data, a larger budget or fewer iterations")
 
     def _warn_if_budget_unused(self, fallback, spent, rho):
         """A :class:`~fairlearn_dp.exceptions.UtilityWarning` (a fallback taken) when less than the budget was

@@ -120,19 +120,7 @@ class StatisticsGame:
         # :mod:`._public_features`; row_norm is then the bound on ||z||. The estimator still sees the raw X.
         self.feature_map = feature_map
         self.phi = np.column_stack([X if feature_map is None else feature_map.transform(X), np.ones(self.n)])
-        self.label_cell = y * n_groups + group_index                       # (label, group) cell of each row
-        # The release cells. Under "sensitive_attribute" y is public, so the events (unions of label cells) are
-        # public too, and both releases are of (event, group) cells: an event's sum is then one noisy value, not
-        # the sum of its label cells' (demographic parity: noise variance halved; same sensitivity, since a row
-        # still moves between two cells of its own event). Error-rate parity weighs the label cells by
-        # (1 - 2y) and keeps them; so does the record unit (its error estimate reads the label-1 cells).
-        self.event_cells = not record and not error_parity
-        inside = event_index >= 0
-        self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
-        # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
-        # public event); the releases are projected onto it (``project_onto_sum``), which
-        # leaves each cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
-        self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
+        self._set_release_cells(y, group_index, event_index, n_groups, error_parity, record)
         if self.private:
             # The budget splits (privacy core): rho_stats for the statistics, rho_round for each round; rho_stats
             # over the statistics' releases (rho_statistics, rho_counts, rho_gram).
@@ -164,6 +152,25 @@ class StatisticsGame:
             self.sensitivity = {}
             self.sigma_stats = self.sigma_round = self.sigma_gram = self.sigma_counts = 0.0
         self.ridge = None if ridge is None else float(ridge)      # None: set from the noise after the release
+
+    def _set_release_cells(self, y, group_index, event_index, n_groups, error_parity, record):
+        """The cells that the releases sum over: each row's (label, group) cell and, when the events are public
+        and error parity does not weigh the labels, its (event, group) cell; and the variance factor of projecting a
+        release onto its public margin.
+        """
+        self.label_cell = y * n_groups + group_index                       # (label, group) cell of each row
+        # The release cells. Under "sensitive_attribute" y is public, so the events (unions of label cells) are
+        # public too, and both releases are of (event, group) cells: an event's sum is then one noisy value, not
+        # the sum of its label cells' (demographic parity: noise variance halved; same sensitivity, since a row
+        # still moves between two cells of its own event). Error-rate parity weighs the label cells by
+        # (1 - 2y) and keeps them; so does the record unit (its error estimate reads the label-1 cells).
+        self.event_cells = not record and not error_parity
+        inside = event_index >= 0
+        self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
+        # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
+        # public event); the releases are projected onto it (``project_onto_sum``), which
+        # leaves each cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
+        self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
 
     # ------------------------------------------------------------------------------ step 1: the one release
     def _cell_sums(self, values):
