@@ -4,12 +4,13 @@ Fairlearn's ``ErrorRate(costs={"fp": c_FP, "fn": c_FN})`` is the objective ``c_F
 Y = 1]`` (unit costs: the error rate); the cost of predicting 1 for row ``i`` is ``c_FP (1 - y_i) - c_FN y_i``
 (the negative of its ``signed_weights``). The costs are public parameters.
 
-Privacy. In the statistics game (``mode="statistics"``) the costs only weigh released values and public data: the
+Privacy. In the statistics game (:class:`~fairlearn_dp.reductions.DPExponentiatedGradient`) the costs only weigh released values and public data: the
 Learner's cost vector (``(1 - y_i) c_FP - y_i c_FN`` over ``n``, plus the constraint part) and the play's error
 (``c_FP`` times the released label-0 sums of its predictions, plus ``c_FN`` times the released label-1 count
 minus the released label-1 sums) are post-processing of the same releases as with unit costs; no release involves
 a cost, so every sensitivity, under ``"sensitive_attribute"`` and under ``"record"``, is unchanged. Algorithm 3
-(``mode="paper"``) calibrates its Learner's noise to the unit-cost error, so it accepts unit costs only.
+(:class:`~fairlearn_dp.reductions.JagielskiExponentiatedGradient`) calibrates its Learner's noise to the unit-cost
+error, so it has no objective.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ def objective_costs(objective, *, allow_costs: bool) -> tuple[float, float]:
     if objective is None:
         return 1.0, 1.0
     if type(objective) is not ErrorRate or getattr(objective, "data_loaded", False):
-        raise ValueError("objective: the private algorithm minimizes Fairlearn's ErrorRate (with costs in "
-                         "mode='statistics'); pass objective=None or a fresh ErrorRate(), got "
+        raise ValueError("objective: the private algorithm minimizes Fairlearn's ErrorRate (with costs); pass objective=None or a fresh ErrorRate(), got "
                          f"{objective!r}.")
     costs = (getattr(objective, "fp_cost", None), getattr(objective, "fn_cost", None))
     if not all(isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c) and c >= 0

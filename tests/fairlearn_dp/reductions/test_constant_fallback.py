@@ -16,7 +16,7 @@ from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy._selection import SELECTION_SHARE, choose_against_constants, no_choice, selection_split
 from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
 from fairlearn_dp.privacy._budget_split import statistics_game_split
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, JagielskiExponentiatedGradient
 
 CHOSEN = "no more accurate than a constant classifier"
 
@@ -43,6 +43,9 @@ def _data(seed, n=400, signal=False):
 def _model(path, **params):
     kwargs = {"max_iter": 10, "constraints": DemographicParity(difference_bound=0.05), "epsilon": 1.0,
               "groups": ["a", "b"], "random_state": 0, **PATHS[path], **params}
+    if kwargs.pop("mode", None) == "paper":          # Algorithm 3 (it has no estimator)
+        kwargs.pop("estimator")
+        return JagielskiExponentiatedGradient(**kwargs)
     return DPExponentiatedGradient(**kwargs)
 
 

@@ -18,7 +18,12 @@ from fairlearn.reductions import DemographicParity, ErrorRateParity
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier, DPGroupBudgetClassifier
+from fairlearn_dp.reductions import (
+    DPExponentiatedGradient,
+    DPGerryFairClassifier,
+    DPGroupBudgetClassifier,
+    JagielskiExponentiatedGradient,
+)
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 from fairlearn_dp._utils._fit_support import (
     CONSTANT_OUTPUT_RATE,
@@ -53,6 +58,9 @@ def _messages(model, X, y, sensitive):
 def _eg(seed=0, **params):
     kwargs = {"max_iter": 10, "constraints": DemographicParity(difference_bound=0.05), "epsilon": 1.0,
               "groups": ["a", "b"], "random_state": seed, **params}
+    if kwargs.pop("mode", None) == "paper":          # Algorithm 3 (it has no estimator)
+        kwargs.pop("estimator")
+        return JagielskiExponentiatedGradient(**kwargs)
     return DPExponentiatedGradient(**kwargs)
 
 
