@@ -641,13 +641,13 @@ def test_blind_fair_regression_audit_catches_too_little_noise(monkeypatch):
 
 # ------------------------------------------------------------------- the choice against the constants (variant)
 def test_constant_choice_passes_its_audit():
-    """The last release of DPExponentiatedGradient under privacy_unit="record" (docs/privacy_analysis/
+    """The last release of JagielskiExponentiatedGradient under privacy_unit="record" (docs/privacy_analysis/
     constant_fallback.md): no violation detected, and the event's frequencies match the exponential mechanism's
     probabilities (about 1/2 and 1 / (1 + e)) within five standard deviations."""
-    result = audit_registered("DPExponentiatedGradient", variant="selection", n_runs=400, random_state=3)
+    result = audit_registered("JagielskiExponentiatedGradient", variant="selection", n_runs=400, random_state=3)
     assert result.failures == (0, 0)
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon == 1.0
-    expected = default_audit_case("DPExponentiatedGradient", variant="selection").event.expected_probabilities
+    expected = default_audit_case("JagielskiExponentiatedGradient", variant="selection").event.expected_probabilities
     assert expected[0] == pytest.approx(0.5, abs=1e-4) and expected[1] == pytest.approx(1 / (1 + math.e), abs=1e-4)
     for hits, p in zip(result.hits, expected):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
@@ -667,7 +667,7 @@ def _sharp_selection(monkeypatch, factor):
 
 
 def test_constant_choice_audit_catches_a_quartered_sensitivity(monkeypatch):
-    case = default_audit_case("DPExponentiatedGradient", variant="selection")
+    case = default_audit_case("JagielskiExponentiatedGradient", variant="selection")
     _sharp_selection(monkeypatch, 4)
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=300,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
@@ -676,7 +676,7 @@ def test_constant_choice_audit_catches_a_quartered_sensitivity(monkeypatch):
 
 @pytest.mark.slow  # 2,000 fits (~9 s): a halved sensitivity moves the event's probability on D' from 0.27 to 0.12
 def test_constant_choice_audit_catches_a_halved_sensitivity(monkeypatch):
-    case = default_audit_case("DPExponentiatedGradient", variant="selection")
+    case = default_audit_case("JagielskiExponentiatedGradient", variant="selection")
     _sharp_selection(monkeypatch, 2)
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1000,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
