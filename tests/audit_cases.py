@@ -55,7 +55,8 @@ object declares for that release (``epsilon_per_mechanism_``, ``exponential_mech
 ``epsilon``, so that the audited release gets exactly ``epsilon`` (1 by default) as in the single-release rows; the
 case checks that the fitted object declares that value. Per row:
 
-- ``JagielskiExponentiatedGradient`` (neighbours: one person's sensitive attribute changed): ``max_iter=1``, ``DemographicParity``, ``delta=0`` with a public ``min_count`` (basic composition over
+- ``JagielskiExponentiatedGradient`` (neighbours: one person's sensitive attribute changed): ``max_iter=1``,
+  ``DemographicParity``, ``delta=0`` with a public ``min_count`` (basic composition over
   the 2T = 2 mechanisms: each gets ``epsilon_total / 2``) and a one-hypothesis class, so the Learner's exponential
   mechanism is data-independent and the only data-dependent release is the Auditor's Laplace-noised violation vector
   ``history_["noisy_gamma"]`` (L1 sensitivity ``4 / (N - 1)``, scale ``history_["noise_scale"]``). Person 0, the
@@ -98,7 +99,8 @@ The statistics game (variants)
 ------------------------------
 ``DPExponentiatedGradient`` (and its AIF360 face) runs the statistics game, with two Gaussian releases: the one
 release of sufficient statistics and the per-round cell sums of the play's predictions. Their default case is the
-first (``variant="statistics"``, the same case); ``default_audit_case(name, variant="statistics")`` and ``variant="statistics_round"`` isolate each (one person's
+first (``variant="statistics"``, the same case); ``default_audit_case(name, variant="statistics")`` and
+``variant="statistics_round"`` isolate each (one person's
 attribute changed; a one-cell threshold event at the true value on ``D``, probabilities 1/2 and
 ``Phi(-1/sigma)``) and declare that release's own zCDP budget converted at the fit's delta. As for the other zCDP
 rows, these audits catch gross errors (noise missing or far too small), not subtle ones.

@@ -4,7 +4,8 @@ Estimators here train a model under a fairness objective while the training is d
 model needs no sensitive attribute at prediction time: the DP exponentiated-gradient reduction on Fairlearn's
 moments (Fairlearn's game played on statistics released once, ``_statistics_game``, its expert settings in
 ``StatisticsGameOptions``), Jagielski et al.'s (2019) Algorithm 3 (``JagielskiExponentiatedGradient``), the
-exponential-mechanism learner and private Fair No-Regret dynamics of Cummings et al. (2019), and the group-aware privacy budget allocation of the budget-tailoring paper (DP gradient
+exponential-mechanism learner and private Fair No-Regret dynamics of Cummings et al. (2019), and the group-aware
+privacy budget allocation of the budget-tailoring paper (DP gradient
 descent in which each group's share of the budget follows its privately estimated prediction standard error,
 optionally with a bounded-group-loss penalty).
 """

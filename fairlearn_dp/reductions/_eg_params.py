@@ -1,4 +1,4 @@
-"""The exponentiated-gradient games' public parameters: their checks, run before the budget check, and what they resolve to.
+"""The exponentiated-gradient games' public parameters: their checks, run before the budget check, their resolution.
 
 :class:`_GameParams` holds what :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` and
 :class:`~fairlearn_dp.reductions.JagielskiExponentiatedGradient` share (the constraint's checks, the domain checks of

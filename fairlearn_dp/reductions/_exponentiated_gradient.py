@@ -4,7 +4,8 @@
 data and runs the statistics game (the private fit, :mod:`._statistics_game`) or, at ``epsilon=inf`` with an
 estimator, Fairlearn's own ``fit`` unchanged. :class:`_GameClassifier` is the prediction side it shares with
 :class:`~fairlearn_dp.reductions.JagielskiExponentiatedGradient` (Algorithm 3, :mod:`._jagielski`): the randomized
-mixture of plays, the choice against the fair constants and the warnings about them. Derivations: docs/privacy_analysis/exponentiated_gradient.md.
+mixture of plays, the choice against the fair constants and the warnings about them. Derivations:
+docs/privacy_analysis/statistics_game.md.
 """
 
 from __future__ import annotations
@@ -330,7 +331,7 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
         return self
 
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
-        """The statistics game (``mode="statistics"``): one release of sufficient statistics, one small release
+        """The statistics game: one release of sufficient statistics, one small release
         per round, everything else post-processing (:mod:`fairlearn_dp.reductions._statistics_game`).
         """
         private = not math.isinf(epsilon)

@@ -70,7 +70,11 @@ from threadpoolctl import threadpool_limits
 
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from fairlearn_dp.datasets import fetch_adult  # noqa: E402
-from fairlearn_dp.reductions import JagielskiExponentiatedGradient, DPExponentiatedGradient, linear_threshold_hypotheses  # noqa: E402
+from fairlearn_dp.reductions import (  # noqa: E402
+    DPExponentiatedGradient,
+    JagielskiExponentiatedGradient,
+    linear_threshold_hypotheses,
+)
 
 SEED = 20240721
 N_ROWS = 10_000

@@ -48,9 +48,9 @@ warning or diffprivlib's ``PrivacyLeakWarning``), chose a constant (``constant_c
 every test row. Then the **frontier** (for each method and epsilon, the rows of the rows sweep at which the mean
 accuracy beats the constant's), the **defaults** of the record unit (``statistics_fraction`` in {0.3, 0.5, 0.7};
 the final choice's share of epsilon, ``SELECTION_SHARE`` (privacy._selection), in {0.05, 0.1, 0.2}, set for the fit;
-``JagielskiExponentiatedGradient(oracle="regression", bound_B=10)``; and "centred": the default with the bounded numeric columns moved
-to the midpoint of their public range, ``X - 1/2`` on those columns, one-hot blocks unchanged, and the layout's L2
-bound recomputed, 1/4 per numeric column and 1 per one-hot block, e.g. Adult sqrt(5/4 + 6) instead of sqrt(11); at
+``JagielskiExponentiatedGradient(oracle="regression", bound_B=10)``; and "centred": the default with the bounded
+numeric columns moved to the midpoint of their public range, ``X - 1/2`` on those columns, one-hot blocks
+unchanged, and the layout's L2 bound recomputed, 1/4 per numeric column and 1 per one-hot block, e.g. Adult sqrt(5/4 + 6) instead of sqrt(11); at
 epsilon = 1, average accuracy rank over the settings), the most accurate private classifier per setting, and the
 **goals of item 4** per seed on Adult by race at epsilon = 1 with the constructor's defaults.
 

@@ -47,7 +47,8 @@ class DPExponentiatedGradientReduction(Transformer):
     ``predict(dataset)`` returning a new dataset with labels and favorable-label scores) and delegates to
     :class:`fairlearn_dp.reductions.DPExponentiatedGradient`. At a finite epsilon that is the statistics game: one
     Gaussian release of sufficient statistics, your ``estimator`` as the Learner, one small Gaussian release per
-    round for the Auditor, and Fairlearn's LP mixture of the plays. The classifier does not use the protected attribute at prediction time
+    round for the Auditor, and Fairlearn's LP mixture of the plays. The classifier does not use the protected
+    attribute at prediction time
     (``drop_prot_attr=True``). As AIF360's, it groups by every protected attribute of the dataset (the combinations
     of their values; ``protected_attribute_name`` selects some). With ``epsilon=numpy.inf`` and an ``estimator`` it
     computes what AIF360's class computes: Fairlearn's ``ExponentiatedGradient`` with AIF360's defaults (``eps``,
@@ -102,7 +103,8 @@ class DPExponentiatedGradientReduction(Transformer):
     to ``fit``, charged once; ``privacy_spent_`` holds the charge and ``model_`` the fitted estimator. Public:
     the number of rows, the dataset's schema (feature and protected attribute names, the groups declared in its
     privileged/unprivileged metadata, favorable/unfavorable labels) and the parameters. The budget is checked
-    before any row is read; a declared group without rows fits (see the engine's floored moments); errors after the budget check are domain errors without counts. A failed ``fit`` leaves
+    before any row is read; a declared group without rows fits (see the engine's floored moments); errors after
+    the budget check are domain errors without counts. A failed ``fit`` leaves
     the transformer as it was. The joint groups of several attributes are one sensitive attribute for the
     neighbouring relation (``"sensitive_attribute"``: one person's values of all of them may change).
 

@@ -1,5 +1,5 @@
-"""JagielskiExponentiatedGradient (Algorithm 3), issue 11 (privacy and input hardening): every dataset of the domain fits (cells below a
-public ``min_count``, empty cells, declared groups without rows, a private bound below 2), the floored moments keep
+"""JagielskiExponentiatedGradient, issue 11 (privacy and input hardening): every dataset of the domain fits (cells
+below a public ``min_count``, empty cells, declared groups without rows, a private bound below 2), the floored moments keep
 the declared sensitivities on such neighbours, the budget is checked before the data are read, ``random_state=None``
 never uses numpy's global generator, a failed fit leaves the estimator as it was, and no warning depends on the
 data."""

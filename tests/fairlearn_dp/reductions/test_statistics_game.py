@@ -1,4 +1,4 @@
-"""DPExponentiatedGradient's statistics game (mode="statistics"): mode resolution, the estimator as Learner, the
+"""DPExponentiatedGradient's statistics game: Learner resolution, the estimator as Learner, the
 sensitivities of its two releases on neighbouring datasets, the noise scale, the zCDP budget split, determinism,
 warnings and bad input. Accuracy on Adult is checked by the slow tests of tests/examples/test_adult_inprocessing.py."""
 
@@ -45,7 +45,7 @@ def make(**kwargs):
     params.update(kwargs)
     estimator = params.pop("estimator", LogisticRegression())
     constraints = params.pop("constraints", DemographicParity(difference_bound=0.01))
-    if params.pop("mode", None) == "paper":           # Algorithm 3 (it has no estimator)
+    if params.pop("algorithm3", False):           # Algorithm 3 (it has no estimator)
         return JagielskiExponentiatedGradient(constraints, **params)
     return DPExponentiatedGradient(estimator, constraints, **params)
 
@@ -352,7 +352,7 @@ def test_paper_mode_warns_when_no_better_than_constant():
     DPExponentiatedGradient (the statistics game)."""
     X, y, a = synthetic(14, n=400)
     with pytest.warns(UtilityWarning, match="or DPExponentiatedGradient"):
-        model = make(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3, delta=1e-5)
+        model = make(estimator=None, algorithm3=True, oracle="regression", epsilon=0.05, max_iter=3, delta=1e-5)
         model.fit(X, y, sensitive_features=a)
     assert isinstance(model, JagielskiExponentiatedGradient)
 
@@ -360,7 +360,7 @@ def test_paper_mode_warns_when_no_better_than_constant():
 def _record_paper_warnings(X, y, a, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = make(estimator=None, mode="paper", privacy_unit="record", **kwargs).fit(X, y, sensitive_features=a)
+        model = make(estimator=None, algorithm3=True, privacy_unit="record", **kwargs).fit(X, y, sensitive_features=a)
     return model, [str(w.message) for w in caught if issubclass(w.category, UtilityWarning)]
 
 
@@ -396,7 +396,7 @@ def test_paper_mode_record_warning_after_the_charge():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
         with pytest.raises(UtilityWarning, match="no more accurate than a constant"):
-            make(estimator=None, mode="paper", oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
+            make(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
                  min_count=50, feature_bound=1.5, accountant=acc).fit(X, y, sensitive_features=a)
     assert acc.spent_budget == [(1.0, 0.0)]
 
@@ -405,9 +405,9 @@ def test_worse_than_constant_warnings_point_at_the_callers_line():
     """stacklevel: the warnings of the three paths (record-unit paper mode, attribute paper mode, statistics game)
     and the statistics game's group warning are reported at the line that called fit, not inside the package."""
     X, y, a = synthetic(21, n=400)
-    cases = [dict(estimator=None, mode="paper", oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
+    cases = [dict(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
                   min_count=50),
-             dict(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3),
+             dict(estimator=None, algorithm3=True, oracle="regression", epsilon=0.05, max_iter=3),
              dict(estimator=None, privacy_unit="record", epsilon=0.05, max_iter=5)]
     for params in cases:
         with warnings.catch_warnings(record=True) as caught:
