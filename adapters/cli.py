@@ -352,6 +352,20 @@ def _exponentiated_gradient_problem(dataset):
                          oracle="regression"), data, metrics, axes, _classification_report([0, 1]))
 
 
+def _statistics_game_problem(dataset):
+    from fairlearn.metrics import equalized_odds_difference
+    from fairlearn.reductions import EqualizedOdds
+
+    def data():
+        X, y, sf = _crime_classification(scale_features=True)
+        return X, y, sf, {}
+
+    metrics, axes = _error_and_gap(equalized_odds_difference, "eo_difference")
+    # The statistics game with its defaults (least-squares Learner, Fairlearn's 50 rounds).
+    return _Problem(dict(constraints=EqualizedOdds(), groups=[0, 1]), data, metrics, axes,
+                    _classification_report([0, 1]))
+
+
 def _exponential_mechanism_problem(dataset):
     from fairlearn.metrics import true_positive_rate_difference
 
@@ -449,7 +463,8 @@ class _SweepSpec:
 _SWEEPS = {
     "DPFairRegressionPostprocessor": _SweepSpec(("law_school", "communities_crime"), _fair_regression_problem),
     "DPThresholdOptimizer": _SweepSpec(("communities_crime", "adult"), _threshold_optimizer_problem),
-    "DPExponentiatedGradient": _SweepSpec(("communities_crime",), _exponentiated_gradient_problem),
+    "DPExponentiatedGradient": _SweepSpec(("communities_crime",), _statistics_game_problem),
+    "JagielskiExponentiatedGradient": _SweepSpec(("communities_crime",), _exponentiated_gradient_problem),
     "ExponentialMechanismFairClassifier": _SweepSpec(("communities_crime",), _exponential_mechanism_problem),
     "DPGerryFairClassifier": _SweepSpec(("communities_crime",), _gerryfair_problem),
     "DPGroupBudgetRegressor": _SweepSpec(("law_school", "communities_crime"), _group_budget_regression_problem,
@@ -670,7 +685,7 @@ def _add_sweep(commands):
                        help="bundled dataset (default: the estimator's first)")
     sweep.add_argument("--epsilon", required=True, nargs="+", type=_epsilon,
                        help="privacy budgets > 0, e.g. 0.1 1 inf (the DPGroupBudget* estimators take finite "
-                            "budgets only; DPExponentiatedGradient bounds its cell counts privately and needs "
+                            "budgets only; JagielskiExponentiatedGradient bounds its cell counts privately and needs "
                             "epsilon >= ~10 unless --param min_count=N declares a public bound)")
     sweep.add_argument("--param", action="append", type=_param, metavar="K=V1|V2,...",
                        help="extra grid over the estimator's scalar parameters, k=v1|v2,k2=v (e.g. "

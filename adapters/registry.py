@@ -61,12 +61,12 @@ _GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic
 _JAGIELSKI_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
                            "or one whole record substituted (privacy_unit='record'); m public")
 
-_JAGIELSKI_INPROCESSING_GUARANTEE = ("(epsilon, delta)-DP. Default (mode='statistics'): one Gaussian release of "
-                                     "sufficient statistics plus one per round, zCDP composition. mode='paper': "
-                                     "Laplace auditor and exponential-mechanism / Laplace-regression learner, "
-                                     "advanced composition over 2T rounds")
-_JAGIELSKI_INPROCESSING_PAPER = ("Agarwal et al. 2018 reduction on released statistics (fairdp); Jagielski et al. "
-                                 "2019, Alg. 3 (mode='paper')")
+_STATISTICS_GAME_GUARANTEE = ("(epsilon, delta)-DP: one Gaussian release of sufficient statistics plus one per "
+                               "round, zCDP composition")
+_STATISTICS_GAME_PAPER = "Agarwal et al. 2018 reduction on released statistics (fairdp)"
+_ALGORITHM3_GUARANTEE = ("(epsilon, delta)-DP: Laplace auditor and exponential-mechanism / Laplace-regression "
+                         "learner, advanced composition over 2T rounds")
+_ALGORITHM3_PAPER = "Jagielski et al. 2019, Alg. 3"
 
 _REPORT_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
                         "or one evaluation row substituted (privacy_unit='record'); n public")
@@ -96,10 +96,11 @@ _JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, f
                      "and base predictions (only the sensitive attribute is protected)")
 _EQODDS_PUBLIC = ("m; the privileged and unprivileged group definitions; with privacy_unit='sensitive_attribute' "
                   "(default) also the labels and the classifier's predictions")
-_JAGIELSKI_INPROCESSING_PUBLIC = ("m; groups; constraints, difference_bound; eps/bound_B, max_iter, eta0/eta; the "
-                                  "estimator; row_norm_bound (statistics game, record); min_count when given, the "
-                                  "hypothesis class and the feature bound (paper mode); with "
-                                  "privacy_unit='sensitive_attribute' (default) also X and y")
+_STATISTICS_GAME_PUBLIC = ("m; groups; constraints, difference_bound; eps, max_iter, eta0; the estimator; "
+                            "row_norm_bound (record); options; with privacy_unit='sensitive_attribute' (default) "
+                            "also X and y")
+_ALGORITHM3_PUBLIC = ("m; groups; constraints; bound_B, max_iter, eta, beta; min_count when given, the hypothesis "
+                      "class and the feature bound; with privacy_unit='sensitive_attribute' (default) also X and y")
 _CUMMINGS_PUBLIC = "n; groups; the hypothesis class (fixed before seeing the data); delta"
 _GERRYFAIR_PUBLIC = "n; C, gamma, max_iters; the feature and label bounds; the protected columns"
 _BUDGET_PUBLIC = ("group sizes n_k; groups; data_bound, target_bound, clip; n_iter, learning rate, stage1_fraction; "
@@ -145,15 +146,21 @@ _REGISTRY = (
         dp_class="fairlearn_dp.reductions.DPExponentiatedGradient",
         counterpart="fairlearn.reductions.ExponentiatedGradient",
         toolkit="fairlearn", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
-        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER,
-        public_inputs=_JAGIELSKI_INPROCESSING_PUBLIC),
+        guarantee=_STATISTICS_GAME_GUARANTEE, paper=_STATISTICS_GAME_PAPER,
+        public_inputs=_STATISTICS_GAME_PUBLIC),
+    RegistryEntry(
+        name="JagielskiExponentiatedGradient",
+        dp_class="fairlearn_dp.reductions.JagielskiExponentiatedGradient",
+        counterpart="fairlearn.reductions.ExponentiatedGradient (the reduction it privatises; not a drop-in)",
+        toolkit="fairlearn", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
+        guarantee=_ALGORITHM3_GUARANTEE, paper=_ALGORITHM3_PAPER, public_inputs=_ALGORITHM3_PUBLIC),
     RegistryEntry(
         name="DPExponentiatedGradientReduction",
         dp_class="aif360_dp.algorithms.inprocessing.DPExponentiatedGradientReduction",
         counterpart="aif360.algorithms.inprocessing.ExponentiatedGradientReduction",
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
-        guarantee=_JAGIELSKI_INPROCESSING_GUARANTEE, paper=_JAGIELSKI_INPROCESSING_PAPER,
-        public_inputs=_JAGIELSKI_INPROCESSING_PUBLIC),
+        guarantee=_STATISTICS_GAME_GUARANTEE, paper=_STATISTICS_GAME_PAPER,
+        public_inputs=_STATISTICS_GAME_PUBLIC),
     RegistryEntry(
         name="ExponentialMechanismFairClassifier",
         dp_class="fairlearn_dp.reductions.ExponentialMechanismFairClassifier",

@@ -2,9 +2,10 @@
 =============================================================================================================
 
 The drop-in swap of the issue, untuned: ``DPExponentiatedGradient(LogisticRegression(), DemographicParity(
-difference_bound=0.01), epsilon=eps, delta=1e-5)`` (``mode="auto"``: the statistics game) against
+difference_bound=0.01), epsilon=eps, delta=1e-5)`` (the statistics game) against
 
-- the paper's Algorithm 3 (``mode="paper"``, its regression oracle, T from its formula; ``bound_B=10``), and
+- the paper's Algorithm 3 (``JagielskiExponentiatedGradient``, its regression oracle, T from its formula;
+  ``bound_B=10``), and
 - Fairlearn's non-private ``ExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.01))``,
 
 on UCI Adult (bundled): a 70/30 split (``random_state=seed``), label ``class == '>50K'``, sensitive feature ``sex``
@@ -79,7 +80,7 @@ def fit_one(method, epsilon, seed, sensitive, constraint, **extra):
     from fairlearn.reductions import ExponentiatedGradient
 
     from fairlearn_dp.privacy import BudgetAccountant
-    from fairlearn_dp.reductions import DPExponentiatedGradient
+    from fairlearn_dp.reductions import DPExponentiatedGradient, JagielskiExponentiatedGradient
 
     X_train, X_test, y_train, y_test, a_train, a_test = load_adult_features(sensitive, seed)
     groups = public_groups(sensitive)
@@ -94,7 +95,7 @@ def fit_one(method, epsilon, seed, sensitive, constraint, **extra):
                                             groups=groups, accountant=BudgetAccountant(), random_state=seed, **extra)
             model.fit(X_train, y_train, sensitive_features=a_train)
         else:                                      # the paper's Algorithm 3, its regression oracle
-            model = DPExponentiatedGradient(None, _moment(constraint), epsilon=epsilon, delta=DELTA, mode="paper",
+            model = JagielskiExponentiatedGradient(_moment(constraint), epsilon=epsilon, delta=DELTA,
                                             oracle="regression", bound_B=10.0, groups=groups,
                                             accountant=BudgetAccountant(), random_state=seed,
                                             max_iter=None if math.isfinite(epsilon) else 50)
@@ -153,7 +154,7 @@ def plot(summary, majority, path, constraint):
         for ax, column in zip(axes, ("accuracy", "violation")):
             ax.errorbar(x, part[f"{column}_mean"], yerr=part[f"{column}_std"], fmt=style, capsize=3,
                         label={"statistics": "DPExponentiatedGradient (statistics game)",
-                               "paper": "Algorithm 3 (mode='paper')"}[method])
+                               "paper": "Algorithm 3 (JagielskiExponentiatedGradient)"}[method])
     reference = summary[summary["method"] == "fairlearn"].iloc[0]
     for ax, column in zip(axes, ("accuracy", "violation")):
         ax.axhline(reference[f"{column}_mean"], color="k", ls=":", label="Fairlearn EG (non-private)")

@@ -6,7 +6,7 @@ Learner/Auditor game with Laplace noise on the Auditor's violations and a privat
 Learner, private in the sensitive attribute only) by the Pareto frontier of error against equalized-odds violation
 on the UCI Communities and Crime data (m ~ 2K), one curve per privacy level, "for unreasonable levels of epsilon",
 plus the claim that on the data upsampled 10 times (m ~ 20K) the same curve is obtained with epsilon' = epsilon/10.
-This script repeats that experiment with :class:`fairlearn_dp.reductions.DPExponentiatedGradient`. It is the
+This script repeats that experiment with :class:`fairlearn_dp.reductions.JagielskiExponentiatedGradient`. It is the
 sibling of ``jagielski2019_postprocessing.py`` (Fig. 1 right) and uses the same data, split, metrics and
 conventions.
 
@@ -27,7 +27,7 @@ Data (``load_data``), the same rows, label and group as the sibling script:
 
 Per seed in ``range(n_seeds)``: a 70/30 split ``train_test_split(..., test_size=0.3, random_state=seed,
 stratify=y)`` (m = 1,395 training rows); then for every setting below and every gamma in ``GAMMAS`` (a subset of
-[0, 1] starting at 0, as the paper's sweep) one fit of ``DPExponentiatedGradient(constraints=
+[0, 1] starting at 0, as the paper's sweep) one fit of ``JagielskiExponentiatedGradient(constraints=
 EqualizedOdds(difference_bound=gamma), epsilon=epsilon, delta=1e-7, beta=0.05, bound_B=10, max_iter=100,
 min_count=None, groups=[0, 1], privacy_unit="sensitive_attribute", random_state=seed)`` on the training rows with
 a fresh ``diffprivlib.BudgetAccountant`` (``min_count=None``: the smallest (group, label) cell count is estimated
@@ -112,7 +112,7 @@ from joblib import Parallel, delayed  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from fairdp_adapters._checkout import load_example, parse_seeded_args  # noqa: E402
-from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses  # noqa: E402
+from fairlearn_dp.reductions import JagielskiExponentiatedGradient, linear_threshold_hypotheses  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "jagielski2019_inprocessing"
 DEFAULT_SEEDS = 10
@@ -229,7 +229,7 @@ def fit_inprocessor(X, y, a, *, oracle, epsilon, gamma, seed, hypotheses=None):
 
     Returns the fitted estimator, the warnings raised while fitting and the fit time in seconds.
     """
-    model = DPExponentiatedGradient(
+    model = JagielskiExponentiatedGradient(
         constraints=EqualizedOdds(difference_bound=gamma), epsilon=epsilon, delta=DELTA, bound_B=BOUND_B,
         max_iter=MAX_ITER, oracle=oracle, hypotheses=hypotheses if oracle == "exponential" else None,
         feature_bound=FEATURE_BOUND, min_count=None, beta=BETA, privacy_unit="sensitive_attribute",

@@ -55,8 +55,8 @@ object declares for that release (``epsilon_per_mechanism_``, ``exponential_mech
 ``epsilon``, so that the audited release gets exactly ``epsilon`` (1 by default) as in the single-release rows; the
 case checks that the fitted object declares that value. Per row:
 
-- ``DPExponentiatedGradient`` / ``DPExponentiatedGradientReduction`` (neighbours: one person's sensitive attribute
-  changed): ``max_iter=1``, ``DemographicParity``, ``delta=0`` with a public ``min_count`` (basic composition over
+- ``JagielskiExponentiatedGradient`` (neighbours: one person's sensitive attribute changed): ``max_iter=1``,
+  ``DemographicParity``, ``delta=0`` with a public ``min_count`` (basic composition over
   the 2T = 2 mechanisms: each gets ``epsilon_total / 2``) and a one-hypothesis class, so the Learner's exponential
   mechanism is data-independent and the only data-dependent release is the Auditor's Laplace-noised violation vector
   ``history_["noisy_gamma"]`` (L1 sensitivity ``4 / (N - 1)``, scale ``history_["noise_scale"]``). Person 0, the
@@ -97,9 +97,10 @@ case checks that the fitted object declares that value. Per row:
 
 The statistics game (variants)
 ------------------------------
-``DPExponentiatedGradient`` (and its AIF360 face) runs a second algorithm by default, the statistics game, with two
-Gaussian releases: the one release of sufficient statistics and the per-round cell sums of the play's predictions.
-``default_audit_case(name, variant="statistics")`` and ``variant="statistics_round"`` isolate each (one person's
+``DPExponentiatedGradient`` (and its AIF360 face) runs the statistics game, with two Gaussian releases: the one
+release of sufficient statistics and the per-round cell sums of the play's predictions. Their default case is the
+first (``variant="statistics"``, the same case); ``default_audit_case(name, variant="statistics")`` and
+``variant="statistics_round"`` isolate each (one person's
 attribute changed; a one-cell threshold event at the true value on ``D``, probabilities 1/2 and
 ``Phi(-1/sigma)``) and declare that release's own zCDP budget converted at the fit's delta. As for the other zCDP
 rows, these audits catch gross errors (noise missing or far too small), not subtle ones.
@@ -701,17 +702,11 @@ def _eg_estimator_params(epsilon, min_count):
 def _make_exponentiated_gradient(epsilon, seed, *, min_count):
     from fairlearn.reductions import DemographicParity
 
-    from fairlearn_dp.reductions import DPExponentiatedGradient
+    from fairlearn_dp.reductions import JagielskiExponentiatedGradient
 
-    return DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05),
-                                   **_eg_estimator_params(epsilon, min_count), groups=[0, 1], random_state=seed)
-
-
-def _make_aif360_exponentiated_gradient(epsilon, seed, *, min_count):
-    from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
-
-    return DPExponentiatedGradientReduction(constraints="DemographicParity", difference_bound=0.05,
-                                            **_eg_estimator_params(epsilon, min_count), seed=seed)
+    return JagielskiExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05),
+                                          **_eg_estimator_params(epsilon, min_count), groups=[0, 1],
+                                          random_state=seed)
 
 
 def _attribute_change_records(n):
@@ -734,24 +729,8 @@ def _exponentiated_gradient_case(n, epsilon):
     make = functools.partial(_make_exponentiated_gradient, min_count=min_count)
     dataset = {"X": x[:, None], "y": labels, "sensitive_features": groups}
     neighbour = {"X": x[:, None], "y": labels, "sensitive_features": groups_prime}
-    return (make, dataset, neighbour, *_orthant_event(make, dataset, neighbour, "", "DPExponentiatedGradient",
-                                                      epsilon=epsilon))
-
-
-def _aif360_exponentiated_gradient_case(n, epsilon):
-    import pandas as pd
-    from aif360.datasets import BinaryLabelDataset
-
-    x, labels, groups, groups_prime, min_count = _attribute_change_records(n)
-
-    def dataset(a):
-        frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
-        return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
-
-    make = functools.partial(_make_aif360_exponentiated_gradient, min_count=min_count)
-    data, neighbour = dataset(groups), dataset(groups_prime)
-    return (make, data, neighbour, *_orthant_event(make, data, neighbour, "model_.",
-                                                   "DPExponentiatedGradientReduction", epsilon=epsilon))
+    return (make, dataset, neighbour, *_orthant_event(make, dataset, neighbour, "",
+                                                      "JagielskiExponentiatedGradient", epsilon=epsilon))
 
 
 def _orthant_event(make, dataset, neighbour, prefix, name, *, epsilon):
@@ -1024,14 +1003,14 @@ def _make_constant_choice(epsilon, seed, *, min_count):
     from fairlearn.reductions import DemographicParity
 
     from fairlearn_dp.privacy._selection import SELECTION_SHARE
-    from fairlearn_dp.reductions import DPExponentiatedGradient
+    from fairlearn_dp.reductions import JagielskiExponentiatedGradient
     from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
-    return DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05), mode="paper",
-                                   oracle="exponential", hypotheses=[LinearThresholdClassifier([1.0], 0.5)],
-                                   epsilon=epsilon / SELECTION_SHARE, delta=0.0, max_iter=1, min_count=min_count,
-                                   privacy_unit="record", groups=[0, 1], accountant=_accountant(),
-                                   random_state=seed)
+    return JagielskiExponentiatedGradient(constraints=DemographicParity(difference_bound=0.05),
+                                          oracle="exponential", hypotheses=[LinearThresholdClassifier([1.0], 0.5)],
+                                          epsilon=epsilon / SELECTION_SHARE, delta=0.0, max_iter=1,
+                                          min_count=min_count, privacy_unit="record", groups=[0, 1],
+                                          accountant=_accountant(), random_state=seed)
 
 
 def _constant_choice_case(n, epsilon):
@@ -1080,15 +1059,18 @@ _STATISTICS_DELTA = 1e-5
 
 
 def _make_statistics_game(epsilon, seed, *, face, estimator=False, max_iter=2):
-    """The statistics game (mode="statistics"): ``estimator`` False for the least-squares Learner, True for a
+    """The statistics game (DPExponentiatedGradient): ``estimator`` False for the least-squares Learner, True for a
     ``LogisticRegression``; ``epsilon`` is the fit's total budget (inf: the noise-free reference).
     """
     from fairlearn.reductions import DemographicParity
     from sklearn.linear_model import LogisticRegression
 
     base = LogisticRegression() if estimator else None
-    params = dict(mode="statistics", epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=max_iter,
-                  accountant=_accountant())
+    from fairlearn_dp.reductions import StatisticsGameOptions
+
+    # oracle="estimator": at epsilon=inf (the reference) the game without noise, not Fairlearn's algorithm.
+    params = dict(epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=max_iter,
+                  options=StatisticsGameOptions(oracle="estimator"), accountant=_accountant())
     if face == "aif360":
         from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 
@@ -1198,12 +1180,13 @@ def _make_gram_game(epsilon, seed):
 
     from fairlearn_dp.privacy import zcdp_to_approx_dp
     from fairlearn_dp.privacy._selection import SELECTION_SHARE
-    from fairlearn_dp.reductions import DPExponentiatedGradient
+    from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 
     total = (math.inf if math.isinf(epsilon)
              else zcdp_to_approx_dp(4.0 * epsilon, _STATISTICS_DELTA) / (1.0 - SELECTION_SHARE))
-    return DPExponentiatedGradient(None, DemographicParity(difference_bound=0.05), mode="statistics", epsilon=total,
-                                   delta=_STATISTICS_DELTA, max_iter=2, statistics_fraction=0.5,
+    return DPExponentiatedGradient(None, DemographicParity(difference_bound=0.05), epsilon=total,
+                                   delta=_STATISTICS_DELTA, max_iter=2,
+                                   options=StatisticsGameOptions(statistics_fraction=0.5),
                                    privacy_unit="record", row_norm_bound=_GRAM_ROW_NORM, groups=[0, 1],
                                    accountant=_accountant(), random_state=seed)
 
@@ -1374,7 +1357,7 @@ _VARIANT_CASES = {
     ("DPExponentiatedGradient", "statistics_round"): functools.partial(_statistics_round_case, face="fairlearn"),
     ("DPExponentiatedGradientReduction", "statistics_round"): functools.partial(_statistics_round_case,
                                                                                 face="aif360"),
-    ("DPExponentiatedGradient", "selection"): _constant_choice_case,
+    ("JagielskiExponentiatedGradient", "selection"): _constant_choice_case,
     ("DPExponentiatedGradient", "gram"): _gram_case,
     ("DPFairRegressionPostprocessor", "blind"): functools.partial(_blind_fair_regression_case, face="fairlearn"),
     ("DPFairRegressionPostprocessing", "blind"): functools.partial(_blind_fair_regression_case, face="aif360"),
@@ -1410,8 +1393,11 @@ _CASES = {
     "DPGroupBudgetRegression": (_WITHIN_GROUP, _aif360_group_budget_regression_case, "gaussian"),
     "DPGroupBudgetClassification": (_WITHIN_GROUP, _aif360_group_budget_classification_case, "gaussian"),
     # One release of a multi-release mechanism (builder(n, epsilon) returns the whole case).
-    "DPExponentiatedGradient": (_JAGIELSKI, _exponentiated_gradient_case, "single_release"),
-    "DPExponentiatedGradientReduction": (_JAGIELSKI, _aif360_exponentiated_gradient_case, "single_release"),
+    "JagielskiExponentiatedGradient": (_JAGIELSKI, _exponentiated_gradient_case, "single_release"),
+    "DPExponentiatedGradient": (_JAGIELSKI, functools.partial(_statistics_game_case, face="fairlearn"),
+                                "single_release"),
+    "DPExponentiatedGradientReduction": (_JAGIELSKI, functools.partial(_statistics_game_case, face="aif360"),
+                                         "single_release"),
     "ExponentialMechanismFairClassifier": (_RECORD, _exponential_mechanism_case, "single_release"),
     "DPGerryFairClassifier": (_RECORD, _gerryfair_case, "single_release"),
     "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": (_RECORD, _aif360_gerryfair_case, "single_release"),

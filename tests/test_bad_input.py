@@ -35,6 +35,7 @@ from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
 from fairlearn_dp.privacy._accountant import MAX_EPSILON, validate_epsilon_delta
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import (
+    JagielskiExponentiatedGradient,
     DPExponentiatedGradient,
     DPGerryFairClassifier,
     DPGroupBudgetRegressor,
@@ -450,7 +451,7 @@ def test_fair_regression_at_the_documented_maximum_finishes_in_seconds():
 def test_exponentiated_gradient_refuses_max_iter_above_the_cap_before_the_budget(mode, oracle):
     X, y, a = classification_data()
     refused_before_the_budget(
-        lambda acc: DPExponentiatedGradient(None, EqualizedOdds(), mode=mode, oracle=oracle, epsilon=1.0,
+        lambda acc: DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0,
                                             delta=1e-6, max_iter=MAX_ROUNDS + 1, groups=["a", "b", "c"],
                                             accountant=acc),
         lambda model: model.fit(X, y, sensitive_features=a), ValueError, "max_iter must be at most MAX_ROUNDS")
@@ -461,7 +462,7 @@ def test_paper_mode_refuses_the_formulas_unbounded_rounds_at_epsilon_1e12():
     X, y, a = classification_data()
     with deadline(60):                  # public inputs only (shape, declared groups): refused before the budget
         refused_before_the_budget(
-            lambda acc: DPExponentiatedGradient(None, EqualizedOdds(), mode="paper", oracle="regression",
+            lambda acc: JagielskiExponentiatedGradient(EqualizedOdds(), oracle="regression",
                                                 epsilon=1e12, delta=1e-6, groups=["a", "b", "c"], accountant=acc),
             lambda model: model.fit(X, y, sensitive_features=a), ValueError,
             "asks for T = .* above MAX_ROUNDS=1,000: set max_iter")

@@ -59,6 +59,13 @@ def _exponentiated_gradient(unit, epsilon=1.0):
     return make
 
 
+def _algorithm3(X, y, target):
+    from fairlearn_dp.reductions import JagielskiExponentiatedGradient
+
+    return JagielskiExponentiatedGradient(DemographicParity(), epsilon=5.0, max_iter=5, min_count=5, groups=[0, 1],
+                                          random_state=0)
+
+
 def _exponential_mechanism(X, y, target):
     from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
     from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
@@ -88,6 +95,7 @@ CASES = {
     ("DPExponentiatedGradient", "attribute"): (_exponentiated_gradient("sensitive_attribute"), False, False),
     ("DPExponentiatedGradient", "record"): (_exponentiated_gradient("record"), False, False),
     ("DPExponentiatedGradient", "inf"): (_exponentiated_gradient("sensitive_attribute", np.inf), False, False),
+    ("JagielskiExponentiatedGradient", "attribute"): (_algorithm3, False, False),
     ("ExponentialMechanismFairClassifier", ""): (_exponential_mechanism, False, False),
     ("DPGerryFairClassifier", ""): (_gerryfair, False, False),
     ("DPGroupBudgetClassifier", ""): (_group_budget("DPGroupBudgetClassifier"), False, False),

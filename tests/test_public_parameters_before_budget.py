@@ -34,6 +34,7 @@ from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate,
 from diffprivlib.utils import BudgetError
 
 from fairdp_adapters import registry
+from fairlearn_dp.reductions import StatisticsGameOptions
 from audit_cases import default_audit_case
 
 pytestmark = [
@@ -144,18 +145,10 @@ _EXPONENTIATED_GRADIENT = {
     "eta0": _POSITIVE,
     "run_linprog_step": _choice(True, False, "auto"),
     "sample_weight_name": _Domain(5, None),
-    "mode": _choice("auto", "statistics", "paper"),
-    "bound_B": _POSITIVE_OR_NONE,
-    "eta": _POSITIVE_OR_NONE,
-    "oracle": _choice("auto", "exponential", "regression", "estimator", "least_squares"),
-    "hypotheses": _HYPOTHESES,
-    "feature_bound": _FEATURE_BOUND,
     "row_norm_bound": _POSITIVE_OR_NONE,
-    "ridge": _real(0.0, none=True),
-    "statistics_fraction": _FRACTION,
-    "min_count": _integer(2, none=True),
-    "min_count_fraction": _FRACTION,
-    "beta": _FRACTION,
+    "options": _Domain("nope", 5, {"ridge": 1.0}, StatisticsGameOptions(oracle="regression"),
+                       StatisticsGameOptions(statistics_fraction=1.0), StatisticsGameOptions(ridge=-1.0),
+                       StatisticsGameOptions(feature_bound=0.0), StatisticsGameOptions(feature_bound=(1.0, 0.0))),
     "privacy_unit": _choice("sensitive_attribute", "record"),
     # AIF360 face
     "difference_bound": _real(0.0),
@@ -261,7 +254,22 @@ _ROWS = {
     # A box with one entry per feature of another X: refused from X's shape, before the budget. (The AIF360 face
     # checks the budget before it builds X from the dataset, so there the check comes after it.)
     "DPExponentiatedGradient": {**_EXPONENTIATED_GRADIENT,
-                                "feature_bound": _Domain(*_FEATURE_BOUND.bad, ([0.0] * 999, [1.0] * 999))},
+                                "options": _Domain(*_EXPONENTIATED_GRADIENT["options"].bad, StatisticsGameOptions(
+                                    feature_bound=([0.0] * 999, [1.0] * 999)))},
+    "JagielskiExponentiatedGradient": {
+        "constraints": _EXPONENTIATED_GRADIENT["constraints"],
+        "oracle": _choice("auto", "exponential", "regression"),
+        "hypotheses": _HYPOTHESES,
+        "max_iter": _integer(1, none=True),
+        "bound_B": _POSITIVE,
+        "eta": _POSITIVE_OR_NONE,
+        "feature_bound": _Domain(*_FEATURE_BOUND.bad, ([0.0] * 999, [1.0] * 999)),
+        "ridge": _real(0.0, none=True),
+        "min_count": _integer(2, none=True),
+        "min_count_fraction": _FRACTION,
+        "beta": _FRACTION,
+        "privacy_unit": _choice("sensitive_attribute", "record"),
+    },
     "DPExponentiatedGradientReduction": {**_EXPONENTIATED_GRADIENT,
                                          "constraints": _Domain("nope", 5, None)},
     "ExponentialMechanismFairClassifier": {

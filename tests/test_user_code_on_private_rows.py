@@ -24,7 +24,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
-from fairlearn_dp.reductions import DPExponentiatedGradient, ExponentialMechanismFairClassifier
+from fairlearn_dp.reductions import (
+    DPExponentiatedGradient,
+    ExponentialMechanismFairClassifier,
+    JagielskiExponentiatedGradient,
+)
 from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
 from fairlearn_dp._utils._withheld import call_total_on_private_rows
 
@@ -198,15 +202,14 @@ def test_record_paper_mode_user_hypothesis_failing_on_one_row(value):
         X_pair = X.copy()
         X_pair[ROW, 0] = row_value
         accountant = BudgetAccountant()
-        models.append(_quiet(lambda: DPExponentiatedGradient(
-            None, DemographicParity(), mode="paper", privacy_unit="record", hypotheses=[_picky, _first_feature_positive],
+        models.append(_quiet(lambda: JagielskiExponentiatedGradient(
+            DemographicParity(), privacy_unit="record", hypotheses=[_picky, _first_feature_positive],
             min_count=20, max_iter=5, epsilon=5.0, groups=["a", "b"], accountant=accountant,
             random_state=0).fit(X_pair, y, sensitive_features=a)))
         spends.append(accountant.spent_budget)
     assert spends[0] == spends[1] and len(spends[0]) == 1
-    reference = _quiet(lambda: DPExponentiatedGradient(
-        None, DemographicParity(), mode="paper", privacy_unit="record", hypotheses=[_picky_total,
-                                                                                   _first_feature_positive],
+    reference = _quiet(lambda: JagielskiExponentiatedGradient(
+        DemographicParity(), privacy_unit="record", hypotheses=[_picky_total, _first_feature_positive],
         min_count=20, max_iter=5, epsilon=5.0, groups=["a", "b"], accountant=BudgetAccountant(),
         random_state=0).fit(X_pair, y, sensitive_features=a))
     np.testing.assert_allclose(models[1].weights_, reference.weights_, rtol=0, atol=SOLVER_ATOL)
@@ -386,7 +389,7 @@ def test_sensitive_attribute_paper_mode_user_hypothesis_fails_identically():
     X, y, a = _synthetic()
     X[ROW, 0] = 5.0
     _assert_attribute_neighbours_fail_alike(
-        lambda accountant: DPExponentiatedGradient(None, DemographicParity(), mode="paper", hypotheses=[_picky, _never],
+        lambda accountant: JagielskiExponentiatedGradient(DemographicParity(), hypotheses=[_picky, _never],
                                                    min_count=20, max_iter=5, epsilon=5.0, groups=["a", "b"],
                                                    accountant=accountant, random_state=0), X, y, a)
 

@@ -22,7 +22,7 @@ from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, PrivacyWarni
 from fairlearn_dp.metrics import DPMetricFrame, dp_demographic_parity_difference
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient, DPGerryFairClassifier, DPGroupBudgetClassifier, DPGroupBudgetRegressor,
-    ExponentialMechanismFairClassifier,
+    ExponentialMechanismFairClassifier, JagielskiExponentiatedGradient,
 )
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
@@ -43,6 +43,13 @@ def _eg(**kwargs):
     params.update(kwargs)
     estimator = params.pop("estimator", LogisticRegression())
     return DPExponentiatedGradient(estimator, DemographicParity(difference_bound=0.01), **params)
+
+
+def _algorithm3(**kwargs):
+    params = dict(epsilon=1.0, delta=1e-5, groups=["a", "b"], random_state=0, accountant=BudgetAccountant(),
+                  oracle="regression", max_iter=3)
+    params.update(kwargs)
+    return JagielskiExponentiatedGradient(DemographicParity(difference_bound=0.01), **params)
 
 
 def _em_data():
@@ -128,8 +135,8 @@ def _blind_features():
 #: (category, message start, the call): one case per warning site in scope.
 SITES = {
     "groups read from the data": (
-        PrivacyWarning, "DPExponentiatedGradient: `groups` was not given",
-        lambda: _eg(groups=None, estimator=None, mode="paper", oracle="regression", max_iter=3, min_count=5).fit(
+        PrivacyWarning, "JagielskiExponentiatedGradient: `groups` was not given",
+        lambda: _algorithm3(groups=None, min_count=5).fit(
             *_synthetic(1)[:2], sensitive_features=_synthetic(1)[2])),
     "levels read from the data": (PrivacyWarning, "DPMetricFrame: `groups` was not given", lambda: _frame()),
     "sensitive values read from the data": (
@@ -165,14 +172,13 @@ SITES = {
         lambda: _eg(epsilon=0.05, privacy_unit="record", estimator=None, max_iter=5).fit(
             *_synthetic(7, 120)[:2], sensitive_features=_synthetic(7, 120)[2])),
     "a constant chosen (Algorithm 3)": (
-        UtilityWarning, "DPExponentiatedGradient: the fitted model was no more accurate than a constant",
-        lambda: _eg(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3).fit(
+        UtilityWarning, "JagielskiExponentiatedGradient: the fitted model was no more accurate than a constant",
+        lambda: _algorithm3(epsilon=0.05).fit(
             *_synthetic(14, 400)[:2], sensitive_features=_synthetic(14, 400)[2])),
     "a constant chosen (Algorithm 3, record)": (
-        UtilityWarning, "DPExponentiatedGradient: the fitted model was no more accurate than a constant",
-        lambda: _eg(estimator=None, mode="paper", oracle="regression", privacy_unit="record", max_iter=3,
-                    min_count=50, feature_bound=1.5).fit(*_synthetic(21, 400)[:2],
-                                                         sensitive_features=_synthetic(21, 400)[2])),
+        UtilityWarning, "JagielskiExponentiatedGradient: the fitted model was no more accurate than a constant",
+        lambda: _algorithm3(privacy_unit="record", min_count=50, feature_bound=1.5).fit(
+            *_synthetic(21, 400)[:2], sensitive_features=_synthetic(21, 400)[2])),
     "a loose row-norm bound": (
         UtilityWarning, "DPExponentiatedGradient: privacy_unit='record' needs a public bound",
         lambda: _eg(privacy_unit="record", estimator=None, max_iter=2).fit(

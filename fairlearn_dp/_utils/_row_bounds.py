@@ -95,16 +95,16 @@ def published_row_norm_bound(X, norm_ord=2):
     return _published(X, norm_ord)[0]
 
 
-def feature_reach(feature_bound, n_features):
+def feature_reach(feature_bound, n_features, name="feature_bound"):
     """Per-feature bound on ``|x_j|`` declared by ``feature_bound`` (a number or a ``(lower, upper)`` box), shape
-    ``(n_features,)``. A box side whose length is not ``n_features`` is a ``ValueError`` naming ``feature_bound``.
+    ``(n_features,)``. A box side whose length is not ``n_features`` is a ``ValueError`` naming ``name``.
     """
-    checked = check_feature_bound(feature_bound)
+    checked = check_feature_bound(feature_bound, name)
     if isinstance(checked, float):
         return np.full(n_features, checked)
     reach = np.maximum(np.abs(checked[0]), np.abs(checked[1]))
     if reach.ndim == 1 and reach.size != n_features:
-        raise ValueError(f"feature_bound: the box (lower, upper) has {reach.size} entries per side but X has "
+        raise ValueError(f"{name}: the box (lower, upper) has {reach.size} entries per side but X has "
                          f"{n_features} features.")
     return np.broadcast_to(reach, (n_features,)).astype(float)
 

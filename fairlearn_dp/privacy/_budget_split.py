@@ -114,7 +114,7 @@ def composed_spend(eps0: float, delta0: float, n_releases: int, rule: str, delta
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The statistics game of DPExponentiatedGradient (mode="statistics"): zCDP throughout.
+# The statistics game of DPExponentiatedGradient: zCDP throughout.
 def statistics_game_split(epsilon: float, delta: float, statistics_fraction: float,
                           n_rounds: int) -> tuple[float, float]:
     """``(rho_stats, rho_round)``: the statistics game's zCDP budget for its one release of sufficient statistics
@@ -150,7 +150,7 @@ def statistics_release_split(rho_stats: float, *, record: bool,
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Algorithm 3 of Jagielski et al. (2019) (DPExponentiatedGradient, mode="paper"): pure DP and basic composition.
+# Algorithm 3 of Jagielski et al. (2019) (JagielskiExponentiatedGradient): pure DP and basic composition.
 def min_count_split(epsilon: float, delta: float, min_count_fraction: float) -> tuple[float, float, float, float]:
     """``(eps0, delta0, eps_rounds, delta_rounds)``: the budget of Algorithm 3's released lower bound ``N`` on the
     cell counts, and what is left for its rounds.

@@ -2,23 +2,28 @@
 
 Estimators here train a model under a fairness objective while the training is differentially private, and the
 model needs no sensitive attribute at prediction time: the DP exponentiated-gradient reduction on Fairlearn's
-moments (by default Fairlearn's game played on statistics released once, ``_statistics_game``; Jagielski et al.
-2019, Alg. 3 as ``mode="paper"``), the exponential-mechanism learner and private Fair No-Regret dynamics of
-Cummings et al. (2019), and the group-aware privacy budget allocation of the budget-tailoring paper (DP gradient
+moments (Fairlearn's game played on statistics released once, ``_statistics_game``, its expert settings in
+``StatisticsGameOptions``), Jagielski et al.'s (2019) Algorithm 3 (``JagielskiExponentiatedGradient``), the
+exponential-mechanism learner and private Fair No-Regret dynamics of Cummings et al. (2019), and the group-aware
+privacy budget allocation of the budget-tailoring paper (DP gradient
 descent in which each group's share of the budget follows its privately estimated prediction standard error,
 optionally with a bounded-group-loss penalty).
 """
 
 from ._dp_logistic_regression import DPLogisticRegression
 from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
+from ._eg_params import StatisticsGameOptions
 from ._exponentiated_gradient import DPExponentiatedGradient
 from ._gerryfair import DPGerryFairClassifier
 from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor
 from ._hypotheses import linear_threshold_hypotheses
+from ._jagielski import JagielskiExponentiatedGradient
 from .._utils._row_bounds import layout_row_norm_bound
 
 __all__ = [
     "DPExponentiatedGradient",
+    "StatisticsGameOptions",
+    "JagielskiExponentiatedGradient",
     "ExponentialMechanismFairClassifier",
     "DPGerryFairClassifier",
     "DPGroupBudgetRegressor",

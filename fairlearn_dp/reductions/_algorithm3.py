@@ -1,5 +1,5 @@
-"""Jagielski et al. (2019), Algorithm 3 "DP-oracle-learner" (with Subroutine 2): ``mode="paper"`` of
-:class:`~fairlearn_dp.reductions.DPExponentiatedGradient`.
+"""Jagielski et al. (2019), Algorithm 3 "DP-oracle-learner" (with Subroutine 2): the game of
+:class:`~fairlearn_dp.reductions.JagielskiExponentiatedGradient`.
 
 The Auditor plays exponentiated gradient on Laplace-noised constraint violations; the Learner best-responds through
 a private cost-sensitive-classification oracle (the exponential mechanism over a finite class, or the paper's

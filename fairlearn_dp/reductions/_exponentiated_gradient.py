@@ -1,9 +1,11 @@
 """DP exponentiated-gradient reduction for fair classification: a drop-in for Fairlearn's ``ExponentiatedGradient``.
 
 :class:`DPExponentiatedGradient` validates its public parameters (:mod:`._eg_params`), checks the budget, reads the
-data and runs one of three algorithms: the statistics game (the default private fit, :mod:`._statistics_game`),
-Jagielski et al.'s Algorithm 3 (``mode="paper"``, :mod:`._algorithm3`), or, at ``epsilon=inf`` with an estimator,
-Fairlearn's own ``fit`` unchanged. Derivations: docs/privacy_analysis/exponentiated_gradient.md.
+data and runs the statistics game (the private fit, :mod:`._statistics_game`) or, at ``epsilon=inf`` with an
+estimator, Fairlearn's own ``fit`` unchanged. :class:`_GameClassifier` is the prediction side it shares with
+:class:`~fairlearn_dp.reductions.JagielskiExponentiatedGradient` (Algorithm 3, :mod:`._jagielski`): the randomized
+mixture of plays, the choice against the fair constants and the warnings about them. Derivations:
+docs/privacy_analysis/statistics_game.md.
 """
 
 from __future__ import annotations
@@ -27,20 +29,17 @@ from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
 from ..postprocessing._inputs import light_copy
 from .._utils._dask import is_dask_input
 from .._utils._features import check_predict_features, set_fit_features
-from .._utils._row_bounds import feature_bound_radius
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
 from .._utils._fit_support import warn_if_constant_output
 from .._utils._rows import clip_rows
-from ._algorithm3 import Algorithm3
-from ._hypotheses import hypothesis_predictions
-from ._game_mixture import released_positive_rate, threshold_rate_bounds
+from ._game_mixture import released_positive_rate
 from ._eg_params import (
     _EVENT_LABELS,
     _FAIRLEARN_EPS,
     _FAIRLEARN_ETA0,
     _FAIRLEARN_MAX_ITER,
-    _STATISTICS_ORACLES,
     MAX_ROUNDS,
+    StatisticsGameOptions,
     _event_index,
     _ExponentiatedGradientParams,
     _moment_events,
@@ -61,83 +60,169 @@ if TYPE_CHECKING:
 __all__ = ["DPExponentiatedGradient", "MAX_ROUNDS"]
 
 
-class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradientParams,
-                              _FairlearnExponentiatedGradient):
+class _GameClassifier(SharedAccountantCloneMixin):
+    """The prediction side of the exponentiated-gradient estimators: ``predict`` and ``_pmf_predict`` of the fitted
+    randomized mixture ``Q`` of plays (or of the fair constant chosen against it), and the choice and warnings about
+    the constants. Subclasses fit ``predictors_``, ``weights_``, ``oracle_`` and ``constant_choice_``; Fairlearn's
+    fit (``oracle_ == "estimator"``) predicts through Fairlearn's methods, next in the subclass's method order.
+    """
+
+    #: The remedy the constant-choice warning names (besides more data or a larger epsilon).
+    _constant_choice_hint = ""
+
+    def _predict_rows(self, X_arr):
+        """The rows as the plays read them at fit (hook: the subclass's public clipping); here unchanged."""
+        return X_arr
+
+    def _objective_costs(self):
+        """The public costs ``(c_FP, c_FN)`` of the errors (hook); here the error rate."""
+        return 1.0, 1.0
+
+    def _choose_against_constants(self, positive, y, epsilon, rng):
+        """The private choice between Q (``positive``: its probabilities of 1 on the training rows) and the fair
+        constants (``choose_against_constants``), drawn from the fit's release stream.
+
+        ``epsilon=inf``: no choice (the toolkit's output). ``"sensitive_attribute"``: exact and free (Q does not read
+        the attribute and X, y are public, so its training cost is post-processing of a release). ``"record"``: the
+        exponential mechanism on what :meth:`_game_epsilon` left of ``epsilon``.
+        """
+        if math.isinf(epsilon):
+            return no_choice()
+        record = self.privacy_unit == "record"
+        return choose_against_constants(
+            positive, y, epsilon=epsilon - self._game_epsilon(epsilon) if record else 0.0, public=not record,
+            error_parity=isinstance(self.constraints, ErrorRateParity), random_state=rng,
+            costs=self._objective_costs())
+
+    def _warn_if_constant_chosen(self):
+        """The choice's warning (after the charge): it replaces the released-error and Learner-noise warnings."""
+        record = self.privacy_unit == "record"
+        hint = ("More data or a larger epsilon" + self._constant_choice_hint
+                if not record else
+                "More data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
+                "private)")
+        warn_if_constant_chosen(type(self).__name__, self.constant_choice_, hint)
+
+    def _warn_if_constant_output(self, low, high=None, *, source, noise_sd=0.0):
+        """The kept mixture predicts one label on (almost) every row (after the charge; not after a chosen
+        constant): ``low``/``high`` public or released (``warn_if_constant_output``).
+        """
+        hint = ("More data, a larger epsilon, a looser constraint or privacy_unit='sensitive_attribute'"
+                if self.privacy_unit == "record" else "More data, a larger epsilon or a looser constraint")
+        warn_if_constant_output(type(self).__name__, low, high, source=source, hint=hint, noise_sd=noise_sd,
+                                choice=self.constant_choice_)
+
+    # ------------------------------------------------------------------------------------------ predict
+    def _pmf_predict(self, X):
+        """``(n, 2)`` probabilities of predicting 0 and 1 under the randomized classifier Q (Fairlearn's form), or of
+        the fair constant ``constant_choice_`` chose; on a Dask array or DataFrame a lazy Dask array partitioned like
+        ``X``, computed on the workers.
+        """
+        check_is_fitted(self, "predictors_")
+        check_predict_features(self, X)             # scikit-learn's checks of the columns (no value read)
+        if is_dask_input(X):
+            return pmf_predict_dask(light_copy(self)._pmf_in_memory, X, None, n_columns=2)
+        return self._pmf_in_memory(X)
+
+    def _pmf_in_memory(self, X, sensitive_features=None):
+        """:meth:`_pmf_predict` of in-memory ``X`` whose columns were checked (``X``, or a Dask partition, whose
+        helper passes ``sensitive_features=None``: Q does not use them).
+        """
+        if getattr(self, "oracle_", None) == "estimator":
+            return super()._pmf_predict(X)
+        choice = getattr(self, "constant_choice_", None)
+        if choice is not None and choice.is_constant:        # the fair constant chosen at fit: the same for every row
+            rows = X.shape[0] if hasattr(X, "shape") else len(X)
+            return np.tile([1.0 - choice.constant, choice.constant], (rows, 1))
+        return self._mixture_pmf(X)
+
+    def _mixture_pmf(self, X):
+        """``(n, 2)`` probabilities of Q, the fitted mixture of plays (before the choice against the constants)."""
+        if getattr(self, "preprocessor_", None) is not None:      # a Pipeline estimator (statistics game)
+            return pipeline_pmf(self.preprocessor_, self.predictors_, self.weights_, X)
+        X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+        if X_arr.ndim != 2 or X_arr.shape[1] != self.n_features_in_:
+            raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X_arr.shape}.")
+        X_arr = self._predict_rows(X_arr)
+        positive = np.zeros(X_arr.shape[0])
+        for h, w in zip(self.predictors_, self.weights_):
+            if w > 0:                               # a play of `hypotheses` may be a plain callable
+                predict = h.predict if hasattr(h, "predict") else h
+                positive += w * np.asarray(predict(X_arr), dtype=float).ravel()
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, X: ArrayLike, random_state: int | np.random.RandomState | None = None) -> Any:
+        """Randomized 0/1 predictions: 1 with probability ``_pmf_predict(X)[:, 1]`` (Fairlearn's semantics).
+
+        On a Dask array or DataFrame: a lazy Dask array partitioned like ``X`` (the post-processors' helper,
+        ``fairlearn_dp/postprocessing/_dask_predict.py``), whose computed values are the in-memory predictions of
+        the computed ``X`` with the same ``random_state``: row ``r`` gets draw ``r`` of one stream.
+        """
+        check_is_fitted(self, "predictors_")
+        if is_dask_input(X):
+            check_predict_features(self, X)
+            return predict_dask(light_copy(self)._randomised_predict, X, None, random_state, dtype=int)
+        if getattr(self, "oracle_", None) == "estimator":      # Fairlearn's predict; None: OS entropy here too
+            return super().predict(X, random_state=check_random_state(random_state))
+        positive = self._pmf_predict(X)[:, 1]
+        rng = check_random_state(random_state)          # None: OS entropy, never numpy's global generator
+        return (positive >= rng.rand(len(positive))).astype(int)
+
+    def _randomised_predict(self, X, sensitive_features, generator):
+        """``predict`` of in-memory ``X`` with the ``RandomState`` ``generator`` (a Dask partition's, advanced by
+        the rows before it): one draw per row, in row order, as in memory.
+        """
+        if self.oracle_ == "estimator":             # Fairlearn's predict and draws (its _pmf_predict is ours)
+            return super().predict(X, random_state=generator)
+        positive = self._pmf_in_memory(X)[:, 1]
+        return (positive >= generator.rand(len(positive))).astype(int)
+
+
+class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _FairlearnExponentiatedGradient):
     """Differentially private exponentiated-gradient reduction for fair classification.
 
-    A drop-in for :class:`fairlearn.reductions.ExponentiatedGradient` (a subclass of it): the same constructor
-    arguments and defaults, ``Moment`` constraints, ``predict(X, random_state=None)`` and ``_pmf_predict(X)``.
-    ``mode`` picks one of three algorithms:
+    A drop-in for :class:`fairlearn.reductions.ExponentiatedGradient` (a subclass of it): Fairlearn's constructor
+    arguments and defaults, ``Moment`` constraints, ``predict(X, random_state=None)`` and ``_pmf_predict(X)``, plus
+    the privacy parameters. It runs one of two algorithms:
 
-    - **The statistics game** (``mode="statistics"``, the default private fit): Fairlearn's reduction played on
-      statistics released once and one small release per round, so the privacy cost does not grow with the
-      rounds. The ``estimator`` is the Learner under ``privacy_unit="sensitive_attribute"``, else a least-squares
-      cost oracle on the released statistics; a ``Pipeline``'s preprocessing defines the game's features.
-    - **Algorithm 3** of Jagielski et al. (2019) (``mode="paper"``): the Learner best-responds through a private
-      cost-sensitive oracle, the Auditor plays exponentiated gradient on Laplace-noised violations, and the output
-      is the uniform mixture of the ``T`` plays.
+    - **The statistics game** (finite ``epsilon``): Fairlearn's reduction played on statistics released once and
+      one small release per round, so the privacy cost does not grow with the rounds. The ``estimator`` is the
+      Learner under ``privacy_unit="sensitive_attribute"``, else a least-squares cost oracle on the released
+      statistics; a ``Pipeline``'s preprocessing defines the game's features. Expert settings: ``options``.
     - **Fairlearn's own fit** (``epsilon=inf`` with an estimator): unchanged, no noise, no ``PrivacyWarning``.
 
-    Fairlearn arguments a private algorithm cannot honour are refused before the budget check. The classifier
-    does not use the sensitive feature at prediction time.
+    Jagielski et al.'s (2019) Algorithm 3 is :class:`JagielskiExponentiatedGradient`. Fairlearn arguments a private
+    algorithm cannot honour are refused before the budget check. The classifier does not use the sensitive feature
+    at prediction time.
 
     Parameters
     ----------
     estimator : estimator or None, default=None
         With ``fit(X, y, sample_weight=...)``, or a ``Pipeline``: Fairlearn's best response and the statistics
-        game's Learner. Unused by Algorithm 3.
+        game's Learner (None: the least-squares cost oracle).
     constraints : fairlearn.reductions.Moment
         Private fits: ``DemographicParity``, ``EqualizedOdds``, ``TruePositiveRateParity``,
         ``FalsePositiveRateParity`` or ``ErrorRateParity``, with a difference bound. Fairlearn's fit: any.
     objective : fairlearn.reductions.Moment or None, default=None
-        None or ``ErrorRate`` (public costs in the statistics game, unit costs in Algorithm 3).
+        None or ``ErrorRate`` (its public costs weigh the released values in the statistics game).
     eps : float, default=0.01
-        Fairlearn's ``B = 1/eps``. Algorithm 3 reads ``bound_B`` (``eps`` stays 0.01 or equals ``1/bound_B``).
+        Fairlearn's bound ``B = 1/eps`` on the multipliers.
     max_iter : int or None, default=None
-        Rounds ``T``, at most ``MAX_ROUNDS`` (1,000) when private. None: 50, or Algorithm 3's formula.
+        Rounds ``T``, at most ``MAX_ROUNDS`` (1,000) when private. None: Fairlearn's 50 (the value used is
+        ``max_iter_``).
     nu : float or None, default=None
-        Fairlearn's duality-gap threshold (a computed one is ``nu_``; ``get_params`` still reports None).
-        Private fits: must be None.
+        Fairlearn's duality-gap threshold (the one used, given or computed, is ``nu_``). Private fits: must be None.
     eta0 : float, default=2.0
-        Fairlearn's initial learning rate ``eta0 / B``. Algorithm 3: must stay 2.0 (see ``eta``).
+        Fairlearn's initial learning rate ``eta0 / B`` (the statistics game's fixed rate).
     run_linprog_step : bool or "auto", default="auto"
         Fairlearn's final LP re-weighting of the plays, else their uniform average. ``"auto"``: the LP for
         Fairlearn's fit and for the statistics game's estimator Learner with demographic or error-rate parity.
-        Algorithm 3: always the uniform average.
     sample_weight_name : str, default="sample_weight"
         The ``estimator.fit`` argument for the weights (``"step__sample_weight"`` for a ``Pipeline``).
     epsilon : float, default=1.0
         Total privacy budget of the fit (``inf``: no noise).
     delta : float, default=1e-7
-        Statistics game: of the zCDP conversion, in (0, 1). Algorithm 3: half for the released ``min_count``, the
-        rest for advanced composition (0 needs a public ``min_count``).
-    mode : {"auto", "statistics", "paper"}, default="auto"
-        ``"auto"``: Fairlearn's fit at ``epsilon=inf`` with an estimator; Algorithm 3 when ``oracle`` is
-        ``"exponential"`` or ``"regression"`` or ``hypotheses`` is given; else the statistics game.
-    bound_B : float or None, default=None
-        ``B``, the L1 bound on the multipliers (None: ``1/eps``, or 10 in Algorithm 3).
-    eta : float or None, default=None
-        Auditor's learning rate (None: ``eta0 / B``, or Algorithm 3's ``sqrt(ln(4|A| - 3) / T) / 2``).
-    oracle : {"auto", "exponential", "regression", "estimator", "least_squares", "diffprivlib"}, default="auto"
-        The Learner: the exponential mechanism over ``hypotheses``; the paper's private regression of the costs;
-        Fairlearn's fit (``epsilon=inf``); the statistics game's least-squares oracle; ``"diffprivlib"`` is
-        refused (its models ignore ``sample_weight``). ``"auto"``: see ``mode``.
-    hypotheses : list or None, default=None
-        Finite class of classifiers or 0/1 callables, fixed before seeing the data, for ``oracle="exponential"``.
-    feature_bound : float or (lower, upper), default=1.0
-        Public bound on the features (``|x_j| <= R``, or a box); the regression oracle clips to ``[-R, R]``.
-    row_norm_bound : float or None, default=None
-        Statistics game: public L2 bound on a row (None: ``X.attrs``, a declared Pipeline's, else ``feature_bound``'s).
-    statistics_fraction : float, default=0.5
-        Statistics game: share of the zCDP budget for the one release of statistics.
-    ridge : float or None, default=None
-        Ridge of the least-squares solves (None: from the noise scales); Algorithm 3: added to ``X^T X`` (None: 0).
-    min_count : int or None, default=None
-        Algorithm 3: public lower bound ``N >= 2`` on the (event, group) cell counts (None: released).
-    min_count_fraction : float, default=0.1
-        Share of epsilon for the released ``min_count``.
-    beta : float, default=0.05
-        Confidence parameter of Algorithm 3's formula for ``T``.
+        Of the zCDP conversion, in (0, 1).
     privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
         Neighbouring relation protected (see Privacy).
     groups : list or None, default=None
@@ -146,6 +231,11 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         Checked before the data are read and charged once per successful ``fit``.
     random_state : None, int or RandomState, default=None
         Seeds the release noise (experiments only). None: diffprivlib's secure generator.
+    row_norm_bound : float or None, default=None
+        The bound ``"record"`` needs: public L2 bound on a row (None: ``X.attrs``, a declared Pipeline's, else
+        ``options.feature_bound``'s); rows beyond it are scaled onto it.
+    options : StatisticsGameOptions or None, default=None
+        The statistics game's expert settings (Learner, feature box, ridge, budget share); None: the defaults.
 
     Attributes
     ----------
@@ -155,33 +245,30 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         The Auditor's average multipliers and their (sign, event, group) index.
     history_ : dict of numpy.ndarray
         The releases and their post-processing (multipliers, violations, plays), noise scale, LP bound; "gram": Gram.
-    n_iter_, eta_, bound_B_, mode_, oracle_ : int, float, float, str, str
-        Rounds played, learning rate, ``B`` (statistics game), the algorithm that ran and its Learner.
-    epsilon_per_mechanism_, composition_ : float, str
-        Algorithm 3: the epsilon of each per-round mechanism and the composition rule.
+    n_iter_, max_iter_, eta_, bound_B_ : int, int, float, float
+        Rounds played and planned (``max_iter``, or 50), learning rate and ``B`` (statistics game).
+    mode_, oracle_, composition_ : str, str, str
+        The algorithm that ran (``"statistics"`` or ``"fairlearn"``), its Learner and composition rule.
     rho_, noise_scale_, estimated_error_, estimated_error_sd_, estimated_violation_ : dict, dict, float, float, float
         Statistics game: zCDP budgets, Gaussian sigmas, released error estimate and its noise sd, largest violation.
     proxy_reliability_, row_norm_bound_, ridge_ : numpy.ndarray or None, float, float
         Statistics game: per cell, the share of the Learner's signal that is not noise; the row bound; the ridge.
-    min_count_, min_count_estimate_ : float, float or None
-        Algorithm 3: the cell-count floor ``N`` used, and its released estimate when ``min_count`` is None.
     sensitivity_, privacy_spent_, constant_choice_ : dict, PrivacySpend, ConstantChoice
         The releases' sensitivities; what the fit charged; the choice against the fair constants (see Privacy).
     nu_, preprocessor_, groups_, n_features_in_ : float, Pipeline or None, list, int
-        Fairlearn's threshold; a ``Pipeline``'s fitted preprocessing; the groups; the number of columns of X.
+        Fairlearn's threshold (given or computed); a ``Pipeline``'s fitted preprocessing; the groups; X's columns.
 
     Privacy
     -------
     - Neighbouring relation: ``"sensitive_attribute"`` (one person's attribute changes; X, y public and without the
       attribute: an X column named like ``sensitive_features``' is refused) or ``"record"`` (a record substituted).
-    - Released: statistics game, per-cell feature sums and counts once (and the Gram matrix under ``"record"``),
-      then per round the cell sums of the play; Algorithm 3, per round the violations and the Learner's play.
-    - Mechanism: Gaussian under zCDP (statistics game); Laplace and the exponential mechanism (Algorithm 3).
-    - Sensitivity: e.g. ``sqrt(2) C`` (L2) for the feature sums; ``4/(N-1)``, ``8/(N-1)`` under ``"record"``
-      (L1) for Algorithm 3's violations, ``N`` the cell-count floor.
+    - Released: per-cell feature sums and counts once (and the Gram matrix under ``"record"``), then per round the
+      cell sums of the play.
+    - Mechanism: Gaussian under zCDP.
+    - Sensitivity: e.g. ``sqrt(2) C`` (L2) for the feature sums, ``C`` the row-norm bound.
     - Public inputs: ``m``, the declared groups, the constraint, every parameter and bound.
     - Last step: Q or a fair constant, chosen exactly (attribute unit) or on 10% of epsilon (constant_fallback.md).
-    - Derivations: docs/privacy_analysis/exponentiated_gradient.md and docs/privacy_analysis/statistics_game.md.
+    - Derivations: docs/privacy_analysis/statistics_game.md.
 
     Examples
     --------
@@ -213,13 +300,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                  eps: float = _FAIRLEARN_EPS, max_iter: int | None = None, nu: float | None = None,
                  eta0: float = _FAIRLEARN_ETA0, run_linprog_step: bool | str = "auto",
                  sample_weight_name: str = "sample_weight", epsilon: float = 1.0, delta: float = 1e-7,
-                 mode: str = "auto", bound_B: float | None = None, eta: float | None = None, oracle: str = "auto",
-                 hypotheses: Sequence[Any] | None = None, feature_bound: float | tuple[ArrayLike, ArrayLike] = 1.0,
-                 row_norm_bound: float | None = None, ridge: float | None = None, statistics_fraction: float = 0.5,
-                 min_count: int | None = None, min_count_fraction: float = 0.1, beta: float = 0.05,
                  privacy_unit: str = "sensitive_attribute", groups: Sequence[Hashable] | None = None,
                  accountant: BudgetAccountant | None = None,
-                 random_state: int | np.random.RandomState | None = None) -> None:
+                 random_state: int | np.random.RandomState | None = None, row_norm_bound: float | None = None,
+                 options: StatisticsGameOptions | None = None) -> None:
         # Fairlearn's arguments (its __init__ is not called: it would type max_iter=None as Fairlearn's 50).
         self.estimator = estimator
         self.constraints = constraints
@@ -233,44 +317,22 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         # Ours.
         self.epsilon = epsilon
         self.delta = delta
-        self.mode = mode
-        self.bound_B = bound_B
-        self.eta = eta
-        self.oracle = oracle
-        self.hypotheses = hypotheses
-        self.feature_bound = feature_bound
-        self.row_norm_bound = row_norm_bound
-        self.ridge = ridge
-        self.statistics_fraction = statistics_fraction
-        self.min_count = min_count
-        self.min_count_fraction = min_count_fraction
-        self.beta = beta
         self.privacy_unit = privacy_unit
         self.groups = groups
         self.accountant = accountant
         self.random_state = random_state
+        self.row_norm_bound = row_norm_bound
+        self.options = options
 
-    # ------------------------------------------------------------------------------------------ nu
-    # Fairlearn's fit writes the duality-gap threshold it computes (nu=None) into ``self.nu``; Fairlearn's own tests
-    # read it there after fit, so it stays. But it is a fitted value, not the parameter: ``get_params`` (hence
-    # ``clone``) reports the parameter, and every fit starts from it, so that a refit with new parameters (e.g.
-    # ``set_params(epsilon=1)``, where nu must be None) and a clone behave as a fresh estimator.
-    def _nu_parameter(self):
-        """``nu`` as the user set it: None when ``self.nu`` holds the threshold an earlier Fairlearn fit computed."""
-        computed = self.__dict__.get("_nu_computed")
-        return None if computed is not None and self.nu is computed else self.nu
+    def _objective_costs(self):
+        """The public costs of ``objective`` (``ErrorRate(costs=...)``; None: the error rate)."""
+        return objective_costs(self.objective, allow_costs=True)
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """scikit-learn's ``get_params``, with ``nu`` as set by the user (not the threshold a fit computed)."""
-        params = super().get_params(deep=deep)
-        params["nu"] = self._nu_parameter()
-        return params
-
-    def set_params(self, **params: Any) -> DPExponentiatedGradient:
-        """scikit-learn's ``set_params``; a ``nu`` given here is the user's, whatever its value."""
-        if "nu" in params:
-            self.__dict__.pop("_nu_computed", None)
-        return super().set_params(**params)
+    def _predict_rows(self, X_arr):
+        """Under ``"record"`` the game's rows were scaled onto ``row_norm_bound_``: predict scales them as fit did."""
+        if getattr(self, "rows_clipped_", False):
+            return clip_rows(X_arr, self.row_norm_bound_)
+        return X_arr
 
     # ------------------------------------------------------------------------------------------ fit
     @atomic_fit
@@ -282,80 +344,19 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         Order: public parameters are validated and the budget is checked before the data are read; every fit of
         data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
         """
-        self.nu = self._nu_parameter()              # a threshold computed by an earlier fit is not a parameter
-        for name in ("_nu_computed", "nu_", "preprocessor_", "constant_choice_"):
+        for name in ("nu_", "max_iter_", "preprocessor_", "constant_choice_", "rows_clipped_"):
             self.__dict__.pop(name, None)
         # 1-2. the public parameters, the public layout of the arguments (_check_public_layout), the budget
         epsilon, delta, oracle = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
         if oracle == "estimator":
             self._fit_fairlearn(X, y, sensitive_features, kwargs)
-        elif oracle in _STATISTICS_ORACLES:
-            self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
         else:
-            X_arr, y_arr, group_index, groups = self._load(X, y, sensitive_features,    # 3. the data
-                                                           private=not math.isinf(epsilon))
-            self._fit_paper(X_arr, y_arr, group_index, groups, epsilon, delta, oracle)
+            self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
         set_fit_features(self, X)                   # n_features_in_ (and feature_names_in_), as scikit-learn's
         return self
 
-    def _fit_paper(self, X_arr, y_arr, group_index, groups, epsilon, delta, oracle):
-        """Algorithm 3 (``mode="paper"``, :mod:`._algorithm3`) on the loaded data: count, release, play; then the
-        charge and the warnings (post-processing of the releases and public values).
-        """
-        private = not math.isinf(epsilon)
-        n, d = X_arr.shape
-        game_epsilon = self._game_epsilon(epsilon)     # "record": the choice against the constants takes a share
-        T = self._n_rounds(game_epsilon, delta, n, d, len(groups), oracle, private)  # public; capped before any release
-        # Release noise: None reaches diffprivlib as None (its secure generator); a seed gives one reproducible
-        # stream shared by all the fit's mechanisms, in the order they run.
-        rng = release_random_state(self.random_state)
-        game = Algorithm3(
-            moment=self.constraints, oracle=oracle, epsilon=game_epsilon, delta=delta, n_rounds=T,
-            B=self._B(paper=True),
-            eta=self.eta, record=self.privacy_unit == "record",
-            feature_radius=feature_bound_radius(self.feature_bound), ridge=self.ridge, min_count=self.min_count,
-            min_count_fraction=self.min_count_fraction, hypotheses=self.hypotheses, rng=rng,
-            name=type(self).__name__).fit(X_arr, y_arr, group_index, len(groups))
-        self.min_count_ = game.min_count_
-        self.min_count_estimate_ = game.min_count_estimate_
-        self.predictors_ = game.plays_
-        self.weights_ = game.weights_
-        self.lambda_ = game.lambda_
-        self.constraint_index_ = game.constraint_index_
-        self.history_ = game.history_
-        self.n_iter_ = T
-        self.eta_ = game.eta_
-        self.oracle_ = oracle
-        self.mode_ = "paper"
-        self.epsilon_per_mechanism_ = game.epsilon_per_mechanism_
-        self.composition_ = game.composition_
-        self.sensitivity_ = game.sensitivity_
-        self.groups_ = groups
-        self.n_features_in_ = d
-        # The last release: Q (the plays' mixture, on the rows as predict sees them) against the fair constants. On
-        # private rows a user's hypothesis that fails on a row predicts the public default 0 there, as in the game.
-        self.constant_choice_ = no_choice()
-        if private:
-            rows = X_arr
-            if oracle == "regression":              # its plays read X clipped to [-R, R], as predict does
-                radius = feature_bound_radius(self.feature_bound)
-                rows = np.clip(X_arr, -radius, radius)
-            plays = hypothesis_predictions(self.predictors_, rows, private=self.privacy_unit == "record")
-            positive = plays.astype(float) @ np.asarray(self.weights_, dtype=float)
-            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
-        spent = PrivacySpend(epsilon, game.delta_used_) if private else PrivacySpend(math.inf, 0.0)
-        self.privacy_spent_ = charge(self.accountant, spent)
-        self._warn_if_constant_chosen()
-        if private and self.privacy_unit == "record":    # the plays' predictions on the domain: released plays
-            radius = feature_bound_radius(self.feature_bound) if oracle == "regression" else math.inf
-            low, high = threshold_rate_bounds(self.predictors_, self.weights_, radius, 1)     # the box [-R, R]^d
-            self._warn_if_constant_output(low, high, source="its plays over the feature box [-R, R]^d")
-        elif private:
-            self._warn_if_constant_output(float(np.mean(positive)), source="its predictions on the public X")
-        return self
-
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
-        """The statistics game (``mode="statistics"``): one release of sufficient statistics, one small release
+        """The statistics game: one release of sufficient statistics, one small release
         per round, everything else post-processing (:mod:`fairlearn_dp.reductions._statistics_game`).
         """
         private = not math.isinf(epsilon)
@@ -388,15 +389,16 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         rng = release_random_state(self.random_state)
         events = _moment_events(self.constraints)
         event_index = _event_index(self.constraints, y_arr)
-        B = self._B(paper=False)
+        options = self._options()
+        B = 1.0 / float(self.eps)
         T = int(self.max_iter) if self.max_iter is not None else _FAIRLEARN_MAX_ITER
-        eta = float(self.eta) if self.eta is not None else float(self.eta0) / B
+        eta = float(self.eta0) / B
         game = StatisticsGame(
             X=X_arr, y=y_arr, group_index=group_index, event_index=event_index, n_events=len(events),
             n_groups=len(groups), error_parity=isinstance(self.constraints, ErrorRateParity), record=record,
             row_norm=row_norm, epsilon=self._game_epsilon(epsilon), delta=delta,
-            statistics_fraction=float(self.statistics_fraction),
-            n_rounds=T, bound=float(self.constraints.eps), B=B, eta=eta, ridge=self.ridge,
+            statistics_fraction=float(options.statistics_fraction),
+            n_rounds=T, bound=float(self.constraints.eps), B=B, eta=eta, ridge=options.ridge,
             estimator=game_input.learner if oracle == "weighted_estimator" else None,
             sample_weight_name=game_input.weight_name, rng=rng, feature_map=None if record else feature_map,
             costs=objective_costs(self.objective, allow_costs=True))
@@ -415,6 +417,7 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
         if record:                                  # the released (noisy) Phi^T Phi, symmetric
             self.history_["gram"] = game.gram_
         self.n_iter_ = game.rounds_played_
+        self.max_iter_ = T
         self.eta_ = eta
         self.bound_B_ = B
         self.oracle_ = oracle
@@ -426,13 +429,10 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
                       "total": game.rho_stats + T * game.rho_round} if private else {})
         self.noise_scale_ = {"statistics": game.sigma_stats, "counts": game.sigma_counts, "gram": game.sigma_gram,
                              "per_round": game.sigma_round}
-        self.epsilon_per_mechanism_ = math.inf if not private else None
         self.sensitivity_ = game.sensitivity
         self.row_norm_bound_ = row_norm
         self.rows_clipped_ = record                 # predict scales rows onto row_norm_bound_ as fit did
         self.ridge_ = game.ridge
-        self.min_count_ = None
-        self.min_count_estimate_ = None
         self.proxy_reliability_ = getattr(game, "kappa_", None)
         self.estimated_error_ = game.estimated_error_
         self.estimated_error_sd_ = game.error_sd_
@@ -472,134 +472,27 @@ class DPExponentiatedGradient(SharedAccountantCloneMixin, _ExponentiatedGradient
             self._warn_if_constant_output(float(np.mean(positive)), source="its predictions on the public X")
         return self
 
-    def _choose_against_constants(self, positive, y, epsilon, rng):
-        """The private choice between Q (``positive``: its probabilities of 1 on the training rows) and the fair
-        constants (``choose_against_constants``), drawn from the fit's release stream.
-
-        ``epsilon=inf``: no choice (the toolkit's output). ``"sensitive_attribute"``: exact and free (Q does not read
-        the attribute and X, y are public, so its training cost is post-processing of a release). ``"record"``: the
-        exponential mechanism on what :meth:`_game_epsilon` left of ``epsilon``.
-        """
-        if math.isinf(epsilon):
-            return no_choice()
-        record = self.privacy_unit == "record"
-        return choose_against_constants(
-            positive, y, epsilon=epsilon - self._game_epsilon(epsilon) if record else 0.0, public=not record,
-            error_parity=isinstance(self.constraints, ErrorRateParity), random_state=rng,
-            costs=objective_costs(self.objective, allow_costs=True))
-
-    def _warn_if_constant_chosen(self):
-        """The choice's warning (after the charge): it replaces the released-error and Learner-noise warnings."""
-        record = self.privacy_unit == "record"
-        hint = ("More data or a larger epsilon" + (" (or mode='statistics')" if self._paper_mode() else "")
-                if not record else
-                "More data, a larger epsilon or privacy_unit='sensitive_attribute' (only the sensitive feature "
-                "private)")
-        warn_if_constant_chosen(type(self).__name__, self.constant_choice_, hint)
-
-    def _warn_if_constant_output(self, low, high=None, *, source, noise_sd=0.0):
-        """The kept mixture predicts one label on (almost) every row (after the charge; not after a chosen
-        constant): ``low``/``high`` public or released (``warn_if_constant_output``).
-        """
-        hint = ("More data, a larger epsilon, a looser constraint or privacy_unit='sensitive_attribute'"
-                if self.privacy_unit == "record" else "More data, a larger epsilon or a looser constraint")
-        warn_if_constant_output(type(self).__name__, low, high, source=source, hint=hint, noise_sd=noise_sd,
-                                choice=self.constant_choice_)
-
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
-        """Fairlearn's ``fit``, unchanged (``max_iter=None`` is Fairlearn's 50 for the duration of the call); the
-        budget of ``(inf, 0)`` was checked by ``check_public_inputs``.
+        """Fairlearn's ``fit``, unchanged, on a Fairlearn ``ExponentiatedGradient`` with this one's arguments (their
+        resolved values: ``max_iter=None`` is Fairlearn's 50, ``run_linprog_step="auto"`` its True); its fitted
+        attributes become this one's, and the parameters stay as set. The budget of ``(inf, 0)`` was checked by
+        ``check_public_inputs``.
         """
         if sensitive_features is not None:
             kwargs = {"sensitive_features": sensitive_features, **kwargs}
-        default_rounds = self.max_iter is None
-        auto_step = isinstance(self.run_linprog_step, str)
-        if default_rounds:
-            self.max_iter = _FAIRLEARN_MAX_ITER
-        if auto_step:                               # "auto" is Fairlearn's default (True) without noise
-            self.run_linprog_step = True
-        computed_nu = self.nu is None
-        try:
-            super().fit(X, y, **kwargs)
-        finally:
-            if default_rounds:
-                self.max_iter = None
-            if auto_step:
-                self.run_linprog_step = "auto"
-        if computed_nu:                             # Fairlearn wrote its threshold into self.nu (see _nu_parameter)
-            self._nu_computed = self.nu
-        self.nu_ = self.nu
+        max_iter = _FAIRLEARN_MAX_ITER if self.max_iter is None else self.max_iter
+        step = True if isinstance(self.run_linprog_step, str) else self.run_linprog_step   # "auto": Fairlearn's
+        fairlearn = _FairlearnExponentiatedGradient(
+            self.estimator, self.constraints, objective=self.objective, eps=self.eps, max_iter=max_iter, nu=self.nu,
+            eta0=self.eta0, run_linprog_step=step, sample_weight_name=self.sample_weight_name)
+        fairlearn.fit(X, y, **kwargs)
+        parameters = fairlearn.get_params(deep=False)
+        # Its fitted state (predictors_, weights_, _hs, ...), which Fairlearn's predict and _pmf_predict read here.
+        self.__dict__.update({name: value for name, value in vars(fairlearn).items() if name not in parameters})
+        self.nu_ = fairlearn.nu                     # Fairlearn writes the threshold it computes into its nu
+        self.max_iter_ = max_iter
         self.oracle_ = "estimator"
         self.mode_ = "fairlearn"
         self.constant_choice_ = no_choice()
         self.privacy_spent_ = charge(self.accountant, PrivacySpend(math.inf, 0.0))
         return self
-
-    # ------------------------------------------------------------------------------------------ predict
-    def _pmf_predict(self, X):
-        """``(n, 2)`` probabilities of predicting 0 and 1 under the randomized classifier Q (Fairlearn's form), or of
-        the fair constant ``constant_choice_`` chose; on a Dask array or DataFrame a lazy Dask array partitioned like
-        ``X``, computed on the workers.
-        """
-        check_is_fitted(self, "predictors_")
-        check_predict_features(self, X)             # scikit-learn's checks of the columns (no value read)
-        if is_dask_input(X):
-            return pmf_predict_dask(light_copy(self)._pmf_in_memory, X, None, n_columns=2)
-        return self._pmf_in_memory(X)
-
-    def _pmf_in_memory(self, X, sensitive_features=None):
-        """:meth:`_pmf_predict` of in-memory ``X`` whose columns were checked (``X``, or a Dask partition, whose
-        helper passes ``sensitive_features=None``: Q does not use them).
-        """
-        if getattr(self, "oracle_", None) == "estimator":
-            return super()._pmf_predict(X)
-        choice = getattr(self, "constant_choice_", None)
-        if choice is not None and choice.is_constant:        # the fair constant chosen at fit: the same for every row
-            rows = X.shape[0] if hasattr(X, "shape") else len(X)
-            return np.tile([1.0 - choice.constant, choice.constant], (rows, 1))
-        return self._mixture_pmf(X)
-
-    def _mixture_pmf(self, X):
-        """``(n, 2)`` probabilities of Q, the fitted mixture of plays (before the choice against the constants)."""
-        if getattr(self, "preprocessor_", None) is not None:      # a Pipeline estimator (statistics game)
-            return pipeline_pmf(self.preprocessor_, self.predictors_, self.weights_, X)
-        X_arr = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
-        if X_arr.ndim != 2 or X_arr.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X_arr.shape}.")
-        if self.oracle_ == "regression":
-            R = feature_bound_radius(self.feature_bound)
-            X_arr = np.clip(X_arr, -R, R)
-        elif getattr(self, "mode_", None) == "statistics" and self.rows_clipped_:
-            X_arr = clip_rows(X_arr, self.row_norm_bound_)
-        positive = np.zeros(X_arr.shape[0])
-        for h, w in zip(self.predictors_, self.weights_):
-            if w > 0:                               # a play of `hypotheses` may be a plain callable
-                predict = h.predict if hasattr(h, "predict") else h
-                positive += w * np.asarray(predict(X_arr), dtype=float).ravel()
-        return np.column_stack([1.0 - positive, positive])
-
-    def predict(self, X: ArrayLike, random_state: int | np.random.RandomState | None = None) -> Any:
-        """Randomized 0/1 predictions: 1 with probability ``_pmf_predict(X)[:, 1]`` (Fairlearn's semantics).
-
-        On a Dask array or DataFrame: a lazy Dask array partitioned like ``X`` (the post-processors' helper,
-        ``fairlearn_dp/postprocessing/_dask_predict.py``), whose computed values are the in-memory predictions of
-        the computed ``X`` with the same ``random_state``: row ``r`` gets draw ``r`` of one stream.
-        """
-        check_is_fitted(self, "predictors_")
-        if is_dask_input(X):
-            check_predict_features(self, X)
-            return predict_dask(light_copy(self)._randomised_predict, X, None, random_state, dtype=int)
-        if getattr(self, "oracle_", None) == "estimator":      # Fairlearn's predict; None: OS entropy here too
-            return super().predict(X, random_state=check_random_state(random_state))
-        positive = self._pmf_predict(X)[:, 1]
-        rng = check_random_state(random_state)          # None: OS entropy, never numpy's global generator
-        return (positive >= rng.rand(len(positive))).astype(int)
-
-    def _randomised_predict(self, X, sensitive_features, generator):
-        """``predict`` of in-memory ``X`` with the ``RandomState`` ``generator`` (a Dask partition's, advanced by
-        the rows before it): one draw per row, in row order, as in memory.
-        """
-        if self.oracle_ == "estimator":             # Fairlearn's predict and draws (its _pmf_predict is ours)
-            return super().predict(X, random_state=generator)
-        positive = self._pmf_in_memory(X)[:, 1]
-        return (positive >= generator.rand(len(positive))).astype(int)

@@ -4,12 +4,14 @@ Fairlearn's ``ErrorRate(costs={"fp": c_FP, "fn": c_FN})`` is the objective ``c_F
 Y = 1]`` (unit costs: the error rate); the cost of predicting 1 for row ``i`` is ``c_FP (1 - y_i) - c_FN y_i``
 (the negative of its ``signed_weights``). The costs are public parameters.
 
-Privacy. In the statistics game (``mode="statistics"``) the costs only weigh released values and public data: the
-Learner's cost vector (``(1 - y_i) c_FP - y_i c_FN`` over ``n``, plus the constraint part) and the play's error
+Privacy. In the statistics game (:class:`~fairlearn_dp.reductions.DPExponentiatedGradient`) the costs only weigh
+released values and public data: the Learner's cost vector (``(1 - y_i) c_FP - y_i c_FN`` over ``n``, plus the
+constraint part) and the play's error
 (``c_FP`` times the released label-0 sums of its predictions, plus ``c_FN`` times the released label-1 count
 minus the released label-1 sums) are post-processing of the same releases as with unit costs; no release involves
 a cost, so every sensitivity, under ``"sensitive_attribute"`` and under ``"record"``, is unchanged. Algorithm 3
-(``mode="paper"``) calibrates its Learner's noise to the unit-cost error, so it accepts unit costs only.
+(:class:`~fairlearn_dp.reductions.JagielskiExponentiatedGradient`) calibrates its Learner's noise to the unit-cost
+error, so it has no objective.
 """
 
 from __future__ import annotations
@@ -30,16 +32,15 @@ def objective_costs(objective, *, allow_costs: bool) -> tuple[float, float]:
     if objective is None:
         return 1.0, 1.0
     if type(objective) is not ErrorRate or getattr(objective, "data_loaded", False):
-        raise ValueError("objective: the private algorithm minimizes Fairlearn's ErrorRate (with costs in "
-                         "mode='statistics'); pass objective=None or a fresh ErrorRate(), got "
-                         f"{objective!r}.")
+        raise ValueError("objective: the private algorithm minimizes Fairlearn's ErrorRate (with costs); pass "
+                         f"objective=None or a fresh ErrorRate(), got {objective!r}.")
     costs = (getattr(objective, "fp_cost", None), getattr(objective, "fn_cost", None))
     if not all(isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c) and c >= 0
                for c in costs) or sum(costs) <= 0:
         raise ValueError(f"objective: ErrorRate's costs must be finite numbers >= 0 with a positive sum, got "
                          f"fp={costs[0]!r}, fn={costs[1]!r}.")
     if not allow_costs and costs != (1.0, 1.0):
-        raise ValueError("objective: mode='paper' (Algorithm 3) minimizes the error rate only (its noise is "
-                         "calibrated to unit costs); use mode='statistics' for ErrorRate(costs=...), or pass "
+        raise ValueError("objective: Algorithm 3 minimizes the error rate only (its noise is "
+                         "calibrated to unit costs); use DPExponentiatedGradient for ErrorRate(costs=...), or pass "
                          f"objective=None or ErrorRate() with unit costs, got fp={costs[0]!r}, fn={costs[1]!r}.")
     return float(costs[0]), float(costs[1])

@@ -12,7 +12,7 @@ same run the script times
 1. Fairlearn's ``ExponentiatedGradient(LogisticRegression(), c, eps=0.1, max_iter=50)`` (``B = 1/eps = 10``; default
    ``nu``, so it stops when its duality gap is small) for ``c`` in {``EqualizedOdds(difference_bound=0.02)``,
    ``DemographicParity(difference_bound=0.02)``};
-2. ``DPExponentiatedGradient(LogisticRegression(), c, epsilon=inf, bound_B=10, max_iter=50, oracle="estimator",
+2. ``DPExponentiatedGradient(LogisticRegression(), c, epsilon=inf, eps=0.1, max_iter=50,
    groups=["Female", "Male"])``: the same game with the same best response (Fairlearn's reduction to weighted
    classification), no noise;
 3. the private oracles at ``epsilon=10, delta=1e-7`` (``min_count=None``: the private cell-count bound; at
@@ -70,7 +70,11 @@ from threadpoolctl import threadpool_limits
 
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from fairlearn_dp.datasets import fetch_adult  # noqa: E402
-from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses  # noqa: E402
+from fairlearn_dp.reductions import (  # noqa: E402
+    DPExponentiatedGradient,
+    JagielskiExponentiatedGradient,
+    linear_threshold_hypotheses,
+)
 
 SEED = 20240721
 N_ROWS = 10_000
@@ -158,8 +162,7 @@ def estimator_row(X, y, a, name, moment, repeats):
         "fairlearn": lambda: ExponentiatedGradient(LogisticRegression(), moment(difference_bound=DIFFERENCE_BOUND),
                                                    eps=1 / BOUND_B, max_iter=MAX_ITER),
         "ours": lambda: DPExponentiatedGradient(LogisticRegression(), moment(difference_bound=DIFFERENCE_BOUND),
-                                                epsilon=math.inf, bound_B=BOUND_B, max_iter=MAX_ITER,
-                                                oracle="estimator", groups=GROUPS),
+                                                epsilon=math.inf, eps=1 / BOUND_B, max_iter=MAX_ITER, groups=GROUPS),
     }
     medians, raw, fitted = time_fits(makers, lambda model: model.fit(X, y, sensitive_features=a), repeats)
     reference, ours = fitted["fairlearn"], fitted["ours"]
@@ -180,8 +183,8 @@ def estimator_row(X, y, a, name, moment, repeats):
 def private_rows(X, y, a, name, moment, repeats):
     """The private oracles at a finite epsilon with fixed T (per-iteration times; fresh accountant per fit)."""
     hypotheses = linear_threshold_hypotheses(X.shape[1], **HYPOTHESES)
-    makers = {oracle: (lambda oracle=oracle: DPExponentiatedGradient(
-        None, moment(difference_bound=DIFFERENCE_BOUND), epsilon=EPSILON, delta=DELTA, bound_B=BOUND_B,
+    makers = {oracle: (lambda oracle=oracle: JagielskiExponentiatedGradient(
+        moment(difference_bound=DIFFERENCE_BOUND), epsilon=EPSILON, delta=DELTA, bound_B=BOUND_B,
         max_iter=MAX_ITER, oracle=oracle, hypotheses=hypotheses if oracle == "exponential" else None,
         feature_bound=1.0, groups=GROUPS, accountant=BudgetAccountant()))
         for oracle in ("regression", "exponential")}
@@ -316,7 +319,7 @@ def main(argv=None):
         "alternate.",
         f"Exact-oracle rows: Fairlearn ExponentiatedGradient(LogisticRegression(), c(difference_bound="
         f"{DIFFERENCE_BOUND:g}), eps={1 / BOUND_B:g}, max_iter={MAX_ITER}) vs DPExponentiatedGradient(LogisticRegression(), "
-        f"same c, epsilon=inf, bound_B={BOUND_B:g}, max_iter={MAX_ITER}, oracle='estimator'). Fairlearn stops early "
+        f"same c, epsilon=inf, bound_B={BOUND_B:g}, max_iter={MAX_ITER}). Fairlearn stops early "
         "when its duality gap is below nu; its oracle calls per outer iteration include the eval_gap best responses.",
         "Per-iteration units: ours = fit / n_iter_ (one oracle call per iteration, nothing else); Fairlearn = fit / "
         "n_oracle_calls_ (the goal's unit: one best response each) and, for reference, fit / (last_iter_ + 1). "

@@ -48,9 +48,9 @@ warning or diffprivlib's ``PrivacyLeakWarning``), chose a constant (``constant_c
 every test row. Then the **frontier** (for each method and epsilon, the rows of the rows sweep at which the mean
 accuracy beats the constant's), the **defaults** of the record unit (``statistics_fraction`` in {0.3, 0.5, 0.7};
 the final choice's share of epsilon, ``SELECTION_SHARE`` (privacy._selection), in {0.05, 0.1, 0.2}, set for the fit;
-``mode="paper", oracle="regression", bound_B=10``; and "centred": the default with the bounded numeric columns moved
-to the midpoint of their public range, ``X - 1/2`` on those columns, one-hot blocks unchanged, and the layout's L2
-bound recomputed, 1/4 per numeric column and 1 per one-hot block, e.g. Adult sqrt(5/4 + 6) instead of sqrt(11); at
+``JagielskiExponentiatedGradient(oracle="regression", bound_B=10)``; and "centred": the default with the bounded
+numeric columns moved to the midpoint of their public range, ``X - 1/2`` on those columns, one-hot blocks
+unchanged, and the layout's L2 bound recomputed, 1/4 per numeric column and 1 per one-hot block, e.g. Adult sqrt(5/4 + 6) instead of sqrt(11); at
 epsilon = 1, average accuracy rank over the settings), the most accurate private classifier per setting, and the
 **goals of item 4** per seed on Adult by race at epsilon = 1 with the constructor's defaults.
 
@@ -207,15 +207,18 @@ def _dpeg(data, job, accountant, **params):
     from fairlearn.reductions import DemographicParity
     from sklearn.linear_model import LogisticRegression
 
-    from fairlearn_dp.reductions import DPExponentiatedGradient
+    from fairlearn_dp.reductions import DPExponentiatedGradient, JagielskiExponentiatedGradient
 
     unit = "sensitive_attribute" if job["method"] == "DPEG attribute" else "record"
     X_train, X_test = data["X_train"], data["X_test"]
-    if unit == "record":
-        params.setdefault("row_norm_bound", data["l2"])
-    estimator = None if params.get("mode") == "paper" else LogisticRegression()
-    model = DPExponentiatedGradient(estimator, DemographicParity(), epsilon=job["epsilon"], groups=data["groups"],
-                                    privacy_unit=unit, random_state=job["seed"], accountant=accountant, **params)
+    common = dict(epsilon=job["epsilon"], groups=data["groups"], privacy_unit=unit, random_state=job["seed"],
+                  accountant=accountant)
+    if params.pop("algorithm3", False):             # Jagielski et al.'s Algorithm 3 (its regression oracle)
+        model = JagielskiExponentiatedGradient(DemographicParity(), **common, **params)
+    else:
+        if unit == "record":
+            params.setdefault("row_norm_bound", data["l2"])
+        model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), **common, **params)
     model.fit(X_train, data["y_train"], sensitive_features=data["a_train"])
     return model.predict(X_test, random_state=job["seed"]), model, len(X_train), job["epsilon"]
 
@@ -236,9 +239,11 @@ def _dpeg_variant(data, job, accountant):
         finally:
             _selection.SELECTION_SHARE = saved
     if variant.startswith("fraction"):
-        params = dict(statistics_fraction=float(variant.split()[1]))
+        from fairlearn_dp.reductions import StatisticsGameOptions
+
+        params = dict(options=StatisticsGameOptions(statistics_fraction=float(variant.split()[1])))
     else:
-        params = dict(mode="paper", oracle="regression", bound_B=10.0)
+        params = dict(algorithm3=True, oracle="regression", bound_B=10.0)
     return _dpeg(data, dict(job, method="DPEG record"), accountant, **params)
 
 

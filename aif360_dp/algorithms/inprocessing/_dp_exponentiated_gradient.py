@@ -1,4 +1,4 @@
-"""AIF360 face of the DP exponentiated-gradient reduction (statistics game; Jagielski et al. 2019, Alg. 3)."""
+"""AIF360 face of the DP exponentiated-gradient reduction (the statistics game)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from aif360.algorithms.transformer import NotFittedError
 from fairlearn import reductions as fl_reductions
 
 from ..._glue import joint_declared_groups, predict_seed, protected_attributes, protected_frame
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 from fairlearn_dp._utils import (
     atomic_fit,
     check_bool,
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset
     from diffprivlib import BudgetAccountant
     from fairlearn.reductions import Moment
-    from numpy.typing import ArrayLike
 
 __all__ = ["DPExponentiatedGradientReduction"]
 
@@ -46,11 +45,10 @@ class DPExponentiatedGradientReduction(Transformer):
 
     Mirrors :class:`aif360.algorithms.inprocessing.ExponentiatedGradientReduction` (``fit(dataset)``,
     ``predict(dataset)`` returning a new dataset with labels and favorable-label scores) and delegates to
-    :class:`fairlearn_dp.reductions.DPExponentiatedGradient`. By default (``mode="auto"`` at a finite epsilon) that
-    is the statistics game: one Gaussian release of sufficient statistics, your ``estimator`` as the Learner, one
-    small Gaussian release per round for the Auditor, and Fairlearn's LP mixture of the plays. ``mode="paper"`` is
-    Jagielski et al. (2019)'s Algorithm 3: a Laplace-noised Auditor, a private oracle as Learner, the uniform
-    mixture of the plays. The classifier does not use the protected attribute at prediction time
+    :class:`fairlearn_dp.reductions.DPExponentiatedGradient`. At a finite epsilon that is the statistics game: one
+    Gaussian release of sufficient statistics, your ``estimator`` as the Learner, one small Gaussian release per
+    round for the Auditor, and Fairlearn's LP mixture of the plays. The classifier does not use the protected
+    attribute at prediction time
     (``drop_prot_attr=True``). As AIF360's, it groups by every protected attribute of the dataset (the combinations
     of their values; ``protected_attribute_name`` selects some). With ``epsilon=numpy.inf`` and an ``estimator`` it
     computes what AIF360's class computes: Fairlearn's ``ExponentiatedGradient`` with AIF360's defaults (``eps``,
@@ -59,37 +57,21 @@ class DPExponentiatedGradientReduction(Transformer):
     Args:
         estimator: base classifier, as AIF360's first argument: the Learner of the statistics game (fitted on the
             public features and labels with weights derived from released statistics) and of Fairlearn's path at
-            ``epsilon=inf``; None for the least-squares oracle or the paper's oracles.
+            ``epsilon=inf``; None for the least-squares oracle.
         constraints (str or fairlearn.reductions.Moment): ``"DemographicParity"``, ``"EqualizedOdds"``,
             ``"TruePositiveRateParity"``, ``"FalsePositiveRateParity"``, ``"ErrorRateParity"`` or a Moment object
             (any Fairlearn Moment on Fairlearn's path, ``epsilon=inf`` with an estimator).
         difference_bound (float): fairness tolerance gamma when ``constraints`` is a string.
         epsilon, delta (float): total privacy budget of ``fit``.
-        mode (str): ``"auto"``, ``"statistics"`` (the practical private game: one release of sufficient
-            statistics, the estimator as Learner; the default for a private fit) or ``"paper"`` (Algorithm 3 as
-            published); see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`.
-        bound_B (float, optional): L1 bound on the Lagrange multipliers (None: AIF360's ``1 / eps`` in the
-            statistics game, Algorithm 3's 10 in the paper mode).
-        row_norm_bound (float, optional): public bound on the L2 norm of a feature row (statistics game). None
-            under ``privacy_unit="record"``: the tight bound of the ``feature_bound`` box (an AIF360 dataset
+        row_norm_bound (float, optional): public bound on the L2 norm of a feature row. None under
+            ``privacy_unit="record"``: the tight bound of the ``options.feature_bound`` box (an AIF360 dataset
             publishes no row bound), with a warning when that is the loose ``feature_bound * sqrt(d)``.
         eps, nu, eta0, run_linprog_step: AIF360's (Fairlearn's) arguments, passed to the engine: used as AIF360
             does on Fairlearn's path (``epsilon=inf`` with an estimator); for the private algorithm see
-            :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` (``eps`` and ``eta0`` must stay at their
-            defaults, ``nu`` None). ``run_linprog_step`` (default ``"auto"``): AIF360's True on Fairlearn's path,
-            the uniform average of the plays privately (the engine's docstring says why); True forces the LP on
-            released values in the statistics game.
-        max_iter (int, optional): rounds T (None: Algorithm 3's formula; Fairlearn's 50 on Fairlearn's path; 200
-            for the noise-free game, ``epsilon=inf`` with the regression or exponential oracle).
-        eta (float, optional): the Auditor's learning rate (None: Algorithm 3's).
-        oracle (str): ``"auto"``, ``"exponential"``, ``"regression"`` or ``"estimator"``
-            (see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`).
-        hypotheses (list, optional): finite class for the exponential-mechanism oracle.
-        feature_bound (float or tuple): public bound on the features the model reads (protected
-            attributes dropped): a number ``R`` (``|x_j| <= R``) or a box ``(lower, upper)``, each side a number or
-            one entry per feature. Regression oracle: ``R`` (a box's largest ``|bound|``); statistics game under
-            ``"record"``: the default of ``row_norm_bound``.
-        min_count (int, optional): public lower bound on every (group, event) cell count (None: DP estimate).
+            :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` (``nu`` must be None). ``run_linprog_step``
+            (default ``"auto"``): AIF360's True on Fairlearn's path; privately the engine's ``"auto"`` (its
+            docstring says why); True forces the LP on released values.
+        max_iter (int, optional): rounds T (None: Fairlearn's 50).
         privacy_unit (str): ``"sensitive_attribute"`` (the paper's) or ``"record"``.
         protected_attribute_name (str or list of str, optional): the protected attribute(s) defining the groups.
             None (the default, as AIF360): all of ``dataset.protected_attribute_names``, each row's group being its
@@ -112,17 +94,17 @@ class DPExponentiatedGradientReduction(Transformer):
         seed (int, optional): seeds the privacy noise of ``fit`` and, through a separate stream, the randomized
             predictions (experiments only: a seeded release is not secure). None: a secure source for the noise
             and OS entropy for the predictions, never numpy's global generator.
-        objective, sample_weight_name, ridge, statistics_fraction, min_count_fraction, beta: the engine's
-            parameters of the same names, forwarded unchanged (see
-            :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`).
+        objective, sample_weight_name, options: the engine's parameters of the same names, forwarded unchanged
+            (see :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`; ``options`` holds the statistics game's
+            expert settings, e.g. ``options.feature_bound``, the public bound on the features the model reads).
 
     Privacy: as :class:`fairlearn_dp.reductions.DPExponentiatedGradient` (its Privacy section gives the
     neighbouring relation, the sensitivities and the composition): ``(epsilon, delta)``-DP for the dataset passed
     to ``fit``, charged once; ``privacy_spent_`` holds the charge and ``model_`` the fitted estimator. Public:
     the number of rows, the dataset's schema (feature and protected attribute names, the groups declared in its
     privileged/unprivileged metadata, favorable/unfavorable labels) and the parameters. The budget is checked
-    before any row is read; a declared group without rows or a cell below ``min_count`` fits (see the engine's
-    floored moments); errors after the budget check are domain errors without counts. A failed ``fit`` leaves
+    before any row is read; a declared group without rows fits (see the engine's floored moments); errors after
+    the budget check are domain errors without counts. A failed ``fit`` leaves
     the transformer as it was. The joint groups of several attributes are one sensitive attribute for the
     neighbouring relation (``"sensitive_attribute"``: one person's values of all of them may change).
 
@@ -136,32 +118,22 @@ class DPExponentiatedGradientReduction(Transformer):
     def __init__(self, estimator: Any = None, constraints: str | Moment = "EqualizedOdds", *, eps: float = 0.01,
                  max_iter: int | None = None, nu: float | None = None, eta0: float = 2.0,
                  run_linprog_step: bool | str = "auto", difference_bound: float = 0.01, epsilon: float = 1.0,
-                 delta: float = 1e-7, mode: str = "auto", bound_B: float | None = None, eta: float | None = None,
-                 oracle: str = "auto", hypotheses: Sequence[Any] | None = None,
-                 feature_bound: float | tuple[ArrayLike, ArrayLike] = 1.0, row_norm_bound: float | None = None,
-                 min_count: int | None = None, privacy_unit: str = "sensitive_attribute",
+                 delta: float = 1e-7, row_norm_bound: float | None = None, privacy_unit: str = "sensitive_attribute",
                  protected_attribute_name: str | Sequence[str] | None = None, drop_prot_attr: bool = True,
                  accountant: BudgetAccountant | None = None, seed: int | None = None,
                  objective: Moment | None = None, sample_weight_name: str = "sample_weight",
-                 ridge: float | None = None, statistics_fraction: float = 0.5, min_count_fraction: float = 0.1,
-                 beta: float = 0.05) -> None:
+                 options: StatisticsGameOptions | None = None) -> None:
         super().__init__(estimator=estimator, constraints=constraints, eps=eps, nu=nu, eta0=eta0,
                          run_linprog_step=run_linprog_step, difference_bound=difference_bound,
-                         epsilon=epsilon, delta=delta, mode=mode, bound_B=bound_B, row_norm_bound=row_norm_bound,
-                         max_iter=max_iter, eta=eta, oracle=oracle,
-                         hypotheses=hypotheses, feature_bound=feature_bound, min_count=min_count,
+                         epsilon=epsilon, delta=delta, row_norm_bound=row_norm_bound, max_iter=max_iter,
                          privacy_unit=privacy_unit, protected_attribute_name=protected_attribute_name,
                          drop_prot_attr=drop_prot_attr, accountant=accountant, seed=seed, objective=objective,
-                         sample_weight_name=sample_weight_name, ridge=ridge, statistics_fraction=statistics_fraction,
-                         min_count_fraction=min_count_fraction, beta=beta)
+                         sample_weight_name=sample_weight_name, options=options)
         self.estimator = estimator
         self.constraints = constraints
         self.objective = objective
         self.sample_weight_name = sample_weight_name
-        self.ridge = ridge
-        self.statistics_fraction = statistics_fraction
-        self.min_count_fraction = min_count_fraction
-        self.beta = beta
+        self.options = options
         self.eps = eps
         self.nu = nu
         self.eta0 = eta0
@@ -169,15 +141,8 @@ class DPExponentiatedGradientReduction(Transformer):
         self.difference_bound = difference_bound
         self.epsilon = epsilon
         self.delta = delta
-        self.mode = mode
-        self.bound_B = bound_B
         self.row_norm_bound = row_norm_bound
         self.max_iter = max_iter
-        self.eta = eta
-        self.oracle = oracle
-        self.hypotheses = hypotheses
-        self.feature_bound = feature_bound
-        self.min_count = min_count
         self.privacy_unit = privacy_unit
         self.protected_attribute_name = protected_attribute_name
         self.drop_prot_attr = drop_prot_attr
@@ -228,13 +193,10 @@ class DPExponentiatedGradientReduction(Transformer):
         validate_params(self, _PARAMETER_CHECKS)     # the face's own parameters
         model = DPExponentiatedGradient(
             self.estimator, self._moment(), eps=self.eps, nu=self.nu, eta0=self.eta0,
-            run_linprog_step=self.run_linprog_step, epsilon=self.epsilon, delta=self.delta, mode=self.mode,
-            bound_B=self.bound_B, row_norm_bound=self.row_norm_bound,
-            max_iter=self.max_iter, eta=self.eta, oracle=self.oracle, hypotheses=self.hypotheses,
-            feature_bound=self.feature_bound, min_count=self.min_count, privacy_unit=self.privacy_unit,
+            run_linprog_step=self.run_linprog_step, epsilon=self.epsilon, delta=self.delta,
+            row_norm_bound=self.row_norm_bound, max_iter=self.max_iter, privacy_unit=self.privacy_unit,
             accountant=self.accountant, random_state=self.seed, objective=self.objective,
-            sample_weight_name=self.sample_weight_name, ridge=self.ridge, statistics_fraction=self.statistics_fraction,
-            min_count_fraction=self.min_count_fraction, beta=self.beta)
+            sample_weight_name=self.sample_weight_name, options=self.options)
         model.check_public_inputs(check_budget=False)   # every public parameter, before the dataset is looked at
         if not (hasattr(dataset, "favorable_label") and hasattr(dataset, "unfavorable_label")):
             raise TypeError(f"dataset must be an AIF360 BinaryLabelDataset, got {type(dataset).__name__}.")

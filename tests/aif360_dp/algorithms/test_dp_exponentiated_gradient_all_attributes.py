@@ -169,7 +169,7 @@ def test_an_undeclared_value_is_an_unseen_group_error_and_charges_nothing(demo):
         face.fit(part)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"protected_attribute_name": "race"}, {"mode": "paper", "max_iter": 5}])
+@pytest.mark.parametrize("kwargs", [{}, {"protected_attribute_name": "race"}, {"max_iter": 5}])
 def test_the_notebooks_drop_prot_attr_false_warns_under_the_attribute_unit_before_the_budget(demo, kwargs):
     """The notebook's ``drop_prot_attr=False`` keeps sex and race among the features, which
     ``privacy_unit="sensitive_attribute"`` treats as public: a ``PrivacyWarning`` from the schema, before the budget

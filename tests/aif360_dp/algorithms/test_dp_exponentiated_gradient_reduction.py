@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from aif360_dp.datasets import AdultDataset
 from aif360_dp._glue import joint_declared_groups, predict_seed, protected_frame
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a
@@ -41,19 +41,19 @@ def adult():
 def test_fit_predict_delegates_to_the_engine_with_the_same_seed(adult):
     acc = BudgetAccountant()
     face = DPExponentiatedGradientReduction(constraints="EqualizedOdds", difference_bound=0.05, epsilon=5.0,
-                                            oracle="regression", max_iter=40, min_count=5, accountant=acc, seed=3)
+                                            max_iter=40, accountant=acc, seed=3)
     assert isinstance(face, Transformer)
     out = face.fit(adult).predict(adult)
     assert out is not adult and out.labels.shape == adult.labels.shape
     assert set(np.unique(out.labels)) <= {adult.favorable_label, adult.unfavorable_label}
     assert face.feature_names_ == ["age", "education-num", "hours-per-week"]      # protected attributes dropped
-    assert len(acc.spent_budget) == 1 and face.privacy_spent_.epsilon == 5.0
+    assert len(acc.spent_budget) == 1 and face.privacy_spent_.epsilon == 5.0 and face.model_.mode_ == "statistics"
 
     assert face.protected_attribute_names_ == ["race", "sex"]                    # all of them, as AIF360
     X = adult.features[:, [adult.feature_names.index(name) for name in face.feature_names_]]
     y = (adult.labels.ravel() == adult.favorable_label).astype(int)
-    engine = DPExponentiatedGradient(None, EqualizedOdds(difference_bound=0.05), epsilon=5.0, oracle="regression",
-                                     max_iter=40, min_count=5, groups=joint_declared_groups(adult, ["race", "sex"]),
+    engine = DPExponentiatedGradient(None, EqualizedOdds(difference_bound=0.05), epsilon=5.0, max_iter=40,
+                                     groups=joint_declared_groups(adult, ["race", "sex"]),
                                      accountant=BudgetAccountant(), random_state=3).fit(
         X, y, sensitive_features=protected_frame(adult, ["race", "sex"]))
     assert engine.groups == ["1.0,1.0", "1.0,0.0", "0.0,1.0", "0.0,0.0"]
@@ -64,8 +64,7 @@ def test_fit_predict_delegates_to_the_engine_with_the_same_seed(adult):
 
 
 def test_predict_does_not_need_the_protected_attribute(adult):
-    face = DPExponentiatedGradientReduction(epsilon=5.0, oracle="regression", max_iter=10, min_count=5,
-                                            accountant=BudgetAccountant(), seed=0).fit(adult)
+    face = DPExponentiatedGradientReduction(epsilon=5.0, max_iter=10, accountant=BudgetAccountant(), seed=0).fit(adult)
     scrambled = adult.copy(deepcopy=True)
     scrambled.features[:, scrambled.feature_names.index("race")] = 0.0
     scrambled.protected_attributes[:] = 0.0
@@ -95,14 +94,14 @@ def test_epsilon_inf_with_the_estimator_oracle_is_aif360s(adult):
 @pytest.mark.parametrize("kwargs, match", [
     ({"constraints": "BoundedGroupLoss"}, "constraints"),
     ({"epsilon": 0.0}, "epsilon"),
-    ({"oracle": "estimator", "estimator": LogisticRegression(), "mode": "paper"}, "epsilon=inf"),
+    ({"options": StatisticsGameOptions(oracle="regression")}, "options.oracle"),
     ({"protected_attribute_name": "age"}, "protected_attribute_name"),
-    ({"eps": 0.5}, "bound_B"),
+    ({"eps": 0.0}, "eps"),
     ({"nu": 0.01}, "nu"),
-    ({"eta0": 1.0}, "eta0"),
+    ({"eta0": -1.0}, "eta0"),
 ])
 def test_bad_input(adult, kwargs, match):
-    params = dict(epsilon=1.0, oracle="regression", accountant=BudgetAccountant(), seed=0)
+    params = dict(epsilon=1.0, accountant=BudgetAccountant(), seed=0)
     params.update(kwargs)
     with pytest.raises((ValueError, TypeError), match=match):
         DPExponentiatedGradientReduction(**params).fit(adult)
@@ -135,7 +134,3 @@ def test_the_estimator_is_the_learner_of_the_statistics_game(adult):
                                      accountant=BudgetAccountant(), random_state=4).fit(
         X, y, sensitive_features=protected_frame(adult, ["race", "sex"]))
     np.testing.assert_allclose(out.scores.ravel(), engine._pmf_predict(X)[:, 1])
-    paper = DPExponentiatedGradientReduction(LogisticRegression(), "DemographicParity", epsilon=5.0, mode="paper",
-                                             oracle="regression", max_iter=5, min_count=5,
-                                             accountant=BudgetAccountant(), seed=0).fit(adult)
-    assert paper.model_.mode_ == "paper"

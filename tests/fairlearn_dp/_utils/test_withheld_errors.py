@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator
 
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.reductions import (
-    DPExponentiatedGradient,
+    JagielskiExponentiatedGradient,
     DPGerryFairClassifier,
     DPGroupBudgetRegressor,
     linear_threshold_hypotheses,
@@ -120,7 +120,7 @@ def test_private_data_conversions_withhold_the_value():
     errors = [
         _fit(DPFairRegressionPostprocessor(bounds=(0, 1), n_bins=4, groups=[0, 1]), X=_strings(n),
              sensitive_features=groups),
-        _fit(DPExponentiatedGradient(None, DemographicParity(), mode="paper", privacy_unit="record",
+        _fit(JagielskiExponentiatedGradient(DemographicParity(), privacy_unit="record",
                                      hypotheses=linear_threshold_hypotheses(1, n_directions=2, n_thresholds=2,
                                                                             random_state=0),
                                      min_count=5, max_iter=2, groups=[0, 1]),

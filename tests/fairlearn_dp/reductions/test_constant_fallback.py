@@ -16,7 +16,7 @@ from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy._selection import SELECTION_SHARE, choose_against_constants, no_choice, selection_split
 from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
 from fairlearn_dp.privacy._budget_split import statistics_game_split
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, JagielskiExponentiatedGradient
 
 CHOSEN = "no more accurate than a constant classifier"
 
@@ -26,8 +26,8 @@ PATHS = {
     "game, estimator": dict(estimator=LogisticRegression()),
     "game, least squares": dict(estimator=None),
     "game, record": dict(estimator=None, privacy_unit="record", row_norm_bound=2.0),
-    "paper": dict(estimator=None, mode="paper", oracle="regression", max_iter=3),
-    "paper, record": dict(estimator=None, mode="paper", oracle="regression", privacy_unit="record", max_iter=3,
+    "paper": dict(estimator=None, algorithm3=True, oracle="regression", max_iter=3),
+    "paper, record": dict(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record", max_iter=3,
                           min_count=40),
 }
 
@@ -43,6 +43,9 @@ def _data(seed, n=400, signal=False):
 def _model(path, **params):
     kwargs = {"max_iter": 10, "constraints": DemographicParity(difference_bound=0.05), "epsilon": 1.0,
               "groups": ["a", "b"], "random_state": 0, **PATHS[path], **params}
+    if kwargs.pop("algorithm3", False):          # Algorithm 3 (it has no estimator)
+        kwargs.pop("estimator")
+        return JagielskiExponentiatedGradient(**kwargs)
     return DPExponentiatedGradient(**kwargs)
 
 

@@ -18,7 +18,12 @@ from fairlearn.reductions import DemographicParity, ErrorRateParity
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier, DPGroupBudgetClassifier
+from fairlearn_dp.reductions import (
+    DPExponentiatedGradient,
+    DPGerryFairClassifier,
+    DPGroupBudgetClassifier,
+    JagielskiExponentiatedGradient,
+)
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 from fairlearn_dp._utils._fit_support import (
     CONSTANT_OUTPUT_RATE,
@@ -53,6 +58,9 @@ def _messages(model, X, y, sensitive):
 def _eg(seed=0, **params):
     kwargs = {"max_iter": 10, "constraints": DemographicParity(difference_bound=0.05), "epsilon": 1.0,
               "groups": ["a", "b"], "random_state": seed, **params}
+    if kwargs.pop("algorithm3", False):          # Algorithm 3 (it has no estimator)
+        kwargs.pop("estimator")
+        return JagielskiExponentiatedGradient(**kwargs)
     return DPExponentiatedGradient(**kwargs)
 
 
@@ -62,11 +70,12 @@ CASES = {
     # Attribute unit: the exact choice keeps a model that beats the fair coin; its predictions on the public X say 0.
     "eg, estimator, attribute": lambda: _eg(estimator=LogisticRegression(), constraints=ERP),
     "eg, least squares, attribute": lambda: _eg(estimator=None, constraints=ERP),
-    "eg, paper, attribute": lambda: _eg(estimator=None, mode="paper", oracle="exponential", hypotheses=ZEROS,
+    "eg, paper, attribute": lambda: _eg(estimator=None, algorithm3=True, oracle="exponential", hypotheses=ZEROS,
                                         max_iter=3, constraints=ERP),
     # Record unit: the released per-round sums (statistics game); the released plays over the domain (paper).
     "eg, statistics, record": lambda: _eg(seed=4, estimator=None, privacy_unit="record", row_norm_bound=2.0),
-    "eg, paper, record": lambda: _eg(seed=2, estimator=None, mode="paper", oracle="exponential", hypotheses=CONSTANTS,
+    "eg, paper, record": lambda: _eg(seed=2, estimator=None, algorithm3=True,
+                                     oracle="exponential", hypotheses=CONSTANTS,
                                      privacy_unit="record", min_count=10, max_iter=3),
     "group budget": lambda: DPGroupBudgetClassifier(epsilon=1.0, groups=["a", "b"], budget_allocation="uniform",
                                                     random_state=0),
@@ -108,7 +117,7 @@ STRONG = {
     "eg, estimator, attribute": lambda: _eg(estimator=LogisticRegression()),
     "eg, least squares, attribute": lambda: _eg(estimator=None),
     "eg, statistics, record": lambda: _eg(estimator=None, privacy_unit="record", row_norm_bound=2.0),
-    "eg, paper, record": lambda: _eg(estimator=None, mode="paper", oracle="regression", privacy_unit="record",
+    "eg, paper, record": lambda: _eg(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record",
                                      max_iter=3, min_count=40),
     "group budget": lambda: DPGroupBudgetClassifier(epsilon=1.0, groups=["a", "b"], budget_allocation="uniform",
                                                     random_state=0),

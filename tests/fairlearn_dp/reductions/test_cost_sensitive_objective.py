@@ -13,7 +13,7 @@ from scipy.special import expit, logit
 from scipy.stats import norm
 from sklearn.linear_model import LogisticRegression
 
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 from fairlearn_dp.reductions._public_features import PublicFeatureMap
 
 # The group is independent of (x, y): the fits warn that they cannot enforce it privately (expected here); with
@@ -39,8 +39,9 @@ def _fit(costs, *, estimator=LogisticRegression(), privacy_unit="sensitive_attri
     X, y, a = _data()
     objective = None if costs is None else ErrorRate(costs=costs)
     model = DPExponentiatedGradient(estimator, DemographicParity(difference_bound=1.0), objective=objective,
-                                    mode="statistics", epsilon=epsilon, delta=1e-5, groups=[0, 1], random_state=0,
-                                    privacy_unit=privacy_unit, max_iter=10, **kw)
+                                    epsilon=epsilon, delta=1e-5, groups=[0, 1], random_state=0,
+                                    privacy_unit=privacy_unit, max_iter=10,
+                                    options=StatisticsGameOptions(oracle="estimator"), **kw)
     return model.fit(X, y, sensitive_features=a), X, y
 
 
@@ -90,18 +91,6 @@ def test_unit_costs_are_the_error_rate():
     default, _, _ = _fit(None, epsilon=1.0)
     np.testing.assert_array_equal(unit._pmf_predict(X), default._pmf_predict(X))
     assert unit.estimated_error_ == default.estimated_error_
-
-
-def test_paper_mode_refuses_costs_before_the_budget():
-    """Algorithm 3 takes unit costs only; the refusal names ``objective`` and costs nothing."""
-    X, y, a = _data()
-    accountant = BudgetAccountant(epsilon=1.0)
-    model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), objective=ErrorRate(costs=FN_HEAVY),
-                                    mode="paper", oracle="regression", epsilon=1.0, delta=0.0, min_count=10,
-                                    groups=[0, 1], accountant=accountant)
-    with pytest.raises(ValueError, match="objective"):
-        model.fit(X, y, sensitive_features=a)
-    assert accountant.spent_budget == []
 
 
 def test_bad_costs_are_refused_before_the_budget():

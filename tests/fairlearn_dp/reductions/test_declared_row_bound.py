@@ -29,7 +29,12 @@ from sklearn.preprocessing import (FunctionTransformer, MaxAbsScaler, MinMaxScal
 
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.reductions import DPExponentiatedGradient, DPLogisticRegression, layout_row_norm_bound
+from fairlearn_dp.reductions import (
+    DPExponentiatedGradient,
+    DPLogisticRegression,
+    StatisticsGameOptions,
+    layout_row_norm_bound,
+)
 from fairlearn_dp.reductions._pipeline_bounds import preprocessing_row_norm_bound
 
 pytestmark = pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning")
@@ -151,11 +156,11 @@ def test_a_declared_box_is_used_when_it_is_tighter_than_the_derived_bound():
     """feature_bound=(lower, upper) per output column is a declaration too: the smaller of the two bounds holds."""
     X, y, a = data()
     tight = (np.zeros(8), np.full(8, 0.5))                   # sqrt(8 * 0.25) = sqrt(2) < HAND_L2
-    model = record_model(declared_preprocessing(), feature_bound=tight)
+    model = record_model(declared_preprocessing(), options=StatisticsGameOptions(feature_bound=tight))
     assert fit_recording(model, X, y, a) == []
     assert model.row_norm_bound_ == pytest.approx(math.sqrt(2), rel=1e-12)
     loose = (np.zeros(8), np.full(8, 3.0))                   # sqrt(8 * 9) > HAND_L2
-    model = record_model(declared_preprocessing(), feature_bound=loose)
+    model = record_model(declared_preprocessing(), options=StatisticsGameOptions(feature_bound=loose))
     fit_recording(model, X, y, a)
     assert model.row_norm_bound_ == pytest.approx(HAND_L2, rel=1e-12)
 

@@ -25,7 +25,7 @@ from threadpoolctl import threadpool_limits
 from fairlearn_dp.datasets import fetch_adult
 from fairlearn_dp.privacy import advanced_composition_epsilon
 from fairlearn_dp.privacy._selection import selection_split
-from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
+from fairlearn_dp.reductions import JagielskiExponentiatedGradient, DPExponentiatedGradient, linear_threshold_hypotheses
 from fairlearn_dp.privacy._exponential import exponential_mechanism, exponential_mechanism_probabilities
 from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
 
@@ -136,7 +136,7 @@ def test_declared_sensitivities_bound_the_change_between_neighbours(unit, moment
         n_min = n1
         worst_gamma = max(worst_gamma, np.abs(g1 - g2).sum(axis=0).max())
         worst_cost = max(worst_cost, np.abs(c1 - c2).max())
-    model = DPExponentiatedGradient(None, moment_cls(difference_bound=0.0), epsilon=1.0, bound_B=10.0,
+    model = JagielskiExponentiatedGradient(moment_cls(difference_bound=0.0), epsilon=1.0, bound_B=10.0,
                                     oracle="exponential", hypotheses=hypotheses, min_count=int(n_min), max_iter=1,
                                     privacy_unit=unit, groups=["a", "b"], accountant=BudgetAccountant(),
                                     random_state=0).fit(X, y, sensitive_features=a)
@@ -168,7 +168,7 @@ def test_regression_oracle_sensitivity_bounds_the_change_of_its_release(unit, mo
             c = (1 - 2 * yd) / len(yd) - U @ lam / len(yd)
             values.append(np.column_stack([Xd, np.ones(len(yd))]).T @ c)
         worst = max(worst, np.abs(values[0] - values[1]).sum())
-    model = DPExponentiatedGradient(None, moment_cls(difference_bound=0.0), epsilon=1.0, bound_B=10.0,
+    model = JagielskiExponentiatedGradient(moment_cls(difference_bound=0.0), epsilon=1.0, bound_B=10.0,
                                     oracle="regression", min_count=int(n_min), max_iter=1, privacy_unit=unit,
                                     groups=["a", "b"], accountant=BudgetAccountant(), random_state=0).fit(
         X, y, sensitive_features=a)
@@ -179,7 +179,7 @@ def test_auditor_noise_is_laplace_with_the_documented_scale():
     """The released violations minus the exact violations of the released plays are Laplace(0, b) with
     b = (4 / (N - 1)) / epsilon': mean 0 (a scale, not a location) and standard deviation sqrt(2) b."""
     X, y, a = synthetic(5, n=2000)
-    model = DPExponentiatedGradient(None, EqualizedOdds(difference_bound=0.05), epsilon=2.0, delta=1e-6,
+    model = JagielskiExponentiatedGradient(EqualizedOdds(difference_bound=0.05), epsilon=2.0, delta=1e-6,
                                     oracle="regression", min_count=100, max_iter=300, groups=["a", "b"],
                                     accountant=BudgetAccountant(), random_state=1).fit(X, y, sensitive_features=a)
     b = (4 / (100 - 1)) / model.epsilon_per_mechanism_
@@ -205,7 +205,7 @@ def test_rounds_compose_within_the_budget_and_the_accountant_is_charged_once(eps
     X, y, a = synthetic(6, n=5000)
     acc = BudgetAccountant()
     min_count = 20 if delta == 0 else None
-    model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=epsilon, delta=delta, oracle="regression",
+    model = JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=epsilon, delta=delta, oracle="regression",
                                     max_iter=T, min_count=min_count, groups=["a", "b"], accountant=acc,
                                     random_state=0).fit(X, y, sensitive_features=a)
     eps_rounds = epsilon if min_count else epsilon * (1 - model.min_count_fraction)
@@ -225,7 +225,7 @@ def test_rounds_compose_within_the_budget_and_the_accountant_is_charged_once(eps
 def test_record_level_regression_oracle_counts_its_gram_release():
     """Under privacy_unit="record" the regression oracle also releases X^T X once: 2T + 1 mechanisms."""
     X, y, a = synthetic(13, n=2000)
-    model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0, delta=0.0, oracle="regression", max_iter=10,
+    model = JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=1.0, delta=0.0, oracle="regression", max_iter=10,
                                     min_count=20, privacy_unit="record", groups=["a", "b"],
                                     accountant=BudgetAccountant(), random_state=0).fit(X, y, sensitive_features=a)
     # The game's part of epsilon (the rest pays for the choice against the constants) over 21 mechanisms.
@@ -238,7 +238,7 @@ def test_private_min_count_is_a_lower_bound_and_a_low_estimate_degrades():
     moment = EqualizedOdds()
     moment.load_data(X, pd.Series(y), sensitive_features=pd.Series(a))
     true_min = moment.tags.groupby(["event", "group_id"]).size().min()
-    estimates = [DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0, delta=1e-6, oracle="regression",
+    estimates = [JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=1.0, delta=1e-6, oracle="regression",
                                          max_iter=1, groups=["a", "b"], accountant=BudgetAccountant(),
                                          random_state=s).fit(X, y, sensitive_features=a).min_count_
                  for s in range(30)]
@@ -250,7 +250,7 @@ def test_private_min_count_is_a_lower_bound_and_a_low_estimate_degrades():
     # may decide a failure, but a degraded fit is the documented behaviour).
     acc = BudgetAccountant()
     X_small, y_small, a_small = synthetic(8, n=60)
-    model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=0.5, delta=1e-6, oracle="regression",
+    model = JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=0.5, delta=1e-6, oracle="regression",
                                     groups=["a", "b"], accountant=acc, random_state=0).fit(
         X_small, y_small, sensitive_features=a_small)
     assert model.min_count_estimate_ < 2 and model.min_count_ == 2.0
@@ -280,7 +280,7 @@ def test_learner_play_follows_the_exponential_mechanism_over_the_class():
     errors = np.array([np.mean(h.predict(X) != y) for h in hypotheses])
     picks = []
     for seed in range(400):
-        model = DPExponentiatedGradient(None, DemographicParity(), epsilon=0.5, delta=0.0, oracle="exponential",
+        model = JagielskiExponentiatedGradient(DemographicParity(), epsilon=0.5, delta=0.0, oracle="exponential",
                                         hypotheses=hypotheses, min_count=50, max_iter=1, groups=["a", "b"],
                                         accountant=BudgetAccountant(), random_state=seed).fit(
             X, y, sensitive_features=a)
@@ -298,7 +298,7 @@ def test_same_seed_same_model_clone_keeps_accountant_and_predict_semantics():
     X, y, a = synthetic(10)
     acc = BudgetAccountant()
     hypotheses = linear_threshold_hypotheses(3, n_directions=8, n_thresholds=6, random_state=0)
-    make = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=5.0, oracle="exponential", hypotheses=hypotheses,
+    make = JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=5.0, oracle="exponential", hypotheses=hypotheses,
                                    min_count=20, max_iter=30, groups=["a", "b"], accountant=acc, random_state=4)
     first = clone(make).fit(X, y, sensitive_features=a)
     second = clone(make).fit(X, y, sensitive_features=a)
@@ -322,7 +322,7 @@ def test_same_seed_same_model_clone_keeps_accountant_and_predict_semantics():
     ({"delta": 1.0}, {}, "delta"),
     ({"delta": -0.1}, {}, "delta"),
     ({"delta": 0.0}, {}, "min_count"),
-    ({"oracle": "estimator", "estimator": LogisticRegression(), "mode": "paper"}, {}, "epsilon=inf"),
+    ({"oracle": "estimator"}, {}, "oracle"),
     ({"oracle": "diffprivlib"}, {}, "sample_weight"),
     ({"bound_B": 0}, {}, "bound_B"),
     ({"privacy_unit": "row"}, {}, "privacy_unit"),
@@ -349,7 +349,7 @@ def test_bad_input(kwargs, data, match):
     params.update(kwargs)
     acc = params["accountant"]
     with pytest.raises((ValueError, TypeError), match=match):
-        DPExponentiatedGradient(**params).fit(X, y, sensitive_features=a)
+        JagielskiExponentiatedGradient(**params).fit(X, y, sensitive_features=a)
     assert acc.spent_budget == []
 
 
@@ -366,7 +366,7 @@ def test_paper_mode_with_plain_callable_hypotheses_fits_and_predicts():
     calls them (it used to call ``.predict`` after the charge, so such a fit always failed, charged)."""
     X, y, a = synthetic(21)
     accountant = BudgetAccountant()
-    model = DPExponentiatedGradient(None, DemographicParity(), mode="paper",
+    model = JagielskiExponentiatedGradient(DemographicParity(),
                                     hypotheses=[_first_feature_positive, _never], min_count=20, max_iter=5,
                                     epsilon=5.0, groups=["a", "b"], accountant=accountant,
                                     random_state=0).fit(X, y, sensitive_features=a)
@@ -386,6 +386,6 @@ def test_bad_hypotheses_are_refused_before_the_budget(hypotheses, error):
     X, y, a = synthetic(22)
     accountant = BudgetAccountant()
     with pytest.raises(error, match="hypotheses"):
-        DPExponentiatedGradient(None, DemographicParity(), mode="paper", hypotheses=hypotheses, min_count=20,
+        JagielskiExponentiatedGradient(DemographicParity(), hypotheses=hypotheses, min_count=20,
                                 max_iter=5, groups=["a", "b"], accountant=accountant).fit(X, y, sensitive_features=a)
     assert accountant.spent_budget == []

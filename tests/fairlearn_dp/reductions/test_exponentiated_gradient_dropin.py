@@ -28,7 +28,12 @@ from threadpoolctl import threadpool_limits
 
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
 from fairlearn_dp.exceptions import PrivacyWarning
-from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
+from fairlearn_dp.reductions import (
+    DPExponentiatedGradient,
+    JagielskiExponentiatedGradient,
+    StatisticsGameOptions,
+    linear_threshold_hypotheses,
+)
 from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
 
 pytestmark = [
@@ -78,8 +83,10 @@ def test_epsilon_inf_is_fairlearns_exponentiated_gradient(moment, kwargs):
     assert (ours.best_iter_, ours.best_gap_, ours.last_iter_, ours.n_oracle_calls_) == (
         reference.best_iter_, reference.best_gap_, reference.last_iter_, reference.n_oracle_calls_)
     assert type(ours.constraints_) is type(reference.constraints_)
-    assert ours.nu == reference.nu                                # Fairlearn sets nu during fit when None
+    assert ours.nu_ == reference.nu                               # Fairlearn's threshold, given or computed
+    assert ours.nu == kwargs.get("nu")                            # the parameter stays as set (None: computed)
     assert ours.max_iter == kwargs.get("max_iter")                # None stays None (Fairlearn's 50 were played)
+    assert ours.max_iter_ == kwargs.get("max_iter", 50)
     assert ours.run_linprog_step == kwargs.get("run_linprog_step", "auto")   # "auto" stays "auto" (True ran)
     assert ours.privacy_spent_.epsilon == math.inf and ours.privacy_spent_.delta == 0
 
@@ -124,13 +131,13 @@ def test_no_privacy_warning_at_epsilon_inf():
         with threadpool_limits(limits=1):
             DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=math.inf, max_iter=3).fit(
                 X, y, sensitive_features=a)
-        DPExponentiatedGradient(None, EqualizedOdds(), epsilon=math.inf, oracle="regression", max_iter=3).fit(
+        JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=math.inf, oracle="regression", max_iter=3).fit(
             X, y, sensitive_features=a)
     # Finite epsilon: the groups read from the data. Whether Algorithm 3 in 3 rounds beats the constant classifier
     # here depends on the stack (it does under scikit-learn 1.6 and numpy 2.0): its UtilityWarning is not checked.
     with pytest.warns(PrivacyWarning, match="`groups` was not given"), warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
-        DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0, oracle="regression", max_iter=3,
+        JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=1.0, oracle="regression", max_iter=3,
                                 min_count=5).fit(X, y, sensitive_features=a)
 
 
@@ -140,7 +147,7 @@ def test_epsilon_inf_with_a_one_row_cell_fits():
     a = a.copy()
     a[:] = "a"
     a[0] = "b"
-    model = DPExponentiatedGradient(None, DemographicParity(), epsilon=math.inf, oracle="regression",
+    model = JagielskiExponentiatedGradient(DemographicParity(), epsilon=math.inf, oracle="regression",
                                     max_iter=5).fit(X, y, sensitive_features=a)
     assert model.min_count_ == 1 and model.sensitivity_ == {}
     with threadpool_limits(limits=1):
@@ -190,25 +197,24 @@ def _fitted_at_inf(accountant, **params):
 
 
 def test_refit_after_epsilon_inf_with_new_parameters_and_clones_succeed_and_charge():
-    """Fairlearn's fit writes the duality-gap threshold it computes into ``nu``; a private refit refuses any nu
-    but None. The computed value is a fitted one (``nu_``): ``get_params``/``clone`` report the parameter (None),
-    and every fit starts from it. Fairlearn's reading of ``model.nu`` after fit is kept."""
+    """Fairlearn's fit computes a duality-gap threshold when ``nu`` is None; ours keeps it in ``nu_`` and leaves the
+    parameter as set, so ``get_params``/``clone`` and a private refit (which refuses any nu but None) see None."""
     accountant = BudgetAccountant()
     model, (X, y, a) = _fitted_at_inf(accountant)
     reference = ExponentiatedGradient(LogisticRegression(), DemographicParity(), max_iter=5)
     with threadpool_limits(limits=1):
         reference.fit(X, y, sensitive_features=a)
-    # Fairlearn's semantics after fit. nu is a function of the count of training errors of the first play (0/1
-    # values): the same computation on both sides, up to the order of float sums (relative 1e-12 is ample).
-    assert model.nu_ is model.nu and model.nu == pytest.approx(reference.nu, rel=1e-12)
+    # nu is a function of the count of training errors of the first play (0/1 values): the same computation on both
+    # sides, up to the order of float sums (relative 1e-12 is ample).
+    assert model.nu is None and model.nu_ == pytest.approx(reference.nu, rel=1e-12)
     assert model.get_params()["nu"] is None
     cloned = clone(model)
     assert cloned.nu is None
     with threadpool_limits(limits=1):
         cloned.fit(X, y, sensitive_features=a)                             # a fresh fit: nu computed again
-    assert cloned.nu == pytest.approx(reference.nu, rel=1e-12)
+    assert cloned.nu is None and cloned.nu_ == pytest.approx(reference.nu, rel=1e-12)
     again = pickle.loads(pickle.dumps(model))                              # the fitted state survives pickling
-    assert again.get_params()["nu"] is None and again.nu == model.nu
+    assert again.get_params()["nu"] is None and again.nu_ == model.nu_
     clone(model).set_params(epsilon=1.0).fit(X, y, sensitive_features=a)
     model.set_params(epsilon=1.0).fit(X, y, sensitive_features=a)          # the statistics game: nu must be None
     assert model.mode_ == "statistics" and model.nu is None and not hasattr(model, "nu_")
@@ -219,27 +225,44 @@ def test_refit_after_epsilon_inf_with_new_parameters_and_clones_succeed_and_char
 def test_a_nu_set_by_the_user_stays_a_parameter():
     accountant = BudgetAccountant()
     model, (X, y, a) = _fitted_at_inf(accountant, nu=1e-3)
-    assert model.nu == 1e-3 and model.get_params()["nu"] == 1e-3 and clone(model).nu == 1e-3
+    assert model.nu == 1e-3 and model.nu_ == 1e-3 and model.get_params()["nu"] == 1e-3 and clone(model).nu == 1e-3
     with pytest.raises(ValueError, match="nu"):                            # refused privately, before the budget
         clone(model).set_params(epsilon=1.0).fit(X, y, sensitive_features=a)
-    computed, _ = _fitted_at_inf(accountant)
-    computed.set_params(nu=computed.nu)                                    # the user's now, even if the same value
-    assert computed.get_params()["nu"] == computed.nu_
-    assert accountant.spent_budget == [(math.inf, 0.0), (math.inf, 0.0)]
+    assert accountant.spent_budget == [(math.inf, 0.0)]
+
+
+def test_fit_changes_no_parameter():
+    """Every parameter after fit is the one set (resolved values are fitted attributes: ``max_iter_``, ``nu_``), on
+    Fairlearn's path and on the private one."""
+    X, y, a = synthetic(5)
+    for epsilon in (math.inf, 1.0):
+        model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=epsilon, groups=["a", "b"],
+                                        random_state=0)
+        before = {name: value for name, value in model.get_params(deep=False).items()}
+        with threadpool_limits(limits=1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, y, sensitive_features=a)
+        after = model.get_params(deep=False)
+        assert all(after[name] is value for name, value in before.items()), epsilon
+        assert model.max_iter is None and model.max_iter_ == 50 and model.run_linprog_step == "auto"
+        assert vars(model)["nu"] is None
 
 
 # ------------------------------------------------------------------------------------------------- finite epsilon
 @pytest.mark.parametrize("kwargs, error, match", [
-    ({"objective": ErrorRate(costs={"fp": 2.0, "fn": 1.0})}, ValueError, "objective"),
     ({"objective": SquareLoss(0, 1)}, ValueError, "objective"),
-    ({"eps": 0.5}, ValueError, "bound_B"),
+    ({"eps": 0.0}, ValueError, "eps"),
     ({"nu": 1e-3}, ValueError, "nu"),
-    ({"eta0": 1.0}, ValueError, "eta0"),
-    ({"sample_weight_name": "weights"}, ValueError, "sample_weight_name"),
+    ({"eta0": -1.0}, ValueError, "eta0"),
+    ({"sample_weight_name": 3}, ValueError, "sample_weight_name"),
     ({"run_linprog_step": "yes"}, ValueError, "run_linprog_step"),
     ({"max_iter": 0}, ValueError, "max_iter"),
     ({"constraints": BoundedGroupLoss(SquareLoss(0, 1), upper_bound=0.1)}, ValueError, "BoundedGroupLoss"),
-    ({"oracle": "estimator", "estimator": LogisticRegression(), "mode": "paper"}, ValueError, "epsilon=inf"),
+    ({"options": {"ridge": 1.0}}, TypeError, "options must be a StatisticsGameOptions"),
+    ({"options": StatisticsGameOptions(oracle="regression")}, ValueError, "options.oracle"),
+    ({"options": StatisticsGameOptions(statistics_fraction=1.0)}, ValueError, "options.statistics_fraction"),
+    ({"options": StatisticsGameOptions(ridge=-1.0)}, ValueError, "options.ridge"),
+    ({"options": StatisticsGameOptions(feature_bound=0.0)}, ValueError, "options.feature_bound"),
     ({"fit": {"control_features": "ctrl"}}, TypeError, "control_features"),
 ])
 def test_arguments_refused_at_finite_epsilon(kwargs, error, match):
@@ -249,8 +272,7 @@ def test_arguments_refused_at_finite_epsilon(kwargs, error, match):
     if fit_kwargs:
         fit_kwargs = {"control_features": (X[:, 0] > 0).astype(int)}
     acc = BudgetAccountant()
-    params = dict(constraints=DemographicParity(), epsilon=1.0, oracle="regression", min_count=5, groups=["a", "b"],
-                  accountant=acc, random_state=0)
+    params = dict(constraints=DemographicParity(), epsilon=1.0, groups=["a", "b"], accountant=acc, random_state=0)
     params.update(kwargs)
     with pytest.raises(error, match=match):
         DPExponentiatedGradient(**params).fit(X, y, sensitive_features=a, **fit_kwargs)
@@ -258,22 +280,21 @@ def test_arguments_refused_at_finite_epsilon(kwargs, error, match):
 
 
 def test_fairlearn_arguments_accepted_at_finite_epsilon():
-    """Defaults, objective=ErrorRate(), eps = 1/bound_B and either run_linprog_step give the same private fit (the
-    uniform average of the plays): the same seed, the same release."""
+    """Defaults, objective=ErrorRate() and the default sample_weight_name give the same private fit: the same seed,
+    the same releases."""
     X, y, a = synthetic(7)
     fits = []
-    for extra in ({}, {"objective": ErrorRate(), "eps": 0.1, "run_linprog_step": False}, {"run_linprog_step": True}):
-        model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=2.0, oracle="regression", max_iter=10,
-                                        min_count=5, groups=["a", "b"], bound_B=10.0, accountant=BudgetAccountant(),
-                                        random_state=1, **extra).fit(X, y, sensitive_features=a)
+    for extra in ({}, {"objective": ErrorRate(), "sample_weight_name": "sample_weight", "eps": 0.01}):
+        model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=2.0, max_iter=10, groups=["a", "b"],
+                                        accountant=BudgetAccountant(), random_state=1, **extra).fit(
+            X, y, sensitive_features=a)
         fits.append(model)
         assert model.weights_.sum() == pytest.approx(1.0)
     for other in fits[1:]:
-        np.testing.assert_array_equal(other.history_["noisy_gamma"], fits[0].history_["noisy_gamma"])
+        np.testing.assert_array_equal(other.history_["statistics"], fits[0].history_["statistics"])
         np.testing.assert_array_equal(other._pmf_predict(X), fits[0]._pmf_predict(X))
 
 
-# ------------------------------------------------------------------------------------------------- ErrorRateParity
 def neighbours(unit, seed=3, n=300):
     """D and D' differing in one person's sensitive attribute, or (record) in one whole record."""
     X, y, a = synthetic(seed, n=n)
@@ -329,10 +350,10 @@ def test_error_rate_parity_declared_sensitivities_bound_the_change_between_neigh
         worst_release = max(worst_release, np.abs(releases[0] - releases[1]).sum())
     common = dict(epsilon=1.0, delta=0.0, bound_B=B, min_count=n_min, max_iter=1, privacy_unit=unit,
                   groups=["a", "b"], random_state=0)
-    exponential = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.0), oracle="exponential",
+    exponential = JagielskiExponentiatedGradient(ErrorRateParity(difference_bound=0.0), oracle="exponential",
                                           hypotheses=hypotheses, accountant=BudgetAccountant(), **common).fit(
         X, y, sensitive_features=a)
-    regression = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.0), oracle="regression",
+    regression = JagielskiExponentiatedGradient(ErrorRateParity(difference_bound=0.0), oracle="regression",
                                          accountant=BudgetAccountant(), **common).fit(X, y, sensitive_features=a)
     assert worst_gamma > 0 and worst_cost > 0 and worst_release > 0
     assert worst_gamma <= exponential.sensitivity_["auditor_l1"] * (1 + 1e-12)
@@ -345,7 +366,7 @@ def test_error_rate_parity_declared_sensitivities_bound_the_change_between_neigh
 def test_error_rate_parity_noise_free_game_uses_fairlearns_violations():
     """At epsilon=inf with the regression oracle the released violations are Fairlearn's ErrorRateParity.gamma."""
     X, y, a = synthetic(8)
-    model = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.02), epsilon=math.inf,
+    model = JagielskiExponentiatedGradient(ErrorRateParity(difference_bound=0.02), epsilon=math.inf,
                                     oracle="regression", max_iter=10, groups=["a", "b"]).fit(
         X, y, sensitive_features=a)
     moment = ErrorRateParity(difference_bound=0.02)
@@ -361,7 +382,7 @@ def test_error_rate_parity_noise_free_game_uses_fairlearns_violations():
 def test_error_rate_parity_private_fit_runs_and_charges_once():
     X, y, a = synthetic(9, n=2000)
     acc = BudgetAccountant()
-    model = DPExponentiatedGradient(None, ErrorRateParity(difference_bound=0.05), epsilon=2.0, delta=1e-6,
+    model = JagielskiExponentiatedGradient(ErrorRateParity(difference_bound=0.05), epsilon=2.0, delta=1e-6,
                                     oracle="regression", max_iter=20, groups=["a", "b"], accountant=acc,
                                     random_state=0).fit(X, y, sensitive_features=a)
     assert acc.spent_budget == [(2.0, model.privacy_spent_.delta)]

@@ -1,5 +1,5 @@
-"""DPExponentiatedGradient, issue 11 (privacy and input hardening): every dataset of the domain fits (cells below a
-public ``min_count``, empty cells, declared groups without rows, a private bound below 2), the floored moments keep
+"""JagielskiExponentiatedGradient, issue 11 (privacy and input hardening): every dataset of the domain fits (cells
+below a public ``min_count``, empty cells, declared groups without rows, a private bound below 2), the floored moments keep
 the declared sensitivities on such neighbours, the budget is checked before the data are read, ``random_state=None``
 never uses numpy's global generator, a failed fit leaves the estimator as it was, and no warning depends on the
 data."""
@@ -22,7 +22,7 @@ from fairlearn.reductions import (
 )
 from sklearn.exceptions import NotFittedError
 
-from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
+from fairlearn_dp.reductions import JagielskiExponentiatedGradient, linear_threshold_hypotheses
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
 pytestmark = [
@@ -100,7 +100,7 @@ def make(moment_cls, **kwargs):
     params = dict(epsilon=1.0, delta=0.0, bound_B=10.0, max_iter=1, groups=list(GROUPS),
                   accountant=BudgetAccountant(), random_state=0)
     params.update(kwargs)
-    return DPExponentiatedGradient(None, moment_cls(difference_bound=0.0), **params)
+    return JagielskiExponentiatedGradient(moment_cls(difference_bound=0.0), **params)
 
 
 def adversarial_multipliers(K, B, rng, n_random=30):
@@ -247,7 +247,7 @@ def test_declared_group_without_rows_and_a_private_bound_below_two_fit():
     charging its share): both now fit, N floored at 2, charged once."""
     X, y, a, _ = small_cell_data(EqualizedOdds, 10)
     acc = BudgetAccountant()
-    model = DPExponentiatedGradient(None, EqualizedOdds(), epsilon=1.0, delta=1e-6, oracle="regression",
+    model = JagielskiExponentiatedGradient(EqualizedOdds(), epsilon=1.0, delta=1e-6, oracle="regression",
                                     max_iter=3, groups=["a", "b", "c"], accountant=acc, random_state=0).fit(
         X, y, sensitive_features=a)
     assert model.min_count_estimate_ < 2 and model.min_count_ == 2.0
@@ -379,12 +379,11 @@ def test_unseeded_hypothesis_classes_do_not_use_numpys_global_generator():
 def test_a_non_numeric_feature_value_is_not_quoted_in_the_error():
     from fairlearn.reductions import DemographicParity
 
-    from fairlearn_dp.reductions import DPExponentiatedGradient
 
     X = np.zeros((40, 2), dtype=object)
     X[3, 1] = "secret-42"
     with pytest.raises(TypeError) as info:
-        DPExponentiatedGradient(None, DemographicParity(), epsilon=1.0, oracle="regression", max_iter=3, min_count=5,
+        JagielskiExponentiatedGradient(DemographicParity(), epsilon=1.0, oracle="regression", max_iter=3, min_count=5,
                                 groups=[0, 1], accountant=BudgetAccountant()).fit(
             X, np.arange(40) % 2, sensitive_features=np.arange(40) % 2)
     assert "secret" not in str(info.value) and "X must be numeric" in str(info.value)

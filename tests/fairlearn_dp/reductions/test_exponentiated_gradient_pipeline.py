@@ -31,7 +31,7 @@ from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncod
 from sklearn.utils.validation import check_is_fitted
 
 from fairlearn_dp.datasets import ADULT_PUBLIC_BOUNDS, adult_categories, fetch_adult
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a
@@ -139,13 +139,14 @@ def test_fairlearn_example_pipeline_at_epsilon_1_is_within_the_goal_of_epsilon_i
     assert abs(results[1.0][1] - results[np.inf][1]) <= 0.02, results
 
 
-@pytest.mark.parametrize("epsilon, mode", [(1.0, "auto"), (np.inf, "statistics")])
-def test_example_pipeline_fits_raw_dataframe_and_behaves_like_fairlearn(adult_split, epsilon, mode):
+@pytest.mark.parametrize("epsilon, oracle", [(1.0, "auto"), (np.inf, "estimator")])
+def test_example_pipeline_fits_raw_dataframe_and_behaves_like_fairlearn(adult_split, epsilon, oracle):
     X_train, X_test, y_train, _, A_train, _ = adult_split
     X, y, A = X_train.iloc[:3000], y_train.iloc[:3000], A_train.iloc[:3000]
     pipeline = example_pipeline()
     accountant = BudgetAccountant()
-    model = make(pipeline, epsilon=epsilon, mode=mode, accountant=accountant).fit(X, y, sensitive_features=A)
+    model = make(pipeline, epsilon=epsilon, options=StatisticsGameOptions(oracle=oracle),
+                 accountant=accountant).fit(X, y, sensitive_features=A)
     assert model.mode_ == "statistics" and model.oracle_ == "weighted_estimator"
     assert len(accountant.spent_budget) == 1
     assert model.privacy_spent_.epsilon == epsilon
@@ -346,11 +347,11 @@ def test_pickle_and_refit_with_a_plain_estimator():
                  sample_weight_name="logisticregression__sample_weight").fit(X, y, sensitive_features=a)
     copy = pickle.loads(pickle.dumps(model))
     np.testing.assert_allclose(copy._pmf_predict(X), model._pmf_predict(X), rtol=0, atol=1e-12)
-    # A refit with a plain estimator on numeric X drops the preprocessing; so does Algorithm 3's.
+    # A refit with a plain estimator on numeric X drops the preprocessing; so does a least-squares one.
     model.set_params(estimator=LogisticRegression(), sample_weight_name="sample_weight").fit(X.to_numpy(), y,
                                                                                            sensitive_features=a)
     assert model.preprocessor_ is None
     assert_fairlearn_like(model, X.to_numpy())
-    model.set_params(mode="paper", max_iter=5, min_count=10).fit(X.to_numpy() / 4, y, sensitive_features=a)
-    assert not hasattr(model, "preprocessor_")
+    model.set_params(estimator=None, max_iter=5).fit(X.to_numpy() / 4, y, sensitive_features=a)
+    assert model.preprocessor_ is None
     assert model._pmf_predict(X.to_numpy() / 4).shape == (len(X), 2)

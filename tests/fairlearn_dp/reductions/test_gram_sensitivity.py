@@ -41,7 +41,7 @@ def _released_gram(X, C):
     a = (np.arange(len(X)) // 2) % 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = DPExponentiatedGradient(None, DemographicParity(), mode="statistics", epsilon=math.inf,
+        model = DPExponentiatedGradient(None, DemographicParity(), epsilon=math.inf,
                                         privacy_unit="record", row_norm_bound=C, groups=[0, 1], max_iter=1,
                                         accountant=BudgetAccountant(), random_state=0).fit(X, y, sensitive_features=a)
     gram = model.history_["gram"]

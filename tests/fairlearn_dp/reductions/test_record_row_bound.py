@@ -16,7 +16,12 @@ from sklearn.model_selection import train_test_split
 
 from fairlearn_dp.datasets import adult_features
 from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, UtilityWarning
-from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier
+from fairlearn_dp.reductions import (
+    DPExponentiatedGradient,
+    DPGerryFairClassifier,
+    JagielskiExponentiatedGradient,
+    StatisticsGameOptions,
+)
 from fairlearn_dp.reductions._public_features import PublicFeatureMap
 
 pytestmark = [
@@ -42,9 +47,11 @@ def small(adult_split):
     return X_train.iloc[:3000], y_train[:3000], sex_train[:3000]
 
 
-def _model(**kwargs):
+def _model(feature_bound=None, **kwargs):
     params = dict(epsilon=1.0, delta=1e-5, groups=["Female", "Male"], privacy_unit="record", max_iter=5,
                   random_state=0)
+    if feature_bound is not None:
+        params["options"] = StatisticsGameOptions(feature_bound=feature_bound)
     return DPExponentiatedGradient(None, DemographicParity(difference_bound=0.01), **{**params, **kwargs})
 
 
@@ -141,7 +148,7 @@ def test_bad_bounds_are_refused_before_the_budget(small, change):
         match = r"X\.attrs\['row_norm_bound'\]"
     else:
         kwargs["feature_bound"] = (np.zeros(5), np.ones(5))
-        match = "feature_bound: the box .* 5 entries per side but X has 103 features"
+        match = "options.feature_bound: the box .* 5 entries per side but X has 103 features"
     fresh = BudgetAccountant()
     for accountant in (fresh, _exhausted()):                    # the same error, not a BudgetError
         with pytest.raises(ValueError, match=match):
@@ -166,10 +173,11 @@ def test_paper_mode_reads_the_radius_of_a_box(small):
     """Algorithm 3's regression oracle needs one R: a box gives its largest |bound|, the same sensitivities."""
     X, y, a = small
     d = X.shape[1]
-    kwargs = dict(mode="paper", oracle="regression", min_count=50, max_iter=3)
-    box = _model(feature_bound=(np.zeros(d), np.full(d, 2.0)), **kwargs)
+    kwargs = dict(constraints=DemographicParity(difference_bound=0.01), oracle="regression", min_count=50,
+                  max_iter=3, epsilon=1.0, delta=1e-5, groups=["Female", "Male"], privacy_unit="record", random_state=0)
+    box = JagielskiExponentiatedGradient(feature_bound=(np.zeros(d), np.full(d, 2.0)), **kwargs)
     box.fit(X.to_numpy(), y, sensitive_features=a)
-    scalar = _model(feature_bound=2.0, **kwargs).fit(X.to_numpy(), y, sensitive_features=a)
+    scalar = JagielskiExponentiatedGradient(feature_bound=2.0, **kwargs).fit(X.to_numpy(), y, sensitive_features=a)
     assert box.sensitivity_ == scalar.sensitivity_
 
 
@@ -202,7 +210,8 @@ def test_the_aif360_face_forwards_a_box(small):
                                  privileged_protected_attributes=[np.array([1.0])],
                                  unprivileged_protected_attributes=[np.array([0.0])])
     face = DPExponentiatedGradientReduction(constraints="DemographicParity", epsilon=1.0, delta=1e-5,
-                                            privacy_unit="record", max_iter=5, feature_bound=(0.0, 1.0), seed=0)
+                                            privacy_unit="record", max_iter=5, seed=0,
+                                            options=StatisticsGameOptions(feature_bound=(0.0, 1.0)))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         face.fit(dataset)

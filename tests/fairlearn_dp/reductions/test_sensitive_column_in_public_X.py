@@ -18,7 +18,7 @@ from diffprivlib.utils import BudgetError
 
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, JagielskiExponentiatedGradient
 
 pytestmark = [pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning"),
               pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning")]
@@ -44,9 +44,11 @@ def _exhausted():
     return accountant
 
 
-def _reduction(epsilon=1.0, **kwargs):
-    return DPExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.05), epsilon=epsilon,
-                                   delta=1e-5, max_iter=5, groups=["F", "M"], random_state=0, **kwargs)
+def _reduction(epsilon=1.0, mode="statistics", **kwargs):
+    params = dict(epsilon=epsilon, delta=1e-5, max_iter=5, groups=["F", "M"], random_state=0, **kwargs)
+    if mode == "paper":                                 # Algorithm 3
+        return JagielskiExponentiatedGradient(DemographicParity(difference_bound=0.05), **params)
+    return DPExponentiatedGradient(LogisticRegression(), DemographicParity(difference_bound=0.05), **params)
 
 
 @pytest.mark.parametrize("mode", ["statistics", "paper"])

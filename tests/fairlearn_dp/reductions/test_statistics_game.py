@@ -1,4 +1,4 @@
-"""DPExponentiatedGradient's statistics game (mode="statistics"): mode resolution, the estimator as Learner, the
+"""DPExponentiatedGradient's statistics game: Learner resolution, the estimator as Learner, the
 sensitivities of its two releases on neighbouring datasets, the noise scale, the zCDP budget split, determinism,
 warnings and bad input. Accuracy on Adult is checked by the slow tests of tests/examples/test_adult_inprocessing.py."""
 
@@ -14,7 +14,12 @@ from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, UtilityWarning
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp, zcdp_to_approx_dp
-from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
+from fairlearn_dp.reductions import (
+    DPExponentiatedGradient,
+    JagielskiExponentiatedGradient,
+    StatisticsGameOptions,
+    linear_threshold_hypotheses,
+)
 from fairlearn_dp.reductions._exponentiated_gradient import _EVENT_LABELS, _event_index, _moment_events
 from fairlearn_dp.reductions._statistics_game import (
     COUNT_SHARE,
@@ -40,6 +45,8 @@ def make(**kwargs):
     params.update(kwargs)
     estimator = params.pop("estimator", LogisticRegression())
     constraints = params.pop("constraints", DemographicParity(difference_bound=0.01))
+    if params.pop("algorithm3", False):           # Algorithm 3 (it has no estimator)
+        return JagielskiExponentiatedGradient(constraints, **params)
     return DPExponentiatedGradient(estimator, constraints, **params)
 
 
@@ -47,12 +54,11 @@ def make(**kwargs):
 @pytest.mark.parametrize("kwargs, oracle", [
     ({}, "weighted_estimator"),
     ({"estimator": None}, "least_squares"),
-    ({"oracle": "least_squares"}, "least_squares"),
+    ({"options": StatisticsGameOptions(oracle="least_squares")}, "least_squares"),
     ({"privacy_unit": "record"}, "least_squares"),
-    ({"oracle": "regression"}, "regression"),                     # a paper oracle: Algorithm 3
-    ({"mode": "paper"}, "regression"),
     ({"epsilon": math.inf}, "estimator"),                          # Fairlearn's own algorithm
-    ({"epsilon": math.inf, "mode": "statistics"}, "weighted_estimator"),
+    ({"epsilon": math.inf, "options": StatisticsGameOptions(oracle="estimator")}, "weighted_estimator"),
+    ({"epsilon": math.inf, "options": StatisticsGameOptions(oracle="least_squares")}, "least_squares"),
 ])
 def test_mode_resolution(kwargs, oracle):
     assert make(**kwargs)._resolve_oracle(kwargs.get("epsilon", 1.0)) == oracle
@@ -220,7 +226,8 @@ def test_fits_and_reduces_the_violation_without_noise(privacy_unit, constraints)
     """At epsilon=inf the game is Fairlearn's reduction with the proxy (or least-squares) Learner: it reduces the
     violation of the unconstrained model; with a large epsilon the private fit stays close."""
     X, y, a = synthetic(6, n=3000)
-    kwargs = dict(constraints=constraints, privacy_unit=privacy_unit, mode="statistics", row_norm_bound=3.0)
+    kwargs = dict(constraints=constraints, privacy_unit=privacy_unit, row_norm_bound=3.0,
+                  options=StatisticsGameOptions(oracle="estimator"))
     base = LogisticRegression().fit(X, y).predict(X)
     clean = make(epsilon=math.inf, **kwargs).fit(X, y, sensitive_features=a)
 
@@ -259,11 +266,11 @@ def test_record_unit_says_the_estimator_is_not_fitted_on_private_records():
 @pytest.mark.parametrize("kwargs, match", [
     ({"delta": 0.0}, "delta"),
     ({"nu": 1e-3}, "nu"),
-    ({"mode": "fast"}, "mode"),
-    ({"mode": "statistics", "oracle": "exponential"}, "paper"),
-    ({"statistics_fraction": 1.0}, "statistics_fraction"),
+    ({"options": StatisticsGameOptions(oracle="fast")}, "options.oracle"),
+    ({"options": StatisticsGameOptions(oracle="exponential")}, "options.oracle"),
+    ({"options": StatisticsGameOptions(statistics_fraction=1.0)}, "statistics_fraction"),
     ({"row_norm_bound": -1.0}, "row_norm_bound"),
-    ({"eps": 0.5, "bound_B": 10.0}, "disagree"),
+    ({"eps": 0.0}, "eps"),
     ({"row_norm_bound": 0.1}, "row_norm_bound"),               # X is public here: a false bound is refused
 ])
 def test_bad_input(kwargs, match):
@@ -342,18 +349,18 @@ def test_warns_when_a_group_cannot_be_told_apart():
 def test_paper_mode_warns_when_no_better_than_constant():
     """Algorithm 3 under the attribute relation: the training error of Q is post-processing of public X, y and the
     released plays; at a tiny epsilon it is no better than the majority rate, and the warning points to
-    mode='statistics'."""
+    DPExponentiatedGradient (the statistics game)."""
     X, y, a = synthetic(14, n=400)
-    with pytest.warns(UtilityWarning, match="mode='statistics'"):
-        model = make(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3, delta=1e-5)
+    with pytest.warns(UtilityWarning, match="or DPExponentiatedGradient"):
+        model = make(estimator=None, algorithm3=True, oracle="regression", epsilon=0.05, max_iter=3, delta=1e-5)
         model.fit(X, y, sensitive_features=a)
-    assert model.mode_ == "paper"
+    assert isinstance(model, JagielskiExponentiatedGradient)
 
 
 def _record_paper_warnings(X, y, a, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = make(estimator=None, mode="paper", privacy_unit="record", **kwargs).fit(X, y, sensitive_features=a)
+        model = make(estimator=None, algorithm3=True, privacy_unit="record", **kwargs).fit(X, y, sensitive_features=a)
     return model, [str(w.message) for w in caught if issubclass(w.category, UtilityWarning)]
 
 
@@ -389,7 +396,7 @@ def test_paper_mode_record_warning_after_the_charge():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
         with pytest.raises(UtilityWarning, match="no more accurate than a constant"):
-            make(estimator=None, mode="paper", oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
+            make(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
                  min_count=50, feature_bound=1.5, accountant=acc).fit(X, y, sensitive_features=a)
     assert acc.spent_budget == [(1.0, 0.0)]
 
@@ -398,9 +405,9 @@ def test_worse_than_constant_warnings_point_at_the_callers_line():
     """stacklevel: the warnings of the three paths (record-unit paper mode, attribute paper mode, statistics game)
     and the statistics game's group warning are reported at the line that called fit, not inside the package."""
     X, y, a = synthetic(21, n=400)
-    cases = [dict(estimator=None, mode="paper", oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
+    cases = [dict(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
                   min_count=50),
-             dict(estimator=None, mode="paper", oracle="regression", epsilon=0.05, max_iter=3),
+             dict(estimator=None, algorithm3=True, oracle="regression", epsilon=0.05, max_iter=3),
              dict(estimator=None, privacy_unit="record", epsilon=0.05, max_iter=5)]
     for params in cases:
         with warnings.catch_warnings(record=True) as caught:
@@ -469,14 +476,11 @@ def test_pandas_inputs_and_predict_without_sensitive_features():
 
 
 def test_bound_and_row_clipping_follow_the_algorithm_that_ran():
-    """B defaults to Fairlearn's 1/eps in the game even when hypotheses are passed; predict clips rows as the fit
-    did (a fitted attribute), not as a parameter changed after the fit says."""
-    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
-
-    model = make(mode="statistics", hypotheses=[LinearThresholdClassifier([1.0, 0.0, 0.0], 0.0)])
-    assert model._B(paper=False) == 100.0 and model._B(paper=True) == 10.0
+    """B is Fairlearn's 1/eps in the game; predict clips rows as the fit did (a fitted attribute), not as a parameter
+    changed after the fit says."""
     X, y, a = synthetic(18)
     fitted = make(privacy_unit="record", estimator=None, row_norm_bound=0.5, max_iter=4).fit(X, y, sensitive_features=a)
+    assert fitted.bound_B_ == 100.0
     before = fitted._pmf_predict(3 * X)
     fitted.set_params(privacy_unit="sensitive_attribute")
     np.testing.assert_array_equal(fitted._pmf_predict(3 * X), before)
