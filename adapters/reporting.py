@@ -14,7 +14,7 @@ import pandas as pd
 from fairlearn.metrics import MetricFrame, mean_prediction
 from sklearn.metrics import mean_squared_error
 
-from fairlearn_dp.metrics import DPMetricFrame, ks_distance_to, ks_statistical_parity
+from fairlearn_dp.metrics import DPMetricFrame, ks_distance, ks_statistical_parity
 
 from ._sweeps import SweepResult, metric, plot_tradeoff, privacy_fairness_sweep
 
@@ -22,10 +22,19 @@ __all__ = ["before_after_report", "private_report", "plot_group_cdfs", "allocati
            "privacy_fairness_sweep", "SweepResult", "metric", "plot_tradeoff"]
 
 
+def _ks_distance_to(reference):
+    """A per-group metric for ``MetricFrame``: the KS distance between a group's ``y_pred`` and ``reference``."""
+
+    def ks_to_all(y_true, y_pred):
+        return ks_distance(y_pred, reference)
+
+    return ks_to_all
+
+
 def _regression_fairness_frame(y_true, y_pred, *, sensitive_features):
     """A ``MetricFrame`` with MSE, mean output and each group's KS distance to all outputs."""
     return MetricFrame(
-        metrics={"mse": mean_squared_error, "mean_output": mean_prediction, "ks_to_all": ks_distance_to(y_pred)},
+        metrics={"mse": mean_squared_error, "mean_output": mean_prediction, "ks_to_all": _ks_distance_to(y_pred)},
         y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features)
 
 

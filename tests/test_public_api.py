@@ -55,8 +55,6 @@ def test_the_engine_without_metrics_keeps_its_budget():
                                                      if m.startswith("fairlearn_dp") and "metrics" not in m}
 
 
-@pytest.mark.xfail(strict=False, reason="counts the other packages too: passes once the trims of fairlearn_dp.metrics, "
-                                        "aif360_dp and fairdp_adapters (issue 39, item 1) are merged")
 def test_at_most_90_public_names_across_the_three_packages():
     names = public_names()
     assert sum(count(names, package) for package in PACKAGES) <= TOTAL_BUDGET

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import combinations
 
 import numpy as np
@@ -11,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from .._utils._validation import as_1d_float, as_group_vector
 
-__all__ = ["ks_distance", "ks_distance_to", "ks_statistical_parity"]
+__all__ = ["ks_distance", "ks_statistical_parity"]
 
 
 def _sample(values, name):
@@ -49,17 +48,3 @@ def ks_statistical_parity(y_true: ArrayLike | None, y_pred: ArrayLike, *,
         raise ValueError("sensitive_features must define at least 2 groups.")
     samples = [y_pred[codes == g] for g in range(len(uniques))]
     return max(ks_distance(s, t) for s, t in combinations(samples, 2))
-
-
-def ks_distance_to(reference: ArrayLike) -> Callable[[ArrayLike, ArrayLike], float]:
-    """A per-group metric for ``MetricFrame``: KS distance between a group's ``y_pred`` and ``reference``.
-
-    Example: ``MetricFrame(metrics={"ks_to_all": ks_distance_to(y_pred)}, y_true=y, y_pred=y_pred,
-    sensitive_features=a)`` shows how far each group's outputs are from everyone's.
-    """
-    reference = _sample(reference, "reference")
-
-    def ks_to_reference(y_true, y_pred):
-        return ks_distance(y_pred, reference)
-
-    return ks_to_reference

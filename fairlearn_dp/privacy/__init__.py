@@ -20,7 +20,6 @@ public bound are clipped. A failed fit leaves the estimator as it was. ``random_
 
 from diffprivlib.accountant import BudgetAccountant
 
-from ._composition import advanced_composition_epsilon, per_mechanism_epsilon
 from ._spend import PrivacySpend
 from ._zcdp import approx_dp_to_zcdp, zcdp_to_approx_dp
 
@@ -29,6 +28,4 @@ __all__ = [
     "PrivacySpend",
     "approx_dp_to_zcdp",
     "zcdp_to_approx_dp",
-    "advanced_composition_epsilon",
-    "per_mechanism_epsilon",
 ]

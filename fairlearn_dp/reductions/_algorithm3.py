@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ErrorRateParity
 
-from ..privacy import per_mechanism_epsilon
+from ..privacy._composition import per_mechanism_epsilon
 from ..privacy._exponential import exponential_mechanism
 from ..privacy._budget_split import min_count_split
 from ..privacy._release import noisy_vector

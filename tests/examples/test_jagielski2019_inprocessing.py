@@ -12,7 +12,7 @@ import pytest
 
 from fairdp_adapters._checkout import load_example
 from fairlearn_dp.datasets import fetch_communities_crime
-from fairlearn_dp.privacy import per_mechanism_epsilon
+from fairlearn_dp.privacy._composition import per_mechanism_epsilon
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from fairlearn_dp.privacy import advanced_composition_epsilon, per_mechanism_epsilon
+from fairlearn_dp.privacy._composition import advanced_composition_epsilon, per_mechanism_epsilon
 
 
 def test_advanced_composition_formula():

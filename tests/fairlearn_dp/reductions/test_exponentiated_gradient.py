@@ -23,7 +23,7 @@ from sklearn.preprocessing import MinMaxScaler
 from threadpoolctl import threadpool_limits
 
 from fairlearn_dp.datasets import fetch_adult
-from fairlearn_dp.privacy import advanced_composition_epsilon
+from fairlearn_dp.privacy._composition import advanced_composition_epsilon
 from fairlearn_dp.privacy._selection import selection_split
 from fairlearn_dp.reductions import JagielskiExponentiatedGradient, DPExponentiatedGradient, linear_threshold_hypotheses
 from fairlearn_dp.privacy._exponential import exponential_mechanism, exponential_mechanism_probabilities

@@ -15,7 +15,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.privacy import PrivacySpend, advanced_composition_epsilon, zcdp_to_approx_dp
+from fairlearn_dp.privacy import PrivacySpend, zcdp_to_approx_dp
+from fairlearn_dp.privacy._composition import advanced_composition_epsilon
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
 from fairlearn_dp.privacy._releaser import VectorReleaser as _Releaser
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _AuditorPlays
