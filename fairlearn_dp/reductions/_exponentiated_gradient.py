@@ -367,25 +367,9 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
                  "least-squares cost oracle on released statistics (oracle_='least_squares'). With "
                  "privacy_unit='sensitive_attribute' (X and y public) the estimator itself is the Learner.",
                  UtilityWarning)
-        # A Pipeline: its preprocessing, fitted once (public under "record"), gives the game's features.
-        game_input = game_estimator(self.estimator, self.sample_weight_name, X, y, record=record)
-        X_arr, y_arr, group_index, groups = self._load(game_input.features, y, sensitive_features, private=private)
+        game_input, X_arr, y_arr, group_index, groups, row_norm, feature_map = self._game_rows(
+            X, y, sensitive_features, private, record)
         n, d = X_arr.shape
-        if record:
-            # The public row-norm bound: rows beyond it are scaled back onto it, silently (a warning would say
-            # whether some private row exceeds it).
-            row_norm = self._record_row_norm(game_input.features, d, private, game_input.preprocessing)
-            X_arr = clip_rows(X_arr, row_norm)
-        else:
-            # X is public under this relation: the bound is read off it (and row_norm_bound, if given, must hold).
-            observed = float(np.linalg.norm(X_arr, axis=1).max())
-            if self.row_norm_bound is not None and observed > self.row_norm_bound * (1 + 1e-12):
-                raise ValueError("row_norm_bound: a row of X (public under privacy_unit='sensitive_attribute') "
-                                 "has a larger L2 norm.")
-            # The statistics are released of the public rescaling z of X (a function of the public X only, see
-            # _public_features.py); their sensitivity uses the bound on ||z||, read off the public z.
-            feature_map = PublicFeatureMap.from_public(X_arr)
-            row_norm = float(np.linalg.norm(feature_map.transform(X_arr), axis=1).max())
         rng = release_random_state(self.random_state)
         events = _moment_events(self.constraints)
         event_index = _event_index(self.constraints, y_arr)
@@ -404,6 +388,77 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
             costs=objective_costs(self.objective, allow_costs=True))
         game.play(_EVENT_LABELS[_moment_events(self.constraints)], linprog_step=self._linprog_step(private, oracle))
 
+        self._set_game_attributes(game, events, groups, record, private, T, eta, B, oracle, row_norm)
+        self.n_features_in_ = d
+        # A Pipeline: predictors_ are pipelines on the raw X (as Fairlearn's) and preprocessor_ its preprocessing.
+        self.preprocessor_, self.predictors_, self.n_features_in_ = game_input.fitted_attributes(
+            game.plays_, d, clip_bound=row_norm if record else None)
+        # The last release: Q on the game's rows (the preprocessed, and under "record" clipped, training rows) against
+        # the fair constants, after the game's releases and from the same random stream.
+        self.constant_choice_ = no_choice()
+        if private:
+            positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
+                            for h, w in zip(game.plays_, game.q_) if w > 0), np.zeros(n))
+            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
+        spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
+        self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
+        self._warn_after_game(game, groups, private, record, n, positive if private else None)
+        return self
+
+    def _warn_after_game(self, game, groups, private, record, n, positive):
+        """The fit's warnings on released values, after the charge: groups the game could not enforce or enforced
+        loosely, a constant chosen, a constant output (from the released round sums under ``"record"``, else from
+        the predictions on the public X, ``positive``).
+        """
+        if private and game.unenforced_groups():
+            blind = [str(groups[g]) for g in game.unenforced_groups()]
+            warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
+                 f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0, or at "
+                 "most the constraint's bound for the least-squares Learner), so the Learner cannot correct "
+                 "their violations; they are measured (released) but not enforced. More data or a larger "
+                 "epsilon would help.", FairnessWarning)
+        if private and game.loosened_groups():
+            loose = {str(groups[g]): round(b, 3) for g, b in game.loosened_groups().items()}
+            warn(f"{type(self).__name__}: at this epsilon the released statistics of group(s) {list(loose)} "
+                 "are mostly noise (proxy_reliability_ < 1/2), so the game enforces their constraint only "
+                 f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
+                 "than to the declared bound. More data or a larger epsilon would help.", FairnessWarning)
+        self._warn_if_constant_chosen()
+        if private and record:
+            rate, sd = released_positive_rate(game.round_sums_, game.q_, n, game.sigma_round)
+            self._warn_if_constant_output(rate, noise_sd=sd, source="released per-round sums of its plays")
+        elif private:
+            self._warn_if_constant_output(float(np.mean(positive)), source="its predictions on the public X")
+
+    def _game_rows(self, X, y, sensitive_features, private, record):
+        """The game's rows: the Pipeline's public preprocessing applied, the labels and group indices read, and the
+        public row-norm bound (under ``"record"`` rows are clipped onto it; under ``"sensitive_attribute"`` it is read
+        off the public rescaling of X, whose feature map is returned).
+        """
+        # A Pipeline: its preprocessing, fitted once (public under "record"), gives the game's features.
+        game_input = game_estimator(self.estimator, self.sample_weight_name, X, y, record=record)
+        X_arr, y_arr, group_index, groups = self._load(game_input.features, y, sensitive_features, private=private)
+        d = X_arr.shape[1]
+        feature_map = None
+        if record:
+            # The public row-norm bound: rows beyond it are scaled back onto it, silently (a warning would say
+            # whether some private row exceeds it).
+            row_norm = self._record_row_norm(game_input.features, d, private, game_input.preprocessing)
+            X_arr = clip_rows(X_arr, row_norm)
+        else:
+            # X is public under this relation: the bound is read off it (and row_norm_bound, if given, must hold).
+            observed = float(np.linalg.norm(X_arr, axis=1).max())
+            if self.row_norm_bound is not None and observed > self.row_norm_bound * (1 + 1e-12):
+                raise ValueError("row_norm_bound: a row of X (public under privacy_unit='sensitive_attribute') "
+                                 "has a larger L2 norm.")
+            # The statistics are released of the public rescaling z of X (a function of the public X only, see
+            # _public_features.py); their sensitivity uses the bound on ||z||, read off the public z.
+            feature_map = PublicFeatureMap.from_public(X_arr)
+            row_norm = float(np.linalg.norm(feature_map.transform(X_arr), axis=1).max())
+        return game_input, X_arr, y_arr, group_index, groups, row_norm, feature_map
+
+    def _set_game_attributes(self, game, events, groups, record, private, T, eta, B, oracle, row_norm):
+        """Fairlearn's fitted attributes and the game's released values and noise, from the played game."""
         cells = [(e, g) for e in range(len(events)) for g in range(len(groups))]
         tuples = ([("+", events[e], groups[g]) for e, g in cells] + [("-", events[e], groups[g]) for e, g in cells])
         self.constraint_index_ = pd.MultiIndex.from_tuples(tuples, names=["sign", "event", "group_id"])
@@ -438,39 +493,6 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
         self.estimated_error_sd_ = game.error_sd_
         self.estimated_violation_ = game.estimated_violation_
         self.groups_ = groups
-        self.n_features_in_ = d
-        # A Pipeline: predictors_ are pipelines on the raw X (as Fairlearn's) and preprocessor_ its preprocessing.
-        self.preprocessor_, self.predictors_, self.n_features_in_ = game_input.fitted_attributes(
-            game.plays_, d, clip_bound=row_norm if record else None)
-        # The last release: Q on the game's rows (the preprocessed, and under "record" clipped, training rows) against
-        # the fair constants, after the game's releases and from the same random stream.
-        self.constant_choice_ = no_choice()
-        if private:
-            positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
-                            for h, w in zip(game.plays_, game.q_) if w > 0), np.zeros(n))
-            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
-        spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
-        self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
-        if private and game.unenforced_groups():
-            blind = [str(groups[g]) for g in game.unenforced_groups()]
-            warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
-                 f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0, or at "
-                 "most the constraint's bound for the least-squares Learner), so the Learner cannot correct "
-                 "their violations; they are measured (released) but not enforced. More data or a larger "
-                 "epsilon would help.", FairnessWarning)
-        if private and game.loosened_groups():
-            loose = {str(groups[g]): round(b, 3) for g, b in game.loosened_groups().items()}
-            warn(f"{type(self).__name__}: at this epsilon the released statistics of group(s) {list(loose)} "
-                 "are mostly noise (proxy_reliability_ < 1/2), so the game enforces their constraint only "
-                 f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
-                 "than to the declared bound. More data or a larger epsilon would help.", FairnessWarning)
-        self._warn_if_constant_chosen()
-        if private and record:
-            rate, sd = released_positive_rate(game.round_sums_, game.q_, n, game.sigma_round)
-            self._warn_if_constant_output(rate, noise_sd=sd, source="released per-round sums of its plays")
-        elif private:
-            self._warn_if_constant_output(float(np.mean(positive)), source="its predictions on the public X")
-        return self
 
     def _fit_fairlearn(self, X, y, sensitive_features, kwargs):
         """Fairlearn's ``fit``, unchanged, on a Fairlearn ``ExponentiatedGradient`` with this one's arguments (their
