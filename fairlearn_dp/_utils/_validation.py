@@ -25,6 +25,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from ..exceptions import PrivacyWarning, warn
 from ..privacy._accountant import validate_epsilon_delta
 from ._withheld import call_withheld
@@ -82,32 +83,49 @@ def check_X(X, name="X"):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return X, names
 
-def check_binary_labels(values, name="y"):
+def check_binary_labels(values, name="y", *, fairlearn_messages=False):
     """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).
 
-    NaN or None is a ``ValueError`` with :data:`BINARY_LABELS_MISSING_MESSAGE`, anything else (another label, a
-    string) one with :data:`BINARY_LABELS_MESSAGE`; both name ``name`` and quote no value. Numeric input is checked
-    without per-row Python. Returns the array with its own dtype (callers cast it).
+    The one binary-label check. ``None`` is a ``ValueError`` saying ``name`` is required, NaN or None a
+    ``ValueError`` with :data:`BINARY_LABELS_MISSING_MESSAGE`, anything else (another label, a string, a complex
+    number) one with :data:`BINARY_LABELS_MESSAGE`; all name ``name`` and quote no value. Numeric input is checked
+    without per-row Python. Returns the array with its own dtype (callers cast it; an empty input is returned
+    empty: callers compare its length with ``X``'s). With ``fairlearn_messages=True`` (the Fairlearn drop-ins) the
+    messages are Fairlearn's own (``_validate_and_reformat_input``, without the data's values) and an empty ``y``
+    is refused as Fairlearn refuses it.
     """
+    messages = _FAIRLEARN_LABEL_MESSAGES if fairlearn_messages else _LABEL_MESSAGES
+    if values is None:
+        raise ValueError(messages["none"].format(name=name))
     array = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
     if array.ndim == 2 and array.shape[1] == 1:
         array = array[:, 0]
     if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}.")
+        raise ValueError(messages["shape"].format(name=name, shape=array.shape))
+    if fairlearn_messages and array.size == 0:
+        raise ValueError(messages["none"].format(name=name))
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind in "iuf":
         binary = bool(np.all((array == 0) | (array == 1)))
         if not binary and array.dtype.kind == "f" and np.isnan(array).any():
-            raise ValueError(BINARY_LABELS_MISSING_MESSAGE.format(name=name))
+            raise ValueError(messages["missing"].format(name=name))
     else:
         if pd.isna(pd.Series(array, dtype=object)).any():
-            raise ValueError(BINARY_LABELS_MISSING_MESSAGE.format(name=name))
+            raise ValueError(messages["missing"].format(name=name))
         binary = all(isinstance(v, (numbers.Real, np.bool_)) and not pd.isna(v) and v in (0, 1)
                      for v in pd.unique(pd.Series(array, dtype=object)))
     if not binary:
-        raise ValueError(BINARY_LABELS_MESSAGE.format(name=name))
+        raise ValueError(messages["other"].format(name=name))
     return array
+
+
+# The generic messages and, for the Fairlearn drop-ins, Fairlearn's (a missing label is named as such there too).
+_LABEL_MESSAGES = {"none": "{name} is required: binary labels 0/1.", "missing": BINARY_LABELS_MISSING_MESSAGE,
+                   "shape": "{name} must be one-dimensional, got shape {shape}.", "other": BINARY_LABELS_MESSAGE}
+_FAIRLEARN_LABEL_MESSAGES = {"none": MESSAGE_Y_NONE + ".", "shape": "`y` must be of shape (n,) or (n,1).",
+                             "missing": "`y` contains missing labels (NaN/None): labels must be 0 or 1.",
+                             "other": LABELS_NOT_0_1_ERROR_MESSAGE}
 
 
 def as_group_vector(sensitive_features, n_samples, name="sensitive_features", *, groups=None):

@@ -553,14 +553,5 @@ def _check_X(X):
 
 
 def _binary_labels(y):
-    """``y`` as a 1-D int array of 0/1 (a one-column 2-D input is accepted); ValueError naming ``y`` otherwise."""
-    if y is None:
-        raise ValueError("y is required: binary labels 0/1.")
-    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if values.ndim == 2 and values.shape[1] == 1:
-        values = values[:, 0]
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError("y must be a non-empty 1-D array of binary labels 0/1.")
-    if pd.isna(pd.Series(values, dtype=object)).any():
-        raise ValueError("y contains missing values (NaN/None).")
-    return check_binary_labels(values, "y").astype(np.intp)
+    """``y`` as a 1-D int array of 0/1 (a one-column 2-D input is accepted): the one binary-label check."""
+    return check_binary_labels(y, "y").astype(np.intp)
