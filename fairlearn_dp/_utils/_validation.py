@@ -1,7 +1,7 @@
 """The one validation module: the checks of public parameters and of input data, with clear errors that name the
 offending argument (and quote no private value).
 
-- data: :func:`check_X`, :func:`check_binary_labels` (one message, :data:`BINARY_LABELS_MESSAGE`),
+- data: :func:`check_X`, :func:`as_real_array` (the allocation helpers' strict numbers), :func:`check_binary_labels` (one message, :data:`BINARY_LABELS_MESSAGE`),
   :func:`check_sensitive_features` (over :func:`as_group_vector` and the declared ``groups``), :func:`as_1d_float`;
 - parameters: the checks of the declarative tables (``check_epsilon``, ``check_delta``, ``check_real``,
   ``check_int``, ``check_positive_int``, ``check_bool``, ``check_choice``, ``check_seed``, ``check_solver``,
@@ -30,7 +30,7 @@ from ..exceptions import PrivacyWarning, warn
 from ..privacy._accountant import validate_epsilon_delta
 from ._withheld import call_withheld
 
-__all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
+__all__ = ["as_1d_float", "as_real_array", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
            "check_feature_bound", "check_bounds", "check_alpha", "check_hypotheses", "check_optional_hypotheses",
            "check_bool", "check_choice", "check_seed", "check_solver", "check_real", "check_int", "check_string",
            "check_epsilon", "check_delta", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE",
@@ -62,6 +62,27 @@ def as_1d_float(values, name):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return arr
 
+
+
+def as_real_array(values, name):
+    """``values`` as a float array of any shape; stricter than :func:`as_1d_float` (counts and shares are numbers):
+    a bool, string, complex number or ``None`` is a ``TypeError`` naming ``name``; NaN/inf are left to callers.
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be an array of numbers, got {type(values).__name__}.")
+    values = values.to_numpy() if hasattr(values, "to_numpy") and callable(values.to_numpy) else values  # pandas
+    arr = call_withheld(np.asarray, values, replace=(                   # ragged nested lists, odd objects
+        ((TypeError, ValueError), ValueError(f"{name} must be a rectangular array of numbers.")),))
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} must contain numbers, not booleans.")
+    if arr.dtype.kind == "O" and not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                         for v in arr.ravel()):
+        raise TypeError(f"{name} must contain only real numbers (no booleans, strings or None).")
+    if arr.dtype.kind not in "iufO":
+        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
+    with np.errstate(over="ignore", invalid="ignore"):                  # Python ints beyond float range: withheld
+        return call_withheld(arr.astype, float, replace=(
+            ((OverflowError, TypeError, ValueError), ValueError(f"{name} contains numbers too large for floats.")),))
 
 
 def check_X(X, name="X"):

@@ -31,11 +31,10 @@ from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, check_spend, validate_epsilon_delta
 from ..privacy._release import noisy_vector
 from ..privacy._release import noise_scale
-from .._utils._validation import check_bool, check_choice, check_seed, validate_params
+from .._utils._validation import as_real_array, check_bool, check_choice, check_real, check_seed, validate_params
 
 if TYPE_CHECKING:
     from diffprivlib import BudgetAccountant
-from ._checks import as_real_array, check_positive_real
 
 __all__ = ["release_counts", "CountRelease", "count_sensitivity", "COUNT_SENSITIVITY", "LaplaceNoise",
            "GaussianNoise"]
@@ -219,7 +218,7 @@ class LaplaceNoise:
     lam: float
 
     def __post_init__(self):
-        object.__setattr__(self, "lam", check_positive_real(self.lam, "lam"))
+        object.__setattr__(self, "lam", check_real(self.lam, "lam", low=0.0, low_open=True))
 
     @classmethod
     def from_epsilon(cls, epsilon: float, *, invariant_total: bool = False) -> LaplaceNoise:
@@ -260,7 +259,7 @@ class GaussianNoise:
     sigma: float
 
     def __post_init__(self):
-        object.__setattr__(self, "sigma", check_positive_real(self.sigma, "sigma"))
+        object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0.0, low_open=True))
 
     @classmethod
     def from_epsilon(cls, epsilon: float, delta: float, *, invariant_total: bool = False) -> GaussianNoise:
