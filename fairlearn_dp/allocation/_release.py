@@ -29,8 +29,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, check_spend, validate_epsilon_delta
-from ..privacy._release import noisy_vector
-from ..privacy._release import noise_scale
+from ..privacy._release import noise_scale, release_gaussian, release_laplace
 from .._utils._validation import as_real_array, check_bool, check_choice, check_real, check_seed, validate_params
 
 if TYPE_CHECKING:
@@ -199,8 +198,10 @@ def release_counts(counts: ArrayLike, *, epsilon: float, delta: float = 0.0, inv
     spend = PrivacySpend(epsilon, delta)
     check_spend(accountant, spend)
     values = _check_counts(counts)
-    noisy = noisy_vector(values, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
-                         random_state=random_state)
+    if delta == 0:
+        noisy = release_laplace(values, epsilon=epsilon, l1_sensitivity=l1, random_state=random_state)
+    else:
+        noisy = release_gaussian(values, l2_sensitivity=l2, epsilon=epsilon, delta=delta, random_state=random_state)
     charge(accountant, spend)
     return CountRelease(noisy=noisy, spend=spend, neighbouring=SUBSTITUTION if invariant_total else ADD_REMOVE,
                         l1_sensitivity=l1, l2_sensitivity=l2,
