@@ -61,3 +61,20 @@ def test_one_release_function_per_mechanism_family():
     drawing = [_where(path, function) for path in MODULES if path.name != "_vector.py"
                for function in _functions(path) if "randomise_vector" in _called_names(function)]
     assert sorted(d.split(" ")[1] for d in drawing) == ["release_gaussian", "release_laplace"], drawing
+
+
+def _is_fixture(function):
+    return any("fixture" in ast.unparse(decorator) for decorator in function.decorator_list)
+
+
+def test_the_adult_data_are_loaded_by_the_shared_fixtures_only():
+    """Before: six test modules each had their own ``adult`` fixture loading Adult. Now the loads are the
+    session-scoped fixtures of ``tests/conftest.py``; a module's fixture may derive from them (a split, a prefit
+    model) but loads nothing itself."""
+    loaders = {"fetch_adult", "adult_features", "AdultDataset"}
+    tests = ROOT / "tests"
+    loading = [_where(path, function) for path in sorted(tests.rglob("test_*.py"))
+               for function in _functions(path) if _is_fixture(function) and _called_names(function) & loaders]
+    assert loading == []
+    shared = {f.name for f in _functions(tests / "conftest.py") if _is_fixture(f)}
+    assert {"adult", "adult_sex", "adult_race", "aif360_adult", "aif360_adult_numeric"} <= shared
