@@ -12,7 +12,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing import _distributed
-from fairlearn_dp.postprocessing._inputs import binary_labels
+from fairlearn_dp.postprocessing._inputs import _encode_numeric, binary_labels, fit_template
 from fairlearn_dp._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from fairlearn_dp._utils._validation import as_group_vector, encode_groups
 
@@ -329,7 +329,7 @@ def test_the_worker_template_leaves_out_earlier_fits_and_the_accountant(data):
     estimator = regression(BudgetAccountant()).fit(target[:, None], sensitive_features=a)
     before = dict(vars(estimator))
     estimator.bin_edges_ = np.linspace(0, 1, 3)
-    template = _distributed._template(estimator, before, ("estimator_", "bin_edges_"))
+    template = fit_template(estimator, before, ("estimator_", "bin_edges_"))
     assert "transport_plans_" not in vars(template) and "noisy_joint_pmf_" not in vars(template)
     assert template.accountant is None and template.bin_edges_ is estimator.bin_edges_
     assert estimator.accountant is not None
@@ -345,7 +345,7 @@ def test_the_worker_template_leaves_out_earlier_fits_and_the_accountant(data):
     (np.array([-1, 2**40, -1]), [2**40, -1]),
 ])
 def test_numeric_group_encoding_matches_the_general_one(values, groups):
-    fast = _distributed._encode_numeric(values, groups)
+    fast = _encode_numeric(values, groups)
     assert fast is not None
     np.testing.assert_array_equal(fast, encode_groups(as_group_vector(values, len(values)), groups))
 
@@ -362,7 +362,7 @@ def test_numeric_group_encoding_matches_the_general_one(values, groups):
     (np.zeros((3, 2)), [0, 1]),                           # several columns
 ])
 def test_numeric_group_encoding_declines_everything_else(values, groups):
-    assert _distributed._encode_numeric(values, groups) is None
+    assert _encode_numeric(values, groups) is None
 
 
 def test_is_dask_input():

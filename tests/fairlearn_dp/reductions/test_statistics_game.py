@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, UtilityWarning
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp, zcdp_to_approx_dp
 from fairlearn_dp.reductions import DPExponentiatedGradient, linear_threshold_hypotheses
-from fairlearn_dp.reductions._exponentiated_gradient import _EVENT_LABELS, _event_index, _moment_events
+from fairlearn_dp.reductions._eg_params import _EVENT_LABELS, _event_index, _moment_events
 from fairlearn_dp.reductions._statistics_game import (
     COUNT_SHARE,
     StatisticsGame,
