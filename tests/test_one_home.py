@@ -51,6 +51,13 @@ def test_one_validation_module():
     assert [str(path.relative_to(ROOT)) for path in MODULES if path.name == "_checks.py"] == []
 
 
+def test_n_rows_has_one_home():
+    """Before: ``postprocessing/_inputs.py`` and ``metrics/_frame_inputs.py`` each defined ``n_rows``."""
+    homes = [_where(path, function) for path in MODULES for function in _functions(path)
+             if function.name == "n_rows"]
+    assert len(homes) == 1, homes
+
+
 def test_one_release_function_per_mechanism_family():
     """Before: seven ways to release a vector (``noisy_vector``, ``noisy_vector_zcdp``, ``private_joint_histogram``,
     ``VectorReleaser`` and the zCDP ledger drawing through ``randomise_vector`` themselves, ...)."""

@@ -16,7 +16,7 @@ from .._utils._dask import is_dask_collection
 from .._utils._validation import as_1d_float, check_binary_labels
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
-           "binary_labels", "class_codes", "bounded_values", "n_rows"]
+           "binary_labels", "class_codes", "bounded_values"]
 
 
 @dataclass(frozen=True)
@@ -166,13 +166,6 @@ def cell_codes(columns, spec, name):
         part = column_codes(column, levels, where)
         codes = part if codes is None else codes * len(levels) + part
     return codes
-
-
-def n_rows(values):
-    """Row count of an array-like (numpy, pandas, list or Dask with known chunks)."""
-    if is_dask_collection(values):
-        return values.shape[0]
-    return len(values)
 
 
 def binary_labels(values, name):

@@ -13,7 +13,6 @@ import numbers
 from typing import Any
 
 import numpy as np
-from .._compat import num_samples as _num_samples
 
 from .._fairlearn_compat import (
     MESSAGE_SENSITIVE_FEATURES_NONE,
@@ -21,9 +20,10 @@ from .._fairlearn_compat import (
     MESSAGE_X_Y_ROWS,
 )
 
+from .._utils._rows import n_rows
 from .._utils._validation import as_group_vector, check_binary_labels, encode_groups
 
-__all__ = ["n_columns", "n_rows", "check_lengths", "check_target_rows", "binary_labels", "encode_group_index",
+__all__ = ["n_columns", "check_lengths", "check_target_rows", "binary_labels", "encode_group_index",
            "light_copy", "fit_template"]
 
 
@@ -36,14 +36,6 @@ def n_columns(X):
         except (TypeError, ValueError):
             return None
     return 1 if len(shape) == 1 else (shape[1] if len(shape) == 2 else None)
-
-
-def n_rows(data):
-    """Number of rows of ``data`` (scikit-learn's count), or None when it has none."""
-    try:
-        return _num_samples(data)
-    except TypeError:
-        return None
 
 
 def check_lengths(X, sensitive_features, n_labels):
