@@ -13,10 +13,11 @@ import pandas as pd
 
 from ..exceptions import PrivacyWarning, warn
 from .._utils._dask import is_dask_collection
+from .._utils._rows import n_rows
 from .._utils._validation import as_1d_float, check_binary_labels
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
-           "binary_labels", "class_codes", "bounded_values"]
+           "binary_labels", "class_codes", "bounded_values", "n_rows"]
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,9 @@ def cell_codes(columns, spec, name):
         part = column_codes(column, levels, where)
         codes = part if codes is None else codes * len(levels) + part
     return codes
+
+
+# n_rows (the row count of any input, Dask collections included) is fairlearn_dp._utils._rows's, imported above.
 
 
 def binary_labels(values, name):
