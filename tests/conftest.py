@@ -1,4 +1,5 @@
-"""Shared fixtures: small synthetic regression problems and fresh accountants."""
+"""Shared fixtures: small synthetic regression problems, fresh accountants and the Adult data (session-scoped: read
+once; tests must not change them in place, AIF360 datasets are copied by ``subset``)."""
 
 import numpy as np
 import pytest
@@ -48,3 +49,51 @@ def three_feature_dataset():
                                            favorable_label=1.0, unfavorable_label=0.0)
 
     return make
+
+
+# ------------------------------------------------------------------------------------------------- Adult
+@pytest.fixture(scope="session")
+def adult():
+    """Adult as :func:`fairlearn_dp.datasets.fetch_adult` returns it (the bundled copy: a Bunch of DataFrames)."""
+    from fairlearn_dp.datasets import fetch_adult
+
+    return fetch_adult()
+
+
+@pytest.fixture(scope="session")
+def adult_sex():
+    """:func:`fairlearn_dp.datasets.adult_features` by sex: model-ready ``(X, y, sex)`` (X a DataFrame)."""
+    from fairlearn_dp.datasets import adult_features
+
+    return adult_features("sex")
+
+
+@pytest.fixture(scope="session")
+def adult_race():
+    """:func:`fairlearn_dp.datasets.adult_features` by race: model-ready ``(X, y, race)`` (X a DataFrame)."""
+    from fairlearn_dp.datasets import adult_features
+
+    return adult_features("race")
+
+
+@pytest.fixture(scope="session")
+def aif360_adult():
+    """``aif360_dp.datasets.AdultDataset()`` with its defaults (skips without AIF360)."""
+    pytest.importorskip("aif360")
+    from aif360_dp.datasets import AdultDataset
+
+    return AdultDataset()
+
+
+@pytest.fixture(scope="session")
+def aif360_adult_numeric():
+    """2,000 Adult rows (seed 0) as an AIF360 dataset of numeric features only, scaled into [0, 1] with public
+    ranges (ages and weekly hours below 100, education-num 1..16; race and sex are already 0/1)."""
+    pytest.importorskip("aif360")
+    from aif360_dp.datasets import AdultDataset
+
+    data = AdultDataset(features_to_keep=["age", "education-num", "hours-per-week"], categorical_features=[])
+    data = data.subset(np.sort(np.random.default_rng(0).choice(data.features.shape[0], 2000, replace=False)))
+    assert data.feature_names == ["age", "education-num", "race", "sex", "hours-per-week"]
+    data.features = data.features / np.array([100.0, 16.0, 1.0, 1.0, 100.0])
+    return data

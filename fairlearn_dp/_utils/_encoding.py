@@ -14,23 +14,15 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import PrivacyWarning, warn
-from ._withheld import call_withheld
 from ._validation import check_binary_labels, encode_groups, resolve_groups
 
 
 def _check_labels(y, n):
-    """``y`` as a 1-D float array of ``n`` labels in {0, 1}; a domain error otherwise."""
-    if isinstance(y, (pd.Series, pd.DataFrame)):
-        y = y.to_numpy()
-    y = call_withheld(np.asarray, y, dtype=float,            # its message could quote a private value: withheld
-                      replace=(((TypeError, ValueError), ValueError("y must be numeric binary labels in {0, 1}.")),))
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1 or y.size != n:
+    """``y`` as a 1-D float array of ``n`` labels in {0, 1}: the one binary-label check, then the length."""
+    y = check_binary_labels(y, "y").astype(float)
+    if y.size != n:
         raise ValueError(f"y must be 1-D with one label per row of X ({n}), got shape {y.shape}.")
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinite values.")
-    return check_binary_labels(y, "y")
+    return y
 
 
 def _one_entry_per_column(entries):

@@ -8,8 +8,8 @@ and the post-fit diagnostics.
 - :func:`warn_if_constant_chosen`, :func:`warn_if_constant_output`: the output is a constant (chosen, or the kept
   model predicts one label on almost every row).
 
-This module imports nothing from :mod:`fairlearn_dp._utils._validation`, which re-exports these names (for the modules
-that still import them from there), as :mod:`fairlearn_dp._utils._fit_order` does: no import circle.
+This module imports nothing from :mod:`fairlearn_dp._utils._validation`, as :mod:`fairlearn_dp._utils._fit_order`
+does: no import circle.
 """
 
 from __future__ import annotations

@@ -1,10 +1,27 @@
-"""Data transforms on feature rows (not validation): clipping rows onto a public norm ball."""
+"""Rows (not validation): the count of an input's rows, and clipping feature rows onto a public norm ball."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["clip_rows"]
+from .._compat import num_samples
+from ._dask import is_dask_collection
+
+__all__ = ["n_rows", "clip_rows"]
+
+
+def n_rows(data: Any) -> Any:
+    """Number of rows of ``data``: a Dask collection's ``shape[0]`` (known chunks: an int; nothing is computed),
+    else scikit-learn's count (numpy, pandas, lists); None when ``data`` has no rows (a scalar, None).
+    """
+    if is_dask_collection(data):
+        return data.shape[0]
+    try:
+        return num_samples(data)
+    except TypeError:
+        return None
 
 
 def clip_rows(M, bound, norm_ord=2):

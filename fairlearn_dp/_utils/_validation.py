@@ -1,7 +1,7 @@
 """The one validation module: the checks of public parameters and of input data, with clear errors that name the
 offending argument (and quote no private value).
 
-- data: :func:`check_X`, :func:`check_binary_labels` (one message, :data:`BINARY_LABELS_MESSAGE`),
+- data: :func:`check_X`, :func:`as_real_array` (the allocation helpers' strict numbers), :func:`check_binary_labels` (one message, :data:`BINARY_LABELS_MESSAGE`),
   :func:`check_sensitive_features` (over :func:`as_group_vector` and the declared ``groups``), :func:`as_1d_float`;
 - parameters: the checks of the declarative tables (``check_epsilon``, ``check_delta``, ``check_real``,
   ``check_int``, ``check_positive_int``, ``check_bool``, ``check_choice``, ``check_seed``, ``check_solver``,
@@ -25,11 +25,12 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from ..exceptions import PrivacyWarning, warn
 from ..privacy._accountant import validate_epsilon_delta
 from ._withheld import call_withheld
 
-__all__ = ["as_1d_float", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
+__all__ = ["as_1d_float", "as_real_array", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
            "check_feature_bound", "check_bounds", "check_alpha", "check_hypotheses", "check_optional_hypotheses",
            "check_bool", "check_choice", "check_seed", "check_solver", "check_real", "check_int", "check_string",
            "check_epsilon", "check_delta", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE",
@@ -63,6 +64,27 @@ def as_1d_float(values, name):
 
 
 
+def as_real_array(values, name):
+    """``values`` as a float array of any shape; stricter than :func:`as_1d_float` (counts and shares are numbers):
+    a bool, string, complex number or ``None`` is a ``TypeError`` naming ``name``; NaN/inf are left to callers.
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be an array of numbers, got {type(values).__name__}.")
+    values = values.to_numpy() if hasattr(values, "to_numpy") and callable(values.to_numpy) else values  # pandas
+    arr = call_withheld(np.asarray, values, replace=(                   # ragged nested lists, odd objects
+        ((TypeError, ValueError), ValueError(f"{name} must be a rectangular array of numbers.")),))
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} must contain numbers, not booleans.")
+    if arr.dtype.kind == "O" and not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                         for v in arr.ravel()):
+        raise TypeError(f"{name} must contain only real numbers (no booleans, strings or None).")
+    if arr.dtype.kind not in "iufO":
+        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
+    with np.errstate(over="ignore", invalid="ignore"):                  # Python ints beyond float range: withheld
+        return call_withheld(arr.astype, float, replace=(
+            ((OverflowError, TypeError, ValueError), ValueError(f"{name} contains numbers too large for floats.")),))
+
+
 def check_X(X, name="X"):
     """``(X as a finite 2-D float array, its column names or None)``; a ``ValueError`` naming ``name`` otherwise.
 
@@ -82,32 +104,49 @@ def check_X(X, name="X"):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return X, names
 
-def check_binary_labels(values, name="y"):
+def check_binary_labels(values, name="y", *, fairlearn_messages=False):
     """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).
 
-    NaN or None is a ``ValueError`` with :data:`BINARY_LABELS_MISSING_MESSAGE`, anything else (another label, a
-    string) one with :data:`BINARY_LABELS_MESSAGE`; both name ``name`` and quote no value. Numeric input is checked
-    without per-row Python. Returns the array with its own dtype (callers cast it).
+    The one binary-label check. ``None`` is a ``ValueError`` saying ``name`` is required, NaN or None a
+    ``ValueError`` with :data:`BINARY_LABELS_MISSING_MESSAGE`, anything else (another label, a string, a complex
+    number) one with :data:`BINARY_LABELS_MESSAGE`; all name ``name`` and quote no value. Numeric input is checked
+    without per-row Python. Returns the array with its own dtype (callers cast it; an empty input is returned
+    empty: callers compare its length with ``X``'s). With ``fairlearn_messages=True`` (the Fairlearn drop-ins) the
+    messages are Fairlearn's own (``_validate_and_reformat_input``, without the data's values) and an empty ``y``
+    is refused as Fairlearn refuses it.
     """
+    messages = _FAIRLEARN_LABEL_MESSAGES if fairlearn_messages else _LABEL_MESSAGES
+    if values is None:
+        raise ValueError(messages["none"].format(name=name))
     array = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
     if array.ndim == 2 and array.shape[1] == 1:
         array = array[:, 0]
     if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}.")
+        raise ValueError(messages["shape"].format(name=name, shape=array.shape))
+    if fairlearn_messages and array.size == 0:
+        raise ValueError(messages["none"].format(name=name))
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind in "iuf":
         binary = bool(np.all((array == 0) | (array == 1)))
         if not binary and array.dtype.kind == "f" and np.isnan(array).any():
-            raise ValueError(BINARY_LABELS_MISSING_MESSAGE.format(name=name))
+            raise ValueError(messages["missing"].format(name=name))
     else:
         if pd.isna(pd.Series(array, dtype=object)).any():
-            raise ValueError(BINARY_LABELS_MISSING_MESSAGE.format(name=name))
+            raise ValueError(messages["missing"].format(name=name))
         binary = all(isinstance(v, (numbers.Real, np.bool_)) and not pd.isna(v) and v in (0, 1)
                      for v in pd.unique(pd.Series(array, dtype=object)))
     if not binary:
-        raise ValueError(BINARY_LABELS_MESSAGE.format(name=name))
+        raise ValueError(messages["other"].format(name=name))
     return array
+
+
+# The generic messages and, for the Fairlearn drop-ins, Fairlearn's (a missing label is named as such there too).
+_LABEL_MESSAGES = {"none": "{name} is required: binary labels 0/1.", "missing": BINARY_LABELS_MISSING_MESSAGE,
+                   "shape": "{name} must be one-dimensional, got shape {shape}.", "other": BINARY_LABELS_MESSAGE}
+_FAIRLEARN_LABEL_MESSAGES = {"none": MESSAGE_Y_NONE + ".", "shape": "`y` must be of shape (n,) or (n,1).",
+                             "missing": "`y` contains missing labels (NaN/None): labels must be 0 or 1.",
+                             "other": LABELS_NOT_0_1_ERROR_MESSAGE}
 
 
 def as_group_vector(sensitive_features, n_samples, name="sensitive_features", *, groups=None):

@@ -25,10 +25,9 @@ from joblib import Parallel, delayed
 from numpy.typing import ArrayLike
 from scipy import integrate, stats
 
-from ._checks import as_real_array, check_finite_real, check_positive_real
+from .._utils._validation import as_real_array, check_bool, check_int, check_real, validate_params
 from ._projections import project_nonnegative_sum, project_sum
 from .._utils._progress import progress_bar, show_progress
-from .._utils._validation import check_bool, check_int, validate_params
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
@@ -53,7 +52,7 @@ class NonNegativeSumProjection:
     """
 
     def __init__(self, total: float) -> None:
-        self.total = check_positive_real(total, "total")
+        self.total = check_real(total, "total", low=0.0, low_open=True)
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         return project_nonnegative_sum(rows, public_total=self.total)
@@ -63,7 +62,7 @@ class ProjectionShift:
     """Statistic ``T(pi_S(x~))`` of Lemma 2 (the scalar with ``pi_S+ = (pi_S - T)_+``), repeated in every column."""
 
     def __init__(self, total: float) -> None:
-        self.total = check_positive_real(total, "total")
+        self.total = check_real(total, "total", low=0.0, low_open=True)
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         plus = project_nonnegative_sum(rows, public_total=self.total)
@@ -75,7 +74,7 @@ class NegativePartOfSumProjection:
     """Statistic ``(pi_S(x~))_-``, used by the upper bound of Theorem 1 (Proposition 1)."""
 
     def __init__(self, total: float) -> None:
-        self.total = check_finite_real(total, "total")
+        self.total = check_real(total, "total")
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         return np.maximum(-project_sum(rows, public_total=self.total), 0.0)
@@ -201,7 +200,7 @@ def _check_n_jobs(n_jobs, name):
 _MONTE_CARLO_OPTIONS = {
     "n_draws": functools.partial(check_int, low=1),
     "chunk_size": functools.partial(check_int, low=1, allow_none=True),
-    "max_chunk_mb": check_positive_real,
+    "max_chunk_mb": functools.partial(check_real, low=0.0, low_open=True),
     "n_jobs": _check_n_jobs,
     "random_state": functools.partial(check_int, low=0, allow_none=True),
     "progress": functools.partial(check_bool, allow_none=True),
@@ -267,7 +266,7 @@ def sum_projection_positive_part_bias(counts: ArrayLike, sigma: float) -> np.nda
     E[Y_-]``), the term of Proposition 1.
     """
     x = _check_counts(counts)
-    sigma = check_positive_real(sigma, "sigma")
+    sigma = check_real(sigma, "sigma", low=0.0, low_open=True)
     if x.size < 2:
         raise ValueError("counts needs at least 2 entities.")
     return _gaussian_positive_part_bias(x, sigma * math.sqrt(1.0 - 1.0 / x.size))
@@ -279,9 +278,9 @@ def proposition2_integral(x_min: float, x_max: float, sigma: float,
     sigma``, by quadrature. Returns ``(value, (lower, upper))`` with the proposition's bracket ``[Phi(-a x_n),
     Phi(-a x_1)] * (x_n - x_1)``.
     """
-    x_min = check_finite_real(x_min, "x_min")
-    x_max = check_finite_real(x_max, "x_max")
-    sigma = check_positive_real(sigma, "sigma")
+    x_min = check_real(x_min, "x_min")
+    x_max = check_real(x_max, "x_max")
+    sigma = check_real(sigma, "sigma", low=0.0, low_open=True)
     n = check_int(n, "n", low=2)
     if x_max < x_min:
         raise ValueError("x_max must be >= x_min.")
@@ -315,7 +314,7 @@ def theorem1_bounds(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise, *, t
         raise TypeError("noise must be a LaplaceNoise or GaussianNoise (simulation) object.")
     if x.size < 2:
         raise ValueError("counts needs at least 2 entities.")
-    if total is not None and not math.isclose(check_finite_real(total, "total"), x.sum(), rel_tol=0,
+    if total is not None and not math.isclose(check_real(total, "total"), x.sum(), rel_tol=0,
                                               abs_tol=1e-9):
         raise ValueError(f"total={total} contradicts the counts, which sum to {x.sum():g}: the public total C of "
                          "the data-release setting is the true total.")

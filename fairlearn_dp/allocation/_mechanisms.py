@@ -14,8 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._utils._validation import check_bool, check_solver, validate_params
-from ._checks import as_real_array
+from .._utils._validation import as_real_array, check_bool, check_solver, validate_params
 from ._projections import _as_rows, _nonnegative_sum_rows
 from ._release import CountRelease
 

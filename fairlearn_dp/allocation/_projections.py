@@ -20,8 +20,7 @@ from numpy.typing import ArrayLike
 
 from ..privacy._projection import project_onto_sum
 from ..privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
-from .._utils._validation import check_solver
-from ._checks import as_real_array, check_finite_real
+from .._utils._validation import as_real_array, check_real, check_solver
 from ._release import CountRelease
 
 __all__ = ["project_sum", "project_nonnegative_sum", "project_simplex", "project_with_invariants"]
@@ -50,7 +49,7 @@ def _check_total(total, name="public_total"):
     """A public total of counts: a finite real number >= 0 (a negative total would make the projections return
     negative counts).
     """
-    total = check_finite_real(total, name)
+    total = check_real(total, name)
     if total < 0:
         raise ValueError(f"{name} must be >= 0 (a total of counts), got {total:g}.")
     return total

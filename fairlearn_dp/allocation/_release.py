@@ -29,13 +29,11 @@ from numpy.typing import ArrayLike
 
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, check_spend, validate_epsilon_delta
-from ..privacy._release import noisy_vector
-from ..privacy._release import noise_scale
-from .._utils._validation import check_bool, check_choice, check_seed, validate_params
+from ..privacy._release import noise_scale, release_gaussian, release_laplace
+from .._utils._validation import as_real_array, check_bool, check_choice, check_real, check_seed, validate_params
 
 if TYPE_CHECKING:
     from diffprivlib import BudgetAccountant
-from ._checks import as_real_array, check_positive_real
 
 __all__ = ["release_counts", "CountRelease", "count_sensitivity", "COUNT_SENSITIVITY", "LaplaceNoise",
            "GaussianNoise"]
@@ -200,8 +198,10 @@ def release_counts(counts: ArrayLike, *, epsilon: float, delta: float = 0.0, inv
     spend = PrivacySpend(epsilon, delta)
     check_spend(accountant, spend)
     values = _check_counts(counts)
-    noisy = noisy_vector(values, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
-                         random_state=random_state)
+    if delta == 0:
+        noisy = release_laplace(values, epsilon=epsilon, l1_sensitivity=l1, random_state=random_state)
+    else:
+        noisy = release_gaussian(values, l2_sensitivity=l2, epsilon=epsilon, delta=delta, random_state=random_state)
     charge(accountant, spend)
     return CountRelease(noisy=noisy, spend=spend, neighbouring=SUBSTITUTION if invariant_total else ADD_REMOVE,
                         l1_sensitivity=l1, l2_sensitivity=l2,
@@ -219,7 +219,7 @@ class LaplaceNoise:
     lam: float
 
     def __post_init__(self):
-        object.__setattr__(self, "lam", check_positive_real(self.lam, "lam"))
+        object.__setattr__(self, "lam", check_real(self.lam, "lam", low=0.0, low_open=True))
 
     @classmethod
     def from_epsilon(cls, epsilon: float, *, invariant_total: bool = False) -> LaplaceNoise:
@@ -260,7 +260,7 @@ class GaussianNoise:
     sigma: float
 
     def __post_init__(self):
-        object.__setattr__(self, "sigma", check_positive_real(self.sigma, "sigma"))
+        object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0.0, low_open=True))
 
     @classmethod
     def from_epsilon(cls, epsilon: float, delta: float, *, invariant_total: bool = False) -> GaussianNoise:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..allocation._checks import as_real_array, check_positive_real
+from .._utils._validation import as_real_array, check_real
 
 __all__ = ["alpha_fairness", "cost_of_privacy", "cost_of_privacy_l1", "mean_bias", "misallocated_funds"]
 
@@ -36,7 +36,7 @@ def _bias(y_true, y_pred):
 
 
 def _budget(budget):
-    return check_positive_real(budget, "budget")
+    return check_real(budget, "budget", low=0.0, low_open=True)
 
 
 def alpha_fairness(y_true: ArrayLike, y_pred: ArrayLike) -> float:

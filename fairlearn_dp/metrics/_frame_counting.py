@@ -10,7 +10,8 @@ import numpy as np
 
 from .._utils._dask import aligned_partitions, is_dask_input, tree_reduce
 from .._utils._validation import as_1d_float
-from ._frame_inputs import binary_labels, bounded_values, cell_codes, class_codes, n_rows
+from .._utils._rows import n_rows
+from ._frame_inputs import binary_labels, bounded_values, cell_codes, class_codes
 from ._frame_release import count_cells
 
 __all__ = ["count_frame", "row_weights"]

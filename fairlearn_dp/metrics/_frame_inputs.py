@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..exceptions import PrivacyWarning, warn
 from .._utils._dask import is_dask_collection
+from .._utils._rows import n_rows
 from .._utils._validation import as_1d_float, check_binary_labels
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
@@ -168,11 +169,7 @@ def cell_codes(columns, spec, name):
     return codes
 
 
-def n_rows(values):
-    """Row count of an array-like (numpy, pandas, list or Dask with known chunks)."""
-    if is_dask_collection(values):
-        return values.shape[0]
-    return len(values)
+# n_rows (the row count of any input, Dask collections included) is fairlearn_dp._utils._rows's, imported above.
 
 
 def unread_y_true(y_true, classes):

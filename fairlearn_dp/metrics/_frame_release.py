@@ -21,8 +21,9 @@ Sensitivity (``k`` = length of ``v``; classification ``||v||_1 = ||v||_2 = 1``, 
 
 So classification releases at L1 2 and L2 ``sqrt(2)`` (Laplace ``2 / epsilon`` per count), for any number of classes
 (the changed row still moves one unit between two of the ``K^2`` cells), regression at L1
-``2 k`` and L2 ``sqrt(2 k)``. One release through :func:`fairlearn_dp.privacy.noisy_vector` (diffprivlib's
-Laplace, or its analytic Gaussian when ``delta > 0``), one charge.
+``2 k`` and L2 ``sqrt(2 k)``. One release through :func:`fairlearn_dp.privacy._release.release_laplace`
+(diffprivlib's Laplace), or :func:`~fairlearn_dp.privacy._release.release_gaussian` (its analytic Gaussian) when
+``delta > 0``, one charge.
 
 Sample weights ``w`` in ``[0, B]`` (public ``B``): each row adds ``w v``. A weight is part of its record and may
 depend on the sensitive value (Reweighing's), so a changed row gives ``-w v`` and ``+w' v'`` with ``w, w'`` in
@@ -47,7 +48,7 @@ import math
 
 import numpy as np
 
-from ..privacy._release import noisy_vector
+from ..privacy._release import release_gaussian, release_laplace
 from ..privacy._projection import project_onto_nonnegative_sum
 from ..privacy._release import noise_scale, noise_sd
 
@@ -108,8 +109,10 @@ def release_table(counts, *, l1, l2, epsilon, delta, random_state):
     """``(noisy counts, noise scale, noise sd)`` of one release at the given sensitivities (the one home of a count
     table's release: the frames' and the AIF360 metric classes'; ``epsilon = inf``: exact, scale and sd 0).
     """
-    noisy = noisy_vector(counts, epsilon=epsilon, delta=delta, l1_sensitivity=l1, l2_sensitivity=l2,
-                         random_state=random_state)
+    if delta == 0:
+        noisy = release_laplace(counts, epsilon=epsilon, l1_sensitivity=l1, random_state=random_state)
+    else:
+        noisy = release_gaussian(counts, l2_sensitivity=l2, epsilon=epsilon, delta=delta, random_state=random_state)
     if math.isinf(epsilon):
         return noisy, 0.0, 0.0
     scale = noise_scale(epsilon, delta, l1, l2)

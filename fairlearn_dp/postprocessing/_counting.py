@@ -14,9 +14,8 @@ copy of the estimator, so that it can be shipped to Dask workers). A backend cou
   partition counts summed in a tree there.
 
 Both return integer counts, equal for the same rows whatever the partitioning; :func:`release_counts` then
-releases ``counts / n`` once, through :func:`fairlearn_dp.privacy._release.release_joint_counts` (what
-:func:`~fairlearn_dp.privacy._release.private_joint_histogram` does after counting: the same noise for the same
-``random_state``). Backends receive callables and return counts: they read and set nothing of the estimators.
+releases ``counts / n`` once, through :func:`fairlearn_dp.privacy._release.release_joint_counts` (the same
+noise for the same ``random_state`` whichever backend counted). Backends receive callables and return counts: they read and set nothing of the estimators.
 """
 
 from __future__ import annotations

@@ -31,9 +31,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils._dask import FAN_IN, aligned_partitions, is_dask_input, tree_reduce
-from ._inputs import _encode_numeric  # noqa: F401 (tested here)
-from ._inputs import binary_labels_fast as _labels  # noqa: F401 (tested here)
-from ._inputs import fit_template as _template  # noqa: F401 (tested here)
 
 __all__ = ["is_dask_input", "check_layout", "count_cells_dask", "FAN_IN"]
 

@@ -39,7 +39,7 @@ from .._utils._validation import (
 )
 from ._barycenter import solve_barycenter
 from ._blind import n_posterior_cells
-from ._blind_fit import MAX_BLIND_LP_VARIABLES, _AttributeBlindFit  # noqa: F401 (a documented limit)
+from ._blind_fit import _AttributeBlindFit
 from ._counting import check_layout, counting_backend, is_dask_input, release_counts
 from ._counting import require_declared_groups, require_prefit_or_none
 from ._dask_predict import pmf_predict_dask, predict_dask

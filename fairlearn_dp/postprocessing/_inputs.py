@@ -1,8 +1,9 @@
 """The input checks of the post-processors' fit, with Fairlearn's messages (without counts or values of the data).
 
 Shared by every counting backend (:mod:`._counting`: in memory and on Dask workers), so that both raise the same
-errors: the per-row functions each estimator's cell index uses (labels, group encoding, with fast paths that give
-the same values and errors), and the light copy of an estimator that is shipped to the workers.
+errors: the per-row functions each estimator's cell index uses (labels through the one binary-label check, group
+encoding with a fast path that gives the same values and errors), and the light copy of an estimator that is
+shipped to the workers.
 """
 
 from __future__ import annotations
@@ -12,20 +13,17 @@ import numbers
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from .._compat import num_samples as _num_samples
 
 from .._fairlearn_compat import (
-    LABELS_NOT_0_1_ERROR_MESSAGE,
     MESSAGE_SENSITIVE_FEATURES_NONE,
     MESSAGE_X_SENSITIVE_ROWS,
     MESSAGE_X_Y_ROWS,
-    MESSAGE_Y_NONE,
 )
 
-from .._utils._validation import as_group_vector, encode_groups
+from .._utils._rows import n_rows
+from .._utils._validation import as_group_vector, check_binary_labels, encode_groups
 
-__all__ = ["n_columns", "n_rows", "check_lengths", "check_target_rows", "binary_labels", "binary_labels_fast", "encode_group_index",
+__all__ = ["n_columns", "check_lengths", "check_target_rows", "binary_labels", "encode_group_index",
            "light_copy", "fit_template"]
 
 
@@ -38,14 +36,6 @@ def n_columns(X):
         except (TypeError, ValueError):
             return None
     return 1 if len(shape) == 1 else (shape[1] if len(shape) == 2 else None)
-
-
-def n_rows(data):
-    """Number of rows of ``data`` (scikit-learn's count), or None when it has none."""
-    try:
-        return _num_samples(data)
-    except TypeError:
-        return None
 
 
 def check_lengths(X, sensitive_features, n_labels):
@@ -61,24 +51,8 @@ def check_lengths(X, sensitive_features, n_labels):
 
 
 def binary_labels(y):
-    """Labels as 0/1 ints; errors are Fairlearn's (``_validate_and_reformat_input``) without the data's values,
-    except that a missing label (NaN/None) is named as such (Fairlearn calls it "not 0 or 1").
-    """
-    if y is None:
-        raise ValueError(MESSAGE_Y_NONE + ".")
-    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if values.size == 0:
-        raise ValueError(MESSAGE_Y_NONE + ".")
-    if values.ndim == 2 and values.shape[1] == 1:
-        values = values.ravel()
-    if values.ndim != 1:
-        raise ValueError("`y` must be of shape (n,) or (n,1).")
-    found = pd.unique(pd.Series(values, dtype=object))
-    if pd.isna(found).any():                  # Fairlearn says "not 0 or 1"; its drop-in path keeps that (eps=inf)
-        raise ValueError("`y` contains missing labels (NaN/None): labels must be 0 or 1.")
-    if not all(isinstance(v, (numbers.Number, np.bool_)) and not pd.isna(v) and v in (0, 1) for v in found):
-        raise ValueError(LABELS_NOT_0_1_ERROR_MESSAGE)
-    return values.astype(float).astype(np.intp)
+    """Labels as 0/1 ints: the one binary-label check, with Fairlearn's messages (without the data's values)."""
+    return check_binary_labels(y, "y", fairlearn_messages=True).astype(float).astype(np.intp)
 
 
 def encode_group_index(sensitive_features, n_samples, groups):
@@ -171,19 +145,6 @@ _NO_MATCH = object()
 
 #: Up to this many numeric groups, group labels are matched by one comparison pass per group.
 _MAX_FAST_GROUPS = 64
-
-
-def binary_labels_fast(y):
-    """``binary_labels(y)``, without its per-value Python check when ``y`` is a numeric
-    array of zeros and ones (the same 0/1 integers); anything else goes its way, errors included.
-    """
-    values = y.to_numpy() if hasattr(y, "to_numpy") else y
-    if (isinstance(values, np.ndarray) and values.dtype.kind in "biuf" and values.size
-            and (values.ndim == 1 or values.shape == (values.shape[0], 1))):
-        values = values.ravel()
-        if np.all((values == 0) | (values == 1)):
-            return values.astype(np.intp)
-    return binary_labels(y)
 
 
 def light_copy(estimator, keep=None):

@@ -31,7 +31,7 @@ from ._counting import check_layout, counting_backend, is_dask_input, release_co
 from ._counting import require_declared_groups, require_prefit_or_none
 from ._dask_predict import pmf_predict_dask, predict_dask
 from ._inputs import binary_labels as _binary_labels
-from ._inputs import binary_labels_fast, encode_group_index, light_copy
+from ._inputs import encode_group_index, light_copy
 from ._inputs import check_lengths as _check_lengths
 from ._inputs import n_columns as _n_columns
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
@@ -605,7 +605,7 @@ def _threshold_cells(template, groups, n_bins, private, x, y, sensitive_features
     """``cell_index`` of :meth:`DPThresholdOptimizer.fit`: cell ``a (2 B) + 2 b + l`` of each row (the layout of
     ``noisy_table_``), with fit's domain checks and messages; ``template`` is the estimator's light copy.
     """
-    labels = binary_labels_fast(y)
+    labels = _binary_labels(y)
     _check_lengths(x, sensitive_features, labels.size)
     outputs = template._outputs(x, private=private)
     if outputs.size != labels.size:

@@ -1,7 +1,13 @@
-"""Noisy releases: the only place fairdp draws noise on a release path.
+"""Noisy releases: the only place fairdp draws noise on a release path, one release function per mechanism family.
 
-All noise comes from diffprivlib mechanisms (:class:`~diffprivlib.mechanisms.Laplace` for pure DP,
-:class:`~diffprivlib.mechanisms.GaussianAnalytic` when ``delta > 0``). diffprivlib's mechanisms are scalar, so a
+- :func:`release_laplace`: the Laplace family (pure DP, L1 sensitivity);
+- :func:`release_gaussian`: the Gaussian family, calibrated to ``(epsilon, delta)`` (analytic Gaussian) or to
+  ``rho``-zCDP;
+- (the exponential mechanism, the third family, is :mod:`._exponential`.)
+
+Callers with an ``(epsilon, delta)`` budget use the Laplace when ``delta == 0`` and the Gaussian otherwise;
+:func:`release_joint_counts` is the histogram release of the post-processors (normalise, release, charge once).
+All noise comes from diffprivlib mechanisms. diffprivlib's mechanisms are scalar, so a
 vector is released by one mechanism instance applied to every coordinate in one call of
 :func:`~fairlearn_dp.privacy._vector.randomise_vector` (the mechanism's own formula and sampler, vectorised); the
 guarantee for the whole vector comes from the vector's L1 (Laplace) or L2 (Gaussian) sensitivity, not from
@@ -20,9 +26,10 @@ from numpy.typing import ArrayLike
 from ._accountant import charge, check_spend, validate_epsilon_delta
 from ._spend import PrivacySpend
 from ._vector import randomise_vector
+from ._zcdp import zcdp_gaussian_mechanism
 
-__all__ = ["noisy_vector", "noise_scale", "noise_sd", "private_joint_histogram", "joint_histogram_sensitivity",
-           "release_joint_counts"]
+__all__ = ["release_laplace", "release_gaussian", "gaussian_mechanism", "noise_scale", "noise_sd",
+           "joint_histogram_sensitivity", "release_joint_counts"]
 
 
 def noise_scale(epsilon: float, delta: float, l1_sensitivity: float | None, l2_sensitivity: float | None) -> float:
@@ -53,50 +60,107 @@ def noise_sd(scale: float, delta: float) -> float:
     return math.sqrt(2.0) * scale if delta == 0 else scale
 
 
-def noisy_vector(values: ArrayLike, *, epsilon: float, delta: float = 0.0, l1_sensitivity: float | None = None,
-                 l2_sensitivity: float | None = None,
-                 random_state: int | np.random.RandomState | None = None) -> np.ndarray:
-    """Add independent noise to every coordinate of ``values`` (does not charge an accountant).
+def release_laplace(values: ArrayLike, *, epsilon: float, l1_sensitivity: float,
+                    random_state: int | np.random.RandomState | None = None) -> np.ndarray:
+    """The Laplace mechanism on every coordinate of ``values``: the release of the Laplace family (no charge).
 
-    - ``delta == 0``: Laplace noise of scale ``l1_sensitivity / epsilon`` on each coordinate. If the L1 distance
-      between the vector on neighbouring datasets is at most ``l1_sensitivity`` this is epsilon-DP (the Laplace
-      mechanism, Dwork & Roth 2014, Thm. 3.6).
-    - ``delta > 0``: analytic Gaussian noise calibrated to ``l2_sensitivity`` (Balle & Wang 2018), (epsilon,
-      delta)-DP for a vector whose L2 distance between neighbours is at most ``l2_sensitivity``.
-    - ``epsilon == inf``: the values are returned unchanged (the non-private baseline).
+    Noise of scale ``l1_sensitivity / epsilon`` on each coordinate, from diffprivlib's ``Laplace`` applied to the
+    whole array in one :func:`~fairlearn_dp.privacy._vector.randomise_vector` call: epsilon-DP for a vector whose
+    L1 distance between neighbouring datasets is at most ``l1_sensitivity`` (Dwork & Roth 2014, Thm. 3.6).
+    ``epsilon == inf`` returns the values unchanged (the non-private baseline).
 
     Parameters
     ----------
     values : array-like of float
         The exact statistics (any shape).
-    epsilon, delta : float
-        Privacy parameters of the release.
-    l1_sensitivity, l2_sensitivity : float
-        Sensitivities of the whole vector; the one the mechanism needs is required.
+    epsilon : float
+        Privacy parameter of the release.
+    l1_sensitivity : float
+        L1 sensitivity of the whole vector.
     random_state : None, int or numpy.random.RandomState
         Passed to the diffprivlib mechanism. ``None`` uses a cryptographically secure generator; a seed makes the
-        draw reproducible (experiments only: a seeded release is not secure).
+        draw reproducible (experiments only: a seeded release is not secure); a ``RandomState`` shared by several
+        releases gives them one stream.
 
     Returns
     -------
     numpy.ndarray of float, same shape as ``values``.
     """
-    epsilon, delta = validate_epsilon_delta(epsilon, delta)
+    epsilon, _ = validate_epsilon_delta(epsilon, 0.0)
     values = np.asarray(values, dtype=float)
     if math.isinf(epsilon):
         return values.copy()
-    if delta == 0:
-        if l1_sensitivity is None:
-            raise ValueError("l1_sensitivity is required for the Laplace mechanism (delta == 0).")
-        noise_scale(epsilon, delta, l1_sensitivity, None)
-        mechanism = Laplace(epsilon=epsilon, sensitivity=float(l1_sensitivity), random_state=random_state)
+    if l1_sensitivity is None:
+        raise ValueError("l1_sensitivity is required for the Laplace mechanism (delta == 0).")
+    noise_scale(epsilon, 0.0, l1_sensitivity, None)
+    mechanism = Laplace(epsilon=epsilon, sensitivity=float(l1_sensitivity), random_state=random_state)
+    return randomise_vector(mechanism, values)
+
+
+def release_gaussian(values: ArrayLike, *, l2_sensitivity: float, epsilon: float | None = None,
+                     delta: float | None = None, rho: float | None = None,
+                     random_state: int | np.random.RandomState | None = None,
+                     mechanisms: dict | None = None) -> np.ndarray:
+    """The Gaussian mechanism on every coordinate of ``values``: the release of the Gaussian family (no charge).
+
+    Calibrated either to ``(epsilon, delta)`` with ``delta > 0`` (diffprivlib's analytic Gaussian, Balle & Wang
+    2018: (epsilon, delta)-DP for L2 sensitivity ``l2_sensitivity``; ``epsilon == inf`` returns the values
+    unchanged) or, when ``rho`` is given, to ``rho``-zCDP (``sigma = Delta_2 / sqrt(2 rho)``, Bun & Steinke 2016,
+    Prop. 1.6). All coordinates are drawn in one :func:`~fairlearn_dp.privacy._vector.randomise_vector` call.
+
+    Parameters
+    ----------
+    values : array-like of float
+        The exact statistics (any shape).
+    l2_sensitivity : float
+        L2 sensitivity of the whole vector.
+    epsilon, delta : float, optional
+        The ``(epsilon, delta)`` budget (without ``rho``).
+    rho : float, optional
+        The zCDP budget (then ``epsilon`` and ``delta`` are not used).
+    random_state : None, int or numpy.random.RandomState
+        As in :func:`release_laplace`.
+    mechanisms : dict, optional
+        A fit's cache of calibrated mechanisms (the analytic calibration costs about a millisecond): a mechanism
+        is built once per budget and sensitivity and then reused, so pass it only with the same ``random_state``
+        object (or None) on every call.
+
+    Returns
+    -------
+    numpy.ndarray of float, same shape as ``values``.
+    """
+    values = np.asarray(values, dtype=float)
+    if rho is None:
+        epsilon, delta = validate_epsilon_delta(epsilon, delta)
+        if delta == 0:
+            raise ValueError("the Gaussian mechanism needs delta > 0 (or rho); delta == 0 is the Laplace's.")
+        if math.isinf(epsilon):
+            return values.copy()
+    mechanism = gaussian_mechanism(l2_sensitivity, epsilon=epsilon, delta=delta, rho=rho,
+                                   random_state=random_state, mechanisms=mechanisms)
+    return randomise_vector(mechanism, values)
+
+
+def gaussian_mechanism(l2_sensitivity: float, *, epsilon: float | None = None, delta: float | None = None,
+                       rho: float | None = None, random_state: int | np.random.RandomState | None = None,
+                       mechanisms: dict | None = None) -> GaussianAnalytic:
+    """The diffprivlib mechanism :func:`release_gaussian` draws with (its ``sigma`` is the noise's scale); cached
+    in ``mechanisms`` (when given) by budget and sensitivity.
+    """
+    key = (float(l2_sensitivity), epsilon, delta, rho)
+    if mechanisms is not None and key in mechanisms:
+        return mechanisms[key]
+    if rho is not None:
+        mechanism = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
     else:
         if l2_sensitivity is None:
             raise ValueError("l2_sensitivity is required for the Gaussian mechanism (delta > 0).")
         noise_scale(epsilon, delta, None, l2_sensitivity)
         mechanism = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=float(l2_sensitivity),
                                      random_state=random_state)
-    return randomise_vector(mechanism, values)
+    if mechanisms is not None:
+        mechanisms[key] = mechanism
+    return mechanism
 
 
 def joint_histogram_sensitivity(n: int) -> tuple[float, float]:
@@ -112,56 +176,28 @@ def joint_histogram_sensitivity(n: int) -> tuple[float, float]:
     return 2.0 / n, math.sqrt(2.0) / n
 
 
-def private_joint_histogram(bin_index: ArrayLike, group_index: ArrayLike, *, n_bins: int, n_groups: int,
-                            epsilon: float, delta: float = 0.0, accountant: BudgetAccountant | None = None,
-                            random_state: int | np.random.RandomState | None = None
-                            ) -> tuple[np.ndarray, PrivacySpend]:
-    """Release the joint PMF of (group, bin) with noise and charge the accountant once (Xian et al. Alg. 1, l. 3-4).
-
-    Computes ``p_hat(a, v_j) = (1/n) sum_i 1[a_i = a, h(f(x_i, a_i)) = v_j]`` for all ``n_groups x n_bins`` cells
-    (every cell of the public grid, empty ones included, so the release shape reveals nothing) and adds noise with
-    :func:`noisy_vector` at the sensitivity of :func:`joint_histogram_sensitivity`: Laplace of scale ``2 / (n
-    epsilon)`` per cell when ``delta == 0``, analytic Gaussian for L2 sensitivity ``sqrt(2)/n`` otherwise.
-
-    Neighbouring relation: substitution of one record. Privacy: (epsilon, delta)-DP; the accountant is checked
-    before the data are read and charged ``(epsilon, delta)`` once after the release (``(inf, 0)`` for
-    ``epsilon=inf``, which adds no noise).
-
-    Returns
-    -------
-    noisy_pmf : numpy.ndarray of shape (n_groups, n_bins)
-    spend : PrivacySpend
-    """
-    epsilon, delta = validate_epsilon_delta(epsilon, delta)
-    spend = PrivacySpend(epsilon, delta)
-    check_spend(accountant, spend)
-    bin_index = np.asarray(bin_index, dtype=np.intp)
-    group_index = np.asarray(group_index, dtype=np.intp)
-    if bin_index.shape != group_index.shape or bin_index.ndim != 1:
-        raise ValueError("bin_index and group_index must be 1-D arrays of the same length.")
-    n = bin_index.size
-    if n == 0:
-        raise ValueError("Cannot release a histogram of an empty dataset.")
-    if bin_index.min() < 0 or bin_index.max() >= n_bins or group_index.min() < 0 or group_index.max() >= n_groups:
-        raise ValueError("bin_index or group_index outside the declared grid.")
-    counts = np.zeros((n_groups, n_bins))
-    np.add.at(counts, (group_index, bin_index), 1.0)
-    return release_joint_counts(counts, n, epsilon=epsilon, delta=delta, accountant=accountant,
-                                random_state=random_state)
-
-
 def release_joint_counts(counts: np.ndarray, n: int, *, epsilon: float, delta: float = 0.0,
                          accountant: BudgetAccountant | None = None,
                          random_state: int | np.random.RandomState | None = None) -> tuple[np.ndarray, PrivacySpend]:
-    """The release step of :func:`private_joint_histogram`, from cell counts already computed (e.g. summed on
-    Dask workers): ``counts / n`` with noise at :func:`joint_histogram_sensitivity` ``(n)``, one charge of
-    ``(epsilon, delta)``. Returns ``(noisy_pmf, spend)`` with the shape of ``counts``.
+    """The joint PMF of (group, bin) released from its cell counts (Xian et al. Alg. 1, l. 3-4), charged once.
+
+    ``counts`` holds ``#{i : a_i = a, h(f(x_i, a_i)) = v_j}`` for every cell of the public ``n_groups x n_bins``
+    grid (empty ones included, so the release shape reveals nothing), counted in memory or summed on Dask workers;
+    ``n`` is the public number of records. Releases ``counts / n`` at the sensitivity of
+    :func:`joint_histogram_sensitivity`: Laplace of scale ``2 / (n epsilon)`` per cell when ``delta == 0``
+    (:func:`release_laplace`), analytic Gaussian for L2 sensitivity ``sqrt(2)/n`` otherwise
+    (:func:`release_gaussian`). Neighbouring relation: substitution of one record. Privacy: (epsilon, delta)-DP;
+    the accountant is checked before the release and charged ``(epsilon, delta)`` once after it (``(inf, 0)`` for
+    ``epsilon=inf``, which adds no noise). Returns ``(noisy_pmf, spend)`` with the shape of ``counts``.
     """
     epsilon, delta = validate_epsilon_delta(epsilon, delta)
     spend = PrivacySpend(epsilon, delta)
     check_spend(accountant, spend)
     l1, l2 = joint_histogram_sensitivity(n)
-    noisy = noisy_vector(np.asarray(counts, dtype=float) / n, epsilon=epsilon, delta=delta, l1_sensitivity=l1,
-                         l2_sensitivity=l2, random_state=random_state)
+    pmf = np.asarray(counts, dtype=float) / n
+    if delta == 0:
+        noisy = release_laplace(pmf, epsilon=epsilon, l1_sensitivity=l1, random_state=random_state)
+    else:
+        noisy = release_gaussian(pmf, l2_sensitivity=l2, epsilon=epsilon, delta=delta, random_state=random_state)
     charge(accountant, spend)
     return noisy, spend

@@ -12,16 +12,14 @@ import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from ._spend import PrivacySpend
-from ._vector import randomise_vector
 
 if TYPE_CHECKING:
     from diffprivlib.mechanisms import GaussianAnalytic
 
 __all__ = ["check_rho", "compose_zcdp", "zcdp_to_approx_dp", "approx_dp_to_zcdp", "pure_dp_to_zcdp",
-           "zcdp_gaussian_sigma", "zcdp_spend", "zcdp_gaussian_mechanism", "noisy_vector_zcdp"]
+           "zcdp_gaussian_sigma", "zcdp_spend", "zcdp_gaussian_mechanism"]
 
 # (epsilon, delta) used only to parametrise diffprivlib's analytic Gaussian; sigma is set through its sensitivity.
 _PARAMETRISING_DELTA = 1e-9
@@ -115,16 +113,3 @@ def zcdp_gaussian_mechanism(l2_sensitivity: float, rho: float, *,
     unit = math.sqrt(GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=1.0).variance(0.0))
     return GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=sigma / unit,
                             random_state=random_state)
-
-
-def noisy_vector_zcdp(values: ArrayLike, *, l2_sensitivity: float, rho: float,
-                      random_state: int | np.random.RandomState | None = None) -> np.ndarray:
-    """Add zCDP-calibrated Gaussian noise (``sigma = Delta_2 / sqrt(2 rho)``) to every coordinate of ``values``.
-
-    ``rho``-zCDP for a vector whose L2 distance between neighbours is at most ``l2_sensitivity``. Does not charge
-    an accountant (callers compose their releases and charge the total once). ``random_state`` may be a
-    ``numpy.random.RandomState`` shared across calls so a whole algorithm draws from one stream. All coordinates
-    are drawn in one call of :func:`~fairlearn_dp.privacy._vector.randomise_vector`.
-    """
-    mechanism = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
-    return randomise_vector(mechanism, np.asarray(values, dtype=float))

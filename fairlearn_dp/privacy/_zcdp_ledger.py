@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._vector import randomise_vector
-from ._zcdp import zcdp_gaussian_mechanism, zcdp_gaussian_sigma
+from ._release import release_gaussian
+from ._zcdp import zcdp_gaussian_sigma
 
 __all__ = ["ZCDPLedger"]
 
@@ -35,18 +35,15 @@ class ZCDPLedger:
                 random_state: None | int | np.random.RandomState) -> np.ndarray:
         """Release ``values`` with Gaussian noise calibrated to ``rho``-zCDP and record what it cost.
 
-        One diffprivlib mechanism per (sensitivity, rho), all drawing from the same ``random_state`` stream; every
-        coordinate of ``values`` in one :func:`~fairlearn_dp.privacy._vector.randomise_vector` call.
+        Through :func:`~fairlearn_dp.privacy._release.release_gaussian` at ``rho``, its calibrated mechanisms cached
+        per (sensitivity, rho) for the fit, all drawing from the same ``random_state`` stream.
         """
         if math.isinf(rho):                         # epsilon = inf: the non-private baseline, no noise
             self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": 0.0,
                                  "rho": math.inf})
             return np.asarray(values, dtype=float).copy()
-        key = (float(l2_sensitivity), float(rho))
-        if key not in self._mechanisms:
-            self._mechanisms[key] = zcdp_gaussian_mechanism(l2_sensitivity, rho, random_state=random_state)
-        mechanism = self._mechanisms[key]
-        noisy = randomise_vector(mechanism, np.asarray(values, dtype=float))
+        noisy = release_gaussian(values, l2_sensitivity=l2_sensitivity, rho=float(rho), random_state=random_state,
+                                 mechanisms=self._mechanisms)
         sigma = zcdp_gaussian_sigma(l2_sensitivity, rho)
         self.entries.append({"stage": stage, "l2_sensitivity": float(l2_sensitivity), "sigma": sigma,
                              "rho": l2_sensitivity ** 2 / (2 * sigma ** 2)})

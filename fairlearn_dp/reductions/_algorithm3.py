@@ -21,7 +21,7 @@ from fairlearn.reductions import ErrorRateParity
 from ..privacy._composition import per_mechanism_epsilon
 from ..privacy._exponential import exponential_mechanism
 from ..privacy._budget_split import min_count_split
-from ..privacy._release import noisy_vector
+from ..privacy._release import release_laplace
 from .._utils._progress import progress_rounds
 from ._eg_params import _event_index, _moment_events
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
@@ -101,8 +101,8 @@ class Algorithm3:
             min_count = float(self.min_count)
         else:
             eps0, delta0, eps_rounds, delta_rounds = min_count_split(epsilon, delta, self.min_count_fraction)
-            noisy = noisy_vector(cell_counts.ravel().astype(float), epsilon=eps0, l1_sensitivity=2.0,
-                                 random_state=self.rng)
+            noisy = release_laplace(cell_counts.ravel().astype(float), epsilon=eps0, l1_sensitivity=2.0,
+                                    random_state=self.rng)
             # P(Laplace(2/eps0) > t) = exp(-t eps0 / 2) / 2 = delta0 at t = (2/eps0) ln(1/(2 delta0)).
             estimate = float(np.floor(noisy.min() - (2.0 / eps0) * math.log(1.0 / (2.0 * delta0))))
             min_count = max(estimate, 2.0)          # a released value; floored so that 1/(N - 1) is defined
@@ -184,8 +184,8 @@ class Algorithm3:
             index = play_index[key]
             counts[index] += 1
             gamma = -(U.T @ predictions) / n + offset
-            noisy_gamma = (noisy_vector(gamma, epsilon=eps_prime, l1_sensitivity=sensitivity["auditor_l1"],
-                                        random_state=self.rng) if private else gamma)
+            noisy_gamma = (release_laplace(gamma, epsilon=eps_prime, l1_sensitivity=sensitivity["auditor_l1"],
+                                           random_state=self.rng) if private else gamma)
             theta = theta + eta * (noisy_gamma - bound)
             history["lambda"].append(lam)
             history["noisy_gamma"].append(noisy_gamma)
@@ -245,8 +245,8 @@ class Algorithm3:
         gram = design.T @ design
         if self.record and private:
             upper = np.triu_indices(d + 1)
-            noisy_upper = noisy_vector(gram[upper], epsilon=eps_prime, l1_sensitivity=sensitivity["gram_l1"],
-                                       random_state=rng)
+            noisy_upper = release_laplace(gram[upper], epsilon=eps_prime, l1_sensitivity=sensitivity["gram_l1"],
+                                          random_state=rng)
             gram = np.zeros_like(gram)
             gram[upper] = noisy_upper
             gram = gram + np.triu(gram, 1).T
@@ -258,8 +258,8 @@ class Algorithm3:
             c = base - U @ lam / n
             moment = design.T @ c
             if private:
-                moment = noisy_vector(moment, epsilon=eps_prime, l1_sensitivity=sensitivity["regression_l1"],
-                                      random_state=rng)
+                moment = release_laplace(moment, epsilon=eps_prime, l1_sensitivity=sensitivity["regression_l1"],
+                                         random_state=rng)
             beta_hat = inverse @ moment
             # h(x) = 1 where the predicted cost difference [x, 1] . beta < 0, i.e. x . (-beta_x) >= beta_0.
             h = LinearThresholdClassifier(-beta_hat[:d], beta_hat[d])

@@ -18,7 +18,6 @@ import math
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from fairlearn.reductions import (
     DemographicParity,
     EqualizedOdds,
@@ -166,8 +165,6 @@ class _GameParams(PrivateFitMixin):
         y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
         if y_arr.size != n:
             raise ValueError(f"y has {y_arr.size} rows but X has {n} (length mismatch).")
-        if pd.isna(pd.Series(y_arr)).any():
-            raise ValueError("y contains NaN.")
         y_arr = check_binary_labels(y_arr, "y").astype(int)
         group_vector = as_group_vector(sensitive_features, n, groups=self.groups)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__, private=private)

@@ -30,7 +30,7 @@ from ..privacy._accountant import charge
 from ..privacy._exponential import (
     exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities,
 )
-from ..privacy._release import noisy_vector
+from ..privacy._release import release_laplace
 from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
@@ -423,13 +423,13 @@ def _release_diagnostic(predicted, labels, *, epsilon, random_state):
 
     The counts ``(sum_i h(x_i), sum_i 1[h(x_i) = y_i], sum_i y_i)`` each change by at most 1 when one record is
     substituted (``h`` fixed: it is the released selection), so their L1 sensitivity is 3 and Laplace noise of scale
-    ``b = 3 / epsilon`` on each (``noisy_vector``, diffprivlib's ``Laplace``) is epsilon-DP. Divided by the public
+    ``b = 3 / epsilon`` on each (``release_laplace``, diffprivlib's ``Laplace``) is epsilon-DP. Divided by the public
     ``n``; ``noise_scale`` is ``b / n`` (0 for ``epsilon = inf``, the exact rates).
     """
     n = labels.size
     counts = [np.sum(predicted), np.sum(predicted == labels), np.sum(labels)]
-    noisy = noisy_vector(counts, epsilon=epsilon, l1_sensitivity=_DIAGNOSTIC_SENSITIVITY,
-                         random_state=random_state) / n
+    noisy = release_laplace(counts, epsilon=epsilon, l1_sensitivity=_DIAGNOSTIC_SENSITIVITY,
+                            random_state=random_state) / n
     label_rate = float(noisy[2])
     return {"positive_prediction_rate": float(noisy[0]), "accuracy": float(noisy[1]),
             "positive_label_rate": label_rate, "majority_rate": max(label_rate, 1.0 - label_rate),
@@ -525,7 +525,7 @@ def _noisy_min_group_size(positive_counts, *, epsilon, delta, random_state=None)
     = delta / 2``.
     """
     smallest = float(np.min(positive_counts))
-    noisy = noisy_vector([smallest], epsilon=epsilon, l1_sensitivity=1.0, random_state=random_state)[0]
+    noisy = release_laplace([smallest], epsilon=epsilon, l1_sensitivity=1.0, random_state=random_state)[0]
     return float(noisy) - _margin(delta, epsilon)
 
 
@@ -553,14 +553,5 @@ def _check_X(X):
 
 
 def _binary_labels(y):
-    """``y`` as a 1-D int array of 0/1 (a one-column 2-D input is accepted); ValueError naming ``y`` otherwise."""
-    if y is None:
-        raise ValueError("y is required: binary labels 0/1.")
-    values = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if values.ndim == 2 and values.shape[1] == 1:
-        values = values[:, 0]
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError("y must be a non-empty 1-D array of binary labels 0/1.")
-    if pd.isna(pd.Series(values, dtype=object)).any():
-        raise ValueError("y contains missing values (NaN/None).")
-    return check_binary_labels(values, "y").astype(np.intp)
+    """``y`` as a 1-D int array of 0/1 (a one-column 2-D input is accepted): the one binary-label check."""
+    return check_binary_labels(y, "y").astype(np.intp)

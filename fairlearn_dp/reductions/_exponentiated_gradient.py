@@ -44,9 +44,6 @@ from ._eg_params import (
     _ExponentiatedGradientParams,
     _moment_events,
 )
-# Moved to _algorithm3 and _eg_params, and still importable from here (tests import the private helpers from here).
-from ._algorithm3 import _cell_counts, _constraint_matrix  # noqa: F401
-from ._eg_params import SUPPORTED_MOMENTS  # noqa: F401
 from ._objective import objective_costs
 from ._pipeline import game_estimator, pipeline_pmf
 from ._public_features import PublicFeatureMap

@@ -3,8 +3,8 @@
 Stage 1 (Alg. 1) spends ``tau`` zCDP on a precursor DP OLS fit ("Analyze Gauss") and per-group standard errors
 ``s_k``; Stage 2 (Alg. 2 / Alg. 3) spends ``mu`` zCDP on projected DP gradient descent in which group ``k`` gets the
 share ``s_k^2`` of every iteration's budget, optionally with a bounded-group-loss (BGL) penalty. ``rho = tau + mu``.
-The stages are in :mod:`._group_budget_stages`; the budget splits and the ledger (``ZCDPLedger``, re-imported here)
-are the privacy core's (:mod:`fairlearn_dp.privacy`); derivations in docs/privacy_analysis/group_budget.md.
+The stages are in :mod:`._group_budget_stages`; the budget splits and the ledger (``ZCDPLedger``) are the
+privacy core's (:mod:`fairlearn_dp.privacy`); derivations in docs/privacy_analysis/group_budget.md.
 """
 
 from __future__ import annotations
@@ -44,9 +44,10 @@ from .._utils._validation import (
     resolve_groups,
     value_errors,
 )
-from ._group_budget_stages import ZCDPLedger, _GroupBudgetStages
+from ..privacy._zcdp_ledger import ZCDPLedger
+from ._group_budget_stages import _GroupBudgetStages
 
-__all__ = ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "ZCDPLedger"]
+__all__ = ["DPGroupBudgetRegressor", "DPGroupBudgetClassifier"]
 
 
 def _check_classes(classes, name="classes"):

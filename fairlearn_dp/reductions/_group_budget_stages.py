@@ -17,10 +17,9 @@ import numpy as np
 
 from ..privacy._budget_split import group_budget_stage1_split, group_budget_stage2_split
 from ..privacy._zcdp import zcdp_gaussian_sigma
-from ..privacy._zcdp_ledger import ZCDPLedger
 from ..privacy._selection import choose_against_constants, no_choice
 
-__all__ = ["ZCDPLedger", "gram_upper_sensitivity"]   # ZCDPLedger: re-imported from the privacy core (old imports work)
+__all__ = ["gram_upper_sensitivity"]
 
 
 def gram_upper_sensitivity(d: int, bound: float) -> float:

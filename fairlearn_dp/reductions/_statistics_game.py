@@ -24,7 +24,8 @@ import math
 import numpy as np
 from sklearn.base import clone
 
-from ..privacy._zcdp import noisy_vector_zcdp, zcdp_gaussian_sigma
+from ..privacy._release import release_gaussian
+from ..privacy._zcdp import zcdp_gaussian_sigma
 from ..privacy._projection import project_onto_sum
 from ..privacy._budget_split import statistics_game_split, statistics_release_split
 from .._utils._progress import progress_rounds
@@ -196,14 +197,14 @@ class StatisticsGame:
         """
         S = self._cell_sums(self.phi).reshape(-1, self.d + 1)
         if self.private and self.record:
-            S = noisy_vector_zcdp(S, l2_sensitivity=self.sensitivity["statistics_l2"], rho=self.rho_statistics,
-                                  random_state=self.rng)
+            S = release_gaussian(S, l2_sensitivity=self.sensitivity["statistics_l2"], rho=self.rho_statistics,
+                                 random_state=self.rng)
         elif self.private:
-            features = (noisy_vector_zcdp(S[:, :-1], l2_sensitivity=self.sensitivity["statistics_l2"],
-                                          rho=self.rho_statistics, random_state=self.rng)
+            features = (release_gaussian(S[:, :-1], l2_sensitivity=self.sensitivity["statistics_l2"],
+                                         rho=self.rho_statistics, random_state=self.rng)
                         if self.sigma_stats > 0 else S[:, :-1])
-            counts = noisy_vector_zcdp(S[:, -1], l2_sensitivity=self.sensitivity["counts_l2"],
-                                       rho=self.rho_counts, random_state=self.rng)
+            counts = release_gaussian(S[:, -1], l2_sensitivity=self.sensitivity["counts_l2"],
+                                      rho=self.rho_counts, random_state=self.rng)
             S = np.column_stack([features, counts])
         S = S.reshape(-1, self.G, self.d + 1)
         if self.private and not self.record:
@@ -213,8 +214,8 @@ class StatisticsGame:
             gram = self.phi.T @ self.phi
             if self.sigma_gram > 0:             # C = 0: every x is 0, the Gram is public (Delta = 0), no noise
                 upper = np.triu_indices(self.d + 1)
-                noisy = noisy_vector_zcdp(gram[upper], l2_sensitivity=self.sensitivity["gram_l2"],
-                                          rho=self.rho_gram, random_state=self.rng)
+                noisy = release_gaussian(gram[upper], l2_sensitivity=self.sensitivity["gram_l2"],
+                                         rho=self.rho_gram, random_state=self.rng)
                 gram = np.zeros_like(gram)
                 gram[upper] = noisy
                 gram = gram + np.triu(gram, 1).T
@@ -452,8 +453,8 @@ class StatisticsGame:
         exact = self._cell_sums(predictions)
         if not self.private:
             return exact
-        sums = noisy_vector_zcdp(exact.ravel(), l2_sensitivity=self.sensitivity["round_l2"], rho=self.rho_round,
-                                 random_state=self.rng).reshape(exact.shape)
+        sums = release_gaussian(exact.ravel(), l2_sensitivity=self.sensitivity["round_l2"], rho=self.rho_round,
+                                random_state=self.rng).reshape(exact.shape)
         # Under "sensitive_attribute" the play and y are public, so each event's total is too.
         return sums if self.record else project_onto_sum(sums, exact.sum(axis=1), axis=1)
 

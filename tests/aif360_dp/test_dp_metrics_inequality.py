@@ -151,13 +151,13 @@ def test_at_epsilon_one_every_new_method_is_finite_and_in_range_with_one_release
     make, groups = CASES[case]
     truth, classified = make() if case == "random_two" else make(repeat=30)     # 300 rows, cells still empty
     releases = []
-    real = release_module.noisy_vector
+    real = release_module.release_laplace
 
     def counting(*args, **kwargs):
         releases.append(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(release_module, "noisy_vector", counting)       # every count-table release
+    monkeypatch.setattr(release_module, "release_laplace", counting)    # every count-table release (delta = 0)
     accountant = BudgetAccountant()
     metric = DPClassificationMetric(truth, classified, **groups, epsilon=1.0, bounded_scores=True, random_state=7,
                                     accountant=accountant)
@@ -176,7 +176,7 @@ def test_at_epsilon_one_every_new_method_is_finite_and_in_range_with_one_release
     assert 0.0 <= metric.generalized_equalized_odds_difference() <= 1.0
     assert 0.0 <= metric.smoothed_empirical_differential_fairness() < np.inf
     assert np.isfinite(metric.differential_fairness_bias_amplification())
-    assert len(releases) == 1 and releases[0]["l1_sensitivity"] == 4.0 and releases[0]["l2_sensitivity"] == 2.0
+    assert len(releases) == 1 and releases[0]["l1_sensitivity"] == 4.0              # Laplace: L1 (L2 would be 2)
     assert accountant.spent_budget == [(1.0, 0.0)]
     cells = metric.released_cell_counts_
     assert list(cells.columns) == ["tn", "fp", "fn", "tp", "gfp", "gtp"] and (cells.to_numpy() >= 0).all()

@@ -11,7 +11,7 @@ from diffprivlib import BudgetAccountant
 from sklearn.linear_model import LinearRegression
 
 from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification, DPGroupBudgetRegression
-from aif360_dp.datasets import AdultDataset, LawSchoolGPADataset
+from aif360_dp.datasets import LawSchoolGPADataset
 from aif360_dp._glue import dataset_to_arrays, declared_groups
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.privacy import PrivacySpend, zcdp_to_approx_dp
@@ -34,17 +34,6 @@ def _subset(dataset, n, seed=0):
 @pytest.fixture(scope="module")
 def law():
     return _subset(LawSchoolGPADataset(), 2000)
-
-
-@pytest.fixture(scope="module")
-def adult():
-    """2,000 Adult rows, numeric features only, scaled into [0, 1] with public ranges (ages and weekly hours below
-    100, education-num 1..16; race and sex are already 0/1)."""
-    data = _subset(AdultDataset(features_to_keep=["age", "education-num", "hours-per-week"],
-                                categorical_features=[]), 2000)
-    assert data.feature_names == ["age", "education-num", "race", "sex", "hours-per-week"]
-    data.features = data.features / np.array([100.0, 16.0, 1.0, 1.0, 100.0])
-    return data
 
 
 def regression(**kwargs):
@@ -133,40 +122,41 @@ def test_regression_bounds_default_override_and_bgl_conversion():
 
 
 # ------------------------------------------------------------------------------------------ classification
-def test_classification_roundtrip_and_delegation(adult):
-    model = classification(seed=3).fit(adult)
-    out = model.predict(adult)
-    assert isinstance(out, BinaryLabelDataset) and out is not adult
-    assert out.labels.shape == adult.labels.shape and out.scores.shape == adult.labels.shape
-    np.testing.assert_array_equal(out.features, adult.features)
-    np.testing.assert_array_equal(out.protected_attributes, adult.protected_attributes)
+def test_classification_roundtrip_and_delegation(aif360_adult_numeric):
+    model = classification(seed=3).fit(aif360_adult_numeric)
+    out = model.predict(aif360_adult_numeric)
+    assert isinstance(out, BinaryLabelDataset) and out is not aif360_adult_numeric
+    shape = aif360_adult_numeric.labels.shape
+    assert out.labels.shape == shape and out.scores.shape == shape
+    np.testing.assert_array_equal(out.features, aif360_adult_numeric.features)
+    np.testing.assert_array_equal(out.protected_attributes, aif360_adult_numeric.protected_attributes)
     assert out.metadata["transformer"] == "DPGroupBudgetClassification.predict"
-    assert out.metadata["label_maps"] == adult.metadata["label_maps"]
-    assert set(np.unique(out.labels)) <= {adult.favorable_label, adult.unfavorable_label}
+    assert out.metadata["label_maps"] == aif360_adult_numeric.metadata["label_maps"]
+    assert set(np.unique(out.labels)) <= {aif360_adult_numeric.favorable_label, aif360_adult_numeric.unfavorable_label}
     assert np.all((out.scores >= 0) & (out.scores <= 1))
-    np.testing.assert_array_equal(out.labels == adult.favorable_label, out.scores > 0.5)
+    np.testing.assert_array_equal(out.labels == aif360_adult_numeric.favorable_label, out.scores > 0.5)
     assert model.model_.groups_ == [1.0, 0.0]                 # race: White (privileged), Non-white, from metadata
     assert model.feature_names_ == ["age", "education-num", "hours-per-week"]       # race and sex dropped
 
-    arrays = dataset_to_arrays(adult)
+    arrays = dataset_to_arrays(aif360_adult_numeric)
     X = arrays.X.drop(columns=["race", "sex"])
     engine = DPGroupBudgetClassifier(epsilon=2.0, n_iter=50, groups=[1.0, 0.0], accountant=BudgetAccountant(),
                                      random_state=3)
-    engine.fit(X, (arrays.y == adult.favorable_label).astype(int),
+    engine.fit(X, (arrays.y == aif360_adult_numeric.favorable_label).astype(int),
                sensitive_features=arrays.sensitive_features.to_numpy(dtype=float))
     np.testing.assert_array_equal(out.scores.ravel(), engine.predict_proba(X)[:, 1])
     assert np.all(out.labels.ravel() == np.where(engine.predict(X) == 1, 1.0, 0.0))
 
 
-def test_classification_groups_by_the_named_attribute(adult):
-    model = classification(protected_attribute_name="sex").fit(adult)
+def test_classification_groups_by_the_named_attribute(aif360_adult_numeric):
+    model = classification(protected_attribute_name="sex").fit(aif360_adult_numeric)
     assert model.model_.groups_ == [1.0, 0.0] and model.protected_attribute_name_ == "sex"
     np.testing.assert_array_equal(model.model_.group_sizes_,
-                                  [np.sum(adult.protected_attributes[:, 1] == v) for v in (1.0, 0.0)])
+                                  [np.sum(aif360_adult_numeric.protected_attributes[:, 1] == v) for v in (1.0, 0.0)])
 
 
 # ------------------------------------------------------------------------------------------ both faces
-@pytest.mark.parametrize("make, data", [(regression, "law"), (classification, "adult")])
+@pytest.mark.parametrize("make, data", [(regression, "law"), (classification, "aif360_adult_numeric")])
 def test_privacy_spent_is_charged_once(make, data, request):
     dataset = request.getfixturevalue(data)
     acc = BudgetAccountant()
@@ -182,7 +172,7 @@ def test_privacy_spent_is_charged_once(make, data, request):
     assert len(acc.spent_budget) == 1                         # predict releases nothing new
 
 
-@pytest.mark.parametrize("make, data", [(regression, "law"), (classification, "adult")])
+@pytest.mark.parametrize("make, data", [(regression, "law"), (classification, "aif360_adult_numeric")])
 def test_predict_does_not_need_the_protected_attribute(make, data, request):
     dataset = request.getfixturevalue(data)
     model = make().fit(dataset)
@@ -234,11 +224,11 @@ def test_seed_makes_fits_reproducible(law):
     assert not np.array_equal(regression(seed=2).fit(law).predict(law).labels, first)
 
 
-def test_bad_input(law, adult):
+def test_bad_input(law, aif360_adult_numeric):
     with pytest.raises(ValueError, match="fitted"):
         regression().predict(law)
     with pytest.raises(ValueError, match="fitted"):
-        classification().predict(adult)
+        classification().predict(aif360_adult_numeric)
     with pytest.raises(TypeError, match="StructuredDataset"):
         regression().fit(np.zeros((10, 2)))
     with pytest.raises(TypeError, match="BinaryLabelDataset"):
@@ -255,7 +245,7 @@ def test_bad_input(law, adult):
     no_bounds.metadata = {k: v for k, v in law.metadata.items() if k != "label_bounds"}
     with pytest.raises(ValueError, match="bounds=\\(s, t\\) is required"):
         regression().fit(no_bounds)
-    three = adult.copy(deepcopy=True)
+    three = aif360_adult_numeric.copy(deepcopy=True)
     three.labels[0, 0] = 2.0
     with pytest.raises(ValueError, match="non-binary"):
         classification().fit(three)

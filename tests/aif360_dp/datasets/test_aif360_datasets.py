@@ -28,11 +28,6 @@ def communities():
     return CommunitiesCrimeDataset()
 
 
-@pytest.fixture(scope="module")
-def adult():
-    return AdultDataset()
-
-
 def _original_labels(dataset):
     scale = dataset.metadata["label_scale"]
     return dataset.labels.ravel() * (scale["max"] - scale["min"]) + scale["min"]
@@ -118,17 +113,17 @@ def test_regression_metadata_survives_split(law):
 # --- Adult ---------------------------------------------------------------------------------------------------------
 
 
-def test_adult_defaults(adult):
-    assert isinstance(adult, StandardDataset)
-    assert adult.features.shape == (45_222, 98)
-    assert adult.label_names == ["income-per-year"]
-    assert adult.protected_attribute_names == ["race", "sex"]
-    assert "fnlwgt" not in adult.feature_names
-    assert adult.favorable_label == 1.0 and adult.unfavorable_label == 0.0
-    assert [a.tolist() for a in adult.privileged_protected_attributes] == [[1.0], [1.0]]
-    assert [a.tolist() for a in adult.unprivileged_protected_attributes] == [[0.0], [0.0]]
-    assert adult.metadata["label_maps"] == [{1.0: ">50K", 0.0: "<=50K"}]
-    assert adult.metadata["protected_attribute_maps"] == [
+def test_adult_defaults(aif360_adult):
+    assert isinstance(aif360_adult, StandardDataset)
+    assert aif360_adult.features.shape == (45_222, 98)
+    assert aif360_adult.label_names == ["income-per-year"]
+    assert aif360_adult.protected_attribute_names == ["race", "sex"]
+    assert "fnlwgt" not in aif360_adult.feature_names
+    assert aif360_adult.favorable_label == 1.0 and aif360_adult.unfavorable_label == 0.0
+    assert [a.tolist() for a in aif360_adult.privileged_protected_attributes] == [[1.0], [1.0]]
+    assert [a.tolist() for a in aif360_adult.unprivileged_protected_attributes] == [[0.0], [0.0]]
+    assert aif360_adult.metadata["label_maps"] == [{1.0: ">50K", 0.0: "<=50K"}]
+    assert aif360_adult.metadata["protected_attribute_maps"] == [
         {1.0: "White", 0.0: "Non-white"},
         {1.0: "Male", 0.0: "Female"},
     ]
@@ -177,12 +172,12 @@ class _BundledFilesReader:
     [{}, {"protected_attribute_names": ["sex"], "privileged_classes": [["Male"]], "features_to_keep": ["age"]}],
     ids=["defaults", "sex-only"],
 )
-def test_adult_equals_aif360_adult_on_the_same_files(adult, kwargs, monkeypatch):
-    import aif360.datasets.adult_dataset as aif360_adult
+def test_adult_equals_aif360_adult_on_the_same_files(aif360_adult, kwargs, monkeypatch):
+    import aif360.datasets.adult_dataset as reference_module
 
-    monkeypatch.setattr(aif360_adult, "pd", _BundledFilesReader())
-    reference = aif360_adult.AdultDataset(**kwargs)
-    ours = adult if not kwargs else AdultDataset(**kwargs)
+    monkeypatch.setattr(reference_module, "pd", _BundledFilesReader())
+    reference = reference_module.AdultDataset(**kwargs)
+    ours = aif360_adult if not kwargs else AdultDataset(**kwargs)
     assert ours == reference  # every field but metadata
     assert ours.feature_names == reference.feature_names
     assert ours.instance_names == reference.instance_names

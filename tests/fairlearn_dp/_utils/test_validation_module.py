@@ -10,6 +10,8 @@ import pytest
 
 from fairlearn_dp._utils import _fit_order, _fit_support, _rows, _validation, _withheld
 from fairlearn_dp._utils._validation import (
+    BINARY_LABELS_MESSAGE,
+    BINARY_LABELS_MISSING_MESSAGE,
     check_bool,
     check_callable,
     check_int,
@@ -113,3 +115,35 @@ def test_missing_labels_are_named_as_missing_not_as_non_binary(labels):
         _validation.check_binary_labels(labels, "y_true")
     with pytest.raises(ValueError, match=r"non-binary labels found"):
         _validation.check_binary_labels([0, 1, 2], "y_true")
+
+
+def _labels_error(estimator, y):
+    """The ``ValueError`` a fit on 40 rows with labels ``y`` raises (two groups, one feature)."""
+    X = np.linspace(0.0, 1.0, 40)[:, None]
+    with pytest.raises(ValueError) as info:
+        estimator.fit(X, y, sensitive_features=np.arange(40) % 2)
+    return str(info.value)
+
+
+def test_every_estimator_that_needs_binary_labels_says_the_one_message():
+    """Before, the exponential-mechanism classifier said "y contains missing values (NaN/None).", the exponentiated
+    gradient "y contains NaN." and GerryFair "y contains NaN or infinite values." for a missing label, and None was
+    "y must be one-dimensional, got shape ()": now the one check's messages, wherever it is called."""
+    from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier, \
+        ExponentialMechanismFairClassifier
+    from fairlearn.reductions import DemographicParity
+    from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
+
+    estimators = [
+        ExponentialMechanismFairClassifier([LinearThresholdClassifier([1.0], 0.5)], epsilon=1.0, groups=[0, 1],
+                                           random_state=0),
+        DPExponentiatedGradient(None, DemographicParity(), mode="paper", privacy_unit="record", min_count=5,
+                                hypotheses=[LinearThresholdClassifier([1.0], 0.5)], max_iter=2, groups=[0, 1]),
+        DPGerryFairClassifier(max_iters=2, epsilon=1.0),
+    ]
+    missing = np.r_[np.nan, np.arange(39) % 2]
+    for estimator in estimators:
+        assert _labels_error(estimator, missing) == BINARY_LABELS_MISSING_MESSAGE.format(name="y")
+        assert _labels_error(estimator, np.arange(40) % 3) == BINARY_LABELS_MESSAGE.format(name="y")
+    with pytest.raises(ValueError, match=r"^y is required: binary labels 0/1\.$"):
+        _validation.check_binary_labels(None)

@@ -130,12 +130,15 @@ def test_private_data_conversions_withhold_the_value():
         _fit(DPGroupBudgetRegressor(epsilon=1.0, groups=[0, 1]), X=np.full((n, 1), 0.5),
              y=_strings(n)[:, 0], sensitive_features=groups),
         _fit(DPGerryFairClassifier(max_iters=2, epsilon=1.0), X=_strings(n), y=y, sensitive_features=groups),
-        _fit(DPGerryFairClassifier(max_iters=2, epsilon=1.0), X=np.full((n, 1), 0.5), y=_strings(n)[:, 0],
-             sensitive_features=groups),
     ]
     for error in errors:
         assert "numeric" in str(error), str(error)
         _assert_withheld(error)
+    # Labels go through the one binary-label check: its message, no value quoted.
+    labels = _fit(DPGerryFairClassifier(max_iters=2, epsilon=1.0), X=np.full((n, 1), 0.5), y=_strings(n)[:, 0],
+                  sensitive_features=groups)
+    assert str(labels) == "y must be binary labels 0/1 (non-binary labels found)."
+    _assert_withheld(labels)
 
 
 def test_prefit_regressor_error_on_the_private_rows_is_withheld_through_the_estimator():

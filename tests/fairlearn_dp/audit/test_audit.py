@@ -13,7 +13,7 @@ from scipy.stats import binomtest
 from fairlearn_dp.audit import audit, epsilon_lower_bound
 from fairlearn_dp.audit._bounds import clopper_pearson
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp.privacy._release import noisy_vector
+from fairlearn_dp.privacy._release import release_laplace
 
 
 # ------------------------------------------------------------------------------------------ Clopper-Pearson
@@ -72,8 +72,8 @@ def test_epsilon_lower_bound_formula_and_symmetry():
 def _laplace_bound(l1_sensitivity, n_runs=20_000, seed=0):
     """Neighbouring 1-cell statistics 1 (D) and 0 (D'), epsilon = 1; event: release >= 1 (D's true value), the
     optimal event for the Laplace mechanism (likelihood ratio e^epsilon on all of it, probability 1/2 on D)."""
-    on_d = noisy_vector(np.ones(n_runs), epsilon=1.0, l1_sensitivity=l1_sensitivity, random_state=seed)
-    on_d_prime = noisy_vector(np.zeros(n_runs), epsilon=1.0, l1_sensitivity=l1_sensitivity, random_state=seed + 1)
+    on_d = release_laplace(np.ones(n_runs), epsilon=1.0, l1_sensitivity=l1_sensitivity, random_state=seed)
+    on_d_prime = release_laplace(np.zeros(n_runs), epsilon=1.0, l1_sensitivity=l1_sensitivity, random_state=seed + 1)
     return epsilon_lower_bound(int(np.sum(on_d >= 1.0)), int(np.sum(on_d_prime >= 1.0)), n_runs)
 
 

@@ -26,7 +26,7 @@ from fairlearn_dp.audit._reproducibility import ReproducibilityResult
 from fairlearn_dp.audit._events import released_attribute
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import PrivacySpend
-from fairlearn_dp.privacy._release import noisy_vector
+from fairlearn_dp.privacy._release import noise_sd, release_laplace
 from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
 from fairlearn_dp.reductions import _algorithm3 as algorithm3_module
 from fairlearn_dp.reductions import _exponential_mechanism_classifier as exponential_mechanism_module
@@ -48,7 +48,7 @@ class _HalfScaleFairRegression(DPFairRegressionPostprocessor):
     """BROKEN on purpose: releases the joint PMF with half the Laplace scale it claims (sensitivity 1/n, not 2/n)."""
 
     def _release_histogram(self, counts, n, *, epsilon, delta):
-        noisy = noisy_vector(counts / n, epsilon=epsilon, l1_sensitivity=1.0 / n, random_state=self.random_state)
+        noisy = release_laplace(counts / n, epsilon=epsilon, l1_sensitivity=1.0 / n, random_state=self.random_state)
         return noisy, PrivacySpend(epsilon, delta)
 
 
@@ -85,8 +85,11 @@ class _TwentiethScaleReleaser(gerryfair_module._Releaser):
     """BROKEN on purpose: every DPGerryFairClassifier release draws Laplace noise of a twentieth of its declared scale
     (the history still records the declared scale and the fit still charges the declared budget)."""
 
-    def mechanism(self, sensitivity):
-        return super().mechanism(sensitivity / 20)
+    def __call__(self, values, *, l1, l2):
+        noisy, _ = super().__call__(values, l1=l1 / 20, l2=l2 / 20)
+        sensitivity = float(l1 if self.norm_ord == 1 else l2)          # the history records the declared scale
+        scale = self.noise_scale(sensitivity)
+        return noisy, {"sensitivity": sensitivity, "noise_scale": scale, "noise_std": noise_sd(scale, self.delta0)}
 
 
 @pytest.mark.parametrize("name", ["DPGerryFairClassifier", "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier"])
@@ -123,12 +126,12 @@ def test_audit_detects_an_exponentiated_gradient_auditor_with_too_little_noise(m
     """BROKEN on purpose: the Auditor's violation vector gets a twentieth of its declared Laplace scale. The event has
     probability 1/16 on D, so it takes ~1000 runs (~15 s) to exceed epsilon = 1."""
     case = default_audit_case("DPExponentiatedGradient")
-    honest = algorithm3_module.noisy_vector                # Algorithm 3's releases (mode='paper')
+    honest = algorithm3_module.release_laplace               # Algorithm 3's releases (mode='paper')
 
     def sharp(values, *, epsilon, l1_sensitivity, random_state=None):
         return honest(values, epsilon=epsilon, l1_sensitivity=l1_sensitivity / 20, random_state=random_state)
 
-    monkeypatch.setattr(algorithm3_module, "noisy_vector", sharp)
+    monkeypatch.setattr(algorithm3_module, "release_laplace", sharp)
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1000,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
     assert result.hits[1] == 0 and not result.passed and result.epsilon_lower_bound > 1.5
@@ -457,13 +460,13 @@ def test_statistics_game_audit_catches_too_little_noise(monkeypatch, variant):
     """Negative control: a release with a twentieth of the declared sigma is flagged (both releases)."""
     from fairlearn_dp.reductions import _statistics_game
 
-    real = _statistics_game.noisy_vector_zcdp
+    real = _statistics_game.release_gaussian
 
     def weak(values, *, l2_sensitivity, rho, random_state=None):
         return real(values, l2_sensitivity=l2_sensitivity / 20, rho=rho, random_state=random_state)
 
     case = default_audit_case("DPExponentiatedGradient", variant=variant)
-    monkeypatch.setattr(_statistics_game, "noisy_vector_zcdp", weak)
+    monkeypatch.setattr(_statistics_game, "release_gaussian", weak)
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=5)
     assert not result.passed

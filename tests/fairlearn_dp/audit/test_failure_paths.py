@@ -10,7 +10,7 @@ from fairlearn_dp.audit import CellEvent, FitFailed, audit
 from fairlearn_dp.audit._audit import AuditResult
 from fairlearn_dp.audit._events import FitFailure
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy._release import noisy_vector
+from fairlearn_dp.privacy._release import release_laplace
 
 GROUPS = (0, 1)
 
@@ -33,7 +33,7 @@ class _GroupCounts:
         self._check(groups)
         n = groups.size
         shares = np.array([np.sum(groups == g) for g in GROUPS], dtype=float) / n
-        self.noisy_shares_ = noisy_vector(shares, epsilon=self.epsilon, l1_sensitivity=2.0 / n,
+        self.noisy_shares_ = release_laplace(shares, epsilon=self.epsilon, l1_sensitivity=2.0 / n,
                                           random_state=self.random_state)
         return self
 

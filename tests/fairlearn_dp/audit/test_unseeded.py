@@ -8,7 +8,7 @@ import pytest
 
 from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
 from fairlearn_dp.audit._reproducibility import ReproducibilityResult
-from fairlearn_dp.privacy._release import noisy_vector
+from fairlearn_dp.privacy._release import release_laplace
 
 
 class _SecureCounts:
@@ -20,7 +20,7 @@ class _SecureCounts:
 
     def fit(self, values):
         values = np.asarray(values, dtype=float)
-        self.noisy_sum_ = noisy_vector([values.sum()], epsilon=self.epsilon, l1_sensitivity=1.0,
+        self.noisy_sum_ = release_laplace([values.sum()], epsilon=self.epsilon, l1_sensitivity=1.0,
                                        random_state=self.random_state)
         self.n_ = values.size                                       # public, not noisy
         return self

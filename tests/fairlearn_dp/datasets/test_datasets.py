@@ -40,11 +40,6 @@ def communities():
     return fetch_communities_crime()
 
 
-@pytest.fixture(scope="module")
-def adult():
-    return fetch_adult()
-
-
 # --- shipped files -------------------------------------------------------------------------------------------------
 
 

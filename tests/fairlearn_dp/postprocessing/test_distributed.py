@@ -12,6 +12,8 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing import _distributed
+from fairlearn_dp.postprocessing._inputs import _encode_numeric, binary_labels, fit_template
+from fairlearn_dp._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from fairlearn_dp._utils._validation import as_group_vector, encode_groups
 
 da = pytest.importorskip("dask.array")
@@ -327,7 +329,7 @@ def test_the_worker_template_leaves_out_earlier_fits_and_the_accountant(data):
     estimator = regression(BudgetAccountant()).fit(target[:, None], sensitive_features=a)
     before = dict(vars(estimator))
     estimator.bin_edges_ = np.linspace(0, 1, 3)
-    template = _distributed._template(estimator, before, ("estimator_", "bin_edges_"))
+    template = fit_template(estimator, before, ("estimator_", "bin_edges_"))
     assert "transport_plans_" not in vars(template) and "noisy_joint_pmf_" not in vars(template)
     assert template.accountant is None and template.bin_edges_ is estimator.bin_edges_
     assert estimator.accountant is not None
@@ -343,7 +345,7 @@ def test_the_worker_template_leaves_out_earlier_fits_and_the_accountant(data):
     (np.array([-1, 2**40, -1]), [2**40, -1]),
 ])
 def test_numeric_group_encoding_matches_the_general_one(values, groups):
-    fast = _distributed._encode_numeric(values, groups)
+    fast = _encode_numeric(values, groups)
     assert fast is not None
     np.testing.assert_array_equal(fast, encode_groups(as_group_vector(values, len(values)), groups))
 
@@ -360,7 +362,7 @@ def test_numeric_group_encoding_matches_the_general_one(values, groups):
     (np.zeros((3, 2)), [0, 1]),                           # several columns
 ])
 def test_numeric_group_encoding_declines_everything_else(values, groups):
-    assert _distributed._encode_numeric(values, groups) is None
+    assert _encode_numeric(values, groups) is None
 
 
 def test_is_dask_input():
@@ -368,22 +370,26 @@ def test_is_dask_input():
     assert not _distributed.is_dask_input(np.zeros(3), pd.Series([1.0]), None)
 
 
-@pytest.mark.parametrize("y", [np.array([0, 1, 1, 0]), np.array([0.0, 1.0]), np.array([True, False]),
-                               np.array([[1], [0]]), pd.Series([1, 0, 1], dtype="int8"),
-                               np.array([0, 2]), np.array([0.0, np.nan]), np.array(["0", "1"]),
-                               pd.Series([0, None], dtype=object), np.array([0.5, 1.0])])
-def test_label_fast_path_matches_the_in_memory_check(y):
-    from fairlearn_dp.postprocessing._threshold_optimizer import _binary_labels
-
-    try:
-        expected = _binary_labels(y)
-    except ValueError as error:
-        with pytest.raises(ValueError, match=re.escape(str(error))):
-            _distributed._labels(y)
+@pytest.mark.parametrize("y, expected", [
+    (np.array([0, 1, 1, 0]), [0, 1, 1, 0]), (np.array([0.0, 1.0]), [0, 1]), (np.array([True, False]), [1, 0]),
+    (np.array([[1], [0]]), [1, 0]), (pd.Series([1, 0, 1], dtype="int8"), [1, 0, 1]),
+    (np.array([0, 1], dtype=object), [0, 1]),
+    (np.array([0, 2]), LABELS_NOT_0_1_ERROR_MESSAGE), (np.array(["0", "1"]), LABELS_NOT_0_1_ERROR_MESSAGE),
+    (np.array([0.5, 1.0]), LABELS_NOT_0_1_ERROR_MESSAGE), (np.array([1 + 0j, 0j]), LABELS_NOT_0_1_ERROR_MESSAGE),
+    (np.array([0.0, np.nan]), "`y` contains missing labels (NaN/None): labels must be 0 or 1."),
+    (pd.Series([0, None], dtype=object), "`y` contains missing labels (NaN/None): labels must be 0 or 1."),
+    (None, MESSAGE_Y_NONE + "."), (np.array([]), MESSAGE_Y_NONE + "."),
+    (np.zeros((2, 2)), "`y` must be of shape (n,) or (n,1)."),
+])
+def test_the_workers_labels_are_the_one_binary_label_check_with_fairlearns_messages(y, expected):
+    """Every counting backend reads labels through the one check (Fairlearn's messages): 0/1 intp, or the error."""
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+            binary_labels(y)
     else:
-        got = _distributed._labels(y)
+        got = binary_labels(y)
         np.testing.assert_array_equal(got, expected)
-        assert got.dtype == expected.dtype
+        assert got.dtype == np.intp
 
 
 def test_dask_refit_after_a_blind_fit_is_an_aware_model():

@@ -102,15 +102,13 @@ def test_a_binding_jagielski_fit_raises_nothing_as_an_error(jagielski):
 
 
 @pytest.fixture(scope="module")
-def adult_by_race():
-    """Adult by race as the user guide describes it: a 70/30 split, a logistic regression prefit on the training
-    rows, the groups declared in sorted order."""
+def adult_by_race(adult_race):
+    """Adult by race (the shared ``adult_race``) as the user guide describes it: a 70/30 split, a logistic
+    regression prefit on the training rows, the groups declared in sorted order."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 
-    from fairlearn_dp.datasets import adult_features
-
-    X, y, race = adult_features("race")
+    X, y, race = adult_race
     X_train, _, y_train, _, race_train, _ = train_test_split(X, y, race, test_size=0.3, random_state=0)
     return LogisticRegression(max_iter=1000).fit(X_train, y_train), X_train, y_train, race_train
 

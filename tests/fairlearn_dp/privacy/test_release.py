@@ -9,8 +9,17 @@ from diffprivlib.utils import BudgetError
 from scipy import optimize, stats
 
 from fairlearn_dp.privacy import PrivacySpend
-from fairlearn_dp.privacy._release import joint_histogram_sensitivity, noisy_vector, private_joint_histogram
+from fairlearn_dp.privacy._release import (
+    joint_histogram_sensitivity, release_gaussian, release_joint_counts, release_laplace,
+)
 from fairlearn_dp.privacy._accountant import validate_epsilon_delta
+
+
+def private_joint_histogram(bin_index, group_index, *, n_bins, n_groups, **release):
+    """The post-processors' two steps: count each (group, bin) cell of the public grid, then release_joint_counts."""
+    counts = np.zeros((n_groups, n_bins))
+    np.add.at(counts, (np.asarray(group_index), np.asarray(bin_index)), 1.0)
+    return release_joint_counts(counts, len(bin_index), **release)
 
 
 def test_laplace_noise_has_stated_scale():
@@ -18,7 +27,7 @@ def test_laplace_noise_has_stated_scale():
     # allow 5 sd. A KS test against Laplace(0, b) at the 1e-3 level checks the shape.
     n_draws, sensitivity, epsilon = 40_000, 0.01, 0.5
     scale = sensitivity / epsilon
-    noise = noisy_vector(np.zeros(n_draws), epsilon=epsilon, l1_sensitivity=sensitivity, random_state=3)
+    noise = release_laplace(np.zeros(n_draws), epsilon=epsilon, l1_sensitivity=sensitivity, random_state=3)
     assert abs(np.mean(np.abs(noise)) - scale) < 5 * scale / math.sqrt(n_draws)
     assert stats.kstest(noise, stats.laplace(scale=scale).cdf).pvalue > 1e-3
 
@@ -35,8 +44,8 @@ def _analytic_gaussian_sigma(epsilon, delta, sensitivity):
 def test_gaussian_noise_matches_analytic_gaussian_calibration():
     n_draws, sensitivity, epsilon, delta = 40_000, 0.02, 2.0, 1e-5
     sigma = _analytic_gaussian_sigma(epsilon, delta, sensitivity)
-    noise = noisy_vector(np.zeros(n_draws), epsilon=epsilon, delta=delta, l2_sensitivity=sensitivity,
-                         random_state=4)
+    noise = release_gaussian(np.zeros(n_draws), epsilon=epsilon, delta=delta, l2_sensitivity=sensitivity,
+                             random_state=4)
     # The sample sd has standard error ~ sigma / sqrt(2N); allow 5 of them.
     assert abs(noise.std() - sigma) < 5 * sigma / math.sqrt(2 * n_draws)
     assert stats.kstest(noise, stats.norm(scale=sigma).cdf).pvalue > 1e-3
@@ -44,13 +53,13 @@ def test_gaussian_noise_matches_analytic_gaussian_calibration():
 
 def test_infinite_epsilon_adds_no_noise():
     values = np.array([0.1, 0.2, 0.7])
-    assert np.array_equal(noisy_vector(values, epsilon=np.inf, l1_sensitivity=1.0), values)
+    assert np.array_equal(release_laplace(values, epsilon=np.inf, l1_sensitivity=1.0), values)
 
 
 def test_same_seed_same_noise_different_seed_different_noise():
-    a = noisy_vector(np.zeros(10), epsilon=1.0, l1_sensitivity=1.0, random_state=7)
-    b = noisy_vector(np.zeros(10), epsilon=1.0, l1_sensitivity=1.0, random_state=7)
-    c = noisy_vector(np.zeros(10), epsilon=1.0, l1_sensitivity=1.0, random_state=8)
+    a = release_laplace(np.zeros(10), epsilon=1.0, l1_sensitivity=1.0, random_state=7)
+    b = release_laplace(np.zeros(10), epsilon=1.0, l1_sensitivity=1.0, random_state=7)
+    c = release_laplace(np.zeros(10), epsilon=1.0, l1_sensitivity=1.0, random_state=8)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 

@@ -9,8 +9,8 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Geometric, Laplace, LaplaceTruncated
 from scipy import stats
 
-from fairlearn_dp.privacy._release import noisy_vector, private_joint_histogram
-from fairlearn_dp.privacy._zcdp import noisy_vector_zcdp, zcdp_gaussian_mechanism
+from fairlearn_dp.privacy._release import release_gaussian, release_joint_counts, release_laplace
+from fairlearn_dp.privacy._zcdp import zcdp_gaussian_mechanism
 from fairlearn_dp.privacy._vector import randomise_vector
 from fairlearn_dp.privacy import _vector
 from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
@@ -147,13 +147,13 @@ def test_one_accountant_charge_per_release():
     accountant = BudgetAccountant()
     with accountant:                                           # also the default accountant: nothing may use it
         randomise_vector(Laplace(epsilon=1.0, sensitivity=1.0), np.zeros(100_000))
-        noisy_vector(np.zeros(10_000), epsilon=1.0, l1_sensitivity=1.0)
-        noisy_vector_zcdp(np.zeros(10_000), l2_sensitivity=1.0, rho=0.5)
+        release_laplace(np.zeros(10_000), epsilon=1.0, l1_sensitivity=1.0)
+        release_gaussian(np.zeros(10_000), l2_sensitivity=1.0, rho=0.5)
+        release_gaussian(np.zeros(10_000), l2_sensitivity=1.0, epsilon=1.0, delta=1e-6)
     assert accountant.spent_budget == []
     n, n_groups, n_bins = 1000, 4, 5000                       # a 20,000-cell histogram: one release, one charge
-    rng = np.random.default_rng(0)
-    noisy, spend = private_joint_histogram(rng.integers(0, n_bins, n), rng.integers(0, n_groups, n),
-                                           n_bins=n_bins, n_groups=n_groups, epsilon=0.5, accountant=accountant)
+    counts = np.bincount(np.random.default_rng(0).integers(0, n_groups * n_bins, n), minlength=n_groups * n_bins)
+    noisy, spend = release_joint_counts(counts.reshape(n_groups, n_bins), n, epsilon=0.5, accountant=accountant)
     assert noisy.shape == (n_groups, n_bins) and accountant.spent_budget == [(0.5, 0.0)]
     ledger = ZCDPLedger()
     ledger.release(np.zeros(5000), stage="test", l2_sensitivity=1.0, rho=0.1, random_state=None)
@@ -161,12 +161,12 @@ def test_one_accountant_charge_per_release():
 
 
 def test_zcdp_release_has_the_zcdp_sigma():
-    """noisy_vector_zcdp goes through the vector path with sigma = Delta_2 / sqrt(2 rho), seeded and secure."""
+    """release_gaussian at rho goes through the vector path with sigma = Delta_2 / sqrt(2 rho), seeded and secure."""
     sensitivity, rho, n = 2.0, 0.3, 100_000
     sigma = sensitivity / math.sqrt(2 * rho)
     assert zcdp_gaussian_mechanism(sensitivity, rho)._scale == pytest.approx(sigma)
     for random_state in (0, None):
-        noise = noisy_vector_zcdp(np.zeros(n), l2_sensitivity=sensitivity, rho=rho, random_state=random_state)
+        noise = release_gaussian(np.zeros(n), l2_sensitivity=sensitivity, rho=rho, random_state=random_state)
         assert stats.kstest(noise, stats.norm(scale=sigma).cdf).statistic < stats.kstwo.ppf(1 - KS_ALPHA, n)
 
 

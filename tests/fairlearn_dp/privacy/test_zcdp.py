@@ -7,8 +7,9 @@ import pytest
 from scipy import stats
 
 from fairlearn_dp.privacy import zcdp_to_approx_dp
+from fairlearn_dp.privacy._release import release_gaussian
 from fairlearn_dp.privacy._zcdp import (
-    compose_zcdp, noisy_vector_zcdp, pure_dp_to_zcdp, zcdp_gaussian_mechanism, zcdp_gaussian_sigma, zcdp_spend,
+    compose_zcdp, pure_dp_to_zcdp, zcdp_gaussian_mechanism, zcdp_gaussian_sigma, zcdp_spend,
 )
 
 
@@ -33,6 +34,6 @@ def test_diffprivlib_mechanism_has_the_zcdp_sigma(sensitivity, rho):
 
 def test_noise_is_gaussian_with_that_sigma():
     sigma = zcdp_gaussian_sigma(2.0, 0.3)
-    noise = noisy_vector_zcdp(np.zeros(40_000), l2_sensitivity=2.0, rho=0.3, random_state=0)
+    noise = release_gaussian(np.zeros(40_000), l2_sensitivity=2.0, rho=0.3, random_state=0)
     assert abs(noise.std() - sigma) < 5 * sigma / math.sqrt(2 * noise.size)
     assert stats.kstest(noise, stats.norm(scale=sigma).cdf).pvalue > 1e-3

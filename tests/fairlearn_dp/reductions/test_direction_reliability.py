@@ -17,7 +17,7 @@ from fairlearn_dp.reductions._direction_reliability import (
     direction_reliability,
     psd_part,
 )
-from fairlearn_dp.reductions._exponentiated_gradient import _EVENT_LABELS, _event_index, _moment_events
+from fairlearn_dp.reductions._eg_params import _EVENT_LABELS, _event_index, _moment_events
 from fairlearn_dp.reductions import _statistics_game
 from fairlearn_dp.reductions._statistics_game import StatisticsGame
 

@@ -21,7 +21,6 @@ import pytest
 from diffprivlib import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
 
-from fairlearn_dp.datasets import adult_features
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.reductions import ExponentialMechanismFairClassifier, linear_threshold_hypotheses
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
@@ -34,9 +33,9 @@ from fairlearn_dp.reductions._exponential_mechanism_classifier import (
 DEGENERATE = ("looks degenerate on the fitting data", "is a constant classifier")
 
 
-@pytest.fixture(scope="module")
-def adult():
-    X, y, sex = adult_features("sex")
+def _arrays(adult_sex):
+    """The shared ``adult_sex`` fixture as ``(X, y, sex)`` arrays and X's column names."""
+    X, y, sex = adult_sex
     return np.asarray(X, dtype=float), np.asarray(y), np.asarray(sex), list(X.columns)
 
 
@@ -55,8 +54,8 @@ def degenerate(predictions, y):
     return np.ptp(predictions) == 0 or np.mean(predictions == y) <= max(y.mean(), 1 - y.mean())
 
 
-def _degenerate_fits_warn(adult, sizes, epsilons, seeds):
-    X, y, sex, _ = adult
+def _degenerate_fits_warn(adult_sex, sizes, epsilons, seeds):
+    X, y, sex, _ = _arrays(adult_sex)
     hypotheses = linear_threshold_hypotheses(X.shape[1], random_state=0)
     n_degenerate = 0
     for n in sizes:
@@ -70,16 +69,16 @@ def _degenerate_fits_warn(adult, sizes, epsilons, seeds):
     return n_degenerate
 
 
-def test_every_degenerate_selection_on_3500_adult_rows_warns(adult):
+def test_every_degenerate_selection_on_3500_adult_rows_warns(adult_sex):
     # the issue's observation (there: every seed degenerate at epsilon = 1), so the test can fail
-    assert _degenerate_fits_warn(adult, (3500,), (1.0, 2.0), range(6)) >= 1
+    assert _degenerate_fits_warn(adult_sex, (3500,), (1.0, 2.0), range(6)) >= 1
 
 
 @pytest.mark.slow
-def test_every_degenerate_selection_at_mid_range_n_warns(adult):
+def test_every_degenerate_selection_at_mid_range_n_warns(adult_sex):
     """n in {3500, 8000, 20000}, epsilon in {1, 2}, 6 seeds each: 36 fits, every degenerate one warns (the reviewer's
     cases n=8000, eps=1 and n=20000, eps=2, seed 3 among them)."""
-    assert _degenerate_fits_warn(adult, (3500, 8000, 20_000), (1.0, 2.0), range(6)) >= 1
+    assert _degenerate_fits_warn(adult_sex, (3500, 8000, 20_000), (1.0, 2.0), range(6)) >= 1
 
 
 def _good_class(d, columns):
@@ -103,11 +102,11 @@ def _clearly_good(predictions, y, noise_scale):
             and np.mean(predictions == y) >= majority + gap)
 
 
-def test_a_good_fit_does_not_warn(adult):
+def test_a_good_fit_does_not_warn(adult_sex):
     """30,000 rows at epsilon = 8 over the single-feature class: every clearly good selection stays unwarned (8 fits:
     a false alarm in any of them has probability <= 8 * 3.4e-3 = 2.7%), and most selections are clearly good (so
     the test can fail)."""
-    X, y, sex, columns = adult
+    X, y, sex, columns = _arrays(adult_sex)
     hypotheses = _good_class(X.shape[1], columns)
     good = 0
     for seed in range(8):
@@ -134,8 +133,8 @@ def test_the_diagnostic_is_laplace_of_scale_3_over_its_epsilon_on_the_three_coun
     assert released["noise_scale"] == 3.0 / 0.3 / 50
 
 
-def test_the_fit_takes_the_diagnostic_share_out_of_epsilon(adult):
-    X, y, sex, columns = adult
+def test_the_fit_takes_the_diagnostic_share_out_of_epsilon(adult_sex):
+    X, y, sex, columns = _arrays(adult_sex)
     rows = np.random.default_rng(0).choice(y.size, size=3500, replace=False)
     accountant = BudgetAccountant()
     model = ExponentialMechanismFairClassifier(_good_class(X.shape[1], columns), epsilon=2.0, diagnostic_share=0.25,
@@ -150,10 +149,10 @@ def test_the_fit_takes_the_diagnostic_share_out_of_epsilon(adult):
     assert model.privacy_spent_.epsilon == 2.0 and accountant.spent_budget[0][0] == 2.0
 
 
-def test_diagnostic_share_zero_is_the_previous_algorithm(adult):
+def test_diagnostic_share_zero_is_the_previous_algorithm(adult_sex):
     """share = 0: no diagnostic, the budget split and the random stream of Algorithm 1 (same seeded draws as the
     previous code: the two releases come first and the diagnostic, when on, after them)."""
-    X, y, sex, columns = adult
+    X, y, sex, columns = _arrays(adult_sex)
     rows = np.random.default_rng(1).choice(y.size, size=3500, replace=False)
     model, _ = fit(_good_class(X.shape[1], columns), X[rows], y[rows], sex[rows], epsilon=2.0, seed=4,
                    diagnostic_share=0.0)

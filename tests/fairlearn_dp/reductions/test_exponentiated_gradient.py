@@ -22,7 +22,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MinMaxScaler
 from threadpoolctl import threadpool_limits
 
-from fairlearn_dp.datasets import fetch_adult
 from fairlearn_dp.privacy._composition import advanced_composition_epsilon
 from fairlearn_dp.privacy._selection import selection_split
 from fairlearn_dp.reductions import JagielskiExponentiatedGradient, DPExponentiatedGradient, linear_threshold_hypotheses
@@ -41,8 +40,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def adult():
-    bunch = fetch_adult(as_frame=True)
+def adult_3000(adult):
+    """3,000 rows of the shared ``adult``: numeric columns scaled into [-1, 1], labels 0/1, sex."""
+    bunch = adult
     X = MinMaxScaler((-1, 1)).fit_transform(bunch.data.select_dtypes("number"))
     y = (np.asarray(bunch.target) == ">50K").astype(int)
     a = np.asarray(bunch.sensitive_features["sex"])
@@ -72,10 +72,10 @@ def error_and_violation(model, X, y, a, events):
 
 
 @pytest.mark.parametrize("moment, events", [(EqualizedOdds, (0, 1)), (DemographicParity, (None,))])
-def test_matches_fairlearn_at_epsilon_inf_with_the_exact_oracle(adult, moment, events):
+def test_matches_fairlearn_at_epsilon_inf_with_the_exact_oracle(adult_3000, moment, events):
     """At epsilon=inf with an estimator the fit is Fairlearn's own: same plays, same weights (its final LP included),
     hence the same randomized classifier, error and violation on the training data."""
-    X, y, a = adult
+    X, y, a = adult_3000
     # One BLAS thread: SciPy 1.17's L-BFGS-B calls BLAS on tiny vectors, and on a busy 2-core machine a thread pool
     # makes each LogisticRegression fit ~20x slower (for both libraries alike).
     with threadpool_limits(limits=1):

@@ -203,12 +203,8 @@ def test_regression_oracle_sensitivity_holds_on_neighbours_below_min_count(unit,
 def test_constraint_matrix_is_fairlearns_when_every_cell_reaches_the_floor_and_floored_below(moment_cls):
     """With every cell at or above N the floored U is Fairlearn's, bit for bit (seeded results are unchanged);
     below N its violations are the independent floored formula."""
-    from fairlearn_dp.reductions._exponentiated_gradient import (
-        _cell_counts,
-        _constraint_matrix,
-        _event_index,
-        _moment_events,
-    )
+    from fairlearn_dp.reductions._algorithm3 import _cell_counts, _constraint_matrix
+    from fairlearn_dp.reductions._eg_params import _event_index, _moment_events
 
     rng = np.random.default_rng(0)
     n = 400

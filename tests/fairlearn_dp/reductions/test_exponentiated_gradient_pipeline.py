@@ -30,7 +30,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncoder, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
-from fairlearn_dp.datasets import ADULT_PUBLIC_BOUNDS, adult_categories, fetch_adult
+from fairlearn_dp.datasets import ADULT_PUBLIC_BOUNDS, adult_categories
 from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 
 pytestmark = [
@@ -50,11 +50,11 @@ WEIGHTS = "classifier__sample_weight"
 
 # ------------------------------------------------------------------------------------------------- data
 @pytest.fixture(scope="module")
-def adult_split():
-    """Raw Adult (numeric int64 and 'category' columns, NaN for '?'), split as Fairlearn's example splits it.
-    ``sex`` is the sensitive feature and is kept out of X (the example keeps it; here X is public under the
-    attribute unit, so the private attribute must not be one of its columns)."""
-    data = fetch_adult()
+def adult_split(adult):
+    """Raw Adult (the shared ``adult``: numeric int64 and 'category' columns, NaN for '?'), split as Fairlearn's
+    example splits it. ``sex`` is the sensitive feature and is kept out of X (the example keeps it; here X is public
+    under the attribute unit, so the private attribute must not be one of its columns)."""
+    data = adult
     X = data.data.drop(columns=["sex"])
     y = (data.target == ">50K").astype(int)
     A = data.data["sex"].astype(str)

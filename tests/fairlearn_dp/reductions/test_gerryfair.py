@@ -392,11 +392,11 @@ def test_bad_data_raise_naming_the_argument():
     acc = BudgetAccountant()
     with pytest.raises(ValueError, match="y .*binary"):
         make(accountant=acc).fit(X, np.arange(50) % 3, sensitive_features=a)
-    for bad, name in ((X, "X"), (y, "y"), (a, "sensitive_features")):
+    for bad, name, says in ((X, "X", "NaN"), (y, "y", "missing labels"), (a, "sensitive_features", "NaN")):
         broken = bad.copy()
         broken[3] = np.nan
         args = {"X": X, "y": y, "sensitive_features": a, name: broken}
-        with pytest.raises(ValueError, match=f"{name} contains NaN"):
+        with pytest.raises(ValueError, match=f"{name} contains {says}"):
             make(accountant=acc).fit(args["X"], args["y"], sensitive_features=args["sensitive_features"])
     with pytest.raises(ValueError, match="sensitive_features .*length"):
         make(accountant=acc).fit(X, y, sensitive_features=a[:-1])

@@ -14,7 +14,6 @@ from diffprivlib.utils import BudgetError
 from fairlearn.reductions import DemographicParity
 from sklearn.model_selection import train_test_split
 
-from fairlearn_dp.datasets import adult_features
 from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, UtilityWarning
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
@@ -35,8 +34,8 @@ LOOSE = "feature_bound \\* sqrt\\(n_features\\)"
 
 
 @pytest.fixture(scope="module")
-def adult_split():
-    X, y, sex = adult_features("sex")
+def adult_split(adult_sex):
+    X, y, sex = adult_sex
     return train_test_split(X, y, sex, test_size=0.3, random_state=0)
 
 

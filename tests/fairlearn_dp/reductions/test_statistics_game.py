@@ -20,7 +20,7 @@ from fairlearn_dp.reductions import (
     StatisticsGameOptions,
     linear_threshold_hypotheses,
 )
-from fairlearn_dp.reductions._exponentiated_gradient import _EVENT_LABELS, _event_index, _moment_events
+from fairlearn_dp.reductions._eg_params import _EVENT_LABELS, _event_index, _moment_events
 from fairlearn_dp.reductions._statistics_game import (
     COUNT_SHARE,
     StatisticsGame,
