@@ -421,7 +421,7 @@ class DPMetricFrame(MetricFrame):
             simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)
         noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
                                         **kwargs), draws=True)
-        self._draws, self._noise_draws = both, noise
+        self._draws = both
         self.ci_method = None if both is None else (
             "parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
             f"the release noise redrawn ({self._n_boot} draws{self._cell_draws_note()}); percentile intervals for "

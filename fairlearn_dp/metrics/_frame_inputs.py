@@ -17,7 +17,7 @@ from .._utils._rows import n_rows
 from .._utils._validation import as_1d_float, check_binary_labels
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
-           "binary_labels", "class_codes", "bounded_values", "n_rows", "unread_y_true"]
+           "binary_labels", "class_codes", "bounded_values", "unread_y_true"]
 
 
 @dataclass(frozen=True)

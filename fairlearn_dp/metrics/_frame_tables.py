@@ -70,7 +70,7 @@ def merge_parts(states, order, bounds):
 
     for key in ("_metrics", "_by_group_values", "_overall_values"):
         merged[key] = by_metric([state[key] for state in states])
-    for key in ("_draws", "_noise_draws"):
+    for key in ("_draws",):
         draws = [state[key] for state in states]
         merged[key] = None if draws[0] is None else tuple(by_metric([d[i] for d in draws]) for i in range(2))
     merged["noisy_counts_"] = np.concatenate([state["noisy_counts_"] for state in states], axis=-1)
