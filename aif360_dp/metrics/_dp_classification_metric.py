@@ -37,6 +37,7 @@ from ._inequality import (
     declared_intersections,
     generalized_entropy,
     intersection_index,
+    require_declared_cells,
     smoothed_differential_fairness,
 )
 from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
@@ -250,11 +251,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         else:
             cells = intersection_index(dataset.protected_attributes, dataset.protected_attribute_names,
                                        self._intersections)
-        if np.any(cells < 0):
-            # AIF360's own datasets refuse such rows (StructuredDataset.validate_dataset); here no cell holds them
-            raise ValueError("dataset has protected-attribute values that are neither in its "
-                             "privileged_protected_attributes nor in its unprivileged_protected_attributes (AIF360's "
-                             "datasets refuse them): declare every value.")
+        require_declared_cells(cells)
         n_cells = len(self._cell_condition)
         table = count_cells(cells, n_cells, labels=(y_true, y_pred), weights=weights)
         if scores is None:

@@ -17,7 +17,7 @@ from itertools import product
 import numpy as np
 from aif360.metrics import utils as aif360_utils
 
-__all__ = ["declared_intersections", "intersection_index", "benefit_distribution",
+__all__ = ["declared_intersections", "intersection_index", "dataset_intersections", "require_declared_cells", "benefit_distribution",
            "between_group_distribution", "generalized_entropy", "check_alpha", "smoothed_differential_fairness"]
 
 #: The benefit values of the confusion bins (tn, fp, fn, tp).
@@ -45,6 +45,25 @@ def intersection_index(attributes, names, intersections):
                                                                 [dict(zip(names, values))])
         index[mask & (index < 0)] = k
     return index
+
+
+def require_declared_cells(cells):
+    """``cells`` (each row's cell index, -1 for none), refusing a row in no cell: its protected-attribute values are
+    not declared (AIF360's own datasets refuse such rows, ``StructuredDataset.validate_dataset``).
+    """
+    if np.any(cells < 0):
+        raise ValueError("dataset has protected-attribute values that are neither in its "
+                         "privileged_protected_attributes nor in its unprivileged_protected_attributes (AIF360's "
+                         "datasets refuse them): declare every value.")
+    return cells
+
+
+def dataset_intersections(dataset, intersections):
+    """:func:`intersection_index` of ``dataset``'s rows, every row in a declared intersection
+    (:func:`require_declared_cells`).
+    """
+    return require_declared_cells(intersection_index(dataset.protected_attributes, dataset.protected_attribute_names,
+                                                     intersections))
 
 
 def benefit_distribution(counts):

@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike
 from sklearn.isotonic import isotonic_regression
 
 from ._checks import _binary_labels, _check_same_rows, _check_schema, _row_weights
-from ._inequality import declared_intersections, intersection_index
+from ._inequality import dataset_intersections, declared_intersections
 from fairlearn_dp.metrics._frame_release import release_table
 from fairlearn_dp.metrics._release_views import note_release, reference
 from fairlearn_dp.privacy import PrivacySpend
@@ -149,12 +149,7 @@ class DPThresholdReport:
         if not np.all(np.isfinite(scores)):
             raise ValueError("classified_dataset.scores must be finite (NaN or infinite scores are refused).")
         interval = np.searchsorted(self.thresholds_, scores.ravel(), side="left")     # #{t < s}: s > t_k iff k < j
-        cells = intersection_index(dataset.protected_attributes, dataset.protected_attribute_names,
-                                   self._intersections)
-        if np.any(cells < 0):
-            raise ValueError("dataset has protected-attribute values that are neither in its "
-                             "privileged_protected_attributes nor in its unprivileged_protected_attributes (AIF360's "
-                             "datasets refuse them): declare every value.")
+        cells = dataset_intersections(dataset, self._intersections)
         width = len(self.thresholds_) + 1
         index = (cells * width + interval) * 2 + y_true
         shape = (len(self._intersections), width, 2)
