@@ -284,9 +284,12 @@ def _replaced_classes():
 
 
 def _install_recorder(classes):
+    """Wrap each class's ``predict``, wherever in its bases it is defined (fairdp's share one; the depth guard of
+    :func:`_recording` records only the outermost call)."""
     for cls in classes:
-        if "predict" in vars(cls):
-            cls.predict = _recording(vars(cls)["predict"])
+        predict = getattr(cls, "predict", None)
+        if predict is not None:
+            cls.predict = _recording(predict)
 
 
 def _display(classes, value):
