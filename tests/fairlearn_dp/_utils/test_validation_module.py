@@ -129,16 +129,19 @@ def test_every_estimator_that_needs_binary_labels_says_the_one_message():
     """Before, the exponential-mechanism classifier said "y contains missing values (NaN/None).", the exponentiated
     gradient "y contains NaN." and GerryFair "y contains NaN or infinite values." for a missing label, and None was
     "y must be one-dimensional, got shape ()": now the one check's messages, wherever it is called."""
-    from fairlearn_dp.reductions import DPExponentiatedGradient, DPGerryFairClassifier, \
-        ExponentialMechanismFairClassifier
+    from fairlearn_dp.reductions import (
+        DPGerryFairClassifier,
+        ExponentialMechanismFairClassifier,
+        JagielskiExponentiatedGradient,
+    )
     from fairlearn.reductions import DemographicParity
     from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     estimators = [
         ExponentialMechanismFairClassifier([LinearThresholdClassifier([1.0], 0.5)], epsilon=1.0, groups=[0, 1],
                                            random_state=0),
-        DPExponentiatedGradient(None, DemographicParity(), mode="paper", privacy_unit="record", min_count=5,
-                                hypotheses=[LinearThresholdClassifier([1.0], 0.5)], max_iter=2, groups=[0, 1]),
+        JagielskiExponentiatedGradient(DemographicParity(), privacy_unit="record", min_count=5,
+                                       hypotheses=[LinearThresholdClassifier([1.0], 0.5)], max_iter=2, groups=[0, 1]),
         DPGerryFairClassifier(max_iters=2, epsilon=1.0),
     ]
     missing = np.r_[np.nan, np.arange(39) % 2]
