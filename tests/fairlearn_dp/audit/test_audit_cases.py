@@ -125,8 +125,8 @@ def test_audit_detects_an_exponential_mechanism_with_too_little_noise(monkeypatc
 def test_audit_detects_an_exponentiated_gradient_auditor_with_too_little_noise(monkeypatch):
     """BROKEN on purpose: the Auditor's violation vector gets a twentieth of its declared Laplace scale. The event has
     probability 1/16 on D, so it takes ~1000 runs (~15 s) to exceed epsilon = 1."""
-    case = default_audit_case("DPExponentiatedGradient")
-    honest = algorithm3_module.release_laplace               # Algorithm 3's releases (mode='paper')
+    case = default_audit_case("JagielskiExponentiatedGradient")
+    honest = algorithm3_module.release_laplace               # Algorithm 3's releases
 
     def sharp(values, *, epsilon, l1_sensitivity, random_state=None):
         return honest(values, epsilon=epsilon, l1_sensitivity=l1_sensitivity / 20, random_state=random_state)
@@ -290,7 +290,13 @@ def test_every_registry_row_passes_a_long_audit(name):
     # positive but small, far below the loose (epsilon, delta) conversion they declare. The exponential-mechanism
     # learner's event has ln(p / p') = 0.59 (two candidates cannot exceed ln((1 + e) / 2) = 0.62), the exponentiated
     # gradient's ln(p / p') = 0.88 but probability 1/16 on D.
-    minimum = {**dict.fromkeys(_ZCDP_ROWS + _EXPONENTIAL_MECHANISM_ROWS + _STATISTICS_GAME_ROWS, 0.0),
+    if name in _STATISTICS_GAME_ROWS:
+        # One count's shift of 1 under Gaussian noise of sigma ~14 (the statistics release's share of epsilon = 1):
+        # ln(p / p') ~ 0.07, which 5,000 runs cannot resolve from 0 at 95% confidence, so only "no violation" is
+        # checked here; the power of the statistics game's audits is the planted-bug tests of its "gram" variant.
+        assert result.passed and result.epsilon_lower_bound >= 0.0
+        return
+    minimum = {**dict.fromkeys(_ZCDP_ROWS + _EXPONENTIAL_MECHANISM_ROWS, 0.0),
                **dict.fromkeys(_EXPONENTIATED_GRADIENT_ROWS, 0.2)}.get(name, 0.4)
     assert result.passed and result.epsilon_lower_bound > minimum
 
