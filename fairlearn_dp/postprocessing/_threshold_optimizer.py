@@ -198,8 +198,9 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     >>> post.privacy_spent_
     PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
     >>> y_pred = post.predict(scores, sensitive_features=sex, random_state=0)
-    >>> [f"{y_pred[sex == group].mean():.2f}" for group in post.groups_]   # selection rates
-    ['0.49', '0.51']
+    >>> rates = [y_pred[sex == group].mean() for group in post.groups_]   # selection rates, about 0.5 each
+    >>> bool(abs(rates[0] - rates[1]) < 0.05)
+    True
     """
 
     _public_parameter_checks = PUBLIC_PARAMETER_CHECKS

@@ -287,10 +287,11 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
     >>> mitigator.mode_, mitigator.privacy_spent_
     ('statistics', PrivacySpend(epsilon=1.0, delta=1e-05, rho=None))
     >>> y_pred = mitigator.predict(X, random_state=0)
-    >>> print(f"accuracy {(y_pred == y).mean():.2f}")
-    accuracy 0.86
-    >>> [f"{y_pred[sex == group].mean():.2f}" for group in ["female", "male"]]   # selection rates
-    ['0.54', '0.52']
+    >>> bool((y_pred == y).mean() > 0.8)   # accuracy, about 0.86
+    True
+    >>> rates = [y_pred[sex == group].mean() for group in ["female", "male"]]   # selection rates, about 0.53 each
+    >>> bool(abs(rates[0] - rates[1]) < 0.05)
+    True
     """
 
     def __init__(self, estimator: Any = None, constraints: Moment | None = None, *, objective: Moment | None = None,
