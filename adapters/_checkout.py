@@ -47,7 +47,7 @@ def _load_file(path: Path, name: str, *, reuse: bool = False):
     spec.loader.exec_module(module)
     # joblib's worker processes cannot import a module loaded from a file path: send its functions by value.
     try:
-        import cloudpickle                                    # joblib >= 1.6 depends on it
+        import cloudpickle  # joblib >= 1.6 depends on it
     except ImportError:                                       # older joblib vendors it
         from joblib.externals import cloudpickle
     cloudpickle.register_pickle_by_value(module)

@@ -11,6 +11,7 @@ the (error, violation) points per privacy level).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -360,20 +361,20 @@ def privacy_fairness_sweep(estimator: Any, param_grid: Mapping[str, Any] | Seque
         outputs = Parallel(n_jobs=n_jobs)(calls)
 
     rows = []
-    for (i, s), (scores, spent) in zip(tasks, outputs):
+    for (i, s), (scores, spent) in zip(tasks, outputs, strict=False):
         row = {"setting": i}
         row.update({name: settings[i].get(name, np.nan) for name in param_names})
         row["seed"] = s
         row.update(scores)
-        row.update(zip(SPENT_COLUMNS, spent))
+        row.update(zip(SPENT_COLUMNS, spent, strict=False))
         rows.append(row)
     table = pd.DataFrame(rows, columns=["setting", *param_names, "seed", *metrics, *private_columns, *SPENT_COLUMNS])
     return SweepResult(table=table, summary=_summarise(table, param_names, [*metrics, *private_columns]),
                        settings=settings,
-                       seed_sequence=sequence, _context=dict(estimator=estimator, X=X, y=y,
-                                                      sensitive_features=sensitive_features,
-                                                      metrics=sweep_metrics, n_seeds=n_seeds, test_size=test_size,
-                                                      fit_params=fit_params, predict_params=predict_params))
+                       seed_sequence=sequence, _context={"estimator": estimator, "X": X, "y": y,
+                                                      "sensitive_features": sensitive_features,
+                                                      "metrics": sweep_metrics, "n_seeds": n_seeds, "test_size": test_size,
+                                                      "fit_params": fit_params, "predict_params": predict_params})
 
 
 def _summarise(table, param_names, metric_names):
@@ -549,11 +550,9 @@ def plot_tradeoff(summary: pd.DataFrame, *, x: str, y: str, by: str = "epsilon",
         raise KeyError(f"by={by!r} is not a column of the summary.")
     fig, ax = plt.subplots(figsize=(5.6, 4.0))
     values = pd.unique(summary[by])
-    try:
+    with contextlib.suppress(TypeError):
         values = sorted(values)
-    except TypeError:
-        pass
-    for value, colour in zip(values, plt.rcParams["axes.prop_cycle"].by_key()["color"] * (len(values) + 1)):
+    for value, colour in zip(values, plt.rcParams["axes.prop_cycle"].by_key()["color"] * (len(values) + 1), strict=False):
         part = summary[summary[by] == value]
         points = part[[x_col, y_col]].to_numpy(dtype=float)
         label = f"{by}={value:g}" if isinstance(value, (int, float, np.number)) else f"{by}={value}"

@@ -264,8 +264,8 @@ def _classification_report(groups):
     from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
     from sklearn.metrics import zero_one_loss
 
-    return dict(metrics={"error": zero_one_loss, "selection_rate": selection_rate, "tpr": true_positive_rate,
-                         "fpr": false_positive_rate}, groups=list(groups))
+    return {"metrics": {"error": zero_one_loss, "selection_rate": selection_rate, "tpr": true_positive_rate,
+                         "fpr": false_positive_rate}, "groups": list(groups)}
 
 
 def _worst_group(loss, name):
@@ -301,8 +301,8 @@ def _fair_regression_problem(dataset):
 
     metrics = {"mse": metric(mean_squared_error), "ks_parity": metric(
         lambda yt, yp, sf: ks_statistical_parity(yt, yp, sensitive_features=sf), uses_groups=True)}
-    report = dict(metrics={"mse": mean_squared_error}, groups=list(groups), bounds=tuple(bounds))
-    return _Problem(dict(bounds=bounds, groups=groups, n_bins=36), data, metrics, ("mse", "ks_parity"), report)
+    report = {"metrics": {"mse": mean_squared_error}, "groups": list(groups), "bounds": tuple(bounds)}
+    return _Problem({"bounds": bounds, "groups": groups, "n_bins": 36}, data, metrics, ("mse", "ks_parity"), report)
 
 
 def _threshold_optimizer_problem(dataset):
@@ -331,7 +331,7 @@ def _threshold_optimizer_problem(dataset):
         return X, y, sf, {"estimator": base}
 
     metrics, axes = _error_and_gap(equalized_odds_difference, "eo_difference")
-    return _Problem(dict(prefit=True, constraints="equalized_odds", predict_method="predict_proba", groups=groups),
+    return _Problem({"prefit": True, "constraints": "equalized_odds", "predict_method": "predict_proba", "groups": groups},
                     data, metrics, axes, _classification_report(groups))
 
 
@@ -348,8 +348,8 @@ def _exponentiated_gradient_problem(dataset):
     # fast (the paper's formula for T, max_iter=None, asks for far more at large epsilon). min_count=None: the
     # smallest (group, label) cell is bounded privately with 10% of epsilon, which fails below epsilon ~ 10 on these
     # rows (the fit says so); --param min_count=N declares a public bound instead.
-    return _Problem(dict(constraints=EqualizedOdds(), groups=[0, 1], max_iter=20, feature_bound=1.0,
-                         oracle="regression"), data, metrics, axes, _classification_report([0, 1]))
+    return _Problem({"constraints": EqualizedOdds(), "groups": [0, 1], "max_iter": 20, "feature_bound": 1.0,
+                         "oracle": "regression"}, data, metrics, axes, _classification_report([0, 1]))
 
 
 def _statistics_game_problem(dataset):
@@ -362,7 +362,7 @@ def _statistics_game_problem(dataset):
 
     metrics, axes = _error_and_gap(equalized_odds_difference, "eo_difference")
     # The statistics game with its defaults (least-squares Learner, Fairlearn's 50 rounds).
-    return _Problem(dict(constraints=EqualizedOdds(), groups=[0, 1]), data, metrics, axes,
+    return _Problem({"constraints": EqualizedOdds(), "groups": [0, 1]}, data, metrics, axes,
                     _classification_report([0, 1]))
 
 
@@ -382,7 +382,7 @@ def _exponential_mechanism_problem(dataset):
                                              random_state=0)
     # delta = 1e-6 rather than the paper's exp(-sqrt(n)) (~1e-16 here), whose margin ln(1/delta) / epsilon_size
     # leaves no positive bound on the smallest group's positives below epsilon ~ 3 on these ~1,400 training rows.
-    return _Problem(dict(hypotheses=hypotheses, groups=[0, 1], delta=1e-6), data, metrics, axes,
+    return _Problem({"hypotheses": hypotheses, "groups": [0, 1], "delta": 1e-6}, data, metrics, axes,
                     _classification_report([0, 1]))
 
 
@@ -394,7 +394,7 @@ def _gerryfair_problem(dataset):
         return X, y, sf.astype(float), {}
 
     metrics, axes = _error_and_gap(false_positive_rate_difference, "fpr_difference")  # fairness_def='FP'
-    return _Problem(dict(max_iters=10, fairness_def="FP"), data, metrics, axes, _classification_report([0.0, 1.0]))
+    return _Problem({"max_iters": 10, "fairness_def": "FP"}, data, metrics, axes, _classification_report([0.0, 1.0]))
 
 
 def _group_budget_regression_problem(dataset):
@@ -431,7 +431,7 @@ def _group_budget_regression_problem(dataset):
         return scale ** 2 * mean_squared_error(y_true, y_pred)
 
     metrics = {"mse": metric(mse), "worst_group_mse": _worst_group(mse, "worst_group_mse")}
-    return _Problem(dict(groups=groups, data_bound=1.0, target_bound=1.0), data, metrics,
+    return _Problem({"groups": groups, "data_bound": 1.0, "target_bound": 1.0}, data, metrics,
                     ("mse", "worst_group_mse"))
 
 
@@ -445,7 +445,7 @@ def _group_budget_classification_problem(dataset):
 
     metrics, axes = _error_and_gap(equalized_odds_difference, "eo_difference")
     metrics["worst_group_error"] = _worst_group(lambda t, p: float(np.mean(t != p)), "worst_group_error")
-    return _Problem(dict(groups=[0, 1], classes=[0, 1], data_bound=1.0), data, metrics,
+    return _Problem({"groups": [0, 1], "classes": [0, 1], "data_bound": 1.0}, data, metrics,
                     ("error", "worst_group_error"), _classification_report([0, 1]))
 
 
@@ -509,12 +509,11 @@ def _check_params(chunks, template, estimator_name, fixed):
         for raw, value in values:
             if isinstance(current, str):
                 value = raw                          # a string parameter takes the text as typed
-            elif isinstance(current, bool):
-                if not isinstance(value, bool):
-                    raise _UsageError("--param", f"{key} expects true or false, got {raw!r}")
-            elif isinstance(current, numbers.Real):
-                if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                    raise _UsageError("--param", f"{key} expects a number, got {raw!r}")
+            elif isinstance(current, bool) and not isinstance(value, bool):
+                raise _UsageError("--param", f"{key} expects true or false, got {raw!r}")
+            elif (isinstance(current, numbers.Real) and not isinstance(current, bool)
+                  and (isinstance(value, bool) or not isinstance(value, numbers.Real))):
+                raise _UsageError("--param", f"{key} expects a number, got {raw!r}")
             checked.append(value)
         grid[key] = checked
     return grid

@@ -130,7 +130,7 @@ def plot_group_cdfs(predictions: Mapping[str, Any], *, sensitive_features: Any, 
 
     groups = pd.Series(np.asarray(sensitive_features)).astype(str)
     fig, axes = plt.subplots(1, len(predictions), figsize=(5 * len(predictions), 3.6), sharey=True, squeeze=False)
-    for ax, (name, y_pred) in zip(axes[0], predictions.items()):
+    for ax, (name, y_pred) in zip(axes[0], predictions.items(), strict=False):
         y_pred = np.asarray(y_pred, dtype=float)
         for group in sorted(groups.unique()):
             values = np.sort(y_pred[(groups == group).to_numpy()])

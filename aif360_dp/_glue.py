@@ -100,7 +100,7 @@ def joint_declared_groups(dataset, names):
     ``k_1 * ... * k_r`` groups, each declared even if no row falls in it.
     """
     per_attribute = [declared_groups(dataset, item) for item in names]
-    for item, values in zip(names, per_attribute):
+    for item, values in zip(names, per_attribute, strict=False):
         if not values:
             raise ValueError(f"protected attribute {item!r} has no declared value: declare its privileged and "
                              "unprivileged values in the dataset (privileged_protected_attributes, "

@@ -151,12 +151,12 @@ def plot(summary, majority, path, constraint):
     for method, style in (("statistics", "o-"), ("paper", "s--")):
         part = summary[summary["method"] == method].sort_values("epsilon")
         x = [inf_x if math.isinf(e) else e for e in part["epsilon"]]
-        for ax, column in zip(axes, ("accuracy", "violation")):
+        for ax, column in zip(axes, ("accuracy", "violation"), strict=False):
             ax.errorbar(x, part[f"{column}_mean"], yerr=part[f"{column}_std"], fmt=style, capsize=3,
                         label={"statistics": "DPExponentiatedGradient (statistics game)",
                                "paper": "Algorithm 3 (JagielskiExponentiatedGradient)"}[method])
     reference = summary[summary["method"] == "fairlearn"].iloc[0]
-    for ax, column in zip(axes, ("accuracy", "violation")):
+    for ax, column in zip(axes, ("accuracy", "violation"), strict=False):
         ax.axhline(reference[f"{column}_mean"], color="k", ls=":", label="Fairlearn EG (non-private)")
         ax.set_xscale("log")
         ax.set_xlabel("epsilon (rightmost point: inf)")

@@ -87,8 +87,8 @@ def run_seed(seed, epsilons, alphas, noise_margin=1.0):
     for epsilon in epsilons:
         for alpha in alphas:
             for mode in ("aware", "blind"):
-                params = dict(epsilon=epsilon, bounds=LAW_SCHOOL_BOUNDS, n_bins=N_BINS, alpha=alpha, groups=GROUPS,
-                              accountant=BudgetAccountant(), random_state=seed)
+                params = {"epsilon": epsilon, "bounds": LAW_SCHOOL_BOUNDS, "n_bins": N_BINS, "alpha": alpha, "groups": GROUPS,
+                              "accountant": BudgetAccountant(), "random_state": seed}
                 if mode == "blind":
                     model = DPFairRegressionPostprocessor(group_estimator=group_estimator, prefit=True,
                                                           posterior_buckets=POSTERIOR_BUCKETS,
@@ -148,10 +148,10 @@ def plot(summary, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    epsilons = [e for e in summary["epsilon"].dropna().unique()]
+    epsilons = list(summary["epsilon"].dropna().unique())
     fig, axes = plt.subplots(1, len(epsilons), figsize=(4.6 * len(epsilons), 4.0), sharey=True, squeeze=False)
     raw = summary[summary["mode"] == "raw"].iloc[0]
-    for ax, epsilon in zip(axes[0], epsilons):
+    for ax, epsilon in zip(axes[0], epsilons, strict=False):
         for mode, style in (("aware", "o-"), ("blind", "s--")):
             part = summary[(summary["mode"] == mode) & (summary["epsilon"] == epsilon)].sort_values("alpha")
             part = part[part["mse_mean"] > 0]

@@ -116,10 +116,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school  # noqa: E402
 from fairlearn_dp.reductions import DPGroupBudgetRegressor  # noqa: E402
 
@@ -212,7 +212,7 @@ GPA_SCALE = (LAW_SCHOOL_BOUNDS[1] - LAW_SCHOOL_BOUNDS[0]) / 2     # [-1, 1] -> G
 def make_synthetic(rng):
     """One draw of the K = 5 synthetic data: ``(X, y, group)`` with group labels 1..5."""
     X, y, a = [], [], []
-    for label, n, beta in zip(SYN_GROUPS, SYN_SIZES, SYN_BETAS):
+    for label, n, beta in zip(SYN_GROUPS, SYN_SIZES, SYN_BETAS, strict=False):
         x = rng.uniform(-1.0, 1.0, size=(n, SYN_P))
         X.append(x)
         y.append(x @ beta + rng.normal(0.0, SIGMA_E, size=n))
@@ -431,7 +431,7 @@ def tables(summaries):
     for reading, summary in summaries.items():
         frame = summary.copy()
         frame.insert(0, "reading", reading)
-        paper = [paper_values(d, r, g) for d, r, g in zip(frame["dataset"], frame["rho"], frame["group"])]
+        paper = [paper_values(d, r, g) for d, r, g in zip(frame["dataset"], frame["rho"], frame["group"], strict=False)]
         frame["paper_dpnose_mspe"] = [p[0] for p in paper]
         frame["paper_dpse_mspe"] = [p[1] for p in paper]
         frame["paper_relative_change"] = frame["paper_dpse_mspe"] / frame["paper_dpnose_mspe"] - 1.0
@@ -654,7 +654,7 @@ def main(argv=None):
     synthetic = per_fit[per_fit["dataset"] == "synthetic"]
     clipped = synthetic.drop_duplicates("seed")["y_clipped_fraction"]
     drift = per_fit[per_fit["nonprivate"]].groupby(["dataset", "fit"])["last20_drift"].max()
-    slopes = ", ".join(f"β_{g} = ({b[0]:g}, {b[1]:g})" for g, b in zip(SYN_GROUPS, SYN_BETAS))
+    slopes = ", ".join(f"β_{g} = ({b[0]:g}, {b[1]:g})" for g, b in zip(SYN_GROUPS, SYN_BETAS, strict=False))
     print(f"Budget-tailoring reproduction (DPGroupBudgetRegressor): {args.seeds} seeds, rho in {list(rhos)}, "
           f"readings {list(readings)}, n_jobs={args.n_jobs}")
     print(f"Settings: stage1_fraction={STAGE1_FRACTION}, n_iter={N_ITER}, learning_rate={LEARNING_RATE} "

@@ -106,12 +106,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
+from fairdp_adapters._checkout import load_example, parse_seeded_args  # noqa: E402
 from fairlearn.reductions import EqualizedOdds  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fairdp_adapters._checkout import load_example, parse_seeded_args  # noqa: E402
+from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 from fairlearn_dp.reductions import JagielskiExponentiatedGradient, linear_threshold_hypotheses  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "jagielski2019_inprocessing"

@@ -88,14 +88,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import fetch_communities_crime  # noqa: E402
 from fairlearn_dp.postprocessing import DPThresholdOptimizer  # noqa: E402
+from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "jagielski2019"
 DEFAULT_SEEDS = 50
@@ -443,7 +443,7 @@ def plot_figure(summary, fronts, epsilons, path):
     base = summary[summary["method"] == "base_classifier"].iloc[0]
     colors = _eps_colors(epsilons)
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.4), sharey=True)
-    for ax, split_name in zip(axes, SPLITS):
+    for ax, split_name in zip(axes, SPLITS, strict=False):
         x, v = f"error_{split_name}_mean", f"eo_violation_{split_name}_mean"
         for eps in epsilons:
             points = dp[dp["epsilon"] == eps]

@@ -14,15 +14,15 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-from fairlearn_dp.privacy import BudgetAccountant
+from fairdp_adapters.reporting import before_after_report, plot_group_cdfs
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from fairdp_adapters.reporting import before_after_report, plot_group_cdfs
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+from fairlearn_dp.privacy import BudgetAccountant
 
 
 def main(argv=None):

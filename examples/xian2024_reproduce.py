@@ -65,20 +65,20 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
+from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
+from fairdp_adapters._sweeps import pareto_front  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
-from fairdp_adapters._checkout import parse_seeded_args  # noqa: E402
 from fairlearn_dp.datasets import (  # noqa: E402
     COMMUNITIES_CRIME_BOUNDS,
     LAW_SCHOOL_BOUNDS,
     fetch_communities_crime,
     fetch_law_school,
 )
-from fairdp_adapters._sweeps import pareto_front  # noqa: E402
 from fairlearn_dp.metrics import ks_statistical_parity  # noqa: E402
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor  # noqa: E402
+from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "xian2024"
 DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
@@ -397,7 +397,7 @@ def plot_fig2(fig2, raw_summary, datasets, path):
     fig, axes = plt.subplots(len(panels) // n_cols, n_cols, figsize=(5.2 * n_cols, 4.0 * len(panels) // n_cols),
                              squeeze=False)
     colors = _eps_colors()
-    for ax, (name, k) in zip(axes.ravel(), panels):
+    for ax, (name, k) in zip(axes.ravel(), panels, strict=False):
         data = fig2[(fig2["dataset"] == name) & (fig2["n_bins"] == k)]
         for eps in EPSILONS:
             line = data[data["epsilon"] == eps].sort_values("alpha")

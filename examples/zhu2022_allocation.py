@@ -88,17 +88,25 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-
 from fairdp_adapters.reporting import _plot_allocation_biases as plot_allocation_biases  # noqa: E402
 from fairdp_adapters.reporting import _size_deciles as size_deciles  # noqa: E402
 from fairdp_adapters.reporting import allocation_bias_report  # noqa: E402
+
 from fairlearn_dp.allocation import (  # noqa: E402
-    BaselineAllocation, GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation, monte_carlo,
-    project_nonnegative_sum, project_sum, proportional_allocation,
+    BaselineAllocation,
+    GaussianNoise,
+    LaplaceNoise,
+    ProjectionOntoSimplexAllocation,
+    monte_carlo,
+    project_nonnegative_sum,
+    project_sum,
+    proportional_allocation,
 )
-from fairlearn_dp.allocation._evaluation import NonNegativeSumProjection  # noqa: E402
 from fairlearn_dp.allocation._evaluation import (  # noqa: E402
-    positive_part_bias, sum_projection_positive_part_bias, theorem1_bounds,
+    NonNegativeSumProjection,  # noqa: E402
+    positive_part_bias,
+    sum_projection_positive_part_bias,
+    theorem1_bounds,
 )
 from fairlearn_dp.datasets import fetch_hawaii_counties, fetch_school_districts  # noqa: E402
 from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy, cost_of_privacy_l1  # noqa: E402

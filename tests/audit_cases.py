@@ -141,16 +141,16 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
+from fairdp_adapters import registry
 
 from fairlearn_dp.audit import CellEvent, FitFailed, ThresholdEvent, audit
-from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
 from fairlearn_dp.audit._events import OrthantEvent, PlayErrorEvent, SelectionEvent, released_attribute
+from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
 from fairlearn_dp.privacy import PrivacySpend
-
-from fairdp_adapters import registry
 
 __all__ = ["AuditCase", "VARIANTS", "default_audit_case", "audit_registered", "audit_registered_failures", "failure_audit_case",
            "audit_registered_edge_failures", "audit_registered_unseeded", "released_statistics",
@@ -215,8 +215,8 @@ def _group_budget_params(epsilon, rho, clip):
     """One Gaussian release per group: DPNoSE (no stage 1), one iteration, no intercept (see the module docstring).
     ``rho`` given: the (near-)noiseless reference fit that gives the true values.
     """
-    return dict(epsilon=None if rho is not None else epsilon, rho=rho, budget_allocation="uniform", n_iter=1,
-                fit_intercept=False, data_bound=1.0, clip=clip, accountant=_accountant())
+    return {"epsilon": None if rho is not None else epsilon, "rho": rho, "budget_allocation": "uniform", "n_iter": 1,
+                "fit_intercept": False, "data_bound": 1.0, "clip": clip, "accountant": _accountant()}
 
 
 def _make_group_budget_regressor(epsilon, seed, rho=None):
@@ -499,8 +499,8 @@ class _CellsEvent(CellEvent):
     def _holds(self, fitted):
         released = np.asarray(released_attribute(fitted, self.attribute), dtype=float)
         k = len(self.lost_cells)
-        return bool(all(released[c] >= t for c, t in zip(self.lost_cells, self.thresholds[:k]))
-                    and all(released[c] <= t for c, t in zip(self.gained_cells, self.thresholds[k:])))
+        return bool(all(released[c] >= t for c, t in zip(self.lost_cells, self.thresholds[:k], strict=False))
+                    and all(released[c] <= t for c, t in zip(self.gained_cells, self.thresholds[k:], strict=False)))
 
 
 def _make_report(epsilon, seed):
@@ -694,9 +694,9 @@ _EG_SHARES = 2                 # 2T mechanisms with T = max_iter = 1, basic comp
 def _eg_estimator_params(epsilon, min_count):
     from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
-    return dict(epsilon=_EG_SHARES * epsilon, delta=0.0, max_iter=1, oracle="exponential",
-                hypotheses=[LinearThresholdClassifier([1.0], 0.5)], min_count=min_count,
-                accountant=_accountant())
+    return {"epsilon": _EG_SHARES * epsilon, "delta": 0.0, "max_iter": 1, "oracle": "exponential",
+                "hypotheses": [LinearThresholdClassifier([1.0], 0.5)], "min_count": min_count,
+                "accountant": _accountant()}
 
 
 def _make_exponentiated_gradient(epsilon, seed, *, min_count):
@@ -907,9 +907,9 @@ def _gerryfair_params(epsilon, seed):
     from fairlearn_dp.privacy._selection import SELECTION_SHARE
 
     # Each release gets epsilon: the releases share the total minus the final choice's SELECTION_SHARE.
-    return dict(max_iters=_GERRYFAIR_MAX_ITERS, predictor=LinearRegression(fit_intercept=False),
-                epsilon=_GERRYFAIR_RELEASES * epsilon / (1.0 - SELECTION_SHARE), delta=0.0, accountant=_accountant(),
-                random_state=seed)
+    return {"max_iters": _GERRYFAIR_MAX_ITERS, "predictor": LinearRegression(fit_intercept=False),
+                "epsilon": _GERRYFAIR_RELEASES * epsilon / (1.0 - SELECTION_SHARE), "delta": 0.0, "accountant": _accountant(),
+                "random_state": seed}
 
 
 def _make_gerryfair(epsilon, seed):
@@ -1069,8 +1069,8 @@ def _make_statistics_game(epsilon, seed, *, face, estimator=False, max_iter=2):
     from fairlearn_dp.reductions import StatisticsGameOptions
 
     # oracle="estimator": at epsilon=inf (the reference) the game without noise, not Fairlearn's algorithm.
-    params = dict(epsilon=epsilon, delta=_STATISTICS_DELTA, max_iter=max_iter,
-                  options=StatisticsGameOptions(oracle="estimator"), accountant=_accountant())
+    params = {"epsilon": epsilon, "delta": _STATISTICS_DELTA, "max_iter": max_iter,
+                  "options": StatisticsGameOptions(oracle="estimator"), "accountant": _accountant()}
     if face == "aif360":
         from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 
@@ -1289,7 +1289,7 @@ def _make_group_budget_stage1(epsilon, seed, *, classification, face="fairlearn"
     """
     fit_share = 0.9 if classification else 1.0
     rho = math.inf if math.isinf(epsilon) else epsilon ** 2 / 2 * 6 / (_STAGE1_FRACTION * fit_share)
-    params = dict(rho=rho, stage1_fraction=_STAGE1_FRACTION, n_iter=1, data_bound=1.0, accountant=_accountant())
+    params = {"rho": rho, "stage1_fraction": _STAGE1_FRACTION, "n_iter": 1, "data_bound": 1.0, "accountant": _accountant()}
     if face == "aif360":
         from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification
 

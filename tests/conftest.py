@@ -3,9 +3,9 @@ once; tests must not change them in place, AIF360 datasets are copied by ``subse
 
 import numpy as np
 import pytest
+from diffprivlib import BudgetAccountant  # noqa: E402
 
 import fairlearn_dp  # noqa: F401  (first: makes diffprivlib importable on scikit-learn 1.9, see fairlearn_dp._compat)
-from diffprivlib import BudgetAccountant  # noqa: E402
 
 
 @pytest.fixture

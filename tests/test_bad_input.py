@@ -22,6 +22,7 @@ from fairlearn.reductions import DemographicParity, EqualizedOdds
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
+from fairlearn_dp._utils import _progress
 from fairlearn_dp.allocation import (
     CostOfPrivacyAllocation,
     project_nonnegative_sum,
@@ -29,22 +30,20 @@ from fairlearn_dp.allocation import (
     project_with_invariants,
     release_counts,
 )
+from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing._fair_regression import MAX_HISTOGRAM_CELLS
-from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
 from fairlearn_dp.privacy._accountant import MAX_EPSILON, validate_epsilon_delta
-from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import (
-    JagielskiExponentiatedGradient,
     DPExponentiatedGradient,
     DPGerryFairClassifier,
     DPGroupBudgetRegressor,
     ExponentialMechanismFairClassifier,
+    JagielskiExponentiatedGradient,
 )
 from fairlearn_dp.reductions._exponentiated_gradient import MAX_ROUNDS
 from fairlearn_dp.reductions._gerryfair import MAX_ITERS, _AuditorPlays
 from fairlearn_dp.reductions._hypotheses import linear_threshold_hypotheses
-from fairlearn_dp._utils import _progress
 
 SECRET = "zq-secret-7"            # a private value planted in the data: no message may quote it
 
@@ -99,7 +98,7 @@ def test_a_finite_epsilon_beyond_sqrt_of_the_float_maximum_poisons_diffprivlibs_
     for _ in range(3):
         capped.spend(MAX_EPSILON, 0.0)
     assert capped.total()[0] == pytest.approx(3 * MAX_EPSILON, rel=1e-15)
-    assert MAX_EPSILON ** 2 * 1e100 < sys.float_info.max        # 1e100 such spends still compose finitely
+    assert sys.float_info.max > MAX_EPSILON ** 2 * 1e100        # 1e100 such spends still compose finitely
 
 
 @pytest.mark.parametrize("epsilon", [1e308, 1e200, MAX_EPSILON * 1.5, 10 ** 101])
@@ -200,7 +199,7 @@ def test_threshold_optimizer_refuses_a_grid_size_below_one_before_the_budget(eps
         lambda model: model.fit(X, y, sensitive_features=a), error, "grid_size")
 
 
-@pytest.mark.parametrize("params", [dict(noise_margin=2.0), dict(noise_margin=0.0), dict(posterior_buckets=4)])
+@pytest.mark.parametrize("params", [{"noise_margin": 2.0}, {"noise_margin": 0.0}, {"posterior_buckets": 4}])
 def test_blind_only_parameters_without_a_group_estimator_are_refused_not_ignored(params):
     X, _, a = classification_data()
     name = next(iter(params))

@@ -6,11 +6,10 @@ accountant with diffprivlib's ``BudgetError``, and agrees with ``fit``, which th
 import warnings
 
 import pytest
+from audit_cases import default_audit_case
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
-
 from fairdp_adapters import registry
-from audit_cases import default_audit_case
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

@@ -14,10 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from diffprivlib import BudgetAccountant
+from fairdp_adapters import registry
 from fairlearn.reductions import DemographicParity
 from sklearn.linear_model import LinearRegression, LogisticRegression
-
-from fairdp_adapters import registry
 
 N = 600
 COLUMNS = ["w", "x", "y", "z"]

@@ -25,17 +25,17 @@ import inspect
 import math
 import re
 import warnings
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
-from diffprivlib import BudgetAccountant
-from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate, ZeroOneLoss
-from diffprivlib.utils import BudgetError
-
-from fairdp_adapters import registry
-from fairlearn_dp.reductions import StatisticsGameOptions
 from audit_cases import default_audit_case
+from diffprivlib import BudgetAccountant
+from diffprivlib.utils import BudgetError
+from fairdp_adapters import registry
+from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate, ZeroOneLoss
+
+from fairlearn_dp.reductions import StatisticsGameOptions
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a
@@ -299,7 +299,7 @@ def _parameter_names(function):
             if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _case(row):
     """``(class, valid parameters, fit arguments)`` of the row's default audit case."""
     case = default_audit_case(row)

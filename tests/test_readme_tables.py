@@ -33,8 +33,8 @@ def _markdown_tables(text):
 
 def _rows_by(table, key):
     header, rows = table
-    return {row[0]: dict(zip(header, row)) for row in rows} if key is None else {
-        row[header.index(key)]: dict(zip(header, row)) for row in rows}
+    return {row[0]: dict(zip(header, row, strict=False)) for row in rows} if key is None else {
+        row[header.index(key)]: dict(zip(header, row, strict=False)) for row in rows}
 
 
 # ------------------------------------------------------------------------------------------ bench_reductions
@@ -60,7 +60,7 @@ def _bench_reductions_results():
     assert private_eps and whole_eps, "bench_reductions.md headings changed: update this test"
     date = re.search(r"Date: (\d{4}-\d{2}-\d{2})", text)
     return {"exact": _rows_by(_markdown_tables(exact)[0], None),
-            "private": [dict(zip(_markdown_tables(private)[0][0], row)) for row in _markdown_tables(private)[0][1]],
+            "private": [dict(zip(_markdown_tables(private)[0][0], row, strict=False)) for row in _markdown_tables(private)[0][1]],
             "whole": _rows_by(_markdown_tables(whole)[0], None),
             "private_epsilon": private_eps.group(1), "private_T": private_eps.group(2),
             "whole_epsilon": whole_eps.group(1), "whole_delta": whole_eps.group(2),
@@ -145,7 +145,8 @@ def test_readme_performance_row_matches_the_results_file():
     row = next(line for line in text.splitlines() if line.startswith("| `bench_reductions.py`"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     eo, dp = results["whole"]["equalized_odds"], results["whole"]["demographic_parity"]
-    ours = lambda r: float(next(v for k, v in r.items() if k.startswith("ours whole fit")))
+    def ours(r):
+        return float(next(v for k, v in r.items() if k.startswith("ours whole fit")))
     assert cells[1] == f"{ours(eo):.2f} s / {ours(dp):.2f} s (EO / DP)"
     assert cells[2] == (f"{float(eo['Fairlearn whole fit (s)']):.2f} s / {float(dp['Fairlearn whole fit (s)']):.2f} s"
                         " (Fairlearn)")
@@ -163,7 +164,7 @@ def _reproduction_row(script):
     text = README.read_text()
     section = text.split("\n## Reproductions\n", 1)[1].split("\n## ", 1)[0]
     header, rows = _markdown_tables(section)[0]
-    return next(dict(zip(header, row)) for row in rows if row[1] == f"`{script}`")
+    return next(dict(zip(header, row, strict=False)) for row in rows if row[1] == f"`{script}`")
 
 
 #: The attribute-blind reproduction's committed summaries: seeds 0-49 and the independent seeds 100-149.
@@ -245,8 +246,8 @@ def _bench_noise_results():
     """The committed bench_noise run: per (mechanism, source) row, the secure pair row, the date and the load."""
     text = (ROOT / "tests" / "benchmarks" / "results" / "bench_noise.md").read_text()
     (timing_header, timing_rows), (pair_header, pair_rows) = _markdown_tables(text)[:2]
-    rows = {(row[0], row[1].split(" ")[0]): dict(zip(timing_header, row)) for row in timing_rows}
-    pair = dict(zip(pair_header, pair_rows[0]))
+    rows = {(row[0], row[1].split(" ")[0]): dict(zip(timing_header, row, strict=False)) for row in timing_rows}
+    pair = dict(zip(pair_header, pair_rows[0], strict=False))
     date = re.search(r"Date: (\d{4}-\d{2}-\d{2})", text).group(1)
     load = re.search(r"Load average at start: ([0-9.]+)", text).group(1)
     return rows, pair, date, load
@@ -313,7 +314,7 @@ def test_bench_adult_groups_rows_of_the_performance_page_match_the_results_file(
     section = performance[start:performance.index("**Attribute-blind fair regression post-processing.**", start)]
     tables = _markdown_tables(section)
     assert len(tables) == 2
-    for (header, rows), heading in zip(tables, ("Adult by race, demographic parity", "Adult by race, equalized odds")):
+    for (header, rows), heading in zip(tables, ("Adult by race, demographic parity", "Adult by race, equalized odds"), strict=False):
         result_header, result_rows = results[heading]
         assert header == result_header
         for row in rows:

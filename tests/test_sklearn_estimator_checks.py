@@ -30,7 +30,10 @@ from sklearn.utils.estimator_checks import check_param_validation, parametrize_w
 
 from fairlearn_dp._compat import num_samples
 from fairlearn_dp.reductions import (
-    DPGerryFairClassifier, DPGroupBudgetClassifier, DPGroupBudgetRegressor, ExponentialMechanismFairClassifier,
+    DPGerryFairClassifier,
+    DPGroupBudgetClassifier,
+    DPGroupBudgetRegressor,
+    ExponentialMechanismFairClassifier,
 )
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
@@ -67,7 +70,7 @@ FIT_CHECKS = (
 def expected_failed_checks(estimator):
     """``{check name: why it fails}`` for ``estimator`` (scikit-learn >= 1.6's ``expected_failed_checks``)."""
     names = FIT_CHECKS + (("check_decision_proba_consistency",) if hasattr(estimator, "decision_function") else ())
-    return {name: NEEDS_SENSITIVE_FEATURES for name in names}
+    return dict.fromkeys(names, NEEDS_SENSITIVE_FEATURES)
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
@@ -116,7 +119,7 @@ class GroupBudgetRegressorWithGroups(_TwoGroups, DPGroupBudgetRegressor):
 
 
 WITH_GROUPS = [cls(**e.get_params(deep=False)) for e, cls in zip(ESTIMATORS, (ExponentialMechanismWithGroups, GerryFairWithGroups,
-                                              GroupBudgetClassifierWithGroups, GroupBudgetRegressorWithGroups))]
+                                              GroupBudgetClassifierWithGroups, GroupBudgetRegressorWithGroups), strict=False)]
 
 LABELS = ("a binary classifier of the declared label set {0, 1} (the labels present are never read from the data: "
           "that would be a release); scikit-learn's checks fit 3-class labels")
@@ -133,8 +136,8 @@ _LABEL_CHECKS = (
 )
 _SPARSE_CHECKS = ("check_estimator_sparse_tag", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
                   "check_estimator_sparse_data")
-_SPARSE = {name: SPARSE for name in _SPARSE_CHECKS}
-_CLASSIFIERS = {**{name: LABELS for name in _LABEL_CHECKS}, "check_requires_y_none": "y=None is " + MESSAGES,
+_SPARSE = dict.fromkeys(_SPARSE_CHECKS, SPARSE)
+_CLASSIFIERS = {**dict.fromkeys(_LABEL_CHECKS, LABELS), "check_requires_y_none": "y=None is " + MESSAGES,
                 "check_classifiers_regression_target": "a continuous y is " + MESSAGES}
 WITH_GROUPS_FAILURES = {
     "ExponentialMechanismWithGroups": {

@@ -54,9 +54,9 @@ class Block:
 def _sources():
     files = [ROOT / "README.md"]
     for path in sorted(DOCS.rglob("*")):
-        if path.suffix in (".md", ".rst") and not NOT_SOURCES & set(path.relative_to(DOCS).parts):
-            if path.name != "sg_execution_times.rst":
-                files.append(path)
+        if (path.suffix in (".md", ".rst") and not NOT_SOURCES & set(path.relative_to(DOCS).parts)
+                and path.name != "sg_execution_times.rst"):
+            files.append(path)
     return files
 
 
@@ -177,9 +177,9 @@ def outputs_match(printed_lines, shown_lines):
     (:func:`_numbers_match`)."""
     if len(printed_lines) != len(shown_lines):
         return False
-    for printed, shown in zip(printed_lines, shown_lines):
+    for printed, shown in zip(printed_lines, shown_lines, strict=False):
         if printed != shown and (_NUMBER.sub("#", printed) != _NUMBER.sub("#", shown) or not all(
-                _numbers_match(p, q) for p, q in zip(_NUMBER.findall(printed), _NUMBER.findall(shown)))):
+                _numbers_match(p, q) for p, q in zip(_NUMBER.findall(printed), _NUMBER.findall(shown), strict=False))):
             return False
     return True
 
@@ -197,7 +197,7 @@ def test_python_blocks_run_as_pasted_and_shown_outputs_match(page):
                           text=True, cwd=ROOT, env=env, timeout=900)
     assert "@@RESULTS@@" in proc.stdout, f"runner failed:\n{proc.stderr[-4000:]}"
     results = json.loads(proc.stdout.rsplit("@@RESULTS@@", 1)[1])
-    for (index, block), result in zip(python, results):
+    for (index, block), result in zip(python, results, strict=False):
         where = f"{page.relative_to(ROOT)}, block at line {block.line}"
         if "skipped" in result:
             pytest.skip(f"{where} needs the optional package {result['skipped']!r}")
@@ -265,7 +265,7 @@ def test_the_extractor_finds_the_blocks():
     # 34), each with its output.
     examples = [i for i, b in enumerate(readme) if b.language == "python"]
     assert len(examples) == 3
-    for example, limit in zip(examples, (15, 10, 15)):
+    for example, limit in zip(examples, (15, 10, 15), strict=False):
         assert readme[example + 1].language == "text" and readme[example + 1].follows_python
         assert len([line for line in readme[example].code.splitlines() if line.strip()]) <= limit
 

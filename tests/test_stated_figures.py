@@ -47,9 +47,9 @@ import io
 import math
 import re
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 import pytest
@@ -506,9 +506,8 @@ ADULT_TOLERANCE = {"accuracy": 0.002, "violation": 0.015}
 @pytest.mark.slow  # four fits of the statistics game on Adult (about 30 s on 2 cores): CI runs it (-m slow)
 @pytest.mark.parametrize("name, sensitive, constraint, threads", ADULT_RUNS)
 def test_adult_seed_0_reproduces_the_committed_row(name, sensitive, constraint, threads):
-    from threadpoolctl import threadpool_limits
-
     from fairdp_adapters._checkout import load_example
+    from threadpoolctl import threadpool_limits
 
     script = load_example("adult_inprocessing.py")
     with threadpool_limits(limits=threads, user_api="blas"):

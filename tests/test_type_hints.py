@@ -6,7 +6,6 @@ parameter, and every function except ``__init__`` its return type.
 import importlib
 import inspect
 
-
 PUBLIC_PACKAGES = ("fairlearn_dp", "fairlearn_dp.postprocessing", "fairlearn_dp.reductions", "fairlearn_dp.allocation",
                    "fairlearn_dp.metrics", "fairlearn_dp.privacy", "fairlearn_dp.datasets", "fairlearn_dp.audit",
                    "aif360_dp", "aif360_dp.algorithms.inprocessing", "aif360_dp.algorithms.postprocessing",

@@ -23,6 +23,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
+from fairlearn_dp._utils._withheld import call_total_on_private_rows
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
@@ -30,7 +31,6 @@ from fairlearn_dp.reductions import (
     JagielskiExponentiatedGradient,
 )
 from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
-from fairlearn_dp._utils._withheld import call_total_on_private_rows
 
 LIMIT = 7000.0
 N = 200
@@ -75,8 +75,8 @@ def _with(X, column, value):
 
 
 def _eg(estimator, accountant, **params):
-    defaults = dict(sample_weight_name=WEIGHTS, privacy_unit="record", row_norm_bound=1.5, groups=["a", "b"],
-                    epsilon=1.0, delta=1e-6, random_state=0, accountant=accountant)
+    defaults = {"sample_weight_name": WEIGHTS, "privacy_unit": "record", "row_norm_bound": 1.5, "groups": ["a", "b"],
+                    "epsilon": 1.0, "delta": 1e-6, "random_state": 0, "accountant": accountant}
     return DPExponentiatedGradient(estimator, DemographicParity(), **{**defaults, **params})
 
 
@@ -282,8 +282,8 @@ def _total_scorer():
 
 
 def _threshold(estimator, accountant, **params):
-    defaults = dict(constraints="demographic_parity", predict_method="predict_proba", prefit=True, epsilon=1.0,
-                    groups=["a", "b"], privacy_unit="record", n_score_bins=5, random_state=0, accountant=accountant)
+    defaults = {"constraints": "demographic_parity", "predict_method": "predict_proba", "prefit": True, "epsilon": 1.0,
+                    "groups": ["a", "b"], "privacy_unit": "record", "n_score_bins": 5, "random_state": 0, "accountant": accountant}
     return DPThresholdOptimizer(estimator=estimator, **{**defaults, **params})
 
 
@@ -332,8 +332,8 @@ class _TotalRegressor(_Regressor):
 
 
 def _regression(estimator, accountant, **params):
-    defaults = dict(epsilon=1.0, bounds=(0, 1), n_bins=8, alpha=0.1, groups=["a", "b"], prefit=True,
-                    random_state=0, accountant=accountant)
+    defaults = {"epsilon": 1.0, "bounds": (0, 1), "n_bins": 8, "alpha": 0.1, "groups": ["a", "b"], "prefit": True,
+                    "random_state": 0, "accountant": accountant}
     return DPFairRegressionPostprocessor(estimator=estimator, **{**defaults, **params})
 
 

@@ -21,8 +21,12 @@ from fairlearn_dp.audit import FitFailed, audit
 from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.metrics import DPMetricFrame, dp_demographic_parity_difference
 from fairlearn_dp.reductions import (
-    DPExponentiatedGradient, DPGerryFairClassifier, DPGroupBudgetClassifier, DPGroupBudgetRegressor,
-    ExponentialMechanismFairClassifier, JagielskiExponentiatedGradient,
+    DPExponentiatedGradient,
+    DPGerryFairClassifier,
+    DPGroupBudgetClassifier,
+    DPGroupBudgetRegressor,
+    ExponentialMechanismFairClassifier,
+    JagielskiExponentiatedGradient,
 )
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
@@ -39,15 +43,15 @@ def _synthetic(seed, n=800):
 
 
 def _eg(**kwargs):
-    params = dict(epsilon=1.0, delta=1e-5, groups=["a", "b"], random_state=0, accountant=BudgetAccountant())
+    params = {"epsilon": 1.0, "delta": 1e-5, "groups": ["a", "b"], "random_state": 0, "accountant": BudgetAccountant()}
     params.update(kwargs)
     estimator = params.pop("estimator", LogisticRegression())
     return DPExponentiatedGradient(estimator, DemographicParity(difference_bound=0.01), **params)
 
 
 def _algorithm3(**kwargs):
-    params = dict(epsilon=1.0, delta=1e-5, groups=["a", "b"], random_state=0, accountant=BudgetAccountant(),
-                  oracle="regression", max_iter=3)
+    params = {"epsilon": 1.0, "delta": 1e-5, "groups": ["a", "b"], "random_state": 0, "accountant": BudgetAccountant(),
+                  "oracle": "regression", "max_iter": 3}
     params.update(kwargs)
     return JagielskiExponentiatedGradient(DemographicParity(difference_bound=0.01), **params)
 
@@ -63,7 +67,7 @@ def _em_data():
 def _em(**kwargs):
     hypotheses = [LinearThresholdClassifier([0.0], 1.0), LinearThresholdClassifier([1.0], 1.5),
                   LinearThresholdClassifier([1.0], 0.5), LinearThresholdClassifier([0.0], 0.0)]
-    params = dict(epsilon=2.0, diagnostic_share=0.0, groups=[0, 1], accountant=BudgetAccountant(), random_state=0)
+    params = {"epsilon": 2.0, "diagnostic_share": 0.0, "groups": [0, 1], "accountant": BudgetAccountant(), "random_state": 0}
     return ExponentialMechanismFairClassifier(hypotheses, **{**params, **kwargs})
 
 
@@ -76,8 +80,8 @@ def _gerryfair_data(n=300, seed=1):
 
 
 def _gerryfair(**kwargs):
-    params = dict(max_iters=2, epsilon=1.0, accountant=BudgetAccountant(), random_state=0, feature_norm_bound=4.0,
-                  sensitive_norm_bound=2.0)
+    params = {"max_iters": 2, "epsilon": 1.0, "accountant": BudgetAccountant(), "random_state": 0, "feature_norm_bound": 4.0,
+                  "sensitive_norm_bound": 2.0}
     return DPGerryFairClassifier(**{**params, **kwargs})
 
 
@@ -107,7 +111,7 @@ def _failing_audit():
     def factory(seed):
         return DPGroupBudgetRegressor(rho=1.0, groups=[0, 1], random_state=seed, accountant=BudgetAccountant())
 
-    broken = dict(X=np.zeros((4, 2)), y=np.zeros(3), sensitive_features=np.array([0, 0, 1, 1]))   # length mismatch
+    broken = {"X": np.zeros((4, 2)), "y": np.zeros(3), "sensitive_features": np.array([0, 0, 1, 1])}   # length mismatch
     return audit(factory, broken, broken, event=FitFailed(), n_runs=3, declared_epsilon=1.0, random_state=0,
                  fit_failures="output")
 

@@ -15,6 +15,7 @@ from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 
 from .._glue import check_group_attributes
 
+
 def _check_groups(groups, name):
     """``groups`` as a list of dicts (AIF360's format), or None; a ``ValueError``/``TypeError`` naming ``name``."""
     if groups is None:

@@ -17,6 +17,11 @@ from aif360.datasets import BinaryLabelDataset
 from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 from diffprivlib import BudgetAccountant
 
+from fairlearn_dp._utils import check_bool
+from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
+from fairlearn_dp.privacy import PrivacySpend
+from fairlearn_dp.privacy._post_release import issue_warnings_after_release
+
 from ._checks import (
     _binary_labels,
     _bounded_scores,
@@ -24,12 +29,11 @@ from ._checks import (
     _check_groups,
     _check_same_rows,
     _check_schema,
-    _row_weights,
     _division,
+    _row_weights,
     _share,
 )
 from ._dp_dataset_metrics import DPBinaryLabelDatasetMetric
-from ._threshold_report import DPThresholdReport
 from ._inequality import (
     benefit_distribution,
     between_group_distribution,
@@ -40,16 +44,13 @@ from ._inequality import (
     require_declared_cells,
     smoothed_differential_fairness,
 )
-from fairlearn_dp.metrics._frame_release import CONFUSION_COLUMNS, count_cells, release_table
-from fairlearn_dp._utils import check_bool
-from fairlearn_dp.privacy import PrivacySpend
-from fairlearn_dp.privacy._post_release import issue_warnings_after_release
+from ._threshold_report import DPThresholdReport
 
 __all__ = ["DPClassificationMetric"]
 
 #: A view's arguments that belong to the release, with the value a view must leave them at.
-_VIEW_DEFAULTS = dict(delta=0.0, privacy_unit="sensitive_attribute", public_predictions=False, bounded_scores=False,
-                      intersections=True, accountant=None, random_state=None, weight_bound=None)
+_VIEW_DEFAULTS = {"delta": 0.0, "privacy_unit": "sensitive_attribute", "public_predictions": False, "bounded_scores": False,
+                      "intersections": True, "accountant": None, "random_state": None, "weight_bound": None}
 
 
 class DPClassificationMetric(DPBinaryLabelDatasetMetric):
@@ -172,9 +173,9 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                  release: DPThresholdReport | None = None, threshold: float | None = None) -> None:
         self.intersections = check_bool(intersections, "intersections")        # public: before the budget
         if release is not None or threshold is not None:
-            given = dict(delta=delta, privacy_unit=privacy_unit, public_predictions=public_predictions,
-                         bounded_scores=bounded_scores, intersections=intersections, accountant=accountant,
-                         random_state=random_state, weight_bound=weight_bound)
+            given = {"delta": delta, "privacy_unit": privacy_unit, "public_predictions": public_predictions,
+                         "bounded_scores": bounded_scores, "intersections": intersections, "accountant": accountant,
+                         "random_state": random_state, "weight_bound": weight_bound}
             self._view(release, threshold, dataset, classified_dataset, unprivileged_groups, privileged_groups,
                        epsilon=epsilon, given=given)
         else:
@@ -288,7 +289,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
     def binary_confusion_matrix(self, privileged: bool | None = None) -> dict:
         """``{"TP", "FP", "TN", "FN"}`` counts, optionally conditioned."""
         tn, fp, fn, tp = (np.float64(value) for value in self._counts(privileged))
-        return dict(TP=tp, FP=fp, TN=tn, FN=fn)
+        return {"TP": tp, "FP": fp, "TN": tn, "FN": fn}
 
     def num_true_positives(self, privileged: bool | None = None) -> float:
         return self.binary_confusion_matrix(privileged=privileged)["TP"]
@@ -325,8 +326,8 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
                              "released only with bounded_scores=True (declaring the scores in [0, 1]): construct "
                              f"{type(self).__name__} with bounded_scores=True.")
         gfp, gtp = (np.float64(value) for value in self._scores(privileged))
-        return dict(GTP=gtp, GFP=gfp, GTN=self.num_negatives(privileged=privileged) - gfp,
-                    GFN=self.num_positives(privileged=privileged) - gtp)
+        return {"GTP": gtp, "GFP": gfp, "GTN": self.num_negatives(privileged=privileged) - gfp,
+                    "GFN": self.num_positives(privileged=privileged) - gtp}
 
     def _scores(self, privileged):
         """The released score sums ``(gfp, gtp)`` of a condition (the ``_counts`` conventions)."""
@@ -376,8 +377,8 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         counts = self.binary_confusion_matrix(privileged=privileged)
         tp, fp, tn, fn = counts["TP"], counts["FP"], counts["TN"], counts["FN"]
         positives, negatives = tp + fn, tn + fp
-        rates = dict(TPR=_division(tp, positives), TNR=_division(tn, negatives), FPR=_division(fp, negatives),
-                     FNR=_division(fn, positives))
+        rates = {"TPR": _division(tp, positives), "TNR": _division(tn, negatives), "FPR": _division(fp, negatives),
+                     "FNR": _division(fn, positives)}
         if self._bounded_scores:
             general = self.generalized_binary_confusion_matrix(privileged=privileged)
             rates.update(GTPR=_division(general["GTP"], positives), GTNR=_division(general["GTN"], negatives),

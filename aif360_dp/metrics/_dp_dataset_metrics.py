@@ -27,21 +27,22 @@ from aif360.datasets.multiclass_label_dataset import MulticlassLabelDataset
 from aif360.metrics import utils as aif360_utils
 from diffprivlib import BudgetAccountant
 
-from ._checks import (
-    _binary_labels,
-    _check_disjoint,
-    _check_groups,
-    _check_schema,
-    _row_weights,
-    _division,
-    _unavailable,
-)
+from fairlearn_dp._utils import check_bool, check_choice, check_real, check_seed
 from fairlearn_dp.metrics._frame_release import count_cells, post_process, public_totals, release_cells
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
 from fairlearn_dp.privacy._post_release import issue_warnings_after_release
 from fairlearn_dp.privacy._random import release_seeds
-from fairlearn_dp._utils import check_bool, check_choice, check_real, check_seed
+
+from ._checks import (
+    _binary_labels,
+    _check_disjoint,
+    _check_groups,
+    _check_schema,
+    _division,
+    _row_weights,
+    _unavailable,
+)
 
 __all__ = ["DPBinaryLabelDatasetMetric"]
 

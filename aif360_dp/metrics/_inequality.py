@@ -29,10 +29,10 @@ def declared_intersections(dataset):
     of the protected attributes (dataset metadata, public), in AIF360's order, without repeats; ``(K, m)``.
     """
     all_values = [np.concatenate([np.ravel(p), np.ravel(u)]) for p, u in
-                  zip(dataset.privileged_protected_attributes, dataset.unprivileged_protected_attributes)]
+                  zip(dataset.privileged_protected_attributes, dataset.unprivileged_protected_attributes, strict=False)]
     combinations = []
     for values in product(*all_values):
-        if not any(all(a == b for a, b in zip(values, seen)) for seen in combinations):
+        if not any(all(a == b for a, b in zip(values, seen, strict=False)) for seen in combinations):
             combinations.append(values)
     return np.array(combinations, dtype=float).reshape(len(combinations), len(all_values))
 
@@ -42,7 +42,7 @@ def intersection_index(attributes, names, intersections):
     index = np.full(attributes.shape[0], -1, dtype=np.int64)
     for k, values in enumerate(intersections):
         mask = aif360_utils.compute_boolean_conditioning_vector(attributes, list(names),
-                                                                [dict(zip(names, values))])
+                                                                [dict(zip(names, values, strict=False))])
         index[mask & (index < 0)] = k
     return index
 

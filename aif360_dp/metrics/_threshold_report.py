@@ -30,8 +30,7 @@ from diffprivlib import BudgetAccountant
 from numpy.typing import ArrayLike
 from sklearn.isotonic import isotonic_regression
 
-from ._checks import _binary_labels, _check_same_rows, _check_schema, _row_weights
-from ._inequality import dataset_intersections, declared_intersections
+from fairlearn_dp._utils import check_bool, check_choice, check_seed
 from fairlearn_dp.metrics._frame_release import release_table
 from fairlearn_dp.metrics._release_views import note_release, reference
 from fairlearn_dp.privacy import PrivacySpend
@@ -39,7 +38,9 @@ from fairlearn_dp.privacy._accountant import charge, check_spend, resolve_accoun
 from fairlearn_dp.privacy._post_release import issue_warnings_after_release
 from fairlearn_dp.privacy._projection import project_onto_nonnegative_sum
 from fairlearn_dp.privacy._random import release_seeds
-from fairlearn_dp._utils import check_bool, check_choice, check_seed
+
+from ._checks import _binary_labels, _check_same_rows, _check_schema, _row_weights
+from ._inequality import dataset_intersections, declared_intersections
 
 __all__ = ["DPThresholdReport"]
 

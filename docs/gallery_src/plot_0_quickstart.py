@@ -14,12 +14,12 @@ and the list of groups are public inputs.
 import warnings
 
 import pandas as pd
+from fairdp_adapters.reporting import before_after_report, plot_group_cdfs
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from fairdp_adapters.reporting import before_after_report, plot_group_cdfs
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import BudgetAccountant
@@ -58,10 +58,10 @@ print(table.round(4).to_string())
 # %%
 # The groups' output distributions before and after.
 
-import tempfile                                            # noqa: E402
-from pathlib import Path                                   # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-import matplotlib.pyplot as plt                            # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
 
 with tempfile.TemporaryDirectory() as tmp:                 # plot_group_cdfs writes a PNG; show it here
     path = plot_group_cdfs({"before": before, "after (epsilon=1, alpha=0)": y_fair}, sensitive_features=race_test,

@@ -134,9 +134,9 @@ pd.DataFrame({
     "mean gap (pp)": verdict["mean_abs_gap_pp"].round(1),
     "smallest group: change": [f"{100 * lo:+.3f}% to {100 * hi:+.3f}%" for lo, hi in
                                zip(verdict["smallest_group_relative_change_min"],
-                                   verdict["smallest_group_relative_change_max"])],
+                                   verdict["smallest_group_relative_change_max"], strict=False)],
     "smallest group: paired z": [f"{lo:+.1f} to {hi:+.1f}" for lo, hi in
-                                 zip(verdict["smallest_group_min_z"], verdict["smallest_group_max_z"])],
+                                 zip(verdict["smallest_group_min_z"], verdict["smallest_group_max_z"], strict=False)],
     "reproduces Tables 1-3": verdict["reproduces"],
 })
 
@@ -169,10 +169,10 @@ def side_by_side(reading, dataset="synthetic", rhos=PAPER_RHOS):
     frame = pd.DataFrame({
         "ρ": part["rho"].map("{:g}".format),
         "group (n)": part["group"] + " (" + part["n_train"].map("{:,}".format) + ")",
-        "ours DPNoSE": [f"{m:.4g} ± {s:.2g}" for m, s in zip(part["dpnose_mspe"], part["dpnose_se"])],
-        "ours DPSE": [f"{m:.4g} ± {s:.2g}" for m, s in zip(part["dpse_mspe"], part["dpse_se"])],
+        "ours DPNoSE": [f"{m:.4g} ± {s:.2g}" for m, s in zip(part["dpnose_mspe"], part["dpnose_se"], strict=False)],
+        "ours DPSE": [f"{m:.4g} ± {s:.2g}" for m, s in zip(part["dpse_mspe"], part["dpse_se"], strict=False)],
         "ours DPSE/DPNoSE − 1": [f"{100 * r:+.3f}% ± {100 * s:.3f}%" for r, s in
-                                 zip(part["relative_change"], part["relative_change_se"])],
+                                 zip(part["relative_change"], part["relative_change_se"], strict=False)],
         "paired z": part["diff_z"].round(1),
     })
     if paper:
@@ -229,7 +229,7 @@ pd.DataFrame({
     "ρ": smallest["rho"].map("{:g}".format),
     "group": smallest["group"],
     "DPSE/DPNoSE − 1": [f"{100 * r:+.3f}% ± {100 * s:.3f}%" for r, s in
-                        zip(smallest["relative_change"], smallest["relative_change_se"])],
+                        zip(smallest["relative_change"], smallest["relative_change_se"], strict=False)],
     "paired z": smallest["diff_z"].round(1),
     "DPSE beats DPNoSE (z > 2)": smallest["diff_z"] > 2,
     "non-private objectives' gap": (100 * (smallest["nonprivate_mspe"] / smallest["nonprivate_dpnose_mspe"] - 1))

@@ -65,7 +65,7 @@ def aligned_partitions(named):
     """
     parts = [None if value is None else partitions(value, name) for name, value in named]
     reference, (blocks0, lengths0) = named[0][0], parts[0]
-    for (name, _), part in zip(named, parts):
+    for (name, _), part in zip(named, parts, strict=False):
         if part is None:
             continue
         blocks, lengths = part

@@ -171,7 +171,7 @@ def _encode_sensitive(sensitive_features, n, declared, *, private, estimator_nam
     frame = _sensitive_frame(sensitive_features, n)
     names = [str(column) for column in frame.columns]
     blocks, values_used = [], []
-    for column, values in zip(range(frame.shape[1]), _declared_per_column(declared, frame)):
+    for column, values in zip(range(frame.shape[1]), _declared_per_column(declared, frame), strict=False):
         block, used = _encode_column(frame.iloc[:, column], values, private=private, estimator_name=estimator_name)
         blocks.append(block)
         values_used.append(used)

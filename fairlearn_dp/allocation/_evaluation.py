@@ -25,9 +25,9 @@ from joblib import Parallel, delayed
 from numpy.typing import ArrayLike
 from scipy import integrate, stats
 
+from .._utils._progress import progress_bar, show_progress
 from .._utils._validation import as_real_array, check_bool, check_int, check_real, validate_params
 from ._projections import project_nonnegative_sum, project_sum
-from .._utils._progress import progress_bar, show_progress
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
@@ -161,7 +161,7 @@ def monte_carlo(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise,
         chunk_size = max(1, min(n_draws, int(max_chunk_mb * 1e6 // per_row)))
     sizes = [chunk_size] * (n_draws // chunk_size) + ([n_draws % chunk_size] if n_draws % chunk_size else [])
     seeds = np.random.SeedSequence(random_state).spawn(len(sizes))
-    tasks = (delayed(_chunk_sums)(counts, noise, statistics, size, seed) for size, seed in zip(sizes, seeds))
+    tasks = (delayed(_chunk_sums)(counts, noise, statistics, size, seed) for size, seed in zip(sizes, seeds, strict=False))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
     totals = {name: [np.zeros(counts.size), np.zeros(counts.size)] for name in statistics}
     with progress_bar(show_progress(progress), total=len(sizes), desc=f"Monte Carlo ({noise.describe()})",

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..privacy._projection import project_onto_sum
-from ..privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
 from .._utils._validation import as_real_array, check_real, check_solver
+from ..privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
+from ..privacy._projection import project_onto_sum
 from ._release import CountRelease
 
 __all__ = ["project_sum", "project_nonnegative_sum", "project_simplex", "project_with_invariants"]

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._utils._validation import as_real_array, check_bool, check_choice, check_real, check_seed, validate_params
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, check_spend, validate_epsilon_delta
 from ..privacy._release import noise_scale, release_gaussian, release_laplace
-from .._utils._validation import as_real_array, check_bool, check_choice, check_real, check_seed, validate_params
 
 if TYPE_CHECKING:
     from diffprivlib import BudgetAccountant

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import UtilityWarning, warn
 from .._utils._progress import progress_bar, show_progress
 from .._utils._validation import (
     check_bool,
@@ -22,6 +21,7 @@ from .._utils._validation import (
     validate_params,
     value_errors,
 )
+from ..exceptions import UtilityWarning, warn
 from ._bounds import epsilon_lower_bound
 from ._events import FitFailure
 
@@ -150,12 +150,12 @@ def audit(estimator_factory: Callable[[int], Any], dataset: dict[str, Any], neig
                 delayed(_count_hits)(estimator_factory, fit_kwargs, event, chunk, observe)
                 for fit_kwargs, chunk in tasks)
             counts = []
-            for (_, chunk), count in zip(tasks, results):     # joblib yields in task order
+            for (_, chunk), count in zip(tasks, results, strict=False):     # joblib yields in task order
                 counts.append(count)
                 if bar is not None:
                     bar.update(len(chunk))
-            hits_d, failures_d = map(sum, zip(*counts[:n_chunks]))
-            hits_d_prime, failures_d_prime = map(sum, zip(*counts[n_chunks:]))
+            hits_d, failures_d = map(sum, zip(*counts[:n_chunks], strict=False))
+            hits_d_prime, failures_d_prime = map(sum, zip(*counts[n_chunks:], strict=False))
     if observe and failures_d == failures_d_prime == n_runs:
         warn(f"Every fit failed on both datasets ({n_runs} runs each): the audit tested only the failure "
              "outcome; check the factory and the fit arguments.", UtilityWarning)

@@ -212,15 +212,15 @@ class OrthantEvent(_ReleaseEvent):
 
     @property
     def description(self) -> str:
-        tests = [f"{_cell(c)} >= {t:.6g}" for c, t in zip(self.lowered, self.thresholds_lowered)]
-        tests += [f"{_cell(c)} <= {t:.6g}" for c, t in zip(self.raised, self.thresholds_raised)]
+        tests = [f"{_cell(c)} >= {t:.6g}" for c, t in zip(self.lowered, self.thresholds_lowered, strict=False)]
+        tests += [f"{_cell(c)} <= {t:.6g}" for c, t in zip(self.raised, self.thresholds_raised, strict=False)]
         return (f"{self.attribute}: " + " and ".join(tests) + " (true values on D; D' lowers the first cells and "
                 "raises the others)")
 
     def _holds(self, fitted):
         released = np.asarray(released_attribute(fitted, self.attribute), dtype=float)
-        return bool(all(released[c] >= t for c, t in zip(self.lowered, self.thresholds_lowered))
-                    and all(released[c] <= t for c, t in zip(self.raised, self.thresholds_raised)))
+        return bool(all(released[c] >= t for c, t in zip(self.lowered, self.thresholds_lowered, strict=False))
+                    and all(released[c] <= t for c, t in zip(self.raised, self.thresholds_raised, strict=False)))
 
 
 class PlayErrorEvent(_ReleaseEvent):

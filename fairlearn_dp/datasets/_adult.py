@@ -6,7 +6,6 @@ import math
 import re
 
 import numpy as np
-
 import pandas as pd
 from sklearn.utils import Bunch
 
@@ -109,10 +108,7 @@ def adult_features(sensitive: str = "sex") -> tuple[pd.DataFrame, np.ndarray, np
     columns = []
     for column, (low, high) in ADULT_PUBLIC_BOUNDS.items():
         values = frame[column].astype(float).clip(low, high)
-        if column.startswith("capital"):
-            values = np.log1p(values) / np.log1p(high)
-        else:
-            values = (values - low) / (high - low)
+        values = np.log1p(values) / np.log1p(high) if column.startswith("capital") else (values - low) / (high - low)
         columns.append(values.rename(column))
     for column in frame.columns.drop(list(ADULT_PUBLIC_BOUNDS)):
         values = frame[column].astype(object)

@@ -126,7 +126,7 @@ def fetch_school_districts(*, as_frame: bool = True, state_weights: Mapping[str,
        Districts.
     """
     raw = pd.read_csv(
-        data_path(_SAIPE_FILENAME), dtype={column: str for column in _SAIPE_TEXT_COLUMNS}, keep_default_na=False
+        data_path(_SAIPE_FILENAME), dtype=dict.fromkeys(_SAIPE_TEXT_COLUMNS, str), keep_default_na=False
     )
     _check_saipe(raw)
     if not include_puerto_rico:

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import sklearn
@@ -211,14 +211,14 @@ def _disagreement(outcomes, size, replicate=False):
     """Why the three values of a probe (rows, reversed rows, weighted cells) disagree, or ``""``."""
     names = ("on the rows", "on the rows in reverse order", "on the rows grouped by confusion cell" if replicate else
              "on the rows' confusion cells weighted by their counts")
-    failed = [(n, o) for n, o in zip(names, outcomes) if isinstance(o, Exception)]
+    failed = [(n, o) for n, o in zip(names, outcomes, strict=False) if isinstance(o, Exception)]
     if failed:
         where, exc = failed[0]
-        worked = next(n for n, o in zip(names, outcomes) if not isinstance(o, Exception))
+        worked = next(n for n, o in zip(names, outcomes, strict=False) if not isinstance(o, Exception))
         return (f"on a synthetic sample of {size} rows it raised {type(exc).__name__} ({exc}) {where} but returned "
                 f"a value {worked}.")
     rows = outcomes[0]
-    for label, other in zip(names[1:], outcomes[1:]):
+    for label, other in zip(names[1:], outcomes[1:], strict=False):
         if other.shape != rows.shape or not np.allclose(other, rows, rtol=1e-9, atol=1e-12, equal_nan=True):
             return (f"on a synthetic sample of {size} rows its value {label} differs from its value on the rows "
                     f"({_show(other)} against {_show(rows)}).")

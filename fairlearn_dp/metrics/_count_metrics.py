@@ -12,13 +12,13 @@ several classes) is evaluated on weighted confusion cells (:mod:`._cell_metrics`
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
-from numpy.typing import ArrayLike
 import sklearn.metrics as skm
 from fairlearn import metrics as flm
+from numpy.typing import ArrayLike
 
 from ._cell_metrics import CellMetric, cell_metric_reads_y_true, check_cell_metric
 

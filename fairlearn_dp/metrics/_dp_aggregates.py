@@ -26,9 +26,9 @@ import pandas as pd
 from fairlearn.metrics import false_positive_rate, selection_rate, true_positive_rate
 from numpy.typing import ArrayLike
 
+from .._utils._validation import check_bool, check_choice
 from ..exceptions import UtilityWarning, warn
 from ..privacy._post_release import issue_warnings_after_release
-from .._utils._validation import check_bool, check_choice
 from ._dp_metric_frame import _METHODS, DPMetricFrame
 from ._frame_intervals import aggregate_bound
 
@@ -127,7 +127,7 @@ def _evaluate(name, metrics, how, args, options, agg=None):
     weights = options.pop("sample_weight", None)     # Fairlearn's argument: the frame's weighted release
     if weights is not None:
         params = {"sample_weight": weights}
-        options["sample_params"] = {name: params for name in metrics} if isinstance(metrics, dict) else params
+        options["sample_params"] = dict.fromkeys(metrics, params) if isinstance(metrics, dict) else params
     frame = _AggregateFrame(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
                             **options)
     labels, flags = frame.readable_groups()
@@ -138,9 +138,9 @@ def _evaluate(name, metrics, how, args, options, agg=None):
     else:
         value, ci = frame.reduce_over(keep, method, how, agg)
     max_noise_error, asked = frame.threshold()
-    result = DPAggregate(value=value, ci=ci, groups=tuple(label for label, k in zip(labels, keep) if k),
-                         unreadable=tuple(label for label, f in zip(labels, flags) if f),
-                         excluded=tuple(label for label, k in zip(labels, keep) if not k),
+    result = DPAggregate(value=value, ci=ci, groups=tuple(label for label, k in zip(labels, keep, strict=False) if k),
+                         unreadable=tuple(label for label, f in zip(labels, flags, strict=False) if f),
+                         excluded=tuple(label for label, k in zip(labels, keep, strict=False) if not k),
                          max_noise_error=max_noise_error, frame=frame)
     _warn(name, result, needed, asked=asked, detailed=detailed)
     return result if detailed else value

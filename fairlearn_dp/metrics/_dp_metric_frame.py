@@ -14,25 +14,31 @@ from fairlearn.metrics import MetricFrame
 from numpy.typing import ArrayLike
 
 from .._fairlearn_compat import BOOTSTRAP_NOT_INITIALIZED
+from .._utils._validation import check_choice, validate_params
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
-from ..privacy._random import release_seeds
 from ..privacy._post_release import warnings_after_release
-from .._utils._validation import check_choice, validate_params
-from ._cell_metrics import CELL_DRAWS, CellMetric, flat_values as _flat
+from ..privacy._random import release_seeds
+from ._cell_metrics import CELL_DRAWS, CellMetric
+from ._cell_metrics import flat_values as _flat
 from ._count_metrics import VALUE_COLUMNS, ConfusionCounts, RegressionSums, reads_y_true
+from ._frame_checks import ERRORS as _ERRORS
+from ._frame_checks import LEVELS_AND_DRAWS as _LEVELS_AND_DRAWS
+from ._frame_checks import METHODS as _METHODS
+from ._frame_checks import PARAMETERS as _PARAMETERS
+from ._frame_checks import check_dask_levels as _check_dask_levels
+from ._frame_checks import check_draws as _check_draws
+from ._frame_checks import check_names as _check_names
+from ._frame_checks import check_weighted_metrics as _check_weighted_metrics
+from ._frame_checks import resolve_metrics as _resolve_metrics
+from ._frame_checks import split_weights as _split_weights
+from ._frame_checks import weight_tables as _weight_tables
 from ._frame_counting import count_frame
-from ._frame_checks import ERRORS as _ERRORS, LEVELS_AND_DRAWS as _LEVELS_AND_DRAWS, METHODS as _METHODS
-from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels as _check_dask_levels
-from ._frame_checks import check_draws as _check_draws, check_names as _check_names
-from ._frame_checks import resolve_metrics as _resolve_metrics, split_weights as _split_weights
-from ._frame_checks import check_weighted_metrics as _check_weighted_metrics, weight_tables as _weight_tables
-from ._frame_tables import frame_parts, merge_parts, release_tables, views
 from ._frame_inputs import feature_columns, resolve_levels, unread_y_true
 from ._frame_intervals import aggregate_bound
-from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells
-from ._frame_release import simulate
+from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells, simulate
+from ._frame_tables import frame_parts, merge_parts, release_tables, views
 from ._release_views import SharedRelease, note_release, view_of
 
 if TYPE_CHECKING:
@@ -205,9 +211,9 @@ class DPMetricFrame(MetricFrame):
                  weight_bound: float | None = None, release: SharedRelease | None = None) -> None:
         # MetricFrame.__init__ is not called: it computes the exact metrics (and bootstraps) on the rows.
         if release is not None:                       # a view of a report's release: no charge, no data read
-            options = dict(delta=delta, groups=groups, control_groups=control_groups, bounds=bounds, labels=labels,
-                           privacy_unit=privacy_unit, public_predictions=public_predictions, accountant=accountant,
-                           weight_bound=weight_bound)
+            options = {"delta": delta, "groups": groups, "control_groups": control_groups, "bounds": bounds, "labels": labels,
+                           "privacy_unit": privacy_unit, "public_predictions": public_predictions, "accountant": accountant,
+                           "weight_bound": weight_bound}
             view = view_of(release, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
                            control_features=control_features, epsilon=epsilon, options=options)
             self._init_view(view, release, metrics, sample_params, SimpleNamespace(
@@ -321,9 +327,9 @@ class DPMetricFrame(MetricFrame):
             parts = frame_parts(self._table_part, tables, views(exact, noisy, bounds, unit=self._unit, sf=self._sf,
                                                                 cf=self._cf, classes=self._classes, n=n,
                                                                 delta=spend.delta, scale=scale, sd=sd), bounds,
-                                metrics, sample_params, dict(n_boot=self._n_boot, ci_quantiles=self._ci_quantiles,
-                                random_state=draw_seed, max_noise_error=self._max_noise_error
-                                if self._warn_unreadable_groups else None))
+                                metrics, sample_params, {"n_boot": self._n_boot, "ci_quantiles": self._ci_quantiles,
+                                "random_state": draw_seed, "max_noise_error": self._max_noise_error
+                                if self._warn_unreadable_groups else None})
             spent, order = self.privacy_spent_, list(self._metrics)
             vars(self).update(merge_parts([vars(part) for part in parts], order, bounds), privacy_spent_=spent)
 
@@ -400,7 +406,7 @@ class DPMetricFrame(MetricFrame):
             return ConfusionCounts(tn=table[..., 0], fp=table[..., 1], fn=table[..., 2], tp=table[..., 3])
         low, high = self._bounds
         width = high - low
-        sums = dict(zip(self._value_columns(), np.moveaxis(table[..., 1:], -1, 0)))
+        sums = dict(zip(self._value_columns(), np.moveaxis(table[..., 1:], -1, 0), strict=False))
         n = table[..., 0]
         return RegressionSums(
             n=n,
@@ -414,8 +420,8 @@ class DPMetricFrame(MetricFrame):
             by_group = empty_cells_nan(self._table, by_group)
             overall = empty_cells_nan(self._table.sum(axis=-2), overall)
         self._by_group_values, self._overall_values = by_group, overall
-        kwargs = dict(kind=self._kind, unit=self._unit, n=self._n, scale=self.noise_scale_, delta=self._delta,
-                      rng=rng, public_predictions=self._public_predictions, weight_bound=self._weight_bound)
+        kwargs = {"kind": self._kind, "unit": self._unit, "n": self._n, "scale": self.noise_scale_, "delta": self._delta,
+                      "rng": rng, "public_predictions": self._public_predictions, "weight_bound": self._weight_bound}
         # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
         both = None if self._n_boot is None else self._evaluate(
             simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils._dask import aligned_partitions, is_dask_input, tree_reduce
-from .._utils._validation import as_1d_float
 from .._utils._rows import n_rows
+from .._utils._validation import as_1d_float
 from ._frame_inputs import binary_labels, bounded_values, cell_codes, class_codes
 from ._frame_release import count_cells
 
@@ -117,8 +117,8 @@ def _count_partition(y_true, y_pred, sf_parts, cf_parts, sf_names, cf_names, sf,
         k = 2 if classes is None else len(classes)
         shape = (1 if cf is None else cf.n_cells, sf.n_cells, k * k if kind == "classification" else 1 + len(values))
         return np.zeros(shape), 0
-    sf_columns = list(zip(sf_names, [_column(p) for p in sf_parts]))
-    cf_columns = list(zip(cf_names, [_column(p) for p in cf_parts])) if cf is not None else None
+    sf_columns = list(zip(sf_names, [_column(p) for p in sf_parts], strict=False))
+    cf_columns = list(zip(cf_names, [_column(p) for p in cf_parts], strict=False)) if cf is not None else None
     return _count_memory(_column(y_true), _column(y_pred), sf_columns, sf, cf_columns, cf, kind, bounds, values,
                          classes)
 

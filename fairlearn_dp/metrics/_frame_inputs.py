@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..exceptions import PrivacyWarning, warn
 from .._utils._dask import is_dask_collection
 from .._utils._rows import n_rows
 from .._utils._validation import as_1d_float, check_binary_labels
+from ..exceptions import PrivacyWarning, warn
 
 __all__ = ["FeatureSpec", "feature_columns", "resolve_levels", "check_declared_levels", "check_labels", "cell_codes",
            "binary_labels", "class_codes", "bounded_values", "unread_y_true"]
@@ -162,7 +162,7 @@ def column_codes(column, levels, name):
 def cell_codes(columns, spec, name):
     """The combined cell index of each row (row-major over the product of the levels), numpy input."""
     codes = None
-    for (column_name, column), levels in zip(columns, spec.levels):
+    for (column_name, column), levels in zip(columns, spec.levels, strict=False):
         where = name if len(columns) == 1 else f"{name}[{column_name!r}]"
         part = column_codes(column, levels, where)
         codes = part if codes is None else codes * len(levels) + part

@@ -48,9 +48,8 @@ import math
 
 import numpy as np
 
-from ..privacy._release import release_gaussian, release_laplace
 from ..privacy._projection import project_onto_nonnegative_sum
-from ..privacy._release import noise_scale, noise_sd
+from ..privacy._release import noise_scale, noise_sd, release_gaussian, release_laplace
 
 __all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "release_table",
            "public_totals", "post_process", "simulate", "empty_cells_nan"]

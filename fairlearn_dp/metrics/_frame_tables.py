@@ -38,7 +38,7 @@ def release_tables(exact, bounds, *, epsilon, delta, random_state):
 def views(exact, noisy, bounds, *, unit, classes, sf, cf, n, delta, scale, sd):
     """One view per table (what a frame of that table alone reads: :meth:`DPMetricFrame._init_view`)."""
     out = []
-    for table, released, bound in zip(exact, noisy, bounds):
+    for table, released, bound in zip(exact, noisy, bounds, strict=False):
         weighted = bound is not None
         totals = public_totals(table, kind="classification", unit=unit, public_predictions=False, weighted=weighted)
         post = post_process(released, kind="classification", unit=unit, totals=totals, n=n, weighted=weighted)
@@ -57,7 +57,7 @@ def frame_parts(make_part, tables, table_views, bounds, metrics, sample_params, 
                       {key: p for key, p in (sample_params or {}).items() if str(key) in names},
                       SimpleNamespace(groups=None, control_groups=None, **draws,
                                       random_state=None if seed is None else seed.randint(2 ** 31)), bound)
-            for (_, names), view, bound in zip(tables, table_views, bounds)]
+            for (_, names), view, bound in zip(tables, table_views, bounds, strict=False)]
 
 
 def merge_parts(states, order, bounds):

@@ -63,7 +63,7 @@ class SharedRelease:
         if isinstance(y_pred, str):
             model = self.model_name(y_pred)
         else:
-            found = [name for name, ref in zip(self.models_, inputs.y_pred) if ref is not None and ref() is y_pred]
+            found = [name for name, ref in zip(self.models_, inputs.y_pred, strict=False) if ref is not None and ref() is y_pred]
             if not found:
                 raise ValueError(_MISMATCH.format("y_pred") + f" Or name the model: y_pred in {self.models_}.")
             model = found[0]
@@ -105,14 +105,14 @@ def _columns(features):
 def _same_columns(identity, features):
     """Whether ``features`` holds the very column objects of ``identity``, however wrapped (a dict or not)."""
     columns = _columns(features)
-    return len(columns) == len(identity) and all(ref is not None and ref() is c for c, (_, ref) in zip(columns, identity))
+    return len(columns) == len(identity) and all(ref is not None and ref() is c for c, (_, ref) in zip(columns, identity, strict=False))
 
 
 def _same(identity, features):
     """Whether ``features`` is the very object(s) recorded in ``identity`` (object identity, no data read)."""
     items = list(features.items()) if isinstance(features, dict) else [(None, features)]
     return len(items) == len(identity) and all(
-        key == k and ref is not None and ref() is value for (key, value), (k, ref) in zip(items, identity))
+        key == k and ref is not None and ref() is value for (key, value), (k, ref) in zip(items, identity, strict=False))
 
 
 class _ReleaseLog:

@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._utils._validation import validate_params
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
-from ..privacy._random import release_seeds
 from ..privacy._post_release import warnings_after_release
-from .._utils._validation import validate_params
-from ._frame_checks import PARAMETERS as _PARAMETERS, check_dask_levels, check_names
+from ..privacy._random import release_seeds
+from ._dp_metric_frame import DPMetricFrame
+from ._frame_checks import PARAMETERS as _PARAMETERS
+from ._frame_checks import check_dask_levels, check_names
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels
 from ._frame_release import post_process, public_totals, release_cells
-
-from ._dp_metric_frame import DPMetricFrame
 from ._release_views import SINGLE_MODEL, SharedRelease, identity, note_release, reference
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ class DPReport(SharedRelease):
                                          totals=public_totals(table, kind="classification", unit=self.privacy_unit,
                                                               public_predictions=self.public_predictions),
                                          public_predictions=self.public_predictions)
-                            for noisy, table in zip(self.noisy_counts_, exact)]
+                            for noisy, table in zip(self.noisy_counts_, exact, strict=False)]
             self._inputs = SimpleNamespace(y_true=reference(y_true), y_pred=[reference(p) for p in predictions.values()],
                                            sensitive_features=identity(sensitive_features),
                                            control_features=None if control_features is None else

@@ -15,12 +15,12 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import exceptions
-from ..privacy._release import joint_histogram_sensitivity, noise_scale, noise_sd
-from .._utils._withheld import call_total_on_private_rows
 from .._utils._validation import as_group_vector, encode_groups
+from .._utils._withheld import call_total_on_private_rows
+from ..privacy._release import joint_histogram_sensitivity, noise_scale, noise_sd
+from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap
 from ._inputs import check_target_rows
 from ._regressor_contract import outputs_range
-from ._blind import cell_distributions, n_posterior_cells, noise_margins, posterior_buckets, solve_blind_remap
 from ._transport import _shifted_kernel_cdfs
 
 __all__ = ["MAX_BLIND_LP_VARIABLES"]
@@ -93,7 +93,7 @@ class _AttributeBlindFit:
         group_vector = as_group_vector(sensitive_features, outputs.size, groups=groups)
         group_index = encode_groups(group_vector, groups)
         labels = np.asarray(groups)
-        if any(label != group for label, group in zip(labels.tolist(), groups)):   # numpy coerced mixed types
+        if any(label != group for label, group in zip(labels.tolist(), groups, strict=False)):   # numpy coerced mixed types
             labels = np.asarray(groups, dtype=object)
         group_estimator = self._fit_group_estimator(features, labels[group_index])
         buckets = self._buckets(group_estimator, features, groups, outputs.size, private=not math.isinf(epsilon))

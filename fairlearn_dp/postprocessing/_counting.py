@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..privacy._release import release_joint_counts
 from .._utils._dask import is_dask_input
+from ..privacy._release import release_joint_counts
 from ._distributed import check_layout, count_cells_dask
 
 __all__ = ["count_cells_in_memory", "count_cells_dask", "counting_backend", "check_layout", "is_dask_input",

@@ -44,8 +44,8 @@ import copy
 
 import numpy as np
 
-from ..privacy._random import copy_random_state, skip_draws
 from .._utils._dask import partitions as _partitions
+from ..privacy._random import copy_random_state, skip_draws
 from ._distributed import _aligned_partitions, _check_partition_lengths, _rows
 
 __all__ = ["predict_dask", "pmf_predict_dask"]
@@ -61,7 +61,7 @@ def predict_dask(randomised_predict, X, sensitive_features, random_state, *, dty
     shared = dask.delayed(randomised_predict, pure=False)     # shipped once per worker, not once per task
     states = _partition_states(copy_random_state(random_state), parts, lengths)
     blocks = [dask.delayed(_predict_partition, pure=False)(shared, index, x, part_groups, *state, np.dtype(dtype))
-              for index, ((x, part_groups), state) in enumerate(zip(parts, states))]
+              for index, ((x, part_groups), state) in enumerate(zip(parts, states, strict=False))]
     return _as_array(blocks, lengths, np.dtype(dtype), ())
 
 
@@ -127,7 +127,7 @@ def _as_array(blocks, lengths, dtype, columns):
 
     lengths = [np.nan] * len(blocks) if lengths is None else lengths
     return da.concatenate([da.from_delayed(block, shape=(length, *columns), dtype=dtype)
-                           for block, length in zip(blocks, lengths)], axis=0)
+                           for block, length in zip(blocks, lengths, strict=False)], axis=0)
 
 
 # ------------------------------------------------------------------------------------------------ on the workers

@@ -44,7 +44,7 @@ def _aligned_partitions(X, y, sensitive_features):
     """
     if sensitive_features is None:
         raise ValueError("sensitive_features is required.")
-    return aligned_partitions(list(zip(_ARGUMENTS, (X, y, sensitive_features))))
+    return aligned_partitions(list(zip(_ARGUMENTS, (X, y, sensitive_features), strict=False)))
 
 
 def check_layout(X, y, sensitive_features):

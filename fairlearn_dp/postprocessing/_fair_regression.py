@@ -12,13 +12,9 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import UtilityWarning, warn
-from ..privacy import PrivacySpend
-from .._utils._fit_order import PrivateFitMixin
-from ..privacy._random import check_random_state
-from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
-from .._utils._withheld import call_total_on_private_rows
 from .._utils._features import check_fit_features, set_fit_features
+from .._utils._fit_order import PrivateFitMixin
+from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._validation import (
     as_1d_float,
     as_group_vector,
@@ -37,11 +33,21 @@ from .._utils._validation import (
     resolve_groups,
     validate_params,
 )
+from .._utils._withheld import call_total_on_private_rows
+from ..exceptions import UtilityWarning, warn
+from ..privacy import PrivacySpend
+from ..privacy._random import check_random_state
 from ._barycenter import solve_barycenter
 from ._blind import n_posterior_cells
 from ._blind_fit import _AttributeBlindFit
-from ._counting import check_layout, counting_backend, is_dask_input, release_counts
-from ._counting import require_declared_groups, require_prefit_or_none
+from ._counting import (
+    check_layout,
+    counting_backend,
+    is_dask_input,
+    release_counts,
+    require_declared_groups,
+    require_prefit_or_none,
+)
 from ._dask_predict import pmf_predict_dask, predict_dask
 from ._inputs import check_target_rows, encode_group_index, light_copy
 from ._regressor_contract import _RegressorContract, check_public_bounds, fit_here, outputs_range

@@ -19,7 +19,6 @@ from .._fairlearn_compat import (
     MESSAGE_X_SENSITIVE_ROWS,
     MESSAGE_X_Y_ROWS,
 )
-
 from .._utils._rows import n_rows
 from .._utils._validation import as_group_vector, check_binary_labels, encode_groups
 
@@ -78,7 +77,7 @@ def _encode_numeric(sensitive_features, groups):
     if matched is None:
         return None
     codes = np.full(values.size, -1, dtype=np.intp)
-    for key, position in zip(*matched):                 # one comparison pass per group: few groups
+    for key, position in zip(*matched, strict=False):                 # one comparison pass per group: few groups
         codes[values == key] = position
     if np.any(codes < 0):                    # NaN, or a label not in groups: the general path decides (and raises)
         return None
@@ -129,9 +128,7 @@ def _numeric_key(group, kind):
         if key != group:
             return None                          # an int beyond float precision: leave it to the general path
         return key
-    if isinstance(group, numbers.Integral):
-        key = int(group)
-    elif float(group).is_integer():
+    if isinstance(group, numbers.Integral) or float(group).is_integer():
         key = int(group)
     else:
         return _NO_MATCH

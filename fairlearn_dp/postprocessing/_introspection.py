@@ -276,7 +276,7 @@ def fairlearn_introspection(*, table, mixing_rates, groups, bin_edges, binary, d
 
     equalized_odds = constraints == "equalized_odds"
     entries = {}
-    for group, values in zip(groups, mixing_rates):
+    for group, values in zip(groups, mixing_rates, strict=False):
         rule = rule_from_values(values)
         if rule is None:
             raise RuntimeError("Internal error: mixing rates not in Fairlearn's form (see representable_mixing).")
@@ -330,7 +330,7 @@ def _released_curves(table, groups, *, flip, grid_size, operation, metrics):
     """
     x_grid = np.linspace(0.0, 1.0, int(grid_size) + 1)
     by_group = {}
-    for group, group_table in zip(groups, table):
+    for group, group_table in zip(groups, table, strict=False):
         fp, tp, ops, (negatives, positives) = _threshold_points(group_table, flip)
         x, y = (_metric(name, fp, tp, negatives, positives) for name in metrics)
         if np.all(np.isfinite(x)) and np.all(np.isfinite(y)):
@@ -366,7 +366,7 @@ def _simple_solution(fitted, totals, groups, curves, *, x_best, metrics):
     """
     x_metric, y_metric = metrics
     by_group = curves["by_group"]
-    share = dict(zip(groups, totals.sum(axis=1)))
+    share = dict(zip(groups, totals.sum(axis=1), strict=False))
     x_per_group = {group: float(_metric(x_metric, *fitted[a], *totals[a])) for a, group in enumerate(groups)}
     y_per_group = {group: float(_metric(y_metric, *fitted[a], *totals[a])) for a, group in enumerate(groups)}
     overall = sum((share[group] * curve["y"] for group, curve in by_group.items()),

@@ -16,9 +16,9 @@ from sklearn.metrics import r2_score
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import PrivacyWarning, warn
 from .._utils._features import check_predict_features
 from .._utils._validation import check_bounds
+from ..exceptions import PrivacyWarning, warn
 
 __all__ = ["check_public_bounds", "fit_here", "outputs_range"]
 

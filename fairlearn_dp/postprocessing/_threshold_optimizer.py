@@ -14,32 +14,58 @@ from numpy.typing import ArrayLike
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._fairlearn_compat import (BASE_ESTIMATOR_NONE_ERROR_MESSAGE, KW_CONTROL_FEATURES, MESSAGE_X_Y_ROWS,
-                                 MESSAGE_Y_NONE, NO_CONTROL_FEATURES)
-from ..exceptions import PrivacyWarning, UtilityWarning, warn
-from ..privacy import PrivacySpend
-from ..privacy._accountant import charge, validate_epsilon_delta
+from .._fairlearn_compat import (
+    BASE_ESTIMATOR_NONE_ERROR_MESSAGE,
+    KW_CONTROL_FEATURES,
+    MESSAGE_X_Y_ROWS,
+    MESSAGE_Y_NONE,
+    NO_CONTROL_FEATURES,
+)
 from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin
-from ..privacy._random import check_random_state
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._guarantee_repr import GuaranteeBound, GuaranteeReprMixin
 from .._utils._private_models import fits_privately
-from .._utils._withheld import call_on_private_rows, call_total_on_private_rows
 from .._utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
-from ._counting import check_layout, counting_backend, is_dask_input, release_counts
-from ._counting import require_declared_groups, require_prefit_or_none
+from .._utils._withheld import call_on_private_rows, call_total_on_private_rows
+from ..exceptions import PrivacyWarning, UtilityWarning, warn
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, validate_epsilon_delta
+from ..privacy._random import check_random_state
+from ._counting import (
+    check_layout,
+    counting_backend,
+    is_dask_input,
+    release_counts,
+    require_declared_groups,
+    require_prefit_or_none,
+)
 from ._dask_predict import pmf_predict_dask, predict_dask
 from ._inputs import binary_labels as _binary_labels
-from ._inputs import encode_group_index, light_copy
 from ._inputs import check_lengths as _check_lengths
+from ._inputs import encode_group_index, light_copy
 from ._inputs import n_columns as _n_columns
 from ._introspection import INTROSPECTION_ATTRIBUTES, representable_mixing, set_fairlearn_introspection
-from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES, _private_rates, _solve_mixing_lp, lp_constant_choice
-from ._mixing_lp import constraint_slack, disparity_bounds, rate_errors, warn_if_constant, warn_if_unenforced
-from ._threshold_params import MAX_N_SCORE_BINS, PUBLIC_PARAMETER_CHECKS, check_decision_function_range
+from ._mixing_lp import (
+    _AIF360_OBJECTIVE,
+    _CONSTRAINT_RATES,
+    _private_rates,
+    _solve_mixing_lp,
+    constraint_slack,
+    disparity_bounds,
+    lp_constant_choice,
+    rate_errors,
+    warn_if_constant,
+    warn_if_unenforced,
+)
+from ._threshold_params import (
+    MAX_N_SCORE_BINS,
+    PUBLIC_PARAMETER_CHECKS,
+    check_decision_function_range,
+    check_fairlearn_path_params,
+    check_public_X,
+)
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
-from ._threshold_params import check_fairlearn_path_params, check_public_X
 from ._threshold_params import check_score_range as _check_score_range
 
 __all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]

@@ -10,15 +10,15 @@ descent in which each group's share of the budget follows its privately estimate
 optionally with a bounded-group-loss penalty).
 """
 
+from .._utils._row_bounds import layout_row_norm_bound
 from ._dp_logistic_regression import DPLogisticRegression
-from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
 from ._eg_params import StatisticsGameOptions
+from ._exponential_mechanism_classifier import ExponentialMechanismFairClassifier
 from ._exponentiated_gradient import DPExponentiatedGradient
 from ._gerryfair import DPGerryFairClassifier
 from ._group_budget import DPGroupBudgetClassifier, DPGroupBudgetRegressor
 from ._hypotheses import linear_threshold_hypotheses
 from ._jagielski import JagielskiExponentiatedGradient
-from .._utils._row_bounds import layout_row_norm_bound
 
 __all__ = [
     "DPExponentiatedGradient",

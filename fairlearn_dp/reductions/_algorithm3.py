@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ErrorRateParity
 
+from .._utils._progress import progress_rounds
+from ..privacy._budget_split import min_count_split
 from ..privacy._composition import per_mechanism_epsilon
 from ..privacy._exponential import exponential_mechanism
-from ..privacy._budget_split import min_count_split
 from ..privacy._release import release_laplace
-from .._utils._progress import progress_rounds
 from ._eg_params import _event_index, _moment_events
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 

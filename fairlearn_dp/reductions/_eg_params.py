@@ -26,15 +26,12 @@ from fairlearn.reductions import (
     TruePositiveRateParity,
 )
 
-from ..privacy import PrivacySpend
-from ..privacy._selection import selection_split
 from .._utils._features import warn_sensitive_columns_in_X
 from .._utils._fit_order import PrivateFitMixin
 from .._utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
-from .._utils._withheld import call_withheld
 from .._utils._validation import (
-    check_binary_labels,
     as_group_vector,
+    check_binary_labels,
     check_choice,
     check_declared_groups,
     check_delta,
@@ -48,6 +45,9 @@ from .._utils._validation import (
     resolve_groups,
     value_errors,
 )
+from .._utils._withheld import call_withheld
+from ..privacy import PrivacySpend
+from ..privacy._selection import selection_split
 from ._objective import objective_costs
 from ._pipeline import pipeline_parts
 from ._pipeline_bounds import preprocessing_row_norm_bound

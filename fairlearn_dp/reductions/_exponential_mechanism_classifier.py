@@ -21,31 +21,32 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._compat import num_samples as _num_samples
-
-from ..exceptions import UtilityWarning, warn
-from ..privacy._random import release_random_state
-from ..privacy._selection import choose_against_constants, no_choice, selection_split
-from ..privacy import PrivacySpend
-from ..privacy._accountant import charge
-from ..privacy._exponential import (
-    exponential_mechanism, exponential_mechanism_excess_cost, exponential_mechanism_probabilities,
-)
-from ..privacy._release import release_laplace
 from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
 from .._utils._validation import (
-    check_binary_labels,
-    check_real,
     as_group_vector,
+    check_binary_labels,
     check_declared_groups,
     check_epsilon,
     check_hypotheses,
+    check_real,
     check_seed,
     encode_groups,
     resolve_groups,
     value_errors,
 )
+from ..exceptions import UtilityWarning, warn
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge
+from ..privacy._exponential import (
+    exponential_mechanism,
+    exponential_mechanism_excess_cost,
+    exponential_mechanism_probabilities,
+)
+from ..privacy._random import release_random_state
+from ..privacy._release import release_laplace
+from ..privacy._selection import choose_against_constants, no_choice, selection_split
 from ._hypotheses import LinearThresholdClassifier, hypothesis_predictions
 
 if TYPE_CHECKING:
@@ -490,7 +491,7 @@ def _warn_if_degenerate(hypotheses, index, *, epsilon, sensitivity, diagnostic=N
     selected = hypotheses[index]
     if isinstance(selected, LinearThresholdClassifier) and not np.any(selected.coef):
         warn(f"The selected hypothesis (index {index}) is a constant classifier: it predicts "
-             f"{int(0.0 >= selected.threshold)} for every input.", UtilityWarning)
+             f"{int(selected.threshold <= 0.0)} for every input.", UtilityWarning)
 
 
 def _warn_if_guarantee_is_weak(hypotheses, *, epsilon, sensitivity):

@@ -20,19 +20,22 @@ from fairlearn.reductions import ErrorRateParity
 from fairlearn.reductions import ExponentiatedGradient as _FairlearnExponentiatedGradient
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import FairnessWarning, UtilityWarning, warn
-from ..privacy import PrivacySpend
-from ..privacy._accountant import charge
-from ..privacy._selection import choose_against_constants, no_choice
-from ..privacy._random import check_random_state, release_random_state
-from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
-from ..postprocessing._inputs import light_copy
 from .._utils._dask import is_dask_input
 from .._utils._features import check_predict_features, set_fit_features
-from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen
-from .._utils._fit_support import warn_if_constant_output
+from .._utils._fit_support import (
+    SharedAccountantCloneMixin,
+    atomic_fit,
+    warn_if_constant_chosen,
+    warn_if_constant_output,
+)
 from .._utils._rows import clip_rows
-from ._game_mixture import released_positive_rate
+from ..exceptions import FairnessWarning, UtilityWarning, warn
+from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
+from ..postprocessing._inputs import light_copy
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge
+from ..privacy._random import check_random_state, release_random_state
+from ..privacy._selection import choose_against_constants, no_choice
 from ._eg_params import (
     _EVENT_LABELS,
     _FAIRLEARN_EPS,
@@ -44,6 +47,7 @@ from ._eg_params import (
     _ExponentiatedGradientParams,
     _moment_events,
 )
+from ._game_mixture import released_positive_rate
 from ._objective import objective_costs
 from ._pipeline import game_estimator, pipeline_pmf
 from ._public_features import PublicFeatureMap
@@ -142,7 +146,7 @@ class _GameClassifier(SharedAccountantCloneMixin):
             raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X_arr.shape}.")
         X_arr = self._predict_rows(X_arr)
         positive = np.zeros(X_arr.shape[0])
-        for h, w in zip(self.predictors_, self.weights_):
+        for h, w in zip(self.predictors_, self.weights_, strict=False):
             if w > 0:                               # a play of `hypotheses` may be a plain callable
                 predict = h.predict if hasattr(h, "predict") else h
                 positive += w * np.asarray(predict(X_arr), dtype=float).ravel()
@@ -396,7 +400,7 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
         self.constant_choice_ = no_choice()
         if private:
             positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
-                            for h, w in zip(game.plays_, game.q_) if w > 0), np.zeros(n))
+                            for h, w in zip(game.plays_, game.q_, strict=False) if w > 0), np.zeros(n))
             self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
         spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
         self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)

@@ -73,7 +73,7 @@ def threshold_rate_bounds(plays, weights, radius, dual_ord):
     ``-span >= threshold``, 0 everywhere when ``span < threshold``; any other play counts as either.
     """
     ones = zeros = 0.0
-    for h, w in zip(plays, weights):
+    for h, w in zip(plays, weights, strict=False):
         if isinstance(h, LinearThresholdClassifier):
             span = linear_span(h.coef, radius, dual_ord)
             ones += w if -span >= h.threshold else 0.0

@@ -23,11 +23,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import PrivacySpend
-from ..privacy._releaser import VectorReleaser
-from ..privacy._accountant import charge, validate_epsilon_delta
-from ..privacy._budget_split import composed_spend, per_release_budget, per_release_rho
-from ..privacy._release import noise_sd
 from .._utils._encoding import (
     _check_labels,
     _check_sensitive_values,
@@ -39,12 +34,14 @@ from .._utils._encoding import (
 )
 from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin
+from .._utils._fit_support import (
+    SharedAccountantCloneMixin,
+    atomic_fit,
+    warn_if_constant_chosen,
+    warn_if_worse_than_constant,
+)
 from .._utils._progress import progress_rounds
-from ..privacy._random import check_random_state
-from ..privacy._selection import choose_against_constants, no_choice, selection_split
 from .._utils._row_bounds import published_row_norm_bound
-from .._utils._fit_support import (SharedAccountantCloneMixin, atomic_fit, warn_if_constant_chosen,
-                                  warn_if_worse_than_constant)
 from .._utils._rows import clip_rows
 from .._utils._validation import (
     check_bool,
@@ -58,6 +55,13 @@ from .._utils._validation import (
     check_X,
     value_errors,
 )
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge, validate_epsilon_delta
+from ..privacy._budget_split import composed_spend, per_release_budget, per_release_rho
+from ..privacy._random import check_random_state
+from ..privacy._release import noise_sd
+from ..privacy._releaser import VectorReleaser
+from ..privacy._selection import choose_against_constants, no_choice, selection_split
 from . import _gerryfair_oracles as _oracles
 from ._gerryfair_oracles import LinearCSCHypothesis, RegressionCSCHypothesis, _aif360_stops, _AuditorPlays, _SolvedGram
 

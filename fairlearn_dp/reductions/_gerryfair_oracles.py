@@ -17,8 +17,8 @@ from sklearn.base import clone
 
 from .._utils._encoding import _with_intercept
 from .._utils._fit_support import linear_span, warn_if_constant_output
-from .._utils._validation import check_X
 from .._utils._rows import clip_rows
+from .._utils._validation import check_X
 
 __all__ = ["LinearCSCHypothesis", "RegressionCSCHypothesis"]
 

@@ -21,18 +21,9 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import BudgetAccountant, PrivacySpend, zcdp_to_approx_dp
-from ..privacy._accountant import MAX_EPSILON, charge, validate_epsilon_delta
-from ..privacy._zcdp import check_rho
-from ..privacy._budget_split import group_budget_split
-from ..exceptions import UtilityWarning, warn
-from ..privacy import approx_dp_to_zcdp
 from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
-from ..privacy._random import release_seeds
-from ..privacy._selection import SELECTION_SHARE
 from .._utils._fit_support import linear_span, warn_if_constant_chosen, warn_if_constant_output
-from .._utils._withheld import call_withheld
 from .._utils._validation import (
     as_group_vector,
     check_bool,
@@ -44,6 +35,14 @@ from .._utils._validation import (
     resolve_groups,
     value_errors,
 )
+from .._utils._withheld import call_withheld
+from ..exceptions import UtilityWarning, warn
+from ..privacy import BudgetAccountant, PrivacySpend, approx_dp_to_zcdp, zcdp_to_approx_dp
+from ..privacy._accountant import MAX_EPSILON, charge, validate_epsilon_delta
+from ..privacy._budget_split import group_budget_split
+from ..privacy._random import release_seeds
+from ..privacy._selection import SELECTION_SHARE
+from ..privacy._zcdp import check_rho
 from ..privacy._zcdp_ledger import ZCDPLedger
 from ._group_budget_stages import _GroupBudgetStages
 

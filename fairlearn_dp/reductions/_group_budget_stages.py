@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from ..privacy._budget_split import group_budget_stage1_split, group_budget_stage2_split
-from ..privacy._zcdp import zcdp_gaussian_sigma
 from ..privacy._selection import choose_against_constants, no_choice
+from ..privacy._zcdp import zcdp_gaussian_sigma
 
 __all__ = ["gram_upper_sensitivity"]
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..privacy._random import check_random_state
 from .._utils._validation import check_int, check_real, value_errors
 from .._utils._withheld import call_total_on_private_rows
+from ..privacy._random import check_random_state
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -17,10 +17,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..privacy import PrivacySpend
-from ..privacy._accountant import charge
-from ..privacy._random import release_random_state
-from ..privacy._selection import no_choice
 from .._utils._features import set_fit_features, warn_sensitive_columns_in_X
 from .._utils._fit_support import atomic_fit
 from .._utils._row_bounds import feature_bound_radius, feature_reach
@@ -36,6 +32,10 @@ from .._utils._validation import (
     check_seed,
     value_errors,
 )
+from ..privacy import PrivacySpend
+from ..privacy._accountant import charge
+from ..privacy._random import release_random_state
+from ..privacy._selection import no_choice
 from ._algorithm3 import Algorithm3
 from ._eg_params import _FRACTION, _POSITIVE_OR_NONE, _PRIVACY_UNITS, _RIDGE, MAX_ROUNDS, _check_rounds, _GameParams
 from ._exponentiated_gradient import _GameClassifier

@@ -346,7 +346,7 @@ def pipeline_pmf(preprocessor, predictors, weights, X):
     """``(n, 2)`` probabilities of predicting 0 and 1: ``X`` preprocessed once, then each play's last step."""
     features = preprocessor.transform(X)
     positive = np.zeros(features.shape[0])
-    for predictor, weight in zip(predictors, weights):
+    for predictor, weight in zip(predictors, weights, strict=False):
         if weight > 0:
             positive += weight * np.asarray(predictor[-1].predict(features), dtype=float).ravel()
     return np.column_stack([1.0 - positive, positive])

@@ -41,7 +41,7 @@ class PublicFeatureMap:
         self.scale = np.asarray(scale, dtype=float)
 
     @classmethod
-    def from_public(cls, X: np.ndarray) -> "PublicFeatureMap":
+    def from_public(cls, X: np.ndarray) -> PublicFeatureMap:
         """The map of public features ``X`` (2-D float): centre at the column means, scale by the largest
         deviation, so that every coordinate of ``z`` lies in ``[-1, 1]``.
         """

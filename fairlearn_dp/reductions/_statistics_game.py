@@ -24,11 +24,11 @@ import math
 import numpy as np
 from sklearn.base import clone
 
+from .._utils._progress import progress_rounds
+from ..privacy._budget_split import statistics_game_split, statistics_release_split
+from ..privacy._projection import project_onto_sum
 from ..privacy._release import release_gaussian
 from ..privacy._zcdp import zcdp_gaussian_sigma
-from ..privacy._projection import project_onto_sum
-from ..privacy._budget_split import statistics_game_split, statistics_release_split
-from .._utils._progress import progress_rounds
 from ._direction_reliability import direction_noise_variance, direction_reliability
 from ._game_mixture import _calibrate_violations, _mixture_lp
 from ._hypotheses import LinearThresholdClassifier
@@ -461,11 +461,8 @@ class StatisticsGame:
     def violations(self, released, predictions):
         """``gamma`` (2 E G: the ``+`` block then the ``-`` block) and the error of the play, from the release."""
         labels_in_event = self._event_labels
-        if self.error_parity:
-            # value sums per label cell: sum h (1 - 2y) + y = sum h (label 0), n_1g - sum h (label 1)
-            value_sums = np.stack([released[0], self.S_[1, :, -1] - released[1]])
-        else:
-            value_sums = released
+        # under error parity, value sums per label cell: sum h (1 - 2y) + y = sum h (label 0), n_1g - sum h (label 1)
+        value_sums = np.stack([released[0], self.S_[1, :, -1] - released[1]]) if self.error_parity else released
         cell_means = (value_sums if self.event_cells
                       else np.stack([value_sums[list(labels)].sum(axis=0) for labels in labels_in_event]))
         cell_means = cell_means / self.cell_counts_

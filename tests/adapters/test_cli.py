@@ -9,7 +9,6 @@ import sys
 import time
 
 import pytest
-
 from fairdp_adapters import _checkout, cli
 from fairdp_adapters.cli import main
 from fairdp_adapters.registry import entries
@@ -160,7 +159,7 @@ def test_reproduce_forwards_first_seed(monkeypatch):
 def test_parse_seeded_args_first_seed(tmp_path):
     """Scripts that pass a default first_seed get --first-seed: an integer >= 0 whose last seed fits numpy's
     32-bit range; the others do not have the option."""
-    common = dict(doc="Title.\n\nBody.", default_out=tmp_path, default_seeds=10, quick_seeds=2, quick_help="-")
+    common = {"doc": "Title.\n\nBody.", "default_out": tmp_path, "default_seeds": 10, "quick_seeds": 2, "quick_help": "-"}
     args = _checkout.parse_seeded_args([], first_seed=0, **common)
     assert (args.first_seed, args.seeds) == (0, 10)
     args = _checkout.parse_seeded_args(["--first-seed", "100", "--seeds", "50"], first_seed=0, **common)
@@ -280,6 +279,7 @@ def test_audit_command(tmp_path, capsys):
 
 def test_audit_violation_verdict_and_exit_code(tmp_path, capsys, monkeypatch):
     import audit_cases  # the test-support cases (tests/audit_cases.py), which the command loads from the checkout
+
     from fairlearn_dp.audit import AuditResult
 
     broken = AuditResult(epsilon_lower_bound=1.49, declared_epsilon=1.0, declared_delta=0.0, passed=False,

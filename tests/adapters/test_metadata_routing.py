@@ -9,13 +9,13 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
+from audit_cases import default_audit_case
+from fairdp_adapters import registry
 from sklearn.base import clone
 from sklearn.model_selection import KFold, cross_validate
 from sklearn.utils._metadata_requests import MetadataRequest
 
-from fairdp_adapters import registry
 from fairlearn_dp.exceptions import FairdpWarning
-from audit_cases import default_audit_case
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a

@@ -1,7 +1,6 @@
 """The registry: every row imports, documents its privacy, and charges what it claims."""
 
 import pytest
-
 from fairdp_adapters import registry
 
 

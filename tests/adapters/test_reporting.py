@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from fairdp_adapters.reporting import _plot_allocation_biases as plot_allocation_biases
 from fairdp_adapters.reporting import _size_deciles as size_deciles
 from fairdp_adapters.reporting import allocation_bias_report, before_after_report, plot_group_cdfs
@@ -41,7 +40,6 @@ def test_allocation_share_axis_labels_zero_apart_from_the_decades():
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-
     from fairdp_adapters.reporting import _share_axis
 
     fig, (with_zero, positive) = plt.subplots(1, 2)
@@ -69,10 +67,9 @@ def test_private_report_is_one_release_per_prediction_vector():
     import math
 
     from diffprivlib import BudgetAccountant
+    from fairdp_adapters.reporting import private_report
     from fairlearn.metrics import MetricFrame, selection_rate
     from sklearn.metrics import accuracy_score
-
-    from fairdp_adapters.reporting import private_report
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 600)

@@ -2,18 +2,18 @@
 
 import doctest
 
+import fairdp_adapters._sweeps as sweeps
 import joblib
 import numpy as np
 import pandas as pd
 import pytest
 from diffprivlib import BudgetAccountant
+from fairdp_adapters._sweeps import pareto_front
+from fairdp_adapters.reporting import SweepResult, metric, plot_tradeoff, privacy_fairness_sweep
 from fairlearn.metrics import MetricFrame
 from pandas.testing import assert_frame_equal
 from sklearn.metrics import mean_squared_error
 
-import fairdp_adapters._sweeps as sweeps
-from fairdp_adapters._sweeps import pareto_front
-from fairdp_adapters.reporting import SweepResult, metric, plot_tradeoff, privacy_fairness_sweep
 from fairlearn_dp.metrics import ks_statistical_parity
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 

@@ -14,10 +14,10 @@ from diffprivlib.utils import BudgetError
 from aif360_dp.metrics import DPBinaryLabelDatasetMetric, DPClassificationMetric
 from fairlearn_dp.privacy import PrivacySpend
 
-SEX = dict(unprivileged_groups=[{"sex": 0}], privileged_groups=[{"sex": 1}])
+SEX = {"unprivileged_groups": [{"sex": 0}], "privileged_groups": [{"sex": 1}]}
 # Two attributes; race 1 with sex 0 matches neither condition.
-TWO = dict(unprivileged_groups=[{"sex": 0, "race": 0}, {"sex": 0, "race": 2}],
-           privileged_groups=[{"sex": 1, "race": 1}, {"sex": 1, "race": 2}])
+TWO = {"unprivileged_groups": [{"sex": 0, "race": 0}, {"sex": 0, "race": 2}],
+           "privileged_groups": [{"sex": 1, "race": 1}, {"sex": 1, "race": 2}]}
 GROUPINGS = {"sex": SEX, "sex_and_race": TWO}
 
 CONDITIONED = ["num_instances", "num_positives", "num_negatives", "base_rate"]

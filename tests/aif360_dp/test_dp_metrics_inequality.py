@@ -14,9 +14,9 @@ from diffprivlib.utils import BudgetError
 import fairlearn_dp.metrics._frame_release as release_module
 from aif360_dp.metrics import DPClassificationMetric
 
-SEX = dict(unprivileged_groups=[{"sex": 0}], privileged_groups=[{"sex": 1}])
-TWO = dict(unprivileged_groups=[{"sex": 0, "race": 0}, {"sex": 0, "race": 2}],
-           privileged_groups=[{"sex": 1, "race": 1}, {"sex": 1, "race": 2}])
+SEX = {"unprivileged_groups": [{"sex": 0}], "privileged_groups": [{"sex": 1}]}
+TWO = {"unprivileged_groups": [{"sex": 0, "race": 0}, {"sex": 0, "race": 2}],
+           "privileged_groups": [{"sex": 1, "race": 1}, {"sex": 1, "race": 2}]}
 ALPHAS = (0, 1, 2, 3, 0.5, -1)
 ENTROPY = ["generalized_entropy_index", "between_group_generalized_entropy_index",
            "between_all_groups_generalized_entropy_index"]
@@ -66,8 +66,8 @@ def empty_cells_pair(repeat=1):
     race = np.repeat([0.0, 1, 3, 0, 3, 1, 0, 0, 3, 0], repeat)
     y = np.repeat([1.0, 0, 0, 1, 0, 1, 0, 0, 1, 0], repeat)
     pred = np.repeat([1.0, 1, 0, 1, 1, 1, 0, 0, 1, 1], repeat)
-    metadata = dict(privileged_protected_attributes=[np.array([1.0]), np.array([1.0])],
-                    unprivileged_protected_attributes=[np.array([0.0]), np.array([0.0, 2.0, 3.0])])
+    metadata = {"privileged_protected_attributes": [np.array([1.0]), np.array([1.0])],
+                    "unprivileged_protected_attributes": [np.array([0.0]), np.array([0.0, 2.0, 3.0])]}
     truth = _bld(pd.DataFrame({"sex": sex, "race": race, "y": y}), ["sex", "race"], **metadata)
     classified = _bld(pd.DataFrame({"sex": sex, "race": race, "y": pred}), ["sex", "race"], **metadata)
     classified.scores = np.repeat([0.9, 0.6, 0.2, 1.0, 0.7, 0.8, 0.0, 0.3, 0.5, 0.95], repeat).reshape(-1, 1)
@@ -76,12 +76,12 @@ def empty_cells_pair(repeat=1):
 
 CASES = {
     "random_sex": (random_pair, SEX), "random_two": (random_pair, TWO),
-    "random_race_only_privileged": (random_pair, dict(privileged_groups=[{"race": 1}],
-                                                      unprivileged_groups=[{"race": 0}])),
-    "aif360_tests": (aif360_test_pair, dict(unprivileged_groups=[{"feat": 0}], privileged_groups=[{"feat": 2}])),
+    "random_race_only_privileged": (random_pair, {"privileged_groups": [{"race": 1}],
+                                                      "unprivileged_groups": [{"race": 0}]}),
+    "aif360_tests": (aif360_test_pair, {"unprivileged_groups": [{"feat": 0}], "privileged_groups": [{"feat": 2}]}),
     "empty_cells": (empty_cells_pair, SEX),
-    "empty_cells_and_neither": (empty_cells_pair, dict(unprivileged_groups=[{"race": 3}],
-                                                       privileged_groups=[{"sex": 1, "race": 1}])),
+    "empty_cells_and_neither": (empty_cells_pair, {"unprivileged_groups": [{"race": 3}],
+                                                       "privileged_groups": [{"sex": 1, "race": 1}]}),
 }
 
 
@@ -287,8 +287,8 @@ def _multiclass_pair(repeat=1):
     pred = data.copy()
     pred[3, 1] = 0
     pred[4, 1] = 2
-    labels = dict(favorable_label=[0, 1], unfavorable_label=[2], label_names=["label"],
-                  protected_attribute_names=["feat"])
+    labels = {"favorable_label": [0, 1], "unfavorable_label": [2], "label_names": ["label"],
+                  "protected_attribute_names": ["feat"]}
     return (MulticlassLabelDataset(df=pd.DataFrame(data, columns=["feat", "label"]), **labels),
             MulticlassLabelDataset(df=pd.DataFrame(pred, columns=["feat", "label"]), **labels))
 
@@ -299,7 +299,7 @@ def test_multiclass_label_datasets_are_binarized_as_aif360_does():
     from aif360_dp.metrics import DPBinaryLabelDatasetMetric
 
     truth, classified = _multiclass_pair()
-    groups = dict(unprivileged_groups=[{"feat": 2}], privileged_groups=[{"feat": 0}, {"feat": 1}])
+    groups = {"unprivileged_groups": [{"feat": 2}], "privileged_groups": [{"feat": 0}, {"feat": 1}]}
     ours = DPClassificationMetric(truth, classified, **groups, epsilon=np.inf, accountant=BudgetAccountant())
     assert ours.binary_confusion_matrix() == {"TP": 7.0, "FP": 0.0, "TN": 2.0, "FN": 1.0}   # AIF360's test values
     assert ours.false_negative_rate_difference() == pytest.approx(-0.2, abs=1e-15)

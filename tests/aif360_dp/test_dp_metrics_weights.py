@@ -13,7 +13,7 @@ from diffprivlib import BudgetAccountant
 
 from aif360_dp.metrics import DPBinaryLabelDatasetMetric, DPClassificationMetric
 
-SEX = dict(unprivileged_groups=[{"sex": 0}], privileged_groups=[{"sex": 1}])
+SEX = {"unprivileged_groups": [{"sex": 0}], "privileged_groups": [{"sex": 1}]}
 DATASET_METHODS = ["num_instances", "num_positives", "num_negatives", "base_rate"]
 CLASSIFICATION_METHODS = DATASET_METHODS + [
     "num_true_positives", "num_false_positives", "num_true_negatives", "num_false_negatives", "num_pred_positives",

@@ -9,11 +9,11 @@ import pytest
 from aif360.metrics import ClassificationMetric
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
+from test_dp_metrics import CLASSIFICATION_CONDITIONED, CLASSIFICATION_GROUP, SEX, TWO, datasets
 
 from aif360_dp.metrics import DPClassificationMetric, DPThresholdReport
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.privacy import PrivacySpend
-from test_dp_metrics import CLASSIFICATION_CONDITIONED, CLASSIFICATION_GROUP, SEX, TWO, datasets
 
 THRESHOLDS = np.linspace(0.01, 0.99, 100)                  # AIF360's demos' sweep
 INDICES = ["theil_index", "generalized_entropy_index", "coefficient_of_variation", "between_group_theil_index",

@@ -17,7 +17,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 def machine_header(packages, mode, extra=""):
     """One line: CPUs, platform, Python and ``packages`` versions, UTC date, ``extra`` and the run mode."""
     versions = ", ".join(f"{name} {metadata.version(name)}" for name in packages)
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (f"Machine: {os.cpu_count()} CPUs, {platform.platform()} ({platform.machine()}), "
             f"Python {platform.python_version()}, {versions}. Date: {date}.{extra} Mode: {mode}.")
 
@@ -96,8 +96,8 @@ def run_batched(jobs, batch_key, run_batch, n_jobs, *args):
     results = Parallel(n_jobs=n_jobs, verbose=0)(
         delayed(run_batch)([jobs[i] for i in indices], *args) for indices in batches.values())
     rows = [None] * len(jobs)
-    for indices, batch in zip(batches.values(), results):
-        for index, row in zip(indices, batch):
+    for indices, batch in zip(batches.values(), results, strict=False):
+        for index, row in zip(indices, batch, strict=False):
             rows[index] = row
     return rows
 

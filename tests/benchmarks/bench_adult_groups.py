@@ -63,10 +63,9 @@ import time
 import warnings
 from pathlib import Path
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
 import pandas as pd
-
-import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 
 EPSILONS = (0.5, 1.0, 2.0)
 UNITS = ("sensitive_attribute", "record")
@@ -246,8 +245,8 @@ def fit_predict(data, method, constraint, sensitive, seed, epsilon=math.inf, uni
 
     from fairlearn_dp.privacy import BudgetAccountant
 
-    job = dict(method=method, constraint=constraint, seed=seed, epsilon=epsilon, unit=unit,
-               explicit_row_bound=explicit_row_bound, extra=extra or {})
+    job = {"method": method, "constraint": constraint, "seed": seed, "epsilon": epsilon, "unit": unit,
+               "explicit_row_bound": explicit_row_bound, "extra": extra or {}}
     (_, _, _, y_test, a_train, a_test), groups = data
     start = time.perf_counter()
     with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
@@ -269,7 +268,7 @@ def table_jobs(seeds, epsilons):
     for sensitive in SENSITIVE:
         for constraint in CONSTRAINTS:
             for seed in seeds:
-                base = dict(constraint=constraint, sensitive=sensitive, seed=seed)
+                base = {"constraint": constraint, "sensitive": sensitive, "seed": seed}
                 jobs += [dict(method=m, **base) for m in ("constant", "LR", "Fairlearn")]
                 for epsilon in epsilons:
                     for unit in UNITS:
@@ -283,7 +282,7 @@ def frontier_jobs(seeds):
     jobs = []
     for constraint in CONSTRAINTS:
         for seed in seeds:
-            base = dict(method="DPEG", constraint=constraint, sensitive="race", seed=seed, unit="record")
+            base = {"method": "DPEG", "constraint": constraint, "sensitive": "race", "seed": seed, "unit": "record"}
             jobs += [dict(epsilon=epsilon, **base) for epsilon in FRONTIER_EPSILONS if epsilon not in EPSILONS]
             jobs += [dict(epsilon=GOAL_EPSILON, extra={"max_iter": rounds}, **base) for rounds in FRONTIER_ROUNDS]
     return jobs
@@ -312,7 +311,7 @@ def summarise(rows):
     keys = ["sensitive", "constraint", "unit", "method", "epsilon", "max_iter"]
     out = []
     for key, group in frame.groupby(keys, sort=False, dropna=False):
-        out.append(dict(zip(keys, key), accuracy=_mean_sd(group["accuracy"]),
+        out.append(dict(zip(keys, key, strict=False), accuracy=_mean_sd(group["accuracy"]),
                         difference=_mean_sd(group["difference"]), accuracy_mean=group["accuracy"].mean(),
                         difference_mean=group["difference"].mean(), warned=int(group["warned"].sum()),
                         fits=len(group), seconds=group["seconds"].mean()))
@@ -334,7 +333,7 @@ def acceptance_tables(summary):
             part = summary[(summary.sensitive == sensitive) & (summary.constraint == constraint)
                            & (summary.max_iter == 50)].copy()
             part["order"] = [(unit_order[u], e, method_order[m]) for u, e, m in zip(part.unit, part.epsilon,
-                                                                                      part.method)]
+                                                                                      part.method, strict=False)]
             part = part.sort_values("order")
             lines += [f"### Adult by {sensitive}, {constraint.replace('_', ' ')}", "",
                       f"| privacy unit | method | ε | accuracy | {label[constraint]} | fits with a warning |",
@@ -440,7 +439,7 @@ def main(argv=None):
     jobs += [] if args.quick else frontier_jobs(seeds)
     print(f"bench_adult_groups: {len(jobs)} fits on {args.n_jobs} worker(s) ...", file=sys.stderr, flush=True)
     rows = run_jobs(jobs, args.n_jobs, explicit)
-    for row, job in zip(rows, jobs):
+    for row, job in zip(rows, jobs, strict=False):
         if "extra" in job:
             row["rounds_asked"] = job["extra"]["max_iter"]
     elapsed = time.perf_counter() - start

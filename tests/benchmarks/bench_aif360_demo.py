@@ -38,6 +38,7 @@ import warnings
 from pathlib import Path
 from unittest import mock
 
+import _common  # tests/benchmarks/_common.py; scripts run from this folder
 import numpy as np
 from aif360.algorithms.inprocessing import ExponentiatedGradientReduction
 from aif360.algorithms.preprocessing.optim_preproc_helpers import data_preproc_functions
@@ -46,7 +47,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MaxAbsScaler
 from threadpoolctl import threadpool_limits
 
-import _common  # tests/benchmarks/_common.py; scripts run from this folder
 from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from aif360_dp.datasets import AdultDataset
 from fairlearn_dp.privacy import BudgetAccountant

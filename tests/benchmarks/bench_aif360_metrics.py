@@ -70,7 +70,7 @@ def main(argv=None):
     from aif360_dp.metrics import DPClassificationMetric
 
     truth, classified = _data()
-    groups = dict(unprivileged_groups=[{"sex": 0}], privileged_groups=[{"sex": 1}])
+    groups = {"unprivileged_groups": [{"sex": 0}], "privileged_groups": [{"sex": 1}]}
     exact = _measures(ClassificationMetric(truth, classified, **groups))
     draws = {name: [] for name in exact}
     costs = {True: ([], []), False: ([], [])}

@@ -79,11 +79,15 @@ import threading
 import time
 from pathlib import Path
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
 
-import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from fairlearn_dp.allocation import (
-    BaselineAllocation, LaplaceNoise, ProjectionOntoSimplexAllocation, monte_carlo, project_with_invariants,
+    BaselineAllocation,
+    LaplaceNoise,
+    ProjectionOntoSimplexAllocation,
+    monte_carlo,
+    project_with_invariants,
     proportional_allocation,
 )
 from fairlearn_dp.allocation._projections import project_simplex
@@ -175,7 +179,7 @@ class CpuShare:
         wall = time.perf_counter() - self._wall
         machine = machine_busy_seconds() - self._machine
         ours = tree_cpu_seconds() - self._ours
-        return dict(ours=ours / wall, others=max(machine - ours, 0.0) / wall)
+        return {"ours": ours / wall, "others": max(machine - ours, 0.0) / wall}
 
 
 def shutdown_workers():
@@ -196,9 +200,9 @@ def throughput(counts, noise, *, n_draws, n_jobs, repeats):
         times.append(seconds)
     cpu = share.stop()
     median = statistics.median(times)
-    return dict(n_jobs=n_jobs, n_draws=n_draws, repeats=repeats, seconds=median, times=times, cpu=cpu,
-                rate=n_draws / median, projected=PAPER_DRAWS * median / n_draws,
-                chunk_size=result.chunk_size), result
+    return {"n_jobs": n_jobs, "n_draws": n_draws, "repeats": repeats, "seconds": median, "times": times, "cpu": cpu,
+                "rate": n_draws / median, "projected": PAPER_DRAWS * median / n_draws,
+                "chunk_size": result.chunk_size}, result
 
 
 def same_results(first, second):
@@ -335,23 +339,23 @@ def measured_run_child(n_draws, n_jobs, launcher_hwm_kb):
     shutdown_workers()
     children_after_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     still_running = [pid for pid in workers if (_read_status(pid) or {}).get("VmRSS") is not None]
-    processes = [dict(pid=pid, role=role, vm_hwm_kb=kb) for pid, (role, kb) in sorted(sampler.high_water_kb.items())]
-    summary = dict(
-        n_draws=n_draws, n_jobs=n_jobs, chunk_size=result.chunk_size, seconds=seconds, cpu=cpu,
-        load_after=os.getloadavg(), workers=len(workers),
-        launcher_hwm_kb=launcher_hwm_kb,
-        rusage_self_kb=rusage_self_kb, vm_hwm_self_kb=vm_hwm_self_kb,
-        rusage_children_before_shutdown_kb=children_before_kb, rusage_children_kb=children_after_kb,
-        sampled_peak_rss_kb=sampler.peak_rss_kb, sampled_peak_pss_kb=sampler.peak_pss_kb,
-        sum_high_water_kb=sum(kb for _, kb in sampler.high_water_kb.values()),
-        max_child_high_water_kb=max((p["vm_hwm_kb"] for p in processes if p["role"] != "measuring process"),
+    processes = [{"pid": pid, "role": role, "vm_hwm_kb": kb} for pid, (role, kb) in sorted(sampler.high_water_kb.items())]
+    summary = {
+        "n_draws": n_draws, "n_jobs": n_jobs, "chunk_size": result.chunk_size, "seconds": seconds, "cpu": cpu,
+        "load_after": os.getloadavg(), "workers": len(workers),
+        "launcher_hwm_kb": launcher_hwm_kb,
+        "rusage_self_kb": rusage_self_kb, "vm_hwm_self_kb": vm_hwm_self_kb,
+        "rusage_children_before_shutdown_kb": children_before_kb, "rusage_children_kb": children_after_kb,
+        "sampled_peak_rss_kb": sampler.peak_rss_kb, "sampled_peak_pss_kb": sampler.peak_pss_kb,
+        "sum_high_water_kb": sum(kb for _, kb in sampler.high_water_kb.values()),
+        "max_child_high_water_kb": max((p["vm_hwm_kb"] for p in processes if p["role"] != "measuring process"),
                                     default=0),
-        processes=processes, peak_processes=sampler.peak_processes, samples=sampler.samples,
-        children_still_running=still_running,
-        simplex_error={name: float(abs(mean.sum() - 1.0)) for name, mean in result.means.items()},
-        min_mean={name: float(mean.min()) for name, mean in result.means.items()},
-        max_std_error={name: float(error.max()) for name, error in result.std_errors.items()},
-    )
+        "processes": processes, "peak_processes": sampler.peak_processes, "samples": sampler.samples,
+        "children_still_running": still_running,
+        "simplex_error": {name: float(abs(mean.sum() - 1.0)) for name, mean in result.means.items()},
+        "min_mean": {name: float(mean.min()) for name, mean in result.means.items()},
+        "max_std_error": {name: float(error.max()) for name, error in result.std_errors.items()},
+    }
     print(CHILD_MARKER + json.dumps(summary), flush=True)
 
 
@@ -391,12 +395,12 @@ def projection_comparison(counts, noise, n_draws):
         differences.append(float(np.max(np.abs(solution - fast[row]))))
     fast_per_draw = statistics.median(fast_times) / n_draws
     cvxpy_per_draw = statistics.mean(cvxpy_times)
-    return dict(n_draws=n_draws, n_districts=counts.size, fast_batch_s=statistics.median(fast_times),
-                fast_per_draw=fast_per_draw, cvxpy_total_s=sum(cvxpy_times), cvxpy_per_draw=cvxpy_per_draw,
-                cvxpy_median=statistics.median(cvxpy_times), cvxpy_min=min(cvxpy_times),
-                cvxpy_max=max(cvxpy_times), ratio=cvxpy_per_draw / fast_per_draw, max_difference=max(differences),
-                negative_entries=float(np.mean(np.sum(proportional < 0, axis=1))),
-                zeroed_entries=float(np.mean(np.sum(fast == 0, axis=1))))
+    return {"n_draws": n_draws, "n_districts": counts.size, "fast_batch_s": statistics.median(fast_times),
+                "fast_per_draw": fast_per_draw, "cvxpy_total_s": sum(cvxpy_times), "cvxpy_per_draw": cvxpy_per_draw,
+                "cvxpy_median": statistics.median(cvxpy_times), "cvxpy_min": min(cvxpy_times),
+                "cvxpy_max": max(cvxpy_times), "ratio": cvxpy_per_draw / fast_per_draw, "max_difference": max(differences),
+                "negative_entries": float(np.mean(np.sum(proportional < 0, axis=1))),
+                "zeroed_entries": float(np.mean(np.sum(fast == 0, axis=1)))}
 
 
 # --------------------------------------------------------------------------------------------------- profile

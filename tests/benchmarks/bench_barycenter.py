@@ -41,12 +41,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from fairlearn_dp.privacy import BudgetAccountant
-
 import _common  # tests/benchmarks/_common.py (scripts run from this folder)
+import numpy as np
+
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+from fairlearn_dp.privacy import BudgetAccountant
 
 EPSILON = 1.0
 RANDOM_STATE = 20240721
@@ -98,8 +98,8 @@ def benchmark_row(X, race, groups, *, n_bins, alpha, repeats, plain_repeats, cla
     if not np.array_equal(exact.noisy_joint_pmf_, highs.noisy_joint_pmf_):
         raise RuntimeError(f"k={n_bins}, alpha={alpha}: the two fits released different histograms although they "
                            f"share random_state={RANDOM_STATE}; their optima are not comparable.")
-    row = dict(k=n_bins, alpha=alpha, repeats=repeats, plain_repeats=plain_repeats, exact_s=exact_s, highs_s=highs_s,
-               objective=exact.objective_, rel_diff=relative_difference(highs.objective_, exact.objective_))
+    row = {"k": n_bins, "alpha": alpha, "repeats": repeats, "plain_repeats": plain_repeats, "exact_s": exact_s, "highs_s": highs_s,
+               "objective": exact.objective_, "rel_diff": relative_difference(highs.objective_, exact.objective_)}
     if clarabel and n_bins <= CLARABEL_MAX_K:
         try:
             row["clarabel_s"], fitted = median_fit(X, race, groups, n_bins=n_bins, alpha=alpha, solver="CLARABEL",

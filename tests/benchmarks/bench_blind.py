@@ -20,14 +20,14 @@ import sys
 import time
 from pathlib import Path
 
+import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 import numpy as np
-from fairlearn_dp.privacy import BudgetAccountant  # first: makes diffprivlib importable on scikit-learn 1.9
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 from fairlearn_dp.datasets import LAW_SCHOOL_BOUNDS, fetch_law_school
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+from fairlearn_dp.privacy import BudgetAccountant  # first: makes diffprivlib importable on scikit-learn 1.9
 
 GROUPS = ["asian", "black", "hisp", "white"]
 K, BUCKETS, ALPHA, GOAL_SECONDS, OBJECTIVE_TOLERANCE = 36, 10, 0.1, 1.0, 1e-6
@@ -41,7 +41,7 @@ def fits():
     X, y, a = data.data, data.target, np.asarray(data.sensitive_features)
     X_g, X_f, y_g, y_f, a_g, a_f = train_test_split(X, y, a, test_size=0.85, random_state=0)
     group_estimator = LogisticRegression(max_iter=1000).fit(np.column_stack([y_g, X_g]), a_g)
-    params = dict(epsilon=1.0, bounds=LAW_SCHOOL_BOUNDS, n_bins=K, alpha=ALPHA, groups=GROUPS, random_state=0)
+    params = {"epsilon": 1.0, "bounds": LAW_SCHOOL_BOUNDS, "n_bins": K, "alpha": ALPHA, "groups": GROUPS, "random_state": 0}
     blind = dict(group_estimator=group_estimator, prefit=True, posterior_buckets=BUCKETS, **params)
     blind_args = ((np.column_stack([y_f, X_f]),), {"sensitive_features": a_f})
     return {"blind, sparse LP (SciPy HiGHS)": (lambda: DPFairRegressionPostprocessor(

@@ -64,9 +64,9 @@ import time
 import warnings
 from pathlib import Path
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
 
-import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.privacy import BudgetAccountant
 
@@ -199,7 +199,7 @@ class CpuShare:
     def stop(self):
         wall = time.perf_counter() - self._wall
         ours = self._ours() - self._ours0
-        return dict(ours=ours / wall, others=max(self._machine() - self._machine0 - ours, 0.0) / wall)
+        return {"ours": ours / wall, "others": max(self._machine() - self._machine0 - ours, 0.0) / wall}
 
 
 def reset_peaks(client):
@@ -220,7 +220,7 @@ def timed(label, n_rows, function, pids):
     start = time.perf_counter()
     result = function()
     seconds = time.perf_counter() - start
-    return dict(run=label, rows=n_rows, seconds=seconds, rate=n_rows / seconds, cpu=share.stop()), result
+    return {"run": label, "rows": n_rows, "seconds": seconds, "rate": n_rows / seconds, "cpu": share.stop()}, result
 
 
 def start_cluster():
@@ -261,7 +261,7 @@ def measure_size(n_rows, models):
                      lambda: predict("regression", lambda lazy: lazy.mean()),
                      lambda: predict("threshold", lambda lazy: (lazy == labels).mean()))
         rows = []
-        for label, function in zip(RUN_LABELS, functions):
+        for label, function in zip(RUN_LABELS, functions, strict=False):
             per_run = reset_peaks(client)
             row, _ = timed(label, n_rows, function, pids)
             row.update(worker_peaks=[vm_hwm_bytes(pid) for pid in pids], per_run_peaks=per_run)

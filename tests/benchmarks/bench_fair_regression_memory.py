@@ -173,11 +173,11 @@ def regression_child(n_bins, repeats, alpha, expected_root):
     fitted = _fit_regression(module, X, groups, n_bins, alpha)
     held, traced_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(CHILD_MARKER + json.dumps(dict(
-        k=n_bins, repeats=repeats, fit_s=statistics.median(times), fit_times=times, baseline_kib=baseline_kib,
-        peak_kib=peak_kib, peak_reset=reset, traced_peak=traced_peak, held=held, pickled=pickled, max_nnz=max(nnz),
-        objective=objective, predict_s=predict_s,
-        predict_sha=hashlib.sha256(np.ascontiguousarray(predicted).tobytes()).hexdigest())), flush=True)
+    print(CHILD_MARKER + json.dumps({
+        "k": n_bins, "repeats": repeats, "fit_s": statistics.median(times), "fit_times": times, "baseline_kib": baseline_kib,
+        "peak_kib": peak_kib, "peak_reset": reset, "traced_peak": traced_peak, "held": held, "pickled": pickled, "max_nnz": max(nnz),
+        "objective": objective, "predict_s": predict_s,
+        "predict_sha": hashlib.sha256(np.ascontiguousarray(predicted).tobytes()).hexdigest()}), flush=True)
 
 
 def threshold_child(n_bins, n_groups):
@@ -211,8 +211,8 @@ def threshold_child(n_bins, n_groups):
     fitted = fit(n_bins)
     traced_peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(CHILD_MARKER + json.dumps(dict(B=n_bins, groups=n_groups, fit_s=fit_s, traced_peak=traced_peak,
-                                         mixing_shape=list(fitted.mixing_rates_.shape))), flush=True)
+    print(CHILD_MARKER + json.dumps({"B": n_bins, "groups": n_groups, "fit_s": fit_s, "traced_peak": traced_peak,
+                                         "mixing_shape": list(fitted.mixing_rates_.shape)}), flush=True)
 
 
 # ------------------------------------------------------------------------------------------------------ driver

@@ -47,14 +47,14 @@ import time
 import warnings
 from pathlib import Path
 
+import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 import numpy as np
-from fairlearn_dp.privacy import BudgetAccountant  # first: makes diffprivlib importable on scikit-learn 1.9
 from diffprivlib.models import LinearRegression as DiffprivlibLinearRegression
 from sklearn.linear_model import LinearRegression as SklearnLinearRegression
 
-import _common  # tests/benchmarks/_common.py (scripts run from this folder)
-from fairlearn_dp.reductions import DPGroupBudgetRegressor
+from fairlearn_dp.privacy import BudgetAccountant  # first: makes diffprivlib importable on scikit-learn 1.9
 from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
+from fairlearn_dp.reductions import DPGroupBudgetRegressor
 
 SEED = 20240721                      # data, and random_state of every fit
 EPSILON = 1.0
@@ -72,10 +72,10 @@ TIMED_SOURCES = ("fairlearn_dp/reductions/_group_budget.py", "fairlearn_dp/priva
                  "fairlearn_dp/privacy/_vector.py", "fairlearn_dp/_utils/_validation.py", "fairlearn_dp/reductions/_group_budget_stages.py")
 BASELINE = "diffprivlib LinearRegression"
 SETTINGS = (  # name, DPGroupBudgetRegressor keyword arguments
-    ("DPSE (standard_errors)", dict(budget_allocation="standard_errors")),
-    ("DPNoSE (uniform)", dict(budget_allocation="uniform")),
+    ("DPSE (standard_errors)", {"budget_allocation": "standard_errors"}),
+    ("DPNoSE (uniform)", {"budget_allocation": "uniform"}),
     (f"DPSE + BGL (bounded_group_loss={BGL_THRESHOLD:g})",
-     dict(budget_allocation="standard_errors", bounded_group_loss=BGL_THRESHOLD)),
+     {"budget_allocation": "standard_errors", "bounded_group_loss": BGL_THRESHOLD}),
 )
 
 
@@ -142,7 +142,7 @@ def time_all(X, y, groups, repeats):
 def noise_split(keywords, X, y, groups):
     """One fit with ``ZCDPLedger.release`` (class attribute, restored after) wrapped in a timer: the fit time, the
     time spent in releases, the number of releases and of noisy coordinates."""
-    totals = dict(release=0.0, releases=0, coordinates=0)
+    totals = {"release": 0.0, "releases": 0, "coordinates": 0}
     original = ZCDPLedger.release
 
     def release(self, values, **keywords_):

@@ -53,18 +53,22 @@ import time
 import warnings
 from pathlib import Path
 
+import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 import numpy as np
 import pandas as pd
-
-import fairlearn_dp  # noqa: F401  (first: makes diffprivlib importable on scikit-learn 1.9)
 from diffprivlib import BudgetAccountant
-from fairlearn.metrics import (MetricFrame, demographic_parity_difference, false_positive_rate, selection_rate,
-                               true_positive_rate)
+from fairlearn.metrics import (
+    MetricFrame,
+    demographic_parity_difference,
+    false_positive_rate,
+    selection_rate,
+    true_positive_rate,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import train_test_split
 
-import _common  # tests/benchmarks/_common.py (scripts run from this folder)
+import fairlearn_dp  # noqa: F401  (first: makes diffprivlib importable on scikit-learn 1.9)
 from fairlearn_dp.datasets import adult_categories, adult_features
 from fairlearn_dp.metrics import DPMetricFrame, dp_demographic_parity_difference
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
@@ -160,10 +164,10 @@ def goal_a(y_true, y_pred, sex, seeds, unit):
         dpd_errors[seed] = abs(value - exact_dpd)
         same_as_frame += value == frame.difference()["selection_rate"]
     within = errors <= TOLERANCE
-    return dict(exact=exact, exact_dpd=exact_dpd, per_metric=within.mean(axis=0), all=within.all(axis=1).mean(),
-                p95=np.quantile(errors, 0.95, axis=0), worst=errors.max(axis=0), noise_error=noise_error,
-                dpd=(dpd_errors <= TOLERANCE).mean(), dpd_p95=np.quantile(dpd_errors, 0.95),
-                dpd_worst=dpd_errors.max(), same_as_frame=same_as_frame, seeds=seeds)
+    return {"exact": exact, "exact_dpd": exact_dpd, "per_metric": within.mean(axis=0), "all": within.all(axis=1).mean(),
+                "p95": np.quantile(errors, 0.95, axis=0), "worst": errors.max(axis=0), "noise_error": noise_error,
+                "dpd": (dpd_errors <= TOLERANCE).mean(), "dpd_p95": np.quantile(dpd_errors, 0.95),
+                "dpd_worst": dpd_errors.max(), "same_as_frame": same_as_frame, "seeds": seeds}
 
 
 def table_a(results):
@@ -207,10 +211,10 @@ def goal_b(y_true, y_pred, race, seeds):
             diff_covered[method] += (d_low <= value) & (value <= d_high)
     sizes = pd.Series(race).value_counts().reindex(RACE_GROUPS).fillna(0).astype(int)
     positives = pd.Series(y_true).groupby(race).sum().reindex(RACE_GROUPS)
-    return dict(exact=exact, sizes=sizes, positives=positives, coverage=covered / seeds,
-                unreadable=unreadable / seeds, width=width, out_of_range=out_of_range, seeds=seeds,
-                exact_difference=exact_difference,
-                difference=({method: v / seeds for method, v in diff_covered.items()}))
+    return {"exact": exact, "sizes": sizes, "positives": positives, "coverage": covered / seeds,
+                "unreadable": unreadable / seeds, "width": width, "out_of_range": out_of_range, "seeds": seeds,
+                "exact_difference": exact_difference,
+                "difference": ({method: v / seeds for method, v in diff_covered.items()})}
 
 
 def tables_b(r):
@@ -228,7 +232,7 @@ def tables_b(r):
     for method, values in r["difference"].items():
         goal = method == "between_groups"
         difference_rows.append([f"difference_ci({method!r})",
-                                *(f"{pct(v)} (exact {e:.4f})" for v, e in zip(values, r["exact_difference"][method])),
+                                *(f"{pct(v)} (exact {e:.4f})" for v, e in zip(values, r["exact_difference"][method], strict=False)),
                                 verdict((values >= GOAL_COVERAGE).all()) if goal else "(report)"])
     difference = markdown_table(["interval", *METRICS, f"goal >= {pct(GOAL_COVERAGE)}"], difference_rows)
     unreadable = markdown_table(
@@ -261,9 +265,9 @@ def adult_timing(y_true, y_pred, sex, race, repeats):
             "DPMetricFrame": lambda: dp_frame(y_true, y_pred, sensitive, groups)}, repeats)
         base, dp = statistics.median(times["MetricFrame"]), statistics.median(times["DPMetricFrame"])
         ratio = dp / base
-        rows.append(dict(label=label, base=base, dp=dp, ratio=ratio, goal=goal, ok=ratio <= GOAL_RATIO,
-                         base_range=(min(times["MetricFrame"]), max(times["MetricFrame"])),
-                         dp_range=(min(times["DPMetricFrame"]), max(times["DPMetricFrame"]))))
+        rows.append({"label": label, "base": base, "dp": dp, "ratio": ratio, "goal": goal, "ok": ratio <= GOAL_RATIO,
+                         "base_range": (min(times["MetricFrame"]), max(times["MetricFrame"])),
+                         "dp_range": (min(times["DPMetricFrame"]), max(times["DPMetricFrame"]))})
     return rows
 
 
@@ -434,7 +438,7 @@ def main(argv=None):
                   f"metric): lowest {pct(b['coverage'][worst])} ({RACE_GROUPS[worst[0]]}, {list(METRICS)[worst[1]]})"))
     between = b["difference"]["between_groups"]
     goals.append(((between >= GOAL_COVERAGE).all(), "(b) difference_ci coverage >= 93% for every metric: "
-                  + ", ".join(f"{m} {pct(v)}" for m, v in zip(METRICS, between))))
+                  + ", ".join(f"{m} {pct(v)}" for m, v in zip(METRICS, between, strict=False))))
 
     log(f"(c) timing on Adult, {args.repeats} alternating rounds ...")
     adult = adult_timing(y_true, y_pred, sex, race, args.repeats)

@@ -42,11 +42,11 @@ import sys
 import time
 from pathlib import Path
 
+import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 import numpy as np
-from fairlearn_dp.privacy._vector import randomise_vector  # first: makes diffprivlib importable on scikit-learn 1.9
 from diffprivlib.mechanisms import GaussianAnalytic, Laplace
 
-import _common  # tests/benchmarks/_common.py (scripts run from this folder)
+from fairlearn_dp.privacy._vector import randomise_vector  # first: makes diffprivlib importable on scikit-learn 1.9
 
 SEED = 20240721
 CELLS = 400_000
@@ -55,8 +55,8 @@ GOAL_GAUSSIAN_OVER_LAPLACE = 1.5
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_noise.md"
 TIMED_SOURCES = ("fairlearn_dp/privacy/_vector.py",)
 SETTINGS = (  # name, mechanism class, keyword arguments
-    ("Laplace", Laplace, dict(epsilon=1.0, sensitivity=1.0)),
-    ("GaussianAnalytic", GaussianAnalytic, dict(epsilon=1.0, delta=1e-6, sensitivity=1.0)),
+    ("Laplace", Laplace, {"epsilon": 1.0, "sensitivity": 1.0}),
+    ("GaussianAnalytic", GaussianAnalytic, {"epsilon": 1.0, "delta": 1e-6, "sensitivity": 1.0}),
 )
 SOURCES = ("secure (random_state=None)", "seeded (RandomState)")
 
@@ -127,7 +127,7 @@ def secure_pair_rounds(cells, repeats):
 
 def pair_table(pair_times):
     laplace, gaussian = pair_times["Laplace"], pair_times["GaussianAnalytic"]
-    ratios = [g / l for g, l in zip(gaussian, laplace)]
+    ratios = [g / lap for g, lap in zip(gaussian, laplace, strict=True)]
     ratio = statistics.median(ratios)
     goal = "PASS" if ratio < GOAL_GAUSSIAN_OVER_LAPLACE else "MISS"
     row = [f"{statistics.median(laplace):.4f}", f"{statistics.median(gaussian):.4f}", f"**{ratio:.2f}x**",

@@ -59,17 +59,17 @@ import time
 import warnings
 from pathlib import Path
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
 import pandas as pd
-from fairlearn_dp.privacy import BudgetAccountant
 from fairlearn.reductions import DemographicParity, EqualizedOdds, ExponentiatedGradient
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
-import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from fairlearn_dp.datasets import fetch_adult  # noqa: E402
+from fairlearn_dp.privacy import BudgetAccountant
 from fairlearn_dp.reductions import (  # noqa: E402
     DPExponentiatedGradient,
     JagielskiExponentiatedGradient,
@@ -88,7 +88,7 @@ GROUPS = ["Female", "Male"]
 CONSTRAINTS = (("equalized_odds", EqualizedOdds), ("demographic_parity", DemographicParity))
 NUMERIC = ("age", "education-num", "capital-gain", "capital-loss", "hours-per-week")
 CATEGORICAL = ("workclass", "marital-status", "occupation", "relationship")
-HYPOTHESES = dict(n_directions=64, n_thresholds=16, random_state=0)
+HYPOTHESES = {"n_directions": 64, "n_thresholds": 16, "random_state": 0}
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_reductions.md"
 TIMED_SOURCES = ("fairlearn_dp/reductions/_exponentiated_gradient.py", "fairlearn_dp/reductions/_statistics_game.py", "fairlearn_dp/privacy/_exponential.py",
                  "fairlearn_dp/reductions/_hypotheses.py", "fairlearn_dp/privacy/_release.py",
@@ -173,11 +173,11 @@ def estimator_row(X, y, a, name, moment, repeats):
     # Per-call and per-iteration times from the median fit and the (deterministic) call counts of the last fit.
     calls, iterations = reference.n_oracle_calls_, reference.last_iter_ + 1
     events = (0, 1) if moment is EqualizedOdds else (None,)
-    return dict(constraint=name, n=len(y), fit=medians, raw=raw, calls=calls, iterations=iterations,
-                oracle_seconds=float(np.sum(reference.oracle_execution_times_)), n_iter=ours.n_oracle_calls_,
-                per_call=medians["fairlearn"] / calls, per_outer=medians["fairlearn"] / iterations,
-                per_iter=medians["ours"] / ours.n_oracle_calls_,
-                quality={"fairlearn": quality(reference, X, y, a, events), "ours": quality(ours, X, y, a, events)})
+    return {"constraint": name, "n": len(y), "fit": medians, "raw": raw, "calls": calls, "iterations": iterations,
+                "oracle_seconds": float(np.sum(reference.oracle_execution_times_)), "n_iter": ours.n_oracle_calls_,
+                "per_call": medians["fairlearn"] / calls, "per_outer": medians["fairlearn"] / iterations,
+                "per_iter": medians["ours"] / ours.n_oracle_calls_,
+                "quality": {"fairlearn": quality(reference, X, y, a, events), "ours": quality(ours, X, y, a, events)}}
 
 
 def private_rows(X, y, a, name, moment, repeats):
@@ -194,11 +194,11 @@ def private_rows(X, y, a, name, moment, repeats):
     for oracle, model in fitted.items():
         if model.n_iter_ != MAX_ITER or model.privacy_spent_.epsilon != EPSILON:
             raise RuntimeError(f"{name}/{oracle}: T = {model.n_iter_}, spent {model.privacy_spent_}.")
-        rows.append(dict(constraint=name, oracle=oracle, fit=medians[oracle], raw=raw[oracle], n_iter=model.n_iter_,
-                         per_iter=medians[oracle] / model.n_iter_, eps_round=model.epsilon_per_mechanism_,
-                         composition=model.composition_, min_count=model.min_count_,
-                         n_hypotheses=len(hypotheses) if oracle == "exponential" else None,
-                         quality=quality(model, X, y, a, events)))
+        rows.append({"constraint": name, "oracle": oracle, "fit": medians[oracle], "raw": raw[oracle], "n_iter": model.n_iter_,
+                         "per_iter": medians[oracle] / model.n_iter_, "eps_round": model.epsilon_per_mechanism_,
+                         "composition": model.composition_, "min_count": model.min_count_,
+                         "n_hypotheses": len(hypotheses) if oracle == "exponential" else None,
+                         "quality": quality(model, X, y, a, events)})
     return rows
 
 
@@ -219,10 +219,10 @@ def whole_fit_rows(X, y, a, name, moment, repeats):
     fit = lambda model: model.fit(X, y, sensitive_features=a)                            # noqa: E731
     medians, raw, fitted = time_fits(makers, fit, repeats)
     events = (None,) if moment is DemographicParity else (0, 1)
-    return dict(constraint=name, fairlearn=medians["fairlearn"], ours=medians["statistics"],
-                ours_rounds=fitted["statistics"].n_iter_, fairlearn_iterations=fitted["fairlearn"].last_iter_ + 1,
-                ratio=medians["statistics"] / medians["fairlearn"],
-                quality={k: quality(m, X, y, a, events) for k, m in fitted.items()})
+    return {"constraint": name, "fairlearn": medians["fairlearn"], "ours": medians["statistics"],
+                "ours_rounds": fitted["statistics"].n_iter_, "fairlearn_iterations": fitted["fairlearn"].last_iter_ + 1,
+                "ratio": medians["statistics"] / medians["fairlearn"],
+                "quality": {k: quality(m, X, y, a, events) for k, m in fitted.items()}}
 
 
 def whole_fit_table(rows):

@@ -35,6 +35,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import _common  # tests/benchmarks/_common.py; scripts run from this folder
 import numpy as np
 import pandas as pd
 from fairlearn.metrics import demographic_parity_difference
@@ -46,9 +47,14 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
-import _common  # tests/benchmarks/_common.py; scripts run from this folder
-from fairlearn_dp.datasets import (ADULT_PUBLIC_BOUNDS, LAW_SCHOOL_BOUNDS, adult_categories, adult_features,
-                                   fetch_adult, fetch_law_school)
+from fairlearn_dp.datasets import (
+    ADULT_PUBLIC_BOUNDS,
+    LAW_SCHOOL_BOUNDS,
+    adult_categories,
+    adult_features,
+    fetch_adult,
+    fetch_law_school,
+)
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import BudgetAccountant
 from fairlearn_dp.reductions import DPExponentiatedGradient, DPLogisticRegression

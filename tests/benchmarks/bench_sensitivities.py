@@ -63,11 +63,10 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import bench_usefulness as usefulness  # noqa: E402  (its loaders and fits, reused)
+import numpy as np
+import pandas as pd
 
 EPSILONS = (0.5, 1.0, 2.0)
 SEEDS = 5
@@ -84,7 +83,7 @@ RHO, RHO_DELTA = 1.0, 1e-6
 RHO_EPSILON = RHO + 2 * math.sqrt(RHO * math.log(1 / RHO_DELTA))      # the (epsilon, delta) the accountant is charged
 SCALED = {"synthetic centre C=0.5": 0.5, "synthetic centre C=1": 1.0}
 SMALL = "synthetic n=120 d=2"
-SMALL_PARAMS = dict(n=172, d=2, share=0.2, signal=3.0)              # 172 rows: the 70/30 split fits on 120
+SMALL_PARAMS = {"n": 172, "d": 2, "share": 0.2, "signal": 3.0}              # 172 rows: the 70/30 split fits on 120
 SETTINGS = ("adult sex", "law_school", "synthetic centre", "synthetic n=1000", *SCALED, SMALL)
 QUICK_SETTINGS = ("synthetic n=1000", "synthetic centre C=1", SMALL)
 
@@ -110,8 +109,8 @@ def split(name, seed):
 
     X, y, a, groups, l2, l1, bound = load(name)
     X_train, X_test, y_train, y_test, a_train, a_test = train_test_split(X, y, a, test_size=0.3, random_state=seed)
-    return dict(X_train=X_train, X_test=X_test, y_train=y_train, y_test=y_test, a_train=a_train, a_test=a_test,
-                groups=groups, l2=l2, l1=l1, numeric=X.shape[1], bound=bound)
+    return {"X_train": X_train, "X_test": X_test, "y_train": y_train, "y_test": y_test, "a_train": a_train, "a_test": a_test,
+                "groups": groups, "l2": l2, "l1": l1, "numeric": X.shape[1], "bound": bound}
 
 
 # ----------------------------------------------------------------------------------------------------- fits
@@ -131,7 +130,7 @@ def _emfc(data, job, accountant):
 def _group_budget(data, job, accountant):
     from fairlearn_dp.reductions import DPGroupBudgetClassifier
 
-    budget = dict(rho=RHO, delta=RHO_DELTA) if job["method"] == RHO_METHOD else dict(epsilon=job["epsilon"])
+    budget = {"rho": RHO, "delta": RHO_DELTA} if job["method"] == RHO_METHOD else {"epsilon": job["epsilon"]}
     model = DPGroupBudgetClassifier(**budget, data_bound=data["bound"], groups=data["groups"],
                                     random_state=job["seed"], accountant=accountant)
     model.fit(data["X_train"], data["y_train"], sensitive_features=data["a_train"])
@@ -156,7 +155,7 @@ def fit_predict(data, method, setting, seed, epsilon=math.inf):
 
     from fairlearn_dp.privacy import BudgetAccountant
 
-    job = dict(method=method, seed=seed, epsilon=epsilon)
+    job = {"method": method, "seed": seed, "epsilon": epsilon}
     start = time.perf_counter()
     error = ""
     with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
@@ -165,8 +164,8 @@ def fit_predict(data, method, setting, seed, epsilon=math.inf):
             pred, model, n_fit, _ = FITS[method](data, job, BudgetAccountant())
         except Exception as exc:                     # reported as a failed fit, the run goes on
             error = f"{type(exc).__name__}: {exc}"[:200]
-    row = dict(setting=setting, method=method, seed=seed, epsilon=epsilon, seconds=time.perf_counter() - start,
-               n_train=len(data["X_train"]), error=error)
+    row = {"setting": setting, "method": method, "seed": seed, "epsilon": epsilon, "seconds": time.perf_counter() - start,
+               "n_train": len(data["X_train"]), "error": error}
     if error:
         return row
     pred = np.asarray(pred).astype(int)
@@ -183,10 +182,10 @@ def make_jobs(settings, seeds, epsilons, small_seeds):
     jobs = []
     for setting in settings:
         for seed in range(small_seeds if setting == SMALL else seeds):
-            jobs += [dict(method=m, setting=setting, seed=seed) for m in REFERENCE]
-            jobs += [dict(method=m, setting=setting, seed=seed, epsilon=e) for e in epsilons for m in PRIVATE]
+            jobs += [{"method": m, "setting": setting, "seed": seed} for m in REFERENCE]
+            jobs += [{"method": m, "setting": setting, "seed": seed, "epsilon": e} for e in epsilons for m in PRIVATE]
             if setting == SMALL:
-                jobs.append(dict(method=RHO_METHOD, setting=setting, seed=seed, epsilon=RHO_EPSILON))
+                jobs.append({"method": RHO_METHOD, "setting": setting, "seed": seed, "epsilon": RHO_EPSILON})
     return jobs
 
 
@@ -217,12 +216,12 @@ def summarise(frame):
         constant = means.get((setting, "constant"), math.nan)
         gain = group.accuracy.mean() - constant
         reference = means.get((setting, "Fairlearn"), math.nan) - constant
-        out.append(dict(setting=setting, method=method, epsilon=epsilon, fits=len(group),
-                        accuracy_mean=group.accuracy.mean(), accuracy_sd=_sd(group.accuracy),
-                        difference_mean=group.difference.mean(), difference_sd=_sd(group.difference),
-                        gain=gain, gain_share=gain / reference if reference > 0.005 else math.nan,
-                        chose=_count(group.chose_constant), fell_back=_count(group.fell_back),
-                        warned=int(group.warned.astype(bool).sum()), seconds=group.seconds.mean()))
+        out.append({"setting": setting, "method": method, "epsilon": epsilon, "fits": len(group),
+                        "accuracy_mean": group.accuracy.mean(), "accuracy_sd": _sd(group.accuracy),
+                        "difference_mean": group.difference.mean(), "difference_sd": _sd(group.difference),
+                        "gain": gain, "gain_share": gain / reference if reference > 0.005 else math.nan,
+                        "chose": _count(group.chose_constant), "fell_back": _count(group.fell_back),
+                        "warned": int(group.warned.astype(bool).sum()), "seconds": group.seconds.mean()})
     return pd.DataFrame(out)
 
 

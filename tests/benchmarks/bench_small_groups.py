@@ -34,16 +34,15 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 import numpy as np
 import pandas as pd
-from fairlearn_dp.datasets import adult_features, fetch_adult  # first: makes diffprivlib importable on sklearn 1.9
 from diffprivlib import BudgetAccountant
 from fairlearn.metrics import MetricFrame, equalized_odds_difference, false_negative_rate
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-import _common  # tests/benchmarks/_common.py (scripts run from this folder)
-
+from fairlearn_dp.datasets import adult_features, fetch_adult  # first: makes diffprivlib importable on sklearn 1.9
 from fairlearn_dp.metrics import DPMetricFrame, dp_equalized_odds_difference
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_small_groups.md"
@@ -75,7 +74,7 @@ def measure(y_true, y_pred, features, groups, labels, seeds):
     exact_all = equalized_odds_difference(y_true, y_pred, sensitive_features=labels)
     rows, chosen, cache = {"default": [], "readable": []}, {}, {}
     for seed in range(seeds):
-        common = dict(sensitive_features=features, epsilon=1.0, groups=groups, random_state=seed, detailed=True)
+        common = {"sensitive_features": features, "epsilon": 1.0, "groups": groups, "random_state": seed, "detailed": True}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")                     # the unreadable groups, named in the warning
             default = dp_equalized_odds_difference(y_true, y_pred, accountant=BudgetAccountant(), **common)
@@ -91,9 +90,9 @@ def measure(y_true, y_pred, features, groups, labels, seeds):
         value, exact = np.array([v for v, _, _ in values]), np.array([e for _, e, _ in values])
         covered = np.mean([low <= e <= high for _, e, (low, high) in values])
         error = np.abs(value - exact)
-        out[option] = dict(exact=np.median(exact), mean=np.nanmean(value), mean_error=np.nanmean(error),
-                           max_error=np.nanmax(error), within=np.mean(error <= WITHIN), covered=covered,
-                           nan=int(np.isnan(value).sum()))
+        out[option] = {"exact": np.median(exact), "mean": np.nanmean(value), "mean_error": np.nanmean(error),
+                           "max_error": np.nanmax(error), "within": np.mean(error <= WITHIN), "covered": covered,
+                           "nan": int(np.isnan(value).sum())}
     return out, chosen
 
 

@@ -51,19 +51,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from fairlearn_dp.privacy import BudgetAccountant
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from fairlearn_dp.privacy import BudgetAccountant
+
 logging.getLogger().setLevel(logging.ERROR)     # AIF360 logs optional-extra warnings on the root logger at import
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from aif360.algorithms.postprocessing import EqOddsPostprocessing  # noqa: E402
 from fairlearn.postprocessing import ThresholdOptimizer  # noqa: E402
 
-import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing  # noqa: E402
 from aif360_dp.datasets import AdultDataset  # noqa: E402
 from fairlearn_dp.datasets import fetch_adult  # noqa: E402
@@ -178,8 +179,8 @@ def threshold_row(pipe, X, y, sensitive, splits, *, setting, columns, groups, co
     X_new = X.iloc[splits["predict"]]
     sf_fit = sensitive_frame(sensitive, columns, splits["fit"])
     sf_new = sensitive_frame(sensitive, columns, splits["predict"])
-    common = dict(estimator=pipe, prefit=True, predict_method="predict_proba", constraints=constraints,
-                  objective=OBJECTIVE)
+    common = {"estimator": pipe, "prefit": True, "predict_method": "predict_proba", "constraints": constraints,
+                  "objective": OBJECTIVE}
     accountants = []
 
     def make_dp():
@@ -195,14 +196,14 @@ def threshold_row(pipe, X, y, sensitive, splits, *, setting, columns, groups, co
     check_predictions(outputs, len(X_new), f"{setting}/{constraints}")
     check_charge(accountants[-1], fitted["dp"], f"{setting}/{constraints}")
     y_new = y[splits["predict"]]
-    return dict(toolkit="Fairlearn", setting=f"{setting} ({len(groups)} groups)", constraint=constraints,
-                n_fit=len(X_fit), n_predict=len(X_new), fit=fit_s, predict=predict_s,
-                accuracy={key: float(np.mean(value == y_new)) for key, value in outputs.items()})
+    return {"toolkit": "Fairlearn", "setting": f"{setting} ({len(groups)} groups)", "constraint": constraints,
+                "n_fit": len(X_fit), "n_predict": len(X_new), "fit": fit_s, "predict": predict_s,
+                "accuracy": {key: float(np.mean(value == y_new)) for key, value in outputs.items()}}
 
 
 def aif360_row(pairs, repeats):
     (fit_true, fit_pred), (new_true, new_pred) = pairs["fit"], pairs["predict"]
-    groups = dict(unprivileged_groups=[{"sex": 0.0}], privileged_groups=[{"sex": 1.0}], seed=SEED)
+    groups = {"unprivileged_groups": [{"sex": 0.0}], "privileged_groups": [{"sex": 1.0}], "seed": SEED}
     accountants = []
 
     def make_dp():
@@ -217,9 +218,9 @@ def aif360_row(pairs, repeats):
     check_predictions(labels, new_pred.labels.shape[0], "AIF360")
     check_charge(accountants[-1], fitted["dp"], "AIF360")
     y_new = (new_true.labels.ravel() == new_true.favorable_label).astype(int)
-    return dict(toolkit="AIF360", setting="sex (2 groups), AdultDataset", constraint="equalized odds (EqOdds)",
-                n_fit=fit_true.labels.shape[0], n_predict=new_pred.labels.shape[0], fit=fit_s, predict=predict_s,
-                accuracy={key: float(np.mean(value == y_new)) for key, value in labels.items()})
+    return {"toolkit": "AIF360", "setting": "sex (2 groups), AdultDataset", "constraint": "equalized odds (EqOdds)",
+                "n_fit": fit_true.labels.shape[0], "n_predict": new_pred.labels.shape[0], "fit": fit_s, "predict": predict_s,
+                "accuracy": {key: float(np.mean(value == y_new)) for key, value in labels.items()}}
 
 
 def check_predictions(outputs, n_rows, where):

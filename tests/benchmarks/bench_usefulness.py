@@ -73,10 +73,9 @@ import time
 import warnings
 from pathlib import Path
 
+import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
 import pandas as pd
-
-import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 
 EPSILONS = (0.5, 1.0, 2.0)
 GOAL_EPSILON = 1.0
@@ -90,8 +89,8 @@ REFERENCE = ("constant", "Fairlearn")
 DEFAULT_VARIANTS = ("fraction 0.3", "fraction 0.7", "share 0.05", "share 0.2", "paper regression",
                     "centred")  # "fraction 0.5", share 0.1: DPEG record
 EMFC_ROWS = 3_500
-CENTRE = dict(n=10_000, d=20, share=0.2, signal=3.0)
-SWEEP = dict(n=(1_000, 3_000, 30_000, 100_000), d=(5, 100), share=(0.02, 0.5), signal=(0.0, 1.0, 10.0))
+CENTRE = {"n": 10_000, "d": 20, "share": 0.2, "signal": 3.0}
+SWEEP = {"n": (1_000, 3_000, 30_000, 100_000), "d": (5, 100), "share": (0.02, 0.5), "signal": (0.0, 1.0, 10.0)}
 CC_THRESHOLD = 0.2
 QUICK_SETTINGS = ("communities_crime", "synthetic n=1000", "synthetic signal=0")
 
@@ -187,8 +186,8 @@ def split(name, seed):
 
     X, y, a, groups, l2, l1, numeric = load(name)
     X_train, X_test, y_train, y_test, a_train, a_test = train_test_split(X, y, a, test_size=0.3, random_state=seed)
-    return dict(X_train=X_train, X_test=X_test, y_train=y_train, y_test=y_test, a_train=a_train, a_test=a_test,
-                groups=groups, l2=l2, l1=l1, numeric=numeric)
+    return {"X_train": X_train, "X_test": X_test, "y_train": y_train, "y_test": y_test, "a_train": a_train, "a_test": a_test,
+                "groups": groups, "l2": l2, "l1": l1, "numeric": numeric}
 
 
 def centred(data):
@@ -211,8 +210,8 @@ def _dpeg(data, job, accountant, **params):
 
     unit = "sensitive_attribute" if job["method"] == "DPEG attribute" else "record"
     X_train, X_test = data["X_train"], data["X_test"]
-    common = dict(epsilon=job["epsilon"], groups=data["groups"], privacy_unit=unit, random_state=job["seed"],
-                  accountant=accountant)
+    common = {"epsilon": job["epsilon"], "groups": data["groups"], "privacy_unit": unit, "random_state": job["seed"],
+                  "accountant": accountant}
     if params.pop("algorithm3", False):             # Jagielski et al.'s Algorithm 3 (its regression oracle)
         model = JagielskiExponentiatedGradient(DemographicParity(), **common, **params)
     else:
@@ -241,9 +240,9 @@ def _dpeg_variant(data, job, accountant):
     if variant.startswith("fraction"):
         from fairlearn_dp.reductions import StatisticsGameOptions
 
-        params = dict(options=StatisticsGameOptions(statistics_fraction=float(variant.split()[1])))
+        params = {"options": StatisticsGameOptions(statistics_fraction=float(variant.split()[1]))}
     else:
-        params = dict(algorithm3=True, oracle="regression", bound_B=10.0)
+        params = {"algorithm3": True, "oracle": "regression", "bound_B": 10.0}
     return _dpeg(data, dict(job, method="DPEG record"), accountant, **params)
 
 
@@ -309,7 +308,7 @@ def _fairlearn(data, job, accountant):
 
 FITS = {"constant": _constant, "Fairlearn": _fairlearn, "DPEG attribute": _dpeg, "DPEG record": _dpeg,
         "EMFC": _emfc, "GerryFair": _gerryfair, "GroupBudget": _group_budget, "dpl LR + DPTO": _two_step,
-        **{variant: _dpeg_variant for variant in DEFAULT_VARIANTS}}
+        **dict.fromkeys(DEFAULT_VARIANTS, _dpeg_variant)}
 
 
 def _warned(caught):
@@ -342,7 +341,7 @@ def fit_predict(data, method, setting, seed, epsilon=math.inf):
 
     from fairlearn_dp.privacy import BudgetAccountant
 
-    job = dict(method=method, seed=seed, epsilon=epsilon)
+    job = {"method": method, "seed": seed, "epsilon": epsilon}
     start = time.perf_counter()
     error = ""
     with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
@@ -351,8 +350,8 @@ def fit_predict(data, method, setting, seed, epsilon=math.inf):
             pred, model, n_fit, eps_estimator = FITS[method](data, job, BudgetAccountant())
         except Exception as exc:                     # reported as a failed fit, the run goes on
             error = f"{type(exc).__name__}: {exc}"[:200]
-    row = dict(setting=setting, method=method, seed=seed, epsilon=epsilon, seconds=time.perf_counter() - start,
-               n_train=len(data["X_train"]), error=error)
+    row = {"setting": setting, "method": method, "seed": seed, "epsilon": epsilon, "seconds": time.perf_counter() - start,
+               "n_train": len(data["X_train"]), "error": error}
     if error:
         return row
     pred = np.asarray(pred).astype(int)
@@ -370,11 +369,11 @@ def make_jobs(settings, seeds, epsilons, defaults=True):
     jobs = []
     for setting in settings:
         for seed in seeds:
-            jobs += [dict(method=m, setting=setting, seed=seed) for m in REFERENCE]
+            jobs += [{"method": m, "setting": setting, "seed": seed} for m in REFERENCE]
             for epsilon in epsilons:
-                jobs += [dict(method=m, setting=setting, seed=seed, epsilon=epsilon) for m in PRIVATE]
+                jobs += [{"method": m, "setting": setting, "seed": seed, "epsilon": epsilon} for m in PRIVATE]
             if defaults and GOAL_EPSILON in epsilons:
-                jobs += [dict(method=m, setting=setting, seed=seed, epsilon=GOAL_EPSILON) for m in DEFAULT_VARIANTS]
+                jobs += [{"method": m, "setting": setting, "seed": seed, "epsilon": GOAL_EPSILON} for m in DEFAULT_VARIANTS]
     return jobs
 
 
@@ -409,12 +408,12 @@ def summarise(frame):
         verdict = ""
         if method in PRIVATE:
             verdict = "pass" if group.accuracy.mean() >= constant[setting] - bound else "FAIL"
-        out.append(dict(setting=setting, method=method, epsilon=epsilon, accuracy=_mean_sd(group.accuracy),
-                        difference=_mean_sd(group.difference), accuracy_mean=group.accuracy.mean(),
-                        difference_mean=group.difference.mean(), constant_mean=constant[setting], bound=bound,
-                        fallback=bool(group.bound_fallback.any()), verdict=verdict, fits=len(group),
-                        warned=int(group.warned.sum()), chose=_count(group.chose_constant),
-                        constant_output=int(group.constant_output.sum()), seconds=group.seconds.mean()))
+        out.append({"setting": setting, "method": method, "epsilon": epsilon, "accuracy": _mean_sd(group.accuracy),
+                        "difference": _mean_sd(group.difference), "accuracy_mean": group.accuracy.mean(),
+                        "difference_mean": group.difference.mean(), "constant_mean": constant[setting], "bound": bound,
+                        "fallback": bool(group.bound_fallback.any()), "verdict": verdict, "fits": len(group),
+                        "warned": int(group.warned.sum()), "chose": _count(group.chose_constant),
+                        "constant_output": int(group.constant_output.sum()), "seconds": group.seconds.mean()})
     return pd.DataFrame(out)
 
 
@@ -650,7 +649,7 @@ def main(argv=None):
     if args.goals:
         epsilons = (GOAL_EPSILON,)
         jobs = [dict(method=m, setting="adult race", seed=seed, **({} if m == "Fairlearn" else
-                                                                      dict(epsilon=GOAL_EPSILON)))
+                                                                      {"epsilon": GOAL_EPSILON}))
                 for seed in seeds for m in ("Fairlearn", "DPEG attribute", "DPEG record")]
     else:
         jobs = make_jobs(args.settings, seeds, epsilons)

@@ -27,7 +27,7 @@ def test_scaled_regime_rows_lie_in_the_public_box_of_row_bound_c(name):
 def test_small_setting_fits_on_120_rows_of_2_features():
     data = bench.split(bench.SMALL, seed=3)
     assert data["X_train"].shape == (120, 2) and data["bound"] == 1.0
-    assert bench.RHO_EPSILON == pytest.approx(1 + 2 * math.sqrt(math.log(1e6)))
+    assert pytest.approx(1 + 2 * math.sqrt(math.log(1e6))) == bench.RHO_EPSILON
 
 
 def test_quick_run_writes_the_tag_files_and_compares_equal_runs_as_no_change(tmp_path, capsys):
@@ -47,9 +47,9 @@ def test_quick_run_writes_the_tag_files_and_compares_equal_runs_as_no_change(tmp
 
 
 def _rows(method, accuracies, epsilon=1.0, fell_back=None):
-    return [dict(setting="law_school", method=method, seed=s, epsilon=epsilon, seconds=0.1, n_train=10, error="",
-                 n_fit=10, accuracy=acc, difference=0.05, warned=False, constant_output=False, chose_constant=False,
-                 fell_back=fell_back) for s, acc in enumerate(accuracies)]
+    return [{"setting": "law_school", "method": method, "seed": s, "epsilon": epsilon, "seconds": 0.1, "n_train": 10, "error": "",
+                 "n_fit": 10, "accuracy": acc, "difference": 0.05, "warned": False, "constant_output": False, "chose_constant": False,
+                 "fell_back": fell_back} for s, acc in enumerate(accuracies)]
 
 
 def test_compare_counts_cells_beyond_two_standard_errors(tmp_path):

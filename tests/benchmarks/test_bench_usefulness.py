@@ -33,7 +33,7 @@ def test_quick_run_on_the_smallest_setting_reports_every_section(capsys):
 
 
 def test_centred_layout_bound_is_a_quarter_per_numeric_column_and_one_per_block():
-    data = dict(X_train=np.ones((2, 3)), X_test=np.zeros((1, 3)), l2=math.sqrt(2 + 1), numeric=2)  # 2 numeric, 1 block
+    data = {"X_train": np.ones((2, 3)), "X_test": np.zeros((1, 3)), "l2": math.sqrt(2 + 1), "numeric": 2}  # 2 numeric, 1 block
     out = bench.centred(data)
     assert out["l2"] == pytest.approx(math.sqrt(2 / 4 + 1))
     np.testing.assert_array_equal(out["X_train"][0], [0.5, 0.5, 1.0])

@@ -131,8 +131,8 @@ def _twin(name, run, declared):
                     else:
                         extra = declared(self._site, name) if callable(declared) else declared
                     # a view of a report (release=) reads the report's release: no epsilon, seed or accountant
-                    privacy = {} if "release" in extra else dict(epsilon=run.epsilon, random_state=len(run.objects),
-                                                                 accountant=run.accountant)
+                    privacy = {} if "release" in extra else {"epsilon": run.epsilon, "random_state": len(run.objects),
+                                                                 "accountant": run.accountant}
                     self._dp = dp_class(*args, **kwargs, **extra, **privacy)
                 self._error = None
             except Exception as exc:                  # recorded: each call on this object is compared with it

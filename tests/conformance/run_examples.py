@@ -63,7 +63,7 @@ STATEMENT_MARK = "\x1e>>> line "
 TIMEOUT_SECONDS = 3600
 #: One thread per BLAS/OpenMP pool in every run: the two runs compared use the same arithmetic, and the runs
 #: share the machine's cores with the rest of the suite.
-THREAD_ENV = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+THREAD_ENV = dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"), "1")
 #: The same string hashes (set and dict orders of strings) in every run.
 HASH_ENV = {"PYTHONHASHSEED": "0"}
 #: Round-off allowed between two runs' ``_pmf_predict`` (separate processes: a BLAS kernel may order a sum
@@ -363,7 +363,7 @@ def child(name: str, mode: str, record_path: Path) -> None:
         np.random.seed(PREDICT_SEED)      # the example's unseeded np.random draws (weights): the same in every run
     lines = [None] * len(codes) if example.directives is None else [s.line for s in statements_of(example)]
     start = time.perf_counter()
-    for line, code in zip(lines, codes):
+    for line, code in zip(lines, codes, strict=False):
         if example.metrics and line is not None:
             print(f"{STATEMENT_MARK}{line}")           # each statement's output can be told apart
         exec(code, namespace)  # noqa: S102  (the example, as a user runs it)
@@ -428,7 +428,7 @@ def differences_from_baseline(baseline: Run, swapped: Run) -> list[str]:
     problems = [] if swapped.stdout == baseline.stdout else ["standard output differs"]
     if len(swapped.calls) != len(baseline.calls):
         problems.append(f"{len(swapped.calls)} predict calls against {len(baseline.calls)}")
-    for index, (ours, theirs) in enumerate(zip(swapped.calls, baseline.calls)):
+    for index, (ours, theirs) in enumerate(zip(swapped.calls, baseline.calls, strict=False)):
         if not np.array_equal(ours["predictions"], theirs["predictions"]):
             problems.append(f"predict call {index}: predictions differ")
         if ours["pmf"].shape != theirs["pmf"].shape or not np.allclose(ours["pmf"], theirs["pmf"], rtol=0,
@@ -458,7 +458,7 @@ def same_up_to_round_off(ours: str, theirs: str) -> bool:
         return True
     if _FLOAT.split(ours) != _FLOAT.split(theirs):
         return False
-    pairs = zip(_FLOAT.findall(ours), _FLOAT.findall(theirs))
+    pairs = zip(_FLOAT.findall(ours), _FLOAT.findall(theirs), strict=False)
     return all(a == b or float(a) != float(b) and abs(float(a) - float(b)) <= METRIC_ATOL for a, b in pairs)
 
 
@@ -496,7 +496,7 @@ def metric_gaps(infinite: Run, private: Run) -> list[tuple[int, str, float, floa
     """``(call, metric, value at epsilon=1, value at epsilon=inf)`` for accuracy and the constrained disparity of
     each test-set prediction (expected values under the randomized classifier, from ``_pmf_predict``)."""
     gaps = []
-    for index, (dp_call, inf_call) in enumerate(zip(private.calls, infinite.calls)):
+    for index, (dp_call, inf_call) in enumerate(zip(private.calls, infinite.calls, strict=False)):
         if dp_call["metrics"] is None or inf_call["metrics"] is None:
             continue
         for metric in ("expected_accuracy", "expected_disparity"):
@@ -529,7 +529,7 @@ def epsilon_one_failures(infinite: Run, private: Run) -> list[tuple[int, str]]:
     """``(predict call, reason)`` for every test-set prediction of ``private`` (the ``epsilon=1`` run) that misses
     :func:`criterion_failures` against ``infinite`` (expected values under the randomized classifier)."""
     failures = []
-    for index, (dp_call, inf_call) in enumerate(zip(private.calls, infinite.calls)):
+    for index, (dp_call, inf_call) in enumerate(zip(private.calls, infinite.calls, strict=False)):
         if dp_call["metrics"] is None or inf_call["metrics"] is None:
             continue
         at_one, at_inf = dp_call["metrics"], inf_call["metrics"]

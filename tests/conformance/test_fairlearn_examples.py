@@ -36,7 +36,6 @@ import subprocess
 
 import numpy as np
 import pytest
-
 import run_examples
 from example_swap import Statement, Swap, compile_example, doctest_statements, swapped_source
 

@@ -60,7 +60,6 @@ import ast
 import sys
 
 import pytest
-
 import run_examples
 from example_swap import METRICS_REPLACED, Swap, compile_example, swapped_source
 

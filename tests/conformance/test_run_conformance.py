@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pandas.errors
 import pytest
-
 import run_conformance
 
 CHECKOUT_VERSION = "0.0.checkout"

@@ -6,7 +6,6 @@ Marked slow (deselected by default; run with ``pytest -m slow``).
 
 import numpy as np
 import pytest
-
 from fairdp_adapters._checkout import load_example
 
 

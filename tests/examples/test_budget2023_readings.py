@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from fairdp_adapters._checkout import load_example
 
 ROOT = Path(__file__).resolve().parents[2]

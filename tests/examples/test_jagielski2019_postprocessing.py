@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 import pytest
-
 from fairdp_adapters._checkout import load_example
 
 

@@ -13,8 +13,6 @@ from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 from fairlearn import reductions as fl_reductions
 
-from ..._glue import joint_declared_groups, predict_seed, protected_attributes, protected_frame
-from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 from fairlearn_dp._utils import (
     atomic_fit,
     check_bool,
@@ -25,6 +23,9 @@ from fairlearn_dp._utils import (
     validate_params,
     warn_sensitive_columns,
 )
+from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
+
+from ..._glue import joint_declared_groups, predict_seed, protected_attributes, protected_frame
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset

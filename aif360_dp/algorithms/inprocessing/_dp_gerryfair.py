@@ -15,15 +15,16 @@ from aif360.algorithms.inprocessing.gerryfair_classifier import GerryFairClassif
 from aif360.algorithms.transformer import NotFittedError
 from sklearn.linear_model import LinearRegression
 
-from ..._glue import arrays_to_dataset, dataset_to_arrays
+from fairlearn_dp._utils import atomic_fit, check_dataset_features, check_real, set_dataset_features, value_errors
 from fairlearn_dp.exceptions import PrivacyWarning, warn
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._accountant import charge, check_spend, validate_epsilon_delta
-from fairlearn_dp.reductions import DPGerryFairClassifier as _Engine
-from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
 from fairlearn_dp.privacy._post_release import issue_warnings_after_release
 from fairlearn_dp.privacy._random import release_seeds
-from fairlearn_dp._utils import atomic_fit, check_dataset_features, check_real, set_dataset_features, value_errors
+from fairlearn_dp.reductions import DPGerryFairClassifier as _Engine
+from fairlearn_dp.reductions._gerryfair import private_fn_fp_audit
+
+from ..._glue import arrays_to_dataset, dataset_to_arrays
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset

@@ -10,14 +10,6 @@ import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from ..._glue import (
-    arrays_to_dataset,
-    dataset_to_arrays,
-    declared_groups,
-    protected_attribute,
-    public_label_bounds,
-)
-from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
 from fairlearn_dp._utils import (
     atomic_fit,
     check_bool,
@@ -25,6 +17,15 @@ from fairlearn_dp._utils import (
     check_seed,
     set_dataset_features,
     validate_params,
+)
+from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
+
+from ..._glue import (
+    arrays_to_dataset,
+    dataset_to_arrays,
+    declared_groups,
+    protected_attribute,
+    public_label_bounds,
 )
 
 if TYPE_CHECKING:

@@ -11,9 +11,6 @@ from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 from aif360.metrics import utils as aif360_utils
 
-from ..._glue import check_group_attributes, predict_seed
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.privacy._accountant import validate_epsilon_delta
 from fairlearn_dp._utils import (
     atomic_fit,
     check_dataset_features,
@@ -22,6 +19,10 @@ from fairlearn_dp._utils import (
     set_dataset_features,
     validate_params,
 )
+from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.privacy._accountant import validate_epsilon_delta
+
+from ..._glue import check_group_attributes, predict_seed
 
 if TYPE_CHECKING:
     from aif360.datasets import BinaryLabelDataset
@@ -133,7 +134,7 @@ class DPEqOddsPostprocessing(Transformer):
 
     def _check_schema(self, *datasets, names=("dataset_true", "dataset_pred")):
         """Both datasets are AIF360 datasets with every attribute the group definitions name (public schema)."""
-        for dataset, dataset_name in zip(datasets, names):
+        for dataset, dataset_name in zip(datasets, names, strict=False):
             for groups_name in ("privileged_groups", "unprivileged_groups"):
                 check_group_attributes(dataset, getattr(self, groups_name), groups_name, dataset_name)
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
+
+from fairlearn_dp._utils import atomic_fit, check_dataset_features, check_seed, set_dataset_features
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 
 from ..._glue import (
     arrays_to_dataset,
@@ -18,8 +20,6 @@ from ..._glue import (
     protected_attribute,
     public_label_bounds,
 )
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
-from fairlearn_dp._utils import atomic_fit, check_dataset_features, check_seed, set_dataset_features
 
 if TYPE_CHECKING:
     from aif360.datasets import RegressionDataset

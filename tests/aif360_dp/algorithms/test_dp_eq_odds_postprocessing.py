@@ -8,8 +8,8 @@ from aif360.algorithms.postprocessing import EqOddsPostprocessing
 from aif360.datasets import BinaryLabelDataset
 from diffprivlib import BudgetAccountant
 
-from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
 from aif360_dp._glue import predict_seed
+from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
 from fairlearn_dp.exceptions import FairnessWarning
 from fairlearn_dp.privacy import PrivacySpend
 
@@ -78,7 +78,7 @@ def test_budget_check_comes_before_the_datasets_are_read_and_a_failed_fit_change
     pred = true.copy(deepcopy=True)
     odd = true.copy(deepcopy=True)
     odd.protected_attributes[0, 0] = 5.0            # a row in neither declared group: a domain error
-    groups = dict(unprivileged_groups=[{"s": 0}], privileged_groups=[{"s": 1}])
+    groups = {"unprivileged_groups": [{"s": 0}], "privileged_groups": [{"s": 1}]}
     exhausted = BudgetAccountant(epsilon=0.5)
     for dataset in (pred, odd):
         with pytest.raises(BudgetError):

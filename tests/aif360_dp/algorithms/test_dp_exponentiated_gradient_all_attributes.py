@@ -16,12 +16,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MaxAbsScaler
 from threadpoolctl import threadpool_limits
 
+from aif360_dp._glue import joint_declared_groups, protected_attributes, protected_frame
 from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from aif360_dp.datasets import AdultDataset
-from aif360_dp._glue import joint_declared_groups, protected_attributes, protected_frame
+from fairlearn_dp._utils._validation import as_group_vector
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.reductions import DPExponentiatedGradient
-from fairlearn_dp._utils._validation import as_group_vector
 
 # Same code (Fairlearn's ExponentiatedGradient) on the same inputs in one process: the gap is round-off at most
 # (measured: exactly 0); 1e-9 is the bound the drop-in promise is held to.
@@ -182,9 +182,8 @@ def test_the_notebooks_drop_prot_attr_false_warns_under_the_attribute_unit_befor
                                             accountant=exhausted, seed=0, **kwargs)
     with pytest.warns(PrivacyWarning, match=r"drop_prot_attr=False: the features hold\(s\) the sensitive "
                                             r"column\(s\) \[.*'race'.*\].*privacy_unit='sensitive_attribute'.*"
-                                            r"drop_prot_attr=True.*privacy_unit='record'"):
-        with pytest.raises(BudgetError):
-            face.fit(part)
+                                            r"drop_prot_attr=True.*privacy_unit='record'"), pytest.raises(BudgetError):
+        face.fit(part)
     assert exhausted.spent_budget == [(1.0, 0.0)] and not hasattr(face, "model_")
 
 

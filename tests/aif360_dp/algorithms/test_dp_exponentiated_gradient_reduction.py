@@ -12,8 +12,8 @@ from fairlearn.reductions import EqualizedOdds
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from aif360_dp._glue import joint_declared_groups, predict_seed, protected_frame
+from aif360_dp.algorithms.inprocessing import DPExponentiatedGradientReduction
 from fairlearn_dp.reductions import DPExponentiatedGradient, StatisticsGameOptions
 
 pytestmark = [
@@ -91,7 +91,7 @@ def test_epsilon_inf_with_the_estimator_oracle_is_aif360s(aif360_adult_numeric):
     ({"eta0": -1.0}, "eta0"),
 ])
 def test_bad_input(aif360_adult_numeric, kwargs, match):
-    params = dict(epsilon=1.0, accountant=BudgetAccountant(), seed=0)
+    params = {"epsilon": 1.0, "accountant": BudgetAccountant(), "seed": 0}
     params.update(kwargs)
     with pytest.raises((ValueError, TypeError), match=match):
         DPExponentiatedGradientReduction(**params).fit(aif360_adult_numeric)

@@ -5,9 +5,9 @@ import pytest
 from aif360.algorithms import Transformer
 from diffprivlib import BudgetAccountant
 
+from aif360_dp._glue import dataset_to_arrays, predict_seed
 from aif360_dp.algorithms.postprocessing import DPFairRegressionPostprocessing
 from aif360_dp.datasets import CommunitiesCrimeDataset, LawSchoolGPADataset
-from aif360_dp._glue import dataset_to_arrays, predict_seed
 from fairlearn_dp.metrics import ks_statistical_parity
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import PrivacySpend

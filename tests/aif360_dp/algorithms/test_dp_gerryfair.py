@@ -37,8 +37,8 @@ def dataset(n=200, seed=0):
 
 
 def make(**kwargs):
-    params = dict(max_iters=4, epsilon=1.0, accountant=BudgetAccountant(), random_state=0, feature_norm_bound=4.0,
-                  sensitive_norm_bound=2.0)
+    params = {"max_iters": 4, "epsilon": 1.0, "accountant": BudgetAccountant(), "random_state": 0, "feature_norm_bound": 4.0,
+                  "sensitive_norm_bound": 2.0}
     params.update(kwargs)
     return DPGerryFairClassifier(**params)
 
@@ -95,8 +95,8 @@ def test_bad_input():
     with pytest.raises(NotFittedError, match="fitted"):
         make().predict(data)
     acc = BudgetAccountant()
-    for params, match in ((dict(epsilon=0), "epsilon"), (dict(delta=1.5), "delta"),
-                          (dict(fairness_def="SP"), "fairness_def"), (dict(heatmapflag=True), "heatmapflag")):
+    for params, match in (({"epsilon": 0}, "epsilon"), ({"delta": 1.5}, "delta"),
+                          ({"fairness_def": "SP"}, "fairness_def"), ({"heatmapflag": True}, "heatmapflag")):
         with pytest.raises(ValueError, match=match):
             make(accountant=acc, **params).fit(data)
     coded = dataset()                               # binary for AIF360, but coded 1/2: GerryFair reads 0/1 labels

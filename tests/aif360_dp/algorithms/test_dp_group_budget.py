@@ -10,9 +10,9 @@ from aif360.datasets import BinaryLabelDataset, RegressionDataset
 from diffprivlib import BudgetAccountant
 from sklearn.linear_model import LinearRegression
 
+from aif360_dp._glue import dataset_to_arrays, declared_groups
 from aif360_dp.algorithms.inprocessing import DPGroupBudgetClassification, DPGroupBudgetRegression
 from aif360_dp.datasets import LawSchoolGPADataset
-from aif360_dp._glue import dataset_to_arrays, declared_groups
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.privacy import PrivacySpend, zcdp_to_approx_dp
 from fairlearn_dp.reductions import DPGroupBudgetClassifier, DPGroupBudgetRegressor
@@ -37,13 +37,13 @@ def law():
 
 
 def regression(**kwargs):
-    params = dict(epsilon=None if "rho" in kwargs else 2.0, accountant=BudgetAccountant(), seed=0, n_iter=50)
+    params = {"epsilon": None if "rho" in kwargs else 2.0, "accountant": BudgetAccountant(), "seed": 0, "n_iter": 50}
     params.update(kwargs)
     return DPGroupBudgetRegression(**params)
 
 
 def classification(**kwargs):
-    params = dict(epsilon=None if "rho" in kwargs else 2.0, accountant=BudgetAccountant(), seed=0, n_iter=50)
+    params = {"epsilon": None if "rho" in kwargs else 2.0, "accountant": BudgetAccountant(), "seed": 0, "n_iter": 50}
     params.update(kwargs)
     return DPGroupBudgetClassification(**params)
 

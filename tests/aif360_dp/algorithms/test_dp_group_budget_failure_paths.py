@@ -45,7 +45,7 @@ FACES = [(DPGroupBudgetRegression, regression_data), (DPGroupBudgetClassificatio
 
 
 def make(face, **kwargs):
-    params = dict(epsilon=2.0, accountant=BudgetAccountant(), seed=0, n_iter=20)
+    params = {"epsilon": 2.0, "accountant": BudgetAccountant(), "seed": 0, "n_iter": 20}
     params.update(kwargs)
     return face(**params)
 

@@ -42,14 +42,14 @@ def dataset(n=160, seed=0, sex=None):
 
 
 def eg(**kwargs):
-    params = dict(epsilon=2.0, delta=1e-5, max_iter=5, accountant=BudgetAccountant(), seed=0)
+    params = {"epsilon": 2.0, "delta": 1e-5, "max_iter": 5, "accountant": BudgetAccountant(), "seed": 0}
     params.update(kwargs)
     return DPExponentiatedGradientReduction(**params)
 
 
 def gerry(**kwargs):
-    params = dict(max_iters=3, epsilon=1.0, accountant=BudgetAccountant(), random_state=0, feature_norm_bound=4.0,
-                  sensitive_norm_bound=2.0)
+    params = {"max_iters": 3, "epsilon": 1.0, "accountant": BudgetAccountant(), "random_state": 0, "feature_norm_bound": 4.0,
+                  "sensitive_norm_bound": 2.0}
     params.update(kwargs)
     return DPGerryFairClassifier(**params)
 

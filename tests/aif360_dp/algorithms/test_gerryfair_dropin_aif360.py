@@ -3,8 +3,8 @@ AIF360's demo, heatmaps, refusals at finite epsilon, and AIF360's demo notebook 
 
 import functools
 import json
-import os
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +19,8 @@ from sklearn import linear_model, svm, tree
 from sklearn.kernel_ridge import KernelRidge
 
 from aif360_dp.algorithms.inprocessing import DPGerryFairClassifier
-from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.exceptions import PrivacyWarning
+from fairlearn_dp.privacy import PrivacySpend
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a
@@ -94,7 +94,7 @@ def test_pareto_with_every_demo_predictor_at_infinite_epsilon(name):
 def test_generic_predictor_first_round_is_aif360s(name):
     """One round (max_iters=2: no multiplier yet): the game is AIF360's exactly, whatever the regressor."""
     data = dataset(seed=3)
-    kwargs = dict(max_iters=2, predictor=DEMO_PREDICTORS[name]())
+    kwargs = {"max_iters": 2, "predictor": DEMO_PREDICTORS[name]()}
     if name == "SVR":
         kwargs["predictor"] = svm.LinearSVR(random_state=0)
     elif name == "Tree":

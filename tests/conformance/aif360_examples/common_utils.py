@@ -1,6 +1,8 @@
 # Metrics function
 from collections import OrderedDict
+
 from aif360.metrics import ClassificationMetric
+
 
 def compute_metrics(dataset_true, dataset_pred, 
                     unprivileged_groups, privileged_groups,
@@ -21,6 +23,6 @@ def compute_metrics(dataset_true, dataset_pred,
     
     if disp:
         for k in metrics:
-            print("%s = %.4f" % (k, metrics[k]))
+            print(f"{k} = {metrics[k]:.4f}")
     
     return metrics

@@ -15,7 +15,6 @@ import functools
 
 import numpy as np
 import sklearn.metrics as skm
-
 from fairlearn.metrics import MetricFrame
 
 # %%

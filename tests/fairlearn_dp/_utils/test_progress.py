@@ -7,9 +7,9 @@ import warnings
 
 import pytest
 
-from fairlearn_dp.exceptions import UtilityWarning, warn
 from fairlearn_dp._utils import _progress
 from fairlearn_dp._utils._progress import progress_bar
+from fairlearn_dp.exceptions import UtilityWarning, warn
 
 
 class _Terminal(io.StringIO):
@@ -58,12 +58,11 @@ def test_filters_still_apply_inside_a_bar(capsys):
     ``catch_warnings(record=True)``) receives the held warnings with the user's line."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
-        with pytest.raises(UtilityWarning, match="raised inside the bar"):
-            with progress_bar(True, total=2, desc="unit bar"):
-                warn("raised inside the bar", UtilityWarning)
-    with pytest.warns(UtilityWarning, match="recorded after the bar") as record:
-        with progress_bar(True, total=2, desc="unit bar"):
-            warn("recorded after the bar", UtilityWarning)
+        with pytest.raises(UtilityWarning, match="raised inside the bar"), progress_bar(True, total=2, desc="unit bar"):
+            warn("raised inside the bar", UtilityWarning)
+    with pytest.warns(UtilityWarning, match="recorded after the bar") as record, \
+            progress_bar(True, total=2, desc="unit bar"):
+        warn("recorded after the bar", UtilityWarning)
     assert len(record) == 1 and record[0].filename == __file__
     assert "unit bar" in capsys.readouterr().err
 

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp._utils._row_bounds import (
     box_row_norm_bound,
     feature_bound_radius,
@@ -18,6 +17,7 @@ from fairlearn_dp._utils._row_bounds import (
     warn_loose_row_norm_bound,
 )
 from fairlearn_dp._utils._validation import check_feature_bound
+from fairlearn_dp.exceptions import UtilityWarning
 
 
 def _frame(n=6, d=3):
@@ -35,7 +35,7 @@ def test_box_bound_is_the_norm_of_the_farthest_corner():
     farthest = np.where(np.abs(lower) > np.abs(upper), lower, upper)     # the corner farthest from 0
     # Sums of 7 squares in two orders (one through BLAS' dot): relative gap <= about 2 * 6 * eps / 2 < 1e-14.
     assert box_row_norm_bound((lower, upper), 7) == pytest.approx(math.sqrt(sum(max(lo * lo, hi * hi) for lo, hi
-                                                                                 in zip(lower, upper))), rel=1e-14)
+                                                                                 in zip(lower, upper, strict=False))), rel=1e-14)
     assert box_row_norm_bound((lower, upper), 7) == pytest.approx(np.linalg.norm(farthest), rel=1e-14)
     assert box_row_norm_bound((lower, upper), 7, norm_ord=1) == pytest.approx(np.abs(farthest).sum(), rel=1e-14)
     # Every point of the box is within the bound, and the farthest corner is on it (the bound is tight).

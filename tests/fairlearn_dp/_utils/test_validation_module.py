@@ -129,12 +129,13 @@ def test_every_estimator_that_needs_binary_labels_says_the_one_message():
     """Before, the exponential-mechanism classifier said "y contains missing values (NaN/None).", the exponentiated
     gradient "y contains NaN." and GerryFair "y contains NaN or infinite values." for a missing label, and None was
     "y must be one-dimensional, got shape ()": now the one check's messages, wherever it is called."""
+    from fairlearn.reductions import DemographicParity
+
     from fairlearn_dp.reductions import (
         DPGerryFairClassifier,
         ExponentialMechanismFairClassifier,
         JagielskiExponentiatedGradient,
     )
-    from fairlearn.reductions import DemographicParity
     from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
     estimators = [

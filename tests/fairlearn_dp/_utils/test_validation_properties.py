@@ -18,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fairlearn_dp.exceptions import FairdpWarning
 from fairlearn_dp._utils._validation import (
     as_1d_float,
     as_group_vector,
@@ -28,6 +27,7 @@ from fairlearn_dp._utils._validation import (
     encode_groups,
     resolve_groups,
 )
+from fairlearn_dp.exceptions import FairdpWarning
 
 PROPERTIES = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                       suppress_health_check=[HealthCheck.too_slow])

@@ -18,14 +18,14 @@ from diffprivlib import BudgetAccountant
 from fairlearn.reductions import DemographicParity
 from sklearn.base import BaseEstimator
 
+from fairlearn_dp._utils._withheld import call_on_private_rows, call_withheld
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.reductions import (
-    JagielskiExponentiatedGradient,
     DPGerryFairClassifier,
     DPGroupBudgetRegressor,
+    JagielskiExponentiatedGradient,
     linear_threshold_hypotheses,
 )
-from fairlearn_dp._utils._withheld import call_on_private_rows, call_withheld
 
 SECRET = "alice-4711"
 

@@ -6,15 +6,27 @@ import pytest
 from diffprivlib import BudgetAccountant
 
 from fairlearn_dp.allocation import (
-    BaselineAllocation, CostOfPrivacyAllocation, GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation,
-    monte_carlo, project_nonnegative_sum, project_sum, project_with_invariants, proportional_allocation,
+    BaselineAllocation,
+    CostOfPrivacyAllocation,
+    GaussianNoise,
+    LaplaceNoise,
+    ProjectionOntoSimplexAllocation,
+    monte_carlo,
+    project_nonnegative_sum,
+    project_sum,
+    project_with_invariants,
+    proportional_allocation,
     release_counts,
 )
-from fairlearn_dp.allocation._evaluation import NonNegativeSumProjection
-from fairlearn_dp.allocation._projections import project_simplex
 from fairlearn_dp.allocation._evaluation import (
-    bias, positive_part_bias, proposition2_integral, sum_projection_positive_part_bias, theorem1_bounds,
+    NonNegativeSumProjection,
+    bias,
+    positive_part_bias,
+    proposition2_integral,
+    sum_projection_positive_part_bias,
+    theorem1_bounds,
 )
+from fairlearn_dp.allocation._projections import project_simplex
 
 
 class NaNStatistic:

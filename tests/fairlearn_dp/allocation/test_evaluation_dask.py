@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 from fairlearn_dp.allocation import (
-    BaselineAllocation, GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation, monte_carlo,
+    BaselineAllocation,
+    GaussianNoise,
+    LaplaceNoise,
+    ProjectionOntoSimplexAllocation,
+    monte_carlo,
 )
 from fairlearn_dp.allocation._evaluation import theorem1_bounds
 

@@ -5,11 +5,18 @@ import numpy as np
 import pytest
 
 from fairlearn_dp.allocation import (
-    BaselineAllocation, GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation, project_nonnegative_sum,
+    BaselineAllocation,
+    GaussianNoise,
+    LaplaceNoise,
+    ProjectionOntoSimplexAllocation,
+    project_nonnegative_sum,
 )
-from fairlearn_dp.allocation._evaluation import NonNegativeSumProjection
-from fairlearn_dp.allocation._evaluation import NegativePartOfSumProjection, ProjectionShift
-from fairlearn_dp.allocation._evaluation import _chunk_sums
+from fairlearn_dp.allocation._evaluation import (
+    NegativePartOfSumProjection,
+    NonNegativeSumProjection,
+    ProjectionShift,
+    _chunk_sums,
+)
 from fairlearn_dp.privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
 
 

@@ -16,8 +16,13 @@ from diffprivlib.mechanisms import GaussianAnalytic
 from scipy.stats import beta
 
 from fairlearn_dp.allocation import (
-    GaussianNoise, LaplaceNoise, ProjectionOntoSimplexAllocation, project_nonnegative_sum, project_sum,
-    project_with_invariants, release_counts,
+    GaussianNoise,
+    LaplaceNoise,
+    ProjectionOntoSimplexAllocation,
+    project_nonnegative_sum,
+    project_sum,
+    project_with_invariants,
+    release_counts,
 )
 from fairlearn_dp.allocation._release import CountRelease, count_sensitivity
 

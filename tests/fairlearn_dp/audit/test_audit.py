@@ -108,7 +108,7 @@ def _first_cell_above_its_truth(fitted):
 
 def test_audit_is_reproducible_and_the_same_in_parallel_chunks():
     dataset, neighbour = _datasets()
-    kwargs = dict(event=_first_cell_above_its_truth, n_runs=30, declared_epsilon=1.0, random_state=5)
+    kwargs = {"event": _first_cell_above_its_truth, "n_runs": 30, "declared_epsilon": 1.0, "random_state": 5}
     first = audit(_factory, dataset, neighbour, **kwargs)
     assert first == audit(_factory, dataset, neighbour, **kwargs)
     assert first == audit(_factory, dataset, neighbour, n_jobs=1, **kwargs)
@@ -130,7 +130,7 @@ def test_audit_validates_its_arguments():
 
 def test_audit_progress_bar_counts_every_fit_and_is_silent_when_not_a_terminal(capsys):
     dataset, neighbour = _datasets()
-    kwargs = dict(event=_first_cell_above_its_truth, n_runs=6, declared_epsilon=1.0, random_state=5)
+    kwargs = {"event": _first_cell_above_its_truth, "n_runs": 6, "declared_epsilon": 1.0, "random_state": 5}
     silent = audit(_factory, dataset, neighbour, **kwargs)          # progress=None: stderr is not a terminal here
     assert capsys.readouterr().err == ""
     assert audit(_factory, dataset, neighbour, progress=True, **kwargs) == silent

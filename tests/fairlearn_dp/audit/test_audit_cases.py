@@ -6,9 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from diffprivlib import BudgetAccountant
-
-from fairdp_adapters import registry
 from audit_cases import (
     VARIANTS,
     audit_registered,
@@ -19,11 +16,14 @@ from audit_cases import (
     failure_audit_case,
     released_statistics,
 )
-from fairlearn_dp.exceptions import UtilityWarning
+from diffprivlib import BudgetAccountant
+from fairdp_adapters import registry
+
 from fairlearn_dp.audit import FitFailed, audit
 from fairlearn_dp.audit._audit import AuditResult
-from fairlearn_dp.audit._reproducibility import ReproducibilityResult
 from fairlearn_dp.audit._events import released_attribute
+from fairlearn_dp.audit._reproducibility import ReproducibilityResult
+from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._release import noise_sd, release_laplace
@@ -275,7 +275,7 @@ def test_every_registry_row_passes_its_default_audit(name):
     # five binomial standard deviations).
     expected = default_audit_case(name).event.expected_probabilities
     _check_expected_probabilities(name, result, expected)
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         tolerance = min(0.1, 5 * math.sqrt(p * (1 - p) / result.n_runs))
         assert abs(hits / result.n_runs - p) < tolerance
 
@@ -428,7 +428,7 @@ def test_every_registry_row_is_unpredictable_after_seeding_numpy(name):
     result = audit_registered_unseeded(name)
     assert isinstance(result, ReproducibilityResult)
     assert result.passed, (f"{name}: {result.statistics} identical after the same global seed "
-                           f"({dict(zip(result.global_seeds, zip(*result.identical)))})")
+                           f"({dict(zip(result.global_seeds, zip(*result.identical, strict=False), strict=False))})")
 
 
 @pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
@@ -456,7 +456,7 @@ def test_statistics_game_release_passes_its_audit(name, variant):
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case(name, variant=variant).event.expected_probabilities
     assert expected[0] == 0.5
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -503,7 +503,7 @@ def test_gram_release_passes_its_audit():
     assert result.failures == (0, 0)
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case("DPExponentiatedGradient", variant="gram").event.expected_probabilities
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -531,7 +531,7 @@ def test_multiclass_metric_frame_release_passes_its_audit():
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case("DPMetricFrame", variant="multiclass").event.expected_probabilities
     assert expected == pytest.approx((0.25, 0.25 * math.exp(-1.0)))
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -545,7 +545,7 @@ def test_weighted_metric_frame_release_passes_its_audit():
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case("DPMetricFrame", variant="weighted").event.expected_probabilities
     assert expected == pytest.approx((0.25, 0.25 * math.exp(-1.0)))
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -570,7 +570,7 @@ def test_metric_frame_weighing_some_metrics_releases_its_tables_once_and_passes_
     assert result.failures == (0, 0)
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case("DPMetricFrame", variant="weight_tables").event.expected_probabilities
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -596,7 +596,7 @@ def test_report_release_passes_its_audit():
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case("DPMetricFrame", variant="report").event.expected_probabilities
     assert expected == pytest.approx((1 / 16, math.exp(-1.0) / 16))
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -623,7 +623,7 @@ def test_threshold_report_release_passes_its_audit():
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case("DPMetricFrame", variant="threshold_report").event.expected_probabilities
     assert expected == pytest.approx((1 / 4, math.exp(-1.0) / 4))
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -651,7 +651,7 @@ def test_blind_fair_regression_release_passes_its_audit(name):
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon
     expected = default_audit_case(name, variant="blind").event.expected_probabilities
     assert expected == pytest.approx((0.25, 0.25 * math.exp(-1.0)))
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -682,7 +682,7 @@ def test_constant_choice_passes_its_audit():
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon == 1.0
     expected = default_audit_case("JagielskiExponentiatedGradient", variant="selection").event.expected_probabilities
     assert expected[0] == pytest.approx(0.5, abs=1e-4) and expected[1] == pytest.approx(1 / (1 + math.e), abs=1e-4)
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
@@ -727,7 +727,7 @@ def test_group_budget_stage1_gram_passes_its_audit(name):
     assert result.passed and result.epsilon_lower_bound <= result.declared_epsilon == 1.0
     expected = default_audit_case(name, variant="stage1").event.expected_probabilities
     assert expected == pytest.approx((0.5, 0.5 * math.erfc(1 / math.sqrt(2))))
-    for hits, p in zip(result.hits, expected):
+    for hits, p in zip(result.hits, expected, strict=False):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 

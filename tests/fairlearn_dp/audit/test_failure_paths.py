@@ -149,7 +149,7 @@ def test_failures_raise_by_default_and_other_types_do_not_count():
 
 def test_failure_audit_is_the_same_in_parallel_chunks():
     dataset, neighbour = _neighbours()
-    kwargs = dict(event=FitFailed(), n_runs=30, declared_epsilon=1.0, random_state=4, fit_failures="output")
+    kwargs = {"event": FitFailed(), "n_runs": 30, "declared_epsilon": 1.0, "random_state": 4, "fit_failures": "output"}
     assert (audit(_factory(_EmptyGroupRefuses), dataset, neighbour, **kwargs)
             == audit(_factory(_EmptyGroupRefuses), dataset, neighbour, n_jobs=1, **kwargs))
 

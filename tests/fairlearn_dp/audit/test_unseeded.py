@@ -6,8 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
-from fairlearn_dp.audit._reproducibility import ReproducibilityResult
+from fairlearn_dp.audit._reproducibility import ReproducibilityResult, audit_unseeded_reproducibility
 from fairlearn_dp.privacy._release import release_laplace
 
 

@@ -39,7 +39,7 @@ def hawaii():
 
 
 def _all_states_weights(states, value=1.0):
-    return {code: value for code in sorted(set(states))}
+    return dict.fromkeys(sorted(set(states)), value)
 
 
 # --- shipped files -------------------------------------------------------------------------------------------------

@@ -52,8 +52,8 @@ def test_the_frames_warning_as_an_error_keeps_the_released_value():
     after the release. Turned into an error, the warning comes after the value is computed and carries it; the
     budget is charged once."""
     accountant = BudgetAccountant()
-    arguments = dict(sensitive_features=GROUPS, epsilon=1.0, groups=["a", "b"], accountant=accountant,
-                     random_state=0, max_noise_error=0.02)
+    arguments = {"sensitive_features": GROUPS, "epsilon": 1.0, "groups": ["a", "b"], "accountant": accountant,
+                     "random_state": 0, "max_noise_error": 0.02}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(UtilityWarning, match="release noise alone") as info:
@@ -71,7 +71,7 @@ def small_groups_data(sizes=(160, 480, 1560, 135, 4000), positives=(19, 133, 179
     positives and negatives get predictions 1 with group-specific rates (seed fixed)."""
     rng = np.random.default_rng(seed)
     group, y_true, y_pred = [], [], []
-    for g, (n, p) in enumerate(zip(sizes, positives)):
+    for g, (n, p) in enumerate(zip(sizes, positives, strict=False)):
         tpr, fpr = 0.35 + 0.07 * g, 0.02 + 0.015 * g
         labels = np.r_[np.ones(p, dtype=int), np.zeros(n - p, dtype=int)]
         group += [f"g{g}"] * n
@@ -95,8 +95,8 @@ def test_the_default_is_a_float_and_detailed_names_the_groups_it_was_computed_ov
     groups it was computed over (all of them by default), the unreadable ones (the frame's unreadable_ for TPR or
     FPR) and an interval around the value."""
     y_true, y_pred, group = small_groups_data()
-    arguments = dict(sensitive_features=group, epsilon=1.0, groups=SMALL_GROUPS, random_state=0,
-                     max_noise_error=0.05)
+    arguments = {"sensitive_features": group, "epsilon": 1.0, "groups": SMALL_GROUPS, "random_state": 0,
+                     "max_noise_error": 0.05}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
         value = dp_equalized_odds_difference(y_true, y_pred, accountant=BudgetAccountant(), **arguments)
@@ -148,8 +148,8 @@ def test_one_warning_says_what_the_value_was_computed_over():
     """With max_noise_error given, one warning (not the frame's as well) names the unreadable groups and says
     whether the value includes them; excluded, it names the groups the value was computed over."""
     y_true, y_pred, group = small_groups_data()
-    arguments = dict(sensitive_features=group, epsilon=1.0, groups=SMALL_GROUPS, random_state=0,
-                     max_noise_error=0.05)
+    arguments = {"sensitive_features": group, "epsilon": 1.0, "groups": SMALL_GROUPS, "random_state": 0,
+                     "max_noise_error": 0.05}
     with pytest.warns(UtilityWarning) as record:
         dp_equalized_odds_difference(y_true, y_pred, accountant=BudgetAccountant(), **arguments)
     assert len(record) == 1, [str(w.message) for w in record]

@@ -35,6 +35,7 @@ from sklearn.metrics import (
     zero_one_loss,
 )
 
+from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.metrics import (
     DPMetricFrame,
     count_metric,
@@ -44,8 +45,6 @@ from fairlearn_dp.metrics import (
     dp_equalized_odds_difference,
     dp_equalized_odds_ratio,
 )
-from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.exceptions import PrivacyWarning
 
 CLASSIFICATION = {"accuracy": accuracy_score, "balanced": balanced_accuracy_score, "precision": precision_score,
                   "recall": recall_score, "f1": f1_score, "zero_one": zero_one_loss, "selection": selection_rate,
@@ -130,8 +129,8 @@ def test_at_epsilon_inf_a_control_level_and_group_without_rows_is_nan_as_in_metr
     y, pred, race, site = data
     keep = ~((race.to_numpy() == "c") & (site == "south"))          # no row in (south, c)
     metrics = {"sr": selection_rate, "n": count, "recall": recall_score}
-    kwargs = dict(metrics=metrics, y_true=y[keep], y_pred=pred[keep], sensitive_features=race[keep],
-                  control_features={"site": site[keep]})
+    kwargs = {"metrics": metrics, "y_true": y[keep], "y_pred": pred[keep], "sensitive_features": race[keep],
+                  "control_features": {"site": site[keep]}}
     exact = _exact(**kwargs)
     frame = _frame(**kwargs, epsilon=math.inf, random_state=0)
     assert exact.by_group.loc[("south", "c")].isna().all()
@@ -206,8 +205,8 @@ def test_one_release_one_charge_and_the_spend_is_exposed(data):
 
 def test_same_seed_same_report_and_another_seed_another(data):
     y, pred, race, _ = data
-    kwargs = dict(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=race,
-                  epsilon=1.0, groups=["a", "b", "c"])
+    kwargs = {"metrics": {"accuracy": accuracy_score}, "y_true": y, "y_pred": pred, "sensitive_features": race,
+                  "epsilon": 1.0, "groups": ["a", "b", "c"]}
     first, again, other = (_frame(random_state=seed, **kwargs) for seed in (5, 5, 6))
     np.testing.assert_array_equal(first.noisy_counts_, again.noisy_counts_)
     pd.testing.assert_frame_equal(first.by_group_ci[0], again.by_group_ci[0])
@@ -236,8 +235,8 @@ def test_post_processing_keeps_public_totals_and_non_negative_counts(data):
 
 def test_overall_is_exact_under_the_attribute_unit_and_released_under_record(data):
     y, pred, race, _ = data
-    kwargs = dict(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=race,
-                  epsilon=0.5, groups=["a", "b", "c"], random_state=3)
+    kwargs = {"metrics": {"accuracy": accuracy_score}, "y_true": y, "y_pred": pred, "sensitive_features": race,
+                  "epsilon": 0.5, "groups": ["a", "b", "c"], "random_state": 3}
     public = _frame(public_predictions=True, **kwargs)
     assert public.overall["accuracy"] == pytest.approx(accuracy_score(y, pred), rel=1e-12)
     assert _frame(privacy_unit="record", **kwargs).overall["accuracy"] != accuracy_score(y, pred)
@@ -290,8 +289,8 @@ def test_small_groups_are_reported_unreadable_and_warned_only_at_a_precision_ask
     n = 20000
     groups = np.where(np.arange(n) < 60, "tiny", "large")
     y, pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
-    arguments = dict(metrics={"accuracy": accuracy_score}, y_true=y, y_pred=pred, sensitive_features=groups,
-                     epsilon=1.0, groups=["large", "tiny"], random_state=0)
+    arguments = {"metrics": {"accuracy": accuracy_score}, "y_true": y, "y_pred": pred, "sensitive_features": groups,
+                     "epsilon": 1.0, "groups": ["large", "tiny"], "random_state": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("error", FairdpWarning)
         frame = DPMetricFrame(**arguments, accountant=BudgetAccountant())
@@ -308,7 +307,7 @@ def test_small_groups_are_reported_unreadable_and_warned_only_at_a_precision_ask
 # ---------------------------------------------------------------------------------------------- aggregates
 def test_aggregates_equal_fairlearns_at_epsilon_inf(data):
     y, pred, race, _ = data
-    inf = dict(sensitive_features=race, epsilon=math.inf, accountant=BudgetAccountant())
+    inf = {"sensitive_features": race, "epsilon": math.inf, "accountant": BudgetAccountant()}
     assert dp_demographic_parity_difference(y, pred, **inf) == pytest.approx(
         demographic_parity_difference(y, pred, sensitive_features=race))
     assert dp_demographic_parity_ratio(y, pred, **inf) == pytest.approx(
@@ -334,25 +333,25 @@ def test_each_aggregate_is_one_release(data):
 # ------------------------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("change, error, match", [
     # (a frame whose metrics read y_true: with selection_rate only, y_true is read for its length: see below)
-    (dict(y_true=[0, 1, 2, 1], metrics={"tpr": true_positive_rate}), ValueError, "y_true must be binary labels"),
-    (dict(y_pred=[0, 1, np.nan, 1]), ValueError, r"y_pred contains missing labels \(NaN/None\)"),
-    (dict(y_true=[0, 1, None, 1], metrics={"tpr": true_positive_rate}), ValueError,
+    ({"y_true": [0, 1, 2, 1], "metrics": {"tpr": true_positive_rate}}, ValueError, "y_true must be binary labels"),
+    ({"y_pred": [0, 1, np.nan, 1]}, ValueError, r"y_pred contains missing labels \(NaN/None\)"),
+    ({"y_true": [0, 1, None, 1], "metrics": {"tpr": true_positive_rate}}, ValueError,
      r"y_true contains missing labels \(NaN/None\)"),
-    (dict(y_pred=[0, 1, 1]), ValueError, "length mismatch"),
-    (dict(sensitive_features=["a", "b", "z", "a"]), ValueError, "unseen group"),
-    (dict(sensitive_features=["a", "b", None, "a"]), ValueError, "missing value"),
-    (dict(groups=["a"]), ValueError, "groups must declare at least 2"),
-    (dict(groups="ab"), TypeError, "groups must be a list"),
-    (dict(metrics={"mse": mean_squared_error}), ValueError, "bounds"),
-    (dict(metrics={"sr": selection_rate, "mse": mean_squared_error}, bounds=(0, 1)), ValueError, "mixes"),
-    (dict(epsilon=-1), ValueError, "epsilon"),
-    (dict(privacy_unit="person"), ValueError, "privacy_unit"),
-    (dict(y_true=[], y_pred=[], sensitive_features=[]), ValueError, "empty"),
+    ({"y_pred": [0, 1, 1]}, ValueError, "length mismatch"),
+    ({"sensitive_features": ["a", "b", "z", "a"]}, ValueError, "unseen group"),
+    ({"sensitive_features": ["a", "b", None, "a"]}, ValueError, "missing value"),
+    ({"groups": ["a"]}, ValueError, "groups must declare at least 2"),
+    ({"groups": "ab"}, TypeError, "groups must be a list"),
+    ({"metrics": {"mse": mean_squared_error}}, ValueError, "bounds"),
+    ({"metrics": {"sr": selection_rate, "mse": mean_squared_error}, "bounds": (0, 1)}, ValueError, "mixes"),
+    ({"epsilon": -1}, ValueError, "epsilon"),
+    ({"privacy_unit": "person"}, ValueError, "privacy_unit"),
+    ({"y_true": [], "y_pred": [], "sensitive_features": []}, ValueError, "empty"),
 ])
 def test_bad_input_names_the_argument(change, error, match):
-    kwargs = dict(metrics={"sr": selection_rate}, y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 1],
-                  sensitive_features=["a", "b", "b", "a"], epsilon=1.0, groups=["a", "b"],
-                  accountant=BudgetAccountant(), random_state=0)
+    kwargs = {"metrics": {"sr": selection_rate}, "y_true": [0, 1, 1, 0], "y_pred": [0, 1, 0, 1],
+                  "sensitive_features": ["a", "b", "b", "a"], "epsilon": 1.0, "groups": ["a", "b"],
+                  "accountant": BudgetAccountant(), "random_state": 0}
     accountant = kwargs["accountant"]
     with pytest.raises(error, match=match):
         DPMetricFrame(**{**kwargs, **change})
@@ -372,11 +371,11 @@ def test_metrics_that_do_not_read_y_true_accept_a_placeholder_y_true_as_fairlear
                       groups=["a", "b", "c"], random_state=0)
     assert released.released_counts_[["fn", "tp"]].to_numpy().sum() == 0      # the (group, prediction) table
     # a metric that reads y_true, or y_true private ("record"), keeps the label check
-    for kwargs in (dict(metrics={"sr": selection_rate, "tpr": true_positive_rate}),
-                   dict(metrics=metrics, privacy_unit="record")):
+    for kwargs in ({"metrics": {"sr": selection_rate, "tpr": true_positive_rate}},
+                   {"metrics": metrics, "privacy_unit": "record"}):
         with pytest.raises(ValueError, match="y_true must be binary labels"):
-            _frame(**{**dict(y_true=dummy, y_pred=pred, sensitive_features=race, epsilon=1.0,
-                             groups=["a", "b", "c"]), **kwargs})
+            _frame(**{**{"y_true": dummy, "y_pred": pred, "sensitive_features": race, "epsilon": 1.0,
+                             "groups": ["a", "b", "c"]}, **kwargs})
 
 
 def test_dask_inputs_are_counted_on_the_workers_and_equal_the_in_memory_report(data):
@@ -385,8 +384,8 @@ def test_dask_inputs_are_counted_on_the_workers_and_equal_the_in_memory_report(d
     import dask
 
     y, pred, race, site = data
-    kwargs = dict(metrics={"accuracy": accuracy_score, "tpr": true_positive_rate}, epsilon=1.0,
-                  groups=["a", "b", "c"], random_state=4)
+    kwargs = {"metrics": {"accuracy": accuracy_score, "tpr": true_positive_rate}, "epsilon": 1.0,
+                  "groups": ["a", "b", "c"], "random_state": 4}
     memory = _frame(y_true=y, y_pred=pred, sensitive_features=race, **kwargs)
     with dask.config.set(scheduler="synchronous"):
         lazy = _frame(y_true=da.from_array(y, chunks=600), y_pred=da.from_array(pred, chunks=600),

@@ -84,7 +84,7 @@ def test_at_finite_epsilon_the_intervals_contain_the_point_estimate_and_are_orde
     assert (low <= released).all() and (released <= high).all()
     assert (low <= high).all()
     if point == "ratio":
-        assert ((0.0 <= low) & (high <= 1.0)).all()
+        assert ((low >= 0.0) & (high <= 1.0)).all()
 
 
 def test_the_aggregate_intervals_need_intervals_like_metricframes():

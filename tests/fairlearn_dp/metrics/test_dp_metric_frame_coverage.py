@@ -87,7 +87,7 @@ def test_by_group_ci_covers_the_exact_values_pooled_over_groups(coverage_runs):
     the in-sample values the interval is conservative: it also holds the sampling error of the rows, which the exact
     in-sample value does not have; the observed pooled coverage is 99.6-99.9%, far from the floor.)"""
     pooled = coverage_runs["by_group"].mean(axis=(0, 1))
-    assert pooled.min() >= FLOOR, dict(zip(METRICS, pooled.round(4)))
+    assert pooled.min() >= FLOOR, dict(zip(METRICS, pooled.round(4), strict=False))
 
 
 PER_CELL_FLOOR = NOMINAL - 4 * math.sqrt(NOMINAL * (1 - NOMINAL) / COVERAGE_TRIALS)     # 0.8997
@@ -111,7 +111,7 @@ def test_difference_ci_covers_the_exact_difference(coverage_runs):
     83.7% for accuracy and 87.7% for TPR here: the interval is now the range of the difference over the groups'
     simultaneous intervals.)"""
     coverage = coverage_runs["difference"].mean(axis=0)
-    assert (coverage >= PER_CELL_FLOOR).all(), dict(zip(METRICS, coverage.round(4)))
+    assert (coverage >= PER_CELL_FLOOR).all(), dict(zip(METRICS, coverage.round(4), strict=False))
 
 
 # ------------------------------------------------------------------------------------------------------ noise

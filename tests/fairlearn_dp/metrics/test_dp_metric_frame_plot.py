@@ -92,7 +92,7 @@ def test_plot_at_epsilon_inf_plots_metricframes_values(data, kind, metrics):
     expected, got = _axes(plot_metric_frame(exact, kind=kind, metrics=metrics)), \
         _axes(plot_metric_frame(private, kind=kind, metrics=metrics))
     assert len(got) == len(expected) == (3 if metrics is None else 2)
-    for ax_exact, ax_private in zip(expected, got):
+    for ax_exact, ax_private in zip(expected, got, strict=False):
         assert ax_private.get_title() == ax_exact.get_title()
         assert [t.get_text() for t in ax_private.get_legend().get_texts()] == \
             [t.get_text() for t in ax_exact.get_legend().get_texts()]
@@ -107,7 +107,7 @@ def test_plot_at_epsilon_1_draws_the_private_values_and_intervals(data, kind):
     y, pred, race, _, _ = data
     private = _dp(y, pred, race, epsilon=1.0)
     low, high = private.by_group_ci
-    for ax, name in zip(_axes(plot_metric_frame(private, kind=kind)), METRICS):
+    for ax, name in zip(_axes(plot_metric_frame(private, kind=kind)), METRICS, strict=False):
         assert ax.get_title() in ("", name)
         np.testing.assert_allclose(_plotted(ax, kind), private.by_group[name].to_numpy(), rtol=0, atol=1e-12)
         drawn_low, drawn_high = _error_bars(ax)
@@ -144,7 +144,7 @@ def test_the_plot_reads_nothing_but_the_release_and_charges_nothing(data):
     before = [(_plotted(ax, "bar"), _error_bars(ax)) for ax in _axes(plot_metric_frame(private, kind="bar"))]
     y[:], pred[:], race[:] = 1 - y, 1 - pred, "a"          # the rows change: a frame that read them again would too
     after = [(_plotted(ax, "bar"), _error_bars(ax)) for ax in _axes(plot_metric_frame(private, kind="bar"))]
-    for (values, bars), (values_again, bars_again) in zip(before, after):
+    for (values, bars), (values_again, bars_again) in zip(before, after, strict=False):
         # the same stored release plotted twice: the same numbers
         np.testing.assert_array_equal(values_again, values)
         np.testing.assert_array_equal(np.asarray(bars_again), np.asarray(bars))
@@ -205,10 +205,10 @@ def _refuse(name):
 def test_interval_api_has_metricframes_names_and_shapes(data, metrics, several, control, quantiles):
     y, pred, race, sex, site = data
     n_boot, ci_quantiles = quantiles
-    common = dict(metrics=metrics, y_true=y, y_pred=pred,
-                  sensitive_features={"race": race, "sex": sex} if several else {"race": race},
-                  control_features={"site": site} if control else None, n_boot=n_boot, ci_quantiles=ci_quantiles,
-                  random_state=0)
+    common = {"metrics": metrics, "y_true": y, "y_pred": pred,
+                  "sensitive_features": {"race": race, "sex": sex} if several else {"race": race},
+                  "control_features": {"site": site} if control else None, "n_boot": n_boot, "ci_quantiles": ci_quantiles,
+                  "random_state": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exact = MetricFrame(**common)
@@ -224,7 +224,7 @@ def test_interval_api_has_metricframes_names_and_shapes(data, metrics, several, 
             continue
         want, have = _interval(exact, name), _interval(private, name)
         assert isinstance(have, list) and len(have) == len(want) == len(ci_quantiles), name
-        for w, h in zip(want, have):
+        for w, h in zip(want, have, strict=False):
             assert type(h) is type(w) or (np.isscalar(h) and np.isscalar(w)), name
             if isinstance(w, pd.DataFrame):
                 pd.testing.assert_index_equal(h.columns, w.columns)

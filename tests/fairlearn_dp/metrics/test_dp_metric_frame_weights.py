@@ -42,9 +42,9 @@ RTOL = 1e-12
 def rows():
     rng = np.random.default_rng(38)
     n = 600
-    return dict(y=rng.integers(0, 2, n), pred=rng.integers(0, 2, n), groups=rng.choice(GROUPS, n),
-                weights=rng.uniform(0, BOUND, n), y3=rng.integers(0, 3, n), pred3=rng.integers(0, 3, n),
-                yr=rng.uniform(0, 1, n), predr=rng.uniform(0, 1, n))
+    return {"y": rng.integers(0, 2, n), "pred": rng.integers(0, 2, n), "groups": rng.choice(GROUPS, n),
+                "weights": rng.uniform(0, BOUND, n), "y3": rng.integers(0, 3, n), "pred3": rng.integers(0, 3, n),
+                "yr": rng.uniform(0, 1, n), "predr": rng.uniform(0, 1, n)}
 
 
 def _weighted(metrics, weights):
@@ -104,7 +104,7 @@ def test_regression_weighted_frame_equals_metricframe_at_infinite_epsilon(rows):
 
 def test_weighted_aggregates_equal_fairlearn_at_infinite_epsilon(rows):
     args = (rows["y"], rows["pred"])
-    options = dict(sensitive_features=rows["groups"], sample_weight=rows["weights"])
+    options = {"sensitive_features": rows["groups"], "sample_weight": rows["weights"]}
     private = dict(options, weight_bound=BOUND, epsilon=math.inf, groups=GROUPS, accountant=BudgetAccountant())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -126,7 +126,7 @@ def test_weighted_frame_at_epsilon_one_runs_with_intervals(rows):
 def test_unit_weights_without_a_bound_are_the_unweighted_release(rows):
     """All-1 weights need no bound: the release is the unweighted one, draw for draw (same seed)."""
     args = (rows["y"], rows["pred"], rows["groups"])
-    kwargs = dict(epsilon=1.0, groups=GROUPS, random_state=3, n_boot=50)
+    kwargs = {"epsilon": 1.0, "groups": GROUPS, "random_state": 3, "n_boot": 50}
     plain = DPMetricFrame(metrics=BINARY, y_true=args[0], y_pred=args[1], sensitive_features=args[2],
                           accountant=BudgetAccountant(), **kwargs)
     ones = DPMetricFrame(metrics=BINARY, y_true=args[0], y_pred=args[1], sensitive_features=args[2],
@@ -221,8 +221,8 @@ def test_metrics_weighed_differently_are_read_from_several_tables_of_one_release
     other = np.round(rows["weights"])                           # another weights object, in [0, BOUND] too
     metrics = {"recall": recall_score, "recall_w": recall_score, "sr_w2": selection_rate, "n": count}
     sample_params = {"recall_w": {"sample_weight": rows["weights"]}, "sr_w2": {"sample_weight": other}}
-    kwargs = dict(metrics=metrics, y_true=rows["y"], y_pred=rows["pred"], sensitive_features=rows["groups"],
-                  sample_params=sample_params)
+    kwargs = {"metrics": metrics, "y_true": rows["y"], "y_pred": rows["pred"], "sensitive_features": rows["groups"],
+                  "sample_params": sample_params}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exact = MetricFrame(**kwargs)

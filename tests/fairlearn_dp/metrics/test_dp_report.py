@@ -108,8 +108,8 @@ def test_views_that_do_not_match_the_release_are_refused_before_reading(data, ch
                       random_state=0)
     copies = {"y_true": y.copy(), "y_pred": models["first"].copy(), "sensitive_features": group.copy()}
     replace = {"copy": lambda name: copies[name], "site": lambda name: site, "new": lambda name: BudgetAccountant()}
-    arguments = dict(metrics=accuracy_score, y_true=y, y_pred=models["first"], sensitive_features=group,
-                     release=report)
+    arguments = {"metrics": accuracy_score, "y_true": y, "y_pred": models["first"], "sensitive_features": group,
+                     "release": report}
     arguments.update({k: replace[v](k) if isinstance(v, str) and v in replace else v for k, v in change.items()})
     with pytest.raises(ValueError, match=message):
         DPMetricFrame(**arguments)

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from fairdp_adapters.reporting import _ks_distance_to
 from fairlearn.metrics import MetricFrame
 from scipy.stats import ks_2samp
 
-from fairdp_adapters.reporting import _ks_distance_to
 from fairlearn_dp.metrics import ks_distance, ks_statistical_parity
 
 

@@ -28,14 +28,14 @@ def _linprog_barycenter(pmfs, weights, alpha, grid):
         base = a * n_pi
         for j in range(k):                                    # sum_l pi_a(j, l) = p_a(j)
             eq_rows += [row_eq] * k
-            eq_cols += [base + j * k + l for l in range(k)]
+            eq_cols += [base + j * k + col for col in range(k)]
             eq_vals += [1.0] * k
             b_eq.append(pmfs[a, j])
             row_eq += 1
-        for l in range(k):                                    # +/- sum_{j <= l} (q_a(j) - q(j)) <= alpha / 2
-            cols = [base + i * k + m for m in range(l + 1) for i in range(k)] + [n_groups * n_pi + m
-                                                                                 for m in range(l + 1)]
-            vals = [1.0] * (k * (l + 1)) + [-1.0] * (l + 1)
+        for last in range(k):                                 # +/- sum_{j <= last} (q_a(j) - q(j)) <= alpha / 2
+            cols = [base + i * k + m for m in range(last + 1) for i in range(k)] + [n_groups * n_pi + m
+                                                                                    for m in range(last + 1)]
+            vals = [1.0] * (k * (last + 1)) + [-1.0] * (last + 1)
             for sign in (1.0, -1.0):
                 ub_rows += [row_ub] * len(cols)
                 ub_cols += cols
@@ -105,7 +105,7 @@ def test_alpha_one_leaves_distributions_unchanged_and_alpha_zero_equalises():
     relaxed = solve_barycenter(pmfs, weights, 1.0, grid)
     np.testing.assert_allclose(relaxed.targets, pmfs, atol=1e-12)
     assert relaxed.objective == pytest.approx(0.0, abs=1e-15)
-    for plan, p in zip(relaxed.plans, pmfs):
+    for plan, p in zip(relaxed.plans, pmfs, strict=False):
         np.testing.assert_allclose(plan, np.diag(p), atol=1e-12)
     exact = solve_barycenter(pmfs, weights, 0.0, grid)
     for target in exact.targets:
@@ -116,7 +116,7 @@ def test_objective_decreases_with_alpha():
     rng = np.random.default_rng(9)
     pmfs, weights, grid = _random_instance(rng)
     values = [solve_barycenter(pmfs, weights, a, grid).objective for a in (0.0, 0.1, 0.2, 0.5, 1.0)]
-    assert all(x >= y - 1e-12 for x, y in zip(values, values[1:]))
+    assert all(x >= y - 1e-12 for x, y in zip(values, values[1:], strict=False))
 
 
 def test_monotone_coupling_has_the_marginals_and_is_monotone():
@@ -171,7 +171,7 @@ def test_sparse_couplings_equal_the_dense_monotone_couplings(seed, alpha):
         assert coupling.nnz <= 2 * k - 1
         np.testing.assert_allclose(coupling.toarray(), _dense_north_west_corner(p, q), atol=1e-12)
     np.testing.assert_array_equal(solution.plans, np.stack([c.toarray() for c in solution.couplings]))
-    dense_objective = sum(w * np.sum(transport_cost(grid) * plan) for w, plan in zip(weights, solution.plans))
+    dense_objective = sum(w * np.sum(transport_cost(grid) * plan) for w, plan in zip(weights, solution.plans, strict=False))
     assert solution.objective == pytest.approx(dense_objective, rel=1e-12, abs=1e-15)
 
 

@@ -9,6 +9,7 @@ from diffprivlib import BudgetAccountant
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 
+from fairlearn_dp.exceptions import PrivacyWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.postprocessing._blind import (
     cell_distributions,
@@ -17,8 +18,6 @@ from fairlearn_dp.postprocessing._blind import (
     posterior_buckets,
     solve_blind_remap,
 )
-from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.exceptions import PrivacyWarning
 
 # HiGHS (scipy's linprog and cvxpy's) returns optima to within its default primal and dual feasibility tolerances,
 # 1e-7: optima of different solves are compared at that tolerance (objectives at rel 1e-6); the same LP solved
@@ -178,7 +177,7 @@ def test_one_hot_posterior_recovers_the_attribute_aware_optimum():
             return np.eye(2)[column]
 
     for alpha in (0.0, 0.1):
-        params = dict(epsilon=math.inf, bounds=(0, 1), n_bins=12, alpha=alpha, groups=[0, 1])
+        params = {"epsilon": math.inf, "bounds": (0, 1), "n_bins": 12, "alpha": alpha, "groups": [0, 1]}
         aware = DPFairRegressionPostprocessor(**params, accountant=BudgetAccountant()).fit(
             outputs[:, None], sensitive_features=groups)
         blind = DPFairRegressionPostprocessor(**params, group_estimator=Oracle().fit(None, None), posterior_buckets=2,
@@ -201,8 +200,8 @@ def _law_like(n=3000, seed=0):
 
 
 def _blind(group_estimator, **params):
-    defaults = dict(epsilon=1.0, bounds=(0, 1), n_bins=10, alpha=0.05, groups=[0, 1, 2], prefit=True,
-                    accountant=BudgetAccountant(), random_state=0)
+    defaults = {"epsilon": 1.0, "bounds": (0, 1), "n_bins": 10, "alpha": 0.05, "groups": [0, 1, 2], "prefit": True,
+                    "accountant": BudgetAccountant(), "random_state": 0}
     defaults.update(params)
     return DPFairRegressionPostprocessor(group_estimator=group_estimator, **defaults)
 
@@ -338,7 +337,7 @@ def test_the_fit_solves_the_lp_with_its_own_margins_scaled_by_noise_margin():
     optimum with exactly ``ks_margins_`` in group order (the margins reversed give another optimum), and the margins
     scale linearly with ``noise_margin`` (same release, same untightened solution)."""
     X, groups, group_estimator = _unequal_groups(3000)
-    params = dict(alpha=0.12, posterior_buckets=4)
+    params = {"alpha": 0.12, "posterior_buckets": 4}
     model = _blind(group_estimator, **params).fit(X, sensitive_features=groups)
     margins = model.ks_margins_
     assert np.all((margins > 0) & (margins < 0.06)) and len(set(np.round(margins, 6))) == 3
@@ -449,17 +448,17 @@ class NoProba:
 
 
 @pytest.mark.parametrize("params, error, match", [
-    (dict(group_estimator=NoProba()), TypeError, "predict_proba"),
-    (dict(posterior_buckets=0), ValueError, "posterior_buckets"),
-    (dict(posterior_buckets=2.5), TypeError, "posterior_buckets"),
-    (dict(noise_margin=-0.5), ValueError, "noise_margin"),
-    (dict(noise_margin=math.nan), ValueError, "noise_margin"),
-    (dict(noise_margin=True), TypeError, "noise_margin"),          # not a number: the shared check_real's type
-    (dict(noise_margin="1"), TypeError, "noise_margin"),
-    (dict(groups=None), ValueError, "groups must be declared"),
-    (dict(groups=[0, 1, 5]), ValueError, "classes_"),
-    (dict(groups=[0, 1]), ValueError, "classes_"),
-    (dict(n_bins=1000, posterior_buckets=10), ValueError, "n_bins=1000 and posterior_buckets=10"),
+    ({"group_estimator": NoProba()}, TypeError, "predict_proba"),
+    ({"posterior_buckets": 0}, ValueError, "posterior_buckets"),
+    ({"posterior_buckets": 2.5}, TypeError, "posterior_buckets"),
+    ({"noise_margin": -0.5}, ValueError, "noise_margin"),
+    ({"noise_margin": math.nan}, ValueError, "noise_margin"),
+    ({"noise_margin": True}, TypeError, "noise_margin"),          # not a number: the shared check_real's type
+    ({"noise_margin": "1"}, TypeError, "noise_margin"),
+    ({"groups": None}, ValueError, "groups must be declared"),
+    ({"groups": [0, 1, 5]}, ValueError, "classes_"),
+    ({"groups": [0, 1]}, ValueError, "classes_"),
+    ({"n_bins": 1000, "posterior_buckets": 10}, ValueError, "n_bins=1000 and posterior_buckets=10"),
 ])
 def test_bad_blind_inputs_are_refused_before_anything_is_charged(params, error, match):
     X, groups, group_estimator = _law_like(n=200)
@@ -518,7 +517,7 @@ def test_group_estimator_fitted_here_is_refused_at_finite_epsilon_identically_on
     outcomes = []
     for sensitive in (groups, moved):
         accountant = BudgetAccountant()
-        params = dict(groups=["alice", "bob"], prefit=False, accountant=accountant)
+        params = {"groups": ["alice", "bob"], "prefit": False, "accountant": accountant}
         fit_args = {}
         if estimator == "regressor":
             params["estimator"] = LinearRegression()

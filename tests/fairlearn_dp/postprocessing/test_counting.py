@@ -11,8 +11,7 @@ import pytest
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
-from fairlearn_dp.postprocessing import _counting
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer, _counting
 from fairlearn_dp.privacy._release import release_joint_counts
 
 PACKAGE = Path(__file__).resolve().parents[3] / "fairlearn_dp" / "postprocessing"

@@ -10,11 +10,10 @@ from diffprivlib import BudgetAccountant
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
-from fairlearn_dp.postprocessing import _distributed
-from fairlearn_dp.postprocessing._inputs import _encode_numeric, binary_labels, fit_template
 from fairlearn_dp._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from fairlearn_dp._utils._validation import as_group_vector, encode_groups
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer, _distributed
+from fairlearn_dp.postprocessing._inputs import _encode_numeric, binary_labels, fit_template
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -49,15 +48,15 @@ def classifier(data):
 
 
 def regression(accountant, **kwargs):
-    params = dict(epsilon=1.0, bounds=(-2.0, 3.0), n_bins=24, alpha=0.05, groups=GROUPS, accountant=accountant,
-                  random_state=7)
+    params = {"epsilon": 1.0, "bounds": (-2.0, 3.0), "n_bins": 24, "alpha": 0.05, "groups": GROUPS, "accountant": accountant,
+                  "random_state": 7}
     params.update(kwargs)
     return DPFairRegressionPostprocessor(**params)
 
 
 def threshold(accountant, **kwargs):
-    params = dict(constraints="equalized_odds", groups=GROUPS, accountant=accountant, random_state=11,
-                  n_score_bins=12)
+    params = {"constraints": "equalized_odds", "groups": GROUPS, "accountant": accountant, "random_state": 11,
+                  "n_score_bins": 12}
     params.update(kwargs)
     return DPThresholdOptimizer(**params)
 
@@ -131,7 +130,7 @@ def test_regression_several_sensitive_columns_from_a_dask_dataframe(data):
 @pytest.mark.parametrize("predict_method", ["predict_proba", "predict"])
 def test_threshold_optimizer_prefit_classifier_on_dask(data, classifier, predict_method):
     X, _, labels, a = data
-    params = dict(estimator=classifier, prefit=True, predict_method=predict_method)
+    params = {"estimator": classifier, "prefit": True, "predict_method": predict_method}
     in_memory = threshold(BudgetAccountant(), **params).fit(X, labels, sensitive_features=a)
     accountant = BudgetAccountant()
     out_of_core = threshold(accountant, **params).fit(

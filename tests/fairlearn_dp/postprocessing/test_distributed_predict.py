@@ -77,7 +77,7 @@ def _frame(values, chunks):
     bounds = np.concatenate([[0], np.cumsum(chunks)])
     # from_map, not from_delayed: with dask 2026.8, a from_delayed frame turned into an array (even by its own
     # to_dask_array()) fails to compute ("Missing dependency").
-    return dd.from_map(lambda rows: frame.iloc[rows[0]:rows[1]], list(zip(bounds[:-1], bounds[1:])),
+    return dd.from_map(lambda rows: frame.iloc[rows[0]:rows[1]], list(zip(bounds[:-1], bounds[1:], strict=False)),
                        meta=frame.iloc[:0], enforce_metadata=False)
 
 
@@ -306,7 +306,7 @@ def test_skip_draws_continues_the_stream_for_every_bit_generator():
 
 
 def test_skip_draws_in_chunks_matches_one_long_draw(monkeypatch):
-    from fairlearn_dp.privacy import _random          # where the random sources live
+    from fairlearn_dp.privacy import _random  # where the random sources live
 
     monkeypatch.setattr(_random, "_SKIP_CHUNK", 64)
     reference = np.random.RandomState(2).random_sample(1000)

@@ -14,17 +14,16 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import fairlearn_dp.postprocessing._fair_regression as module
+from fairlearn_dp.exceptions import PrivacyWarning, UtilityWarning
 from fairlearn_dp.metrics import ks_statistical_parity
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
 from fairlearn_dp.postprocessing._fair_regression import private_group_estimates
-from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy import PrivacySpend
-from fairlearn_dp.exceptions import PrivacyWarning
 
 
 def make(accountant, **kwargs):
-    params = dict(epsilon=1.0, bounds=(0.0, 1.0), n_bins=10, groups=[0, 1, 2], accountant=accountant,
-                  random_state=0)
+    params = {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_bins": 10, "groups": [0, 1, 2], "accountant": accountant,
+                  "random_state": 0}
     params.update(kwargs)
     return DPFairRegressionPostprocessor(**params)
 
@@ -266,9 +265,8 @@ def test_bad_input(regression_outputs, accountant, kwargs, fit_args, error, matc
 
 
 def test_single_group_in_data_without_declared_groups(accountant):
-    with pytest.warns(PrivacyWarning):
-        with pytest.raises(ValueError, match="at least 2 groups"):
-            make(accountant, groups=None).fit(np.full((10, 1), 0.5), sensitive_features=np.zeros(10))
+    with pytest.warns(PrivacyWarning), pytest.raises(ValueError, match="at least 2 groups"):
+        make(accountant, groups=None).fit(np.full((10, 1), 0.5), sensitive_features=np.zeros(10))
 
 
 def test_unseen_group_at_predict_and_not_fitted(regression_outputs, accountant):

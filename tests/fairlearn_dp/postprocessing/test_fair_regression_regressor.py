@@ -67,7 +67,7 @@ class _SparseRidge(Ridge):
 def test_infinite_epsilon_without_bounds_bins_the_range_of_the_fitting_outputs(data, regressor):
     X, y, a = data
     outputs = regressor.predict(X)
-    common = dict(estimator=regressor, prefit=True, epsilon=np.inf, n_bins=20, alpha=0.1, groups=[0, 1])
+    common = {"estimator": regressor, "prefit": True, "epsilon": np.inf, "n_bins": 20, "alpha": 0.1, "groups": [0, 1]}
     no_bounds = DPFairRegressionPostprocessor(**common).fit(X, sensitive_features=a)
     given = DPFairRegressionPostprocessor(**common, bounds=(outputs.min(), outputs.max())).fit(X, sensitive_features=a)
     np.testing.assert_allclose(no_bounds.bin_edges_[[0, -1]], [outputs.min(), outputs.max()], rtol=1e-12)
@@ -100,7 +100,7 @@ def test_a_finite_epsilon_requires_bounds_before_the_budget_and_the_data(data, b
     X, y, a = data
     estimator = _CountingRegressor().fit(X[:200], y[:200])
     _CountingRegressor.calls = 0
-    extra = dict(group_estimator=LogisticRegression().fit(X[:200], a[:200])) if blind else {}
+    extra = {"group_estimator": LogisticRegression().fit(X[:200], a[:200])} if blind else {}
     model = DPFairRegressionPostprocessor(estimator=estimator, prefit=True, epsilon=1.0, delta=delta, groups=[0, 1],
                                           accountant=exhausted(), **extra)
     with pytest.raises(ValueError, match="bounds=\\(s, t\\) is required at a finite epsilon.*public input needed "
@@ -121,7 +121,7 @@ def test_dask_inputs_need_bounds_at_infinite_epsilon_too(data, regressor):
 # ---------------------------------------------------------------------------------------------- features
 def fitted_on_frame(data, regressor, **kwargs):
     X, y, a = data
-    params = dict(estimator=regressor, prefit=True, epsilon=np.inf, bounds=(-4.0, 5.0), groups=[0, 1])
+    params = {"estimator": regressor, "prefit": True, "epsilon": np.inf, "bounds": (-4.0, 5.0), "groups": [0, 1]}
     params.update(kwargs)
     return DPFairRegressionPostprocessor(**params).fit(pd.DataFrame(X, columns=COLUMNS), sensitive_features=a)
 
@@ -235,8 +235,8 @@ def test_tags_follow_what_fit_accepts(regressor):
 @pytest.mark.parametrize("container", [scipy.sparse.csr_matrix, scipy.sparse.csr_array])
 def test_sparse_input_goes_to_a_regressor_that_takes_it(data, regressor, container):
     X, y, a = data
-    common = dict(estimator=regressor, prefit=True, epsilon=1.0, bounds=(-4.0, 5.0), n_bins=16, groups=[0, 1],
-                  random_state=0)
+    common = {"estimator": regressor, "prefit": True, "epsilon": 1.0, "bounds": (-4.0, 5.0), "n_bins": 16, "groups": [0, 1],
+                  "random_state": 0}
     dense = DPFairRegressionPostprocessor(**common, accountant=BudgetAccountant()).fit(X, sensitive_features=a)
     sparse = DPFairRegressionPostprocessor(**common, accountant=BudgetAccountant()).fit(container(X),
                                                                                         sensitive_features=a)

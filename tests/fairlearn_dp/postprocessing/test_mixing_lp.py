@@ -26,6 +26,7 @@ from fairlearn_dp.postprocessing._mixing_lp import (
     released_rates,
 )
 
+
 def small_group_problem(m=20_000, seed=0):
     """Calibrated scores of three groups with shares 80 / 17 / 3 %; the smallest has much lower scores, so the
     accuracy-optimal thresholds select it far less often (selection-rate gap about 0.25 at threshold 0.5)."""
@@ -38,7 +39,7 @@ def small_group_problem(m=20_000, seed=0):
 
 
 def fit(score, a, y, **params):
-    settings = dict(constraints="demographic_parity", epsilon=1.0, groups=[0, 1, 2], accountant=BudgetAccountant())
+    settings = {"constraints": "demographic_parity", "epsilon": 1.0, "groups": [0, 1, 2], "accountant": BudgetAccountant()}
     settings.update(params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -14,14 +14,14 @@ from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresho
 
 
 def _regression(accountant, **kwargs):
-    params = dict(epsilon=1.0, bounds=(0.0, 1.0), n_bins=8, groups=[0, 1, 2], accountant=accountant, random_state=0)
+    params = {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_bins": 8, "groups": [0, 1, 2], "accountant": accountant, "random_state": 0}
     params.update(kwargs)
     return DPFairRegressionPostprocessor(**params)
 
 
 def _threshold(accountant, **kwargs):
-    params = dict(constraints="equalized_odds", predict_method="predict", groups=[0, 1, 2], accountant=accountant,
-                  random_state=0)
+    params = {"constraints": "equalized_odds", "predict_method": "predict", "groups": [0, 1, 2], "accountant": accountant,
+                  "random_state": 0}
     params.update(kwargs)
     return DPThresholdOptimizer(**params)
 
@@ -83,8 +83,8 @@ def test_threshold_group_with_one_label_only_fits_at_every_epsilon():
 
 
 @pytest.mark.parametrize("make, data", [
-    (_regression, lambda o, yh, y, a: dict(X=np.r_[np.nan, o[1:]][:, None], sensitive_features=a)),
-    (_threshold, lambda o, yh, y, a: dict(X=yh[:, None], y=np.r_[7, y[1:]], sensitive_features=a)),
+    (_regression, lambda o, yh, y, a: {"X": np.r_[np.nan, o[1:]][:, None], "sensitive_features": a}),
+    (_threshold, lambda o, yh, y, a: {"X": yh[:, None], "y": np.r_[7, y[1:]], "sensitive_features": a}),
 ])
 def test_exhausted_budget_is_a_budget_error_before_the_data_are_read(make, data):
     """With an exhausted accountant both neighbours (valid or not) get BudgetError: the budget check comes first."""
@@ -92,7 +92,7 @@ def test_exhausted_budget_is_a_budget_error_before_the_data_are_read(make, data)
     exhausted = BudgetAccountant(epsilon=0.5)
     with pytest.raises(BudgetError):
         make(exhausted).fit(**data(outputs, yhat, y, a))
-    valid = dict(X=(outputs if make is _regression else yhat)[:, None], sensitive_features=a)
+    valid = {"X": (outputs if make is _regression else yhat)[:, None], "sensitive_features": a}
     if make is _threshold:
         valid["y"] = y
     with pytest.raises(BudgetError):

@@ -15,10 +15,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 
 import fairlearn_dp.postprocessing._threshold_optimizer as module
+from fairlearn_dp.exceptions import FairnessWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.privacy import PrivacySpend
-from fairlearn_dp.exceptions import PrivacyWarning
 
 
 def binary_problem(m=5000, n_groups=3, seed=0):
@@ -78,9 +77,9 @@ SLACK_MAY_NOT_BIND = pytest.mark.filterwarnings(
 
 def fit_binary(yhat, a, y, accountant=None, **kwargs):
     """Algorithm 1 of Jagielski et al. as the paper states it: binary predictions, flips, LP~ (1) with its slack."""
-    params = dict(constraints="equalized_odds", objective="accuracy_score", flip=True, predict_method="predict",
-                  epsilon=1.0, groups=sorted(set(a.tolist())), accountant=accountant if accountant is not None else BudgetAccountant(),
-                  random_state=0, privacy_slack=True)
+    params = {"constraints": "equalized_odds", "objective": "accuracy_score", "flip": True, "predict_method": "predict",
+                  "epsilon": 1.0, "groups": sorted(set(a.tolist())), "accountant": accountant if accountant is not None else BudgetAccountant(),
+                  "random_state": 0, "privacy_slack": True}
     params.update(kwargs)
     return DPThresholdOptimizer(**params).fit(yhat[:, None], y, sensitive_features=a)
 
@@ -496,7 +495,7 @@ def test_a_missing_label_is_named_as_missing_and_fairlearns_message_is_kept_at_i
     a = np.tile([0, 1], 20)
     y = np.tile([0.0, 1.0], 20)
     y[3] = np.nan
-    settings = dict(constraints="demographic_parity", predict_method="predict_proba", groups=[0, 1], random_state=0)
+    settings = {"constraints": "demographic_parity", "predict_method": "predict_proba", "groups": [0, 1], "random_state": 0}
     with pytest.raises(ValueError, match=r"^`y` contains missing labels \(NaN/None\): labels must be 0 or 1\.$"):
         DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=1.0, accountant=BudgetAccountant(),
                              **settings).fit(X, y, sensitive_features=a)

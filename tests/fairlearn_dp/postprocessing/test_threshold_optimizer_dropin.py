@@ -27,9 +27,8 @@ from fairlearn.utils._input_validation import (
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.linear_model import LogisticRegression
 
+from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
-from fairlearn_dp.exceptions import FairdpWarning
-from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.privacy import PrivacySpend
 
 
@@ -63,10 +62,10 @@ def _problem(m=400, seed=0):
 
 
 PARAMS = [
-    dict(constraints="demographic_parity", objective="accuracy_score"),
-    dict(constraints="equalized_odds", objective="balanced_accuracy_score", flip=True),
-    dict(constraints="true_positive_rate_parity", objective="selection_rate", grid_size=200),
-    dict(constraints="false_positive_rate_parity", objective="accuracy_score", tol=0.05),
+    {"constraints": "demographic_parity", "objective": "accuracy_score"},
+    {"constraints": "equalized_odds", "objective": "balanced_accuracy_score", "flip": True},
+    {"constraints": "true_positive_rate_parity", "objective": "selection_rate", "grid_size": 200},
+    {"constraints": "false_positive_rate_parity", "objective": "accuracy_score", "tol": 0.05},
 ]
 
 
@@ -147,7 +146,7 @@ def test_no_privacy_warning_at_infinite_epsilon():
 def test_infinite_epsilon_still_validates_the_privacy_parameters():
     X, y, a = _problem()
     acc = BudgetAccountant()
-    for bad in (dict(beta=2.0), dict(privacy_unit="row"), dict(n_score_bins=0), dict(delta=1.5)):
+    for bad in ({"beta": 2.0}, {"privacy_unit": "row"}, {"n_score_bins": 0}, {"delta": 1.5}):
         with pytest.raises(ValueError):
             DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf, accountant=acc,
                                  **bad).fit(X, y, sensitive_features=a)
@@ -155,8 +154,8 @@ def test_infinite_epsilon_still_validates_the_privacy_parameters():
 
 
 def _finite(**kwargs):
-    params = dict(estimator=_OneColumnScores().fit(None), prefit=True, predict_method="predict_proba", epsilon=1.0,
-                  groups=["p", "q", "r"], random_state=0)
+    params = {"estimator": _OneColumnScores().fit(None), "prefit": True, "predict_method": "predict_proba", "epsilon": 1.0,
+                  "groups": ["p", "q", "r"], "random_state": 0}
     params.update(kwargs)
     return DPThresholdOptimizer(**params)
 
@@ -168,7 +167,7 @@ def test_finite_epsilon_bad_inputs_give_fairlearns_messages(case):
     X = rng.random((200, 1))
     y = rng.integers(0, 2, 200)
     a = rng.choice(["p", "q", "r"], 200)
-    kwargs, fit_kwargs, data = {}, {}, dict(X=X, y=y, sensitive_features=a)
+    kwargs, fit_kwargs, data = {}, {}, {"X": X, "y": y, "sensitive_features": a}
     if case == "y_none":
         data["y"], match = None, re.escape(_MESSAGE_Y_NONE)
     elif case == "y_empty":
@@ -201,7 +200,7 @@ def test_finite_epsilon_bad_inputs_give_fairlearns_messages(case):
     assert not re.search(r"\d{2,}", str(info.value))           # no counts in the DP path's messages
     assert acc.spent_budget == []
     # Fairlearn's class rejects the same input with the same message.
-    fl_kwargs = {k: v for k, v in kwargs.items()}
+    fl_kwargs = dict(kwargs.items())
     fl_estimator = fl_kwargs.pop("estimator", _OneColumnScores().fit(None))
     with pytest.raises(ValueError, match=match if case != "sf_rows" else "inconsistent numbers of samples"):
         ThresholdOptimizer(estimator=fl_estimator, prefit=True, predict_method="predict_proba", **fl_kwargs).fit(

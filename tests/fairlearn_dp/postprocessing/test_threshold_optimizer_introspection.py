@@ -20,8 +20,8 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import fairlearn_dp.postprocessing._introspection as introspection
 import fairlearn_dp.postprocessing._threshold_optimizer as module
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
+from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import PrivacySpend
 
 SIMPLE_FIELDS = ["p0", "operation0", "p1", "operation1"]                   # Fairlearn's simple-constraint entry
@@ -46,9 +46,9 @@ def problem(m=3000, seed=0, n_groups=3):
 def fitted(constraints="demographic_parity", *, X=None, y=None, a=None, **params):
     if X is None:
         X, y, a = problem()
-    settings = dict(estimator=LogisticRegression().fit(X, y), prefit=True, constraints=constraints,
-                    predict_method="predict_proba", epsilon=1.0, groups=sorted(set(np.asarray(a).tolist())),
-                    n_score_bins=N_BINS, accountant=BudgetAccountant(), random_state=0)
+    settings = {"estimator": LogisticRegression().fit(X, y), "prefit": True, "constraints": constraints,
+                    "predict_method": "predict_proba", "epsilon": 1.0, "groups": sorted(set(np.asarray(a).tolist())),
+                    "n_score_bins": N_BINS, "accountant": BudgetAccountant(), "random_state": 0}
     settings.update(params)
     return DPThresholdOptimizer(**settings).fit(X, y, sensitive_features=a)
 
@@ -112,16 +112,16 @@ def test_fitted_attributes_have_fairlearns_format(constraints, flip):
 
 
 CASES = {
-    "dp": dict(constraints="demographic_parity"),
-    "eo": dict(constraints="equalized_odds"),
-    "eo flip": dict(constraints="equalized_odds", flip=True, objective="balanced_accuracy_score"),
-    "tpr tol": dict(constraints="true_positive_rate_parity", tol=0.02, objective="balanced_accuracy_score"),
-    "tnr flip": dict(constraints="true_negative_rate_parity", flip=True),
-    "eo aif360 objective": dict(constraints="equalized_odds", flip=True, objective="sum_of_group_tpr_minus_fpr"),
-    "eo interior point": dict(constraints="equalized_odds", solver="CLARABEL"),
-    "dp interior point": dict(constraints="demographic_parity", flip=True, solver="CLARABEL"),
-    "many bins": dict(constraints="equalized_odds", n_score_bins=200, epsilon=5.0),
-    "gaussian": dict(constraints="demographic_parity", delta=1e-6),
+    "dp": {"constraints": "demographic_parity"},
+    "eo": {"constraints": "equalized_odds"},
+    "eo flip": {"constraints": "equalized_odds", "flip": True, "objective": "balanced_accuracy_score"},
+    "tpr tol": {"constraints": "true_positive_rate_parity", "tol": 0.02, "objective": "balanced_accuracy_score"},
+    "tnr flip": {"constraints": "true_negative_rate_parity", "flip": True},
+    "eo aif360 objective": {"constraints": "equalized_odds", "flip": True, "objective": "sum_of_group_tpr_minus_fpr"},
+    "eo interior point": {"constraints": "equalized_odds", "solver": "CLARABEL"},
+    "dp interior point": {"constraints": "demographic_parity", "flip": True, "solver": "CLARABEL"},
+    "many bins": {"constraints": "equalized_odds", "n_score_bins": 200, "epsilon": 5.0},
+    "gaussian": {"constraints": "demographic_parity", "delta": 1e-6},
 }
 
 
@@ -142,9 +142,9 @@ def test_interpolation_dict_is_the_rule_predict_uses(case):
 
 
 @pytest.mark.parametrize("params", [
-    dict(predict_method="predict_proba", n_score_bins=7),
-    dict(predict_method="decision_function", score_range=(-2.0, 3.0), n_score_bins=9, flip=True),
-    dict(predict_method="predict_proba", n_score_bins=1),
+    {"predict_method": "predict_proba", "n_score_bins": 7},
+    {"predict_method": "decision_function", "score_range": (-2.0, 3.0), "n_score_bins": 9, "flip": True},
+    {"predict_method": "predict_proba", "n_score_bins": 1},
 ])
 def test_thresholds_are_exact_bin_boundaries(params):
     """Scores on every bin edge, one float either side, and outside the range: Fairlearn's thresholds on the dict
@@ -234,7 +234,7 @@ def test_an_interior_point_solution_keeps_the_lps_released_rates(monkeypatch):
     (raw, result, table), = seen
     assert any(introspection.rule_from_values(row) is None for row in raw)      # a rewrite was needed
     np.testing.assert_array_equal(model.mixing_rates_, result)
-    for before, after in zip(_released_rates(raw, table), _released_rates(result, table)):
+    for before, after in zip(_released_rates(raw, table), _released_rates(result, table), strict=False):
         np.testing.assert_allclose(after, before, rtol=0, atol=1e-12)
 
 
@@ -242,9 +242,9 @@ def _lines(ax):
     return {line.get_label(): line for line in ax.get_lines()}
 
 
-@pytest.mark.parametrize("constraints, params", [("equalized_odds", {}), ("equalized_odds", dict(flip=True)),
+@pytest.mark.parametrize("constraints, params", [("equalized_odds", {}), ("equalized_odds", {"flip": True}),
                                                  ("demographic_parity", {}),
-                                                 ("false_negative_rate_parity", dict(tol=0.05))])
+                                                 ("false_negative_rate_parity", {"tol": 0.05})])
 def test_plot_threshold_optimizer_draws_the_released_curves(constraints, params):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
@@ -285,7 +285,7 @@ def test_plot_threshold_optimizer_draws_the_released_curves(constraints, params)
     else:
         overall = lines["overall tradeoff curve"].get_ydata()
         shares = model.table_.sum(axis=(1, 2))
-        expected = sum(share * lines[f"sensitive feature = {g}"].get_ydata() for g, share in zip(model.groups_, shares))
+        expected = sum(share * lines[f"sensitive feature = {g}"].get_ydata() for g, share in zip(model.groups_, shares, strict=False))
         np.testing.assert_allclose(overall, expected, rtol=0, atol=1e-12)
         pooled = metric[0](fitted_fp.sum(), fitted_tp.sum(), negatives.sum(), positives.sum())
         assert lines["solution"].get_xdata()[0] == pytest.approx(pooled, abs=1e-12)

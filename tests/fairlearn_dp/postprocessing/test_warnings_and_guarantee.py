@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 import pytest
+from fairdp_adapters._checkout import load_example
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from fairdp_adapters._checkout import load_example
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.postprocessing._mixing_lp import released_rates
@@ -176,8 +176,8 @@ def test_the_repr_is_scikit_learns_until_fitted_and_when_nested():
     """Unfitted, cloned and nested in a Pipeline: scikit-learn's repr (wrapped as scikit-learn wraps it); fitted, one
     line more with the guarantee. get_params is unchanged."""
     X, y, a = _problem()
-    params = dict(constraints="equalized_odds", epsilon=2.0, groups=[0, 1], n_score_bins=20, beta=0.1, tol=0.01,
-                  objective="balanced_accuracy_score", accountant=None, random_state=0)
+    params = {"constraints": "equalized_odds", "epsilon": 2.0, "groups": [0, 1], "n_score_bins": 20, "beta": 0.1, "tol": 0.01,
+                  "objective": "balanced_accuracy_score", "accountant": None, "random_state": 0}
     model = DPThresholdOptimizer(**params)
     unfitted = repr(model)
     assert unfitted.startswith("DPThresholdOptimizer(beta=0.1, ") and "\n" in unfitted

@@ -7,7 +7,11 @@ import numpy as np
 import pytest
 
 from fairlearn_dp.privacy._budget_split import (
-    group_budget_split, group_budget_stage1_split, group_budget_stage2_split, min_count_split, statistics_game_split,
+    group_budget_split,
+    group_budget_stage1_split,
+    group_budget_stage2_split,
+    min_count_split,
+    statistics_game_split,
     statistics_release_split,
 )
 from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp, zcdp_to_approx_dp

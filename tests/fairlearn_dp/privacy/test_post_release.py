@@ -12,13 +12,13 @@ from diffprivlib import BudgetAccountant
 from fairlearn.metrics import selection_rate
 from sklearn.linear_model import LogisticRegression
 
+from fairlearn_dp._utils import atomic_fit
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.metrics import DPMetricFrame
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._accountant import charge
 from fairlearn_dp.privacy._post_release import issue_warnings_after_release
-from fairlearn_dp._utils import atomic_fit
 
 
 class Toy:

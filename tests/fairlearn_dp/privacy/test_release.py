@@ -9,10 +9,13 @@ from diffprivlib.utils import BudgetError
 from scipy import optimize, stats
 
 from fairlearn_dp.privacy import PrivacySpend
-from fairlearn_dp.privacy._release import (
-    joint_histogram_sensitivity, release_gaussian, release_joint_counts, release_laplace,
-)
 from fairlearn_dp.privacy._accountant import validate_epsilon_delta
+from fairlearn_dp.privacy._release import (
+    joint_histogram_sensitivity,
+    release_gaussian,
+    release_joint_counts,
+    release_laplace,
+)
 
 
 def private_joint_histogram(bin_index, group_index, *, n_bins, n_groups, **release):

@@ -9,10 +9,10 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Geometric, Laplace, LaplaceTruncated
 from scipy import stats
 
-from fairlearn_dp.privacy._release import release_gaussian, release_joint_counts, release_laplace
-from fairlearn_dp.privacy._zcdp import zcdp_gaussian_mechanism
-from fairlearn_dp.privacy._vector import randomise_vector
 from fairlearn_dp.privacy import _vector
+from fairlearn_dp.privacy._release import release_gaussian, release_joint_counts, release_laplace
+from fairlearn_dp.privacy._vector import randomise_vector
+from fairlearn_dp.privacy._zcdp import zcdp_gaussian_mechanism
 from fairlearn_dp.privacy._zcdp_ledger import ZCDPLedger
 
 MECHANISMS = {
@@ -87,7 +87,7 @@ def test_secure_path_never_touches_the_global_generators(name):
     numpy_state, python_state = np.random.get_state(), random.getstate()
     first = randomise_vector(MECHANISMS[name](None), np.zeros(5000))
     after = np.random.get_state()
-    assert all(np.array_equal(a, b) for a, b in zip(numpy_state, after)) and random.getstate() == python_state
+    assert all(np.array_equal(a, b) for a, b in zip(numpy_state, after, strict=False)) and random.getstate() == python_state
     np.random.seed(7)
     random.seed(7)
     second = randomise_vector(MECHANISMS[name](None), np.zeros(5000))
@@ -99,7 +99,7 @@ def test_numpy_global_generator_as_random_state_is_still_secure():
     mechanism = Laplace(epsilon=1.0, sensitivity=1.0, random_state=np.random.mtrand._rand)
     state = np.random.get_state()
     randomise_vector(mechanism, np.zeros(1000))
-    assert all(np.array_equal(a, b) for a, b in zip(state, np.random.get_state()))
+    assert all(np.array_equal(a, b) for a, b in zip(state, np.random.get_state(), strict=False))
 
 
 def test_secure_laplace_is_one_os_read_per_batch_never_one_per_uniform(monkeypatch):

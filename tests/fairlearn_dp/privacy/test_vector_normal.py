@@ -146,7 +146,7 @@ def test_boundary_pairs_are_decided_with_math_log(monkeypatch, direction):
     found = _boundary_pairs(np.random.default_rng(7), 30)
     filler = random.Random(8)
     uniforms = []
-    for on, above in zip(found["on"][:30], found["above"][:30]):     # boundary pairs between ordinary pairs
+    for on, above in zip(found["on"][:30], found["above"][:30], strict=False):     # boundary pairs between ordinary pairs
         uniforms += [*on, filler.random(), filler.random(), *above, filler.random(), filler.random()]
     count = _all_normals(uniforms)                                    # the draws reach every pair
     expected, read = _scalar(uniforms, count)
@@ -203,9 +203,9 @@ def _system_random_replaying(monkeypatch, reads):
 
 
 GAUSSIANS = {
-    "gaussian": dict(cls=Gaussian, epsilon=0.5, delta=1e-5, sensitivity=0.3),
-    "analytic": dict(cls=GaussianAnalytic, epsilon=2.0, delta=1e-6, sensitivity=0.3),
-    "analytic_wide": dict(cls=GaussianAnalytic, epsilon=0.1, delta=1e-3, sensitivity=7.0),
+    "gaussian": {"cls": Gaussian, "epsilon": 0.5, "delta": 1e-5, "sensitivity": 0.3},
+    "analytic": {"cls": GaussianAnalytic, "epsilon": 2.0, "delta": 1e-6, "sensitivity": 0.3},
+    "analytic_wide": {"cls": GaussianAnalytic, "epsilon": 0.1, "delta": 1e-3, "sensitivity": 7.0},
 }
 
 

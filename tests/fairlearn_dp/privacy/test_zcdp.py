@@ -9,7 +9,11 @@ from scipy import stats
 from fairlearn_dp.privacy import zcdp_to_approx_dp
 from fairlearn_dp.privacy._release import release_gaussian
 from fairlearn_dp.privacy._zcdp import (
-    compose_zcdp, pure_dp_to_zcdp, zcdp_gaussian_mechanism, zcdp_gaussian_sigma, zcdp_spend,
+    compose_zcdp,
+    pure_dp_to_zcdp,
+    zcdp_gaussian_mechanism,
+    zcdp_gaussian_sigma,
+    zcdp_spend,
 )
 
 

@@ -13,9 +13,9 @@ from fairlearn.reductions import DemographicParity, ErrorRate, ErrorRateParity
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.privacy._selection import SELECTION_SHARE, choose_against_constants, no_choice, selection_split
-from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
 from fairlearn_dp.privacy._budget_split import statistics_game_split
+from fairlearn_dp.privacy._exponential import exponential_mechanism_probabilities
+from fairlearn_dp.privacy._selection import SELECTION_SHARE, choose_against_constants, no_choice, selection_split
 from fairlearn_dp.reductions import DPExponentiatedGradient, JagielskiExponentiatedGradient
 
 CHOSEN = "no more accurate than a constant classifier"
@@ -23,12 +23,12 @@ CHOSEN = "no more accurate than a constant classifier"
 # Every private path: the statistics game with the estimator Learner and with the least-squares Learner, under the
 # attribute unit; the statistics game under "record"; Algorithm 3 under both units.
 PATHS = {
-    "game, estimator": dict(estimator=LogisticRegression()),
-    "game, least squares": dict(estimator=None),
-    "game, record": dict(estimator=None, privacy_unit="record", row_norm_bound=2.0),
-    "paper": dict(estimator=None, algorithm3=True, oracle="regression", max_iter=3),
-    "paper, record": dict(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record", max_iter=3,
-                          min_count=40),
+    "game, estimator": {"estimator": LogisticRegression()},
+    "game, least squares": {"estimator": None},
+    "game, record": {"estimator": None, "privacy_unit": "record", "row_norm_bound": 2.0},
+    "paper": {"estimator": None, "algorithm3": True, "oracle": "regression", "max_iter": 3},
+    "paper, record": {"estimator": None, "algorithm3": True, "oracle": "regression", "privacy_unit": "record", "max_iter": 3,
+                          "min_count": 40},
 }
 
 

@@ -17,7 +17,14 @@ import pytest
 from fairlearn.reductions import DemographicParity, ErrorRateParity
 from sklearn.linear_model import LogisticRegression
 
+from fairlearn_dp._utils._fit_support import (
+    CONSTANT_OUTPUT_RATE,
+    CONSTANT_OUTPUT_Z,
+    linear_span,
+    warn_if_constant_output,
+)
 from fairlearn_dp.exceptions import UtilityWarning
+from fairlearn_dp.privacy._selection import ConstantChoice, no_choice
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     DPGerryFairClassifier,
@@ -25,14 +32,6 @@ from fairlearn_dp.reductions import (
     JagielskiExponentiatedGradient,
 )
 from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
-from fairlearn_dp._utils._fit_support import (
-    CONSTANT_OUTPUT_RATE,
-    CONSTANT_OUTPUT_Z,
-    linear_span,
-    warn_if_constant_output,
-)
-from fairlearn_dp.privacy._selection import no_choice
-from fairlearn_dp.privacy._selection import ConstantChoice
 
 CONSTANT_OUTPUT = "predicts 0 on (almost) every row"
 CHOSEN = "no more accurate than a constant classifier"

@@ -24,8 +24,15 @@ from sklearn.compose import ColumnTransformer
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import (FunctionTransformer, MaxAbsScaler, MinMaxScaler, Normalizer, OneHotEncoder,
-                                   OrdinalEncoder, StandardScaler)
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    MaxAbsScaler,
+    MinMaxScaler,
+    Normalizer,
+    OneHotEncoder,
+    OrdinalEncoder,
+    StandardScaler,
+)
 
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
@@ -89,7 +96,7 @@ def fit_recording(model, X, y, a):
 
 # ------------------------------------------------------------------------------------------ the helper
 def test_layout_bound_is_the_hand_computed_one():
-    layout = dict(one_hot=[COLORS, SIZES], numeric=RANGES)
+    layout = {"one_hot": [COLORS, SIZES], "numeric": RANGES}
     assert layout_row_norm_bound(**layout) == pytest.approx(HAND_L2, rel=1e-15)
     assert layout_row_norm_bound(**layout, norm="l1") == pytest.approx(HAND_L1, rel=1e-15)
     # A count of blocks and a list of ranges say the same.
@@ -114,18 +121,18 @@ def test_layout_bound_holds_on_every_extreme_row_of_the_domain(drop, handle_unkn
 
 
 @pytest.mark.parametrize("layout, error, needle", [
-    (dict(one_hot=-1), ValueError, "one_hot"),
-    (dict(one_hot="abc"), TypeError, "one_hot"),
-    (dict(one_hot=[[]]), ValueError, "one_hot\\[0\\]"),
-    (dict(one_hot=[3]), TypeError, "one_hot\\[0\\]"),
-    (dict(numeric={"x": (2, 1)}), ValueError, "numeric\\['x'\\]"),
-    (dict(numeric={"x": (0, np.inf)}), ValueError, "numeric\\['x'\\]"),
-    (dict(numeric=[(0, 1, 2)]), TypeError, "numeric\\[0\\]"),
-    (dict(numeric=[("a", 1)]), TypeError, "numeric\\[0\\]"),
-    (dict(numeric=None), TypeError, "numeric must be"),
-    (dict(numeric="u"), TypeError, "numeric must be"),
-    (dict(one_hot=1, norm="l3"), ValueError, "norm"),
-    (dict(), ValueError, "no column"),
+    ({"one_hot": -1}, ValueError, "one_hot"),
+    ({"one_hot": "abc"}, TypeError, "one_hot"),
+    ({"one_hot": [[]]}, ValueError, "one_hot\\[0\\]"),
+    ({"one_hot": [3]}, TypeError, "one_hot\\[0\\]"),
+    ({"numeric": {"x": (2, 1)}}, ValueError, "numeric\\['x'\\]"),
+    ({"numeric": {"x": (0, np.inf)}}, ValueError, "numeric\\['x'\\]"),
+    ({"numeric": [(0, 1, 2)]}, TypeError, "numeric\\[0\\]"),
+    ({"numeric": [("a", 1)]}, TypeError, "numeric\\[0\\]"),
+    ({"numeric": None}, TypeError, "numeric must be"),
+    ({"numeric": "u"}, TypeError, "numeric must be"),
+    ({"one_hot": 1, "norm": "l3"}, ValueError, "norm"),
+    ({}, ValueError, "no column"),
 ])
 def test_a_malformed_layout_is_refused_naming_the_argument(layout, error, needle):
     with pytest.raises(error, match=needle):

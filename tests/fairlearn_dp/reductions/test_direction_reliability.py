@@ -11,14 +11,13 @@ import pytest
 from diffprivlib import BudgetAccountant
 from fairlearn.reductions import DemographicParity, EqualizedOdds, ErrorRateParity
 
-from fairlearn_dp.reductions import DPExponentiatedGradient
+from fairlearn_dp.reductions import DPExponentiatedGradient, _statistics_game
 from fairlearn_dp.reductions._direction_reliability import (
     direction_noise_variance,
     direction_reliability,
     psd_part,
 )
 from fairlearn_dp.reductions._eg_params import _EVENT_LABELS, _event_index, _moment_events
-from fairlearn_dp.reductions import _statistics_game
 from fairlearn_dp.reductions._statistics_game import StatisticsGame
 
 

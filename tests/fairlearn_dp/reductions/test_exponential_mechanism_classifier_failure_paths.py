@@ -14,8 +14,8 @@ from sklearn.exceptions import NotFittedError
 
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.reductions import ExponentialMechanismFairClassifier
-from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 from fairlearn_dp.reductions._exponential_mechanism_classifier import _sensitivity, _utility_loss
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
 pytestmark = [
     # Fits on a few hundred synthetic rows at small epsilon are often no better than a constant classifier, or take a
@@ -42,7 +42,7 @@ def one_positive_data(n=400, seed=0):
 
 
 def make(**kwargs):
-    params = dict(epsilon=2.0, diagnostic_share=0.0, groups=[0, 1], accountant=BudgetAccountant(), random_state=0)
+    params = {"epsilon": 2.0, "diagnostic_share": 0.0, "groups": [0, 1], "accountant": BudgetAccountant(), "random_state": 0}
     params.update(kwargs)
     return ExponentialMechanismFairClassifier(hypotheses(), **params)
 

@@ -23,12 +23,12 @@ from diffprivlib.mechanisms import Laplace
 
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.reductions import ExponentialMechanismFairClassifier, linear_threshold_hypotheses
-from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 from fairlearn_dp.reductions._exponential_mechanism_classifier import (
     _DIAGNOSTIC_MARGIN,
     _NEAR_CONSTANT_RATE,
     _release_diagnostic,
 )
+from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
 
 DEGENERATE = ("looks degenerate on the fitting data", "is a constant classifier")
 

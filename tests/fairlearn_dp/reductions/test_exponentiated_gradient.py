@@ -23,9 +23,9 @@ from sklearn.preprocessing import MinMaxScaler
 from threadpoolctl import threadpool_limits
 
 from fairlearn_dp.privacy._composition import advanced_composition_epsilon
-from fairlearn_dp.privacy._selection import selection_split
-from fairlearn_dp.reductions import JagielskiExponentiatedGradient, DPExponentiatedGradient, linear_threshold_hypotheses
 from fairlearn_dp.privacy._exponential import exponential_mechanism, exponential_mechanism_probabilities
+from fairlearn_dp.privacy._selection import selection_split
+from fairlearn_dp.reductions import DPExponentiatedGradient, JagielskiExponentiatedGradient, linear_threshold_hypotheses
 from fairlearn_dp.reductions._hypotheses import hypothesis_predictions
 
 pytestmark = [
@@ -344,8 +344,8 @@ def test_bad_input(kwargs, data, match):
         X[0, 0] = np.nan
     if data.get("short_y"):
         y = y[:-1]
-    params = dict(constraints=EqualizedOdds(), epsilon=1.0, oracle="regression",
-                  groups=["a"] if data.get("single") else ["a", "b"], accountant=BudgetAccountant(), random_state=0)
+    params = {"constraints": EqualizedOdds(), "epsilon": 1.0, "oracle": "regression",
+                  "groups": ["a"] if data.get("single") else ["a", "b"], "accountant": BudgetAccountant(), "random_state": 0}
     params.update(kwargs)
     acc = params["accountant"]
     with pytest.raises((ValueError, TypeError), match=match):
@@ -372,7 +372,7 @@ def test_paper_mode_with_plain_callable_hypotheses_fits_and_predicts():
                                     random_state=0).fit(X, y, sensitive_features=a)
     assert accountant.spent_budget == [(5.0, 0.0)]
     assert all(h in (_first_feature_positive, _never) for h in model.predictors_)
-    expected = sum(w * h(X) for h, w in zip(model.predictors_, model.weights_))
+    expected = sum(w * h(X) for h, w in zip(model.predictors_, model.weights_, strict=False))
     np.testing.assert_allclose(model._mixture_pmf(X)[:, 1], expected, rtol=0, atol=1e-12)
     choice = model.constant_choice_                 # the fit ends with the choice against the fair constants
     np.testing.assert_allclose(model._pmf_predict(X)[:, 1], choice.constant if choice.is_constant else expected,

@@ -51,7 +51,7 @@ def _fit(data, frame=True, **params):
         return model.fit(X, y, sensitive_features=a)
 
 
-FITS = {"private": dict(epsilon=1.0), "fairlearn": dict(epsilon=np.inf)}
+FITS = {"private": {"epsilon": 1.0}, "fairlearn": {"epsilon": np.inf}}
 
 
 @pytest.fixture(scope="module", params=list(FITS))

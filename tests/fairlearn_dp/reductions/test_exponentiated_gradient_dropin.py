@@ -26,8 +26,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
-from fairlearn_dp.exceptions import PrivacyWarning
+from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     JagielskiExponentiatedGradient,
@@ -238,7 +237,7 @@ def test_fit_changes_no_parameter():
     for epsilon in (math.inf, 1.0):
         model = DPExponentiatedGradient(LogisticRegression(), DemographicParity(), epsilon=epsilon, groups=["a", "b"],
                                         random_state=0)
-        before = {name: value for name, value in model.get_params(deep=False).items()}
+        before = dict(model.get_params(deep=False).items())
         with threadpool_limits(limits=1), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(X, y, sensitive_features=a)
@@ -272,7 +271,7 @@ def test_arguments_refused_at_finite_epsilon(kwargs, error, match):
     if fit_kwargs:
         fit_kwargs = {"control_features": (X[:, 0] > 0).astype(int)}
     acc = BudgetAccountant()
-    params = dict(constraints=DemographicParity(), epsilon=1.0, groups=["a", "b"], accountant=acc, random_state=0)
+    params = {"constraints": DemographicParity(), "epsilon": 1.0, "groups": ["a", "b"], "accountant": acc, "random_state": 0}
     params.update(kwargs)
     with pytest.raises(error, match=match):
         DPExponentiatedGradient(**params).fit(X, y, sensitive_features=a, **fit_kwargs)
@@ -326,7 +325,7 @@ def test_error_rate_parity_declared_sensitivities_bound_the_change_between_neigh
     n_min = int(min(pd.Series(a).value_counts().min(), pd.Series(a2).value_counts().min()))
     P1 = hypothesis_predictions(hypotheses, X).astype(float)
     P2 = hypothesis_predictions(hypotheses, X2).astype(float)
-    err1, err2 = (P1 != y[:, None]).mean(axis=0), (P2 != y2[:, None]).mean(axis=0)
+    err1, err2 = (y[:, None] != P1).mean(axis=0), (y2[:, None] != P2).mean(axis=0)
     rng = np.random.default_rng(4)
     B = 10.0
     worst_gamma = np.abs(g1 - g2).sum(axis=0).max()
@@ -337,8 +336,8 @@ def test_error_rate_parity_declared_sensitivities_bound_the_change_between_neigh
         worst_cost = max(worst_cost, np.abs((err1 + lam @ g1) - (err2 + lam @ g2)).max())
         # Per-record cost of predicting 1 minus 0, from the definition: (1 - 2y)/n (1 + n sum_g lam'_g
         # (1[a = g]/n_g - 1/n)), lam' = lam_+ - lam_-.
-        lam_prime = {g: 0.0 for g in ("a", "b")}
-        for (sign, _, group), value in zip(index, lam):
+        lam_prime = dict.fromkeys(("a", "b"), 0.0)
+        for (sign, _, group), value in zip(index, lam, strict=False):
             lam_prime[group] += value if sign == "+" else -value
         releases = []
         for Xd, yd, ad in ((X, y, a), (X2, y2, a2)):
@@ -348,8 +347,8 @@ def test_error_rate_parity_declared_sensitivities_bound_the_change_between_neigh
             c = (1 - 2 * yd) / n + (1 - 2 * yd) * weight
             releases.append(np.column_stack([Xd, np.ones(n)]).T @ c)
         worst_release = max(worst_release, np.abs(releases[0] - releases[1]).sum())
-    common = dict(epsilon=1.0, delta=0.0, bound_B=B, min_count=n_min, max_iter=1, privacy_unit=unit,
-                  groups=["a", "b"], random_state=0)
+    common = {"epsilon": 1.0, "delta": 0.0, "bound_B": B, "min_count": n_min, "max_iter": 1, "privacy_unit": unit,
+                  "groups": ["a", "b"], "random_state": 0}
     exponential = JagielskiExponentiatedGradient(ErrorRateParity(difference_bound=0.0), oracle="exponential",
                                           hypotheses=hypotheses, accountant=BudgetAccountant(), **common).fit(
         X, y, sensitive_features=a)

@@ -97,8 +97,8 @@ def floored_gammas(moment_cls, predictions, y, a, N):
 
 
 def make(moment_cls, **kwargs):
-    params = dict(epsilon=1.0, delta=0.0, bound_B=10.0, max_iter=1, groups=list(GROUPS),
-                  accountant=BudgetAccountant(), random_state=0)
+    params = {"epsilon": 1.0, "delta": 0.0, "bound_B": 10.0, "max_iter": 1, "groups": list(GROUPS),
+                  "accountant": BudgetAccountant(), "random_state": 0}
     params.update(kwargs)
     return JagielskiExponentiatedGradient(moment_cls(difference_bound=0.0), **params)
 
@@ -185,12 +185,12 @@ def test_regression_oracle_sensitivity_holds_on_neighbours_below_min_count(unit,
         X, y, a, j = small_cell_data(moment_cls, size, bound=R, seed=size)
         X2, y2, a2 = neighbour(X, y, a, j, unit, moment_cls)
         designs = [np.column_stack([Xd, np.ones(len(yd))]) for Xd, yd in ((X, y), (X2, y2))]
-        base = [D.T @ (1 - 2 * yd) / len(yd) for D, yd in zip(designs, (y, y2))]
+        base = [D.T @ (1 - 2 * yd) / len(yd) for D, yd in zip(designs, (y, y2), strict=False)]
         # mu_e - mu_eg for every cell, per column of [x, 1]: floored_gammas' "+" block, one column per coordinate.
         diffs = [-floored_gammas(moment_cls, D, yd, ad, N)
-                 for D, yd, ad in zip(designs, (y, y2), (a, a2))]                        # (K, d + 1)
+                 for D, yd, ad in zip(designs, (y, y2), (a, a2), strict=False)]                        # (K, d + 1)
         for lam in adversarial_multipliers(diffs[0].shape[0], B, rng):
-            releases = [b - lam @ diff for b, diff in zip(base, diffs)]
+            releases = [b - lam @ diff for b, diff in zip(base, diffs, strict=False)]
             worst = max(worst, np.abs(releases[0] - releases[1]).sum())
     model = make(moment_cls, oracle="regression", min_count=N, bound_B=B, feature_bound=R,
                  privacy_unit=unit).fit(X, y, sensitive_features=a)

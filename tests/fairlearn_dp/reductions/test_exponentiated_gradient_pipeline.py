@@ -108,7 +108,7 @@ def assert_fairlearn_like(model, X):
     pmf = model._pmf_predict(X)
     assert pmf.shape == (len(X), 2)
     np.testing.assert_allclose(pmf.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    mixture = sum(w * np.asarray(h.predict(X), dtype=float) for h, w in zip(model.predictors_, model.weights_))
+    mixture = sum(w * np.asarray(h.predict(X), dtype=float) for h, w in zip(model.predictors_, model.weights_, strict=False))
     # The same plays on the same rows (0/1 each): the mixtures differ only by summation order. Unless the fit ended
     # with a fair constant (constant_choice_): Q is kept for inspection and the constant is predicted.
     choice = model.constant_choice_

@@ -17,8 +17,8 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from fairlearn_dp.exceptions import FairdpWarning, UtilityWarning
 from fairlearn_dp.privacy import PrivacySpend, zcdp_to_approx_dp
 from fairlearn_dp.privacy._composition import advanced_composition_epsilon
-from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
 from fairlearn_dp.privacy._releaser import VectorReleaser as _Releaser
+from fairlearn_dp.privacy._zcdp import approx_dp_to_zcdp
 from fairlearn_dp.reductions._gerryfair import DPGerryFairClassifier, _AuditorPlays
 
 pytestmark = [
@@ -43,8 +43,8 @@ def make_data(n=300, seed=0):
 
 
 def make(**kwargs):
-    params = dict(max_iters=2, epsilon=1.0, accountant=BudgetAccountant(), random_state=0, feature_norm_bound=4.0,
-                  sensitive_norm_bound=2.0)
+    params = {"max_iters": 2, "epsilon": 1.0, "accountant": BudgetAccountant(), "random_state": 0, "feature_norm_bound": 4.0,
+                  "sensitive_norm_bound": 2.0}
     params.update(kwargs)
     return DPGerryFairClassifier(**params)
 
@@ -151,7 +151,7 @@ def test_released_statistics_move_less_than_the_documented_sensitivity_on_neighb
         audited = y == 0
         A_aud = design(A)[audited]
         groups = _AuditorPlays(int(audited.sum()))
-        for th, s in zip(thetas, sigmas):
+        for th, s in zip(thetas, sigmas, strict=False):
             groups.add((A_aud @ th < 0).astype(float), s)
         b, info = model._release_learner_statistic(exact, design(X), y, audited, groups, t, 1 + R_x)
         p = np.mean([(design(X) @ h < 0) for h in hypotheses], axis=0)
@@ -178,7 +178,7 @@ def test_released_statistics_move_less_than_the_documented_sensitivity_on_neighb
         dual_mass = first[-1]
         assert dual_mass == pytest.approx(C * 2 / (t - 1))
         bounds = [(1 + R_x) * (2 + 3 * dual_mass), 3 * (1 + R_a), 3.0, 1.0, 2 * (1 + R_x) ** 2, 2 * (1 + R_a) ** 2]
-        for i, (u, v, bound) in enumerate(zip(first[:6], second[:6], bounds)):
+        for i, (u, v, bound) in enumerate(zip(first[:6], second[:6], bounds, strict=False)):
             change = np.abs(np.ravel(u) - np.ravel(v)).sum()
             worst[i] = max(worst[i], change / bound)
     assert np.all(worst <= 1 + 1e-12), worst
@@ -320,7 +320,7 @@ def test_huge_epsilon_reproduces_aif360(fairness_def, monkeypatch):
     monkeypatch.setattr(auditor.Auditor, "update_costs", _fixed_update_costs)
     fixed = GerryFairClassifier(C=10, max_iters=5, gamma=0.01, fairness_def=fairness_def).fit(dataset)
     assert len(fixed.classifiers) == ours.n_iter_ == 4
-    for h_ours, h_reference in zip(ours.predictors_, fixed.classifiers):
+    for h_ours, h_reference in zip(ours.predictors_, fixed.classifiers, strict=False):
         np.testing.assert_array_equal(h_ours.predict(X), h_reference.predict(frame))
     np.testing.assert_allclose(ours.errors_, fixed.errors, atol=1e-6)
     np.testing.assert_allclose(ours.fairness_violations_, fixed.fairness_violations, atol=1e-6)
@@ -372,12 +372,12 @@ def test_one_dimensional_sensitive_features_and_silent_clipping():
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=-1.0), "epsilon"), (dict(epsilon=float("nan")), "epsilon"),
-    (dict(delta=-0.1), "delta"), (dict(delta=1.0), "delta"), (dict(delta=2.0), "delta"),
-    (dict(composition="advanced"), "composition"), (dict(composition="rdp"), "composition"),
-    (dict(max_iters=1), "max_iters"), (dict(fairness_def="SP"), "fairness_def"), (dict(C=-1), "C"),
-    (dict(gamma=-0.1), "gamma"), (dict(heatmapflag=True), "heatmapflag"),
-    (dict(predictor=LogisticRegression()), "predictor"), (dict(feature_norm_bound=0), "feature_norm_bound"),
+    ({"epsilon": 0.0}, "epsilon"), ({"epsilon": -1.0}, "epsilon"), ({"epsilon": float("nan")}, "epsilon"),
+    ({"delta": -0.1}, "delta"), ({"delta": 1.0}, "delta"), ({"delta": 2.0}, "delta"),
+    ({"composition": "advanced"}, "composition"), ({"composition": "rdp"}, "composition"),
+    ({"max_iters": 1}, "max_iters"), ({"fairness_def": "SP"}, "fairness_def"), ({"C": -1}, "C"),
+    ({"gamma": -0.1}, "gamma"), ({"heatmapflag": True}, "heatmapflag"),
+    ({"predictor": LogisticRegression()}, "predictor"), ({"feature_norm_bound": 0}, "feature_norm_bound"),
 ])
 def test_bad_parameters_raise_naming_the_argument(params, match):
     X, y, a = make_data(n=50)

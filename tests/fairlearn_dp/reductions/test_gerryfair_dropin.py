@@ -36,15 +36,15 @@ def make_data(n=300, seed=0):
 
 
 def make(**kwargs):
-    params = dict(max_iters=4, epsilon=1.0, accountant=BudgetAccountant(), random_state=0, feature_norm_bound=4.0,
-                  sensitive_norm_bound=2.0)
+    params = {"max_iters": 4, "epsilon": 1.0, "accountant": BudgetAccountant(), "random_state": 0, "feature_norm_bound": 4.0,
+                  "sensitive_norm_bound": 2.0}
     params.update(kwargs)
     return DPGerryFairClassifier(**params)
 
 
 def same_run(first, second):
     assert len(first.history_) == len(second.history_)
-    for h1, h2 in zip(first.history_, second.history_):
+    for h1, h2 in zip(first.history_, second.history_, strict=False):
         np.testing.assert_allclose(h1["auditor_statistic"], h2["auditor_statistic"])
         np.testing.assert_allclose(h1["learner_statistic"], h2["learner_statistic"])
         assert h1["fairness_violation"] == pytest.approx(h2["fairness_violation"])

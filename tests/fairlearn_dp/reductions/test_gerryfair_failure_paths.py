@@ -31,8 +31,8 @@ def make_data(n=120, seed=0):
 
 
 def make(**kwargs):
-    params = dict(max_iters=3, epsilon=1.0, accountant=BudgetAccountant(), random_state=0, feature_norm_bound=4.0,
-                  sensitive_norm_bound=2.0)
+    params = {"max_iters": 3, "epsilon": 1.0, "accountant": BudgetAccountant(), "random_state": 0, "feature_norm_bound": 4.0,
+                  "sensitive_norm_bound": 2.0}
     params.update(kwargs)
     return DPGerryFairClassifier(**params)
 

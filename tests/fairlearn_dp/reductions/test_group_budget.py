@@ -27,7 +27,7 @@ def synthetic(seed, sizes=SIZES, n_features=2, noise=0.3, scale=1.0):
 
 
 def make(**kwargs):
-    params = dict(rho=2.0, groups=list(range(5)), accountant=BudgetAccountant(), random_state=0)
+    params = {"rho": 2.0, "groups": list(range(5)), "accountant": BudgetAccountant(), "random_state": 0}
     params.update(kwargs)
     return DPGroupBudgetRegressor(**params)
 
@@ -92,7 +92,8 @@ def test_huge_rho_with_bounded_group_loss_reaches_the_non_private_bgl_solution()
     worst group's mean loss is pushed down to (about) the threshold, below the unconstrained fit's."""
     X, y, g = synthetic(4, sizes=(4000, 400), noise=0.1)
     free = make(rho=1e9, groups=[0, 1], learning_rate=0.05, n_iter=400).fit(X, y, sensitive_features=g)
-    loss = lambda m: [np.mean((m.predict(X[g == k]) - y[g == k]) ** 2) for k in (0, 1)]
+    def loss(m):
+        return [np.mean((m.predict(X[g == k]) - y[g == k]) ** 2) for k in (0, 1)]
     worst = max(loss(free))
     bgl = make(rho=1e9, groups=[0, 1], learning_rate=0.05, n_iter=400, bounded_group_loss=0.8 * worst,
                lagrange_multiplier=3.0).fit(X, y, sensitive_features=g)

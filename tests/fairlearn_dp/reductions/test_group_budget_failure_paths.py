@@ -42,7 +42,7 @@ def labels_for(cls, y):
 
 
 def make(cls, **kwargs):
-    params = dict(rho=1.0, groups=[0, 1, 2], accountant=BudgetAccountant(), n_iter=20, random_state=0)
+    params = {"rho": 1.0, "groups": [0, 1, 2], "accountant": BudgetAccountant(), "n_iter": 20, "random_state": 0}
     params.update(kwargs)
     return cls(**params)
 
@@ -228,7 +228,7 @@ def test_fit_emits_no_warning_that_depends_on_the_data(cls):
     X, y, g = synthetic(5, sizes=(200, 100))
     X = 300 * X                                          # far outside data_bound
     y = 5 * y if cls is DPGroupBudgetRegressor else (y > 0).astype(int)
-    params = dict(groups=[0, 1], data_bound=100.0, coef_bound=100.0, learning_rate=5.0, rho=1e4)
+    params = {"groups": [0, 1], "data_bound": 100.0, "coef_bound": 100.0, "learning_rate": 5.0, "rho": 1e4}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         # The classifier's final choice against the constants is a release; its warning is a function of it.

@@ -47,8 +47,8 @@ def small(adult_split):
 
 
 def _model(feature_bound=None, **kwargs):
-    params = dict(epsilon=1.0, delta=1e-5, groups=["Female", "Male"], privacy_unit="record", max_iter=5,
-                  random_state=0)
+    params = {"epsilon": 1.0, "delta": 1e-5, "groups": ["Female", "Male"], "privacy_unit": "record", "max_iter": 5,
+                  "random_state": 0}
     if feature_bound is not None:
         params["options"] = StatisticsGameOptions(feature_bound=feature_bound)
     return DPExponentiatedGradient(None, DemographicParity(difference_bound=0.01), **{**params, **kwargs})
@@ -107,7 +107,7 @@ def test_row_norm_bound_wins_and_a_box_gives_its_tight_bound(small):
     lower, upper = -np.linspace(0.0, 1.0, d), np.linspace(0.5, 0.7, d)
     model = _model(feature_bound=(lower, upper))
     assert not _loose_warnings(_fit(model, X.to_numpy(), y, a))
-    expected = math.sqrt(sum(max(lo * lo, hi * hi) for lo, hi in zip(lower, upper)))
+    expected = math.sqrt(sum(max(lo * lo, hi * hi) for lo, hi in zip(lower, upper, strict=False)))
     # Two summation orders of d positive terms differ by at most about 2 (d - 1) u relative (u = eps / 2), and the
     # square root halves that: d * eps covers it.
     assert model.row_norm_bound_ == pytest.approx(expected, rel=d * np.finfo(float).eps)
@@ -172,8 +172,8 @@ def test_paper_mode_reads_the_radius_of_a_box(small):
     """Algorithm 3's regression oracle needs one R: a box gives its largest |bound|, the same sensitivities."""
     X, y, a = small
     d = X.shape[1]
-    kwargs = dict(constraints=DemographicParity(difference_bound=0.01), oracle="regression", min_count=50,
-                  max_iter=3, epsilon=1.0, delta=1e-5, groups=["Female", "Male"], privacy_unit="record", random_state=0)
+    kwargs = {"constraints": DemographicParity(difference_bound=0.01), "oracle": "regression", "min_count": 50,
+                  "max_iter": 3, "epsilon": 1.0, "delta": 1e-5, "groups": ["Female", "Male"], "privacy_unit": "record", "random_state": 0}
     box = JagielskiExponentiatedGradient(feature_bound=(np.zeros(d), np.full(d, 2.0)), **kwargs)
     box.fit(X.to_numpy(), y, sensitive_features=a)
     scalar = JagielskiExponentiatedGradient(feature_bound=2.0, **kwargs).fit(X.to_numpy(), y, sensitive_features=a)
@@ -222,7 +222,7 @@ def test_gerryfair_reads_the_published_bound_of_its_norm(small, delta, expected)
     X, y, a = small
     X, y, a = X.iloc[:500], y[:500], a[:500]
     sex = (a == "Male").astype(float)
-    kwargs = dict(max_iters=2, epsilon=1.0, delta=delta, random_state=0)
+    kwargs = {"max_iters": 2, "epsilon": 1.0, "delta": delta, "random_state": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)    # 500 rows at epsilon=1: maybe no better than constant
         model = DPGerryFairClassifier(**kwargs).fit(X, y, sensitive_features=sex)

@@ -11,10 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from diffprivlib import BudgetAccountant
+from diffprivlib.utils import BudgetError
 from fairlearn.reductions import DemographicParity
 from sklearn.linear_model import LogisticRegression
-
-from diffprivlib.utils import BudgetError
 
 from fairlearn_dp.exceptions import PrivacyWarning
 from fairlearn_dp.postprocessing import DPThresholdOptimizer
@@ -57,9 +56,8 @@ def test_the_reduction_warns_of_the_sensitive_column_in_X_before_the_budget(mode
     accountant = _exhausted()
     model = _reduction(mode=mode, accountant=accountant, **({"oracle": "regression"} if mode == "paper" else {}))
     for sensitive in (sex, sex.to_frame()):                             # a DataFrame of sensitive columns too
-        with pytest.warns(PrivacyWarning, match=_COLUMN + "drop them from X.*privacy_unit='record'"):
-            with pytest.raises(BudgetError):
-                model.fit(X, y, sensitive_features=sensitive)
+        with pytest.warns(PrivacyWarning, match=_COLUMN + "drop them from X.*privacy_unit='record'"), pytest.raises(BudgetError):
+            model.fit(X, y, sensitive_features=sensitive)
     assert accountant.spent_budget == [(1.0, 0.0)] and not hasattr(model, "predictors_")
     with pytest.warns(PrivacyWarning) as record:                        # it fits, warned once
         _reduction(mode=mode, accountant=BudgetAccountant(),
@@ -84,9 +82,8 @@ def test_the_threshold_optimizer_warns_when_it_fits_the_estimator_on_X(recwarn):
     accountant = _exhausted()
     post = DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=1.0, groups=["F", "M"],
                                 accountant=accountant, random_state=0)
-    with pytest.warns(PrivacyWarning, match=_COLUMN + "prefit=True.*privacy_unit='record'"):
-        with pytest.raises(BudgetError):
-            post.fit(X, y, sensitive_features=sex)
+    with pytest.warns(PrivacyWarning, match=_COLUMN + "prefit=True.*privacy_unit='record'"), pytest.raises(BudgetError):
+        post.fit(X, y, sensitive_features=sex)
     assert accountant.spent_budget == [(1.0, 0.0)]
     recwarn.clear()
     # A prefit estimator (trained elsewhere) may read it: one person's change moves their one row. No warning.

@@ -41,7 +41,7 @@ def synthetic(seed, n=800, n_features=3):
 
 
 def make(**kwargs):
-    params = dict(epsilon=1.0, delta=1e-5, groups=["a", "b"], random_state=0, accountant=BudgetAccountant())
+    params = {"epsilon": 1.0, "delta": 1e-5, "groups": ["a", "b"], "random_state": 0, "accountant": BudgetAccountant()}
     params.update(kwargs)
     estimator = params.pop("estimator", LogisticRegression())
     constraints = params.pop("constraints", DemographicParity(difference_bound=0.01))
@@ -226,8 +226,8 @@ def test_fits_and_reduces_the_violation_without_noise(privacy_unit, constraints)
     """At epsilon=inf the game is Fairlearn's reduction with the proxy (or least-squares) Learner: it reduces the
     violation of the unconstrained model; with a large epsilon the private fit stays close."""
     X, y, a = synthetic(6, n=3000)
-    kwargs = dict(constraints=constraints, privacy_unit=privacy_unit, row_norm_bound=3.0,
-                  options=StatisticsGameOptions(oracle="estimator"))
+    kwargs = {"constraints": constraints, "privacy_unit": privacy_unit, "row_norm_bound": 3.0,
+                  "options": StatisticsGameOptions(oracle="estimator")}
     base = LogisticRegression().fit(X, y).predict(X)
     clean = make(epsilon=math.inf, **kwargs).fit(X, y, sensitive_features=a)
 
@@ -373,7 +373,7 @@ def test_paper_mode_record_ends_with_the_private_choice(oracle):
     noise sd exceeds its bound 24 times for the regression oracle), Q is no better than a constant, and the choice's
     warning (the only UtilityWarning) says so and names privacy_unit='sensitive_attribute'. At epsilon = 1e5 on
     4,000 rows the fitted model is kept and nothing warns."""
-    extra = dict(oracle=oracle, min_count=50, feature_bound=1.5)
+    extra = {"oracle": oracle, "min_count": 50, "feature_bound": 1.5}
     if oracle == "exponential":
         extra["hypotheses"] = linear_threshold_hypotheses(3, n_directions=10, n_thresholds=5, random_state=0)
     X, y, a = synthetic(21, n=400)
@@ -405,10 +405,10 @@ def test_worse_than_constant_warnings_point_at_the_callers_line():
     """stacklevel: the warnings of the three paths (record-unit paper mode, attribute paper mode, statistics game)
     and the statistics game's group warning are reported at the line that called fit, not inside the package."""
     X, y, a = synthetic(21, n=400)
-    cases = [dict(estimator=None, algorithm3=True, oracle="regression", privacy_unit="record", epsilon=1.0, max_iter=3,
-                  min_count=50),
-             dict(estimator=None, algorithm3=True, oracle="regression", epsilon=0.05, max_iter=3),
-             dict(estimator=None, privacy_unit="record", epsilon=0.05, max_iter=5)]
+    cases = [{"estimator": None, "algorithm3": True, "oracle": "regression", "privacy_unit": "record", "epsilon": 1.0, "max_iter": 3,
+                  "min_count": 50},
+             {"estimator": None, "algorithm3": True, "oracle": "regression", "epsilon": 0.05, "max_iter": 3},
+             {"estimator": None, "privacy_unit": "record", "epsilon": 0.05, "max_iter": 5}]
     for params in cases:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -489,7 +489,7 @@ def test_bound_and_row_clipping_follow_the_algorithm_that_ran():
 
 
 # ------------------------------------------------------------------------------------- output and calibration
-@pytest.mark.parametrize("kwargs", [dict(privacy_unit="record", row_norm_bound=3.0), dict(estimator=None)])
+@pytest.mark.parametrize("kwargs", [{"privacy_unit": "record", "row_norm_bound": 3.0}, {"estimator": None}])
 @pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning")    # the output's form is checked here,
 @pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning")   # not the fit's quality
 def test_private_output_is_the_uniform_average_where_each_violation_is_its_own_release(kwargs):
