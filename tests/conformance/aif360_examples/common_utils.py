@@ -1,8 +1,6 @@
 # Metrics function
 from collections import OrderedDict
-
 from aif360.metrics import ClassificationMetric
-
 
 def compute_metrics(dataset_true, dataset_pred, 
                     unprivileged_groups, privileged_groups,
@@ -23,6 +21,6 @@ def compute_metrics(dataset_true, dataset_pred,
     
     if disp:
         for k in metrics:
-            print(f"{k} = {metrics[k]:.4f}")
+            print("%s = %.4f" % (k, metrics[k]))
     
     return metrics

@@ -35,6 +35,11 @@ GridSearch with Census Data
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from sklearn import metrics as skm
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import LabelEncoder, StandardScaler
+
 from fairlearn.datasets import fetch_adult
 from fairlearn.metrics import (
     MetricFrame,
@@ -45,10 +50,6 @@ from fairlearn.metrics import (
     selection_rate_difference,
 )
 from fairlearn.reductions import DemographicParity, GridSearch
-from sklearn import metrics as skm
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import LabelEncoder, StandardScaler
 
 # %%
 # We can now load and inspect the data by using the `fairlearn.datasets` module:

@@ -15,6 +15,7 @@ import functools
 
 import numpy as np
 import sklearn.metrics as skm
+
 from fairlearn.metrics import MetricFrame
 
 # %%

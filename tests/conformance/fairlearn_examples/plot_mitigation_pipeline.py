@@ -17,9 +17,6 @@ Passing pipelines to mitigation techniques
 
 import json
 
-from fairlearn.datasets import fetch_adult
-from fairlearn.postprocessing import ThresholdOptimizer, plot_threshold_optimizer
-from fairlearn.reductions import DemographicParity, ExponentiatedGradient
 from sklearn.compose import ColumnTransformer
 from sklearn.compose import make_column_selector as selector
 from sklearn.impute import SimpleImputer
@@ -27,6 +24,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from fairlearn.datasets import fetch_adult
+from fairlearn.postprocessing import ThresholdOptimizer, plot_threshold_optimizer
+from fairlearn.reductions import DemographicParity, ExponentiatedGradient
 
 # %%
 # Below we load the "Adult" census dataset and split its features, sensitive

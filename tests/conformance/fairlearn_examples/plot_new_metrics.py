@@ -56,8 +56,6 @@ import functools
 
 import numpy as np
 import sklearn.metrics as skm
-from fairlearn.datasets import fetch_adult
-from fairlearn.metrics import MetricFrame, count, selection_rate
 from sklearn.compose import ColumnTransformer
 from sklearn.compose import make_column_selector as selector
 from sklearn.impute import SimpleImputer
@@ -65,6 +63,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from fairlearn.datasets import fetch_adult
+from fairlearn.metrics import MetricFrame, count, selection_rate
 
 # %%
 # Next, we import the data:

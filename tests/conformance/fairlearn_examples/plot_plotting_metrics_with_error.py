@@ -8,14 +8,6 @@ Plotting Metrics with Errors
 """
 
 import numpy as np
-from fairlearn.datasets import fetch_adult
-
-# %%
-# Load and preprocess the data set
-# ================================
-# We start by importing the various modules we're going to use:
-from fairlearn.experimental.enable_metric_frame_plotting import plot_metric_frame
-from fairlearn.metrics import MetricFrame
 from sklearn.compose import ColumnTransformer
 from sklearn.compose import make_column_selector as selector
 from sklearn.impute import SimpleImputer
@@ -25,6 +17,15 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_consistent_length
+
+from fairlearn.datasets import fetch_adult
+
+# %%
+# Load and preprocess the data set
+# ================================
+# We start by importing the various modules we're going to use:
+from fairlearn.experimental.enable_metric_frame_plotting import plot_metric_frame
+from fairlearn.metrics import MetricFrame
 
 # %%
 # We download the data set using the function :func:`.fetch_adult` in :mod:`fairlearn.datasets`.
