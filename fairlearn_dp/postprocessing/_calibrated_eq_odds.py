@@ -156,9 +156,10 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
         self.noisy_statistics_ = _release(exact, epsilon_fit, delta, release_state)   # 5. release
         self.statistics_ = _post_process(self.noisy_statistics_, exact, self.privacy_unit, epsilon)
         self._solve(self.statistics_)                                            # 6. solve
-        positive = self.positive_probability(scores, groups)
+        positive = None if math.isinf(epsilon) else self.positive_probability(scores, groups)
         self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
-        self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state)
+        self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state,
+                                               owner=type(self).__name__)
         return self
 
     def _solve(self, statistics):

@@ -197,8 +197,9 @@ class DPRejectOptionClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Base
         best = self._choose()
         self.classification_threshold_, self.ROC_margin_ = (float(v) for v in self.settings_[best])
         self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
-        positive = self._rule(scores, groups).astype(float)
-        self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state)
+        positive = None if math.isinf(epsilon) else self._rule(scores, groups).astype(float)
+        self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state,
+                                               owner=type(self).__name__)
         return self
 
     def _choose(self):

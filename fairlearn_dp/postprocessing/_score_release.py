@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
+from .._utils._fit_support import warn_if_constant_chosen
 from .._utils._validation import as_1d_float, check_binary_labels
-from ..exceptions import UtilityWarning, warn
 from ..privacy._selection import choose_against_constants, no_choice
 
 __all__ = ["GROUPS", "PRIVACY_UNITS", "read_rows", "project_onto_public_totals", "choose_constant"]
@@ -50,7 +50,7 @@ def project_onto_public_totals(noisy, exact, privacy_unit):
     return np.asarray(noisy, dtype=float) + gap / noisy.shape[0]
 
 
-def choose_constant(positive, labels, *, epsilon, random_state):
+def choose_constant(positive, labels, *, epsilon, random_state, owner):
     """The private choice between the fitted rule (``positive``: its probability of predicting 1 on each training
     row, from released values only) and the constants 0 and 1 (exponential mechanism, sensitivity 1: one changed
     row changes each candidate's error count by at most 1; ``epsilon=inf``: no choice, the toolkit's output).
@@ -59,8 +59,5 @@ def choose_constant(positive, labels, *, epsilon, random_state):
     if math.isinf(epsilon):
         return no_choice()
     choice = choose_against_constants(positive, labels, epsilon=epsilon, random_state=random_state)
-    if choice.is_constant:
-        warn(f"The private choice against the constant classifiers chose the constant {choice.constant:g}: the "
-             "fitted rule was not found more accurate on the released values (little data or a small epsilon).",
-             UtilityWarning)
+    warn_if_constant_chosen(owner, choice, "More validation rows or a larger epsilon")
     return choice
