@@ -22,7 +22,6 @@ from sklearn.base import BaseEstimator
 from .._utils._fit_order import PrivateFitMixin
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._validation import check_choice, check_seed
-from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, validate_epsilon_delta
 from ..privacy._random import release_seeds
@@ -74,7 +73,8 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
     base_rates_, generalized_fpr_, generalized_fnr_ : numpy.ndarray of shape (2,)
         Per group (privileged, unprivileged), from ``statistics_``.
     mix_rates_ : numpy.ndarray of shape (2,)
-        AIF360's ``priv_mix_rate`` and ``unpriv_mix_rate`` (clipped to [0, 1] at finite epsilon).
+        AIF360's ``priv_mix_rate`` and ``unpriv_mix_rate`` (clipped to [0, 1] at finite epsilon, which changes no
+        prediction: a rate is compared with a uniform draw).
     constant_choice_ : ConstantChoice
         The private choice against the constant classifiers (at threshold 0.5).
     privacy_spent_ : PrivacySpend
@@ -182,9 +182,8 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
         if math.isinf(self.epsilon):
             self.mix_rates_ = rates                                 # AIF360's, unclipped
             return
-        if not np.all((rates >= 0) & (rates <= 1)):
-            warn("The released statistics give a mixing rate outside [0, 1] (a group's scores are, on the released "
-                 "values, no better than its base rate); it is clipped to [0, 1].", UtilityWarning)
+        # predict replaces a score when a uniform draw is <= the rate: a rate above 1 acts as 1 and one below 0 as
+        # 0 (AIF360's own rates leave [0, 1] on Adult), so clipping changes no prediction; 0/0 (no gap) is 0.
         self.mix_rates_ = np.clip(np.nan_to_num(rates, nan=0.0), 0.0, 1.0)
 
     def positive_probability(self, scores: ArrayLike, groups: ArrayLike, threshold: float = 0.5) -> np.ndarray:

@@ -82,7 +82,7 @@ class DPRejectOptionClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Base
     metric_ub, metric_lb : float, default=0.05, -0.05
         The bounds of the fairness constraint.
     epsilon, delta, privacy_unit, accountant, random_state
-        As in :class:`~fairlearn_dp.postprocessing._calibrated_eq_odds.DPCalibratedEqualizedOdds`.
+        As in ``DPCalibratedEqualizedOdds`` (``fairlearn_dp/postprocessing/_calibrated_eq_odds.py``).
 
     Attributes
     ----------

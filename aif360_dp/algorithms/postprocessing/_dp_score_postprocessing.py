@@ -93,7 +93,7 @@ class DPCalibratedEqOddsPostprocessing(_TwoGroupFace):
     and score sums (the statistics behind AIF360's base rates and generalized FPR/FNR), then makes the private
     choice against the constant classifiers. With ``epsilon=numpy.inf`` the rates, scores and labels are AIF360's
     for the same ``seed``. The computation is delegated to the engine
-    :class:`fairlearn_dp.postprocessing._calibrated_eq_odds.DPCalibratedEqualizedOdds`.
+    ``fairlearn_dp.postprocessing._calibrated_eq_odds.DPCalibratedEqualizedOdds``.
 
     Args:
         unprivileged_groups (dict or list(dict)): representation for the unprivileged group, as in AIF360.
@@ -203,12 +203,19 @@ class DPRejectOptionClassification(_TwoGroupFace):
     at every ``t + m`` and ``t - m``; chooses the setting by AIF360's rule on the released values; then makes the
     private choice against the constant classifiers. With ``epsilon=numpy.inf`` the chosen threshold and margin
     (hence the labels) are AIF360's. Delegates to
-    :class:`fairlearn_dp.postprocessing._reject_option.DPRejectOptionClassifier`.
+    ``fairlearn_dp.postprocessing._reject_option.DPRejectOptionClassifier``.
 
     Args:
-        unprivileged_groups, privileged_groups (list(dict)): as in AIF360.
-        low_class_thresh, high_class_thresh, num_class_thresh, num_ROC_margin, metric_name, metric_ub,
-            metric_lb: AIF360's parameters (checked in ``fit``, before the budget).
+        unprivileged_groups (list(dict)): representation for the unprivileged group, as in AIF360.
+        privileged_groups (list(dict)): representation for the privileged group, as in AIF360.
+        low_class_thresh (float): smallest classification threshold of the grid (AIF360's).
+        high_class_thresh (float): largest classification threshold of the grid (AIF360's).
+        num_class_thresh (int): number of thresholds (AIF360's).
+        num_ROC_margin (int): number of ROC margins per threshold (AIF360's).
+        metric_name (str): "Statistical parity difference", "Average odds difference" or "Equal opportunity
+            difference".
+        metric_ub (float): upper bound of the fairness constraint.
+        metric_lb (float): lower bound of the fairness constraint (all checked in ``fit``, before the budget).
         epsilon (float): privacy budget (``numpy.inf`` for AIF360's result).
         delta (float): 0 for Laplace; > 0 for the analytic Gaussian.
         privacy_unit (str): "sensitive_attribute" (scores and labels public) or "record".
