@@ -254,3 +254,49 @@ def test_uninformative_scores_fall_back_to_a_constant(cls):
             model.fit(truth, pred)
         assert model.constant_choice_.is_constant
         assert np.unique(model.predict(pred).labels).tolist() == [truth.unfavorable_label]
+
+
+# ------------------------------------------- AIF360's own tests of these classes (tests/sklearn/), reproduced
+def _sklearn_inputs(truth, pred):
+    """AIF360's scikit-learn API inputs of the same rows: probabilities (n, 2) and labels indexed by sex."""
+    index = pd.MultiIndex.from_arrays([np.arange(len(truth.labels)), truth.protected_attributes[:, 1]],
+                                      names=["row", "sex"])
+    y = pd.Series(truth.labels.ravel().astype(int), index=index)
+    scores = pred.scores.ravel()
+    return pd.DataFrame(np.column_stack([1 - scores, scores]), index=index), y
+
+
+def test_aif360s_sklearn_tests_of_the_calibrated_class_pass_with_ours(demo):
+    """AIF360's tests/sklearn/test_calibrated_equalized_odds.py compares the old class with the new one
+    (``test_calib_eq_odds_sex_weighted``: the mix rates; ``test_postprocessingmeta_fnr``: the mix rates and the
+    predicted scores with seed 0). The same assertions with ours (epsilon = inf) for the old class, on the offline
+    Adult with unit weights (AIF360's use fnlwgt weights, which the DP class refuses: unbounded) and without the
+    train/test pipeline of ``PostProcessingMeta`` (it only splits the rows)."""
+    from aif360.sklearn.postprocessing import CalibratedEqualizedOdds
+
+    valid, valid_pred, _, _ = demo
+    assert valid.protected_attribute_names[1] == "sex"
+    probabilities, y = _sklearn_inputs(valid, valid_pred)
+    for cost_constraint in ("weighted", "fnr"):
+        ours = DPCalibratedEqOddsPostprocessing(UNPRIV, PRIV, cost_constraint, seed=0, epsilon=math.inf,
+                                                accountant=BudgetAccountant()).fit(valid, valid_pred)
+        new = CalibratedEqualizedOdds("sex", cost_constraint=cost_constraint, random_state=0).fit(probabilities, y)
+        assert np.isclose(ours.priv_mix_rate, new.mix_rates_[1])
+        assert np.isclose(ours.unpriv_mix_rate, new.mix_rates_[0])
+    assert np.allclose(ours.predict(valid_pred).scores.ravel(), new.predict_proba(probabilities)[:, 1])
+
+
+def test_aif360s_sklearn_predict_test_of_the_reject_option_class_passes_with_ours(demo):
+    """AIF360's ``test_rej_opt_clf_predict``: the new ``RejectOptionClassifier`` with the old class's fitted
+    threshold and margin (its grid: 0.1-0.9, 9 x 9, statistical parity within ±0.1) predicts the old class's labels.
+    With ours (epsilon = inf) as the old class. (``test_rej_opt_clf_fit`` compares with a cross-validated search,
+    another algorithm; the other tests exercise the new API only.)"""
+    from aif360.sklearn.postprocessing import RejectOptionClassifier
+
+    valid, valid_pred, _, _ = demo
+    ours = DPRejectOptionClassification(UNPRIV, PRIV, low_class_thresh=0.1, high_class_thresh=0.9, num_class_thresh=9,
+                                        num_ROC_margin=9, metric_ub=0.1, metric_lb=-0.1, epsilon=math.inf,
+                                        accountant=BudgetAccountant()).fit(valid, valid_pred)
+    probabilities, y = _sklearn_inputs(valid, valid_pred)
+    new = RejectOptionClassifier("sex", threshold=ours.classification_threshold, margin=ours.ROC_margin)
+    assert np.allclose(new.fit_predict(probabilities, y), ours.predict(valid_pred).labels.ravel())
