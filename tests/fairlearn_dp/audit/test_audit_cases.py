@@ -225,7 +225,7 @@ _FAST_RUNS = {"DPFairRegressionPostprocessor": 1000, "DPFairRegressionPostproces
               "JagielskiExponentiatedGradient": 150,
               "ExponentialMechanismFairClassifier": 800, "DPGerryFairClassifier": 1000,
               "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": 800,
-              "DPCalibratedEqOddsPostprocessing": 800}
+              "DPCalibratedEqOddsPostprocessing": 500}
 _ZCDP_ROWS = ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
               "DPGroupBudgetClassification")
 # One release of a multi-release mechanism (see the module docstring of tests/audit_cases.py).
