@@ -96,6 +96,15 @@ _JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, f
                      "and base predictions (only the sensitive attribute is protected)")
 _EQODDS_PUBLIC = ("m; the privileged and unprivileged group definitions; with privacy_unit='sensitive_attribute' "
                   "(default) also the labels and the classifier's predictions")
+_SCORE_GUARANTEE = ("epsilon-DP (Laplace release, then the exponential-mechanism choice against the constants); "
+                     "(epsilon, delta)-DP with delta > 0 (analytic Gaussian release)")
+_CALIBRATED_PUBLIC = ("n; the privileged and unprivileged group definitions; cost_constraint; the score range [0, 1]; "
+                      "with privacy_unit='sensitive_attribute' (default) also the labels and the scores (which must "
+                      "not read the protected attribute)")
+_REJECT_OPTION_PUBLIC = ("n; the privileged and unprivileged group definitions; the grid (low_class_thresh, "
+                         "high_class_thresh, num_class_thresh, num_ROC_margin); metric_name, metric_ub, metric_lb; "
+                         "with privacy_unit='sensitive_attribute' (default) also the labels and the scores (which "
+                         "must not read the protected attribute)")
 _STATISTICS_GAME_PUBLIC = ("m; groups; constraints, difference_bound; eps, max_iter, eta0; the estimator; "
                             "row_norm_bound (record); options; with privacy_unit='sensitive_attribute' (default) "
                             "also X and y")
@@ -134,6 +143,20 @@ _REGISTRY = (
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
         guarantee=_GUARANTEE, paper="Jagielski et al. 2019, Alg. 1 (Hardt et al. 2016 LP)",
         public_inputs=_EQODDS_PUBLIC),
+    RegistryEntry(
+        name="DPCalibratedEqOddsPostprocessing",
+        dp_class="aif360_dp.algorithms.postprocessing.DPCalibratedEqOddsPostprocessing",
+        counterpart="aif360.algorithms.postprocessing.CalibratedEqOddsPostprocessing",
+        toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING, guarantee=_SCORE_GUARANTEE,
+        paper="Pleiss et al. 2017 on one release of (group, label) counts and score sums (fairdp)",
+        public_inputs=_CALIBRATED_PUBLIC),
+    RegistryEntry(
+        name="DPRejectOptionClassification",
+        dp_class="aif360_dp.algorithms.postprocessing.DPRejectOptionClassification",
+        counterpart="aif360.algorithms.postprocessing.RejectOptionClassification",
+        toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING, guarantee=_SCORE_GUARANTEE,
+        paper="Kamiran et al. 2012 on one release of a (group, score interval, label) histogram (fairdp)",
+        public_inputs=_REJECT_OPTION_PUBLIC),
     RegistryEntry(
         name="DPMetricFrame",
         dp_class="fairlearn_dp.metrics.DPMetricFrame",

@@ -617,6 +617,68 @@ def _aif360_eq_odds_case(n):
             _aif360_binary_datasets(predictions, labels, a_prime), "model_.noisy_table_")
 
 
+def _score_total(epsilon):
+    """The total budget that leaves ``epsilon`` to a score post-processor's release (the choice against the
+    constants takes ``SELECTION_SHARE`` of the total)."""
+    from fairlearn_dp.privacy._selection import SELECTION_SHARE
+
+    return epsilon / (1.0 - SELECTION_SHARE)
+
+
+def _make_calibrated_eq_odds(epsilon, seed):
+    from aif360_dp.algorithms.postprocessing import DPCalibratedEqOddsPostprocessing
+
+    return DPCalibratedEqOddsPostprocessing([{"a": 0.0}], [{"a": 1.0}], seed=seed, epsilon=_score_total(epsilon),
+                                            accountant=_accountant())
+
+
+def _make_reject_option(epsilon, seed):
+    from aif360_dp.algorithms.postprocessing import DPRejectOptionClassification
+
+    return DPRejectOptionClassification([{"a": 0.0}], [{"a": 1.0}], num_class_thresh=5, num_ROC_margin=3,
+                                        epsilon=_score_total(epsilon), accountant=_accountant(), seed=seed)
+
+
+def _score_post_processor_case(n, epsilon, *, make, scores, attribute, moved):
+    """The one release of a score post-processor (issue 40): its statistic table, audited on the neighbours of
+    its sensitivity lemma. Neighbour: person 0's group changes from 0 to 1 (label and score unchanged). The event
+    thresholds every cell ``D'`` moves at its true value on ``D``; with ``moved`` cells, each moving by
+    ``sensitivity / moved``, it has probability ``2^-moved`` on ``D`` and ``e^-epsilon 2^-moved`` on ``D'`` at the
+    declared Laplace scale. The estimator gets the total budget that leaves ``epsilon`` to the release (the rest pays
+    the choice against the constants, which the event does not read), and the case declares the release's share.
+    """
+    from fairlearn_dp.privacy._selection import selection_split
+
+    predictions, labels, a, a_prime = _classification_records(n)
+    dataset, neighbour = (_aif360_binary_datasets(predictions, labels, groups) for groups in (a, a_prime))
+    for data in (dataset, neighbour):
+        data["dataset_pred"].scores = scores.reshape(-1, 1)
+    truth = np.asarray(released_attribute(make(math.inf, 0).fit(**dataset), attribute), dtype=float)
+    change = truth - np.asarray(released_attribute(make(math.inf, 0).fit(**neighbour), attribute), dtype=float)
+    lost, gained = [tuple(c) for c in np.argwhere(change > 1e-12)], [tuple(c) for c in np.argwhere(change < -1e-12)]
+    if len(lost) + len(gained) != moved or not np.allclose(np.abs(change[np.abs(change) > 1e-12]), 1.0):
+        raise RuntimeError(f"The neighbours must move {moved} cells of {attribute} by 1 each.")
+    declared = selection_split(_score_total(epsilon))[0]
+    event = _CellsEvent(attribute, lost, gained, truth,
+                        expected_probabilities=(2.0 ** -moved, math.exp(-declared) * 2.0 ** -moved))
+    return make, dataset, neighbour, event, PrivacySpend(declared, 0.0)
+
+
+def _calibrated_eq_odds_case(n, epsilon):
+    """Person 0 (label 0) has score 1: leaving its cell and joining the other group's, it moves the count and the
+    score sum of both cells by 1, the whole L1 sensitivity 4 (Lemma 1 of score_postprocessing.md)."""
+    scores = (np.arange(n) % 10 + 0.5) / 10
+    scores[0] = 1.0
+    return _score_post_processor_case(n, epsilon, make=_make_calibrated_eq_odds, scores=scores,
+                                      attribute="model_.noisy_statistics_", moved=4)
+
+
+def _reject_option_case(n, epsilon):
+    """Person 0 moves one count between two bins of the histogram, its L1 sensitivity 2 (Lemma 2)."""
+    return _score_post_processor_case(n, epsilon, make=_make_reject_option, scores=(np.arange(n) % 20 + 0.5) / 20,
+                                      attribute="model_.noisy_histogram_", moved=2)
+
+
 def _group_budget_records(n, *, classification):
     """One feature in [-1, 1] and groups 0/1 alternating; record 0 is (x = 1, group 0, y = +1 / class 1). ``D'``
     substitutes record 0 within group 0 by (x = 1, y = -1 / class 0). At ``theta = 0`` its per-example gradient
@@ -1386,6 +1448,8 @@ _CASES = {
     "DPFairRegressionPostprocessing": (_XIAN, _aif360_fair_regression_case, "laplace"),
     "DPEqOddsPostprocessing": (_JAGIELSKI, _aif360_eq_odds_case, "laplace"),
     "DPMetricFrame": (_JAGIELSKI, _metric_frame_case, "laplace"),
+    "DPCalibratedEqOddsPostprocessing": (_JAGIELSKI, _calibrated_eq_odds_case, "single_release"),
+    "DPRejectOptionClassification": (_JAGIELSKI, _reject_option_case, "single_release"),
     "DPGroupBudgetRegressor": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=False),
                                "gaussian"),
     "DPGroupBudgetClassifier": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=True),

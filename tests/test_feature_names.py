@@ -198,6 +198,11 @@ def _face(name):
 
     if name == "DPEqOddsPostprocessing":
         return postprocessing.DPEqOddsPostprocessing([{"a": 0.0}], [{"a": 1.0}], seed=0), _binary, "pair"
+    if name == "DPCalibratedEqOddsPostprocessing":
+        return postprocessing.DPCalibratedEqOddsPostprocessing([{"a": 0.0}], [{"a": 1.0}], seed=0), _binary, "pair"
+    if name == "DPRejectOptionClassification":
+        return (postprocessing.DPRejectOptionClassification([{"a": 0.0}], [{"a": 1.0}], num_class_thresh=10,
+                                                            num_ROC_margin=5, seed=0), _binary, "pair")
     if name == "DPFairRegressionPostprocessing":
         return postprocessing.DPFairRegressionPostprocessing(epsilon=1.0, bounds=(0, 1), seed=0), _regression, "one"
     if name == "DPExponentiatedGradientReduction":

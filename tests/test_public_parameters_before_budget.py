@@ -251,6 +251,25 @@ _ROWS = {
         "privacy_slack": _BOOL,
         "solver": _Domain("nope", 5, None),
     },
+    "DPCalibratedEqOddsPostprocessing": {
+        "unprivileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 0.0}]),
+        "privileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 1.0}]),
+        "cost_constraint": _choice("weighted", "fpr", "fnr"),
+        "privacy_unit": _choice("sensitive_attribute", "record"),
+    },
+    "DPRejectOptionClassification": {
+        "unprivileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 0.0}]),
+        "privileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 1.0}]),
+        "low_class_thresh": _real(0.0, 1.0),
+        "high_class_thresh": _real(0.0, 1.0),
+        "num_class_thresh": _integer(1),
+        "num_ROC_margin": _integer(1),
+        "metric_name": _choice("Statistical parity difference", "Average odds difference",
+                               "Equal opportunity difference"),
+        "metric_ub": _real(),
+        "metric_lb": _real(),
+        "privacy_unit": _choice("sensitive_attribute", "record"),
+    },
     # A box with one entry per feature of another X: refused from X's shape, before the budget. (The AIF360 face
     # checks the budget before it builds X from the dataset, so there the check comes after it.)
     "DPExponentiatedGradient": {**_EXPONENTIATED_GRADIENT,

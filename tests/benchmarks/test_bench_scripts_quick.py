@@ -19,6 +19,7 @@ RESULTS = ROOT / "tests" / "benchmarks" / "results"
 @pytest.mark.parametrize("script", [
     "bench_aif360_metrics.py",
     "bench_small_groups.py",
+    pytest.param("bench_aif360_postprocessing.py", marks=pytest.mark.slow),    # fits Adult's model twice (~20 s)
     pytest.param("bench_aif360_demo.py", marks=pytest.mark.slow),
 ])
 def test_quick_mode_runs_in_a_fresh_process(script):

@@ -7,5 +7,7 @@ the faces' dataset glue (``aif360_dp._glue``).
 
 from ._dp_eq_odds import DPEqOddsPostprocessing
 from ._dp_fair_regression import DPFairRegressionPostprocessing
+from ._dp_score_postprocessing import DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification
 
-__all__ = ["DPEqOddsPostprocessing", "DPFairRegressionPostprocessing"]
+__all__ = ["DPEqOddsPostprocessing", "DPFairRegressionPostprocessing", "DPCalibratedEqOddsPostprocessing",
+           "DPRejectOptionClassification"]

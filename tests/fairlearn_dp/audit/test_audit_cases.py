@@ -224,7 +224,8 @@ _FAST_RUNS = {"DPFairRegressionPostprocessor": 1000, "DPFairRegressionPostproces
               "DPExponentiatedGradient": 150, "DPExponentiatedGradientReduction": 120,
               "JagielskiExponentiatedGradient": 150,
               "ExponentialMechanismFairClassifier": 800, "DPGerryFairClassifier": 1000,
-              "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": 800}
+              "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": 800,
+              "DPCalibratedEqOddsPostprocessing": 500}
 _ZCDP_ROWS = ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
               "DPGroupBudgetClassification")
 # One release of a multi-release mechanism (see the module docstring of tests/audit_cases.py).
@@ -234,6 +235,8 @@ _EXPONENTIATED_GRADIENT_ROWS = ("JagielskiExponentiatedGradient",)
 _STATISTICS_GAME_ROWS = ("DPExponentiatedGradient", "DPExponentiatedGradientReduction")
 _GERRYFAIR_ROWS = ("DPGerryFairClassifier", "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier")
 _EXPONENTIAL_MECHANISM_ROWS = ("ExponentialMechanismFairClassifier",)
+# The score post-processors (issue 40): the number of cells their default neighbour moves.
+_SCORE_POSTPROCESSING_ROWS = {"DPCalibratedEqOddsPostprocessing": 4, "DPRejectOptionClassification": 2}
 
 
 def _check_expected_probabilities(name, result, expected):
@@ -257,6 +260,11 @@ def _check_expected_probabilities(name, result, expected):
         # The two losses part by 0.96 of 2 Delta at L = 1 (issue 37): 1 / (1 + e^{0.96 epsilon}).
         assert expected[0] == 0.5 and expected[1] == pytest.approx(1 / (1 + math.exp(1.922 / 2.002)), rel=1e-12)
         assert result.event.startswith("hypothesis_index_")
+    elif name in _SCORE_POSTPROCESSING_ROWS:
+        # The release gets epsilon = 1 (of a total 1 / 0.9); the neighbour moves k cells by 1 each: 2^-k, e^-1 2^-k.
+        moved = _SCORE_POSTPROCESSING_ROWS[name]
+        assert result.declared_delta == 0.0 and expected == pytest.approx((2.0 ** -moved, math.exp(-1) * 2.0 ** -moved))
+        assert result.event.startswith("model_.noisy_")
     else:
         assert result.declared_delta == 0.0 and expected == (0.25, 0.25 / math.e)
         assert result.event.startswith(("noisy_", "model_.noisy_", "frame_.noisy_"))
@@ -638,6 +646,28 @@ def test_threshold_report_audit_detects_noise_of_half_the_sensitivity(monkeypatc
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1500,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=8)
     assert not result.passed
+
+
+# --------------------------------------------------------------------------- score post-processors (issue 40)
+@pytest.mark.slow  # 1,600-6,000 fits of an AIF360 face (13-27 s)
+@pytest.mark.parametrize("name, module, constant, n_runs", [
+    ("DPCalibratedEqOddsPostprocessing", "_calibrated_eq_odds", "CALIBRATED_EQ_ODDS_SENSITIVITY", 3000),
+    ("DPRejectOptionClassification", "_reject_option", "REJECT_OPTION_SENSITIVITY", 800),
+])
+def test_score_post_processor_audit_catches_a_halved_sensitivity(monkeypatch, name, module, constant, n_runs):
+    """BROKEN on purpose: the release's sensitivity halved (L1 2 for the calibrated sums, as if a changed row moved
+    only its count; L1 1 for the reject-option histogram, as if it moved one bin only). The event then sees twice
+    the declared epsilon (ln(p / p') = 2), and the audit flags it. Fails if the case's neighbours do not attain the
+    sensitivity or the event is not at the moved cells."""
+    import importlib
+
+    engine = importlib.import_module(f"fairlearn_dp.postprocessing.{module}")
+    l1, l2 = getattr(engine, constant)
+    monkeypatch.setattr(engine, constant, (l1 / 2, l2 / 2))
+    case = default_audit_case(name)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=n_runs,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=3)
+    assert not result.passed and result.epsilon_lower_bound > case.declared_epsilon
 
 
 # --------------------------------------------------------------------- attribute-blind post-processing (variant)
