@@ -98,6 +98,10 @@ ENGINE_PRIVATE_ALLOWED = {
     "fairlearn_dp.metrics._frame_release": "the AIF360 metric objects answer from DPMetricFrame's one release",
     "fairlearn_dp.metrics._release_views": "the AIF360 threshold report shares DPReport's log of released rows",
     "fairlearn_dp.reductions._gerryfair": "the AIF360 GerryFair face's private audit (AIF360's own method)",
+    "fairlearn_dp.preprocessing._reweighing": "the engine of DPReweighing (Fairlearn has no counterpart, so it is "
+                                              "no public name of the engine)",
+    "fairlearn_dp.preprocessing._disparate_impact": "the engine of DPDisparateImpactRemover (Fairlearn has no "
+                                                    "counterpart, so it is no public name of the engine)",
 }
 
 

@@ -38,10 +38,10 @@ def _check_name(value, name):
 
 
 def _check_mapping(value, name, *, allow_int=False):
-    if allow_int and not isinstance(value, Mapping):
+    if allow_int and not isinstance(value, (Mapping, list, tuple)):
         return value                                # one int for every column: the engine checks it
     if not isinstance(value, Mapping) or not value:
-        raise TypeError(f"{name} must be a dict {{feature name: ...}} with one entry per feature to repair "
+        raise TypeError(f"{name} must be a dict {{feature name: ...}} with one entry per feature to repair{' (or one int)' if allow_int else ''} "
                         f"(public, never read from the data), got {type(value).__name__}.")
     return dict(value)
 
