@@ -56,7 +56,8 @@ class DPReweighing(Transformer):
         seed (int, optional): seeds the release (experiments only: a seeded release is not secure).
 
     Attributes:
-        w_p_fav, w_p_unfav, w_up_fav, w_up_unfav (float): the four weights, as AIF360's.
+        w_p_fav (float): the weight of the privileged rows with the favourable label; ``w_p_unfav``,
+            ``w_up_fav`` and ``w_up_unfav`` likewise, as AIF360 names them.
         model_: the fitted engine (``noisy_table_``: the release, ``weights_``, ``floored_cells_``).
         privacy_spent_ (PrivacySpend): what ``fit`` charged.
 
