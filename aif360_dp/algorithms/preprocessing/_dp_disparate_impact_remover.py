@@ -66,7 +66,7 @@ class DPDisparateImpactRemover(Transformer):
             ``sensitive_attribute`` (values outside are clipped to the edge bins); required.
         n_bins (int or dict): bins per range (one for all features, or ``{feature name: int}``).
         min_count (float, optional): a bin is present in a group when its released count exceeds it (None: 0.5
-            at ``epsilon=inf``, else 0.5 plus three noise standard deviations).
+            at ``epsilon=inf``, else 0.5 plus half a noise standard deviation).
         privacy_unit (str): "record" or "sensitive_attribute" (one person's protected attribute changed); the
             sensitivity is the same under both.
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``.

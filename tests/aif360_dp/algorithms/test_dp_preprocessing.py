@@ -234,8 +234,8 @@ def test_remover_charges_once_and_seeded_fits_are_reproducible(adult_integer_fea
     second = DPDisparateImpactRemover(accountant=BudgetAccountant(), **params).fit(adult_integer_features)
     for mine, theirs in zip(first.model_.noisy_histograms_, second.model_.noisy_histograms_, strict=True):
         np.testing.assert_array_equal(mine, theirs)
-    # The default threshold: 0.5 plus three noise standard deviations of Laplace(2d / epsilon), d = 3.
-    assert first.model_.min_count_ == pytest.approx(0.5 + 3 * math.sqrt(2) * 6.0)
+    # The default threshold: 0.5 plus half a noise standard deviation of Laplace(2d / epsilon), d = 3.
+    assert first.model_.min_count_ == pytest.approx(0.5 + 0.5 * math.sqrt(2) * 6.0)
 
 
 def test_remover_refuses_undeclared_features_and_values_without_quoting_them():
