@@ -85,6 +85,18 @@ class DPDisparateImpactRemover(Transformer):
     Failure paths: parameters, the dataset's schema and the budget before any row; NaN features and values of the
     attribute outside its declared groups are domain errors without values. Derivation:
     docs/privacy_analysis/preprocessing.md.
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> frame = pd.DataFrame({"a": [0.0] * 4 + [1.0] * 6, "x": [0, 1, 2, 3, 2, 4, 5, 6, 7, 8.0],
+        ...                       "y": [1, 0, 0, 0, 1, 1, 1, 0, 1, 0.0]})
+        >>> data = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])
+        >>> remover = DPDisparateImpactRemover(epsilon=np.inf, feature_ranges={"x": (-0.5, 9.5)}, n_bins=10,
+        ...                                    accountant=BudgetAccountant())
+        >>> remover.fit_transform(data).features[:, 1]       # one integer per bin: AIF360's repair
+        array([0., 1., 2., 3., 0., 0., 1., 2., 3., 3.])
     """
 
     def __init__(self, repair_level: float = 1.0, sensitive_attribute: str = "", *, epsilon: float = 1.0,

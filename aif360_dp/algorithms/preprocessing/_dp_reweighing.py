@@ -69,6 +69,19 @@ class DPReweighing(Transformer):
     parameters, the datasets' schema and the budget are checked before any row is read; labels other than the
     favourable / unfavourable ones and weights outside ``[0, B]`` are domain errors without values. Derivation:
     docs/privacy_analysis/preprocessing.md.
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> frame = pd.DataFrame({"a": [0.0] * 4 + [1.0] * 6, "x": np.arange(10.0),
+        ...                       "y": [1, 0, 0, 0, 1, 1, 1, 0, 1, 0.0]})
+        >>> data = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])
+        >>> rw = DPReweighing([{"a": 0}], [{"a": 1}], epsilon=np.inf, accountant=BudgetAccountant()).fit(data)
+        >>> round(rw.w_up_fav, 3), round(rw.w_p_fav, 3)      # 5 * 4 / (10 * 1) and 5 * 6 / (10 * 4), as AIF360's
+        (2.0, 0.75)
+        >>> rw.transform(data).instance_weights[:2]
+        array([2.        , 0.66666667])
     """
 
     def __init__(self, unprivileged_groups: list[dict], privileged_groups: list[dict], *, epsilon: float = 1.0,
