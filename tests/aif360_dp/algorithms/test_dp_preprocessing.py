@@ -165,39 +165,33 @@ def test_repairer_at_infinite_epsilon_is_blackboxauditings(seed, repair_level):
                                rtol=0, atol=1e-12)
 
 
-ADULT_RANGES = {"age": (16.5, 90.5), "education-num": (0.5, 16.5), "hours-per-week": (0.5, 99.5)}
-ADULT_BINS = {"age": 74, "education-num": 16, "hours-per-week": 99}
-
-
-@pytest.fixture(scope="module")
-def adult_integer_features():
-    """3,000 Adult rows, sex the protected attribute, three integer features (one value per bin at its centre)."""
-    from aif360_dp.datasets import AdultDataset
-
-    data = AdultDataset(protected_attribute_names=["sex"], privileged_classes=[["Male"]], categorical_features=[],
-                        features_to_keep=["age", "education-num", "hours-per-week"])
-    return data.subset(np.sort(np.random.default_rng(0).choice(data.features.shape[0], 3000, replace=False)))
+# aif360_adult_numeric (tests/conftest.py) divides age and hours-per-week by 100 and education-num by 16: one value
+# per bin at its centre with these public ranges; the rows are repaired by sex. race is a feature too (AIF360's remover repairs it as any other).
+ADULT_RANGES = {"age": (0.165, 0.905), "education-num": (0.5 / 16, 16.5 / 16), "hours-per-week": (0.005, 0.995),
+                "race": (-0.5, 1.5)}
+ADULT_BINS = {"age": 74, "education-num": 16, "hours-per-week": 99, "race": 2}
 
 
 @pytest.mark.parametrize("repair_level", [1.0, 0.7])
-def test_remover_at_infinite_epsilon_is_aif360s_on_adult(adult_integer_features, repair_level):
+def test_remover_at_infinite_epsilon_is_aif360s_on_adult(aif360_adult_numeric, repair_level):
     pytest.importorskip("BlackBoxAuditing")
     from aif360.algorithms.preprocessing import DisparateImpactRemover
 
-    reference = DisparateImpactRemover(repair_level=repair_level).fit_transform(adult_integer_features)
-    ours = DPDisparateImpactRemover(repair_level=repair_level, epsilon=math.inf, feature_ranges=ADULT_RANGES,
+    reference = DisparateImpactRemover(repair_level=repair_level, sensitive_attribute="sex").fit_transform(
+        aif360_adult_numeric)
+    ours = DPDisparateImpactRemover(repair_level, "sex", epsilon=math.inf, feature_ranges=ADULT_RANGES,
                                     n_bins=ADULT_BINS, accountant=BudgetAccountant())
-    repaired = ours.fit_transform(adult_integer_features)
+    repaired = ours.fit_transform(aif360_adult_numeric)
     np.testing.assert_allclose(repaired.features, reference.features, rtol=0, atol=1e-12)
     assert isinstance(ours, Transformer) and ours.privacy_spent_ == PrivacySpend(math.inf, 0.0)
 
 
-def test_remover_repair_level_zero_is_the_identity(adult_integer_features):
+def test_remover_repair_level_zero_is_the_identity(aif360_adult_numeric):
     """AIF360's test_repair0 (``ad_repd == ad``), at a finite epsilon too: no value moves."""
     for epsilon in (math.inf, 1.0):
-        remover = DPDisparateImpactRemover(repair_level=0.0, epsilon=epsilon, feature_ranges=ADULT_RANGES,
+        remover = DPDisparateImpactRemover(0.0, "sex", epsilon=epsilon, feature_ranges=ADULT_RANGES,
                                            n_bins=ADULT_BINS, seed=0, accountant=BudgetAccountant())
-        assert remover.fit_transform(adult_integer_features) == adult_integer_features
+        assert remover.fit_transform(aif360_adult_numeric) == aif360_adult_numeric
 
 
 def test_histogram_sensitivity_is_attained_and_never_exceeded():
@@ -226,16 +220,17 @@ def test_histogram_sensitivity_is_attained_and_never_exceeded():
     assert np.abs(change).sum() == l1 and np.sqrt((change ** 2).sum()) == pytest.approx(l2)
 
 
-def test_remover_charges_once_and_seeded_fits_are_reproducible(adult_integer_features):
+def test_remover_charges_once_and_seeded_fits_are_reproducible(aif360_adult_numeric):
     accountant = BudgetAccountant()
-    params = {"epsilon": 1.0, "feature_ranges": ADULT_RANGES, "n_bins": ADULT_BINS, "seed": 4}
-    first = DPDisparateImpactRemover(accountant=accountant, **params).fit(adult_integer_features)
+    params = {"sensitive_attribute": "sex", "epsilon": 1.0, "feature_ranges": ADULT_RANGES, "n_bins": ADULT_BINS,
+              "seed": 4}
+    first = DPDisparateImpactRemover(accountant=accountant, **params).fit(aif360_adult_numeric)
     assert accountant.spent_budget == [(1.0, 0.0)] and first.privacy_spent_ == PrivacySpend(1.0, 0.0)
-    second = DPDisparateImpactRemover(accountant=BudgetAccountant(), **params).fit(adult_integer_features)
+    second = DPDisparateImpactRemover(accountant=BudgetAccountant(), **params).fit(aif360_adult_numeric)
     for mine, theirs in zip(first.model_.noisy_histograms_, second.model_.noisy_histograms_, strict=True):
         np.testing.assert_array_equal(mine, theirs)
-    # The default threshold: 0.5 plus half a noise standard deviation of Laplace(2d / epsilon), d = 3.
-    assert first.model_.min_count_ == pytest.approx(0.5 + 0.5 * math.sqrt(2) * 6.0)
+    # The default threshold: 0.5 plus half a noise standard deviation of Laplace(2d / epsilon), d = 4.
+    assert first.model_.min_count_ == pytest.approx(0.5 + 0.5 * math.sqrt(2) * 8.0)
 
 
 def test_remover_refuses_undeclared_features_and_values_without_quoting_them():
