@@ -126,7 +126,9 @@ def repair_targets(present: np.ndarray) -> np.ndarray:
             if stop > start:
                 group_medians.append(_lower_median(bins[start:stop]))
                 chunk_of[g][start:stop] = q
-        medians.append(_lower_median(group_medians))
+        # Every group's chunk empty (float round-off in the offsets; BlackBoxAuditing would fail there): the
+        # previous chunk's target, so that the map stays defined on any release.
+        medians.append(_lower_median(group_medians) if group_medians else medians[-1] if medians else 0)
     for g, bins in lists.items():
         filled = _fill_gaps(chunk_of[g])
         position = np.clip(np.searchsorted(bins, np.arange(n_bins)), 0, len(bins) - 1)
@@ -138,6 +140,8 @@ def _fill_gaps(chunk_of):
     """Positions no chunk covered (rounding) take the previous chunk (the first covered one at the start)."""
     filled = chunk_of.copy()
     covered = np.flatnonzero(filled >= 0)
+    if covered.size == 0:
+        return np.zeros_like(filled)
     for i in range(len(filled)):
         if filled[i] < 0:
             before = covered[covered < i]

@@ -14,7 +14,11 @@ from diffprivlib import BudgetAccountant
 
 from aif360_dp.algorithms.preprocessing import DPDisparateImpactRemover, DPReweighing
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.preprocessing._disparate_impact import DPDisparateImpactRepairer, histogram_sensitivity
+from fairlearn_dp.preprocessing._disparate_impact import (
+    DPDisparateImpactRepairer,
+    histogram_sensitivity,
+    repair_targets,
+)
 from fairlearn_dp.preprocessing._reweighing import DPReweighingWeights, table_sensitivity, weights_from_table
 from fairlearn_dp.privacy import PrivacySpend
 
@@ -264,3 +268,21 @@ def test_transform_refuses_other_features():
     other.feature_names = ["a", "z"]
     with pytest.raises(ValueError):
         remover.transform(other)
+
+
+def test_remover_with_delta_releases_gaussian_noise_and_charges_once(aif360_adult_numeric):
+    accountant = BudgetAccountant()
+    remover = DPDisparateImpactRemover(0.5, "sex", epsilon=1.0, delta=1e-6, feature_ranges=ADULT_RANGES,
+                                       n_bins=ADULT_BINS, seed=1, accountant=accountant)
+    repaired = remover.fit_transform(aif360_adult_numeric)
+    assert accountant.spent_budget == [(1.0, 1e-6)] and remover.privacy_spent_ == PrivacySpend(1.0, 1e-6)
+    assert repaired.features.shape == aif360_adult_numeric.features.shape
+    assert np.all(np.isfinite(repaired.features))
+
+
+def test_repair_targets_of_a_release_with_one_present_bin_per_group():
+    present = np.zeros((2, 5), dtype=bool)
+    present[0, 1] = present[1, 3] = True
+    targets = repair_targets(present)                # one chunk: both groups go to the lower median, bin 1
+    assert np.all(targets == 1)
+    assert np.array_equal(repair_targets(np.zeros((2, 5), dtype=bool)), np.tile(np.arange(5), (2, 1)))
