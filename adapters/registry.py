@@ -31,7 +31,8 @@ class RegistryEntry:
     toolkit : {"fairlearn", "aif360"}
         The face the class belongs to.
     task : str
-        "regression" or "classification" (or "allocation"), or "reporting" for a private report (built from
+        "regression" or "classification" (or "allocation"), "preprocessing" (weights or repaired features), or
+        "reporting" for a private report (built from
         evaluation data, not fitted: its audit case wraps it so that the data arrive at ``fit``).
     neighbouring : str
         The neighbouring relation the guarantee protects.
@@ -114,6 +115,14 @@ _CUMMINGS_PUBLIC = "n; groups; the hypothesis class (fixed before seeing the dat
 _GERRYFAIR_PUBLIC = "n; C, gamma, max_iters; the feature and label bounds; the protected columns"
 _BUDGET_PUBLIC = ("group sizes n_k; groups; data_bound, target_bound, clip; n_iter, learning rate, stage1_fraction; "
                   "the label set (classifier)")
+
+_PREPROCESSING_NEIGHBOURING = ("one whole record substituted (privacy_unit='record', default) or one person's "
+                               "sensitive attribute changed (privacy_unit='sensitive_attribute'); n public")
+_REWEIGHING_PUBLIC = ("n; the privileged and unprivileged group definitions; weight_bound (the input weights' bound); "
+                      "with privacy_unit='sensitive_attribute' also the labels and weights")
+_DIR_PUBLIC = ("n; sensitive_attribute and its declared groups; feature_ranges, n_bins, min_count, repair_level; "
+               "with privacy_unit='sensitive_attribute' also the features")
+_PREPROCESSING_PAPER = "fairdp (one histogram release; Kamiran & Calders 2012 weights / Feldman et al. 2015 repair)"
 
 _REGISTRY = (
     RegistryEntry(
@@ -230,6 +239,18 @@ _REGISTRY = (
                      "LogisticRegression without the fairness term"),
         toolkit="aif360", task="classification", neighbouring=_BUDGET_NEIGHBOURING,
         guarantee=_BUDGET_GUARANTEE, paper=_BUDGET_PAPER, public_inputs=_BUDGET_PUBLIC),
+    RegistryEntry(
+        name="DPReweighing",
+        dp_class="aif360_dp.algorithms.preprocessing.DPReweighing",
+        counterpart="aif360.algorithms.preprocessing.Reweighing",
+        toolkit="aif360", task="preprocessing", neighbouring=_PREPROCESSING_NEIGHBOURING, guarantee=_GUARANTEE,
+        paper=_PREPROCESSING_PAPER, public_inputs=_REWEIGHING_PUBLIC),
+    RegistryEntry(
+        name="DPDisparateImpactRemover",
+        dp_class="aif360_dp.algorithms.preprocessing.DPDisparateImpactRemover",
+        counterpart="aif360.algorithms.preprocessing.DisparateImpactRemover",
+        toolkit="aif360", task="preprocessing", neighbouring=_PREPROCESSING_NEIGHBOURING, guarantee=_GUARANTEE,
+        paper=_PREPROCESSING_PAPER, public_inputs=_DIR_PUBLIC),
 )
 
 

@@ -679,6 +679,55 @@ def _reject_option_case(n, epsilon):
                                       attribute="model_.noisy_histogram_", moved=2)
 
 
+def _make_reweighing(epsilon, seed):
+    from aif360_dp.algorithms.preprocessing import DPReweighing
+
+    return DPReweighing([{"a": 0.0}], [{"a": 1.0}], epsilon=epsilon, accountant=_accountant(), seed=seed)
+
+
+def _preprocessing_dataset(x, groups, labels):
+    import pandas as pd
+    from aif360.datasets import BinaryLabelDataset
+
+    frame = pd.DataFrame({"a": groups.astype(float), "x": x.astype(float), "y": labels.astype(float)})
+    return BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"],
+                              privileged_protected_attributes=[np.array([1.0])],
+                              unprivileged_protected_attributes=[np.array([0.0])])
+
+
+def _preprocessing_records(n):
+    """Groups 0/1 alternating, labels alternating in pairs, ``x`` on bin centres; record 0 is ``(x = lowest centre,
+    a = 0, y = 0)``, substituted on ``D'`` by ``(x = highest centre, a = 1, y = 1)``: one cell of the (group, label)
+    table and of the (group, bin) histogram loses a count, another gains one (Lemmas 1 and 2 of
+    docs/privacy_analysis/preprocessing.md at their worst case).
+    """
+    rng = np.random.default_rng(40)
+    groups, labels = np.arange(n) % 2, (np.arange(n) // 2) % 2
+    x = _CENTRES[rng.integers(0, _N_BINS, n)]
+    x[0], groups[0], labels[0] = _CENTRES[0], 0, 0
+    x_prime, groups_prime, labels_prime = x.copy(), groups.copy(), labels.copy()
+    x_prime[0], groups_prime[0], labels_prime[0] = _CENTRES[-1], 1, 1
+    return ({"dataset": _preprocessing_dataset(x, groups, labels)},
+            {"dataset": _preprocessing_dataset(x_prime, groups_prime, labels_prime)})
+
+
+def _reweighing_case(n):
+    dataset, neighbour = _preprocessing_records(n)
+    return _make_reweighing, dataset, neighbour, "model_.noisy_table_"
+
+
+def _make_disparate_impact_remover(epsilon, seed):
+    from aif360_dp.algorithms.preprocessing import DPDisparateImpactRemover
+
+    return DPDisparateImpactRemover(epsilon=epsilon, feature_ranges={"x": (0.0, 1.0)}, n_bins=_N_BINS,
+                                    accountant=_accountant(), seed=seed)
+
+
+def _disparate_impact_case(n):
+    dataset, neighbour = _preprocessing_records(n)
+    return _make_disparate_impact_remover, dataset, neighbour, "model_.noisy_histograms_"
+
+
 def _group_budget_records(n, *, classification):
     """One feature in [-1, 1] and groups 0/1 alternating; record 0 is (x = 1, group 0, y = +1 / class 1). ``D'``
     substitutes record 0 within group 0 by (x = 1, y = -1 / class 0). At ``theta = 0`` its per-example gradient
@@ -1442,7 +1491,10 @@ _XIAN = "substitution of one fitting record"
 _JAGIELSKI = "one person's sensitive attribute changed"
 _WITHIN_GROUP = "substitution of one record (x, a, y) within its group"
 _RECORD = "substitution of one record (x, a, y); n public"
+_PREPROCESSING = "one whole record substituted (privacy_unit='record', default)"
 _CASES = {
+    "DPReweighing": (_PREPROCESSING, _reweighing_case, "laplace"),
+    "DPDisparateImpactRemover": (_PREPROCESSING, _disparate_impact_case, "laplace"),
     "DPFairRegressionPostprocessor": (_XIAN, _fair_regression_case, "laplace"),
     "DPThresholdOptimizer": (_JAGIELSKI, _threshold_optimizer_case, "laplace"),
     "DPFairRegressionPostprocessing": (_XIAN, _aif360_fair_regression_case, "laplace"),

@@ -102,6 +102,10 @@ ENGINE_PRIVATE_ALLOWED = {
                                                          "Fairlearn has no counterpart, so it is not public)"),
     "fairlearn_dp.postprocessing._reject_option": ("the engine of DPRejectOptionClassification (issue 40; Fairlearn "
                                                    "has no counterpart, so it is not public)"),
+    "fairlearn_dp.preprocessing._reweighing": "the engine of DPReweighing (Fairlearn has no counterpart, so it is "
+                                              "no public name of the engine)",
+    "fairlearn_dp.preprocessing._disparate_impact": "the engine of DPDisparateImpactRemover (Fairlearn has no "
+                                                    "counterpart, so it is no public name of the engine)",
 }
 
 

@@ -270,6 +270,23 @@ _ROWS = {
         "metric_lb": _real(),
         "privacy_unit": _choice("sensitive_attribute", "record"),
     },
+    "DPReweighing": {
+        "unprivileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 0.0}]),
+        "privileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 1.0}]),
+        "privacy_unit": _choice("record", "sensitive_attribute"),
+        "weight_bound": _POSITIVE_OR_NONE,
+    },
+    # The ranges and bins are per feature (the case's one feature is "x"): a missing or unknown feature is refused
+    # from the dataset's schema, before the budget.
+    "DPDisparateImpactRemover": {
+        "repair_level": _real(0.0, 1.0),
+        "sensitive_attribute": _Domain(5, None, "no_such_attribute", "x"),
+        "feature_ranges": _Domain(None, "ab", {}, {"x": (1.0, 0.0)}, {"x": (0.0, NAN)}, {"x": (0.0, math.inf)},
+                                  {"y": (0.0, 1.0)}, {"x": "ab"}, {"x": (0.0,)}),
+        "n_bins": _Domain(None, "3", True, 2.5, 0, [4], {"x": 0}, {"y": 3}),
+        "min_count": _real(0.0, none=True),
+        "privacy_unit": _choice("record", "sensitive_attribute"),
+    },
     # A box with one entry per feature of another X: refused from X's shape, before the budget. (The AIF360 face
     # checks the budget before it builds X from the dataset, so there the check comes after it.)
     "DPExponentiatedGradient": {**_EXPONENTIATED_GRADIENT,

@@ -21,6 +21,7 @@ RESULTS = ROOT / "tests" / "benchmarks" / "results"
     "bench_small_groups.py",
     pytest.param("bench_aif360_postprocessing.py", marks=pytest.mark.slow),    # fits Adult's model twice (~20 s)
     pytest.param("bench_aif360_demo.py", marks=pytest.mark.slow),
+    pytest.param("bench_preprocessing.py", marks=pytest.mark.slow),       # two Adult loads and 20 fits: ~11 s
 ])
 def test_quick_mode_runs_in_a_fresh_process(script):
     before = {path: path.stat().st_mtime_ns for path in RESULTS.iterdir()}

@@ -62,6 +62,9 @@ class Run:
     warnings: list = field(default_factory=list)
     accountant: BudgetAccountant = field(default_factory=lambda: BudgetAccountant(epsilon=math.inf))
     reports: list = field(default_factory=list)
+    namespace: dict = field(default_factory=dict)       # a notebook's globals after the run
+    failed_cells: list = field(default_factory=list)    # (cell, error) of the cells that raised (keep_going=True)
+    substitutes: list = field(default_factory=list)     # the DP transformers built by an algorithm swap
 
 
 @dataclass
@@ -164,13 +167,36 @@ def _twin(name, run, declared):
     return Twin
 
 
-def _swap(monkeypatch, run, declared):
+def substitute(dp_class, extra=None):
+    """An algorithm swap (issue 40): the source's ``Reweighing(...)`` (say) builds ``dp_class`` with the same
+    arguments plus the run's ``epsilon``, a seed (the substitute's index), the run's accountant and what
+    ``extra(site)`` returns (the DP-only arguments a user adds at that call, e.g. public feature ranges)."""
+    def make(run):
+        def build(*args, **kwargs):
+            added = extra(_site()) if callable(extra) else dict(extra or {})
+            built = dp_class(*args, **kwargs, **added, epsilon=run.epsilon, seed=len(run.substitutes),
+                             accountant=run.accountant)
+            run.substitutes.append(built)
+            return built
+
+        build.__name__ = build.__qualname__ = dp_class.__name__
+        return build
+
+    return make
+
+
+def _swap(monkeypatch, run, declared, algorithms=None):
     """The builtins for the sources' namespaces: their ``from aif360.metrics import ...`` gets the twins and their
     ``from aif360.datasets import AdultDataset`` the bundled data, while AIF360's own modules (an algorithm's
-    internal metric objects) keep AIF360's classes; AIF360's Adult loader reads the bundled data (monkeypatch)."""
+    internal metric objects) keep AIF360's classes; AIF360's Adult loader reads the bundled data (monkeypatch).
+    ``algorithms`` (``{module: {name: substitute(...)}}``) swaps the source's imports of AIF360's algorithms for
+    fairdp's DP classes."""
     monkeypatch.setattr(data_preproc_functions, "AdultDataset", AdultDataset)
     proxies = {"aif360.metrics": {name: _twin(name, run, declared) for name in AIF360_CLASSES},
                "aif360.datasets": {"AdultDataset": AdultDataset}}
+    for module_name, replacements in (algorithms or {}).items():
+        importlib.import_module(module_name)
+        proxies[module_name] = {name: make(run) for name, make in replacements.items()}
     for module_name, replacements in proxies.items():
         proxy = types.ModuleType(module_name)
         proxy.__dict__.update(vars(sys.modules[module_name]), **replacements)
@@ -184,14 +210,16 @@ def _swap(monkeypatch, run, declared):
     return {**vars(builtins), "__import__": swapped_import}
 
 
-def run_test_module(monkeypatch, name, epsilon, declared=None):
-    """Run every ``test_*`` function of AIF360's test module ``name`` (its copy) with the twins; returns the Run.
+def run_test_module(monkeypatch, name, epsilon, declared=None, algorithms=None):
+    """Run every ``test_*`` function of AIF360's test module ``name`` (its copy) with the twins (and the
+    ``algorithms`` swaps of :func:`_swap`); returns the Run.
 
     A function that fails is recorded as a call of method ``<test failed>`` with the traceback as fairdp's value.
     """
     run = Run(epsilon)
     path = COPIES / name
-    namespace = {"__name__": f"aif360_examples.{path.stem}", "__builtins__": _swap(monkeypatch, run, declared or {})}
+    namespace = {"__name__": f"aif360_examples.{path.stem}",
+                 "__builtins__": _swap(monkeypatch, run, declared or {}, algorithms)}
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
     for function_name, function in list(namespace.items()):
         if function_name.startswith("test_") and callable(function):
@@ -241,13 +269,15 @@ def notebook_cells(name):
             for index, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "code"]
 
 
-def run_notebook(monkeypatch, name, epsilon, declared=None):
+def run_notebook(monkeypatch, name, epsilon, declared=None, algorithms=None, keep_going=False):
     """Run the notebook copy's code cells in order with the twins (matplotlib's Agg backend, figures closed); the
-    examples folder's ``common_utils`` is the copy. Returns the Run."""
+    examples folder's ``common_utils`` is the copy. ``algorithms``: the swaps of :func:`_swap`; ``keep_going``: a
+    cell whose own ``assert`` fails is recorded in ``run.failed_cells`` and the next cells run. Returns the Run
+    (``run.namespace``: the notebook's globals at the end)."""
     import matplotlib.pyplot as plt
 
     run = Run(epsilon)
-    swapped_builtins = _swap(monkeypatch, run, declared or {})
+    swapped_builtins = _swap(monkeypatch, run, declared or {}, algorithms)
     matplotlib.use("Agg")
     utils_path = COPIES / "common_utils.py"
     utils = types.ModuleType("common_utils")
@@ -256,12 +286,18 @@ def run_notebook(monkeypatch, name, epsilon, declared=None):
     monkeypatch.setitem(sys.modules, "common_utils", utils)
     monkeypatch.setattr(sys, "path", list(sys.path))              # the notebook appends "../"
     state = np.random.get_state()
-    namespace = {"__name__": "__main__", "__builtins__": swapped_builtins}
+    namespace = run.namespace
+    namespace.update({"__name__": "__main__", "__builtins__": swapped_builtins})
     try:
         for index, source in notebook_cells(name):
             # the stubs only for a cell that imports them: matplotlib takes any "IPython" module for IPython itself
             with _notebook_stubs() if re.search(r"IPython|ipywidgets", source) else contextlib.nullcontext():
-                exec(compile(source, f"{COPIES / name.removesuffix('.txt')}#cell{index}", "exec"), namespace)
+                try:
+                    exec(compile(source, f"{COPIES / name.removesuffix('.txt')}#cell{index}", "exec"), namespace)
+                except AssertionError as error:
+                    if not keep_going:
+                        raise
+                    run.failed_cells.append((index, error))
             plt.close("all")
     finally:
         np.random.set_state(state)                                  # the notebook seeds numpy's global generator

@@ -776,3 +776,21 @@ def test_group_budget_stage1_audit_catches_a_halved_gram_sensitivity(monkeypatch
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=200,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=1)
     assert not result.passed and result.epsilon_lower_bound > 1.2
+
+
+# ------------------------------------------------------------------------------- AIF360 pre-processing (issue 40)
+@pytest.mark.parametrize("name, module_name, function", [
+    ("DPReweighing", "fairlearn_dp.preprocessing._reweighing", "table_sensitivity"),
+    ("DPDisparateImpactRemover", "fairlearn_dp.preprocessing._disparate_impact", "histogram_sensitivity")])
+def test_preprocessing_audit_detects_a_halved_sensitivity(monkeypatch, name, module_name, function):
+    """BROKEN on purpose: the release's sensitivity is halved (as if a substituted record changed one cell, not
+    two): the two-cell event then sees a likelihood ratio of e^(2 epsilon), and the audit fails."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    honest = getattr(module, function)
+    monkeypatch.setattr(module, function, lambda *args: tuple(value / 2 for value in honest(*args)))
+    case = default_audit_case(name)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1500,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=3)
+    assert not result.passed and result.epsilon_lower_bound > 1.2
