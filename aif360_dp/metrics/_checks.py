@@ -98,9 +98,10 @@ def _check_unit_weights(dataset, name):
 
 
 def _row_weights(dataset, name, bound, classified_dataset=None):
-    """The rows' ``instance_weights``, each in ``[0, bound]`` (None: they must all be 1, and None is returned); with
-    ``classified_dataset``, its weights must be the same (one weighted release). A domain check after the budget
-    check; the messages quote no weight.
+    """The rows' ``instance_weights``, clipped to ``[0, bound]`` (None: they must all be 1, and None is returned);
+    with ``classified_dataset``, its weights must be the same (one weighted release). The domain (a finite,
+    non-negative weight per instance) is checked after the budget check, with messages that quote no weight; a
+    weight above the public ``bound`` is clipped to it without a warning, as ``DPMetricFrame`` does.
     """
     if bound is None:
         for data, label in ((dataset, name), (classified_dataset, "classified_dataset")):
@@ -110,14 +111,14 @@ def _row_weights(dataset, name, bound, classified_dataset=None):
     weights = np.asarray(dataset.instance_weights, dtype=float).ravel()
     if weights.shape[0] != np.asarray(dataset.labels).shape[0] or not np.all(np.isfinite(weights)):
         raise ValueError(f"{name}.instance_weights must be one finite weight per instance.")
-    if np.any(weights < 0) or np.any(weights > bound):
-        raise ValueError(f"{name}.instance_weights must lie in [0, weight_bound={bound:g}] (the public bound that "
-                         "sets the noise); some are negative or above it.")
+    if np.any(weights < 0):
+        raise ValueError(f"{name}.instance_weights holds negative weights: a private metric needs weights in "
+                         "[0, weight_bound].")
     if classified_dataset is not None and not np.array_equal(
             np.asarray(classified_dataset.instance_weights, dtype=float).ravel(), weights):
         raise ValueError("classified_dataset.instance_weights must equal dataset.instance_weights: one release of "
                          "weighted counts has one weight per instance.")
-    return weights
+    return np.minimum(weights, bound)
 
 
 def _check_same_rows(dataset, classified_dataset):
@@ -159,15 +160,16 @@ def _unavailable(name, needs):
 
 
 def _bounded_scores(dataset):
-    """``dataset.scores`` as a vector in ``[0, 1]`` (declared with ``bounded_scores=True``); a domain error that
-    quotes no value otherwise.
+    """``dataset.scores`` as a vector clipped to ``[0, 1]`` (the public range declared by ``bounded_scores=True``:
+    a finite score outside it is clipped without a warning, as ``DPMetricFrame`` clips values to its ``bounds``);
+    a NaN or infinite score is a domain error that quotes no value.
     """
     scores = np.asarray(dataset.scores, dtype=float)
     if scores.ndim != 2 or scores.shape[1] != 1 or scores.shape[0] != np.asarray(dataset.labels).shape[0]:
         raise ValueError("classified_dataset.scores must have one column and one row per instance "
                          "(bounded_scores=True).")
     scores = scores.ravel()
-    if not np.all((scores >= 0.0) & (scores <= 1.0)):
-        raise ValueError("classified_dataset.scores must lie in [0, 1] (declared by bounded_scores=True); NaN or "
-                         "values outside are refused.")
-    return scores
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("classified_dataset.scores must be finite (bounded_scores=True): NaN or infinite scores "
+                         "are refused.")
+    return np.clip(scores, 0.0, 1.0)

@@ -88,7 +88,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         True declares that the predicted labels do not depend on the protected attributes, so their totals
         are public under ``"sensitive_attribute"`` (see Privacy).
     bounded_scores : bool, default=False
-        True declares ``classified_dataset.scores`` in ``[0, 1]`` (AIF360's convention; a row outside is refused)
+        True declares ``classified_dataset.scores`` in ``[0, 1]`` (AIF360's convention; a score outside is clipped)
         and releases their sums with the counts, for the generalized counts and rates; the sensitivity doubles.
     intersections : bool, default=True
         True releases the counts per declared intersection of protected-attribute values (every method available);
@@ -100,7 +100,7 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
         Seeds the release (experiments only). None: a secure source.
     weight_bound : float, optional
         The public bound ``B`` of ``instance_weights`` (a reweighted dataset, e.g. after AIF360's ``Reweighing``):
-        every weight must lie in ``[0, B]`` (else a ``ValueError`` before the release), each row adds its weight
+        a weight above ``B`` is clipped to it (a negative one is refused before the release), each row adds its weight
         to its cell as AIF360's metrics do, and the sensitivity is multiplied by ``B``; the weighted totals are not
         public, so nothing is kept exact. None: the weights must all be 1.
     release : DPThresholdReport, optional

@@ -83,7 +83,7 @@ class DPBinaryLabelDatasetMetric:
         Seeds the release (experiments only). None: a secure source.
     weight_bound : float, optional
         The public bound ``B`` of ``instance_weights`` (a reweighted dataset, e.g. after AIF360's ``Reweighing``):
-        every weight must lie in ``[0, B]`` (else a ``ValueError`` before the release), each row adds its weight
+        a weight above ``B`` is clipped to it (a negative one is refused before the release), each row adds its weight
         to its cell as AIF360's metrics do, and the sensitivity is multiplied by ``B``; the weighted totals are not
         public, so nothing is kept exact. None: the weights must all be 1.
 

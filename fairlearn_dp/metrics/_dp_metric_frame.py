@@ -125,8 +125,8 @@ class DPMetricFrame(MetricFrame):
         a value given here is a precision asked for: when the release misses it for some group, a
         :class:`~fairlearn_dp.exceptions.UtilityWarning` names the groups (the default only reports them).
     weight_bound : float, optional
-        The public bound ``B`` of ``sample_weight``: every weight must lie in ``[0, B]`` (checked before the release;
-        a weight outside is a ``ValueError``), each row adds its weight to its cell, and the sensitivity is
+        The public bound ``B`` of ``sample_weight``: a weight above ``B`` is clipped to it (a negative one is a
+        ``ValueError`` before the release), each row adds its weight to its cell, and the sensitivity is
         multiplied by ``B``. None: weights other than 1 are refused.
     release : DPReport, optional
         Read the frame from this report's release instead of releasing (no charge; ``privacy_spent_`` is

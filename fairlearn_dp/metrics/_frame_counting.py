@@ -30,8 +30,10 @@ def count_frame(*, y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds,
 
 
 def row_weights(weights, bound, n):
-    """The rows' weights as floats, each in ``[0, bound]`` (None: all must be 1). A domain check after the budget
-    check and before the release (nothing is charged when it fails); the messages quote no weight.
+    """The rows' weights as floats, clipped to ``[0, bound]`` (None: all must be 1). The domain is a finite,
+    non-negative weight per row, checked after the budget check and before the release (nothing is charged when it
+    fails; the messages quote no weight); inside it every dataset fits: a weight above the public ``bound`` is
+    clipped to it without a warning, as any value beyond a public bound (the guarantee is for the clipped weights).
     """
     if n_rows(weights) != n:
         raise ValueError("sample_weight and y_true have different lengths (length mismatch).")
@@ -43,10 +45,7 @@ def row_weights(weights, bound, n):
         return None                                     # all 1: the unweighted release
     if np.any(w < 0):
         raise ValueError("sample_weight holds negative weights: a private frame needs weights in [0, weight_bound].")
-    if np.any(w > bound):
-        raise ValueError(f"sample_weight holds weights above weight_bound={bound:g}: every weight must lie in "
-                         "[0, weight_bound], the public bound that sets the noise.")
-    return w
+    return np.minimum(w, bound)
 
 
 def _count_memory(y_true, y_pred, sf_columns, sf, cf_columns, cf, kind, bounds, values, classes=None, weights=None):

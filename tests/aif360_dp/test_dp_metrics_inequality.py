@@ -2,6 +2,7 @@
 (score-based) rates: AIF360's values at epsilon = inf, post-processing of the one release otherwise."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -242,14 +243,33 @@ def test_bad_alpha_and_bounded_scores_are_refused():
         DPClassificationMetric(truth, classified, **SEX, bounded_scores=True, accountant=exhausted)
 
 
-@pytest.mark.parametrize("bad", [1.5, -0.1, np.nan])
-def test_scores_outside_the_unit_interval_are_refused_without_their_value(bad):
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_scores_are_refused_without_their_value(bad):
     truth, classified = random_pair()
     classified.scores[4, 0] = bad
-    with pytest.raises(ValueError, match=r"scores must lie in \[0, 1\]") as error:
+    with pytest.raises(ValueError, match="scores must be finite") as error:
         DPClassificationMetric(truth, classified, **SEX, bounded_scores=True, accountant=BudgetAccountant())
-    assert str(bad) not in str(error.value)
+    assert str(error.value) == ("classified_dataset.scores must be finite (bounded_scores=True): NaN or infinite "
+                                "scores are refused.")                      # one fixed text: no value, no count
     DPClassificationMetric(truth, classified, **SEX, accountant=BudgetAccountant())    # undeclared: not read
+
+
+@pytest.mark.parametrize("bad, inside", [(1.5, 1.0), (-0.1, 0.0), (1e300, 1.0)])
+def test_scores_outside_the_declared_unit_interval_are_clipped_without_a_warning(bad, inside):
+    """bounded_scores=True declares the public range [0, 1]: a finite score outside it is clipped, as DPMetricFrame
+    clips a value to its bounds (it used to be refused: a refusal on a data value the public range covers)."""
+    truth, classified = random_pair()
+    clipped = classified.copy(deepcopy=True)
+    classified.scores[4, 0], clipped.scores[4, 0] = bad, inside
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = DPClassificationMetric(truth, classified, **SEX, bounded_scores=True, epsilon=np.inf,
+                                      accountant=BudgetAccountant())
+    reference = ClassificationMetric(truth, clipped, **SEX)
+    for privileged in (None, True, False):
+        for name in ["num_generalized_true_positives", "num_generalized_false_positives"]:
+            assert getattr(ours, name)(privileged) == pytest.approx(getattr(reference, name)(privileged),
+                                                                    rel=1e-12)
 
 
 @pytest.mark.parametrize("case", ["random_two", "empty_cells_and_neither"])

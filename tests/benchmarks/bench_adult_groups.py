@@ -44,7 +44,8 @@ at epsilon = 1, ``max_iter`` in {10, 20, 100}), and the **noise against signal**
 
 Goals (issue 24, Adult by race at epsilon = 1, mean over the seeds): record-level DPEG accuracy >= 0.80 with DP
 difference <= 0.08; attribute-level DPEG DP difference <= 0.08 with accuracy within 0.01 of Fairlearn's. They are
-reported (MET / NOT MET); the exit status is non-zero only when a fit fails.
+reported (MET / NOT MET), and seed by seed (issue 36, item 4: at least 4 of 5 seeds each, with Fairlearn's own
+count under the same test as the reference); the exit status is non-zero only when a fit fails.
 
 Run (from the repository root)::
 
@@ -76,6 +77,7 @@ FRONTIER_EPSILONS = (1.0, 2.0, 4.0, 8.0)
 FRONTIER_ROUNDS = (10, 20, 100)
 NOISE_EPSILONS = (0.5, 1.0, 2.0)
 GOAL_EPSILON = 1.0
+PER_SEED_REQUIRED = 0.8                # issue 36, item 4: at least 4 of 5 seeds meet each goal
 TUNED_C = 0.01                         # diffprivlib LR's C chosen on seeds 0-1 of this split (not a private choice)
 DPL_METHODS = ("dpl LR", "dpl LR + DPTO", "dpl LR (C=0.01)", "dpl LR (C=0.01) + DPTO")
 DPL_ALONE = ("dpl LR", "dpl LR (C=0.01)")
@@ -409,6 +411,36 @@ def goal_lines(summary):
     return lines
 
 
+def _goal_fits(rows, method, unit):
+    """Per seed, the (accuracy, difference) of ``method`` on Adult by race, demographic parity (epsilon 1 for DPEG,
+    its default ``max_iter``)."""
+    return {row["seed"]: (row["accuracy"], row["difference"]) for row in rows
+            if row["method"] == method and row["unit"] == unit and row["sensitive"] == "race"
+            and row["constraint"] == "demographic_parity" and "rounds_asked" not in row
+            and (unit == "" or row["epsilon"] == GOAL_EPSILON)}
+
+
+def per_seed_goal_lines(rows):
+    """Issue 36, item 4: the goals seed by seed (at least ``PER_SEED_REQUIRED`` of 5 seeds must meet each), with
+    non-private Fairlearn's count under the same test as the reference: the two smallest race groups have about 130
+    test rows, so a classifier fair on the training rows already varies by a few hundredths on the test rows."""
+    fairlearn = _goal_fits(rows, "Fairlearn", "")
+    goals = {"record": lambda acc, dp, seed: acc >= 0.80 and dp <= 0.08,
+             "sensitive_attribute": lambda acc, dp, seed: dp <= 0.08 and acc >= fairlearn[seed][0] - 0.01}
+    lines = []
+    for unit, goal in goals.items():
+        fits = _goal_fits(rows, "DPEG", unit)
+        if not fits or not set(fits) <= set(fairlearn):
+            continue
+        met = [seed for seed, (acc, dp) in sorted(fits.items()) if goal(acc, dp, seed)]
+        reference = [seed for seed, (acc, dp) in sorted(fairlearn.items()) if goal(acc, dp, seed)]
+        required = math.ceil(PER_SEED_REQUIRED * len(fits))
+        lines.append(f"- {'MET' if len(met) >= required else 'NOT MET'}: {unit} DPEG meets its goal on {len(met)} "
+                     f"of {len(fits)} seeds (seeds {met or 'none'}; {required} required); non-private Fairlearn "
+                     f"under the same test: {len(reference)} of {len(fairlearn)}.")
+    return lines
+
+
 # ----------------------------------------------------------------------------------------------------- main
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -455,6 +487,7 @@ def main(argv=None):
               f"{len(rows)} fits in {elapsed / 60:.1f} min on {args.n_jobs} joblib worker(s) (threadpool_limits(1) "
               f"per fit). DPEG under 'record': {bound_note}.", "",
               "Goals (Adult by race, ε = 1, mean over the seeds):", *goal_lines(summary), "",
+              "Goals seed by seed (issue 36, item 4):", *per_seed_goal_lines(rows), "",
               *acceptance_tables(summary)]
     if not args.quick:
         report += [*frontier_table(summary), *noise_table(rows)]
