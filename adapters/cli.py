@@ -521,7 +521,7 @@ def _check_params(chunks, template, estimator_name, fixed):
 
 def _sweep_setup(args):
     """Check the sweep's arguments (no data read): ``(dataset, problem, DP class, grid)``."""
-    from .registry import entries, load
+    from .registry import entries, get
 
     name = args.estimator
     supported = ", ".join(_SWEEPS)
@@ -541,7 +541,7 @@ def _sweep_setup(args):
     if getattr(args, "private_report", None) is not None and problem.report is None:
         raise _UsageError("--private-report", f"{name} on {dataset} has no count metrics to report privately "
                                               "(its target is rescaled): run without --private-report")
-    cls = load(name)
+    cls = get(name).load()
     grid = {"epsilon": list(dict.fromkeys(args.epsilon))}
     grid.update(_check_params(args.param, cls(**problem.params), name, problem.params))
     return dataset, problem, cls, grid

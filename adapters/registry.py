@@ -9,10 +9,10 @@ import importlib
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:                                       # pandas is imported by as_frame only
+if TYPE_CHECKING:                                       # pandas is imported by entries(as_frame=True) only
     import pandas as pd
 
-__all__ = ["RegistryEntry", "entries", "get", "load", "as_frame"]
+__all__ = ["entries", "get"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,11 @@ class RegistryEntry:
     guarantee: str
     paper: str
     public_inputs: str
+
+    def load(self) -> type:
+        """Import and return the row's DP class."""
+        module, _, cls = self.dp_class.rpartition(".")
+        return getattr(importlib.import_module(module), cls)
 
 
 _XIAN_NEIGHBOURING = "substitution of one fitting record (x, a); n public"
@@ -210,11 +215,20 @@ _REGISTRY = (
 )
 
 
-def entries(toolkit: str | None = None) -> list[RegistryEntry]:
-    """All registry rows, optionally only those of one ``toolkit``."""
+def entries(toolkit: str | None = None, *, as_frame: bool = False) -> list[RegistryEntry] | pd.DataFrame:
+    """All registry rows, optionally only those of one ``toolkit``.
+
+    Each row is a ``RegistryEntry`` (a frozen dataclass; ``entry.load()`` imports its DP class); with
+    ``as_frame=True`` the rows are returned as a pandas DataFrame (one row per DP class, one column per field).
+    """
     if toolkit is not None and toolkit not in {"fairlearn", "aif360"}:
         raise ValueError(f"toolkit must be 'fairlearn', 'aif360' or None, got {toolkit!r}.")
-    return [e for e in _REGISTRY if toolkit is None or e.toolkit == toolkit]
+    rows = [e for e in _REGISTRY if toolkit is None or e.toolkit == toolkit]
+    if not as_frame:
+        return rows
+    import pandas as pd
+
+    return pd.DataFrame([asdict(e) for e in rows])
 
 
 def get(name: str) -> RegistryEntry:
@@ -226,17 +240,3 @@ def get(name: str) -> RegistryEntry:
         if entry.dp_class == name:
             return entry
     raise KeyError(f"No DP estimator named {name!r}; known: {[e.name for e in _REGISTRY]}.")
-
-
-def load(entry_or_name: RegistryEntry | str) -> type:
-    """Import and return the DP class of a row (or of the row named so)."""
-    entry = get(entry_or_name) if isinstance(entry_or_name, str) else entry_or_name
-    module, _, cls = entry.dp_class.rpartition(".")
-    return getattr(importlib.import_module(module), cls)
-
-
-def as_frame() -> pd.DataFrame:
-    """The registry as a pandas DataFrame (one row per DP class)."""
-    import pandas as pd
-
-    return pd.DataFrame([asdict(e) for e in _REGISTRY])

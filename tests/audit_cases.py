@@ -147,8 +147,15 @@ from typing import Any, NamedTuple
 import numpy as np
 from fairdp_adapters import registry
 
-from fairlearn_dp.audit import CellEvent, FitFailed, ThresholdEvent, audit
-from fairlearn_dp.audit._events import OrthantEvent, PlayErrorEvent, SelectionEvent, released_attribute
+from fairlearn_dp.audit import FitFailed, audit
+from fairlearn_dp.audit._events import (
+    CellEvent,
+    OrthantEvent,
+    PlayErrorEvent,
+    SelectionEvent,
+    ThresholdEvent,
+    released_attribute,
+)
 from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
 from fairlearn_dp.privacy import PrivacySpend
 
@@ -1086,7 +1093,6 @@ def _statistics_threshold_case(make, x, labels, epsilon, *, face, release, sigma
     and +1 in another. The event thresholds the rising cell at its true value on ``D``: probabilities 1/2 and
     ``Phi(-1/sigma)``; declared: that release's zCDP budget (``rho_[rho_key]``) converted at the fit's delta.
     """
-    from fairlearn_dp.audit import ThresholdEvent
     from fairlearn_dp.privacy import zcdp_to_approx_dp
 
     n = len(x)
@@ -1313,7 +1319,6 @@ def _group_budget_stage1_case(n, epsilon, *, classification, face="fairlearn"):
     protected attribute dropped); the regression face is not audited here: its dataset min-max scales ``x`` into
     ``[0, 1]``, where no neighbour reaches the sensitivity of the engine's box ``[-1, 1]``.
     """
-    from fairlearn_dp.audit import ThresholdEvent
 
     rng = np.random.default_rng(2023)
     groups = np.arange(n) % 2

@@ -349,7 +349,7 @@ def _problem(name, fresh, spent, exhausted):
 
 @pytest.mark.parametrize("row", [entry.name for entry in registry.entries()])
 def test_every_parameter_has_a_domain(row):
-    cls = registry.load(row)
+    cls = row.load()
     missing = [name for name in _parameter_names(cls) if _domain(row, name) is None]
     assert not missing, (f"{row}: no entry in this module's parameter table for {missing}; add each parameter's "
                          "domain (or _free(reason)) so that its bad values are checked before the budget.")

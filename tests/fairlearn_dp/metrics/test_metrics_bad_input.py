@@ -1,6 +1,8 @@
 """Bad input for the metrics (issue 11): a clear ValueError/TypeError naming the argument, never a silent NaN or
 negative cost."""
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,12 +11,13 @@ from fairlearn.metrics import MetricFrame
 from fairlearn_dp.metrics import (
     alpha_fairness,
     cost_of_privacy,
-    cost_of_privacy_l1,
-    ks_distance,
     ks_statistical_parity,
     mean_bias,
     misallocated_funds,
 )
+from fairlearn_dp.metrics._ks import ks_distance
+
+cost_of_privacy_l1 = functools.partial(cost_of_privacy, form="l1")
 
 TRUE = [0.5, 0.3, 0.2]
 PRED = [0.45, 0.35, 0.2]
@@ -27,6 +30,14 @@ PRED = [0.45, 0.35, 0.2]
 def test_budget_must_be_a_finite_positive_number(metric, budget, error):
     with pytest.raises(error, match="budget"):
         metric(TRUE, PRED, budget=budget)
+
+
+@pytest.mark.parametrize("form", ["L1", "l2", None, 1])
+def test_cost_of_privacy_form_is_shortfall_or_l1(form):
+    with pytest.raises(ValueError, match="form"):
+        cost_of_privacy(TRUE, PRED, form=form)
+    # The l1 form is half the l1 norm of the bias; with equal sums it equals the shortfall (Zhu et al., Prop. 3).
+    assert cost_of_privacy(TRUE, PRED, form="l1") == pytest.approx(cost_of_privacy(TRUE, PRED), abs=1e-12)
 
 
 @pytest.mark.parametrize("metric", [alpha_fairness, mean_bias, cost_of_privacy, cost_of_privacy_l1,
