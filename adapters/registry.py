@@ -96,8 +96,8 @@ _XIAN_PUBLIC = ("n (number of fitting rows); bounds; n_bins; alpha; groups; the 
                 "other data, or DP)")
 _XIAN_AIF360_PUBLIC = _XIAN_PUBLIC + ("; the label bounds in original units (the dataset's "
                                       "metadata['label_bounds'], or bounds=)")
-_JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, flip; score_range, n_score_bins; the "
-                     "base classifier; with privacy_unit='sensitive_attribute' (default) also the features, labels "
+_JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, flip; score_range, options "
+                     "(n_score_bins, beta); the base classifier; with privacy_unit='sensitive_attribute' (default) also the features, labels "
                      "and base predictions (only the sensitive attribute is protected)")
 _EQODDS_PUBLIC = ("m; the privileged and unprivileged group definitions; with privacy_unit='sensitive_attribute' "
                   "(default) also the labels and the classifier's predictions")

@@ -35,6 +35,7 @@ from diffprivlib.utils import BudgetError
 from fairdp_adapters import registry
 from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate, ZeroOneLoss
 
+from fairlearn_dp.postprocessing import ThresholdOptimizerOptions
 from fairlearn_dp.reductions import StatisticsGameOptions
 
 pytestmark = [
@@ -156,6 +157,14 @@ _EXPONENTIATED_GRADIENT = {
     "drop_prot_attr": _BOOL,
 }
 
+# DPThresholdOptimizer's expert settings (and the AIF360 equal-odds face's, which forwards them): each field's bad
+# values, the error naming options.<field>.
+_THRESHOLD_OPTIONS = _Domain("nope", 5, {"beta": 0.1}, ThresholdOptimizerOptions(beta=0.0),
+                             ThresholdOptimizerOptions(beta=1.5), ThresholdOptimizerOptions(privacy_slack="yes"),
+                             ThresholdOptimizerOptions(n_score_bins=0), ThresholdOptimizerOptions(n_score_bins=10**7),
+                             ThresholdOptimizerOptions(n_score_bins=2.5), ThresholdOptimizerOptions(solver="nope"),
+                             ThresholdOptimizerOptions(solver=5))
+
 _GERRYFAIR = {
     "C": _real(0.0),
     "printflag": _BOOL,
@@ -235,21 +244,16 @@ _ROWS = {
         "prefit": _BOOL,
         "predict_method": _choice("auto", "predict_proba", "decision_function", "predict"),
         "tol": _real(0.0, 1.0, none=True),
-        "beta": _FRACTION,
-        "privacy_slack": _BOOL,
-        "n_score_bins": _integer(1),
         "score_range": _Domain((1.0, 0.0), (0.0, NAN), "ab", 5),
         "privacy_unit": _choice("sensitive_attribute", "record"),
-        "solver": _Domain("nope", 5, None),
+        "options": _THRESHOLD_OPTIONS,
     },
     "DPEqOddsPostprocessing": {
         "unprivileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 0.0}]),
         "privileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 1.0}]),
-        "beta": _FRACTION,
         "gamma": _real(0.0, 1.0),
         "privacy_unit": _choice("sensitive_attribute", "record"),
-        "privacy_slack": _BOOL,
-        "solver": _Domain("nope", 5, None),
+        "options": _THRESHOLD_OPTIONS,
     },
     # A box with one entry per feature of another X: refused from X's shape, before the budget. (The AIF360 face
     # checks the budget before it builds X from the dataset, so there the check comes after it.)
@@ -349,7 +353,7 @@ def _problem(name, fresh, spent, exhausted):
 
 @pytest.mark.parametrize("row", [entry.name for entry in registry.entries()])
 def test_every_parameter_has_a_domain(row):
-    cls = row.load()
+    cls = registry.get(row).load()
     missing = [name for name in _parameter_names(cls) if _domain(row, name) is None]
     assert not missing, (f"{row}: no entry in this module's parameter table for {missing}; add each parameter's "
                          "domain (or _free(reason)) so that its bad values are checked before the budget.")

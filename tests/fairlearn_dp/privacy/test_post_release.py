@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from fairlearn_dp._utils import atomic_fit
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.metrics import DPMetricFrame
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._accountant import charge
 from fairlearn_dp.privacy._post_release import issue_warnings_after_release
@@ -119,8 +119,8 @@ def test_threshold_optimizers_fairness_warning_as_an_error_keeps_the_fitted_mode
     X, y, a = problem()
     accountant = BudgetAccountant()
     model = DPThresholdOptimizer(estimator=LogisticRegression().fit(X, y), prefit=True, constraints="equalized_odds",
-                                 predict_method="predict_proba", epsilon=0.05, groups=[0, 1, 2], n_score_bins=10,
-                                 accountant=accountant, random_state=0, privacy_slack=True)
+                                 predict_method="predict_proba", epsilon=0.05, groups=[0, 1, 2], options=ThresholdOptimizerOptions(n_score_bins=10, privacy_slack=True),
+                                 accountant=accountant, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(FairnessWarning, match="cannot bind") as info:
