@@ -75,7 +75,8 @@ _ALGORITHM3_PAPER = "Jagielski et al. 2019, Alg. 3"
 
 _REPORT_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
                         "or one evaluation row substituted (privacy_unit='record'); n public")
-_REPORT_PUBLIC = ("n (number of evaluation rows); the metrics; groups; control_groups; bounds; with "
+_REPORT_PUBLIC = ("n (number of evaluation rows); the metrics; groups (sensitive and control columns); bounds; "
+                  "options; with "
                   "privacy_unit='sensitive_attribute' (default) also y_true, y_pred and the control features")
 
 _CUMMINGS_NEIGHBOURING = "substitution of one record (x, a, y); n public"

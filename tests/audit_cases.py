@@ -157,6 +157,7 @@ from fairlearn_dp.audit._events import (
     released_attribute,
 )
 from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
+from fairlearn_dp.metrics import MetricFrameOptions
 from fairlearn_dp.privacy import PrivacySpend
 
 __all__ = ["AuditCase", "VARIANTS", "default_audit_case", "audit_registered", "audit_registered_failures", "failure_audit_case",
@@ -361,7 +362,8 @@ def _metric_frame_case(n):
 def _make_multiclass_metric_frame(epsilon, seed):
     from fairlearn.metrics import count
 
-    return MetricFrameRelease(metrics={"count": count}, labels=[0, 1, 2], epsilon=epsilon, groups=[0, 1],
+    return MetricFrameRelease(metrics={"count": count}, options=MetricFrameOptions(labels=[0, 1, 2]),
+                              epsilon=epsilon, groups=[0, 1],
                               accountant=_accountant(), random_state=seed, n_boot=10)
 
 
@@ -400,7 +402,8 @@ _WEIGHT_BOUND = 2.5
 def _make_weighted_metric_frame(epsilon, seed):
     from fairlearn.metrics import selection_rate
 
-    return _WeightedMetricFrameRelease(metrics={"selection_rate": selection_rate}, weight_bound=_WEIGHT_BOUND,
+    return _WeightedMetricFrameRelease(metrics={"selection_rate": selection_rate},
+                                       options=MetricFrameOptions(weight_bound=_WEIGHT_BOUND),
                                        epsilon=epsilon, groups=[0, 1], accountant=_accountant(), random_state=seed,
                                        n_boot=10)
 
@@ -437,8 +440,8 @@ def _make_weight_tables_metric_frame(epsilon, seed):
 
     return _WeightTablesMetricFrameRelease(metrics={"selection_rate": selection_rate,
                                                     "selection_rate_weighted": selection_rate},
-                                           weight_bound=_WEIGHT_BOUND, epsilon=epsilon, groups=[0, 1],
-                                           accountant=_accountant(), random_state=seed, n_boot=10)
+                                           options=MetricFrameOptions(weight_bound=_WEIGHT_BOUND), epsilon=epsilon,
+                                           groups=[0, 1], accountant=_accountant(), random_state=seed, n_boot=10)
 
 
 def _metric_frame_weight_tables_case(n, epsilon):

@@ -35,6 +35,7 @@ from diffprivlib.utils import BudgetError
 from fairdp_adapters import registry
 from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate, ZeroOneLoss
 
+from fairlearn_dp.metrics import MetricFrameOptions
 from fairlearn_dp.postprocessing import ThresholdOptimizerOptions
 from fairlearn_dp.reductions import StatisticsGameOptions
 
@@ -216,16 +217,16 @@ _METRIC_FRAME = {
     # sample_weight is data (issue 38.2: its values are checked after the budget check); other per-row values are
     # refused from the arguments alone
     "sample_params": _Domain("ab", 5, {"no_such_metric": {}}, {"selection_rate": {"scores": [1.0]}}),
-    "control_groups": _Domain("ab", 5, [], [0, 0], [0, None]),
     "bounds": _Domain(*(value for value in _BOUNDS.bad if value is not None)),       # None: classification
-    "labels": _Domain("ab", 5, [], [0], [0, 0], [0, None], {"a": [0, 1]}),
     "privacy_unit": _choice("sensitive_attribute", "record"),
     "n_boot": _integer(10),
     "ci_quantiles": _Domain("ab", 5, [], [0.0], [1.0], [NAN], ["a"]),
-    "max_noise_error": _POSITIVE_OR_NONE,
-    "public_predictions": _BOOL,
-    "weight_bound": _POSITIVE_OR_NONE,
-    "release": _Domain("report", 5, [1]),                   # None or a DPReport (issue 38.5)
+    # The expert settings: each field's bad values (labels, public_predictions, max_noise_error, weight_bound).
+    "options": _Domain("nope", 5, {"labels": [0, 1]}, *(MetricFrameOptions(labels=bad) for bad in
+                                                         ("ab", 5, [], [0], [0, 0], [0, None], {"a": [0, 1]})),
+                       *(MetricFrameOptions(public_predictions=bad) for bad in _BOOL.bad),
+                       *(MetricFrameOptions(max_noise_error=bad) for bad in _POSITIVE_OR_NONE.bad),
+                       *(MetricFrameOptions(weight_bound=bad) for bad in _POSITIVE_OR_NONE.bad)),
     # The report is built from its data (the audit case's wrapper passes them at fit): data, not parameters.
     **dict.fromkeys(("y_true", "y_pred", "sensitive_features", "control_features"),
                     _free("the evaluation data, checked after the budget (domain checks)")),

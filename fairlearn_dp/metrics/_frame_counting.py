@@ -38,14 +38,16 @@ def row_weights(weights, bound, n):
     w = as_1d_float(weights, "sample_weight")
     if bound is None:
         if not np.all(w == 1):
-            raise ValueError("sample_weight holds weights other than 1: declare their public bound, weight_bound=B "
-                             "(every weight in [0, B]; the noise scales with B), or drop the weights.")
+            raise ValueError("sample_weight holds weights other than 1: declare their public bound, "
+                             "options=MetricFrameOptions(weight_bound=B) (every weight in [0, B]; the noise scales with "
+                             "B), or drop the weights.")
         return None                                     # all 1: the unweighted release
     if np.any(w < 0):
-        raise ValueError("sample_weight holds negative weights: a private frame needs weights in [0, weight_bound].")
+        raise ValueError("sample_weight holds negative weights: a private frame needs weights in [0, "
+                         "options.weight_bound].")
     if np.any(w > bound):
-        raise ValueError(f"sample_weight holds weights above weight_bound={bound:g}: every weight must lie in "
-                         "[0, weight_bound], the public bound that sets the noise.")
+        raise ValueError(f"sample_weight holds weights above options.weight_bound={bound:g}: every weight must lie "
+                         "in [0, options.weight_bound], the public bound that sets the noise.")
     return w
 
 

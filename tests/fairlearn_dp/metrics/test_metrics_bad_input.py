@@ -9,6 +9,7 @@ import pytest
 from fairlearn.metrics import MetricFrame
 
 from fairlearn_dp.metrics import (
+    MetricFrameOptions,
     alpha_fairness,
     cost_of_privacy,
     ks_statistical_parity,
@@ -80,9 +81,12 @@ def test_ks_metrics_refuse_nan_and_non_numbers(call, error, match):
 
 @pytest.mark.parametrize("change, error, match", [
     ({"n_boot": "100"}, ValueError, "n_boot"), ({"n_boot": 9}, ValueError, "n_boot"),
-    ({"ci_quantiles": []}, ValueError, "ci_quantiles"), ({"max_noise_error": 0}, ValueError, "max_noise_error"),
-    ({"public_predictions": "no"}, TypeError, "public_predictions"), ({"bounds": (1, 0)}, ValueError, "bounds"),
-    ({"random_state": -1}, ValueError, "random_state"), ({"control_groups": "ab"}, TypeError, "control_groups"),
+    ({"ci_quantiles": []}, ValueError, "ci_quantiles"),
+    ({"options": MetricFrameOptions(max_noise_error=0)}, ValueError, "options.max_noise_error"),
+    ({"options": MetricFrameOptions(public_predictions="no")}, TypeError, "options.public_predictions"),
+    ({"options": MetricFrameOptions(labels=[0, 0])}, ValueError, "options.labels"),
+    ({"options": {"max_noise_error": 0.1}}, TypeError, "options must be a MetricFrameOptions"),
+    ({"bounds": (1, 0)}, ValueError, "bounds"), ({"random_state": -1}, ValueError, "random_state"),
 ])
 def test_dp_metric_frame_parameter_tables_refuse_before_the_budget(change, error, match):
     from diffprivlib import BudgetAccountant
