@@ -147,7 +147,7 @@ def _param(text):
         if "=" not in item:
             raise argparse.ArgumentTypeError(f"expected k=v1|v2 pairs separated by commas, got {item!r}")
         key, value = (part.strip() for part in item.split("=", 1))
-        if not key.isidentifier():
+        if not all(part.isidentifier() for part in key.split(".")):       # options.<field> names a field
             raise argparse.ArgumentTypeError(f"{key!r} is not a parameter name (in {item!r})")
         texts = [v.strip() for v in value.split("|")]
         pairs.append((key, [(text, _param_value(key, text)) for text in texts]))
@@ -480,22 +480,72 @@ def _is_scalar(value):
     return value is None or isinstance(value, (str, numbers.Number))
 
 
+def _options_class(template):
+    """The expert-settings dataclass of ``template``'s ``options`` parameter (``ThresholdOptimizerOptions``,
+    ``StatisticsGameOptions``), read from its constructor's annotation; None when it has no such parameter.
+    """
+    import dataclasses
+    import inspect
+    import typing
+
+    init = type(template).__init__
+    parameter = inspect.signature(init).parameters.get("options")
+    if parameter is None:
+        return None
+    hint = parameter.annotation
+    # Postponed annotations are strings ("ThresholdOptimizerOptions | None"): names of the constructor's module.
+    candidates = ([init.__globals__.get(name.strip()) for name in hint.split("|")] if isinstance(hint, str)
+                  else typing.get_args(hint) or (hint,))
+    return next((c for c in candidates if isinstance(c, type) and dataclasses.is_dataclass(c)), None)
+
+
 def _sweepable(template, fixed):
     """Parameters ``--param`` may set: the estimator's scalar constructor parameters not set by the sweep itself
-    and not object- or list-valued declarations of the problem (groups, bounds, the base estimator ...).
+    and not object- or list-valued declarations of the problem (groups, bounds, the base estimator ...), and the
+    scalar fields of its expert settings as ``options.<field>``.
     """
-    return sorted(name for name, value in template.get_params(deep=False).items()
-                  if name not in _RESERVED_PARAMS and name not in _PROBLEM_PARAMS
-                  and _is_scalar(value) and _is_scalar(fixed.get(name)))
+    import dataclasses
+
+    own = template.get_params(deep=False)
+    names = [name for name, value in own.items()
+             if name not in _RESERVED_PARAMS and name not in _PROBLEM_PARAMS
+             and _is_scalar(value) and _is_scalar(fixed.get(name))]
+    options = _options_class(template)
+    if options is not None and "options" not in fixed:
+        current = own["options"] if own["options"] is not None else options()
+        names += [f"options.{f.name}" for f in dataclasses.fields(options) if _is_scalar(getattr(current, f.name))]
+    return sorted(names)
+
+
+def _typed_values(key, current, values):
+    """The values of one ``--param`` key, typed by the parameter's current value."""
+    import numbers
+
+    checked = []
+    for raw, value in values:
+        if isinstance(current, str):
+            value = raw                          # a string parameter takes the text as typed
+        elif isinstance(current, bool) and not isinstance(value, bool):
+            raise _UsageError("--param", f"{key} expects true or false, got {raw!r}")
+        elif (isinstance(current, numbers.Real) and not isinstance(current, bool)
+              and (isinstance(value, bool) or not isinstance(value, numbers.Real))):
+            raise _UsageError("--param", f"{key} expects a number, got {raw!r}")
+        checked.append(value)
+    return checked
 
 
 def _check_params(chunks, template, estimator_name, fixed):
-    """``--param`` pairs -> grid entries, checked against the estimator's parameters and their types."""
-    import numbers
+    """``--param`` pairs -> grid entries, checked against the estimator's parameters and their types.
+
+    ``options.<field>`` keys set fields of the expert-settings object: the grid gets one ``options`` entry, the
+    product of the fields' values (each an options object, the other fields at their defaults).
+    """
+    import dataclasses
+    import itertools
 
     own = template.get_params(deep=False)
     sweepable = _sweepable(template, fixed)
-    grid = {}
+    grid, option_fields = {}, {}
     for key, values in (pair for chunk in chunks or [] for pair in chunk):
         if key in _RESERVED_PARAMS:
             raise _UsageError("--param", f"{key} cannot be set: {_RESERVED_PARAMS[key]}")
@@ -503,25 +553,24 @@ def _check_params(chunks, template, estimator_name, fixed):
             what = (f"{key!r} of {estimator_name} is fixed by the sweep's problem" if key in own
                     else f"{estimator_name} has no parameter {key!r}")
             raise _UsageError("--param", f"{what}; the parameters it sweeps: {', '.join(sweepable)}")
-        if key in grid:
+        if key in grid or key.partition(".")[2] in option_fields:
             raise _UsageError("--param", f"{key} is given twice")
-        current, checked = own[key], []
-        for raw, value in values:
-            if isinstance(current, str):
-                value = raw                          # a string parameter takes the text as typed
-            elif isinstance(current, bool) and not isinstance(value, bool):
-                raise _UsageError("--param", f"{key} expects true or false, got {raw!r}")
-            elif (isinstance(current, numbers.Real) and not isinstance(current, bool)
-                  and (isinstance(value, bool) or not isinstance(value, numbers.Real))):
-                raise _UsageError("--param", f"{key} expects a number, got {raw!r}")
-            checked.append(value)
-        grid[key] = checked
+        if key.startswith("options."):
+            field = key.partition(".")[2]
+            default = own["options"] if own["options"] is not None else _options_class(template)()
+            option_fields[field] = _typed_values(key, getattr(default, field), values)
+        else:
+            grid[key] = _typed_values(key, own[key], values)
+    if option_fields:
+        base = own["options"] if own["options"] is not None else _options_class(template)()
+        grid["options"] = [dataclasses.replace(base, **dict(zip(option_fields, combo, strict=True)))
+                           for combo in itertools.product(*option_fields.values())]
     return grid
 
 
 def _sweep_setup(args):
     """Check the sweep's arguments (no data read): ``(dataset, problem, DP class, grid)``."""
-    from .registry import entries, load
+    from .registry import entries, get
 
     name = args.estimator
     supported = ", ".join(_SWEEPS)
@@ -541,7 +590,7 @@ def _sweep_setup(args):
     if getattr(args, "private_report", None) is not None and problem.report is None:
         raise _UsageError("--private-report", f"{name} on {dataset} has no count metrics to report privately "
                                               "(its target is rescaled): run without --private-report")
-    cls = load(name)
+    cls = get(name).load()
     grid = {"epsilon": list(dict.fromkeys(args.epsilon))}
     grid.update(_check_params(args.param, cls(**problem.params), name, problem.params))
     return dataset, problem, cls, grid
@@ -688,8 +737,8 @@ def _add_sweep(commands):
                             "epsilon >= ~10 unless --param min_count=N declares a public bound)")
     sweep.add_argument("--param", action="append", type=_param, metavar="K=V1|V2,...",
                        help="extra grid over the estimator's scalar parameters, k=v1|v2,k2=v (e.g. "
-                            "alpha=0|0.05,n_bins=12|36; tol=0|0.05); values: numbers, inf, true/false, none or "
-                            "text")
+                            "alpha=0|0.05,n_bins=12|36; tol=0|0.05) and the fields of its expert settings "
+                            "(options.n_score_bins=10|20); values: numbers, inf, true/false, none or text")
     sweep.add_argument("--seeds", type=_positive_int, default=5, help="seeds per setting (>= 1, default 5)")
     sweep.add_argument("--seed", type=_seed, default=0, help="random_state of the sweep (default 0)")
     sweep.add_argument("--n-jobs", type=_positive_int, default=1, help="joblib workers (>= 1, default 1)")

@@ -9,10 +9,10 @@ import importlib
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:                                       # pandas is imported by as_frame only
+if TYPE_CHECKING:                                       # pandas is imported by entries(as_frame=True) only
     import pandas as pd
 
-__all__ = ["RegistryEntry", "entries", "get", "load", "as_frame"]
+__all__ = ["entries", "get"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,11 @@ class RegistryEntry:
     paper: str
     public_inputs: str
 
+    def load(self) -> type:
+        """Import and return the row's DP class."""
+        module, _, cls = self.dp_class.rpartition(".")
+        return getattr(importlib.import_module(module), cls)
+
 
 _XIAN_NEIGHBOURING = "substitution of one fitting record (x, a); n public"
 _GUARANTEE = "epsilon-DP (Laplace); (epsilon, delta)-DP with delta > 0 (analytic Gaussian)"
@@ -71,7 +76,8 @@ _ALGORITHM3_PAPER = "Jagielski et al. 2019, Alg. 3"
 
 _REPORT_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_unit='sensitive_attribute', default) "
                         "or one evaluation row substituted (privacy_unit='record'); n public")
-_REPORT_PUBLIC = ("n (number of evaluation rows); the metrics; groups; control_groups; bounds; with "
+_REPORT_PUBLIC = ("n (number of evaluation rows); the metrics; groups (sensitive and control columns); bounds; "
+                  "options; with "
                   "privacy_unit='sensitive_attribute' (default) also y_true, y_pred and the control features")
 
 _CUMMINGS_NEIGHBOURING = "substitution of one record (x, a, y); n public"
@@ -92,8 +98,8 @@ _XIAN_PUBLIC = ("n (number of fitting rows); bounds; n_bins; alpha; groups; the 
                 "other data, or DP)")
 _XIAN_AIF360_PUBLIC = _XIAN_PUBLIC + ("; the label bounds in original units (the dataset's "
                                       "metadata['label_bounds'], or bounds=)")
-_JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, flip; score_range, n_score_bins; the "
-                     "base classifier; with privacy_unit='sensitive_attribute' (default) also the features, labels "
+_JAGIELSKI_PUBLIC = ("m (number of rows); groups; constraints, objective, tol, flip; score_range, options "
+                     "(n_score_bins, beta); the base classifier; with privacy_unit='sensitive_attribute' (default) also the features, labels "
                      "and base predictions (only the sensitive attribute is protected)")
 _EQODDS_PUBLIC = ("m; the privileged and unprivileged group definitions; with privacy_unit='sensitive_attribute' "
                   "(default) also the labels and the classifier's predictions")
@@ -254,11 +260,20 @@ _REGISTRY = (
 )
 
 
-def entries(toolkit: str | None = None) -> list[RegistryEntry]:
-    """All registry rows, optionally only those of one ``toolkit``."""
+def entries(toolkit: str | None = None, *, as_frame: bool = False) -> list[RegistryEntry] | pd.DataFrame:
+    """All registry rows, optionally only those of one ``toolkit``.
+
+    Each row is a ``RegistryEntry`` (a frozen dataclass; ``entry.load()`` imports its DP class); with
+    ``as_frame=True`` the rows are returned as a pandas DataFrame (one row per DP class, one column per field).
+    """
     if toolkit is not None and toolkit not in {"fairlearn", "aif360"}:
         raise ValueError(f"toolkit must be 'fairlearn', 'aif360' or None, got {toolkit!r}.")
-    return [e for e in _REGISTRY if toolkit is None or e.toolkit == toolkit]
+    rows = [e for e in _REGISTRY if toolkit is None or e.toolkit == toolkit]
+    if not as_frame:
+        return rows
+    import pandas as pd
+
+    return pd.DataFrame([asdict(e) for e in rows])
 
 
 def get(name: str) -> RegistryEntry:
@@ -270,17 +285,3 @@ def get(name: str) -> RegistryEntry:
         if entry.dp_class == name:
             return entry
     raise KeyError(f"No DP estimator named {name!r}; known: {[e.name for e in _REGISTRY]}.")
-
-
-def load(entry_or_name: RegistryEntry | str) -> type:
-    """Import and return the DP class of a row (or of the row named so)."""
-    entry = get(entry_or_name) if isinstance(entry_or_name, str) else entry_or_name
-    module, _, cls = entry.dp_class.rpartition(".")
-    return getattr(importlib.import_module(module), cls)
-
-
-def as_frame() -> pd.DataFrame:
-    """The registry as a pandas DataFrame (one row per DP class)."""
-    import pandas as pd
-
-    return pd.DataFrame([asdict(e) for e in _REGISTRY])

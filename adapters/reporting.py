@@ -14,7 +14,7 @@ import pandas as pd
 from fairlearn.metrics import MetricFrame, mean_prediction
 from sklearn.metrics import mean_squared_error
 
-from fairlearn_dp.metrics import DPMetricFrame, ks_distance, ks_statistical_parity
+from fairlearn_dp.metrics import DPMetricFrame, ks_statistical_parity
 
 from ._sweeps import SweepResult, metric, plot_tradeoff, privacy_fairness_sweep
 
@@ -24,9 +24,13 @@ __all__ = ["before_after_report", "private_report", "plot_group_cdfs", "allocati
 
 def _ks_distance_to(reference):
     """A per-group metric for ``MetricFrame``: the KS distance between a group's ``y_pred`` and ``reference``."""
+    reference = np.asarray(reference, dtype=float).ravel()
 
     def ks_to_all(y_true, y_pred):
-        return ks_distance(y_pred, reference)
+        # The KS distance of two samples is the parity of the two "groups" they form (one pair, so the max is it).
+        y_pred = np.asarray(y_pred, dtype=float).ravel()
+        both = np.concatenate([y_pred, reference])
+        return ks_statistical_parity(None, both, sensitive_features=np.repeat([0, 1], [y_pred.size, reference.size]))
 
     return ks_to_all
 

@@ -17,8 +17,9 @@ per privacy level. This script repeats that experiment with
   Algorithm 1's LP over ``p_{yhat a}`` in [0, 1], at epsilon = inf too);
 - for every seed in ``range(n_seeds)``: a 70/30 split with ``train_test_split(..., test_size=0.3,
   random_state=seed, stratify=label)``; for every (epsilon, gamma): ``DPThresholdOptimizer(...,
-  constraints="equalized_odds", objective="accuracy_score", tol=gamma, beta=0.05, epsilon=epsilon,
-  privacy_unit="sensitive_attribute", random_state=seed, privacy_slack=True)`` (the paper's LP~ (1): the fairness
+  constraints="equalized_odds", objective="accuracy_score", tol=gamma, epsilon=epsilon,
+  privacy_unit="sensitive_attribute", random_state=seed, options=ThresholdOptimizerOptions(beta=0.05,
+  privacy_slack=True))`` (the paper's LP~ (1): the fairness
   constraints are ``gamma`` plus the Laplace confidence slack) fitted on the train split with a fresh
   ``diffprivlib.BudgetAccountant``;
 - metrics, on the train split (in-sample: what the paper reports) and on the test split: error = 1 - accuracy and
@@ -94,7 +95,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
 from fairlearn_dp.datasets import fetch_communities_crime  # noqa: E402
-from fairlearn_dp.postprocessing import DPThresholdOptimizer  # noqa: E402
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions  # noqa: E402
 from fairlearn_dp.privacy import BudgetAccountant  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "jagielski2019"
@@ -222,9 +223,10 @@ def fit_postprocessor(yhat_train, y_train, a_train, *, epsilon, gamma, seed):
     """
     postprocessor = DPThresholdOptimizer(
         estimator=None, predict_method="predict", constraints="equalized_odds",
-        objective="accuracy_score", flip=True, tol=gamma, beta=BETA, epsilon=epsilon, groups=list(GROUPS),
+        objective="accuracy_score", flip=True, tol=gamma, epsilon=epsilon, groups=list(GROUPS),
         privacy_unit="sensitive_attribute", accountant=BudgetAccountant(), random_state=seed,
-        privacy_slack=True)  # the paper's LP~ (1): gamma plus the confidence slack (the default, pinned here)
+        # the paper's LP~ (1): gamma plus the confidence slack (the reproduction's setting, pinned here)
+        options=ThresholdOptimizerOptions(beta=BETA, privacy_slack=True))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         postprocessor.fit(yhat_train, y_train, sensitive_features=a_train)

@@ -99,7 +99,6 @@ from fairlearn_dp.allocation import (  # noqa: E402
     ProjectionOntoSimplexAllocation,
     monte_carlo,
     project_nonnegative_sum,
-    project_sum,
     proportional_allocation,
 )
 from fairlearn_dp.allocation._evaluation import (  # noqa: E402
@@ -108,8 +107,9 @@ from fairlearn_dp.allocation._evaluation import (  # noqa: E402
     sum_projection_positive_part_bias,
     theorem1_bounds,
 )
+from fairlearn_dp.allocation._projections import project_sum  # noqa: E402
 from fairlearn_dp.datasets import fetch_hawaii_counties, fetch_school_districts  # noqa: E402
-from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy, cost_of_privacy_l1  # noqa: E402
+from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output" / "zhu2022"
 DEFAULT_N_JOBS = 2
@@ -497,7 +497,7 @@ def table2_rows(counts, info, results, seconds, true_shares, *, budget=BUDGET, s
                 "alpha_noise_floor": floor_alpha,
                 "cost_dollars": cost_dollars,
                 "cost_share": cost_dollars / budget,
-                "cost_l1_share": cost_of_privacy_l1(true_shares, expected, budget=1.0),
+                "cost_l1_share": cost_of_privacy(true_shares, expected, budget=1.0, form="l1"),
                 "cost_noise_floor_share": floor_cost,
                 "nyc_under_allocation_dollars": -bias[nyc] * budget,
                 "nyc_under_allocation_se_dollars": se[nyc] * budget,

@@ -147,9 +147,17 @@ from typing import Any, NamedTuple
 import numpy as np
 from fairdp_adapters import registry
 
-from fairlearn_dp.audit import CellEvent, FitFailed, ThresholdEvent, audit
-from fairlearn_dp.audit._events import OrthantEvent, PlayErrorEvent, SelectionEvent, released_attribute
+from fairlearn_dp.audit import FitFailed, audit
+from fairlearn_dp.audit._events import (
+    CellEvent,
+    OrthantEvent,
+    PlayErrorEvent,
+    SelectionEvent,
+    ThresholdEvent,
+    released_attribute,
+)
 from fairlearn_dp.audit._reproducibility import audit_unseeded_reproducibility
+from fairlearn_dp.metrics import MetricFrameOptions
 from fairlearn_dp.privacy import PrivacySpend
 
 __all__ = ["AuditCase", "VARIANTS", "default_audit_case", "audit_registered", "audit_registered_failures", "failure_audit_case",
@@ -354,7 +362,8 @@ def _metric_frame_case(n):
 def _make_multiclass_metric_frame(epsilon, seed):
     from fairlearn.metrics import count
 
-    return MetricFrameRelease(metrics={"count": count}, labels=[0, 1, 2], epsilon=epsilon, groups=[0, 1],
+    return MetricFrameRelease(metrics={"count": count}, options=MetricFrameOptions(labels=[0, 1, 2]),
+                              epsilon=epsilon, groups=[0, 1],
                               accountant=_accountant(), random_state=seed, n_boot=10)
 
 
@@ -393,7 +402,8 @@ _WEIGHT_BOUND = 2.5
 def _make_weighted_metric_frame(epsilon, seed):
     from fairlearn.metrics import selection_rate
 
-    return _WeightedMetricFrameRelease(metrics={"selection_rate": selection_rate}, weight_bound=_WEIGHT_BOUND,
+    return _WeightedMetricFrameRelease(metrics={"selection_rate": selection_rate},
+                                       options=MetricFrameOptions(weight_bound=_WEIGHT_BOUND),
                                        epsilon=epsilon, groups=[0, 1], accountant=_accountant(), random_state=seed,
                                        n_boot=10)
 
@@ -430,8 +440,8 @@ def _make_weight_tables_metric_frame(epsilon, seed):
 
     return _WeightTablesMetricFrameRelease(metrics={"selection_rate": selection_rate,
                                                     "selection_rate_weighted": selection_rate},
-                                           weight_bound=_WEIGHT_BOUND, epsilon=epsilon, groups=[0, 1],
-                                           accountant=_accountant(), random_state=seed, n_boot=10)
+                                           options=MetricFrameOptions(weight_bound=_WEIGHT_BOUND), epsilon=epsilon,
+                                           groups=[0, 1], accountant=_accountant(), random_state=seed, n_boot=10)
 
 
 def _metric_frame_weight_tables_case(n, epsilon):
@@ -1197,7 +1207,6 @@ def _statistics_threshold_case(make, x, labels, epsilon, *, face, release, sigma
     and +1 in another. The event thresholds the rising cell at its true value on ``D``: probabilities 1/2 and
     ``Phi(-1/sigma)``; declared: that release's zCDP budget (``rho_[rho_key]``) converted at the fit's delta.
     """
-    from fairlearn_dp.audit import ThresholdEvent
     from fairlearn_dp.privacy import zcdp_to_approx_dp
 
     n = len(x)
@@ -1424,7 +1433,6 @@ def _group_budget_stage1_case(n, epsilon, *, classification, face="fairlearn"):
     protected attribute dropped); the regression face is not audited here: its dataset min-max scales ``x`` into
     ``[0, 1]``, where no neighbour reaches the sensitivity of the engine's box ``[-1, 1]``.
     """
-    from fairlearn_dp.audit import ThresholdEvent
 
     rng = np.random.default_rng(2023)
     groups = np.arange(n) % 2

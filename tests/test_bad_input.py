@@ -23,13 +23,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp._utils import _progress
-from fairlearn_dp.allocation import (
-    CostOfPrivacyAllocation,
-    project_nonnegative_sum,
-    project_sum,
-    project_with_invariants,
-    release_counts,
-)
+from fairlearn_dp.allocation import CostOfPrivacyAllocation, project_nonnegative_sum, release_counts
+from fairlearn_dp.allocation._projections import project_sum, project_with_invariants
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing._fair_regression import MAX_HISTOGRAM_CELLS

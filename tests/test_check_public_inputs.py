@@ -21,7 +21,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning"),
 ]
 
-ROWS = [entry.name for entry in registry.entries() if hasattr(registry.load(entry.name), "check_public_inputs")]
+ROWS = [entry.name for entry in registry.entries() if hasattr(entry.load(), "check_public_inputs")]
 
 
 def _model(row, accountant):

@@ -35,6 +35,8 @@ from diffprivlib.utils import BudgetError
 from fairdp_adapters import registry
 from fairlearn.reductions import BoundedGroupLoss, DemographicParity, ErrorRate, ZeroOneLoss
 
+from fairlearn_dp.metrics import MetricFrameOptions
+from fairlearn_dp.postprocessing import ThresholdOptimizerOptions
 from fairlearn_dp.reductions import StatisticsGameOptions
 
 pytestmark = [
@@ -156,6 +158,14 @@ _EXPONENTIATED_GRADIENT = {
     "drop_prot_attr": _BOOL,
 }
 
+# DPThresholdOptimizer's expert settings (and the AIF360 equal-odds face's, which forwards them): each field's bad
+# values, the error naming options.<field>.
+_THRESHOLD_OPTIONS = _Domain("nope", 5, {"beta": 0.1}, ThresholdOptimizerOptions(beta=0.0),
+                             ThresholdOptimizerOptions(beta=1.5), ThresholdOptimizerOptions(privacy_slack="yes"),
+                             ThresholdOptimizerOptions(n_score_bins=0), ThresholdOptimizerOptions(n_score_bins=10**7),
+                             ThresholdOptimizerOptions(n_score_bins=2.5), ThresholdOptimizerOptions(solver="nope"),
+                             ThresholdOptimizerOptions(solver=5))
+
 _GERRYFAIR = {
     "C": _real(0.0),
     "printflag": _BOOL,
@@ -207,16 +217,16 @@ _METRIC_FRAME = {
     # sample_weight is data (issue 38.2: its values are checked after the budget check); other per-row values are
     # refused from the arguments alone
     "sample_params": _Domain("ab", 5, {"no_such_metric": {}}, {"selection_rate": {"scores": [1.0]}}),
-    "control_groups": _Domain("ab", 5, [], [0, 0], [0, None]),
     "bounds": _Domain(*(value for value in _BOUNDS.bad if value is not None)),       # None: classification
-    "labels": _Domain("ab", 5, [], [0], [0, 0], [0, None], {"a": [0, 1]}),
     "privacy_unit": _choice("sensitive_attribute", "record"),
     "n_boot": _integer(10),
     "ci_quantiles": _Domain("ab", 5, [], [0.0], [1.0], [NAN], ["a"]),
-    "max_noise_error": _POSITIVE_OR_NONE,
-    "public_predictions": _BOOL,
-    "weight_bound": _POSITIVE_OR_NONE,
-    "release": _Domain("report", 5, [1]),                   # None or a DPReport (issue 38.5)
+    # The expert settings: each field's bad values (labels, public_predictions, max_noise_error, weight_bound).
+    "options": _Domain("nope", 5, {"labels": [0, 1]}, *(MetricFrameOptions(labels=bad) for bad in
+                                                         ("ab", 5, [], [0], [0, 0], [0, None], {"a": [0, 1]})),
+                       *(MetricFrameOptions(public_predictions=bad) for bad in _BOOL.bad),
+                       *(MetricFrameOptions(max_noise_error=bad) for bad in _POSITIVE_OR_NONE.bad),
+                       *(MetricFrameOptions(weight_bound=bad) for bad in _POSITIVE_OR_NONE.bad)),
     # The report is built from its data (the audit case's wrapper passes them at fit): data, not parameters.
     **dict.fromkeys(("y_true", "y_pred", "sensitive_features", "control_features"),
                     _free("the evaluation data, checked after the budget (domain checks)")),
@@ -235,21 +245,16 @@ _ROWS = {
         "prefit": _BOOL,
         "predict_method": _choice("auto", "predict_proba", "decision_function", "predict"),
         "tol": _real(0.0, 1.0, none=True),
-        "beta": _FRACTION,
-        "privacy_slack": _BOOL,
-        "n_score_bins": _integer(1),
         "score_range": _Domain((1.0, 0.0), (0.0, NAN), "ab", 5),
         "privacy_unit": _choice("sensitive_attribute", "record"),
-        "solver": _Domain("nope", 5, None),
+        "options": _THRESHOLD_OPTIONS,
     },
     "DPEqOddsPostprocessing": {
         "unprivileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 0.0}]),
         "privileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 1.0}]),
-        "beta": _FRACTION,
         "gamma": _real(0.0, 1.0),
         "privacy_unit": _choice("sensitive_attribute", "record"),
-        "privacy_slack": _BOOL,
-        "solver": _Domain("nope", 5, None),
+        "options": _THRESHOLD_OPTIONS,
     },
     "DPCalibratedEqOddsPostprocessing": {
         "unprivileged_groups": _Domain("ab", 5, [], [{"no_such_attribute": 0.0}]),
@@ -385,7 +390,7 @@ def _problem(name, fresh, spent, exhausted):
 
 @pytest.mark.parametrize("row", [entry.name for entry in registry.entries()])
 def test_every_parameter_has_a_domain(row):
-    cls = registry.load(row)
+    cls = registry.get(row).load()
     missing = [name for name in _parameter_names(cls) if _domain(row, name) is None]
     assert not missing, (f"{row}: no entry in this module's parameter table for {missing}; add each parameter's "
                          "domain (or _free(reason)) so that its bad values are checked before the budget.")

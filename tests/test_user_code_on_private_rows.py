@@ -24,7 +24,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
 from fairlearn_dp._utils._withheld import call_total_on_private_rows
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     ExponentialMechanismFairClassifier,
@@ -283,7 +283,8 @@ def _total_scorer():
 
 def _threshold(estimator, accountant, **params):
     defaults = {"constraints": "demographic_parity", "predict_method": "predict_proba", "prefit": True, "epsilon": 1.0,
-                    "groups": ["a", "b"], "privacy_unit": "record", "n_score_bins": 5, "random_state": 0, "accountant": accountant}
+                    "groups": ["a", "b"], "privacy_unit": "record",
+                "options": ThresholdOptimizerOptions(n_score_bins=5), "random_state": 0, "accountant": accountant}
     return DPThresholdOptimizer(estimator=estimator, **{**defaults, **params})
 
 

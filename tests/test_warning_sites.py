@@ -19,7 +19,7 @@ from sklearn.preprocessing import StandardScaler
 
 from fairlearn_dp.audit import FitFailed, audit
 from fairlearn_dp.exceptions import FairdpWarning, FairnessWarning, PrivacyWarning, UtilityWarning
-from fairlearn_dp.metrics import DPMetricFrame, dp_demographic_parity_difference
+from fairlearn_dp.metrics import DPMetricFrame, MetricFrameOptions, dp_demographic_parity_difference
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     DPGerryFairClassifier,
@@ -149,12 +149,12 @@ SITES = {
                                  sensitive_features=np.where(_gerryfair_data(120)[2][:, 1] > 0, "F", "M"))),
     "a precision asked for and missed": (
         UtilityWarning, "DPMetricFrame: at this epsilon the release noise alone",
-        lambda: _frame(groups=["a", "b"], max_noise_error=0.02)),
+        lambda: _frame(groups=["a", "b"], options=MetricFrameOptions(max_noise_error=0.02))),
     "an aggregate over unreadable groups": (
         UtilityWarning, "dp_demographic_parity_difference: at this epsilon the release noise alone",
         lambda: dp_demographic_parity_difference([0, 1, 1, 0], [1, 1, 0, 0], sensitive_features=["a", "a", "b", "b"],
                                                  epsilon=1.0, groups=["a", "b"], accountant=BudgetAccountant(),
-                                                 random_state=0, max_noise_error=0.02)),
+                                                 random_state=0, options=MetricFrameOptions(max_noise_error=0.02))),
     "an aggregate over too few readable groups": (
         UtilityWarning, "dp_demographic_parity_difference: fewer than 2 groups are readable",
         lambda: dp_demographic_parity_difference([0, 1, 1, 0], [1, 1, 0, 0], sensitive_features=["a", "a", "b", "b"],

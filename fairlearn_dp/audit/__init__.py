@@ -16,9 +16,9 @@ Failure paths are outputs: with ``audit(..., fit_failures="output")`` a fit that
 and fails on the other is flagged like any other leak. ``_reproducibility.audit_unseeded_reproducibility`` checks that
 ``random_state=None`` does not draw from numpy's (or Python's) global generator, which anyone can seed.
 
-Public here are the audit and its result, the bound and the generic events (:class:`CellEvent` for a Laplace release,
-:class:`ThresholdEvent` for a Gaussian one, :class:`FitFailed`); the events specific to one estimator's release,
-the reproducibility check (``_reproducibility.audit_unseeded_reproducibility``, a maintainers' tool) and the
+Public here are the audit and its result, the bound and the event every audit can use (:class:`FitFailed`); the
+events of a release (``_events.CellEvent`` for a Laplace release, ``_events.ThresholdEvent`` for a Gaussian one, and
+those specific to one estimator's release, which audit cases build), the reproducibility check (``_reproducibility.audit_unseeded_reproducibility``, a maintainers' tool) and the
 Clopper-Pearson helper are internal (``_events``, ``_audit``, ``_bounds``).
 
 This package is generic: it knows no estimator. The default cases of fairdp's registered estimators (each row's
@@ -28,13 +28,11 @@ checkout (``tests/audit_cases.py``), which ``fairdp audit`` loads from a clone.
 
 from ._audit import AuditResult, audit
 from ._bounds import epsilon_lower_bound
-from ._events import CellEvent, FitFailed, ThresholdEvent
+from ._events import FitFailed
 
 __all__ = [
     "epsilon_lower_bound",
     "AuditResult",
     "audit",
     "FitFailed",
-    "CellEvent",
-    "ThresholdEvent",
 ]

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from .._utils._validation import as_real_array, check_real
 
-__all__ = ["alpha_fairness", "cost_of_privacy", "cost_of_privacy_l1", "mean_bias", "misallocated_funds"]
+__all__ = ["alpha_fairness", "cost_of_privacy", "mean_bias", "misallocated_funds"]
 
 
 def _vector(values, name):
@@ -45,20 +45,23 @@ def alpha_fairness(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     return float(b.max() - b.min())
 
 
-def cost_of_privacy(y_true: ArrayLike, y_pred: ArrayLike, *, budget: float = 1.0) -> float:
-    """``B+ = budget * sum_{j : B_j < 0} |B_j|`` (Def. 5): the extra budget that would make every entity whole.
+_COST_FORMS = ("shortfall", "l1")
 
+
+def cost_of_privacy(y_true: ArrayLike, y_pred: ArrayLike, *, budget: float = 1.0, form: str = "shortfall") -> float:
+    """The cost of privacy: ``B+ = budget * sum_{j : B_j < 0} |B_j|`` (Def. 5), or its l1 form.
+
+    ``form="shortfall"`` (default) is Def. 5, the extra budget that would make every entity whole;
+    ``form="l1"`` is ``(budget / 2) ||B||_1`` (Prop. 3), equal to it when both allocations sum to the same.
     ``budget`` (the amount allocated, e.g. dollars) must be a finite number > 0.
     """
+    if not isinstance(form, str) or form not in _COST_FORMS:
+        raise ValueError(f"form must be one of {_COST_FORMS}, got {form!r}.")
     budget = _budget(budget)
     b = _bias(y_true, y_pred)
+    if form == "l1":
+        return float(budget / 2 * np.abs(b).sum())
     return float(budget * -b[b < 0].sum())
-
-
-def cost_of_privacy_l1(y_true: ArrayLike, y_pred: ArrayLike, *, budget: float = 1.0) -> float:
-    """``(budget / 2) ||B||_1`` (Prop. 3): equals :func:`cost_of_privacy` when both allocations sum to the same."""
-    budget = _budget(budget)
-    return float(budget / 2 * np.abs(_bias(y_true, y_pred)).sum())
 
 
 def mean_bias(y_true: ArrayLike, y_pred: ArrayLike) -> float:

@@ -18,6 +18,7 @@ the larger (smaller, mean) of their bounds. Post-processing of the frame's draws
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,7 @@ from numpy.typing import ArrayLike
 from .._utils._validation import check_bool, check_choice
 from ..exceptions import UtilityWarning, warn
 from ..privacy._post_release import issue_warnings_after_release
-from ._dp_metric_frame import _METHODS, DPMetricFrame
+from ._dp_metric_frame import _METHODS, DPMetricFrame, frame_of_release
 from ._frame_intervals import aggregate_bound
 
 __all__ = ["DPAggregate", "dp_demographic_parity_difference", "dp_demographic_parity_ratio",
@@ -128,8 +129,10 @@ def _evaluate(name, metrics, how, args, options, agg=None):
     if weights is not None:
         params = {"sample_weight": weights}
         options["sample_params"] = dict.fromkeys(metrics, params) if isinstance(metrics, dict) else params
-    frame = _AggregateFrame(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
-                            **options)
+    release = options.pop("release", None)           # a DPReport's release: a view of it, no charge
+    build = _AggregateFrame if release is None else functools.partial(frame_of_release, release,
+                                                                        frame_class=_AggregateFrame)
+    frame = build(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features, **options)
     labels, flags = frame.readable_groups()
     keep = ~flags if exclude else np.ones(len(labels), dtype=bool)
     needed = 2 if method == "between_groups" else 1
@@ -200,10 +203,11 @@ def dp_demographic_parity_difference(y_true: ArrayLike, y_pred: ArrayLike, *,
         ones and the frame) instead of the float.
     **privacy
         :class:`DPMetricFrame`'s privacy arguments (``epsilon``, ``delta``, ``groups``, ``privacy_unit``,
-        ``accountant``, ``random_state``, ``max_noise_error``, ``n_boot``, ``ci_quantiles``), and Fairlearn's
-        ``sample_weight`` with its public bound ``weight_bound`` (weighted counts, as the frame's). With
-        ``max_noise_error`` given, a warning names the groups that miss it and says whether the value includes
-        them.
+        ``accountant``, ``random_state``, ``n_boot``, ``ci_quantiles``, and ``options``, a
+        :class:`MetricFrameOptions` with ``max_noise_error`` and ``weight_bound``), Fairlearn's ``sample_weight``
+        with its public bound ``options.weight_bound`` (weighted counts, as the frame's), or ``release=report`` (a
+        :class:`DPReport`: read from its release, no charge). With ``max_noise_error`` given, a warning names the
+        groups that miss it and says whether the value includes them.
 
     Returns
     -------

@@ -27,11 +27,14 @@ from ._frame_checks import ERRORS as _ERRORS
 from ._frame_checks import LEVELS_AND_DRAWS as _LEVELS_AND_DRAWS
 from ._frame_checks import METHODS as _METHODS
 from ._frame_checks import PARAMETERS as _PARAMETERS
+from ._frame_checks import MetricFrameOptions
 from ._frame_checks import check_dask_levels as _check_dask_levels
 from ._frame_checks import check_draws as _check_draws
+from ._frame_checks import check_metric_frame_options as _check_options
 from ._frame_checks import check_names as _check_names
 from ._frame_checks import check_weighted_metrics as _check_weighted_metrics
 from ._frame_checks import resolve_metrics as _resolve_metrics
+from ._frame_checks import split_groups as _split_groups
 from ._frame_checks import split_weights as _split_weights
 from ._frame_checks import weight_tables as _weight_tables
 from ._frame_counting import count_frame
@@ -44,7 +47,7 @@ from ._release_views import SharedRelease, note_release, view_of
 if TYPE_CHECKING:
     from diffprivlib import BudgetAccountant
 
-__all__ = ["DPMetricFrame"]
+__all__ = ["DPMetricFrame", "frame_of_release"]
 
 #: ``unreadable_``'s threshold when ``max_noise_error`` is not given (reported, not warned about).
 _DEFAULT_MAX_NOISE_ERROR = 0.02
@@ -85,31 +88,22 @@ class DPMetricFrame(MetricFrame):
         As in MetricFrame.
     sample_params : dict, optional
         Keyword arguments of the metrics (bound like a ``functools.partial``). ``sample_weight`` is counted by the
-        release, with ``weight_bound``: weighted counts (metrics weighed differently, or some not: one table each,
+        release, with ``options.weight_bound``: weighted counts (metrics weighed differently, or some not: one table each,
         released together, charged once); other per-row values are refused.
     epsilon : float, default=1.0
         Privacy budget of the release (``numpy.inf``: exact values, no noise; recorded as ``(inf, 0)``).
     delta : float, default=0.0
         0: Laplace noise (pure DP); > 0: analytic Gaussian noise.
     groups : list or dict of str to list, optional
-        The public levels of the sensitive feature(s): a list for one column, ``{column: levels}`` for several.
-        If None they are read from the data, with a :class:`~fairlearn_dp.exceptions.PrivacyWarning`.
-    control_groups : list or dict, optional
-        The public levels of the control feature(s). Under ``"sensitive_attribute"`` control features are public
-        and are read from the data when None; under ``"record"`` reading them warns.
+        The public levels: a list for one sensitive column, ``{column: levels}`` for several, and for the control
+        columns too (a column left out has its levels read from the data). If None they are read from the data,
+        with a :class:`~fairlearn_dp.exceptions.PrivacyWarning` (for control columns only under ``"record"``:
+        under ``"sensitive_attribute"`` control features are public).
     bounds : tuple (lo, hi), optional
         Public range of ``y_true`` and ``y_pred`` for regression metrics (values are clipped to it). Required for
         them; selects the regression reading of ``mean_prediction``.
-    labels : list, optional
-        The public classes of ``y_true`` and ``y_pred`` (never read from the data): the release is then the
-        ``K x K`` confusion table of each cell. None: 0/1 labels.
     privacy_unit : {"sensitive_attribute", "record"}, default="sensitive_attribute"
         What neighbouring datasets differ in (see Privacy).
-    public_predictions : bool, default=False
-        Under ``"sensitive_attribute"``: True declares that ``y_pred`` does not depend on the sensitive features
-        (e.g. a model that never reads them), so the per-prediction totals over groups are public and are kept
-        exactly (and ``overall`` is exact). Leave False for the predictions of a post-processor or of any model
-        given ``sensitive_features`` at predict time: only the per-true-label totals are public then.
     accountant : diffprivlib.BudgetAccountant, optional
         Charged ``(epsilon, delta)`` once (diffprivlib's default accountant when None).
     random_state : None, int or numpy.random.RandomState
@@ -119,20 +113,10 @@ class DPMetricFrame(MetricFrame):
         defaults): no intervals, the ``*_ci`` members raise MetricFrame's ``ValueError``.
     ci_quantiles : sequence of float or None, default=(0.025, 0.975)
         Quantiles of the intervals (``by_group_ci`` and friends are lists in this order). None with ``n_boot=None``.
-    max_noise_error : float or None, default=None
-        A (group, metric) value whose noise alone gives an interval half-width above this is reported in
-        ``unreadable_`` (too small a group to read at this epsilon; None: 0.02) and in the frame's ``repr``. Only
-        a value given here is a precision asked for: when the release misses it for some group, a
-        :class:`~fairlearn_dp.exceptions.UtilityWarning` names the groups (the default only reports them).
-    weight_bound : float, optional
-        The public bound ``B`` of ``sample_weight``: a weight above ``B`` is clipped to it (a negative one is a
-        ``ValueError`` before the release), each row adds its weight to its cell, and the sensitivity is
-        multiplied by ``B``. None: weights other than 1 are refused.
-    release : DPReport, optional
-        Read the frame from this report's release instead of releasing (no charge; ``privacy_spent_`` is
-        ``(0, 0)``, ``release_`` the report). The data arguments must then be the very objects the report was
-        built from, or None (the report's); ``y_pred`` picks the model (its object or its name); the release's own
-        arguments (``delta``, ``groups``, ``labels``, ``privacy_unit``, ``accountant``, ...) are left out.
+    options : MetricFrameOptions or None, default=None
+        Expert settings (:class:`MetricFrameOptions`): the multiclass ``labels``, ``public_predictions``, the
+        ``max_noise_error`` of ``unreadable_`` and the ``weight_bound`` of ``sample_weight``; None: defaults. A frame
+        read from a :class:`DPReport`'s release (no charge) is :meth:`DPReport.metric_frame`.
 
     Attributes
     ----------
@@ -163,11 +147,10 @@ class DPMetricFrame(MetricFrame):
       [0, 1] by ``bounds``; nothing else is computed from the private data.
     - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, one charge of ``(epsilon, delta)``.
     - Sensitivity: L1 2 and L2 sqrt(2) for the counts (any number of classes); L1 ``2k``, L2 ``sqrt(2k)`` for
-      ``k`` regression columns; times ``weight_bound`` with sample weights (a row's weight may depend on its
+      ``k`` regression columns; times ``options.weight_bound`` with sample weights (a row's weight may depend on its
       sensitive value: no weighted total is public). Derivation: docs/privacy_analysis/metric_frame.md.
-    - Public inputs: the metrics, ``labels``, ``groups``, ``control_groups``, ``bounds``, ``n``; under
-      ``"sensitive_attribute"`` also ``y_true`` and the control features, and ``y_pred`` with
-      ``public_predictions=True`` (then ``overall`` is exact).
+    - Public inputs: the metrics, ``groups``, ``bounds``, ``options``, ``n``; under ``"sensitive_attribute"`` also
+      ``y_true`` and the control features, and ``y_pred`` with ``options.public_predictions`` (``overall`` exact).
 
     Examples
     --------
@@ -201,15 +184,26 @@ class DPMetricFrame(MetricFrame):
     def __init__(self, *, metrics: Callable | dict[str, Callable], y_true: ArrayLike, y_pred: ArrayLike,
                  sensitive_features: ArrayLike | dict[str, ArrayLike],
                  control_features: ArrayLike | dict[str, ArrayLike] | None = None, sample_params: dict | None = None,
-                 epsilon: float = 1.0, delta: float = 0.0,
-                 groups: list | dict | None = None, control_groups: list | dict | None = None,
-                 bounds: tuple[float, float] | None = None, labels: Sequence | None = None,
-                 privacy_unit: str = "sensitive_attribute",
-                 public_predictions: bool = False, accountant: BudgetAccountant | None = None,
+                 epsilon: float = 1.0, delta: float = 0.0, groups: list | dict | None = None,
+                 bounds: tuple[float, float] | None = None, privacy_unit: str = "sensitive_attribute",
+                 accountant: BudgetAccountant | None = None,
                  random_state: int | np.random.RandomState | None = None, n_boot: int | None = 1000,
-                 ci_quantiles: Sequence[float] | None = (0.025, 0.975), max_noise_error: float | None = None,
-                 weight_bound: float | None = None, release: SharedRelease | None = None) -> None:
+                 ci_quantiles: Sequence[float] | None = (0.025, 0.975),
+                 options: MetricFrameOptions | None = None) -> None:
         # MetricFrame.__init__ is not called: it computes the exact metrics (and bootstraps) on the rows.
+        options = _check_options(options)               # every field names itself (options.<field>)
+        groups, control_groups = _split_groups(groups, sensitive_features, control_features)
+        self._build(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+                    control_features=control_features, sample_params=sample_params, epsilon=epsilon, delta=delta,
+                    groups=groups, control_groups=control_groups, bounds=bounds, labels=options.labels,
+                    privacy_unit=privacy_unit, public_predictions=options.public_predictions, accountant=accountant,
+                    random_state=random_state, n_boot=n_boot, ci_quantiles=ci_quantiles,
+                    max_noise_error=options.max_noise_error, weight_bound=options.weight_bound, release=None)
+
+    def _build(self, *, metrics, y_true, y_pred, sensitive_features, control_features, sample_params, epsilon, delta,
+               groups, control_groups, bounds, labels, privacy_unit, public_predictions, accountant,
+               random_state=None, n_boot=1000, ci_quantiles=(0.025, 0.975), max_noise_error, weight_bound, release):
+        """The frame from its checked options and split groups: a view of ``release``, or steps 1-6 of a release."""
         if release is not None:                       # a view of a report's release: no charge, no data read
             options = {"delta": delta, "groups": groups, "control_groups": control_groups, "bounds": bounds, "labels": labels,
                            "privacy_unit": privacy_unit, "public_predictions": public_predictions, "accountant": accountant,
@@ -238,7 +232,8 @@ class DPMetricFrame(MetricFrame):
         sf_columns = feature_columns(sensitive_features, "sensitive_feature_")
         cf_columns = None if control_features is None else feature_columns(control_features, "control_feature_")
         _check_names(sf_columns, cf_columns)
-        _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control, weights)
+        _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control, weights,
+                           control_hint="groups={control column: levels}")
         # 2. the budget, before the data are read
         spend = PrivacySpend(epsilon, delta) if not math.isinf(epsilon) else PrivacySpend(math.inf, 0.0)
         check_spend(accountant, spend)
@@ -246,7 +241,7 @@ class DPMetricFrame(MetricFrame):
         private = not math.isinf(epsilon)
         self._sf = resolve_levels(sf_columns, declared, "groups", private=private)
         self._cf = (None if cf_columns is None else
-                    resolve_levels(cf_columns, declared_control, "control_groups",
+                    resolve_levels(cf_columns, declared_control, "groups",
                                    private=private and self._unit == "record"))
         if len(tables) > 1:
             self._init_tables(tables, metrics, sample_params, bound, accountant, spend, random_state, SimpleNamespace(
@@ -647,3 +642,25 @@ class DPMetricFrame(MetricFrame):
         width = (f", unreadable at max_noise_error={self._max_noise_error:g}: {unreadable}" if unreadable else "")
         return (f"DPMetricFrame(metrics={list(self._metrics)}, privacy_unit={self._unit!r}, "
                 f"privacy_spent={self.privacy_spent_}{width})")
+
+
+def frame_of_release(release: SharedRelease, *, frame_class: type | None = None, metrics: Any, y_pred: Any,
+                     y_true: Any = None, sensitive_features: Any = None, control_features: Any = None,
+                     sample_params: dict | None = None, epsilon: float = 1.0, options: MetricFrameOptions | None = None,
+                     **arguments: Any) -> DPMetricFrame:
+    """A :class:`DPMetricFrame` (or ``frame_class``) read from ``release`` (a :class:`DPReport`; no charge, no data
+    read): what :meth:`DPReport.metric_frame` and the ``dp_*`` aggregates with ``release=report`` build. The
+    release's own arguments (``delta``, ``groups``, ``bounds``, ``privacy_unit``, ``accountant``, the options'
+    ``labels``, ``public_predictions`` and ``weight_bound``) must be left out (a ``ValueError`` names them).
+    """
+    options = _check_options(options)
+    frame = (frame_class or DPMetricFrame).__new__(frame_class or DPMetricFrame)
+    frame._build(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+                 control_features=control_features, sample_params=sample_params, epsilon=epsilon,
+                 delta=arguments.pop("delta", 0.0), groups=arguments.pop("groups", None), control_groups=None,
+                 bounds=arguments.pop("bounds", None), labels=options.labels,
+                 privacy_unit=arguments.pop("privacy_unit", "sensitive_attribute"),
+                 public_predictions=options.public_predictions, accountant=arguments.pop("accountant", None),
+                 max_noise_error=options.max_noise_error, weight_bound=options.weight_bound, release=release,
+                 **arguments)
+    return frame

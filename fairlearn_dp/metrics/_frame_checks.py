@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Sequence
 
 from fairlearn.metrics import count as fairlearn_count
 
@@ -10,10 +12,11 @@ from .._fairlearn_compat import BOOTSTRAP_NEED_N_AND_CI
 from .._utils._dask import is_dask_input
 from .._utils._validation import check_bool, check_choice, check_int, check_real, check_seed, value_errors
 from ._count_metrics import CountMetric, as_count_metric
-from ._frame_inputs import check_declared_levels, check_labels
+from ._frame_inputs import check_declared_levels, check_labels, feature_columns
 
-__all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "resolve_metrics", "split_weights",
-           "check_weighted_metrics", "weight_tables", "check_draws", "check_dask_levels", "check_names"]
+__all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "MetricFrameOptions",
+           "check_metric_frame_options", "split_groups", "resolve_metrics", "split_weights", "check_weighted_metrics",
+           "weight_tables", "check_draws", "check_dask_levels", "check_names"]
 
 UNITS = ("sensitive_attribute", "record")
 METHODS = ("between_groups", "to_overall")
@@ -26,7 +29,8 @@ def resolve_metrics(metrics, sample_params, bounds, classes):
     """
     kind_hint = "regression" if bounds is not None else "classification"
     if classes is not None and bounds is not None:
-        raise ValueError("labels declares the classes of a classification frame; bounds is for regression: give one.")
+        raise ValueError("options.labels declares the classes of a classification frame; bounds is for regression: "
+                         "give one.")
     if sample_params is not None and not isinstance(sample_params, dict):
         raise ValueError("sample_params must be a dict.")
     if isinstance(metrics, dict):
@@ -114,6 +118,73 @@ LEVELS_AND_DRAWS = {
 }
 
 
+@dataclasses.dataclass(frozen=True)
+class MetricFrameOptions:
+    """Expert settings of :class:`~fairlearn_dp.metrics.DPMetricFrame` (and of the ``dp_*`` aggregates).
+
+    Pass one as ``DPMetricFrame(..., options=MetricFrameOptions(...))``; the defaults (``options=None``) suit most
+    frames. Every field is public: it may not depend on the private data.
+
+    Parameters
+    ----------
+    labels : list or None, default=None
+        The public classes of ``y_true`` and ``y_pred`` (never read from the data): the release is then the
+        ``K x K`` confusion table of each cell. None: 0/1 labels.
+    public_predictions : bool, default=False
+        Under ``privacy_unit="sensitive_attribute"``: True declares that ``y_pred`` does not depend on the
+        sensitive features (e.g. a model that never reads them), so the per-prediction totals over groups are
+        public and are kept exactly (and ``overall`` is exact). Leave False for the predictions of a
+        post-processor or of any model given ``sensitive_features`` at predict time.
+    max_noise_error : float or None, default=None
+        A (group, metric) value whose noise alone gives an interval half-width above this is reported in
+        ``unreadable_`` (None: 0.02) and in the frame's ``repr``; a value given here is a precision asked for: when
+        the release misses it for some group, a :class:`~fairlearn_dp.exceptions.UtilityWarning` names the groups.
+    weight_bound : float or None, default=None
+        The public bound ``B`` of ``sample_weight``: a weight above ``B`` is clipped to it (a negative one is a
+        ``ValueError``), each row adds its weight to its cell, and the sensitivity is multiplied by ``B``. None:
+        weights other than 1 are refused.
+    """
+
+    labels: Sequence | None = None
+    public_predictions: bool = False
+    max_noise_error: float | None = None
+    weight_bound: float | None = None
+
+
+_POSITIVE_OR_NONE = functools.partial(check_real, low=0, low_open=True, allow_none=True)
+
+
+def check_metric_frame_options(value, name="options"):
+    """``value`` (None: the defaults) as a checked :class:`MetricFrameOptions`; errors name ``name.<field>``."""
+    if value is None:
+        return MetricFrameOptions()
+    if not isinstance(value, MetricFrameOptions):
+        raise TypeError(f"{name} must be a MetricFrameOptions or None, got {type(value).__name__}.")
+    check_labels(value.labels, f"{name}.labels")
+    check_bool(value.public_predictions, f"{name}.public_predictions")
+    _POSITIVE_OR_NONE(value.max_noise_error, f"{name}.max_noise_error")
+    _POSITIVE_OR_NONE(value.weight_bound, f"{name}.weight_bound")
+    return value
+
+
+def split_groups(groups, sensitive_features, control_features):
+    """``(sensitive levels, control levels)`` of DPMetricFrame's ``groups``: a list (the one sensitive column's
+    levels), or ``{column name: levels}`` over the sensitive and the control columns (a column left out has its
+    levels read from the data, as with None). Public: it reads the features' column names only.
+    """
+    if control_features is None or not isinstance(groups, dict):
+        return groups, None
+    sensitive = [name for name, _ in feature_columns(sensitive_features, "sensitive_feature_")]
+    control = [name for name, _ in feature_columns(control_features, "control_feature_")]
+    unknown = [key for key in groups if str(key) not in sensitive + control]
+    if unknown:
+        raise ValueError(f"groups names columns that are neither sensitive nor control features: {unknown}; the "
+                         f"sensitive features are {sensitive}, the control features {control}.")
+    declared_sensitive = {key: levels for key, levels in groups.items() if str(key) in sensitive}
+    declared_control = {key: levels for key, levels in groups.items() if str(key) in control}
+    return declared_sensitive or None, declared_control or None
+
+
 def check_draws(n_boot, ci_quantiles):
     """MetricFrame's rule: intervals need both ``n_boot`` and ``ci_quantiles``; neither gives none."""
     if (n_boot is None) != (ci_quantiles is None):
@@ -122,7 +193,8 @@ def check_draws(n_boot, ci_quantiles):
     return n_boot, ci_quantiles
 
 
-def check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control, weights=None):
+def check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control, weights=None, *,
+                      control_hint="control_groups=[...]"):
     """With Dask inputs the levels must be declared: they are not read off distributed data (public check: types)."""
     columns = [column for _, column in sf_columns + (cf_columns or [])]
     if not is_dask_input(y_true, y_pred, *columns, *([] if weights is None else [weights])):
@@ -133,7 +205,7 @@ def check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared
         raise ValueError("groups=[...] is required with Dask inputs: the public levels are not read off distributed "
                          "data. Declare every group the data may hold.")
     if cf_columns is not None and declared_control is None:
-        raise ValueError("control_groups=[...] is required with Dask inputs and control features.")
+        raise ValueError(f"{control_hint} is required with Dask inputs and control features.")
 
 
 def check_names(sf_columns, cf_columns):
@@ -165,7 +237,7 @@ def split_weights(metrics, sample_params, *, weight_bound, public_predictions):
         rest = {k: v for k, v in sample_params.items() if k != "sample_weight"}
     if weights is None:
         if weight_bound is not None:
-            raise ValueError("weight_bound declares the public bound of sample_weight, but no sample_weight was "
+            raise ValueError("options.weight_bound declares the public bound of sample_weight, but no sample_weight was "
                              "given in sample_params.")
         return sample_params, None
     functions = [metrics[name] for name in weighted] if isinstance(metrics, dict) else [metrics]
@@ -173,7 +245,7 @@ def split_weights(metrics, sample_params, *, weight_bound, public_predictions):
         raise ValueError("sample_params: fairlearn.metrics.count takes no sample_weight (it counts rows, which a "
                          "weighted release does not hold): report it with a separate unweighted frame.")
     if public_predictions:
-        raise ValueError("public_predictions=True declares public totals over groups; with sample_weight (weights "
+        raise ValueError("options.public_predictions=True declares public totals over groups; with sample_weight (weights "
                          "may depend on the sensitive feature, e.g. Reweighing's) the weighted totals are not "
                          "public: leave it False.")
     return rest, weights

@@ -40,11 +40,13 @@ def row_weights(weights, bound, n):
     w = as_1d_float(weights, "sample_weight")
     if bound is None:
         if not np.all(w == 1):
-            raise ValueError("sample_weight holds weights other than 1: declare their public bound, weight_bound=B "
-                             "(every weight in [0, B]; the noise scales with B), or drop the weights.")
+            raise ValueError("sample_weight holds weights other than 1: declare their public bound, "
+                             "options=MetricFrameOptions(weight_bound=B) (every weight in [0, B]; the noise scales with "
+                             "B), or drop the weights.")
         return None                                     # all 1: the unweighted release
     if np.any(w < 0):
-        raise ValueError("sample_weight holds negative weights: a private frame needs weights in [0, weight_bound].")
+        raise ValueError("sample_weight holds negative weights: a private frame needs weights in [0, "
+                         "options.weight_bound].")
     return np.minimum(w, bound)
 
 

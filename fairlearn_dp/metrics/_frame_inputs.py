@@ -201,7 +201,8 @@ def binary_labels(values, name):
     except ValueError as exc:
         if "binary" not in str(exc):
             raise
-        raise ValueError(f"{exc} For several classes, declare them: labels=[...].") from None
+        raise ValueError(f"{exc} For several classes, declare them: labels=[...] (DPMetricFrame: "
+                         "options=MetricFrameOptions(labels=[...])).") from None
 
 
 def class_codes(values, classes, name):

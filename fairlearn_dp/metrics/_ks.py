@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from .._utils._validation import as_1d_float, as_group_vector
 
-__all__ = ["ks_distance", "ks_statistical_parity"]
+__all__ = ["ks_statistical_parity"]
 
 
 def _sample(values, name):

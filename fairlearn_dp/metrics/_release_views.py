@@ -149,7 +149,7 @@ _LOG = _ReleaseLog()
 
 #: The shared releases, and how a view reads each (the AIF360 threshold report records its dataset as both
 #: ``y_true`` and ``sensitive_features``: the object holds both).
-_VIEWS = {"DPReport": "report.metric_frame(...), DPMetricFrame(..., release=report) or dp_*(..., release=report)",
+_VIEWS = {"DPReport": "report.metric_frame(...) or dp_*(..., release=report)",
           "DPThresholdReport": "DPClassificationMetric(dataset, classified_dataset, ..., release=report, "
                                "threshold=t); a report of one dataset and one classified dataset"}
 

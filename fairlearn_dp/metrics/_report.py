@@ -2,8 +2,8 @@
 
 A report is usually many views -- frames, aggregates, several metrics, several models -- of one table of (control
 level, group, true label, prediction) counts. :class:`DPReport` releases that table once for every compared model
-and charges the accountant once; :meth:`DPReport.metric_frame`, ``DPMetricFrame(..., release=report)`` and the
-``dp_*`` aggregates with ``release=report`` read it without charging (post-processing).
+and charges the accountant once; :meth:`DPReport.metric_frame` and the ``dp_*`` aggregates with
+``release=report`` read it without charging (post-processing).
 
 Release. With ``M`` models the release is the ``M`` per-model tables ``(M, C, G, K)`` (``K = 4``, or ``k^2`` with
 ``k`` declared classes), stacked and released in one call. One changed row (either privacy unit) moves one unit
@@ -33,9 +33,9 @@ from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, check_spend, resolve_accountant, validate_epsilon_delta
 from ..privacy._post_release import warnings_after_release
 from ..privacy._random import release_seeds
-from ._dp_metric_frame import DPMetricFrame
+from ._dp_metric_frame import DPMetricFrame, frame_of_release
 from ._frame_checks import PARAMETERS as _PARAMETERS
-from ._frame_checks import check_dask_levels, check_names
+from ._frame_checks import MetricFrameOptions, check_dask_levels, check_names
 from ._frame_counting import count_frame
 from ._frame_inputs import check_declared_levels, feature_columns, resolve_levels
 from ._frame_release import post_process, public_totals, release_cells
@@ -50,8 +50,8 @@ class DPReport(SharedRelease):
     """One differentially private release of the confusion tables of one or more models, read by many views.
 
     Builds the per-(control level, group) confusion counts of every model in ``y_pred``, releases them in one call
-    and charges ``(epsilon, delta)`` once. Every view -- :meth:`metric_frame`, ``DPMetricFrame(..., release=self)``,
-    the ``dp_*`` aggregates with ``release=self`` -- is post-processing of that release: no further charge.
+    and charges ``(epsilon, delta)`` once. Every view -- :meth:`metric_frame` and the ``dp_*`` aggregates with
+    ``release=self`` -- is post-processing of that release: no further charge.
 
     Parameters
     ----------
@@ -65,9 +65,13 @@ class DPReport(SharedRelease):
         As in :class:`DPMetricFrame`.
     epsilon, delta : float
         The budget of the one release (``numpy.inf``: exact).
-    groups, control_groups, labels, privacy_unit, public_predictions, accountant, random_state
-        As in :class:`DPMetricFrame` (``public_predictions`` declares every model's predictions independent of the
-        sensitive features).
+    groups, privacy_unit, accountant, random_state
+        As in :class:`DPMetricFrame` (``groups`` the sensitive features' levels only).
+    control_groups : list or dict, optional
+        The public levels of the control feature(s) (``DPMetricFrame`` takes them in ``groups``).
+    labels, public_predictions
+        As :class:`MetricFrameOptions`'s fields (``public_predictions`` declares every model's predictions
+        independent of the sensitive features).
 
     Attributes
     ----------
@@ -169,9 +173,9 @@ class DPReport(SharedRelease):
         DPMetricFrame
             Its ``privacy_spent_`` is ``(0, 0)``; ``release_`` is this report.
         """
-        return DPMetricFrame(metrics=metrics, y_true=None, y_pred=self.model_name(model), sensitive_features=None,
-                             sample_params=sample_params, random_state=random_state, n_boot=n_boot,
-                             ci_quantiles=ci_quantiles, max_noise_error=max_noise_error, release=self)
+        return frame_of_release(self, metrics=metrics, y_pred=self.model_name(model), sample_params=sample_params,
+                                random_state=random_state, n_boot=n_boot, ci_quantiles=ci_quantiles,
+                                options=MetricFrameOptions(max_noise_error=max_noise_error))
 
     def __repr__(self) -> str:
         return f"DPReport(models={self.models_}, privacy_unit={self.privacy_unit!r}, privacy_spent={self.privacy_spent_})"

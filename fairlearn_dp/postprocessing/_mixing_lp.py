@@ -214,7 +214,7 @@ def warn_if_unenforced(*, table, mixing_rates, slack, gamma, groups):
     if vacuous_slack:
         warn(f"The privacy slack is >= 1 for some group on {vacuous_slack}: those constraints cannot bind, so fairness "
              "is not enforced at this epsilon (Thm. 3.1 of Jagielski et al. needs a larger epsilon * m). Use a "
-             "larger epsilon, fewer score bins, or privacy_slack=False.", FairnessWarning)
+             "larger epsilon, fewer score bins, or options.privacy_slack=False.", FairnessWarning)
     for rate in slack:
         if rate not in vacuous_slack:
             _warn_if_unbound(rate, released_rates(table, mixing_rates, rate), slack[rate], gamma, groups)
@@ -295,7 +295,7 @@ def _warn_if_unbound(rate, rates_a, slack, gamma, groups):
         warn(f"The {rate} constraint does not bind for groups {[groups[a] for a in unbound]}: their released gaps to "
              f"{groups[0]!r} (up to {np.max(gap[unbound]):.3g}) exceed tol={gamma:g} but are below tol plus the "
              f"privacy slack (slack_, up to {np.max(slack[unbound]):.3g}), so fairness is not enforced for them at "
-             "this epsilon. privacy_slack=False enforces tol on the released statistics.", FairnessWarning)
+             "this epsilon. options.privacy_slack=False enforces tol on the released statistics.", FairnessWarning)
 
 
 # ------------------------------------------------------------------------------------------------ the mixing LP

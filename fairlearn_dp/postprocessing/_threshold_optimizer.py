@@ -61,6 +61,7 @@ from ._mixing_lp import (
 from ._threshold_params import (
     MAX_N_SCORE_BINS,
     PUBLIC_PARAMETER_CHECKS,
+    ThresholdOptimizerOptions,
     check_decision_function_range,
     check_fairlearn_path_params,
     check_public_X,
@@ -68,7 +69,7 @@ from ._threshold_params import (
 from ._threshold_params import check_constraints_and_objective as _check_constraints_and_objective
 from ._threshold_params import check_score_range as _check_score_range
 
-__all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS"]
+__all__ = ["DPThresholdOptimizer", "MAX_N_SCORE_BINS", "ThresholdOptimizerOptions"]
 
 # Attributes set by our DP fit (Fairlearn's below are then built from its released values on first access);
 # Fairlearn's fit sets ``interpolated_thresholder_`` and the private ones below.
@@ -98,7 +99,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     (``_discretize``), count the (bin, a, y) cells in memory or on Dask workers (``_counting.py``, the only step
     that reads the data), release the joint table ``q(bin, a, y)`` with noise, compute private ROC statistics (``_estimate_rates``), solve the mixing LP
     (``_solve_mixing_lp``) and predict by randomised thresholding. With binary predictions, ``flip=True`` and
-    ``privacy_slack=True`` this is Algorithm 1 of Jagielski et al.; scores are an extension (private ROC curves).
+    ``options=ThresholdOptimizerOptions(privacy_slack=True)`` this is Algorithm 1 of Jagielski et al.; scores are an
+    extension (private ROC curves).
     At ``epsilon=inf`` with an estimator it *is* Fairlearn's class; at finite ``epsilon`` Fairlearn's
     introspection (what ``plot_threshold_optimizer`` reads) is built from the released values.
 
@@ -129,13 +131,6 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         Privacy budget (> 0); ``numpy.inf`` is Fairlearn's non-private ``ThresholdOptimizer``.
     delta : float, default=0.0
         0 for pure DP (Laplace); > 0 uses the analytic Gaussian mechanism.
-    beta : float, default=0.05
-        In (0, 1): the error bounds ``rate_error_`` (and the slack) hold together with probability >= 1 - beta.
-    privacy_slack : bool, default=False
-        True adds the paper's confidence slack to every constraint (LP~ (1): the non-private optimum stays
-        feasible, but each group's rate may drift by its slack); False constrains the released rates to ``tol``.
-    n_score_bins : int, default=10
-        Public number of score bins in ``[1, MAX_N_SCORE_BINS]`` (10,000); ignored for binary predictions.
     score_range : tuple (low, high) or None, default=None
         Public range of the scores; None means (0, 1). Required for ``decision_function``. Scores outside are
         clipped: silently in ``fit``, with a warning in ``predict``.
@@ -148,8 +143,10 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         Charged ``(epsilon, delta)`` once per ``fit``; None uses diffprivlib's default accountant.
     random_state : None, int or numpy.random.RandomState, default=None
         Seeds the noise of ``fit`` (None: a cryptographically secure generator; a seed is for experiments only).
-    solver : str, default="linprog"
-        "linprog" (SciPy's HiGHS) or the name of an installed cvxpy solver (e.g. "HIGHS", "CLARABEL").
+    options : ThresholdOptimizerOptions or None, default=None
+        Expert settings (:class:`ThresholdOptimizerOptions`): the confidence ``beta`` of the error bounds, the
+        paper's ``privacy_slack``, the number of score bins ``n_score_bins`` and the LP ``solver``; None uses their
+        defaults (0.05, False, 10, "linprog").
 
     Attributes
     ----------
@@ -171,7 +168,7 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         For each constrained rate, each group's privacy slack added to ``gamma`` (``inf``: constraint dropped).
     rate_error_ : dict
         For each constrained rate, each group's bound ``s_a`` on the error of its private rate (all hold together
-        with probability >= 1 - beta; ``inf`` for a slice without noisy mass).
+        with probability >= 1 - beta, ``beta`` of ``options``; ``inf`` for a slice without noisy mass).
     disparity_bound_ : dict
         For each constrained rate, a ``GuaranteeBound(bound, groups, beta)``: with probability >= 1 - beta, no two
         groups' rates of the fitted post-processor on the fitting data differ by more than ``bound`` (their released
@@ -197,8 +194,9 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     - Released statistic: the joint PMF of (output bin, group, label) over all cells of the public grid.
     - Mechanism: diffprivlib's Laplace (Alg. 1) or analytic Gaussian (``delta > 0``), charged once per ``fit``.
     - Sensitivity: ``2/m`` in L1 (Jagielski et al., Claim B.1) and ``sqrt(2)/m`` in L2.
-    - Public inputs: ``score_range``, ``n_score_bins``, ``groups``, ``beta``, ``tol``, ``m``; under "record" the base
-      classifier must not depend on the fitting data, else not on their attribute (an X column named like it: refused).
+    - Public inputs: ``score_range``, ``groups``, ``options`` (``n_score_bins``, ``beta``), ``tol``, ``m``; under
+      "record" the base classifier must not depend on the fitting data, else not on their attribute (an X column
+      named like it: refused).
     - Derivations: docs/privacy_analysis/threshold_optimizer.md.
 
     References
@@ -234,10 +232,9 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     def __init__(self, *, estimator: Any = None, constraints: str = "demographic_parity",
                  objective: str = "accuracy_score", grid_size: int = 1000, flip: bool = False, prefit: bool = False,
                  predict_method: str = "auto", tol: float | None = None, epsilon: float = 1.0, delta: float = 0.0,
-                 beta: float = 0.05, privacy_slack: bool = False, n_score_bins: int = 10,
                  score_range: tuple[float, float] | None = None, groups: list | None = None,
                  privacy_unit: str = "sensitive_attribute", accountant: Any = None, random_state: Any = None,
-                 solver: str = "linprog") -> None:
+                 options: ThresholdOptimizerOptions | None = None) -> None:
         self.estimator = estimator
         self.constraints = constraints
         self.objective = objective
@@ -248,15 +245,16 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         self.tol = tol
         self.epsilon = epsilon
         self.delta = delta
-        self.beta = beta
-        self.privacy_slack = privacy_slack
-        self.n_score_bins = n_score_bins
         self.score_range = score_range
         self.groups = groups
         self.privacy_unit = privacy_unit
         self.accountant = accountant
         self.random_state = random_state
-        self.solver = solver
+        self.options = options
+
+    def _options(self):
+        """The expert settings: ``options``, or the defaults when it is None."""
+        return self.options if self.options is not None else ThresholdOptimizerOptions()
 
     # ------------------------------------------------------------------ fit
     def _check_public_parameters(self):
@@ -429,11 +427,12 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     def _solve_from_release(self, gamma, *, n_rows, n_bins, epsilon, delta):
         """Rates, slack and the mixing LP on ``noisy_table_`` alone."""
         rates = self._estimate_rates(self.noisy_table_)
+        beta = self._options().beta
         self.table_ = rates.table
         self.group_label_mass_ = rates.mass
-        self.rate_error_ = rate_errors(rates.mass, n_rows=n_rows, epsilon=epsilon, delta=delta, beta=self.beta,
+        self.rate_error_ = rate_errors(rates.mass, n_rows=n_rows, epsilon=epsilon, delta=delta, beta=beta,
                                        n_bins=n_bins, rates=_CONSTRAINT_RATES[self.constraints])
-        self.slack_ = constraint_slack(self.rate_error_, enabled=bool(self.privacy_slack),
+        self.slack_ = constraint_slack(self.rate_error_, enabled=bool(self._options().privacy_slack),
                                        paper=delta == 0 and n_bins == 2)
         self.mixing_rates_, self.objective_value_ = self._solve_mixing_lp(rates, gamma)
         # Each group's rule in the form of Fairlearn's interpolation_dict (a group mixing more than two thresholds
@@ -441,12 +440,12 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         self.mixing_rates_ = representable_mixing(self.mixing_rates_, self.table_, flip=bool(self.flip))
         bounds = disparity_bounds(self.table_, self.mixing_rates_, self.rate_error_)      # a rate gap is <= 1
         self.disparity_bound_ = {rate: GuaranteeBound(float(min(bound, 1.0)), (self.groups_[a], self.groups_[b]),
-                                                      self.beta) for rate, (bound, (a, b)) in bounds.items()}
+                                                      beta) for rate, (bound, (a, b)) in bounds.items()}
         warn_if_unenforced(table=self.table_, mixing_rates=self.mixing_rates_, slack=self.slack_, gamma=gamma,
                            groups=self.groups_)
         warn_if_constant(self.mixing_rates_, self.groups_)
         self.constant_choice_ = lp_constant_choice(self.mixing_rates_, n_rows=n_rows, epsilon=epsilon, delta=delta,
-                                                   beta=self.beta, objective=self.objective)
+                                                   beta=beta, objective=self.objective)
         return self
 
     def _fit_estimator(self, X, labels, *, private=True, **kwargs):
@@ -522,7 +521,7 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         check_decision_function_range(self._predict_method, self.score_range)
         low, high = (0.0, 1.0) if self.score_range is None else _check_score_range(self.score_range)
         self.mode_ = "scores"
-        self.bin_edges_ = np.linspace(low, high, int(self.n_score_bins) + 1)
+        self.bin_edges_ = np.linspace(low, high, int(self._options().n_score_bins) + 1)
 
     def _check_fit_outputs(self, outputs):
         """Fit's domain check of the base outputs: binary predictions in {0, 1} with ``predict_method='predict'``."""
@@ -553,7 +552,7 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
     def _solve_mixing_lp(self, rates, gamma):
         """LP~ (1) of Jagielski et al. on the private statistics: the best mixture of thresholds per group."""
         return _solve_mixing_lp(rates, gamma=gamma, slack=self.slack_, constraints=self.constraints,
-                                objective=self.objective, flip=bool(self.flip), solver=self.solver)
+                                objective=self.objective, flip=bool(self.flip), solver=self._options().solver)
 
     # -------------------------------------------------------------- predict
     def _dp_fitted(self):

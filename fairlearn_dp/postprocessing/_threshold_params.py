@@ -8,6 +8,7 @@ messages.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -36,7 +37,8 @@ from .._utils._validation import (
 )
 from ._mixing_lp import _AIF360_OBJECTIVE, _CONSTRAINT_RATES
 
-__all__ = ["MAX_N_SCORE_BINS", "PUBLIC_PARAMETER_CHECKS", "check_beta", "check_constraints_and_objective",
+__all__ = ["MAX_N_SCORE_BINS", "PUBLIC_PARAMETER_CHECKS", "ThresholdOptimizerOptions", "check_beta",
+           "check_constraints_and_objective",
            "check_decision_function_range", "check_fairlearn_path_params", "check_privacy_unit", "check_score_range",
            "check_tol", "check_public_X"]
 
@@ -70,26 +72,70 @@ def _check_optional_score_range(score_range, name="score_range"):
     return None if score_range is None else check_score_range(score_range)
 
 
+@dataclasses.dataclass(frozen=True)
+class ThresholdOptimizerOptions:
+    """Expert settings of :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`.
+
+    Pass one as ``DPThresholdOptimizer(..., options=ThresholdOptimizerOptions(...))``; the defaults
+    (``options=None``) suit most fits. Every field is public: it may not depend on the private data.
+
+    Parameters
+    ----------
+    beta : float, default=0.05
+        In (0, 1): the error bounds ``rate_error_`` (and the slack) hold together with probability >= 1 - beta.
+    privacy_slack : bool, default=False
+        True adds Jagielski et al.'s confidence slack to every constraint (LP~ (1): the non-private optimum stays
+        feasible, but each group's rate may drift by its slack); False constrains the released rates to ``tol``.
+        With binary predictions, ``flip=True`` and ``privacy_slack=True`` the fit is the paper's Algorithm 1.
+    n_score_bins : int, default=10
+        Public number of score bins in ``[1, MAX_N_SCORE_BINS]`` (10,000); ignored for binary predictions.
+    solver : str, default="linprog"
+        The mixing LP's solver: "linprog" (SciPy's HiGHS) or the name of an installed cvxpy solver (e.g. "HIGHS",
+        "CLARABEL").
+    """
+
+    beta: float = 0.05
+    privacy_slack: bool = False
+    n_score_bins: int = 10
+    solver: str = "linprog"
+
+
+_check_n_score_bins = functools.partial(check_n_bins, maximum=MAX_N_SCORE_BINS,
+                                        reason=" (the mixing LP grows with it)")
+
+
+def check_threshold_optimizer_options(value, name="options"):
+    """``value`` (None: the defaults) as a checked :class:`ThresholdOptimizerOptions`; errors name ``name.<field>``
+    (in the order the fields were checked as parameters: privacy_slack, solver, beta, n_score_bins).
+    """
+    if value is None:
+        return ThresholdOptimizerOptions()
+    if not isinstance(value, ThresholdOptimizerOptions):
+        raise TypeError(f"{name} must be a ThresholdOptimizerOptions or None, got {type(value).__name__}.")
+    check_bool(value.privacy_slack, f"{name}.privacy_slack")
+    check_solver(value.solver, f"{name}.solver", own="linprog")
+    check_beta(value.beta, f"{name}.beta")
+    _check_n_score_bins(value.n_score_bins, f"{name}.n_score_bins")
+    return value
+
+
 #: ``DPThresholdOptimizer._public_parameter_checks``: its public parameters with a check of their own, in the order
 #: they are checked (the joint rules follow: ``DPThresholdOptimizer._check_params_together``).
 PUBLIC_PARAMETER_CHECKS = {
     "flip": check_bool,
     "prefit": check_bool,
-    "privacy_slack": check_bool,
+    "options": check_threshold_optimizer_options,
     "random_state": check_seed,
-    "solver": functools.partial(check_solver, own="linprog"),
     "predict_method": functools.partial(check_choice, options=_PREDICT_METHODS),
     "grid_size": check_positive_int,
-    "beta": check_beta,
     "privacy_unit": check_privacy_unit,
-    "n_score_bins": functools.partial(check_n_bins, maximum=MAX_N_SCORE_BINS, reason=" (the mixing LP grows with it)"),
     "score_range": _check_optional_score_range,
     "tol": check_tol,
 }
 # Checked before the estimator on Fairlearn's path (as before the table existed), without flip and prefit (Fairlearn
 # reads their truth value) and without tol (Fairlearn's own).
-_BEFORE_ESTIMATOR = ("privacy_slack", "random_state", "solver")
-_AFTER_ESTIMATOR = ("predict_method", "grid_size", "beta", "privacy_unit", "n_score_bins", "score_range")
+_BEFORE_ESTIMATOR = ("options", "random_state")
+_AFTER_ESTIMATOR = ("predict_method", "grid_size", "privacy_unit", "score_range")
 
 
 def check_fairlearn_path_params(model):

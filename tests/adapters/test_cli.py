@@ -220,7 +220,7 @@ def test_every_listed_estimator_and_dataset_passes_validation(capsys):
 
 
 #: A cheap setting per estimator, so that a one-fit sweep of each takes a fraction of a second.
-CHEAP = {"DPFairRegressionPostprocessor": "n_bins=6", "DPThresholdOptimizer": "n_score_bins=4",
+CHEAP = {"DPFairRegressionPostprocessor": "n_bins=6", "DPThresholdOptimizer": "options.n_score_bins=4",
          "DPExponentiatedGradient": "max_iter=2", "JagielskiExponentiatedGradient": "max_iter=2",
          "ExponentialMechanismFairClassifier": "fairness_weight=1",
          "DPGerryFairClassifier": "max_iters=2", "DPGroupBudgetRegressor": "n_iter=5",
@@ -243,14 +243,19 @@ def test_every_listed_estimator_runs_a_one_fit_sweep(capsys, tmp_path):
 
 def test_param_values_are_typed_by_the_estimators_parameters(capsys):
     template = cli._SWEEPS["DPThresholdOptimizer"].problem("communities_crime")
-    from fairlearn_dp.postprocessing import DPThresholdOptimizer
+    from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 
     estimator = DPThresholdOptimizer(**template.params)
-    grid = cli._check_params([cli._param("tol=0|0.05|none,n_score_bins=12|1e1,privacy_slack=false,solver=3")],
-                             estimator, "DPThresholdOptimizer", template.params)
-    assert grid == {"tol": [0, 0.05, None], "n_score_bins": [12, 10.0], "privacy_slack": [False], "solver": ["3"]}
-    with pytest.raises(cli._UsageError, match="privacy_slack expects true or false"):
-        cli._check_params([cli._param("privacy_slack=1")], estimator, "DPThresholdOptimizer", template.params)
+    grid = cli._check_params([cli._param("tol=0|0.05|none,options.n_score_bins=12|1e1,options.privacy_slack=false,"
+                                         "options.solver=3")], estimator, "DPThresholdOptimizer", template.params)
+    assert grid == {"tol": [0, 0.05, None],
+                    "options": [ThresholdOptimizerOptions(n_score_bins=12, privacy_slack=False, solver="3"),
+                                ThresholdOptimizerOptions(n_score_bins=10.0, privacy_slack=False, solver="3")]}
+    with pytest.raises(cli._UsageError, match="options.privacy_slack expects true or false"):
+        cli._check_params([cli._param("options.privacy_slack=1")], estimator, "DPThresholdOptimizer",
+                          template.params)
+    with pytest.raises(cli._UsageError, match="has no parameter 'options.nope'"):
+        cli._check_params([cli._param("options.nope=1")], estimator, "DPThresholdOptimizer", template.params)
 
 
 def test_sweep_writes_files_and_prints_a_table(tmp_path, capsys):
@@ -327,7 +332,7 @@ def test_sweep_private_report_adds_private_columns(capsys, tmp_path):
 
     out = tmp_path / "sweep"
     assert main(["sweep", "--estimator", "DPThresholdOptimizer", "--dataset", "communities_crime", "--epsilon", "1",
-                 "--param", "n_score_bins=4", "--seeds", "1", "--private-report", "0.5", "--out", str(out)]) == 0
+                 "--param", "options.n_score_bins=4", "--seeds", "1", "--private-report", "0.5", "--out", str(out)]) == 0
     table = pd.read_csv(out / "sweep.csv")
     assert {"private_error", "private_tpr_difference", "private_fpr_difference"} <= set(table.columns)
     assert (table["report_epsilon"] == 0.5).all()

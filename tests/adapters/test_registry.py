@@ -6,7 +6,7 @@ from fairdp_adapters import registry
 
 @pytest.mark.parametrize("entry", registry.entries(), ids=lambda e: e.name)
 def test_every_entry_loads_and_documents_privacy(entry):
-    cls = registry.load(entry)
+    cls = entry.load()
     # A row's name is its class's name, or the class's import path when the other face has a class of that name.
     assert entry.name in (cls.__name__, entry.dp_class) and entry.dp_class.rpartition(".")[2] == cls.__name__
     assert "Privacy" in cls.__doc__
@@ -31,14 +31,14 @@ def test_lookup_and_frame():
         registry.get("Nope")
     with pytest.raises(ValueError, match="toolkit"):
         registry.entries("sklearn")
-    frame = registry.as_frame()
+    frame = registry.entries(as_frame=True)
     assert list(frame["name"]) == [e.name for e in registry.entries()]
     assert frame["name"].is_unique and frame["dp_class"].is_unique
     # Both faces have a class named DPGerryFairClassifier: the short name is the Fairlearn face's, and every row is
     # also found by its import path.
     assert registry.get("DPGerryFairClassifier").toolkit == "fairlearn"
     aif360_row = registry.get("aif360_dp.algorithms.inprocessing.DPGerryFairClassifier")
-    assert aif360_row.toolkit == "aif360" and registry.load(aif360_row).__module__.startswith("aif360_dp.")
+    assert aif360_row.toolkit == "aif360" and aif360_row.load().__module__.startswith("aif360_dp.")
     assert all(registry.get(e.dp_class) is e for e in registry.entries())
 
 

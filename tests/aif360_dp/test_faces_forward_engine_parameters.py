@@ -43,7 +43,6 @@ _FACES = {
             "predict_method": "no estimator: the predicted labels",
             "flip": "AIF360's LP may flip labels",
             "grid_size": "binary predictions: no threshold grid",
-            "n_score_bins": "binary predictions: two bins",
             "score_range": "binary predictions",
             "tol": "AIF360-style name: gamma",
             "groups": "privileged_groups and unprivileged_groups",

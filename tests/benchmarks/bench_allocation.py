@@ -87,10 +87,9 @@ from fairlearn_dp.allocation import (
     LaplaceNoise,
     ProjectionOntoSimplexAllocation,
     monte_carlo,
-    project_with_invariants,
     proportional_allocation,
 )
-from fairlearn_dp.allocation._projections import project_simplex
+from fairlearn_dp.allocation._projections import project_simplex, project_with_invariants
 from fairlearn_dp.datasets import fetch_school_districts
 
 EPSILON = 0.01

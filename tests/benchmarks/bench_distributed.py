@@ -21,7 +21,8 @@ fit on 10^4 rows (imports on the workers), the script times, once each:
    groups=GROUPS, epsilon=1).fit(X, sensitive_features=groups)``: the prefit model's ``predict`` and the (group,
    bin) counts per block on the workers, the tree sum, one release and the barycenter on the client;
 3. ``DPThresholdOptimizer(estimator=LogisticRegression, prefit=True, predict_method="predict_proba",
-   constraints="equalized_odds", n_score_bins=10, groups=GROUPS, epsilon=1).fit(X, labels,
+   constraints="equalized_odds", options=ThresholdOptimizerOptions(n_score_bins=10), groups=GROUPS,
+   epsilon=1).fit(X, labels,
    sensitive_features=groups)``;
 4. ``predict(X, sensitive_features=groups, random_state=0)`` of the fitted regression post-processor -- a lazy Dask
    array: the prefit model, the binning and the random transport run partition by partition on the workers --
@@ -67,7 +68,7 @@ from pathlib import Path
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
 
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy import BudgetAccountant
 
 SEED = 20240721
@@ -146,7 +147,8 @@ def regression(model, random_state=0):
 
 def threshold(model, random_state=0):
     return DPThresholdOptimizer(estimator=model, prefit=True, predict_method="predict_proba",
-                                constraints="equalized_odds", n_score_bins=N_SCORE_BINS, groups=GROUPS,
+                                constraints="equalized_odds", groups=GROUPS,
+                                options=ThresholdOptimizerOptions(n_score_bins=N_SCORE_BINS),
                                 epsilon=EPSILON, accountant=BudgetAccountant(), random_state=random_state)
 
 

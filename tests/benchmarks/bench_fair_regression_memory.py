@@ -186,7 +186,7 @@ def threshold_child(n_bins, n_groups):
     from diffprivlib import BudgetAccountant
 
     from fairlearn_dp.exceptions import FairdpWarning
-    from fairlearn_dp.postprocessing import DPThresholdOptimizer
+    from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 
     rng = np.random.default_rng(DATA_SEED)
     groups = rng.integers(0, n_groups, N_ROWS)
@@ -195,7 +195,7 @@ def threshold_child(n_bins, n_groups):
 
     def fit(bins):
         model = DPThresholdOptimizer(constraints="equalized_odds", predict_method="predict_proba", flip=True,
-                                     n_score_bins=bins, epsilon=EPSILON, groups=list(range(n_groups)),
+                                     options=ThresholdOptimizerOptions(n_score_bins=bins), epsilon=EPSILON, groups=list(range(n_groups)),
                                      accountant=BudgetAccountant(), random_state=FIT_SEED)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FairdpWarning)       # released-value warnings at large B: not measured

@@ -12,7 +12,7 @@ For seeds 0 .. S-1 (S = 200, 20 with ``--quick``), each a fresh ``BudgetAccounta
 
 - **default** (every group, as Fairlearn's; the value is the one returned before ``exclude_unreadable`` existed):
   against Fairlearn's ``equalized_odds_difference`` on the same rows;
-- **readable** (``exclude_unreadable=True, max_noise_error=0.05``): against Fairlearn's value over the rows of the
+- **readable** (``exclude_unreadable=True, options=MetricFrameOptions(max_noise_error=0.05)``): against Fairlearn's value over the rows of the
   groups the result names (``DPAggregate.groups``), and which groups those are;
 
 each with the coverage of the 95% interval (``detailed=True``) of that exact value, and the largest error of
@@ -43,7 +43,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from fairlearn_dp.datasets import adult_features, fetch_adult  # first: makes diffprivlib importable on sklearn 1.9
-from fairlearn_dp.metrics import DPMetricFrame, dp_equalized_odds_difference
+from fairlearn_dp.metrics import DPMetricFrame, MetricFrameOptions, dp_equalized_odds_difference
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_small_groups.md"
 N_TRAIN = 32_561                        # adult.data's rows come first in adult_features
@@ -79,7 +79,8 @@ def measure(y_true, y_pred, features, groups, labels, seeds):
             warnings.simplefilter("ignore")                     # the unreadable groups, named in the warning
             default = dp_equalized_odds_difference(y_true, y_pred, accountant=BudgetAccountant(), **common)
             readable = dp_equalized_odds_difference(y_true, y_pred, accountant=BudgetAccountant(),
-                                                    exclude_unreadable=True, max_noise_error=0.05, **common)
+                                                    exclude_unreadable=True,
+                                                    options=MetricFrameOptions(max_noise_error=0.05), **common)
         rows["default"].append((default.value, exact_all, default.ci))
         chosen[readable.groups] = chosen.get(readable.groups, 0) + 1
         if readable.groups not in cache:

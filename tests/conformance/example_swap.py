@@ -196,6 +196,8 @@ class _SwapTransformer(ast.NodeTransformer):
         if fairdp_name == "DPMetricFrame" and any(
                 k.arg == "sample_params" and _holds_sample_weight(k.value, self.weighted_names) for k in node.keywords):
             self._add_weight_bound(node)
+        if fairdp_name == "DPMetricFrame" or fairdp_name.startswith("dp_"):
+            _fold_options(node)
         return node
 
     def _add_weight_bound(self, node):
@@ -208,6 +210,24 @@ class _SwapTransformer(ast.NodeTransformer):
                              "weight_bound= for this call")
         value = ast.parse(expression, mode="eval").body
         node.keywords.append(ast.copy_location(ast.keyword(arg="weight_bound", value=value), node))
+
+
+#: DPMetricFrame's expert settings (``fairlearn_dp.metrics.MetricFrameOptions``, which the ``dp_*`` aggregates
+#: forward): the swap's ``labels=`` (a multiclass example) and ``weight_bound=`` (a weighted one) are passed as one
+#: ``options=MetricFrameOptions(...)``, named through ``__import__`` so that the example needs no extra import.
+_OPTION_FIELDS = ("labels", "public_predictions", "max_noise_error", "weight_bound")
+_OPTIONS_CLASS = '__import__("fairlearn_dp.metrics").metrics.MetricFrameOptions'
+
+
+def _fold_options(node):
+    """Move the keywords of ``node`` that are fields of the frame's options into ``options=MetricFrameOptions(...)``."""
+    fields = [keyword for keyword in node.keywords if keyword.arg in _OPTION_FIELDS]
+    if not fields:
+        return
+    node.keywords = [keyword for keyword in node.keywords if keyword.arg not in _OPTION_FIELDS]
+    options = ast.Call(func=ast.parse(_OPTIONS_CLASS, mode="eval").body, args=[], keywords=fields)
+    options = ast.fix_missing_locations(ast.copy_location(options, node))
+    node.keywords.append(ast.copy_location(ast.keyword(arg="options", value=options), node))
 
 
 def _holds_sample_weight(node, weighted_names):

@@ -93,11 +93,21 @@ def test_every_expected_failure_and_variant_is_an_example():
 
 
 def _swapped_calls(source):
-    """``[(name, {argument: source text})]`` of the calls of fairdp's metric names in ``source``."""
+    """``[(name, {argument: source text})]`` of the calls of fairdp's metric names in ``source``; the fields of an
+    ``options=MetricFrameOptions(...)`` count as arguments (the swap passes labels= and weight_bound= there).
+    """
     fairdp = {name for _, name in METRICS_REPLACED.values()}
-    return [(node.func.id, {keyword.arg: ast.unparse(keyword.value) for keyword in node.keywords})
-            for node in ast.walk(ast.parse(source))
+    return [(node.func.id, _arguments(node)) for node in ast.walk(ast.parse(source))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in fairdp]
+
+
+def _arguments(call):
+    arguments = {keyword.arg: ast.unparse(keyword.value) for keyword in call.keywords if keyword.arg != "options"}
+    for keyword in call.keywords:
+        if keyword.arg == "options":
+            assert isinstance(keyword.value, ast.Call) and ast.unparse(keyword.value.func).endswith("MetricFrameOptions")
+            arguments.update({field.arg: ast.unparse(field.value) for field in keyword.value.keywords})
+    return arguments
 
 
 @pytest.mark.parametrize("mode", run_examples.MODES)

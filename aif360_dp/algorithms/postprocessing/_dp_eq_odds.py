@@ -19,7 +19,7 @@ from fairlearn_dp._utils import (
     set_dataset_features,
     validate_params,
 )
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy._accountant import validate_epsilon_delta
 
 from ..._glue import check_group_attributes, predict_seed
@@ -50,13 +50,13 @@ class DPEqOddsPostprocessing(Transformer):
             ``predict`` (for experiments; a seeded release is not secure).
         epsilon (float): privacy budget (> 0; ``numpy.inf`` for AIF360's non-private result).
         delta (float): 0 for pure DP (Laplace); > 0 for the analytic Gaussian mechanism.
-        beta (float): confidence in (0, 1) of the noise bounds on the private rates (``model_.rate_error_``).
         gamma (float): fairness tolerance on the FPR and TPR gaps (AIF360 asks exact equality: 0).
         privacy_unit (str): "sensitive_attribute" (one person's protected attribute changes; labels and
             predictions public) or "record" (one whole record changes).
         accountant (diffprivlib.BudgetAccountant, optional): charged once per ``fit``; default diffprivlib's.
-        privacy_slack (bool): Jagielski et al.'s confidence slack on the constraints (the engine's parameter).
-        solver (str): the mixing LP's solver (the engine's parameter: ``"linprog"`` or a cvxpy solver's name).
+        options (fairlearn_dp.postprocessing.ThresholdOptimizerOptions, optional): the engine's expert settings
+            (the confidence ``beta`` in (0, 1) of the noise bounds on the private rates, ``model_.rate_error_``;
+            Jagielski et al.'s ``privacy_slack`` on the constraints; the mixing LP's ``solver``); None: defaults.
 
     Privacy: as :class:`fairlearn_dp.postprocessing.DPThresholdOptimizer`: the released statistic is the joint
     table of (predicted label, group, true label) over the rows of the two groups, L1 sensitivity 2/m, Laplace
@@ -78,23 +78,21 @@ class DPEqOddsPostprocessing(Transformer):
     """
 
     def __init__(self, unprivileged_groups: list[dict], privileged_groups: list[dict], seed: int | None = None, *,
-                 epsilon: float = 1.0, delta: float = 0.0, beta: float = 0.05, gamma: float = 0.0,
-                 privacy_unit: str = "sensitive_attribute", accountant: Any = None, privacy_slack: bool = False,
-                 solver: str = "linprog") -> None:
+                 epsilon: float = 1.0, delta: float = 0.0, gamma: float = 0.0,
+                 privacy_unit: str = "sensitive_attribute", accountant: Any = None,
+                 options: ThresholdOptimizerOptions | None = None) -> None:
         super().__init__(unprivileged_groups=unprivileged_groups, privileged_groups=privileged_groups, seed=seed,
-                         epsilon=epsilon, delta=delta, beta=beta, gamma=gamma, privacy_unit=privacy_unit,
-                         accountant=accountant, privacy_slack=privacy_slack, solver=solver)
+                         epsilon=epsilon, delta=delta, gamma=gamma, privacy_unit=privacy_unit,
+                         accountant=accountant, options=options)
         self.unprivileged_groups = unprivileged_groups
         self.privileged_groups = privileged_groups
         self.seed = seed
         self.epsilon = epsilon
         self.delta = delta
-        self.beta = beta
         self.gamma = gamma
         self.privacy_unit = privacy_unit
         self.accountant = accountant
-        self.privacy_slack = privacy_slack
-        self.solver = solver
+        self.options = options
         self.model_params = None
 
     def _groups(self, dataset):
@@ -163,9 +161,9 @@ class DPEqOddsPostprocessing(Transformer):
         validate_params(self, {"seed": check_seed, "gamma": functools.partial(check_real, low=0.0, high=1.0)})
         model = DPThresholdOptimizer(
             constraints="equalized_odds", objective="sum_of_group_tpr_minus_fpr", flip=True,
-            predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta, beta=self.beta,
+            predict_method="predict", tol=self.gamma, epsilon=self.epsilon, delta=self.delta,
             groups=[_PRIVILEGED, _UNPRIVILEGED], privacy_unit=self.privacy_unit, accountant=self.accountant,
-            random_state=self.seed, privacy_slack=self.privacy_slack, solver=self.solver)
+            random_state=self.seed, options=self.options)
         self._check_group_format()              # public: the group definitions' format
         validate_epsilon_delta(self.epsilon, self.delta)
         model.check_public_inputs(check_budget=False)    # the parameters first, then the datasets' schema

@@ -11,6 +11,7 @@ from diffprivlib import BudgetAccountant
 from aif360_dp._glue import predict_seed
 from aif360_dp.algorithms.postprocessing import DPEqOddsPostprocessing
 from fairlearn_dp.exceptions import FairnessWarning
+from fairlearn_dp.postprocessing import ThresholdOptimizerOptions
 from fairlearn_dp.privacy import PrivacySpend
 
 UNPRIVILEGED, PRIVILEGED = [{"a": 0}], [{"a": 1}]
@@ -141,7 +142,8 @@ def test_a_warning_after_the_release_turned_into_an_error_leaves_the_transformer
 
     truth, predicted = datasets(m=600)
     acc = BudgetAccountant()
-    face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=acc, epsilon=0.1, privacy_slack=True)
+    face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=acc, epsilon=0.1,
+                                  options=ThresholdOptimizerOptions(privacy_slack=True))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(FairnessWarning, match="cannot bind") as info:
@@ -149,7 +151,7 @@ def test_a_warning_after_the_release_turned_into_an_error_leaves_the_transformer
     assert info.value.result is face and acc.spent_budget == [(0.1, 0.0)]
     assert face.predict(predicted).labels.shape == predicted.labels.shape
     face = DPEqOddsPostprocessing(UNPRIVILEGED, PRIVILEGED, seed=0, accountant=BudgetAccountant(), epsilon=0.1,
-                                  privacy_slack=True)
+                                  options=ThresholdOptimizerOptions(privacy_slack=True))
     with pytest.warns(FairnessWarning, match="cannot bind") as records:
         line = inspect.currentframe().f_lineno + 1
         face.fit(truth, predicted)

@@ -15,8 +15,6 @@ from fairlearn_dp.allocation import (
     ProjectionOntoSimplexAllocation,
     monte_carlo,
     project_nonnegative_sum,
-    project_sum,
-    project_with_invariants,
     proportional_allocation,
     release_counts,
 )
@@ -28,8 +26,8 @@ from fairlearn_dp.allocation._evaluation import (
     sum_projection_positive_part_bias,
     theorem1_bounds,
 )
-from fairlearn_dp.allocation._projections import project_simplex
-from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy, cost_of_privacy_l1
+from fairlearn_dp.allocation._projections import project_simplex, project_sum, project_with_invariants
+from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy
 from fairlearn_dp.privacy import PrivacySpend
 
 HIGHS_TOLERANCE = 1e-7          # HiGHS's default primal / dual feasibility tolerance
@@ -188,7 +186,7 @@ def test_cost_of_privacy_is_half_the_l1_bias_for_simplex_mechanisms():
         expected = result.means[name]
         assert expected.sum() == pytest.approx(1.0)
         assert cost_of_privacy(truth, expected, budget=6.5e9) == pytest.approx(
-            cost_of_privacy_l1(truth, expected, budget=6.5e9), rel=1e-9)
+            cost_of_privacy(truth, expected, budget=6.5e9, form="l1"), rel=1e-9)
     assert alpha_fairness(truth, result.means["PoS"]) < alpha_fairness(truth, result.means["BL"])
 
 

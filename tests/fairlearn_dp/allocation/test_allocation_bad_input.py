@@ -13,8 +13,6 @@ from fairlearn_dp.allocation import (
     ProjectionOntoSimplexAllocation,
     monte_carlo,
     project_nonnegative_sum,
-    project_sum,
-    project_with_invariants,
     proportional_allocation,
     release_counts,
 )
@@ -26,7 +24,7 @@ from fairlearn_dp.allocation._evaluation import (
     sum_projection_positive_part_bias,
     theorem1_bounds,
 )
-from fairlearn_dp.allocation._projections import project_simplex
+from fairlearn_dp.allocation._projections import project_simplex, project_sum, project_with_invariants
 
 
 class NaNStatistic:

@@ -20,14 +20,14 @@ from fairlearn_dp.allocation import (
     BaselineAllocation,
     ProjectionOntoSimplexAllocation,
     project_nonnegative_sum,
-    project_sum,
     proportional_allocation,
     release_counts,
 )
 from fairlearn_dp.allocation._evaluation import bias
-from fairlearn_dp.allocation._projections import project_simplex
+from fairlearn_dp.allocation._projections import project_simplex, project_sum
 from fairlearn_dp.allocation._release import CountRelease
-from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy, ks_distance, mean_bias
+from fairlearn_dp.metrics import alpha_fairness, cost_of_privacy, mean_bias
+from fairlearn_dp.metrics._ks import ks_distance
 
 PROPERTIES = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                       suppress_health_check=[HealthCheck.too_slow])

@@ -20,10 +20,9 @@ from fairlearn_dp.allocation import (
     LaplaceNoise,
     ProjectionOntoSimplexAllocation,
     project_nonnegative_sum,
-    project_sum,
-    project_with_invariants,
     release_counts,
 )
+from fairlearn_dp.allocation._projections import project_sum, project_with_invariants
 from fairlearn_dp.allocation._release import CountRelease, count_sensitivity
 
 EPSILON = 1.0

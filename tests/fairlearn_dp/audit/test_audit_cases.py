@@ -2,6 +2,7 @@
 cases catch deliberately broken releases, no row fails on its default neighbours, and no row's unseeded fits are
 reproducible from numpy's global seed."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -323,12 +324,12 @@ def test_default_case_moves_exactly_one_count_and_is_reproducible():
 def test_unknown_or_uncovered_registry_rows_raise(monkeypatch):
     with pytest.raises(KeyError, match="NoSuchEstimator"):
         default_audit_case("NoSuchEstimator")
-    new_row = registry.RegistryEntry(
-        name="DPBrandNewEstimator", dp_class="fairlearn_dp.postprocessing.DPBrandNewEstimator", counterpart="-",
-        toolkit="fairlearn", task="classification", neighbouring="substitution of one record", guarantee="pure",
-        paper="-", public_inputs="-")
-    changed = registry.RegistryEntry(**{**registry.get("DPThresholdOptimizer").__dict__,
-                                        "neighbouring": "addition or removal of one record"})
+    new_row = dataclasses.replace(
+        registry.get("DPThresholdOptimizer"), name="DPBrandNewEstimator",
+        dp_class="fairlearn_dp.postprocessing.DPBrandNewEstimator", counterpart="-", neighbouring="substitution of "
+        "one record", guarantee="pure", paper="-", public_inputs="-")
+    changed = dataclasses.replace(registry.get("DPThresholdOptimizer"),
+                                  neighbouring="addition or removal of one record")
     rows = tuple(e for e in registry.entries() if e.name != "DPThresholdOptimizer") + (new_row, changed)
     monkeypatch.setattr(registry, "_REGISTRY", rows)
     with pytest.raises(NotImplementedError, match="DPBrandNewEstimator"):

@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from fairlearn_dp.audit import CellEvent, FitFailed, audit
+from fairlearn_dp.audit import FitFailed, audit
 from fairlearn_dp.audit._audit import AuditResult
-from fairlearn_dp.audit._events import FitFailure
+from fairlearn_dp.audit._events import CellEvent, FitFailure
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.privacy._release import release_laplace
 

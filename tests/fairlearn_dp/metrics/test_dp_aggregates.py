@@ -11,6 +11,7 @@ from diffprivlib import BudgetAccountant
 
 from fairlearn_dp.exceptions import UtilityWarning
 from fairlearn_dp.metrics import (
+    MetricFrameOptions,
     dp_demographic_parity_difference,
     dp_demographic_parity_ratio,
     dp_equal_opportunity_difference,
@@ -53,7 +54,7 @@ def test_the_frames_warning_as_an_error_keeps_the_released_value():
     budget is charged once."""
     accountant = BudgetAccountant()
     arguments = {"sensitive_features": GROUPS, "epsilon": 1.0, "groups": ["a", "b"], "accountant": accountant,
-                     "random_state": 0, "max_noise_error": 0.02}
+                     "random_state": 0, "options": MetricFrameOptions(max_noise_error=0.02)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(UtilityWarning, match="release noise alone") as info:
@@ -96,7 +97,7 @@ def test_the_default_is_a_float_and_detailed_names_the_groups_it_was_computed_ov
     FPR) and an interval around the value."""
     y_true, y_pred, group = small_groups_data()
     arguments = {"sensitive_features": group, "epsilon": 1.0, "groups": SMALL_GROUPS, "random_state": 0,
-                     "max_noise_error": 0.05}
+                     "options": MetricFrameOptions(max_noise_error=0.05)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
         value = dp_equalized_odds_difference(y_true, y_pred, accountant=BudgetAccountant(), **arguments)
@@ -119,7 +120,7 @@ def test_exclude_unreadable_computes_the_aggregate_over_the_readable_groups(aggr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
         result = aggregate(y_true, y_pred, sensitive_features=group, epsilon=1.0, groups=SMALL_GROUPS,
-                           accountant=BudgetAccountant(), random_state=1, max_noise_error=0.05,
+                           accountant=BudgetAccountant(), random_state=1, options=MetricFrameOptions(max_noise_error=0.05),
                            exclude_unreadable=True, detailed=True)
     names = list(result.frame.unreadable_.columns)
     flagged = result.frame.unreadable_[names].any(axis=1)
@@ -149,7 +150,7 @@ def test_one_warning_says_what_the_value_was_computed_over():
     whether the value includes them; excluded, it names the groups the value was computed over."""
     y_true, y_pred, group = small_groups_data()
     arguments = {"sensitive_features": group, "epsilon": 1.0, "groups": SMALL_GROUPS, "random_state": 0,
-                     "max_noise_error": 0.05}
+                     "options": MetricFrameOptions(max_noise_error=0.05)}
     with pytest.warns(UtilityWarning) as record:
         dp_equalized_odds_difference(y_true, y_pred, accountant=BudgetAccountant(), **arguments)
     assert len(record) == 1, [str(w.message) for w in record]
@@ -197,7 +198,7 @@ def test_the_documented_group_size_reads_a_rate_within_the_stated_error():
         group = np.repeat(["a", "b", "c"], 2 * n)
         result = dp_equalized_odds_difference(y_true, y_pred, sensitive_features=group, epsilon=epsilon,
                                               groups=["a", "b", "c"], accountant=BudgetAccountant(), random_state=0,
-                                              max_noise_error=error, exclude_unreadable=True, detailed=True)
+                                              options=MetricFrameOptions(max_noise_error=error), exclude_unreadable=True, detailed=True)
         assert result.unreadable == () and result.groups == ("a", "b", "c"), (epsilon, error, n)
         assert (result.frame.noise_error_.to_numpy() <= error).all()
 
@@ -232,7 +233,7 @@ def test_intervals_cover_the_exact_values_over_the_groups_computed_over():
                 warnings.simplefilter("ignore", UtilityWarning)          # the unreadable groups, named
                 result = aggregate(y_true, y_pred, sensitive_features=group, epsilon=1.0, groups=SMALL_GROUPS,
                                    accountant=BudgetAccountant(), random_state=seed, n_boot=400,
-                                   max_noise_error=0.05, detailed=True, **options)
+                                   options=MetricFrameOptions(max_noise_error=0.05), detailed=True, **options)
             if len(result.groups) < 2:
                 covered[name].append(False)                 # a NaN never covers: counted against the interval
                 continue

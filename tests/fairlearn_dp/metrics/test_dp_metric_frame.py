@@ -38,6 +38,7 @@ from sklearn.metrics import (
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.metrics import (
     DPMetricFrame,
+    MetricFrameOptions,
     count_metric,
     dp_demographic_parity_difference,
     dp_demographic_parity_ratio,
@@ -196,8 +197,9 @@ def test_one_release_one_charge_and_the_spend_is_exposed(data):
     y, pred, race, site = data
     accountant = BudgetAccountant()
     frame = _frame(metrics=CLASSIFICATION, y_true=y, y_pred=pred, sensitive_features=race,
-                   control_features={"site": site}, epsilon=0.7, delta=1e-6, groups=["a", "b", "c"],
-                   control_groups=["north", "south"], accountant=accountant, random_state=1)
+                   control_features={"site": site}, epsilon=0.7, delta=1e-6,
+                   groups={"race": ["a", "b", "c"], "site": ["north", "south"]}, accountant=accountant,
+                   random_state=1)
     frame.by_group, frame.difference(), frame.ratio(), frame.by_group_ci, frame.difference_ci()
     assert accountant.spent_budget == [(0.7, 1e-6)]
     assert (frame.privacy_spent_.epsilon, frame.privacy_spent_.delta) == (0.7, 1e-6)
@@ -224,7 +226,7 @@ def test_post_processing_keeps_public_totals_and_non_negative_counts(data):
     np.testing.assert_allclose(table[["tn", "fp"]].to_numpy().sum(), (y == 0).sum(), rtol=1e-9)
     np.testing.assert_allclose(table[["fn", "tp"]].to_numpy().sum(), (y == 1).sum(), rtol=1e-9)
     public = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=0.05,
-                    groups=["a", "b", "c"], random_state=2, public_predictions=True).released_counts_
+                    groups=["a", "b", "c"], random_state=2, options=MetricFrameOptions(public_predictions=True)).released_counts_
     exact = pd.crosstab(2 * y + pred, np.zeros(len(y))).to_numpy().ravel()
     np.testing.assert_allclose(public.sum(axis=0).to_numpy(), exact, rtol=1e-9)
     record = _frame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=race, epsilon=0.05,
@@ -237,7 +239,7 @@ def test_overall_is_exact_under_the_attribute_unit_and_released_under_record(dat
     y, pred, race, _ = data
     kwargs = {"metrics": {"accuracy": accuracy_score}, "y_true": y, "y_pred": pred, "sensitive_features": race,
                   "epsilon": 0.5, "groups": ["a", "b", "c"], "random_state": 3}
-    public = _frame(public_predictions=True, **kwargs)
+    public = _frame(options=MetricFrameOptions(public_predictions=True), **kwargs)
     assert public.overall["accuracy"] == pytest.approx(accuracy_score(y, pred), rel=1e-12)
     assert _frame(privacy_unit="record", **kwargs).overall["accuracy"] != accuracy_score(y, pred)
     # Predictions that may depend on the attribute (the default): only the per-label totals are kept exactly.
@@ -299,7 +301,7 @@ def test_small_groups_are_reported_unreadable_and_warned_only_at_a_precision_ask
     assert "unreadable at max_noise_error=0.02: ['tiny']" in repr(frame)
     missed = r"max_noise_error=0.02 \(half-width of the interval\) for: tiny\."
     with pytest.warns(UtilityWarning, match=missed) as record:
-        asked = DPMetricFrame(**arguments, accountant=BudgetAccountant(), max_noise_error=0.02)
+        asked = DPMetricFrame(**arguments, accountant=BudgetAccountant(), options=MetricFrameOptions(max_noise_error=0.02))
     assert len(record) == 1 and record[0].filename == __file__
     assert asked.unreadable_.equals(frame.unreadable_)
 

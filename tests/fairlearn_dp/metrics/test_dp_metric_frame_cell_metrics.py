@@ -34,7 +34,7 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
-from fairlearn_dp.metrics import DPMetricFrame, count_metric
+from fairlearn_dp.metrics import DPMetricFrame, MetricFrameOptions, count_metric
 from fairlearn_dp.privacy._release import noise_scale
 
 GROUPS = ["a", "b", "c"]
@@ -132,7 +132,7 @@ def test_each_issue_example_equals_metricframe_at_epsilon_inf_and_runs_at_epsilo
 def test_multiclass_with_declared_labels_equals_metricframe_at_epsilon_inf(multiclass):
     y, pred, groups = multiclass
     exact = _exact(MULTICLASS, y, pred, groups)
-    frame = _private(MULTICLASS, y, pred, groups, epsilon=math.inf, labels=CLASSES)
+    frame = _private(MULTICLASS, y, pred, groups, epsilon=math.inf, options=MetricFrameOptions(labels=CLASSES))
     _assert_same_values(frame.by_group, exact.by_group)
     for name in MULTICLASS:
         np.testing.assert_allclose(np.asarray(frame.overall[name], dtype=float),
@@ -154,7 +154,7 @@ def test_multiclass_with_declared_labels_equals_metricframe_at_epsilon_inf(multi
 def test_multiclass_at_epsilon_1_runs_with_intervals(multiclass):
     y, pred, groups = multiclass
     accountant = BudgetAccountant()
-    frame = _private(MULTICLASS, y, pred, groups, epsilon=1.0, labels=CLASSES, accountant=accountant)
+    frame = _private(MULTICLASS, y, pred, groups, epsilon=1.0, options=MetricFrameOptions(labels=CLASSES), accountant=accountant)
     assert accountant.spent_budget == [(1.0, 0.0)]
     scalars = [name for name in MULTICLASS if name != "confusion_matrix"]
     assert np.isfinite(frame.by_group[scalars].to_numpy(dtype=float)).all()
@@ -167,13 +167,13 @@ def test_multiclass_labels_are_public_and_never_read_from_the_rows(multiclass):
     y, pred, groups = multiclass
     accountant = BudgetAccountant()
     with pytest.raises(ValueError, match="y_true contains a missing label or a label that is not one of the 2"):
-        _private({"accuracy": accuracy_score}, y, pred, groups, epsilon=1.0, labels=["cat", "dog"],
+        _private({"accuracy": accuracy_score}, y, pred, groups, epsilon=1.0, options=MetricFrameOptions(labels=["cat", "dog"]),
                  accountant=accountant)
     with pytest.raises(ValueError, match="For several classes, declare them: labels="):
         _private({"accuracy": accuracy_score}, y, pred, groups, epsilon=1.0, accountant=accountant)
     assert accountant.spent_budget == []
     with pytest.raises(ValueError, match="labels contains duplicates"):
-        _private({"accuracy": accuracy_score}, y, pred, groups, labels=["cat", "cat"],
+        _private({"accuracy": accuracy_score}, y, pred, groups, options=MetricFrameOptions(labels=["cat", "cat"]),
                  accountant=BudgetAccountant(epsilon=0.0))                     # before the budget check
 
 
@@ -233,7 +233,7 @@ def test_a_weighted_frame_refuses_a_metric_without_sample_weight_before_the_budg
     exhausted = BudgetAccountant(epsilon=0.5)
     with pytest.raises(ValueError, match=r"sample_params: .*'members'.* take no sample_weight"):
         _private({"members": member_counts}, y, pred, groups, sample_params={"members": {"sample_weight": np.ones(
-            len(y))}}, weight_bound=1.0, epsilon=1.0, accountant=exhausted)
+            len(y))}}, options=MetricFrameOptions(weight_bound=1.0), epsilon=1.0, accountant=exhausted)
     assert exhausted.spent_budget == []
 
 
@@ -274,14 +274,14 @@ def test_per_row_sample_params_are_refused_before_the_budget(binary):
 @pytest.mark.parametrize("change, error, match", [
     ({"metrics": {"fdr": count_metric(lambda c: c.fp / (c.fp + c.tp))}}, ValueError,
      "a count_metric reads the binary counts"),
-    ({"bounds": (0, 1)}, ValueError, "labels declares the classes of a classification frame"),
-    ({"labels": {"y": CLASSES}}, TypeError, "labels must be a list of classes"),
-    ({"labels": ["cat"]}, ValueError, "labels must declare at least 2"),
+    ({"bounds": (0, 1)}, ValueError, "options.labels declares the classes of a classification frame"),
+    ({"options": MetricFrameOptions(labels={"y": CLASSES})}, TypeError, "options.labels must be a list of classes"),
+    ({"options": MetricFrameOptions(labels=["cat"])}, ValueError, "options.labels must declare at least 2"),
 ])
 def test_bad_multiclass_parameters_are_refused_before_the_budget(multiclass, change, error, match):
     y, pred, groups = multiclass
-    kwargs = {"metrics": {"accuracy": accuracy_score}, "labels": CLASSES, "epsilon": 1.0,
-                  "accountant": BudgetAccountant(epsilon=0.0)}
+    kwargs = {"metrics": {"accuracy": accuracy_score}, "options": MetricFrameOptions(labels=CLASSES), "epsilon": 1.0,
+              "accountant": BudgetAccountant(epsilon=0.0)}
     with pytest.raises(error, match=match):
         _private(y=y, pred=pred, groups=groups, **{**kwargs, **change})
 
@@ -291,7 +291,7 @@ def test_multiclass_dask_inputs_give_the_in_memory_release(multiclass):
     import dask
 
     y, pred, groups = multiclass
-    kwargs = {"metrics": {"accuracy": accuracy_score}, "labels": CLASSES, "epsilon": 1.0}
+    kwargs = {"metrics": {"accuracy": accuracy_score}, "options": MetricFrameOptions(labels=CLASSES), "epsilon": 1.0}
     memory = _private(y=y, pred=pred, groups=groups, **kwargs)
     with dask.config.set(scheduler="synchronous"):
         lazy = _private(y=da.from_array(y, chunks=400), pred=da.from_array(pred, chunks=400),
@@ -310,21 +310,21 @@ def test_multiclass_release_neighbouring_tables_and_noise_scale(multiclass):
         neighbour = groups.copy()
         row = rng.integers(len(groups))
         neighbour[row] = next(g for g in GROUPS if g != groups[row])
-        pair = [_private({"n": count}, y, pred, g, epsilon=math.inf, labels=CLASSES).released_counts_.to_numpy()
+        pair = [_private({"n": count}, y, pred, g, epsilon=math.inf, options=MetricFrameOptions(labels=CLASSES)).released_counts_.to_numpy()
                 for g in (groups, neighbour)]
         tables.append(pair[1] - pair[0])
     for difference in tables:
         assert np.abs(difference).sum() == 2 and np.sqrt((difference ** 2).sum()) == pytest.approx(math.sqrt(2))
-    laplace = _private({"n": count}, y, pred, groups, epsilon=0.5, labels=CLASSES)
+    laplace = _private({"n": count}, y, pred, groups, epsilon=0.5, options=MetricFrameOptions(labels=CLASSES))
     assert laplace.noisy_counts_.shape == (1, 3, 9) and laplace.noise_scale_ == pytest.approx(2 / 0.5)
-    gaussian = _private({"n": count}, y, pred, groups, epsilon=0.5, delta=1e-6, labels=CLASSES)
+    gaussian = _private({"n": count}, y, pred, groups, epsilon=0.5, delta=1e-6, options=MetricFrameOptions(labels=CLASSES))
     assert gaussian.noise_scale_ == pytest.approx(noise_scale(0.5, 1e-6, 2.0, math.sqrt(2.0)))
     # The noise itself: 20 seeds x 27 cells of Laplace(b = 4): the mean absolute deviation is b, standard error
     # b / sqrt(540) = 0.17; 5 standard errors of tolerance.
-    exact = _private({"n": count}, y, pred, groups, epsilon=math.inf, labels=CLASSES).noisy_counts_
+    exact = _private({"n": count}, y, pred, groups, epsilon=math.inf, options=MetricFrameOptions(labels=CLASSES)).noisy_counts_
     residuals = np.concatenate([
         (DPMetricFrame(metrics={"n": count}, y_true=y, y_pred=pred, sensitive_features=groups, groups=GROUPS,
-                       labels=CLASSES, epsilon=0.5, random_state=seed, accountant=BudgetAccountant(),
+                       options=MetricFrameOptions(labels=CLASSES), epsilon=0.5, random_state=seed, accountant=BudgetAccountant(),
                        n_boot=10).noisy_counts_ - exact).ravel() for seed in range(20)])
     assert np.mean(np.abs(residuals)) == pytest.approx(4.0, abs=5 * 4.0 / math.sqrt(residuals.size))
 

@@ -19,7 +19,7 @@ from fairlearn.metrics import MetricFrame, false_positive_rate, selection_rate, 
 from scipy import stats
 from sklearn.metrics import accuracy_score
 
-from fairlearn_dp.metrics import DPMetricFrame
+from fairlearn_dp.metrics import DPMetricFrame, MetricFrameOptions
 
 EPSILON = 1.0
 LAPLACE_SCALE = 2.0 / EPSILON      # L1 sensitivity 2 of the confusion-count table (one row moves between cells)
@@ -155,7 +155,7 @@ def test_released_counts_noise_sd_under_sensitive_attribute(n_groups, n_controls
     errors = []
     for seed in range(frames):
         released = frame(y_true, y_pred, group, list(range(n_groups)), control_features=control, delta=delta,
-                         metrics=ONE_METRIC, public_predictions=public_predictions, random_state=1000 + seed,
+                         metrics=ONE_METRIC, options=MetricFrameOptions(public_predictions=public_predictions), random_state=1000 + seed,
                          n_boot=10)
         if delta == 0:
             assert released.noise_scale_ == pytest.approx(LAPLACE_SCALE)
@@ -194,8 +194,10 @@ def test_released_counts_noise_sd_under_record():
     y_true, y_pred, group, control = blocks_data(2, n_controls, per_bin=40)
     errors = []
     for seed in range(frames):
-        released = frame(y_true, y_pred, group, [0, 1], control_features=control, privacy_unit="record",
-                         control_groups=list(range(n_controls)), metrics=ONE_METRIC, random_state=seed, n_boot=10)
+        released = frame(y_true, y_pred, group, {"sensitive_feature_0": [0, 1],
+                                                 "control_feature_0": list(range(n_controls))},
+                         control_features=control, privacy_unit="record", metrics=ONE_METRIC, random_state=seed,
+                         n_boot=10)
         table = released.released_counts_.to_numpy()
         assert table.sum() == pytest.approx(y_true.size, rel=1e-12)
         errors.append(table.ravel() - 40.0)
@@ -259,7 +261,7 @@ def test_threshold_attack_on_neighbouring_datasets_stays_within_epsilon(public_p
         draws = []
         for seed in range(seed0, seed0 + frames):
             table = frame(y_true, predictions, groups, [0, 1], control_features=control, random_state=seed,
-                          public_predictions=public_predictions, metrics=ONE_METRIC, n_boot=10).released_counts_
+                          options=MetricFrameOptions(public_predictions=public_predictions), metrics=ONE_METRIC, n_boot=10).released_counts_
             draws.append(table["tp"].to_numpy().reshape(n_controls, 2)[:, 0])
         return np.concatenate(draws)
 

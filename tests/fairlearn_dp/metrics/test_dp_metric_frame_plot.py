@@ -165,7 +165,8 @@ def test_every_public_member_of_metricframe_is_overridden_and_answers_from_the_r
     for name, member in vars(MetricFrame).items():
         if (callable(member) and name.startswith("_") and not name.startswith("__")) or name == "__init__":
             monkeypatch.setattr(MetricFrame, name, _refuse(name), raising=True)
-    private = _dp(y, pred, race, epsilon=1.0, control_features={"site": data[4]}, control_groups=["north", "south"])
+    private = _dp(y, pred, race, epsilon=1.0, control_features={"site": data[4]},
+                  groups={"race": GROUPS, "site": ["north", "south"]})
     assert isinstance(private, MetricFrame) and not hasattr(private, "_result_cache")
     counts = private.released_counts_
     by_group = pd.DataFrame({"accuracy": (counts["tn"] + counts["tp"]) / counts.sum(axis=1),

@@ -30,7 +30,12 @@ from sklearn.metrics import (
     recall_score,
 )
 
-from fairlearn_dp.metrics import DPMetricFrame, dp_demographic_parity_ratio, dp_equalized_odds_difference
+from fairlearn_dp.metrics import (
+    DPMetricFrame,
+    MetricFrameOptions,
+    dp_demographic_parity_ratio,
+    dp_equalized_odds_difference,
+)
 
 GROUPS = ["a", "b", "c"]
 BOUND = 3.0
@@ -52,7 +57,8 @@ def _weighted(metrics, weights):
 
 
 def _dp(metrics, y, pred, groups, weights, **kwargs):
-    kwargs = {"epsilon": math.inf, "groups": GROUPS, "weight_bound": BOUND, "accountant": BudgetAccountant(),
+    kwargs = {"epsilon": math.inf, "groups": GROUPS, "options": MetricFrameOptions(weight_bound=BOUND),
+              "accountant": BudgetAccountant(),
               "n_boot": None, "ci_quantiles": None,
               "sample_params": _weighted(metrics, weights) if isinstance(metrics, dict) else {"sample_weight": weights},
               **kwargs}
@@ -91,7 +97,8 @@ def test_multiclass_weighted_frame_equals_metricframe_at_infinite_epsilon(rows):
     args = (rows["y3"], rows["pred3"], rows["groups"])
     exact = MetricFrame(metrics=metrics, y_true=args[0], y_pred=args[1], sensitive_features=args[2],
                         sample_params=_weighted(metrics, rows["weights"]))
-    _assert_same(exact, _dp(metrics, *args, rows["weights"], labels=[0, 1, 2]))
+    _assert_same(exact, _dp(metrics, *args, rows["weights"], options=MetricFrameOptions(labels=[0, 1, 2],
+                                                                                          weight_bound=BOUND)))
 
 
 def test_regression_weighted_frame_equals_metricframe_at_infinite_epsilon(rows):
@@ -105,7 +112,7 @@ def test_regression_weighted_frame_equals_metricframe_at_infinite_epsilon(rows):
 def test_weighted_aggregates_equal_fairlearn_at_infinite_epsilon(rows):
     args = (rows["y"], rows["pred"])
     options = {"sensitive_features": rows["groups"], "sample_weight": rows["weights"]}
-    private = dict(options, weight_bound=BOUND, epsilon=math.inf, groups=GROUPS, accountant=BudgetAccountant())
+    private = dict(options, options=MetricFrameOptions(weight_bound=BOUND), epsilon=math.inf, groups=GROUPS, accountant=BudgetAccountant())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert dp_equalized_odds_difference(*args, **private) == pytest.approx(
@@ -183,7 +190,7 @@ def _refused(match, weights=None, **kwargs):
 
 
 def test_weights_other_than_one_need_a_declared_bound():
-    _refused("declare their public bound, weight_bound=B")
+    _refused(r"declare their public bound, options=MetricFrameOptions\(weight_bound=B\)")
 
 
 @pytest.mark.parametrize("weights, match", [
@@ -192,23 +199,25 @@ def test_weights_other_than_one_need_a_declared_bound():
     (np.ones(5), "different lengths"),
 ])
 def test_weights_outside_the_bound_are_refused_before_the_release(weights, match):
-    _refused(match, weights, weight_bound=3)
+    _refused(match, weights, options=MetricFrameOptions(weight_bound=3))
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"weight_bound": 0}, "weight_bound must be"),
-    ({"weight_bound": -1.0}, "weight_bound must be"),
-    ({"weight_bound": np.inf}, "weight_bound must be"),
-    ({"weight_bound": "3"}, "weight_bound must be"),
-    ({"weight_bound": 3, "sample_params": None}, "no sample_weight was given"),
-    ({"weight_bound": 3, "public_predictions": True}, "public_predictions"),
+    ({"options": MetricFrameOptions(weight_bound=0)}, "options.weight_bound must be"),
+    ({"options": MetricFrameOptions(weight_bound=-1.0)}, "options.weight_bound must be"),
+    ({"options": MetricFrameOptions(weight_bound=np.inf)}, "options.weight_bound must be"),
+    ({"options": MetricFrameOptions(weight_bound="3")}, "options.weight_bound must be"),
+    ({"options": MetricFrameOptions(weight_bound=3), "sample_params": None}, "no sample_weight was given"),
+    ({"options": MetricFrameOptions(weight_bound=3, public_predictions=True)}, "options.public_predictions"),
     # (some metrics weighted, others not: several tables of one release, test_metrics_weighed_differently_...)
-    ({"weight_bound": 3, "metrics": {"accuracy": accuracy_score, "n": count},
+    ({"options": MetricFrameOptions(weight_bound=3), "metrics": {"accuracy": accuracy_score, "n": count},
       "sample_params": {"accuracy": {"sample_weight": np.ones(6)}, "n": {"sample_weight": np.ones(6)}}},
      "count takes no"),
-    ({"weight_bound": 3, "metrics": {"mse": mean_squared_error, "mae": mean_absolute_error}, "bounds": (0, 1),
+    ({"options": MetricFrameOptions(weight_bound=3), "metrics": {"mse": mean_squared_error,
+                                                                  "mae": mean_absolute_error}, "bounds": (0, 1),
       "sample_params": {"mse": {"sample_weight": np.ones(6)}}}, "for classification metrics only"),
-    ({"weight_bound": 3, "metrics": count, "sample_params": {"sample_weight": np.ones(6)}}, "count takes no"),
+    ({"options": MetricFrameOptions(weight_bound=3), "metrics": count, "sample_params": {"sample_weight": np.ones(6)}},
+     "count takes no"),
 ])
 def test_weight_parameters_are_refused_before_the_budget(kwargs, match):
     _refused(match, **kwargs)
@@ -225,12 +234,12 @@ def test_metrics_weighed_differently_are_read_from_several_tables_of_one_release
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exact = MetricFrame(**kwargs)
-    frame = DPMetricFrame(**kwargs, epsilon=math.inf, weight_bound=BOUND, groups=GROUPS, n_boot=None,
+    frame = DPMetricFrame(**kwargs, epsilon=math.inf, options=MetricFrameOptions(weight_bound=BOUND), groups=GROUPS, n_boot=None,
                           ci_quantiles=None)
     np.testing.assert_allclose(frame.by_group.to_numpy(float), exact.by_group.to_numpy(float), rtol=RTOL)
     np.testing.assert_allclose(frame.overall.to_numpy(float), exact.overall.to_numpy(float), rtol=RTOL)
     accountant = BudgetAccountant()
-    released = DPMetricFrame(**kwargs, epsilon=1.0, weight_bound=BOUND, groups=GROUPS, accountant=accountant,
+    released = DPMetricFrame(**kwargs, epsilon=1.0, options=MetricFrameOptions(weight_bound=BOUND), groups=GROUPS, accountant=accountant,
                              random_state=0, n_boot=20)
     assert accountant.spent_budget == [(1.0, 0.0)]             # one charge for the three tables
     # one Laplace scale for the stack: the sensitivities add, L1 = 2 (unweighted) + 2 B + 2 B

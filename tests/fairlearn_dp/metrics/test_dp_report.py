@@ -48,8 +48,7 @@ def test_one_charge_for_a_report_with_several_frames_and_aggregates(data):
     assert accountant.total() == (0.8, 0.0) and len(accountant) == 1
     assert report.privacy_spent_.epsilon == 0.8 and report.noise_scale_ == pytest.approx(2 * 2 / 0.8)
     frames = [report.metric_frame(METRICS, model=name, random_state=1, n_boot=10) for name in report.models_]
-    frames.append(DPMetricFrame(metrics=selection_rate, y_true=y, y_pred=models["second"], sensitive_features=group,
-                                release=report, random_state=1, n_boot=10))
+    frames.append(report.metric_frame(selection_rate, model="second", random_state=1, n_boot=10))
     values = [dp_demographic_parity_difference(y, models["first"], sensitive_features=group, release=report,
                                                n_boot=10),
               dp_equalized_odds_difference(y, "second", sensitive_features=None, release=report, n_boot=10)]
@@ -95,7 +94,6 @@ def test_a_view_equals_a_standalone_frame_at_the_same_scale(data):
     ({"y_true": "copy"}, "y_true is not the object"),
     ({"y_pred": "copy"}, "y_pred is not the object"),
     ({"sensitive_features": "copy"}, "sensitive_features is not the object"),
-    ({"control_features": "site"}, "released no control features"),
     ({"groups": GROUPS}, r"\['groups'\] belong to the release"),
     ({"epsilon": 0.5}, r"\['epsilon'\] belong to the release"),
     ({"accountant": "new"}, r"\['accountant'\] belong to the release"),
@@ -108,11 +106,10 @@ def test_views_that_do_not_match_the_release_are_refused_before_reading(data, ch
                       random_state=0)
     copies = {"y_true": y.copy(), "y_pred": models["first"].copy(), "sensitive_features": group.copy()}
     replace = {"copy": lambda name: copies[name], "site": lambda name: site, "new": lambda name: BudgetAccountant()}
-    arguments = {"metrics": accuracy_score, "y_true": y, "y_pred": models["first"], "sensitive_features": group,
-                     "release": report}
+    arguments = {"y_true": y, "y_pred": models["first"], "sensitive_features": group, "release": report}
     arguments.update({k: replace[v](k) if isinstance(v, str) and v in replace else v for k, v in change.items()})
     with pytest.raises(ValueError, match=message):
-        DPMetricFrame(**arguments)
+        dp_demographic_parity_difference(**arguments)
     assert accountant.total() == (1.0, 0.0)
 
 
@@ -122,8 +119,10 @@ def test_a_report_refuses_regression_metrics_and_weights(data):
     with pytest.raises(ValueError, match="releases unweighted counts"):
         report.metric_frame(accuracy_score, sample_params={"sample_weight": np.ones(len(y))})
     with pytest.raises(TypeError, match="release must be a DPReport"):
+        dp_demographic_parity_difference(y, models["first"], sensitive_features=group, release="report")
+    with pytest.raises(TypeError, match="release"):          # a frame of a report is report.metric_frame(...)
         DPMetricFrame(metrics=accuracy_score, y_true=y, y_pred=models["first"], sensitive_features=group,
-                      release="report")
+                      release=report)
     with pytest.raises(ValueError, match="model is required"):
         DPReport(y, models, sensitive_features=group, epsilon=math.inf, groups=GROUPS).metric_frame(accuracy_score)
 

@@ -6,7 +6,8 @@ from fairdp_adapters.reporting import _ks_distance_to
 from fairlearn.metrics import MetricFrame
 from scipy.stats import ks_2samp
 
-from fairlearn_dp.metrics import ks_distance, ks_statistical_parity
+from fairlearn_dp.metrics import ks_statistical_parity
+from fairlearn_dp.metrics._ks import ks_distance
 
 
 def test_matches_scipy_max_pairwise():

@@ -1,20 +1,24 @@
 """Bad input for the metrics (issue 11): a clear ValueError/TypeError naming the argument, never a silent NaN or
 negative cost."""
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
 from fairlearn.metrics import MetricFrame
 
 from fairlearn_dp.metrics import (
+    MetricFrameOptions,
     alpha_fairness,
     cost_of_privacy,
-    cost_of_privacy_l1,
-    ks_distance,
     ks_statistical_parity,
     mean_bias,
     misallocated_funds,
 )
+from fairlearn_dp.metrics._ks import ks_distance
+
+cost_of_privacy_l1 = functools.partial(cost_of_privacy, form="l1")
 
 TRUE = [0.5, 0.3, 0.2]
 PRED = [0.45, 0.35, 0.2]
@@ -27,6 +31,14 @@ PRED = [0.45, 0.35, 0.2]
 def test_budget_must_be_a_finite_positive_number(metric, budget, error):
     with pytest.raises(error, match="budget"):
         metric(TRUE, PRED, budget=budget)
+
+
+@pytest.mark.parametrize("form", ["L1", "l2", None, 1])
+def test_cost_of_privacy_form_is_shortfall_or_l1(form):
+    with pytest.raises(ValueError, match="form"):
+        cost_of_privacy(TRUE, PRED, form=form)
+    # The l1 form is half the l1 norm of the bias; with equal sums it equals the shortfall (Zhu et al., Prop. 3).
+    assert cost_of_privacy(TRUE, PRED, form="l1") == pytest.approx(cost_of_privacy(TRUE, PRED), abs=1e-12)
 
 
 @pytest.mark.parametrize("metric", [alpha_fairness, mean_bias, cost_of_privacy, cost_of_privacy_l1,
@@ -69,9 +81,12 @@ def test_ks_metrics_refuse_nan_and_non_numbers(call, error, match):
 
 @pytest.mark.parametrize("change, error, match", [
     ({"n_boot": "100"}, ValueError, "n_boot"), ({"n_boot": 9}, ValueError, "n_boot"),
-    ({"ci_quantiles": []}, ValueError, "ci_quantiles"), ({"max_noise_error": 0}, ValueError, "max_noise_error"),
-    ({"public_predictions": "no"}, TypeError, "public_predictions"), ({"bounds": (1, 0)}, ValueError, "bounds"),
-    ({"random_state": -1}, ValueError, "random_state"), ({"control_groups": "ab"}, TypeError, "control_groups"),
+    ({"ci_quantiles": []}, ValueError, "ci_quantiles"),
+    ({"options": MetricFrameOptions(max_noise_error=0)}, ValueError, "options.max_noise_error"),
+    ({"options": MetricFrameOptions(public_predictions="no")}, TypeError, "options.public_predictions"),
+    ({"options": MetricFrameOptions(labels=[0, 0])}, ValueError, "options.labels"),
+    ({"options": {"max_noise_error": 0.1}}, TypeError, "options must be a MetricFrameOptions"),
+    ({"bounds": (1, 0)}, ValueError, "bounds"), ({"random_state": -1}, ValueError, "random_state"),
 ])
 def test_dp_metric_frame_parameter_tables_refuse_before_the_budget(change, error, match):
     from diffprivlib import BudgetAccountant

@@ -106,7 +106,7 @@ def test_check_public_inputs_resolves_and_checks_the_budget_without_data(make):
 
 
 def test_threshold_optimizer_table_and_joint_rules():
-    assert list(DPThresholdOptimizer._public_parameter_checks)[:3] == ["flip", "prefit", "privacy_slack"]
+    assert list(DPThresholdOptimizer._public_parameter_checks)[:3] == ["flip", "prefit", "options"]
     assert DPThresholdOptimizer(tol=None).check_public_inputs(check_budget=False).gamma == 0.0
     with pytest.raises(ValueError, match="score_range=\\(low, high\\) is required"):     # a parameter-only rule
         DPThresholdOptimizer(predict_method="decision_function").check_public_inputs(check_budget=False)

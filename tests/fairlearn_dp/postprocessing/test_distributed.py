@@ -12,7 +12,12 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from fairlearn_dp._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from fairlearn_dp._utils._validation import as_group_vector, encode_groups
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer, _distributed
+from fairlearn_dp.postprocessing import (
+    DPFairRegressionPostprocessor,
+    DPThresholdOptimizer,
+    ThresholdOptimizerOptions,
+    _distributed,
+)
 from fairlearn_dp.postprocessing._inputs import _encode_numeric, binary_labels, fit_template
 
 da = pytest.importorskip("dask.array")
@@ -56,7 +61,7 @@ def regression(accountant, **kwargs):
 
 def threshold(accountant, **kwargs):
     params = {"constraints": "equalized_odds", "groups": GROUPS, "accountant": accountant, "random_state": 11,
-                  "n_score_bins": 12}
+                  "options": ThresholdOptimizerOptions(n_score_bins=12)}
     params.update(kwargs)
     return DPThresholdOptimizer(**params)
 

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy._random import copy_random_state, skip_draws
 
 da = pytest.importorskip("dask.array")
@@ -48,8 +48,7 @@ def threshold(data):
     """Fitted at epsilon=1 on the scores (estimator=None); without the privacy slack equalised odds binds, so
     some bins mix two thresholds (predictions randomised: checked in test_the_randomisation_is_exercised)."""
     _, scores, labels, _, a = data
-    return DPThresholdOptimizer(constraints="equalized_odds", groups=GROUPS, n_score_bins=12, epsilon=1.0,
-                                privacy_slack=False, accountant=BudgetAccountant(), random_state=11).fit(
+    return DPThresholdOptimizer(constraints="equalized_odds", groups=GROUPS, options=ThresholdOptimizerOptions(n_score_bins=12, privacy_slack=False), epsilon=1.0, accountant=BudgetAccountant(), random_state=11).fit(
         scores, labels, sensitive_features=a)
 
 
@@ -67,7 +66,7 @@ def tree_threshold(data):
     X, _, labels, _, a = data
     tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X[:500], labels[:500])
     return DPThresholdOptimizer(estimator=tree, prefit=True, predict_method="predict_proba", groups=GROUPS,
-                                n_score_bins=8, epsilon=1.0, accountant=BudgetAccountant(),
+                                options=ThresholdOptimizerOptions(n_score_bins=8), epsilon=1.0, accountant=BudgetAccountant(),
                                 random_state=3).fit(X, labels, sensitive_features=a)
 
 
@@ -377,7 +376,7 @@ def test_an_unfitted_estimator_raises_at_the_call(data):
 @pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.UtilityWarning")
 def test_a_refit_does_not_change_an_earlier_lazy_result(data):
     _, scores, labels, _, a = data
-    model = DPThresholdOptimizer(groups=GROUPS, n_score_bins=6, accountant=BudgetAccountant(), random_state=0)
+    model = DPThresholdOptimizer(groups=GROUPS, options=ThresholdOptimizerOptions(n_score_bins=6), accountant=BudgetAccountant(), random_state=0)
     model.fit(scores, labels, sensitive_features=a)
     expected = model.predict(scores, sensitive_features=a, random_state=3)
     lazy = model.predict(da.from_array(scores, chunks=1000), sensitive_features=da.from_array(a, chunks=1000),

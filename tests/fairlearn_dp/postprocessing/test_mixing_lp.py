@@ -17,7 +17,7 @@ import pytest
 from diffprivlib import BudgetAccountant
 from scipy import stats
 
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.postprocessing._mixing_lp import (
     disparity_bounds,
     laplace_sum_sf,
@@ -52,7 +52,7 @@ def check_guarantee_attribute(model):
     beta, and the fitted repr shows it. Returns the bound."""
     bound, pair = disparity_bounds(model.table_, model.mixing_rates_, model.rate_error_)["selection"]
     stated = model.disparity_bound_["selection"]
-    assert stated.bound == min(bound, 1.0) and stated.beta == model.beta
+    assert stated.bound == min(bound, 1.0) and stated.beta == (model.options or ThresholdOptimizerOptions()).beta
     assert stated.groups == (model.groups_[pair[0]], model.groups_[pair[1]])
     assert f"selection gap <= {stated.bound:.3g} (groups {stated.groups[0]!r}, {stated.groups[1]!r})" in repr(model)
     return stated.bound
@@ -96,7 +96,7 @@ def test_rate_error_bound_covers_every_threshold_in_1_minus_beta_of_fits(constra
     slices = {"selection": [0, 1], "fpr": [0], "tpr": [1]}
     violations = 0
     for seed in range(runs):
-        model, _ = fit(score, a, y, constraints=constraints, epsilon=0.5, beta=beta, n_score_bins=n_bins,
+        model, _ = fit(score, a, y, constraints=constraints, epsilon=0.5, options=ThresholdOptimizerOptions(beta=beta, n_score_bins=n_bins),
                        random_state=seed)
         errors = [np.abs(_roc(model.table_, slices[rate]) - _roc(exact, slices[rate])).max(axis=1) - bound
                   for rate, bound in model.rate_error_.items()]
@@ -129,7 +129,7 @@ def test_with_the_slack_each_gap_is_within_tol_plus_slack_plus_noise_or_warned(s
     gap is at most tol + slack_a + s_a + s_0 with probability >= 1 - beta."""
     score, a, y = small_group_problem(seed=seed)
     tol = 0.01
-    model, warned = fit(score, a, y, privacy_slack=True, tol=tol, random_state=seed)
+    model, warned = fit(score, a, y, options=ThresholdOptimizerOptions(privacy_slack=True), tol=tol, random_state=seed)
     rates = exact_selection_rates(model, score, a)
     own, slack = model.rate_error_["selection"], model.slack_["selection"]
     assert warned or np.all(np.abs(rates - rates[0]) <= tol + slack + own + own[0])
@@ -141,7 +141,7 @@ def test_a_slack_larger_than_the_disparity_is_warned_and_the_default_binds():
     the released rates are equal and nothing warns (the guarantee's bound, far above the gap asked for at this
     epsilon, is the fitted disparity_bound_)."""
     score, a, y = small_group_problem(seed=0)
-    with_slack, warned = fit(score, a, y, privacy_slack=True, epsilon=0.15, random_state=0)
+    with_slack, warned = fit(score, a, y, options=ThresholdOptimizerOptions(privacy_slack=True), epsilon=0.15, random_state=0)
     assert any(message.startswith("FairnessWarning: The selection constraint does not bind") for message in warned)
     assert with_slack.slack_["selection"][2] > abs(np.diff(
         released_rates(with_slack.table_, with_slack.mixing_rates_, "selection")[[0, 2]]))[0]
@@ -158,7 +158,7 @@ def test_dropping_the_slack_costs_at_most_the_slack_weighted_by_group_share(seed
     its share times that, so the LP without slack reaches the LP with slack's objective minus sum_a share_a slack_a.
     Same seed, same release; exact up to the LP's round-off."""
     score, a, y = small_group_problem(seed=seed)
-    loose, _ = fit(score, a, y, privacy_slack=True, epsilon=0.5, random_state=seed)
+    loose, _ = fit(score, a, y, options=ThresholdOptimizerOptions(privacy_slack=True), epsilon=0.5, random_state=seed)
     strict, _ = fit(score, a, y, epsilon=0.5, random_state=seed)
     np.testing.assert_array_equal(loose.noisy_table_, strict.noisy_table_)
     share = strict.table_.sum(axis=(1, 2))
@@ -225,7 +225,7 @@ def test_binary_selection_rate_bound_covers_the_exact_rate_in_1_minus_beta_of_fi
     exact = np.array([predictions[a == g].mean() for g in range(3)])
     beta, runs, violations = 0.2, 80, 0
     for seed in range(runs):
-        model, _ = fit(predictions.astype(float), a, y, predict_method="predict", epsilon=0.5, beta=beta,
+        model, _ = fit(predictions.astype(float), a, y, predict_method="predict", epsilon=0.5, options=ThresholdOptimizerOptions(beta=beta),
                        random_state=seed)
         private = _roc(model.table_, [0, 1])[:, 1]
         violations += bool(np.any(np.abs(private - exact) > model.rate_error_["selection"]))
@@ -255,7 +255,7 @@ def test_tol_bounds_the_range_of_the_released_rates_as_fairlearns_tol(seed):
     model, _ = fit(score, a, y, tol=tol, epsilon=2.0, random_state=seed)
     released = released_rates(model.table_, model.mixing_rates_, "selection")
     assert np.ptp(released) == pytest.approx(tol, abs=1e-6)
-    loose, _ = fit(score, a, y, tol=tol, epsilon=2.0, privacy_slack=True, random_state=seed)
+    loose, _ = fit(score, a, y, tol=tol, epsilon=2.0, options=ThresholdOptimizerOptions(privacy_slack=True), random_state=seed)
     released, slack = released_rates(loose.table_, loose.mixing_rates_, "selection"), loose.slack_["selection"]
     assert abs(released[1] - released[2]) <= tol + slack[1] + slack[2] + 1e-6
     assert np.all(np.abs(released - released[0]) <= tol + slack + 1e-6)

@@ -10,7 +10,7 @@ from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
 
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
-from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer, ThresholdOptimizerOptions
 
 
 def _regression(accountant, **kwargs):
@@ -182,6 +182,6 @@ def test_huge_bin_counts_fail_fast_before_any_work():
     with pytest.raises(ValueError, match="n_bins must be <= 1000000"):
         _regression(BudgetAccountant(), n_bins=10**7).fit(outputs[:, None], sensitive_features=a)
     with pytest.raises(ValueError, match="n_score_bins must be <= 10000"):
-        _threshold(BudgetAccountant(), predict_method="predict_proba", n_score_bins=10**7).fit(
+        _threshold(BudgetAccountant(), predict_method="predict_proba", options=ThresholdOptimizerOptions(n_score_bins=10**7)).fit(
             outputs[:, None], y, sensitive_features=a)
     assert time.perf_counter() - start < 1.0

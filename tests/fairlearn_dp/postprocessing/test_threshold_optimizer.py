@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression
 
 import fairlearn_dp.postprocessing._threshold_optimizer as module
 from fairlearn_dp.exceptions import FairnessWarning, PrivacyWarning, UtilityWarning
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy import PrivacySpend
 
 
@@ -79,7 +79,7 @@ def fit_binary(yhat, a, y, accountant=None, **kwargs):
     """Algorithm 1 of Jagielski et al. as the paper states it: binary predictions, flips, LP~ (1) with its slack."""
     params = {"constraints": "equalized_odds", "objective": "accuracy_score", "flip": True, "predict_method": "predict",
                   "epsilon": 1.0, "groups": sorted(set(a.tolist())), "accountant": accountant if accountant is not None else BudgetAccountant(),
-                  "random_state": 0, "privacy_slack": True}
+                  "random_state": 0, "options": ThresholdOptimizerOptions(privacy_slack=True)}
     params.update(kwargs)
     return DPThresholdOptimizer(**params).fit(yhat[:, None], y, sensitive_features=a)
 
@@ -134,7 +134,7 @@ def test_infinite_epsilon_matches_fairlearn_on_scores(constraints, objective):
     constant = pytest.warns(UtilityWarning, match="ignores the base") if objective == "selection_rate" else (
         contextlib.nullcontext())
     with constant:
-        ours = DPThresholdOptimizer(constraints=constraints, objective=objective, epsilon=np.inf, n_score_bins=20,
+        ours = DPThresholdOptimizer(constraints=constraints, objective=objective, epsilon=np.inf, options=ThresholdOptimizerOptions(n_score_bins=20),
                                     groups=[0, 1, 2], accountant=BudgetAccountant()).fit(scores[:, None], y,
                                                                                           sensitive_features=a)
     p_fl = fairlearn._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
@@ -173,7 +173,8 @@ def test_theorem_3_1_holds_in_at_least_1_minus_beta_of_runs():
     within = 0
     runs = 200
     for seed in range(runs):
-        model = fit_binary(yhat, a, y, epsilon=epsilon, tol=gamma, beta=beta, random_state=seed)
+        model = fit_binary(yhat, a, y, epsilon=epsilon, tol=gamma, options=ThresholdOptimizerOptions(beta=beta, privacy_slack=True),
+                           random_state=seed)
         error, fp_gap, tp_gap = error_and_gaps(model.mixing_rates_.T, q)
         within += (error <= error_bound + 1e-9) and np.all(fp_gap <= fp_bound + 1e-9) and np.all(
             tp_gap <= tp_bound + 1e-9)
@@ -233,7 +234,7 @@ def test_negative_and_empty_noisy_cells_do_not_crash():
 
 def test_slack_matches_the_papers_formula_for_binary_predictions():
     yhat, a, y = binary_problem()
-    model = fit_binary(yhat, a, y, epsilon=0.7, beta=0.1)
+    model = fit_binary(yhat, a, y, epsilon=0.7, options=ThresholdOptimizerOptions(beta=0.1, privacy_slack=True))
     mass = model.group_label_mass_
     expected = 4 * math.log(4 * 3 / 0.1) / (np.minimum(mass[:, 1], mass[0, 1]) * yhat.size * 0.7)
     np.testing.assert_allclose(model.slack_["tpr"][1:], expected[1:])
@@ -296,15 +297,19 @@ def test_record_privacy_unit_warns_about_non_private_estimator():
 
 @pytest.mark.parametrize("kwargs, data, error, match", [
     ({"epsilon": 0}, {}, ValueError, "epsilon"),
-    ({"beta": 0}, {}, ValueError, "beta"),
-    ({"beta": 1.5}, {}, ValueError, "beta"),
+    ({"options": ThresholdOptimizerOptions(beta=0)}, {}, ValueError, "options.beta"),
+    ({"options": ThresholdOptimizerOptions(beta=1.5)}, {}, ValueError, "options.beta"),
+    ({"options": {"beta": 0.1}}, {}, TypeError, "options must be a ThresholdOptimizerOptions or None"),
     ({"constraints": "equal_everything"}, {}, ValueError, "constraints"),
     ({"objective": "selection_rate"}, {}, ValueError, "objective"),
     ({"privacy_unit": "row"}, {}, ValueError, "privacy_unit"),
     ({"tol": -0.1}, {}, ValueError, "tol"),
     ({}, {"y": "three"}, ValueError, "Supplied y labels are not 0 or 1"),       # Fairlearn's message
-    ({"n_score_bins": 0, "predict_method": "predict_proba"}, {}, ValueError, "n_score_bins must be >= 1"),
-    ({"n_score_bins": 10_001}, {}, ValueError, "n_score_bins must be <= 10000"),
+    ({"options": ThresholdOptimizerOptions(n_score_bins=0), "predict_method": "predict_proba"}, {}, ValueError,
+     "options.n_score_bins must be >= 1"),
+    ({"options": ThresholdOptimizerOptions(n_score_bins=10_001)}, {}, ValueError,
+     "options.n_score_bins must be <= 10000"),
+    ({"options": ThresholdOptimizerOptions(privacy_slack="yes")}, {}, TypeError, "options.privacy_slack"),
     ({"score_range": (1, 0)}, {}, ValueError, "score_range"),
     ({}, {"yhat": "scores"}, ValueError, "binary base predictions"),
     ({"groups": [0, 1]}, {}, ValueError, "unseen group"),
@@ -343,8 +348,9 @@ def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
     from fairlearn_dp.postprocessing._mixing_lp import laplace_sum_sf, positive_part_sum_sf
 
     scores, a, y = score_problem(m=3000)
-    model = DPThresholdOptimizer(constraints="true_positive_rate_parity", epsilon=0.5, beta=0.1, n_score_bins=8,
-                                 groups=[0, 1, 2], privacy_slack=True, accountant=BudgetAccountant(), random_state=0)
+    model = DPThresholdOptimizer(constraints="true_positive_rate_parity", epsilon=0.5, groups=[0, 1, 2],
+                                 options=ThresholdOptimizerOptions(beta=0.1, n_score_bins=8, privacy_slack=True),
+                                 accountant=BudgetAccountant(), random_state=0)
     model.fit(scores[:, None], y, sensitive_features=a)
     mass = model.group_label_mass_[:, 1]
     budget = model.rate_error_["tpr"] * mass
@@ -353,7 +359,8 @@ def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
     assert 3 * (positive_part_sum_sf(u, 8) + 8 * laplace_sum_sf(u, 8)) == pytest.approx(0.1, rel=1e-8)
     own = model.rate_error_["tpr"]
     np.testing.assert_allclose(model.slack_["tpr"], np.r_[0.0, own[1:] + own[0]])
-    strict = clone(model).set_params(privacy_slack=False).fit(scores[:, None], y, sensitive_features=a)
+    strict = clone(model).set_params(options=ThresholdOptimizerOptions(beta=0.1, n_score_bins=8)).fit(
+        scores[:, None], y, sensitive_features=a)
     assert np.all(strict.slack_["tpr"] == 0)
     np.testing.assert_array_equal(strict.rate_error_["tpr"], own)       # same release, same bounds
     rates = strict._pmf_predict(scores[:, None], sensitive_features=a)[:, 1]
@@ -361,7 +368,8 @@ def test_score_error_bound_solves_its_tail_equation_and_the_slack_is_optional():
                    for g in range(3)]
     assert np.ptp(private_tpr) <= 1e-6                # exact parity on the private statistics
     assert rates.shape == (3000,)
-    assert DPThresholdOptimizer().get_params()["privacy_slack"] is False
+    assert DPThresholdOptimizer().get_params()["options"] is None
+    assert ThresholdOptimizerOptions().privacy_slack is False
 
 
 @SLACK_MAY_NOT_BIND
@@ -388,8 +396,8 @@ def test_linprog_and_cvxpy_solve_the_same_lp(constraints, objective, flip):
             if constant:
                 warnings.filterwarnings("ignore", "The fitted post-processor ignores", UtilityWarning)
             fits.append(DPThresholdOptimizer(
-                constraints=constraints, objective=objective, flip=flip, epsilon=2.0, tol=0.01, n_score_bins=12,
-                groups=[0, 1, 2], accountant=BudgetAccountant(), random_state=3, solver=solver).fit(
+                constraints=constraints, objective=objective, flip=flip, epsilon=2.0, tol=0.01, options=ThresholdOptimizerOptions(n_score_bins=12, solver=solver),
+                groups=[0, 1, 2], accountant=BudgetAccountant(), random_state=3).fit(
                 scores[:, None], y, sensitive_features=a))
     assert fits[0].objective_value_ == pytest.approx(fits[1].objective_value_, abs=1e-8)
     # The optimum can be degenerate, so compare the objective, and check both solutions satisfy the constraints
@@ -406,7 +414,7 @@ def test_linprog_and_cvxpy_solve_the_same_lp(constraints, objective, flip):
 def test_unknown_solver():
     yhat, a, y = binary_problem(m=300)
     with pytest.raises(ValueError, match="solver"):
-        fit_binary(yhat, a, y, solver="NOPE")
+        fit_binary(yhat, a, y, options=ThresholdOptimizerOptions(solver="NOPE"))
 
 
 def test_vacuous_slack_is_reported():
@@ -472,7 +480,8 @@ def test_grid_search_with_routed_sensitive_features_and_a_fairness_scorer():
                                      predict_method="predict_proba", epsilon=0.5, groups=[0, 1, 2],
                                      accountant=accountant, random_state=0)
         model.set_fit_request(sensitive_features=True).set_predict_request(sensitive_features=True)
-        grid = GridSearchCV(model, {"tol": [0.0, 0.05], "n_score_bins": [5, 10]}, scoring=_FairnessScorer(), cv=2,
+        grid = GridSearchCV(model, {"tol": [0.0, 0.05], "options": [ThresholdOptimizerOptions(n_score_bins=5),
+                                                          ThresholdOptimizerOptions(n_score_bins=10)]}, scoring=_FairnessScorer(), cv=2,
                             error_score="raise")
         grid.fit(X, y, sensitive_features=a)
         # The standard scorer reaches predict without the groups (scikit-learn routes metadata to score only).
@@ -481,7 +490,7 @@ def test_grid_search_with_routed_sensitive_features_and_a_fairness_scorer():
             GridSearchCV(model, {"tol": [0.0]}, scoring=standard, cv=2, error_score="raise").fit(
                 X, y, sensitive_features=a)
     assert accountant.spent_budget[:9] == [(0.5, 0.0)] * 9            # 4 points x 2 folds, then the refit
-    assert set(grid.best_params_) == {"tol", "n_score_bins"} and np.isfinite(grid.best_score_)
+    assert set(grid.best_params_) == {"tol", "options"} and np.isfinite(grid.best_score_)
     assert grid.best_estimator_.accountant is accountant
     assert grid.best_estimator_.predict(X[:5], sensitive_features=a[:5], random_state=0).shape == (5,)
 

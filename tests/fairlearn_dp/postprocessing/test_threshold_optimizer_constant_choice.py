@@ -18,7 +18,7 @@ from scipy import stats
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import UtilityWarning
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy._selection import no_choice
 
 
@@ -51,7 +51,7 @@ def test_no_signal_the_lp_returns_the_constant_zero_and_warns_without_extra_budg
     np.testing.assert_array_equal(model.predict(X, sensitive_features=a, random_state=0), np.zeros(len(y)))
     cells = model.noisy_table_.size
     assert choice.error_bound == pytest.approx(laplace_bound(len(y), 1.0, cells), rel=1e-12)
-    assert choice.beta == model.beta
+    assert choice.beta == (model.options or ThresholdOptimizerOptions()).beta
 
 
 def test_with_signal_the_fitted_rule_is_kept_within_the_stated_bound_of_the_constants():

@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy import PrivacySpend
 
 
@@ -97,7 +97,8 @@ def test_isinstance_clone_and_refit_switches_paths():
     assert isinstance(clone(model), DPThresholdOptimizer) and clone(model).epsilon == math.inf
     model.fit(X, y, sensitive_features=a)
     fairlearns = model.interpolated_thresholder_
-    model.set_params(epsilon=1.0, privacy_slack=False).fit(X, y, sensitive_features=a)          # DP fit: Fairlearn's attributes go
+    model.set_params(epsilon=1.0, options=ThresholdOptimizerOptions(privacy_slack=False)).fit(
+        X, y, sensitive_features=a)          # DP fit: Fairlearn's attributes go
     assert "interpolated_thresholder_" not in vars(model) and "_tradeoff_curve" not in vars(model)
     # ... and the DP fit's own introspection (from its release, built on first access) replaces them.
     assert hasattr(model, "mixing_rates_") and model.interpolated_thresholder_ is not fairlearns
@@ -146,7 +147,8 @@ def test_no_privacy_warning_at_infinite_epsilon():
 def test_infinite_epsilon_still_validates_the_privacy_parameters():
     X, y, a = _problem()
     acc = BudgetAccountant()
-    for bad in ({"beta": 2.0}, {"privacy_unit": "row"}, {"n_score_bins": 0}, {"delta": 1.5}):
+    for bad in ({"options": ThresholdOptimizerOptions(beta=2.0)}, {"privacy_unit": "row"},
+                {"options": ThresholdOptimizerOptions(n_score_bins=0)}, {"delta": 1.5}):
         with pytest.raises(ValueError):
             DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf, accountant=acc,
                                  **bad).fit(X, y, sensitive_features=a)
@@ -219,7 +221,7 @@ def test_infinite_epsilon_is_fairlearn_on_the_same_bad_inputs():
 def test_predict_on_the_dp_path_never_uses_numpys_global_generator():
     X, y, a = _problem()
     scores = LogisticRegression().fit(X, y).predict_proba(X)[:, 1:]
-    model = _finite(epsilon=2.0, privacy_slack=False, accountant=BudgetAccountant()).fit(
+    model = _finite(epsilon=2.0, options=ThresholdOptimizerOptions(privacy_slack=False), accountant=BudgetAccountant()).fit(
         scores, y, sensitive_features=pd.Series(a))
     p = model._pmf_predict(scores, sensitive_features=a)[:, 1]
     assert np.sum((p > 0.05) & (p < 0.95)) >= 20                  # enough randomised rows to tell draws apart

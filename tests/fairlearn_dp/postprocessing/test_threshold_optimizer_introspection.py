@@ -21,7 +21,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 import fairlearn_dp.postprocessing._introspection as introspection
 import fairlearn_dp.postprocessing._threshold_optimizer as module
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy import PrivacySpend
 
 SIMPLE_FIELDS = ["p0", "operation0", "p1", "operation1"]                   # Fairlearn's simple-constraint entry
@@ -48,7 +48,8 @@ def fitted(constraints="demographic_parity", *, X=None, y=None, a=None, **params
         X, y, a = problem()
     settings = {"estimator": LogisticRegression().fit(X, y), "prefit": True, "constraints": constraints,
                     "predict_method": "predict_proba", "epsilon": 1.0, "groups": sorted(set(np.asarray(a).tolist())),
-                    "n_score_bins": N_BINS, "accountant": BudgetAccountant(), "random_state": 0}
+                    "options": ThresholdOptimizerOptions(n_score_bins=N_BINS), "accountant": BudgetAccountant(),
+                "random_state": 0}
     settings.update(params)
     return DPThresholdOptimizer(**settings).fit(X, y, sensitive_features=a)
 
@@ -118,9 +119,12 @@ CASES = {
     "tpr tol": {"constraints": "true_positive_rate_parity", "tol": 0.02, "objective": "balanced_accuracy_score"},
     "tnr flip": {"constraints": "true_negative_rate_parity", "flip": True},
     "eo aif360 objective": {"constraints": "equalized_odds", "flip": True, "objective": "sum_of_group_tpr_minus_fpr"},
-    "eo interior point": {"constraints": "equalized_odds", "solver": "CLARABEL"},
-    "dp interior point": {"constraints": "demographic_parity", "flip": True, "solver": "CLARABEL"},
-    "many bins": {"constraints": "equalized_odds", "n_score_bins": 200, "epsilon": 5.0},
+    "eo interior point": {"constraints": "equalized_odds",
+                          "options": ThresholdOptimizerOptions(n_score_bins=N_BINS, solver="CLARABEL")},
+    "dp interior point": {"constraints": "demographic_parity", "flip": True,
+                          "options": ThresholdOptimizerOptions(n_score_bins=N_BINS, solver="CLARABEL")},
+    "many bins": {"constraints": "equalized_odds", "options": ThresholdOptimizerOptions(n_score_bins=200),
+                  "epsilon": 5.0},
     "gaussian": {"constraints": "demographic_parity", "delta": 1e-6},
 }
 
@@ -142,9 +146,10 @@ def test_interpolation_dict_is_the_rule_predict_uses(case):
 
 
 @pytest.mark.parametrize("params", [
-    {"predict_method": "predict_proba", "n_score_bins": 7},
-    {"predict_method": "decision_function", "score_range": (-2.0, 3.0), "n_score_bins": 9, "flip": True},
-    {"predict_method": "predict_proba", "n_score_bins": 1},
+    {"predict_method": "predict_proba", "options": ThresholdOptimizerOptions(n_score_bins=7)},
+    {"predict_method": "decision_function", "score_range": (-2.0, 3.0),
+     "options": ThresholdOptimizerOptions(n_score_bins=9), "flip": True},
+    {"predict_method": "predict_proba", "options": ThresholdOptimizerOptions(n_score_bins=1)},
 ])
 def test_thresholds_are_exact_bin_boundaries(params):
     """Scores on every bin edge, one float either side, and outside the range: Fairlearn's thresholds on the dict
@@ -230,7 +235,8 @@ def test_an_interior_point_solution_keeps_the_lps_released_rates(monkeypatch):
         return result
 
     monkeypatch.setattr(module, "representable_mixing", spy)
-    model = fitted("equalized_odds", solver="CLARABEL", tol=0.01)
+    model = fitted("equalized_odds", options=ThresholdOptimizerOptions(n_score_bins=N_BINS, solver="CLARABEL"),
+                   tol=0.01)
     (raw, result, table), = seen
     assert any(introspection.rule_from_values(row) is None for row in raw)      # a rewrite was needed
     np.testing.assert_array_equal(model.mixing_rates_, result)
@@ -314,7 +320,8 @@ def test_introspection_is_a_function_of_the_released_table_only(monkeypatch):
         rng = np.random.default_rng(seed)
         scores, a = rng.random(1500), rng.integers(0, 2, 1500)
         y = (rng.random(1500) < scores ** seed).astype(int)
-        models.append(DPThresholdOptimizer(epsilon=1.0, groups=[0, 1], n_score_bins=N_BINS, flip=True,
+        models.append(DPThresholdOptimizer(epsilon=1.0, groups=[0, 1], flip=True,
+                                           options=ThresholdOptimizerOptions(n_score_bins=N_BINS),
                                            predict_method="predict_proba", accountant=BudgetAccountant(),
                                            random_state=seed).fit(scores[:, None], y, sensitive_features=a))
     assert _introspection(models[0]) == _introspection(models[1])

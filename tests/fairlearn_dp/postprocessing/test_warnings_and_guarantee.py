@@ -19,7 +19,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.postprocessing._mixing_lp import released_rates
 from fairlearn_dp.privacy import BudgetAccountant
 
@@ -72,8 +72,8 @@ def test_jagielski_fits_whose_constraints_bind_raise_no_warning(jagielski):
             for gamma in (0.0, 0.02, 0.1, 0.3):
                 model = DPThresholdOptimizer(
                     estimator=None, predict_method="predict", constraints="equalized_odds", objective="accuracy_score",
-                    flip=True, tol=gamma, beta=script.BETA, epsilon=epsilon, groups=list(script.GROUPS),
-                    accountant=BudgetAccountant(), random_state=seed, privacy_slack=True)
+                    flip=True, tol=gamma, options=ThresholdOptimizerOptions(beta=script.BETA, privacy_slack=True), epsilon=epsilon, groups=list(script.GROUPS),
+                    accountant=BudgetAccountant(), random_state=seed)
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     model.fit(yhat, y, sensitive_features=a)
@@ -93,7 +93,7 @@ def test_a_binding_jagielski_fit_raises_nothing_as_an_error(jagielski):
     for seed, (yhat, y, a) in data.items():
         model = DPThresholdOptimizer(estimator=None, predict_method="predict", constraints="equalized_odds",
                                      flip=True, tol=0.0, epsilon=5.0, groups=[0, 1], accountant=BudgetAccountant(),
-                                     random_state=seed, privacy_slack=True)
+                                     random_state=seed, options=ThresholdOptimizerOptions(privacy_slack=True))
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             model.fit(yhat, y, sensitive_features=a)
@@ -123,7 +123,7 @@ def test_adult_by_race_at_epsilon_1_warns_nothing_and_shows_its_bound(adult_by_r
     classifier, X, y, race = adult_by_race
     model = DPThresholdOptimizer(estimator=classifier, prefit=True, constraints="demographic_parity",
                                  predict_method="predict_proba", epsilon=1.0, groups=sorted(set(race)),
-                                 privacy_slack=False, accountant=BudgetAccountant(), random_state=seed)
+                                 options=ThresholdOptimizerOptions(privacy_slack=False), accountant=BudgetAccountant(), random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.fit(X, y, sensitive_features=race)
@@ -144,7 +144,7 @@ def _problem(m=4000, seed=0):
 
 def test_a_slack_larger_than_the_gap_still_warns_that_the_constraint_does_not_bind():
     X, y, a = _problem()
-    model = DPThresholdOptimizer(epsilon=0.1, privacy_slack=True, groups=[0, 1], accountant=BudgetAccountant(),
+    model = DPThresholdOptimizer(epsilon=0.1, options=ThresholdOptimizerOptions(privacy_slack=True), groups=[0, 1], accountant=BudgetAccountant(),
                                  random_state=0)
     with pytest.warns(FairnessWarning, match="The selection constraint does not bind for groups \\[1\\]"):
         model.fit(X, y, sensitive_features=a)
@@ -153,7 +153,7 @@ def test_a_slack_larger_than_the_gap_still_warns_that_the_constraint_does_not_bi
 
 def test_a_slack_of_at_least_1_still_warns_that_the_constraint_cannot_bind():
     X, y, a = _problem(m=2000)
-    model = DPThresholdOptimizer(epsilon=0.05, privacy_slack=True, groups=[0, 1], accountant=BudgetAccountant(),
+    model = DPThresholdOptimizer(epsilon=0.05, options=ThresholdOptimizerOptions(privacy_slack=True), groups=[0, 1], accountant=BudgetAccountant(),
                                  random_state=0)
     with pytest.warns(FairnessWarning, match="cannot bind"):
         model.fit(X, y, sensitive_features=a)
@@ -176,11 +176,12 @@ def test_the_repr_is_scikit_learns_until_fitted_and_when_nested():
     """Unfitted, cloned and nested in a Pipeline: scikit-learn's repr (wrapped as scikit-learn wraps it); fitted, one
     line more with the guarantee. get_params is unchanged."""
     X, y, a = _problem()
-    params = {"constraints": "equalized_odds", "epsilon": 2.0, "groups": [0, 1], "n_score_bins": 20, "beta": 0.1, "tol": 0.01,
+    params = {"constraints": "equalized_odds", "epsilon": 2.0, "groups": [0, 1],
+              "options": ThresholdOptimizerOptions(n_score_bins=20, beta=0.1), "tol": 0.01,
                   "objective": "balanced_accuracy_score", "accountant": None, "random_state": 0}
     model = DPThresholdOptimizer(**params)
     unfitted = repr(model)
-    assert unfitted.startswith("DPThresholdOptimizer(beta=0.1, ") and "\n" in unfitted
+    assert unfitted.startswith("DPThresholdOptimizer(constraints='equalized_odds', ") and "\n" in unfitted
     assert all(len(line) <= 80 for line in unfitted.splitlines())          # wrapped by scikit-learn's printer
     model.set_params(accountant=BudgetAccountant())
     model.fit(X, y, sensitive_features=a)

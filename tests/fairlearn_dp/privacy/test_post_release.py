@@ -14,8 +14,8 @@ from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp._utils import atomic_fit
 from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
-from fairlearn_dp.metrics import DPMetricFrame
-from fairlearn_dp.postprocessing import DPThresholdOptimizer
+from fairlearn_dp.metrics import DPMetricFrame, MetricFrameOptions
+from fairlearn_dp.postprocessing import DPThresholdOptimizer, ThresholdOptimizerOptions
 from fairlearn_dp.privacy import PrivacySpend
 from fairlearn_dp.privacy._accountant import charge
 from fairlearn_dp.privacy._post_release import issue_warnings_after_release
@@ -119,8 +119,8 @@ def test_threshold_optimizers_fairness_warning_as_an_error_keeps_the_fitted_mode
     X, y, a = problem()
     accountant = BudgetAccountant()
     model = DPThresholdOptimizer(estimator=LogisticRegression().fit(X, y), prefit=True, constraints="equalized_odds",
-                                 predict_method="predict_proba", epsilon=0.05, groups=[0, 1, 2], n_score_bins=10,
-                                 accountant=accountant, random_state=0, privacy_slack=True)
+                                 predict_method="predict_proba", epsilon=0.05, groups=[0, 1, 2], options=ThresholdOptimizerOptions(n_score_bins=10, privacy_slack=True),
+                                 accountant=accountant, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(FairnessWarning, match="cannot bind") as info:
@@ -136,7 +136,7 @@ def test_dp_metric_frames_unreadable_warning_as_an_error_carries_the_frame():
         with pytest.raises(UtilityWarning, match="release noise alone") as info:
             DPMetricFrame(metrics=selection_rate, y_true=[0, 1, 1, 0], y_pred=[1, 1, 0, 0],
                           sensitive_features=["a", "a", "b", "b"], groups=["a", "b"], epsilon=1.0,
-                          accountant=accountant, random_state=0, max_noise_error=0.02)
+                          accountant=accountant, random_state=0, options=MetricFrameOptions(max_noise_error=0.02))
     frame = info.value.result
     assert isinstance(frame, DPMetricFrame) and frame.unreadable_.to_numpy().all()
     assert list(frame.by_group.index) == ["a", "b"] and accountant.spent_budget == [(1.0, 0.0)]
@@ -151,7 +151,7 @@ def test_a_warning_before_the_release_still_points_at_the_users_line():
         line = inspect.currentframe().f_lineno + 1
         DPMetricFrame(metrics=selection_rate, y_true=[0, 1, 1, 0], y_pred=[1, 1, 0, 0],
                       sensitive_features=["a", "a", "b", "b"], epsilon=1.0, accountant=BudgetAccountant(),
-                      random_state=0, max_noise_error=0.02)
+                      random_state=0, options=MetricFrameOptions(max_noise_error=0.02))
     assert [str(record.message)[:40] for record in records] == [
         "DPMetricFrame: `groups` was not given, s", "DPMetricFrame: at this epsilon the relea"]
     assert {(record.filename, record.lineno) for record in records} == {(__file__, line)}
