@@ -67,14 +67,19 @@ def test_reweighing_keeps_aif360s_total_weight_with_instance_weights():
     assert ours.w_up_fav == pytest.approx(reference.w_up_fav, rel=1e-12)
 
 
-def test_reweighing_refuses_weights_without_their_bound_and_outside_it():
+def test_reweighing_refuses_weights_without_their_bound_and_clips_them_to_it():
     data = small_dataset()
     data.instance_weights[0] = 2.0
     accountant = BudgetAccountant()
     with pytest.raises(ValueError, match="weight_bound"):
         DPReweighing([{"a": 0}], [{"a": 1}], accountant=accountant).fit(data)
-    with pytest.raises(ValueError, match=r"\[0, weight_bound"):
-        DPReweighing([{"a": 0}], [{"a": 1}], weight_bound=1.5, accountant=accountant).fit(data)
+    # A weight above the public bound is clipped to it, as any value beyond a public bound (the domain rule).
+    clipped = data.copy(deepcopy=True)
+    clipped.instance_weights[0] = 1.5
+    over = DPReweighing([{"a": 0}], [{"a": 1}], epsilon=math.inf, weight_bound=1.5, accountant=accountant).fit(data)
+    at = DPReweighing([{"a": 0}], [{"a": 1}], epsilon=math.inf, weight_bound=1.5, accountant=accountant).fit(clipped)
+    assert (over.w_up_fav, over.w_up_unfav, over.w_p_fav, over.w_p_unfav) == pytest.approx(
+        (at.w_up_fav, at.w_up_unfav, at.w_p_fav, at.w_p_unfav), rel=1e-12)
 
 
 def test_reweighing_table_sensitivity_is_attained_and_never_exceeded():

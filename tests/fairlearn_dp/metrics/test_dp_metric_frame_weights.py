@@ -265,10 +265,11 @@ def test_weights_above_the_bound_are_clipped_to_it_without_a_warning(rows):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         frame = DPMetricFrame(metrics=metrics, y_true=y, y_pred=pred, sensitive_features=groups, groups=GROUPS,
-                              epsilon=math.inf, weight_bound=BOUND, accountant=BudgetAccountant(),
-                              sample_params=_weighted(metrics, heavy))
+                              epsilon=math.inf, options=MetricFrameOptions(weight_bound=BOUND),
+                              accountant=BudgetAccountant(), sample_params=_weighted(metrics, heavy))
         gap = dp_demographic_parity_ratio(y, pred, sensitive_features=groups, groups=GROUPS, epsilon=math.inf,
-                                          sample_weight=heavy, weight_bound=BOUND, accountant=BudgetAccountant())
+                                          sample_weight=heavy, options=MetricFrameOptions(weight_bound=BOUND),
+                                          accountant=BudgetAccountant())
     assert np.allclose(frame.by_group.to_numpy(dtype=float), exact.by_group.to_numpy(dtype=float), rtol=RTOL)
     assert gap == pytest.approx(demographic_parity_ratio(y, pred, sensitive_features=groups,
                                                          sample_weight=clipped), rel=RTOL)
