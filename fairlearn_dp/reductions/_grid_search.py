@@ -100,7 +100,7 @@ def grid_multipliers(grid, events, groups):
                 key = _group_key(keys, group)
                 out[:, e, g] = (grid.loc[("+", event, key)].to_numpy(dtype=float)
                                 - grid.loc[("-", event, key)].to_numpy(dtype=float))
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, pd.errors.IndexingError) as error:
         raise ValueError("grid: its rows must be indexed by the constraint's (sign, event, group_id) for every "
                          f"declared group, as Fairlearn's grid (events {list(events)}).") from error
     if not np.all(np.isfinite(out)):
@@ -140,13 +140,22 @@ class _GridSearchParams(_ExponentiatedGradientParams):
         epsilon, delta = checked["epsilon"], checked["delta"]
         oracle = self._resolve_oracle(epsilon)
         if oracle == "estimator":
-            return epsilon, delta, oracle
+            return epsilon, delta, oracle, None
         check_estimator(self.estimator)
-        self._check_grid_params(epsilon, delta, oracle)
-        return epsilon, delta, oracle
+        return epsilon, delta, oracle, self._check_grid_params(epsilon, delta, oracle)
+
+    def _planned_spend(self, resolved):
+        """The fit's whole spend: ``(epsilon, delta)``, or ``(inf, 0)`` without noise."""
+        return super()._planned_spend(resolved[:3])
+
+    def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
+        """The exponentiated gradient's checks of ``fit``'s arguments (keyword arguments, row bounds)."""
+        return super()._check_public_layout(resolved[:3], X, y, sensitive_features, fit_kwargs) + resolved[3:]
 
     def _check_grid_params(self, epsilon, delta, oracle):
-        """The constraint and Fairlearn's arguments on the statistics path (all public)."""
+        """The constraint and Fairlearn's arguments on the statistics path (all public); returns the grid and its
+        multipliers when the groups are declared (else None: the grid is built once the groups are known).
+        """
         self._check_moment()
         if not math.isinf(epsilon) and not 0 < delta < 1:
             raise ValueError(f"delta={delta!r}: DPGridSearch releases with the Gaussian mechanism (zCDP) and needs "
@@ -168,7 +177,8 @@ class _GridSearchParams(_ExponentiatedGradientParams):
             raise TypeError(f"estimator must have fit(X, y, {self.sample_weight_name}=...), got "
                             f"{type(self.estimator).__name__}.")
         if self.groups is not None:                 # declared groups: the grid is checked before the budget
-            self._lagrange_grid(list(self.groups))
+            return self._lagrange_grid(list(self.groups))
+        return None
 
     def _lagrange_grid(self, groups):
         """``(grid, multipliers)``: Fairlearn's grid (``grid``, or ``GridGenerator`` on the constraint's public
@@ -326,15 +336,16 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         """
         for name in ("preprocessor_", "constant_choice_", "rows_clipped_"):
             self.__dict__.pop(name, None)
-        epsilon, delta, oracle = self.check_public_inputs(X, y, sensitive_features=sensitive_features, **kwargs)
+        epsilon, delta, oracle, grid = self.check_public_inputs(X, y, sensitive_features=sensitive_features,
+                                                                **kwargs)
         if oracle == "estimator":
             self._fit_fairlearn(X, y, sensitive_features, kwargs)
         else:
-            self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle)
+            self._fit_statistics(X, y, sensitive_features, epsilon, delta, oracle, grid)
         set_fit_features(self, X)
         return self
 
-    def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle):
+    def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle, checked_grid):
         """The statistics game's first release, one best response and one release per grid point, the selection
         on released values and the choice against the constants; one charge.
         """
@@ -346,7 +357,7 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
                  UtilityWarning)
         game_input, X_arr, y_arr, group_index, groups, row_norm, feature_map = self._game_rows(
             X, y, sensitive_features, private, record)
-        grid, multipliers = self._lagrange_grid(groups)
+        grid, multipliers = checked_grid if checked_grid is not None else self._lagrange_grid(groups)
         events = _moment_events(self.constraints)
         rng = release_random_state(self.random_state)
         game = StatisticsGame(
@@ -402,7 +413,7 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         self.objectives_ = [float(error) for error in game.errors_]
         self.gammas_ = pd.DataFrame(game.gammas_.T, index=index, columns=grid.columns, dtype=np.float64)
         self.n_oracle_calls_ = len(game.errors_)
-        self.history_ = {"statistics": game.S_, "grid_sums": sums}
+        self.history_ = {"statistics": game.S_, "grid_sums": list(sums)}      # a list: history_.grid_sums.0
         if record:
             self.history_["gram"] = game.gram_
         K = self.n_oracle_calls_

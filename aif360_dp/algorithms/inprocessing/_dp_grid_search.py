@@ -16,12 +16,12 @@ from fairlearn import reductions as fl_reductions
 from fairlearn_dp._utils import (
     atomic_fit,
     check_bool,
+    check_choice,
     check_dataset_features,
     check_seed,
     set_dataset_features,
     validate_params,
 )
-from fairlearn_dp._utils._validation import check_choice
 from fairlearn_dp.reductions import DPGridSearch
 
 from ..._glue import joint_declared_groups, protected_attributes, protected_frame
