@@ -20,7 +20,7 @@ the constants: never worse than the constant, up to the test split's noise).
 
 Run (from the repository root)::
 
-    .venv/bin/python tests/benchmarks/bench_grid_search.py            # full run, about 8 minutes (2 shared cores)
+    .venv/bin/python tests/benchmarks/bench_grid_search.py            # full run: 18 min on 2 loaded shared cores
     .venv/bin/python tests/benchmarks/bench_grid_search.py --quick    # sex, epsilon 1, one seed, 2,000 rows
 
 The full run writes ``tests/benchmarks/results/bench_grid_search.md``.
