@@ -87,10 +87,10 @@ def _group_key(keys, group):
     raise KeyError(group)
 
 
-def grid_multipliers(grid, events, groups):
+def grid_multipliers(grid, events, groups, name="grid"):
     """``(K, E, G)``: each grid column's signed multipliers ``lambda+ - lambda-`` per (event, declared group), the
-    argument of the game's best response. A column missing a (sign, event, group) row is a ``ValueError`` naming
-    ``grid``.
+    argument of the game's best response. A column missing a (sign, event, group) row, or a multiplier that is not a
+    finite number, is a ``ValueError`` naming ``name`` (``grid``, or ``grid_offset`` that shifted Fairlearn's grid).
     """
     out = np.zeros((grid.shape[1], len(events), len(groups)))
     try:
@@ -101,10 +101,11 @@ def grid_multipliers(grid, events, groups):
                 out[:, e, g] = (grid.loc[("+", event, key)].to_numpy(dtype=float)
                                 - grid.loc[("-", event, key)].to_numpy(dtype=float))
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, pd.errors.IndexingError) as error:
-        raise ValueError("grid: its rows must be indexed by the constraint's (sign, event, group_id) for every "
+        raise ValueError(f"{name}: its rows must be indexed by the constraint's (sign, event, group_id) for every "
                          f"declared group, as Fairlearn's grid (events {list(events)}).") from error
     if not np.all(np.isfinite(out)):
-        raise ValueError("grid: the multipliers must be finite numbers.")
+        raise ValueError(f"{name}: the multipliers must be finite numbers, indexed by the constraint's (sign, event, "
+                         "group_id).")
     return out
 
 
@@ -189,12 +190,17 @@ class _GridSearchParams(_ExponentiatedGradientParams):
             offset = self.grid_offset
             if isinstance(offset, pd.DataFrame):      # Fairlearn's documented type; one column
                 offset = offset.iloc[:, 0]
-            grid = GridGenerator(int(self.grid_size), float(self.grid_limit), moment.pos_basis, moment.neg_basis,
-                                 moment.neg_basis_present, moment.default_objective_lambda_vec is not None,
-                                 offset).grid
+            try:
+                grid = GridGenerator(int(self.grid_size), float(self.grid_limit), moment.pos_basis,
+                                     moment.neg_basis, moment.neg_basis_present,
+                                     moment.default_objective_lambda_vec is not None, offset).grid
+            except (ValueError, TypeError, KeyError) as error:     # an offset pandas cannot align with the grid
+                raise ValueError("grid_offset must be indexed by the constraint's (sign, event, group_id), as "
+                                 "Fairlearn's grid.") from error
         else:
             grid = self.grid
-        return grid, grid_multipliers(grid, _moment_events(self.constraints), groups)
+        name = "grid" if self.grid is not None else "grid_offset"
+        return grid, grid_multipliers(grid, _moment_events(self.constraints), groups, name)
 
 
 class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
