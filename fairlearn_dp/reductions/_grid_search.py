@@ -294,10 +294,10 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
     >>> search.n_oracle_calls_, search.privacy_spent_
     (10, PrivacySpend(epsilon=1.0, delta=1e-05, rho=None))
     >>> y_pred = search.predict(X)
-    >>> bool((y_pred == y).mean() > 0.75)   # accuracy, about 0.8
+    >>> bool((y_pred == y).mean() > 0.8)   # accuracy, about 0.86
     True
-    >>> rates = [y_pred[sex == group].mean() for group in ["female", "male"]]
-    >>> bool(abs(rates[0] - rates[1]) < 0.1)   # selection rates within 0.1 (unmitigated: about 0.25 apart)
+    >>> rates = [y_pred[sex == group].mean() for group in ["female", "male"]]   # about 0.54 and 0.52
+    >>> bool(abs(rates[0] - rates[1]) < 0.05)
     True
     """
 
