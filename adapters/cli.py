@@ -464,6 +464,8 @@ _SWEEPS = {
     "DPFairRegressionPostprocessor": _SweepSpec(("law_school", "communities_crime"), _fair_regression_problem),
     "DPThresholdOptimizer": _SweepSpec(("communities_crime", "adult"), _threshold_optimizer_problem),
     "DPExponentiatedGradient": _SweepSpec(("communities_crime",), _statistics_game_problem),
+    # The grid search on the statistics game's releases: the same problem (least-squares best responses).
+    "DPGridSearch": _SweepSpec(("communities_crime",), _statistics_game_problem),
     "JagielskiExponentiatedGradient": _SweepSpec(("communities_crime",), _exponentiated_gradient_problem),
     "ExponentialMechanismFairClassifier": _SweepSpec(("communities_crime",), _exponential_mechanism_problem),
     "DPGerryFairClassifier": _SweepSpec(("communities_crime",), _gerryfair_problem),

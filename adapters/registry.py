@@ -70,6 +70,9 @@ _JAGIELSKI_NEIGHBOURING = ("one person's sensitive attribute changed (privacy_un
 _STATISTICS_GAME_GUARANTEE = ("(epsilon, delta)-DP: one Gaussian release of sufficient statistics plus one per "
                                "round, zCDP composition")
 _STATISTICS_GAME_PAPER = "Agarwal et al. 2018 reduction on released statistics (fairdp)"
+_GRID_SEARCH_GUARANTEE = ("(epsilon, delta)-DP: one Gaussian release of sufficient statistics plus one per grid "
+                          "point, zCDP composition; the selection is post-processing")
+_GRID_SEARCH_PAPER = "Agarwal et al. 2018, Sec. 3.4 (grid search) on released statistics (fairdp)"
 _ALGORITHM3_GUARANTEE = ("(epsilon, delta)-DP: Laplace auditor and exponential-mechanism / Laplace-regression "
                          "learner, advanced composition over 2T rounds")
 _ALGORITHM3_PAPER = "Jagielski et al. 2019, Alg. 3"
@@ -115,6 +118,9 @@ _REJECT_OPTION_PUBLIC = ("n; the privileged and unprivileged group definitions; 
 _STATISTICS_GAME_PUBLIC = ("m; groups; constraints, difference_bound; eps, max_iter, eta0; the estimator; "
                             "row_norm_bound (record); options; with privacy_unit='sensitive_attribute' (default) "
                             "also X and y")
+_GRID_SEARCH_PUBLIC = ("m; groups; constraints and their bound; the grid (grid_size, grid_limit, grid_offset or "
+                       "grid); constraint_weight; the estimator; row_norm_bound (record); with "
+                       "privacy_unit='sensitive_attribute' (default) also X and y")
 _ALGORITHM3_PUBLIC = ("m; groups; constraints; bound_B, max_iter, eta, beta; min_count when given, the hypothesis "
                       "class and the feature bound; with privacy_unit='sensitive_attribute' (default) also X and y")
 _CUMMINGS_PUBLIC = "n; groups; the hypothesis class (fixed before seeing the data); delta"
@@ -199,6 +205,18 @@ _REGISTRY = (
         toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
         guarantee=_STATISTICS_GAME_GUARANTEE, paper=_STATISTICS_GAME_PAPER,
         public_inputs=_STATISTICS_GAME_PUBLIC),
+    RegistryEntry(
+        name="DPGridSearch",
+        dp_class="fairlearn_dp.reductions.DPGridSearch",
+        counterpart="fairlearn.reductions.GridSearch",
+        toolkit="fairlearn", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
+        guarantee=_GRID_SEARCH_GUARANTEE, paper=_GRID_SEARCH_PAPER, public_inputs=_GRID_SEARCH_PUBLIC),
+    RegistryEntry(
+        name="DPGridSearchReduction",
+        dp_class="aif360_dp.algorithms.inprocessing.DPGridSearchReduction",
+        counterpart="aif360.algorithms.inprocessing.GridSearchReduction",
+        toolkit="aif360", task="classification", neighbouring=_JAGIELSKI_NEIGHBOURING,
+        guarantee=_GRID_SEARCH_GUARANTEE, paper=_GRID_SEARCH_PAPER, public_inputs=_GRID_SEARCH_PUBLIC),
     RegistryEntry(
         name="ExponentialMechanismFairClassifier",
         dp_class="fairlearn_dp.reductions.ExponentialMechanismFairClassifier",

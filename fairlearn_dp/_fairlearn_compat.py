@@ -31,6 +31,7 @@ from fairlearn.postprocessing._threshold_optimizer import (
     SIMPLE_CONSTRAINTS,
 )
 from fairlearn.postprocessing._tradeoff_curve_utilities import _interpolate_curve
+from fairlearn.reductions._grid_search._grid_generator import _GridGenerator as GridGenerator
 from fairlearn.utils._input_validation import _KW_CONTROL_FEATURES as KW_CONTROL_FEATURES
 from fairlearn.utils._input_validation import _LABELS_NOT_0_1_ERROR_MESSAGE as LABELS_NOT_0_1_ERROR_MESSAGE
 from fairlearn.utils._input_validation import _MESSAGE_SENSITIVE_FEATURES_NONE as MESSAGE_SENSITIVE_FEATURES_NONE
@@ -51,7 +52,10 @@ __all__ = ["PLOT_ATTRIBUTES", "SecureInterpolatedThresholder", "ThresholdOperati
            "NOT_SUPPORTED_OBJECTIVES_FOR_SIMPLE_CONSTRAINTS_ERROR_MESSAGE", "OBJECTIVES_FOR_EQUALIZED_ODDS",
            "OBJECTIVES_FOR_SIMPLE_CONSTRAINTS", "SIMPLE_CONSTRAINTS",
            # MetricFrame's bootstrap messages (fairlearn 0.15.x), repeated by DPMetricFrame
-           "BOOTSTRAP_NEED_N_AND_CI", "BOOTSTRAP_NOT_INITIALIZED"]
+           "BOOTSTRAP_NEED_N_AND_CI", "BOOTSTRAP_NOT_INITIALIZED",
+           # GridSearch's grid of Lagrange multipliers (Fairlearn 0.15), which DPGridSearch builds from the public
+           # structure of the constraint (its events and the declared groups), never from the data
+           "GridGenerator"]
 
 # The private attributes of a fitted ThresholdOptimizer that plot_threshold_optimizer reads (Fairlearn 0.15).
 PLOT_ATTRIBUTES = ("_tradeoff_curve", "_x_grid", "_y_min", "_x_best", "_y_best", "_x_best_per_group",
@@ -111,3 +115,4 @@ def set_plot_attributes(estimator, **values) -> None:
         if attribute not in PLOT_ATTRIBUTES:
             raise ValueError(f"{attribute} is not one of {PLOT_ATTRIBUTES}.")
         setattr(estimator, attribute, value)
+

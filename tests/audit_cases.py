@@ -1348,6 +1348,82 @@ def _gram_case(n, epsilon):
     return _make_gram_game, dataset, neighbour, event, declared
 
 
+# ---------------------------------------------------------------------------------------------- the grid search
+#: The reference fit's budget (noise sd about 1e-4 per cell sum): the sums of 0/1 predictions are integers, so the
+#: reference release rounded is the noise-free one. (DPGridSearch at epsilon=inf with an estimator is Fairlearn's fit.)
+_GRID_REFERENCE_EPSILON = 1e8
+
+
+def _make_grid_search(epsilon, seed, *, face):
+    """DPGridSearch (or its AIF360 face) with a ``LogisticRegression`` best response on a grid of two zero multiplier
+    vectors (``grid_limit=0``), whose per-grid-point release gets ``rho = epsilon``: the fit's zCDP budget is ``4
+    epsilon`` (half for the statistics, two grid points), converted at the fit's delta. ``inf``: the reference.
+    """
+    from fairlearn.reductions import DemographicParity
+    from sklearn.linear_model import LogisticRegression
+
+    from fairlearn_dp.privacy import zcdp_to_approx_dp
+
+    total = (_GRID_REFERENCE_EPSILON if math.isinf(epsilon)
+             else zcdp_to_approx_dp(4.0 * epsilon, _STATISTICS_DELTA))
+    params = {"grid_size": 2, "grid_limit": 0.0, "epsilon": total, "delta": _STATISTICS_DELTA,
+              "accountant": _accountant()}
+    if face == "aif360":
+        from aif360_dp.algorithms.inprocessing import DPGridSearchReduction
+
+        return DPGridSearchReduction(LogisticRegression(), "DemographicParity", **params, seed=seed)
+    from fairlearn_dp.reductions import DPGridSearch
+
+    return DPGridSearch(LogisticRegression(), DemographicParity(difference_bound=0.05), **params, groups=[0, 1],
+                        random_state=seed)
+
+
+def _grid_search_case(n, epsilon, *, face):
+    """The per-grid-point release of DPGridSearch (``history_["grid_sums"][0]``: the (event, group) cell sums of the
+    first grid point's 0/1 predictions). At the multipliers 0 the best response is the ``LogisticRegression`` fitted
+    on the public ``(X, y)`` with unit weights: the same on both datasets; it labels person 0 (``x = 1``) with 1, and
+    ``D'`` moves person 0 from group 0 to group 1: one cell sum rises by exactly 1, one falls by 1 (checked on the
+    reference). Projected onto its public margin, each entry keeps noise of sd ``sigma / sqrt 2`` and the move is
+    ``Delta / sigma = sqrt(2 rho)`` of it; the event thresholds the rising cell at its value on ``D``
+    (probabilities 1/2 and ``Phi(-sqrt(2 rho))``); declared: the Gaussian profile at ``epsilon = rho``.
+    """
+    from fairlearn_dp.audit import ThresholdEvent
+
+    x = np.linspace(0.0, 1.0, n)
+    x[0] = 1.0
+    labels = (x > 0.5).astype(int)
+    groups = np.arange(n) % 2
+    groups_prime = groups.copy()
+    groups_prime[0] = 1
+    if face == "aif360":
+        import pandas as pd
+        from aif360.datasets import BinaryLabelDataset
+
+        def data(a):
+            frame = pd.DataFrame({"a": a.astype(float), "x": x, "y": labels.astype(float)})
+            return {"dataset": BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])}
+    else:
+        def data(a):
+            return {"X": x[:, None], "y": labels, "sensitive_features": a}
+    make = functools.partial(_make_grid_search, face=face)
+    dataset, neighbour = data(groups), data(groups_prime)
+    attribute = ("model_." if face == "aif360" else "") + "history_.grid_sums.0"
+    truth, truth_prime = (np.round(np.asarray(released_attribute(make(math.inf, 0).fit(**d), attribute), dtype=float))
+                          for d in (dataset, neighbour))
+    change = truth_prime - truth
+    gained = tuple(int(i) for i in np.unravel_index(np.argmax(change), change.shape))
+    if np.count_nonzero(change) != 2 or change[gained] != 1.0 or change.min() != -1.0:
+        raise RuntimeError("The grid-search neighbours must move exactly two cells of grid_sums[0] by -1 and +1.")
+    fitted = make(epsilon, 0).fit(**dataset)
+    model = fitted.model_ if face == "aif360" else fitted
+    rho = float(model.rho_["per_grid_point"])
+    if not math.isclose(rho, epsilon, rel_tol=1e-6):
+        raise RuntimeError(f"The grid-search case must give its audited release rho = {epsilon}, not {rho}.")
+    sigma = float(model.noise_scale_["per_grid_point"]) * math.sqrt(1.0 - 1.0 / 2.0)
+    event = ThresholdEvent(attribute, gained, truth[gained], 1.0, sigma)
+    return make, dataset, neighbour, event, PrivacySpend(rho, _gaussian_profile_delta(rho, math.sqrt(2.0 * rho)))
+
+
 # ------------------------------------------------------------------------ attribute-blind post-processing (variant)
 def _blind_group_estimator():
     """A fixed group classifier of the group from ``[output, feature]``, fitted on public synthetic rows (not on the
@@ -1522,6 +1598,8 @@ _CASES = {
                                 "single_release"),
     "DPExponentiatedGradientReduction": (_JAGIELSKI, functools.partial(_statistics_game_case, face="aif360"),
                                          "single_release"),
+    "DPGridSearch": (_JAGIELSKI, functools.partial(_grid_search_case, face="fairlearn"), "single_release"),
+    "DPGridSearchReduction": (_JAGIELSKI, functools.partial(_grid_search_case, face="aif360"), "single_release"),
     "ExponentialMechanismFairClassifier": (_RECORD, _exponential_mechanism_case, "single_release"),
     "DPGerryFairClassifier": (_RECORD, _gerryfair_case, "single_release"),
     "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": (_RECORD, _aif360_gerryfair_case, "single_release"),

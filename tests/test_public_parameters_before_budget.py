@@ -28,6 +28,7 @@ import warnings
 from functools import cache
 
 import numpy as np
+import pandas as pd
 import pytest
 from audit_cases import default_audit_case
 from diffprivlib import BudgetAccountant
@@ -165,6 +166,26 @@ _THRESHOLD_OPTIONS = _Domain("nope", 5, {"beta": 0.1}, ThresholdOptimizerOptions
                              ThresholdOptimizerOptions(n_score_bins=0), ThresholdOptimizerOptions(n_score_bins=10**7),
                              ThresholdOptimizerOptions(n_score_bins=2.5), ThresholdOptimizerOptions(solver="nope"),
                              ThresholdOptimizerOptions(solver=5))
+
+_GRID_SEARCH = {
+    "estimator": _ESTIMATOR,
+    "constraints": _EXPONENTIATED_GRADIENT["constraints"],
+    "selection_rule": _choice("tradeoff_optimization"),
+    "constraint_weight": _real(0.0, 1.0),
+    "grid_size": _integer(1),
+    "grid_limit": _real(0.0),
+    "grid_offset": _Domain("ab", 5, [0.0], pd.Series([1.0], index=["no_such_cell"])),
+    "grid": _Domain("ab", 5, pd.DataFrame(), pd.DataFrame({0: [1.0, 0.0]})),
+    "sample_weight_name": _Domain(5, None),
+    "row_norm_bound": _POSITIVE_OR_NONE,
+    "privacy_unit": _choice("sensitive_attribute", "record"),
+    # AIF360 face
+    "prot_attr": _PROTECTED_NAME,
+    "drop_prot_attr": _BOOL,
+    "loss": _choice("ZeroOne", "Square", "Absolute"),
+    "min_val": _free("AIF360's BoundedGroupLoss parameter: read only on Fairlearn's path (epsilon=inf)"),
+    "max_val": _free("AIF360's BoundedGroupLoss parameter: read only on Fairlearn's path (epsilon=inf)"),
+}
 
 _GERRYFAIR = {
     "C": _real(0.0),
@@ -313,6 +334,8 @@ _ROWS = {
     },
     "DPExponentiatedGradientReduction": {**_EXPONENTIATED_GRADIENT,
                                          "constraints": _Domain("nope", 5, None)},
+    "DPGridSearch": _GRID_SEARCH,
+    "DPGridSearchReduction": {**_GRID_SEARCH, "constraints": _Domain("nope", 5, None)},
     "ExponentialMechanismFairClassifier": {
         "hypotheses": _Domain(*_HYPOTHESES.bad, None),
         "delta": _real(0.0, 1.0, low_open=True, high_open=True, none=True),

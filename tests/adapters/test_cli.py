@@ -221,7 +221,7 @@ def test_every_listed_estimator_and_dataset_passes_validation(capsys):
 
 #: A cheap setting per estimator, so that a one-fit sweep of each takes a fraction of a second.
 CHEAP = {"DPFairRegressionPostprocessor": "n_bins=6", "DPThresholdOptimizer": "options.n_score_bins=4",
-         "DPExponentiatedGradient": "max_iter=2", "JagielskiExponentiatedGradient": "max_iter=2",
+         "DPExponentiatedGradient": "max_iter=2", "JagielskiExponentiatedGradient": "max_iter=2", "DPGridSearch": "grid_size=3",
          "ExponentialMechanismFairClassifier": "fairness_weight=1",
          "DPGerryFairClassifier": "max_iters=2", "DPGroupBudgetRegressor": "n_iter=5",
          "DPGroupBudgetClassifier": "n_iter=5"}

@@ -1,9 +1,10 @@
 """pytest plugin: run an upstream test suite with fairdp's classes substituted at ``epsilon=inf``.
 
 Loaded with ``-p fairdp_substitution`` (this folder on ``sys.path``). Before the upstream tests import anything,
-it rebinds ``fairlearn.postprocessing.ThresholdOptimizer`` and ``fairlearn.reductions.ExponentiatedGradient`` (in the
-packages and in their defining modules) to subclasses of :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`
-and :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` whose only change is the default ``epsilon=inf``, so
+it rebinds ``fairlearn.postprocessing.ThresholdOptimizer``, ``fairlearn.reductions.ExponentiatedGradient`` and
+``fairlearn.reductions.GridSearch`` (in the packages and in their defining modules) to subclasses of
+:class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`, :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`
+and :class:`~fairlearn_dp.reductions.DPGridSearch` whose only change is the default ``epsilon=inf``, so
 every upstream construction ``ThresholdOptimizer(...)`` builds our class with the same arguments. The subclasses
 keep our ``__init__`` code (only its default changes), so ``get_params``/``clone`` see our signature.
 """
@@ -32,6 +33,7 @@ def substitute():
     import fairlearn.postprocessing._threshold_optimizer
     import fairlearn.reductions
     import fairlearn.reductions._exponentiated_gradient.exponentiated_gradient as eg_module
+    import fairlearn.reductions._grid_search.grid_search as gs_module
 
     # Imported with deprecation warnings silenced: pytest_configure runs under the upstream configuration's
     # filterwarnings = error, and an older dependency (diffprivlib 0.6.4 on numpy 2: "numpy.core is deprecated")
@@ -39,7 +41,7 @@ def substitute():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from fairlearn_dp.postprocessing import DPThresholdOptimizer
-        from fairlearn_dp.reductions import DPExponentiatedGradient
+        from fairlearn_dp.reductions import DPExponentiatedGradient, DPGridSearch
 
     threshold = _with_infinite_epsilon(DPThresholdOptimizer, "ThresholdOptimizer")
     reduction = _with_infinite_epsilon(DPExponentiatedGradient, "ExponentiatedGradient")
@@ -47,8 +49,12 @@ def substitute():
     fairlearn.postprocessing._threshold_optimizer.ThresholdOptimizer = threshold
     fairlearn.reductions.ExponentiatedGradient = reduction
     eg_module.ExponentiatedGradient = reduction
+    grid_search = _with_infinite_epsilon(DPGridSearch, "GridSearch")
+    fairlearn.reductions.GridSearch = grid_search
+    gs_module.GridSearch = grid_search
     return {"fairlearn.postprocessing.ThresholdOptimizer": threshold,
-            "fairlearn.reductions.ExponentiatedGradient": reduction}
+            "fairlearn.reductions.ExponentiatedGradient": reduction,
+            "fairlearn.reductions.GridSearch": grid_search}
 
 
 def pytest_configure(config):

@@ -223,7 +223,7 @@ _FAST_RUNS = {"DPFairRegressionPostprocessor": 1000, "DPFairRegressionPostproces
               "DPThresholdOptimizer": 300, "DPEqOddsPostprocessing": 300, "DPGroupBudgetRegressor": 200,
               "DPGroupBudgetClassifier": 200, "DPGroupBudgetRegression": 200, "DPGroupBudgetClassification": 200,
               "DPExponentiatedGradient": 150, "DPExponentiatedGradientReduction": 120,
-              "JagielskiExponentiatedGradient": 150,
+              "JagielskiExponentiatedGradient": 150, "DPGridSearch": 150, "DPGridSearchReduction": 120,
               "ExponentialMechanismFairClassifier": 800, "DPGerryFairClassifier": 1000,
               "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": 800,
               "DPCalibratedEqOddsPostprocessing": 500}
@@ -234,6 +234,8 @@ _EXPONENTIATED_GRADIENT_ROWS = ("JagielskiExponentiatedGradient",)
 # The statistics game's release of sufficient statistics (its "statistics" variant): a zCDP release whose declared
 # (epsilon, delta) is that release's budget converted at the fit's delta, not the fit's epsilon.
 _STATISTICS_GAME_ROWS = ("DPExponentiatedGradient", "DPExponentiatedGradientReduction")
+# The grid search's per-grid-point release (rho = epsilon), declared at its exact Gaussian profile.
+_GRID_SEARCH_ROWS = ("DPGridSearch", "DPGridSearchReduction")
 _GERRYFAIR_ROWS = ("DPGerryFairClassifier", "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier")
 _EXPONENTIAL_MECHANISM_ROWS = ("ExponentialMechanismFairClassifier",)
 # The score post-processors (issue 40): the number of cells their default neighbour moves.
@@ -248,6 +250,12 @@ def _check_expected_probabilities(name, result, expected):
     elif name in _STATISTICS_GAME_ROWS:
         assert expected[0] == 0.5 and 0.0 < expected[1] < 0.5
         assert result.event.startswith(("history_.statistics", "model_.history_.statistics"))
+    elif name in _GRID_SEARCH_ROWS:
+        from scipy.stats import norm
+
+        assert expected == pytest.approx((0.5, norm.cdf(-math.sqrt(2.0))), rel=1e-9)
+        assert result.declared_delta == pytest.approx(0.5 - math.e * norm.cdf(-math.sqrt(2.0)), rel=1e-9)
+        assert result.event.startswith(("history_.grid_sums.0", "model_.history_.grid_sums.0"))
     elif name in _EXPONENTIATED_GRADIENT_ROWS:
         # Four coordinates move by 2/20 + 2/21 in L1 against a declared sensitivity 4/18 (N = 19): 0.88 epsilon.
         assert result.declared_delta == 0.0 and expected[0] == 1 / 16
@@ -485,6 +493,34 @@ def test_statistics_game_audit_catches_too_little_noise(monkeypatch, variant):
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=5)
     assert not result.passed
+
+
+# ------------------------------------------------------------------ the grid search's per-grid-point release
+@pytest.mark.slow  # 800 fits (about 2 minutes on 2 shared cores)
+@pytest.mark.parametrize("name", ["DPGridSearch", "DPGridSearchReduction"])
+def test_grid_search_audit_catches_a_halved_sensitivity(monkeypatch, name):
+    """BROKEN on purpose: the per-grid-point release drawn at half its sensitivity (round_sensitivity halved: the
+    fit states the same rho). The event's probability on D' drops from Phi(-sqrt 2) = 0.079 to Phi(-2 sqrt 2) =
+    0.002, and the audit's lower bound exceeds the declared epsilon = rho = 1."""
+    from fairlearn_dp.reductions import _statistics_game
+
+    case = default_audit_case(name)
+    honest = _statistics_game.round_sensitivity
+    monkeypatch.setattr(_statistics_game, "round_sensitivity", lambda: honest() / 2)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=400,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=5)
+    assert not result.passed and result.epsilon_lower_bound > 1.5
+
+
+@pytest.mark.slow  # 800 fits (about 2 minutes on 2 shared cores)
+@pytest.mark.parametrize("name", ["DPGridSearch", "DPGridSearchReduction"])
+def test_grid_search_release_passes_its_audit(name):
+    """The honest per-grid-point release: no violation, frequencies near 1/2 and Phi(-sqrt 2) = 0.079."""
+    result = audit_registered(name, n_runs=400, random_state=3)
+    assert result.failures == (0, 0) and result.passed
+    expected = default_audit_case(name).event.expected_probabilities
+    for hits, p in zip(result.hits, expected, strict=False):
+        assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
 # ------------------------------------------------------------- the statistics game's Gram release (variant)
