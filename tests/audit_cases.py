@@ -1387,8 +1387,6 @@ def _grid_search_case(n, epsilon, *, face):
     ``Delta / sigma = sqrt(2 rho)`` of it; the event thresholds the rising cell at its value on ``D``
     (probabilities 1/2 and ``Phi(-sqrt(2 rho))``); declared: the Gaussian profile at ``epsilon = rho``.
     """
-    from fairlearn_dp.audit import ThresholdEvent
-
     x = np.linspace(0.0, 1.0, n)
     x[0] = 1.0
     labels = (x > 0.5).astype(int)

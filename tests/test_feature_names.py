@@ -58,6 +58,15 @@ def _exponentiated_gradient(unit, epsilon=1.0):
     return make
 
 
+def _grid_search(unit, epsilon=1.0):
+    def make(X, y, target):
+        from fairlearn_dp.reductions import DPGridSearch
+
+        return DPGridSearch(LogisticRegression(), DemographicParity(), grid_size=3, epsilon=epsilon, groups=[0, 1],
+                            privacy_unit=unit, random_state=0)
+    return make
+
+
 def _algorithm3(X, y, target):
     from fairlearn_dp.reductions import JagielskiExponentiatedGradient
 
@@ -95,6 +104,9 @@ CASES = {
     ("DPExponentiatedGradient", "record"): (_exponentiated_gradient("record"), False, False),
     ("DPExponentiatedGradient", "inf"): (_exponentiated_gradient("sensitive_attribute", np.inf), False, False),
     ("JagielskiExponentiatedGradient", "attribute"): (_algorithm3, False, False),
+    ("DPGridSearch", "attribute"): (_grid_search("sensitive_attribute"), False, False),
+    ("DPGridSearch", "record"): (_grid_search("record"), False, False),
+    ("DPGridSearch", "inf"): (_grid_search("sensitive_attribute", np.inf), False, False),
     ("ExponentialMechanismFairClassifier", ""): (_exponential_mechanism, False, False),
     ("DPGerryFairClassifier", ""): (_gerryfair, False, False),
     ("DPGroupBudgetClassifier", ""): (_group_budget("DPGroupBudgetClassifier"), False, False),
