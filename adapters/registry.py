@@ -31,7 +31,7 @@ class RegistryEntry:
     toolkit : {"fairlearn", "aif360"}
         The face the class belongs to.
     task : str
-        "regression" or "classification" (or "allocation"), or "reporting" for a private report (built from
+        "regression" or "classification" (or "allocation"), "preprocessing" for a transformer, or "reporting" for a private report (built from
         evaluation data, not fitted: its audit case wraps it so that the data arrive at ``fit``).
     neighbouring : str
         The neighbouring relation the guarantee protects.
@@ -106,6 +106,12 @@ _GERRYFAIR_PUBLIC = "n; C, gamma, max_iters; the feature and label bounds; the p
 _BUDGET_PUBLIC = ("group sizes n_k; groups; data_bound, target_bound, clip; n_iter, learning rate, stage1_fraction; "
                   "the label set (classifier)")
 
+_CORRELATION_NEIGHBOURING = ("one person's sensitive attribute changed: the sensitive columns of one row "
+                             "(privacy_unit='sensitive_attribute', default), or one whole row substituted "
+                             "(privacy_unit='record'); n public")
+_CORRELATION_PUBLIC = ("n; bounds (every column's interval); sensitive_feature_ids; alpha; the column layout; with "
+                       "privacy_unit='sensitive_attribute' (default) also the non-sensitive columns and their sums")
+
 _REGISTRY = (
     RegistryEntry(
         name="DPFairRegressionPostprocessor",
@@ -141,6 +147,13 @@ _REGISTRY = (
         toolkit="fairlearn", task="reporting", neighbouring=_REPORT_NEIGHBOURING,
         guarantee=_GUARANTEE, paper="fairdp (private fairness reporting; one release of per-group confusion counts)",
         public_inputs=_REPORT_PUBLIC),
+    RegistryEntry(
+        name="DPCorrelationRemover",
+        dp_class="fairlearn_dp.preprocessing.DPCorrelationRemover",
+        counterpart="fairlearn.preprocessing.CorrelationRemover",
+        toolkit="fairlearn", task="preprocessing", neighbouring=_CORRELATION_NEIGHBOURING, guarantee=_GUARANTEE,
+        paper="fairdp (one release of bounded sufficient statistics; Fairlearn's least-squares projection)",
+        public_inputs=_CORRELATION_PUBLIC),
     RegistryEntry(
         name="DPExponentiatedGradient",
         dp_class="fairlearn_dp.reductions.DPExponentiatedGradient",

@@ -6,7 +6,8 @@ parameter, and every function except ``__init__`` its return type.
 import importlib
 import inspect
 
-PUBLIC_PACKAGES = ("fairlearn_dp", "fairlearn_dp.postprocessing", "fairlearn_dp.reductions", "fairlearn_dp.allocation",
+PUBLIC_PACKAGES = ("fairlearn_dp", "fairlearn_dp.postprocessing", "fairlearn_dp.preprocessing",
+                   "fairlearn_dp.reductions", "fairlearn_dp.allocation",
                    "fairlearn_dp.metrics", "fairlearn_dp.privacy", "fairlearn_dp.datasets", "fairlearn_dp.audit",
                    "aif360_dp", "aif360_dp.algorithms.inprocessing", "aif360_dp.algorithms.postprocessing",
                    "aif360_dp.metrics", "aif360_dp.datasets", "fairdp_adapters.registry", "fairdp_adapters.reporting",
