@@ -215,7 +215,7 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         if resolved.bounds is not None and any(side.ndim == 1 and side.size != n_columns for side in resolved.bounds):
             raise ValueError(f"bounds has per-column arrays of another length than X's {n_columns} columns.")
         lookup = {c: i for i, c in enumerate(found)}
-        return resolved._replace(columns=columns, sensitive=[lookup[i] for i in resolved.ids], n=shape[0])
+        return _Public(*resolved[:6], columns=columns, sensitive=[lookup[i] for i in resolved.ids], n=shape[0])
 
     def _planned_spend(self, resolved):
         """One release, charged ``(epsilon, delta)``."""
