@@ -76,6 +76,14 @@ def _check_bounds(bounds, name="bounds"):
     return lower, upper
 
 
+def _refuse_missing(ids, found):
+    """Fairlearn's ``ValueError`` (and message) for sensitive ids that are not among the columns ``found``."""
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise ValueError(f"0 feature(s) (shape=({len(missing)}, 0)) while a minimum of {len(missing)} is "
+                         f"required. Columns {missing} not found in the input data. Check sensitive_feature_ids.")
+
+
 class _Public(NamedTuple):
     epsilon: float
     delta: float
@@ -205,13 +213,10 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         """
         frame = nw.from_native(X, pass_through=True, eager_only=True)
         columns = list(frame.columns) if isinstance(frame, nw.DataFrame) else None
-        shape = np.shape(X) if columns is None else frame.shape
+        shape = frame.shape if columns is not None else getattr(X, "shape", None) or np.asarray(X).shape
         n_columns = shape[1] if len(shape) == 2 else 1
         found = columns if columns is not None else range(n_columns)
-        missing = [i for i in resolved.ids if i not in found]
-        if missing:
-            raise ValueError(f"0 feature(s) (shape=({len(missing)}, 0)) while a minimum of {len(missing)} is "
-                             f"required. Columns {missing} not found in the input data (sensitive_feature_ids).")
+        _refuse_missing(resolved.ids, found)
         if resolved.bounds is not None and any(side.ndim == 1 and side.size != n_columns for side in resolved.bounds):
             raise ValueError(f"bounds has per-column arrays of another length than X's {n_columns} columns.")
         lookup = {c: i for i, c in enumerate(found)}
@@ -310,10 +315,10 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
             ``alpha (z - (s - sensitive_mean_) beta_) + (1 - alpha) z``.
         """
         check_is_fitted(self, ["beta_", "sensitive_mean_"])
-        check_predict_features(self, X)
         frame = nw.from_native(X, pass_through=True, eager_only=True)
         values = frame.to_numpy() if isinstance(frame, nw.DataFrame) else X
         data = check_array(values, dtype="numeric").astype(float)
+        check_predict_features(self, X)
         if data.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {data.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input")
@@ -321,6 +326,18 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         Z = data[:, others]
         filtered = Z - (data[:, self._sensitive_] - self.sensitive_mean_) @ self.beta_
         return self.alpha * filtered + (1 - self.alpha) * Z
+
+    def _check_sensitive_features_in_X(self, X: ArrayLike) -> None:
+        """Fairlearn's check of ``sensitive_feature_ids`` against ``X``'s columns (its own tests call it); a 1-D
+        ``X`` passes, as in Fairlearn.
+        """
+        frame = nw.from_native(X, pass_through=True, eager_only=True)
+        if isinstance(frame, nw.DataFrame):
+            _refuse_missing(self.sensitive_feature_ids, list(frame.columns))
+            return
+        values = check_array(X, ensure_2d=False, ensure_min_samples=0)
+        if values.ndim == 2:
+            _refuse_missing(self.sensitive_feature_ids, range(values.shape[1]))
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """The names of the output columns: the input's without the sensitive ones.

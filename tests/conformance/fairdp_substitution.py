@@ -1,9 +1,10 @@
 """pytest plugin: run an upstream test suite with fairdp's classes substituted at ``epsilon=inf``.
 
 Loaded with ``-p fairdp_substitution`` (this folder on ``sys.path``). Before the upstream tests import anything,
-it rebinds ``fairlearn.postprocessing.ThresholdOptimizer`` and ``fairlearn.reductions.ExponentiatedGradient`` (in the
-packages and in their defining modules) to subclasses of :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`
-and :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` whose only change is the default ``epsilon=inf``, so
+it rebinds ``fairlearn.postprocessing.ThresholdOptimizer``, ``fairlearn.reductions.ExponentiatedGradient`` and
+``fairlearn.preprocessing.CorrelationRemover`` (in the packages and in their defining modules) to subclasses of
+:class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`, :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`
+and :class:`~fairlearn_dp.preprocessing.DPCorrelationRemover` whose only change is the default ``epsilon=inf``, so
 every upstream construction ``ThresholdOptimizer(...)`` builds our class with the same arguments. The subclasses
 keep our ``__init__`` code (only its default changes), so ``get_params``/``clone`` see our signature.
 """
@@ -30,6 +31,8 @@ def substitute():
     """Rebind Fairlearn's names; returns ``{qualified name: substituted class}``."""
     import fairlearn.postprocessing
     import fairlearn.postprocessing._threshold_optimizer
+    import fairlearn.preprocessing
+    import fairlearn.preprocessing._correlation_remover
     import fairlearn.reductions
     import fairlearn.reductions._exponentiated_gradient.exponentiated_gradient as eg_module
 
@@ -39,6 +42,7 @@ def substitute():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from fairlearn_dp.postprocessing import DPThresholdOptimizer
+        from fairlearn_dp.preprocessing import DPCorrelationRemover
         from fairlearn_dp.reductions import DPExponentiatedGradient
 
     threshold = _with_infinite_epsilon(DPThresholdOptimizer, "ThresholdOptimizer")
@@ -47,8 +51,12 @@ def substitute():
     fairlearn.postprocessing._threshold_optimizer.ThresholdOptimizer = threshold
     fairlearn.reductions.ExponentiatedGradient = reduction
     eg_module.ExponentiatedGradient = reduction
+    remover = _with_infinite_epsilon(DPCorrelationRemover, "CorrelationRemover")
+    fairlearn.preprocessing.CorrelationRemover = remover
+    fairlearn.preprocessing._correlation_remover.CorrelationRemover = remover
     return {"fairlearn.postprocessing.ThresholdOptimizer": threshold,
-            "fairlearn.reductions.ExponentiatedGradient": reduction}
+            "fairlearn.reductions.ExponentiatedGradient": reduction,
+            "fairlearn.preprocessing.CorrelationRemover": remover}
 
 
 def pytest_configure(config):

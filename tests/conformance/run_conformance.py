@@ -43,7 +43,7 @@ from fairlearn_origin import ORIGIN_ENV
 HERE = Path(__file__).resolve().parent
 # The upstream suites that exercise the replaced classes.
 FAIRLEARN_TESTS = ("test/unit/postprocessing", "test/unit/reductions/exponentiated_gradient",
-                   "test/unit/reductions/test_smoke.py")
+                   "test/unit/reductions/test_smoke.py", "test/unit/preprocessing/linear_dep_remover")
 #: Extra pytest arguments per configuration (command-line -W filters take precedence over the ini's).
 CONFIGURATIONS = {"upstream": (), "relaxed": ("-W", "default::pandas.errors.Pandas4Warning")}
 
@@ -61,7 +61,8 @@ def configuration_args(configuration):
 #: Test-id prefixes of the suites, for the per-suite counts.
 SUITES = {"post-processing": "test.unit.postprocessing.",
           "exponentiated gradient": "test.unit.reductions.exponentiated_gradient.",
-          "reductions smoke": "test.unit.reductions.test_smoke"}
+          "reductions smoke": "test.unit.reductions.test_smoke",
+          "correlation remover": "test.unit.preprocessing.linear_dep_remover."}
 
 
 def _outcomes(junit_file):
