@@ -159,6 +159,8 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
     - Sensitivity: from the bounds' half-widths ``r`` (sensitive) and ``R`` (other columns), derived per unit.
     - Public inputs: ``n``, ``bounds``, ``sensitive_feature_ids``, ``alpha``, the column layout; under
       ``"sensitive_attribute"`` also the non-sensitive columns.
+    - Not covered: ``transform`` reads the sensitive columns of the rows it transforms, so its output on the
+      fitting rows (``fit_transform``), and a model trained on it, depend on each row's own sensitive values.
     - Derivations: docs/privacy_analysis/correlation_remover.md.
 
     Examples
