@@ -267,7 +267,7 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         frame = nw.from_native(X, pass_through=True, eager_only=True)
         values = frame.to_numpy() if isinstance(frame, nw.DataFrame) else X
         if math.isinf(public.epsilon):
-            return check_array(values, dtype="numeric", force_writeable=True).astype(float)
+            return check_array(values, dtype="numeric").astype(float)
         return check_X(values)[0]
 
     def _clipped(self, data, public):
