@@ -31,8 +31,8 @@ class RegistryEntry:
     toolkit : {"fairlearn", "aif360"}
         The face the class belongs to.
     task : str
-        "regression" or "classification" (or "allocation"), "preprocessing" (weights or repaired features), or
-        "reporting" for a private report (built from
+        "regression" or "classification" (or "allocation"), "preprocessing" (a transformer: weights, repaired or
+        decorrelated features), or "reporting" for a private report (built from
         evaluation data, not fitted: its audit case wraps it so that the data arrive at ``fit``).
     neighbouring : str
         The neighbouring relation the guarantee protects.
@@ -135,6 +135,11 @@ _REWEIGHING_PUBLIC = ("n; the privileged and unprivileged group definitions; wei
 _DIR_PUBLIC = ("n; sensitive_attribute and its declared groups; feature_ranges, n_bins, min_count, repair_level; "
                "with privacy_unit='sensitive_attribute' also the features")
 _PREPROCESSING_PAPER = "fairdp (one histogram release; Kamiran & Calders 2012 weights / Feldman et al. 2015 repair)"
+_CORRELATION_NEIGHBOURING = ("one person's sensitive attribute changed: the sensitive columns of one row "
+                             "(privacy_unit='sensitive_attribute', default), or one whole row substituted "
+                             "(privacy_unit='record'); n public")
+_CORRELATION_PUBLIC = ("n; bounds (every column's interval); sensitive_feature_ids; alpha; the column layout; with "
+                       "privacy_unit='sensitive_attribute' (default) also the non-sensitive columns and their sums")
 
 _REGISTRY = (
     RegistryEntry(
@@ -185,6 +190,13 @@ _REGISTRY = (
         toolkit="fairlearn", task="reporting", neighbouring=_REPORT_NEIGHBOURING,
         guarantee=_GUARANTEE, paper="fairdp (private fairness reporting; one release of per-group confusion counts)",
         public_inputs=_REPORT_PUBLIC),
+    RegistryEntry(
+        name="DPCorrelationRemover",
+        dp_class="fairlearn_dp.preprocessing.DPCorrelationRemover",
+        counterpart="fairlearn.preprocessing.CorrelationRemover",
+        toolkit="fairlearn", task="preprocessing", neighbouring=_CORRELATION_NEIGHBOURING, guarantee=_GUARANTEE,
+        paper="fairdp (one release of bounded sufficient statistics; Fairlearn's least-squares projection)",
+        public_inputs=_CORRELATION_PUBLIC),
     RegistryEntry(
         name="DPExponentiatedGradient",
         dp_class="fairlearn_dp.reductions.DPExponentiatedGradient",

@@ -880,6 +880,48 @@ def _orthant_event(make, dataset, neighbour, prefix, name, *, epsilon):
     return event, PrivacySpend(release_epsilon, 0.0)
 
 
+# ------------------------------------------------------------------------------------------- correlation remover
+# Column 0 is the sensitive one, in [0, 1] (half-width r = 1/2); column 1 in [-1, 1] (R = 1). Under the attribute
+# unit the L1 sensitivity is max over d in [0, 2r] of d (1 + R + 2r - d) = 2r (1 + R) = 2 (Lemma 1 of
+# docs/privacy_analysis/correlation_remover.md), reached by record 0: s from 0 to 1 with z = 1 moves sum s by 1 and
+# sum s z by 1 (sum s^2 stays: the centred s^2 is 1/4 at both ends).
+_CORRELATION_BOUNDS = ([0.0, -1.0], [1.0, 1.0])
+
+
+def _make_correlation_remover(epsilon, seed):
+    from fairlearn_dp.preprocessing import DPCorrelationRemover
+
+    return DPCorrelationRemover(sensitive_feature_ids=[0], epsilon=epsilon, bounds=_CORRELATION_BOUNDS,
+                                accountant=_accountant(), random_state=seed)
+
+
+def _correlation_records(n):
+    rng = np.random.default_rng(40)
+    X = np.c_[np.arange(n) % 2, rng.uniform(-1, 1, n)]
+    X[0] = (0.0, 1.0)
+    X_prime = X.copy()
+    X_prime[0, 0] = 1.0
+    return X, X_prime
+
+
+def _correlation_remover_case(n, epsilon):
+    """The one release (``noisy_statistics_``) on the worst neighbours of Lemma 1: the orthant of its two moved
+    entries, probabilities 1/4 and e^-epsilon / 4 (the move's L1 norm is the whole sensitivity)."""
+    X, X_prime = _correlation_records(n)
+    dataset, neighbour = {"X": X}, {"X": X_prime}
+    attribute = "noisy_statistics_"
+    truth = released_attribute(_make_correlation_remover(math.inf, 0).fit(**dataset), attribute)
+    change = released_attribute(_make_correlation_remover(math.inf, 0).fit(**neighbour), attribute) - truth
+    raised = [tuple(c) for c in np.argwhere(change > 1e-12)]
+    if len(raised) != 2 or np.any(change < -1e-12):
+        raise RuntimeError("The default neighbours of 'DPCorrelationRemover' do not raise exactly two entries.")
+    declared = _make_correlation_remover(epsilon, 0).fit(**dataset)
+    moved = float(np.abs(change).sum()) / declared.sensitivity_["l1"]
+    event = OrthantEvent(attribute, [], raised, [], [truth[c] for c in raised],
+                         (0.25, 0.25 * math.exp(-epsilon * moved)))
+    return _make_correlation_remover, dataset, neighbour, event, declared.privacy_spent_
+
+
 # ------------------------------------------------------------------------- exponential-mechanism learner
 def _selection_hypotheses():
     from fairlearn_dp.reductions._hypotheses import LinearThresholdClassifier
@@ -1584,6 +1626,7 @@ _CASES = {
     "DPMetricFrame": (_JAGIELSKI, _metric_frame_case, "laplace"),
     "DPCalibratedEqOddsPostprocessing": (_JAGIELSKI, _calibrated_eq_odds_case, "single_release"),
     "DPRejectOptionClassification": (_JAGIELSKI, _reject_option_case, "single_release"),
+    "DPCorrelationRemover": (_JAGIELSKI, _correlation_remover_case, "single_release"),
     "DPGroupBudgetRegressor": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=False),
                                "gaussian"),
     "DPGroupBudgetClassifier": (_WITHIN_GROUP, functools.partial(_group_budget_case, classification=True),
@@ -1807,6 +1850,13 @@ def failure_audit_case(name, *, epsilon=1.0, n=None):
     """
     case = default_audit_case(name, epsilon=epsilon, n=n)
     entry = registry.get(name)
+    if "sensitive_features" not in case.dataset and "X" in case.dataset:
+        # The sensitive columns are in X (DPCorrelationRemover): record 0's sensitive value at its lower bound on D,
+        # far beyond its upper bound on D' (clipped silently: both in the domain).
+        X_prime = np.array(case.dataset["X"], dtype=float)
+        X_prime[0, 0] = _EDGE_OUTSIDE_Y
+        dataset, neighbour = case.dataset, {**case.dataset, "X": X_prime}
+        return AuditCase(case.factory, dataset, neighbour, FitFailed(), case.declared_epsilon, case.declared_delta)
     size = _n_records(case.dataset)
     if _CASES[entry.name][0] == _WITHIN_GROUP:
         classification = entry.task == "classification"

@@ -255,6 +255,14 @@ _METRIC_FRAME = {
 
 _ROWS = {
     "DPMetricFrame": _METRIC_FRAME,
+    "DPCorrelationRemover": {
+        # A column the default case's X does not have (99, "a": X is an array) is refused from X's layout.
+        "sensitive_feature_ids": _Domain(5, None, [0.5], [True], [99], ["a"]),
+        "alpha": _real(0.0, 1.0),
+        "privacy_unit": _choice("sensitive_attribute", "record"),
+        # None: required at the case's finite epsilon; a per-column array of another length than X's 2 columns.
+        "bounds": _Domain(*_BOUNDS.bad, ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]), ([0.0, 0.0], [1.0, 1.0, 1.0])),
+    },
     "DPFairRegressionPostprocessor": _FAIR_REGRESSION,
     "DPFairRegressionPostprocessing": {**_FAIR_REGRESSION, "bounds": _FACE_BOUNDS},
     "DPThresholdOptimizer": {

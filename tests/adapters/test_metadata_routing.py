@@ -1,7 +1,7 @@
 """Metadata routing (issue: true drop-ins): ``clone`` keeps ``set_fit_request``/``set_predict_request``, and
 ``cross_validate`` with routed ``sensitive_features`` runs, for every scikit-learn-style registry row (the AIF360
 rows are AIF360 ``Transformer``s on datasets, outside scikit-learn's routing; a "reporting" row is built from evaluation data,
-not fitted)."""
+not fitted; a "preprocessing" row reads its sensitive columns from ``X`` and routes no metadata)."""
 
 import inspect
 import warnings
@@ -27,7 +27,8 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::fairlearn_dp.exceptions.FairnessWarning"),
 ]
 
-ROWS = [entry.name for entry in registry.entries() if entry.toolkit == "fairlearn" and entry.task != "reporting"]
+ROWS = [entry.name for entry in registry.entries() if entry.toolkit == "fairlearn"
+        and entry.task not in ("reporting", "preprocessing")]
 
 
 def _predict_takes_sensitive_features(estimator):

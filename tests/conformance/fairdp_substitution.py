@@ -2,9 +2,10 @@
 
 Loaded with ``-p fairdp_substitution`` (this folder on ``sys.path``). Before the upstream tests import anything,
 it rebinds ``fairlearn.postprocessing.ThresholdOptimizer``, ``fairlearn.reductions.ExponentiatedGradient`` and
-``fairlearn.reductions.GridSearch`` (in the packages and in their defining modules) to subclasses of
-:class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`, :class:`~fairlearn_dp.reductions.DPExponentiatedGradient`
-and :class:`~fairlearn_dp.reductions.DPGridSearch` whose only change is the default ``epsilon=inf``, so
+``fairlearn.reductions.GridSearch`` and ``fairlearn.preprocessing.CorrelationRemover`` (in the packages and in their
+defining modules) to subclasses of :class:`~fairlearn_dp.postprocessing.DPThresholdOptimizer`,
+:class:`~fairlearn_dp.reductions.DPExponentiatedGradient`, :class:`~fairlearn_dp.reductions.DPGridSearch` and
+:class:`~fairlearn_dp.preprocessing.DPCorrelationRemover` whose only change is the default ``epsilon=inf``, so
 every upstream construction ``ThresholdOptimizer(...)`` builds our class with the same arguments. The subclasses
 keep our ``__init__`` code (only its default changes), so ``get_params``/``clone`` see our signature.
 """
@@ -31,6 +32,8 @@ def substitute():
     """Rebind Fairlearn's names; returns ``{qualified name: substituted class}``."""
     import fairlearn.postprocessing
     import fairlearn.postprocessing._threshold_optimizer
+    import fairlearn.preprocessing
+    import fairlearn.preprocessing._correlation_remover
     import fairlearn.reductions
     import fairlearn.reductions._exponentiated_gradient.exponentiated_gradient as eg_module
     import fairlearn.reductions._grid_search.grid_search as gs_module
@@ -41,6 +44,7 @@ def substitute():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from fairlearn_dp.postprocessing import DPThresholdOptimizer
+        from fairlearn_dp.preprocessing import DPCorrelationRemover
         from fairlearn_dp.reductions import DPExponentiatedGradient, DPGridSearch
 
     threshold = _with_infinite_epsilon(DPThresholdOptimizer, "ThresholdOptimizer")
@@ -52,9 +56,13 @@ def substitute():
     grid_search = _with_infinite_epsilon(DPGridSearch, "GridSearch")
     fairlearn.reductions.GridSearch = grid_search
     gs_module.GridSearch = grid_search
+    remover = _with_infinite_epsilon(DPCorrelationRemover, "CorrelationRemover")
+    fairlearn.preprocessing.CorrelationRemover = remover
+    fairlearn.preprocessing._correlation_remover.CorrelationRemover = remover
     return {"fairlearn.postprocessing.ThresholdOptimizer": threshold,
             "fairlearn.reductions.ExponentiatedGradient": reduction,
-            "fairlearn.reductions.GridSearch": grid_search}
+            "fairlearn.reductions.GridSearch": grid_search,
+            "fairlearn.preprocessing.CorrelationRemover": remover}
 
 
 def pytest_configure(config):

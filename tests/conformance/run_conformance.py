@@ -43,7 +43,8 @@ from fairlearn_origin import ORIGIN_ENV
 HERE = Path(__file__).resolve().parent
 # The upstream suites that exercise the replaced classes.
 FAIRLEARN_TESTS = ("test/unit/postprocessing", "test/unit/reductions/exponentiated_gradient",
-                   "test/unit/reductions/grid_search", "test/unit/reductions/test_smoke.py")
+                   "test/unit/reductions/grid_search", "test/unit/reductions/test_smoke.py",
+                   "test/unit/preprocessing/linear_dep_remover")
 #: Extra pytest arguments per configuration (command-line -W filters take precedence over the ini's).
 CONFIGURATIONS = {"upstream": (), "relaxed": ("-W", "default::pandas.errors.Pandas4Warning")}
 
@@ -62,7 +63,8 @@ def configuration_args(configuration):
 SUITES = {"post-processing": "test.unit.postprocessing.",
           "exponentiated gradient": "test.unit.reductions.exponentiated_gradient.",
           "grid search": "test.unit.reductions.grid_search.",
-          "reductions smoke": "test.unit.reductions.test_smoke"}
+          "reductions smoke": "test.unit.reductions.test_smoke",
+          "correlation remover": "test.unit.preprocessing.linear_dep_remover."}
 
 
 def _outcomes(junit_file):

@@ -27,7 +27,8 @@ def _fake_checkout(root: Path) -> Path:
     (root / "fairlearn" / "__init__.py").write_text(f"__version__ = {CHECKOUT_VERSION!r}\n")
     (root / "pyproject.toml").write_text(_PYPROJECT)
     for package in ("test", "test/unit", "test/unit/postprocessing", "test/unit/reductions",
-                    "test/unit/reductions/exponentiated_gradient"):
+                    "test/unit/reductions/exponentiated_gradient", "test/unit/preprocessing",
+                    "test/unit/preprocessing/linear_dep_remover"):
         (root / package).mkdir(parents=True, exist_ok=True)
         (root / package / "__init__.py").write_text("")
     (root / "test/unit/postprocessing/test_origin.py").write_text(_ORIGIN_TEST)

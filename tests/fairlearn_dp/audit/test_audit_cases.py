@@ -831,3 +831,23 @@ def test_preprocessing_audit_detects_a_halved_sensitivity(monkeypatch, name, mod
     result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1500,
                    declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=3)
     assert not result.passed and result.epsilon_lower_bound > 1.2
+
+
+# ------------------------------------------------------------------------------------- the correlation remover
+def test_correlation_remover_audit_catches_a_halved_sensitivity(monkeypatch):
+    """BROKEN on purpose: the sufficient statistics get Laplace noise for half their L1 sensitivity. The default
+    neighbours move the release by the whole sensitivity (Lemma 1), so the event's ratio is e^2 instead of e: with
+    1,500 runs (about 3 s) the lower bound exceeds the declared epsilon = 1 (the honest release passes its
+    default audit above)."""
+    from fairlearn_dp.preprocessing import _correlation_remover as module
+
+    honest = module.release_laplace
+
+    def halved(values, *, epsilon, l1_sensitivity, random_state=None):
+        return honest(values, epsilon=epsilon, l1_sensitivity=l1_sensitivity / 2, random_state=random_state)
+
+    monkeypatch.setattr(module, "release_laplace", halved)
+    case = default_audit_case("DPCorrelationRemover")
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1500,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=2)
+    assert not result.passed and result.epsilon_lower_bound > 1.0

@@ -1,0 +1,117 @@
+"""The release of :class:`~fairlearn_dp.preprocessing.DPCorrelationRemover`: its bounded sufficient statistics, their
+sensitivities under both privacy units, and the projection solved from the released values.
+
+Layout of the released vector (``p`` sensitive columns ``s``, ``q`` other columns ``z``, each shifted by the centre
+``c`` of its public interval and clipped to it, so that ``|s_j| <= r_j`` and ``|z_k| <= R_k`` with ``r``, ``R`` the
+half-widths):
+
+- ``sum_i s_i`` (``p`` entries);
+- ``sum_i z_i`` (``q`` entries), under ``privacy_unit="record"`` only (under ``"sensitive_attribute"`` the other
+  columns are public and their sums are computed exactly);
+- the upper triangle, diagonal included, of ``sum_i s_i s_i^T`` (``p (p + 1) / 2`` entries, row by row);
+- ``sum_i s_i z_i^T`` (``p q`` entries, row by row).
+
+The shift by the public centres changes neither the covariances nor the projection (both are invariant under adding
+a constant to a column), and it halves the largest value a square or product can take. The derivations are on
+docs/privacy_analysis/correlation_remover.md.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Layout", "sufficient_statistics", "sensitivities", "solve_projection", "eigen_floor"]
+
+# The noise's spectral norm on a p x p symmetric matrix of i.i.d. entries of sd sigma is about 2 sqrt(p) sigma
+# (the semicircle law's edge); directions of the released covariance below 3 sqrt(p) sigma are treated as noise.
+_NOISE_EDGE = 3.0
+
+
+class Layout(NamedTuple):
+    """The sizes of the released vector's blocks."""
+
+    p: int
+    q: int
+    release_sums_z: bool
+
+    def sizes(self):
+        """``(sum s, sum z, triangle of s s^T, s z^T)`` block lengths."""
+        return self.p, self.q if self.release_sums_z else 0, self.p * (self.p + 1) // 2, self.p * self.q
+
+
+def sufficient_statistics(S, Z, layout):
+    """The exact released vector of centred, clipped ``S`` (n x p) and ``Z`` (n x q), and the exact ``sum z``."""
+    upper = np.triu_indices(layout.p)
+    gram = (S.T @ S)[upper]
+    cross = (S.T @ Z).ravel()
+    sums_z = Z.sum(axis=0)
+    blocks = [S.sum(axis=0), sums_z if layout.release_sums_z else np.empty(0), gram, cross]
+    return np.concatenate(blocks), sums_z
+
+
+def _diagonal_term(r, slope):
+    """``max over d in [0, 2 r] of d (slope + 2 r - d)``: one sensitive column's sum, square and products, moved
+    together (Lemma 1 of the privacy-analysis page).
+    """
+    d = min(2.0 * r, (slope + 2.0 * r) / 2.0)
+    return d * (slope + 2.0 * r - d)
+
+
+def sensitivities(r, R, privacy_unit):
+    """``(L1, L2)`` sensitivity of the released vector for half-widths ``r`` (sensitive) and ``R`` (other columns).
+
+    ``"sensitive_attribute"``: one row's ``s`` changes, its ``z`` is fixed (and public). Moving ``s_j`` by ``d_j``
+    moves ``sum s_j`` by ``d_j``, ``s_j^2`` by ``d_j (s_j + s'_j)`` (at most ``d_j (2 r_j - d_j)``) and each
+    ``s_j z_k`` by at most ``d_j R_k``; an off-diagonal product ``s_j s_k`` moves by at most its range ``2 r_j r_k``.
+    ``"record"``: the whole row changes; every entry moves by at most its range (``2 r_j``, ``2 R_k``, ``r_j^2``,
+    ``2 r_j r_k``, ``2 r_j R_k``). L2: the root of the sum of the squared ranges, under both units.
+    """
+    r, R = np.asarray(r, dtype=float), np.asarray(R, dtype=float)
+    off = [2.0 * r[j] * r[k] for j in range(r.size) for k in range(j + 1, r.size)]
+    cross = np.outer(2.0 * r, R).ravel()
+    if privacy_unit == "record":
+        ranges = np.concatenate([2.0 * r, 2.0 * R, r ** 2, off, cross])
+        return float(ranges.sum()), float(np.sqrt(np.sum(ranges ** 2)))
+    slope = 1.0 + float(R.sum())
+    l1 = sum(_diagonal_term(rj, slope) for rj in r) + float(np.sum(off))
+    ranges = np.concatenate([2.0 * r, r ** 2, off, cross])
+    return float(l1), float(np.sqrt(np.sum(ranges ** 2)))
+
+
+def _split(released, layout):
+    sizes = np.cumsum((0, *layout.sizes()))
+    return [released[sizes[i]:sizes[i + 1]] for i in range(4)]
+
+
+def eigen_floor(eigenvalues, n, noise_sd):
+    """The smallest eigenvalue of the released covariance kept by the pseudo-inverse: round-off (``max(n, p)``
+    machine epsilons of the largest, as ``numpy.linalg.lstsq``'s default cut-off) plus, for a noisy release, the
+    noise's edge ``3 sqrt(p) noise_sd / n`` (a function of public inputs).
+    """
+    p = len(eigenvalues)
+    top = max(float(np.max(np.abs(eigenvalues))), 0.0) if p else 0.0
+    return max(n, p) * np.finfo(float).eps * top + _NOISE_EDGE * math.sqrt(p) * noise_sd / n
+
+
+def solve_projection(released, sums_z, n, layout, noise_sd):
+    """``(mean of s, beta, kept)`` from the released vector: the least-squares projection of ``z`` on the centred
+    ``s``, ``beta = Cov(s)^+ Cov(s, z)``, with the pseudo-inverse over the eigen-directions of the released
+    ``Cov(s)`` above :func:`eigen_floor` (negative ones, which noise can produce, included in the dropped);
+    ``kept`` is the number of directions kept. Post-processing of the release and of public inputs only.
+    """
+    sum_s, released_sums_z, gram, cross = _split(released, layout)
+    if layout.release_sums_z:
+        sums_z = released_sums_z
+    mean_s, mean_z = sum_s / n, sums_z / n
+    matrix = np.zeros((layout.p, layout.p))
+    matrix[np.triu_indices(layout.p)] = gram
+    matrix = matrix + np.triu(matrix, 1).T
+    cov_s = matrix / n - np.outer(mean_s, mean_s)
+    cov_sz = cross.reshape(layout.p, layout.q) / n - np.outer(mean_s, mean_z)
+    eigenvalues, vectors = np.linalg.eigh(cov_s)
+    keep = eigenvalues > eigen_floor(eigenvalues, n, noise_sd)
+    inverse = (vectors[:, keep] / eigenvalues[keep]) @ vectors[:, keep].T
+    return mean_s, inverse @ cov_sz, int(keep.sum())
