@@ -496,6 +496,7 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
 
     def _pmf_predict(self, X):
         """``(n, 2)`` probabilities of predicting 0 and 1: grid search returns one deterministic model (the selected
-        one, or the chosen constant), not the exponentiated gradient's mixture that the base class's method reads."""
+        one, or the chosen constant), not the exponentiated gradient's mixture that the base class's method reads.
+        """
         positive = np.asarray(self.predict(X), dtype=float).ravel()
         return np.column_stack([1.0 - positive, positive])
