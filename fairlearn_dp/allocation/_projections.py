@@ -113,7 +113,7 @@ def project_nonnegative_sum(noisy: ArrayLike | CountRelease, *, public_total: fl
         A release from :func:`release_counts` (the total is taken from it: the public total of an
         ``invariant_total=True`` release, else the released total), or noisy vectors (one per row).
     public_total : float or None, default=None
-        The total (> 0), which must be PUBLIC: see :func:`project_sum`. Required for arrays.
+        The total (> 0), which must be PUBLIC: see ``project_sum`` (this module). Required for arrays.
     """
     arr, single, total = _rows_and_total(noisy, public_total, required=True)
     if total <= 0:
@@ -167,7 +167,7 @@ def project_with_invariants(noisy: ArrayLike | CountRelease, *, public_total: fl
         One release or vector. With a ``CountRelease`` the sum constraint is always present, with the total
         taken from it (as :func:`project_nonnegative_sum`).
     public_total : float or None, default=None
-        For arrays, the PUBLIC total of the sum constraint (None: no sum constraint); see :func:`project_sum`.
+        For arrays, the PUBLIC total of the sum constraint (None: no sum constraint); see ``project_sum`` (this module).
     nonnegative : bool, default=True
     A_eq, b_eq, A_ub, b_ub : array-like or None
         Further invariants; their right-hand sides must be public too (published numbers, never sums of private
@@ -178,7 +178,7 @@ def project_with_invariants(noisy: ArrayLike | CountRelease, *, public_total: fl
 
     Notes
     -----
-    This is the general (slow) path: for the plain sum/non-negativity invariants use :func:`project_sum` and
+    This is the general (slow) path: for the plain sum/non-negativity invariants use ``project_sum`` and
     :func:`project_nonnegative_sum`, which tests show agree with it.
     """
     import cvxpy as cp

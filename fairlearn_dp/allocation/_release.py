@@ -81,8 +81,8 @@ class CountRelease:
     """A released vector of noisy counts and what makes it safe to post-process.
 
     Returned by :func:`release_counts`; not built by hand. Pass it (not its ``noisy`` array) to the projections
-    (:func:`~fairlearn_dp.allocation.project_sum`, :func:`~fairlearn_dp.allocation.project_nonnegative_sum`,
-    :func:`~fairlearn_dp.allocation.project_with_invariants`) so they take the total from the release, and to
+    (``project_sum``, :func:`~fairlearn_dp.allocation.project_nonnegative_sum`, ``project_with_invariants``) so they
+    take the total from the release, and to
     the allocation mechanisms (``allocate(release)``). It also converts to an array (``np.asarray(release)``).
 
     Attributes
