@@ -138,6 +138,22 @@ class BaselineAllocation(AllocationMechanism):
 
     ``pi_BL(x~)_i = a_i (x~_i)_+ / sum_j a_j (x~_j)_+``. If every noisy count is <= 0 the formula is undefined; the
     budget is then split uniformly (a documented choice; the paper does not define this case).
+
+    Examples
+    --------
+    Release the counts once, then allocate in proportion to the positive part of the noisy counts:
+
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.allocation import BaselineAllocation, release_counts
+    >>> release = release_counts([1200, 30, 8770], epsilon=1.0, accountant=BudgetAccountant(), random_state=0)
+    >>> release.spend
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+    >>> shares = BaselineAllocation().allocate(release)
+    >>> shares.shape, bool(abs(shares.sum() - 1) < 1e-12), bool(abs(shares[2] - 0.877) < 0.01)
+    ((3,), True, True)
+    >>> BaselineAllocation().allocate([10.0, -2.0, 30.0])   # a negative noisy count gets nothing
+    array([0.25, 0.  , 0.75])
     """
 
     name = "BL"
@@ -152,6 +168,19 @@ class ProjectionOntoSimplexAllocation(AllocationMechanism):
     The unique optimum of ``min_{v in simplex} max_i (v - P^F(x~))_i - min_i (v - P^F(x~))_i`` (program P_alpha,
     Theorem 2) and an optimum of the cost-of-privacy program P_CoP (Theorem 3). If ``sum_j a_j x~_j <= 0`` then
     ``P^F(x~)`` is undefined and the budget is split uniformly (documented choice).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.allocation import ProjectionOntoSimplexAllocation, release_counts
+    >>> release = release_counts([1200, 30, 8770], epsilon=1.0, accountant=BudgetAccountant(), random_state=0)
+    >>> shares = ProjectionOntoSimplexAllocation(weights=[1.0, 2.0, 1.0]).allocate(release)
+    >>> shares.shape, bool(np.all(shares >= 0) and abs(shares.sum() - 1) < 1e-12)
+    ((3,), True)
+    >>> shares = ProjectionOntoSimplexAllocation().allocate([10.0, -2.0, 32.0])   # P^F = (0.25, -0.05, 0.8)
+    >>> bool(np.allclose(shares, [0.225, 0.0, 0.775]))
+    True
     """
 
     name = "PoS"
@@ -174,6 +203,20 @@ class CostOfPrivacyAllocation(AllocationMechanism):
     Theorem 3 says ``pi_PoS`` attains this optimum (and ``pi_BL`` too when ``sum_j a_j x~_j > 0``); this mechanism
     solves the program directly, one draw at a time, to check that claim and for users who want the LP's own
     solution. Much slower than the closed-form mechanisms: use it on small instances.
+
+    Examples
+    --------
+    The LP may have several optima; each has the cost of ``pi_PoS``'s allocation (Theorem 3):
+
+    >>> import numpy as np
+    >>> from fairlearn_dp.allocation import CostOfPrivacyAllocation, ProjectionOntoSimplexAllocation
+    >>> noisy = [10.0, -2.0, 32.0]                        # P^F(noisy) = (0.25, -0.05, 0.8)
+    >>> shares = CostOfPrivacyAllocation(solver="HIGHS").allocate(noisy)
+    >>> shares.shape, bool(abs(shares.sum() - 1) < 1e-6)
+    ((3,), True)
+    >>> cost = lambda v: np.abs(v - np.array([0.25, -0.05, 0.8])).sum()
+    >>> bool(abs(cost(shares) - cost(ProjectionOntoSimplexAllocation().allocate(noisy))) < 1e-6)
+    True
     """
 
     name = "CoP"

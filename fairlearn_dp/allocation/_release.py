@@ -214,6 +214,16 @@ class LaplaceNoise:
     """SIMULATION of the Laplace count mechanism with scale ``lam`` (the paper's parameter lambda).
 
     For Monte-Carlo evaluation only (numpy ``Generator`` draws): never used to release anything.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairlearn_dp.allocation import LaplaceNoise
+    >>> noise = LaplaceNoise.from_epsilon(0.5)            # the scale release_counts uses at epsilon 0.5
+    >>> noise, noise.describe()
+    (LaplaceNoise(lam=2.0), 'Laplace(lambda=2)')
+    >>> noise.sample(np.random.default_rng(0), (1000, 3)).shape
+    (1000, 3)
     """
 
     lam: float
@@ -255,6 +265,16 @@ class GaussianNoise:
     """SIMULATION of the Gaussian count mechanism with standard deviation ``sigma``.
 
     For Monte-Carlo evaluation only (numpy ``Generator`` draws): never used to release anything.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairlearn_dp.allocation import GaussianNoise
+    >>> GaussianNoise(sigma=2.0).describe()
+    'Gaussian(sigma=2)'
+    >>> noise = GaussianNoise.from_epsilon(1.0, 1e-5)     # the sigma release_counts uses at (1, 1e-5)
+    >>> bool(noise.sigma > 0), noise.sample(np.random.default_rng(0), (1000, 3)).shape
+    (True, (1000, 3))
     """
 
     sigma: float
