@@ -52,6 +52,29 @@ class AuditResult:
         Confidence level of the lower bound.
     failures : tuple of int
         ``(failed fits on D, failed fits on D')``; always ``(0, 0)`` with ``fit_failures="raise"``.
+
+    Examples
+    --------
+    Audit a DP post-processor on two datasets that differ in one person's group (30 fits on each):
+
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.audit import audit
+    >>> from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+    >>> def factory(seed):
+    ...     return DPFairRegressionPostprocessor(epsilon=1.0, bounds=(0.0, 1.0), n_bins=4, groups=[0, 1],
+    ...                                          accountant=BudgetAccountant(), random_state=seed)
+    >>> scores = ((np.arange(20) % 4 + 0.5) / 4)[:, None]
+    >>> groups = np.arange(20) % 2
+    >>> neighbour = groups.copy()
+    >>> neighbour[0] = 1
+    >>> def event(fitted):
+    ...     return bool(fitted.noisy_joint_pmf_[0, 0] >= 3 / 20)
+    >>> result = audit(factory, {"X": scores, "sensitive_features": groups},
+    ...                {"X": scores, "sensitive_features": neighbour}, event=event, n_runs=30, declared_epsilon=1.0,
+    ...                random_state=0)
+    >>> result.passed, result.n_runs, result.declared_epsilon, result.failures
+    (True, 30, 1.0, (0, 0))
     """
 
     epsilon_lower_bound: float

@@ -69,6 +69,13 @@ class FitFailed:
     ----------
     exception_types : exception class or tuple of them, default=Exception
         Which failures count.
+
+    Examples
+    --------
+    >>> from fairlearn_dp.audit import FitFailed
+    >>> event = FitFailed(ValueError)       # audit(..., event=event, fit_failures="output")
+    >>> event, event.description
+    (FitFailed(the fit raised (ValueError)), 'the fit raised (ValueError)')
     """
 
     def __init__(self, exception_types: type[BaseException] | tuple[type[BaseException], ...] = Exception) -> None:

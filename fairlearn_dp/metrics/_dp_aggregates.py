@@ -63,6 +63,23 @@ class DPAggregate:
         The threshold of ``unreadable`` (the frame's ``max_noise_error``, 0.02 unless given).
     frame : DPMetricFrame
         The release the value was computed from (its ``by_group``, ``by_group_ci``, ``noise_error_``, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.metrics import dp_demographic_parity_difference
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.choice(["female", "male"], 5000)
+    >>> y_true = rng.integers(0, 2, 5000)
+    >>> y_pred = (rng.random(5000) < np.where(sex == "male", 0.6, 0.4)).astype(int)   # selection rates 0.4 and 0.6
+    >>> result = dp_demographic_parity_difference(y_true, y_pred, sensitive_features=sex, epsilon=1.0,
+    ...                                           groups=["female", "male"], accountant=BudgetAccountant(),
+    ...                                           random_state=0, detailed=True)
+    >>> result.groups, result.unreadable, result.frame.privacy_spent_
+    (('female', 'male'), (), PrivacySpend(epsilon=1.0, delta=0.0, rho=None))
+    >>> bool(abs(float(result) - 0.2) < 0.05), bool(result.ci[0] <= result.value <= result.ci[1])
+    (True, True)
     """
 
     value: float

@@ -143,6 +143,13 @@ class MetricFrameOptions:
         The public bound ``B`` of ``sample_weight``: a weight above ``B`` is clipped to it (a negative one is a
         ``ValueError``), each row adds its weight to its cell, and the sensitivity is multiplied by ``B``. None:
         weights other than 1 are refused.
+
+    Examples
+    --------
+    >>> from fairlearn_dp.metrics import MetricFrameOptions
+    >>> options = MetricFrameOptions(labels=[0, 1, 2], max_noise_error=0.05)   # DPMetricFrame(..., options=options)
+    >>> options
+    MetricFrameOptions(labels=[0, 1, 2], public_predictions=False, max_noise_error=0.05, weight_bound=None)
     """
 
     labels: Sequence | None = None

@@ -89,6 +89,30 @@ class DPReport(SharedRelease):
     One changed row moves one unit between two cells of each of the ``M`` models' tables: L1 ``2M``, L2
     ``sqrt(2M)``; one charge. Views match the release by object identity (no data read); a second release over the
     same objects warns. Derivation: docs/privacy_analysis/metric_frame.md ("One release for a report").
+
+    Examples
+    --------
+    Two models compared from one release of their confusion tables:
+
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn.metrics import selection_rate
+    >>> from fairlearn_dp.metrics import DPReport, dp_demographic_parity_difference
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.choice(["female", "male"], 5000)
+    >>> y_true = rng.integers(0, 2, 5000)
+    >>> y_pred = {"fair": (rng.random(5000) < 0.5).astype(int),
+    ...           "unfair": (rng.random(5000) < np.where(sex == "male", 0.6, 0.4)).astype(int)}
+    >>> report = DPReport(y_true, y_pred, sensitive_features=sex, epsilon=1.0, groups=["female", "male"],
+    ...                   accountant=BudgetAccountant(), random_state=0)
+    >>> report.models_, report.privacy_spent_, report.noisy_counts_.shape
+    (['fair', 'unfair'], PrivacySpend(epsilon=1.0, delta=0.0, rho=None), (2, 1, 2, 4))
+    >>> gap = dp_demographic_parity_difference(y_true, y_pred["unfair"], sensitive_features=sex, release=report)
+    >>> bool(abs(gap - 0.2) < 0.05)                   # no further charge: read from the report's release
+    True
+    >>> frame = report.metric_frame({"selection_rate": selection_rate}, model="fair")
+    >>> frame.by_group.shape, bool((abs(frame.by_group["selection_rate"] - 0.5) < 0.05).all())
+    ((2, 1), True)
     """
 
     def __init__(self, y_true: ArrayLike, y_pred: ArrayLike | dict[str, ArrayLike], *,

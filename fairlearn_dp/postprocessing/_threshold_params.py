@@ -92,6 +92,13 @@ class ThresholdOptimizerOptions:
     solver : str, default="linprog"
         The mixing LP's solver: "linprog" (SciPy's HiGHS) or the name of an installed cvxpy solver (e.g. "HIGHS",
         "CLARABEL").
+
+    Examples
+    --------
+    >>> from fairlearn_dp.postprocessing import ThresholdOptimizerOptions
+    >>> options = ThresholdOptimizerOptions(n_score_bins=20)   # pass as DPThresholdOptimizer(..., options=options)
+    >>> options
+    ThresholdOptimizerOptions(beta=0.05, privacy_slack=False, n_score_bins=20, solver='linprog')
     """
 
     beta: float = 0.05

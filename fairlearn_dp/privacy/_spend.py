@@ -22,6 +22,13 @@ class PrivacySpend:
     rho : float or None, default=None
         Zero-concentrated DP parameter, when the mechanism was analysed in zCDP (then ``epsilon, delta`` is its
         conversion).
+
+    Examples
+    --------
+    >>> from fairlearn_dp.privacy import PrivacySpend
+    >>> spend = PrivacySpend(epsilon=1.0, delta=1e-5)
+    >>> spend, spend.is_private, spend.as_tuple()
+    (PrivacySpend(epsilon=1.0, delta=1e-05, rho=None), True, (1.0, 1e-05))
     """
 
     epsilon: float

@@ -103,6 +103,13 @@ class StatisticsGameOptions:
         Ridge of the least-squares solves (None: from the noise scales).
     statistics_fraction : float, default=0.5
         Share of the zCDP budget for the one release of statistics (the rest for the per-round releases).
+
+    Examples
+    --------
+    >>> from fairlearn_dp.reductions import StatisticsGameOptions
+    >>> options = StatisticsGameOptions(oracle="least_squares", feature_bound=2.0)   # DPExponentiatedGradient(options=)
+    >>> options
+    StatisticsGameOptions(oracle='least_squares', feature_bound=2.0, ridge=None, statistics_fraction=0.5)
     """
 
     oracle: str = "auto"
