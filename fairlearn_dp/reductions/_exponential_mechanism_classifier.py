@@ -202,6 +202,26 @@ class ExponentialMechanismFairClassifier(SharedAccountantCloneMixin, PrivateFitM
     .. [Cummings2019] R. Cummings, V. Gupta, D. Kimpara, J. Morgenstern. "On the Compatibility of Privacy and
        Fairness." FairUMAP (UMAP Adjunct) 2019.
     .. [McSherry2007] F. McSherry, K. Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.reductions import ExponentialMechanismFairClassifier, linear_threshold_hypotheses
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.choice(["female", "male"], 4000)
+    >>> X = rng.uniform(-1, 1, (4000, 2))
+    >>> y = (X[:, 0] + 0.3 * (sex == "male") + 0.3 * rng.standard_normal(4000) > 0).astype(int)
+    >>> hypotheses = linear_threshold_hypotheses(2, n_directions=16, n_thresholds=8, random_state=0)
+    >>> model = ExponentialMechanismFairClassifier(hypotheses, epsilon=1.0, delta=1e-5, groups=["female", "male"],
+    ...                                            accountant=BudgetAccountant(), random_state=0)
+    >>> model = model.fit(X, y, sensitive_features=sex)
+    >>> model.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=1e-05, rho=None)
+    >>> pred = model.predict(X)
+    >>> rates = [pred[sex == group].mean() for group in ["female", "male"]]   # selection rates, about 0.75 and 0.77
+    >>> bool((pred == y).mean() > 0.7), bool(abs(rates[0] - rates[1]) < 0.1)
+    (True, True)
     """
 
     def __init__(self, hypotheses: Sequence[Any] | None = None, *, epsilon: float = 1.0, delta: float | None = None,

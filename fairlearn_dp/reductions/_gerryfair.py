@@ -226,6 +226,27 @@ class DPGerryFairClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Classif
     ----------
     Cummings, Gupta, Kimpara & Morgenstern (2019), "On the Compatibility of Privacy and Fairness", FairUMAP.
     Kearns, Neel, Roth & Wu (2018), "Preventing Fairness Gerrymandering", ICML.
+
+    Examples
+    --------
+    As AIF360's ``GerryFairClassifier``, with the privacy parameters and public norm bounds added:
+
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn_dp.reductions import DPGerryFairClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, (5000, 2)).astype(float)             # two binary protected attributes
+    >>> x = rng.uniform(0, 1, (5000, 2))
+    >>> y = (rng.random(5000) < 1 / (1 + np.exp(-10 * (x[:, 0] - 0.5) - a[:, 0]))).astype(float)
+    >>> X = np.column_stack([a, x])                                  # the Learner sees the attributes too
+    >>> model = DPGerryFairClassifier(max_iters=3, fairness_def="FP", feature_norm_bound=2.0, sensitive_norm_bound=1.5,
+    ...                               epsilon=1.0, accountant=BudgetAccountant(), random_state=0)
+    >>> model = model.fit(X, y, sensitive_features=a)
+    >>> model.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+    >>> pred = np.asarray(model.predict(X))
+    >>> pred.shape, bool(((pred > 0.5) == y).mean() > 0.6)            # accuracy, about 0.67
+    ((5000,), True)
     """
 
     def __init__(self, C: float = 10, printflag: bool = False, heatmapflag: bool = False, heatmap_iter: int = 10,

@@ -132,6 +132,27 @@ class JagielskiExponentiatedGradient(_GameClassifier, _GameParams, BaseEstimator
     - Public inputs: ``m``, the declared groups, the constraint, every parameter and bound.
     - Last step: Q or a fair constant, chosen exactly (attribute unit) or on 10% of epsilon (constant_fallback.md).
     - Derivations: docs/privacy_analysis/exponentiated_gradient.md.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from fairlearn.reductions import DemographicParity
+    >>> from fairlearn_dp.reductions import JagielskiExponentiatedGradient
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.choice(["female", "male"], 4000)
+    >>> X = rng.uniform(-1, 1, (4000, 2))
+    >>> y = (X[:, 0] + 0.3 * (sex == "male") + 0.3 * rng.standard_normal(4000) > 0).astype(int)
+    >>> mitigator = JagielskiExponentiatedGradient(DemographicParity(difference_bound=0.05), epsilon=1.0, delta=1e-5,
+    ...                                            groups=["female", "male"], accountant=BudgetAccountant(),
+    ...                                            random_state=0)
+    >>> mitigator = mitigator.fit(X, y, sensitive_features=sex)
+    >>> mitigator.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=5e-06, rho=None)
+    >>> pred = mitigator.predict(X, random_state=0)
+    >>> rates = [pred[sex == group].mean() for group in ["female", "male"]]   # selection rates, about 0.57 and 0.61
+    >>> bool((pred == y).mean() > 0.65), bool(abs(rates[0] - rates[1]) < 0.1)
+    (True, True)
     """
 
     _constant_choice_hint = " (or DPExponentiatedGradient, the statistics game)"
