@@ -327,6 +327,53 @@ def test_docstring_examples_run_and_match(module):
     assert result.attempted > 0 and result.failed == 0, f"{module}: {result.failed} of {result.attempted} failed"
 
 
+#: The packages whose public classes all carry an ``Examples`` section (issue 39 item 7). The engine's are done;
+#: ``aif360_dp`` and ``fairdp_adapters`` (the other half of item 7, on another branch) join this tuple when theirs
+#: land, until it is ``test_public_api.PACKAGES``.
+_PACKAGES_WITH_EXAMPLES = ("fairlearn_dp",)
+
+
+def _public_classes(packages):
+    """``[(dotted name, class)]``: each public class (not a ``Warning``) of ``packages``, once, under the first
+    public module that exports it (``test_public_api.public_names``)."""
+    import importlib
+    import inspect
+
+    from test_public_api import public_names
+
+    found, seen = [], set()
+    for module, names in sorted(public_names().items()):
+        if module.split(".")[0] not in packages:
+            continue
+        for name in sorted(names):
+            obj = getattr(importlib.import_module(module), name)
+            if inspect.isclass(obj) and not issubclass(obj, Warning) and obj not in seen:
+                seen.add(obj)
+                found.append((f"{module}.{name}", obj))
+    return found
+
+
+def test_the_public_class_listing_finds_the_classes_and_skips_the_warnings():
+    names = [name for name, _ in _public_classes(("fairlearn_dp",))]
+    assert "fairlearn_dp.privacy.PrivacySpend" in names and "fairlearn_dp.allocation.LaplaceNoise" in names
+    assert not any(name.endswith(("UtilityWarning", "PrivacyWarning")) for name in names)
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("name, cls", [pytest.param(name, cls, id=name)
+                                       for name, cls in _public_classes(_PACKAGES_WITH_EXAMPLES)])
+def test_every_public_class_has_an_examples_section(name, cls):
+    """Each public class's docstring shows its use in a numpydoc ``Examples`` section with ``>>>`` lines (run by
+    ``test_docstring_examples_run_and_match``: its module is collected because it holds ``>>>``)."""
+    import inspect
+
+    doc = inspect.getdoc(cls) or ""
+    assert "\nExamples\n--------\n" in doc, f"{name}: no Examples section in the class docstring"
+    examples = doc.split("\nExamples\n--------\n", 1)[1]
+    assert ">>> " in examples, f"{name}: its Examples section has no >>> line"
+    assert cls.__doc__ and ">>> " in inspect.getsource(inspect.getmodule(cls)), name
+
+
 def _runnable_shell_commands():
     """Every shell command of the README and the docs except the set-up commands (venv + pip install: run by CI
     itself, tests/test_readme.py), as ``(where, command)``."""
