@@ -143,7 +143,6 @@ class BaselineAllocation(AllocationMechanism):
     --------
     Release the counts once, then allocate in proportion to the positive part of the noisy counts:
 
-    >>> import numpy as np
     >>> from diffprivlib import BudgetAccountant
     >>> from fairlearn_dp.allocation import BaselineAllocation, release_counts
     >>> release = release_counts([1200, 30, 8770], epsilon=1.0, accountant=BudgetAccountant(), random_state=0)
