@@ -327,6 +327,54 @@ def test_docstring_examples_run_and_match(module):
     assert result.attempted > 0 and result.failed == 0, f"{module}: {result.failed} of {result.attempted} failed"
 
 
+#: The packages whose public classes must show an ``Examples`` section (issue 39 item 7). Branch ``exaif`` covers
+#: the AIF360 faces and the adapters; the engine's classes (``fairlearn_dp``) are the other half of item 7: once both
+#: halves are merged this is ``PACKAGES`` (tests/test_public_api.py).
+EXAMPLES_PACKAGES = ("aif360_dp", "fairdp_adapters")
+#: A numpydoc ``Examples`` header (underlined) or the Google-style ``Examples:`` of the AIF360 faces, then ``>>>``.
+_EXAMPLES_SECTION = re.compile(r"^[ \t]*Examples(?::[ \t]*\n|[ \t]*\n[ \t]*-{3,}[ \t]*\n)(?:[ \t]*\n)*[ \t]*>>> ",
+                               re.MULTILINE)
+
+
+def _public_classes(packages):
+    """``(public module, name, class)`` of every public class of ``packages`` defined in fairdp (re-exports of
+    other libraries' classes, e.g. diffprivlib's ``BudgetAccountant``, and ``Warning`` subclasses excluded), each
+    class once (under the first public module that exports it)."""
+    import importlib
+    import inspect
+
+    from test_public_api import public_names
+
+    found, seen = [], set()
+    for module, names in sorted(public_names().items()):
+        if module.split(".")[0] not in packages:
+            continue
+        for name in sorted(names):
+            obj = getattr(importlib.import_module(module), name)
+            if (inspect.isclass(obj) and not issubclass(obj, Warning) and obj not in seen
+                    and obj.__module__.split(".")[0] in ("fairlearn_dp", "aif360_dp", "fairdp_adapters")):
+                seen.add(obj)
+                found.append((module, name, obj))
+    return found
+
+
+def test_the_examples_section_pattern():
+    numpydoc = "Summary.\n\n    Examples\n    --------\n    >>> 1\n    1\n"
+    google = "Summary.\n\n    Examples:\n        >>> 1\n        1\n"
+    assert _EXAMPLES_SECTION.search(numpydoc) and _EXAMPLES_SECTION.search(google)
+    assert not _EXAMPLES_SECTION.search(numpydoc.replace(">>> 1", "1 + 1"))          # a section without a doctest
+    assert not _EXAMPLES_SECTION.search("Summary.\n\n    See the Examples\n    >>> 1\n")
+
+
+@pytest.mark.parametrize(("module", "name", "cls"), [pytest.param(*found, id=f"{found[0]}.{found[1]}")
+                                                     for found in _public_classes(EXAMPLES_PACKAGES)])
+def test_every_public_class_has_an_examples_section(module, name, cls):
+    """Issue 39 item 7: each public class's docstring has an ``Examples`` section with ``>>>`` lines, in a module that
+    ``test_docstring_examples_run_and_match`` executes (so the example runs and its shown output is checked)."""
+    assert _EXAMPLES_SECTION.search(cls.__doc__ or ""), f"{module}.{name}: no Examples section with >>> lines"
+    assert cls.__module__ in _docstring_example_modules(), f"{module}.{name}: {cls.__module__} is not doctested"
+
+
 def _runnable_shell_commands():
     """Every shell command of the README and the docs except the set-up commands (venv + pip install: run by CI
     itself, tests/test_readme.py), as ``(where, command)``."""
