@@ -95,7 +95,7 @@ class DPGridSearchReduction(Transformer):
         >>> grid.privacy_spent_
         PrivacySpend(epsilon=1.0, delta=1e-07, rho=None)
         >>> out = grid.predict(data)
-        >>> out.labels.shape, bool(np.mean(out.labels.ravel() == y) > 0.6)
+        >>> out.labels.shape, bool(np.mean(out.labels.ravel() == y) > 0.75)     # the majority rate is 0.63
         ((2000, 1), True)
     """
 

@@ -286,7 +286,7 @@ class DPGroupBudgetClassification(_GroupBudgetTransformer):
         >>> round(spent.rho, 12), round(spent.epsilon, 3), spent.delta
         (0.05, 1.712, 1e-06)
         >>> out = clf.predict(data)
-        >>> out.labels.shape, bool(np.mean(out.labels.ravel() == y) > 0.6)
+        >>> out.labels.shape, bool(np.mean(out.labels.ravel() == y) > 0.75)     # the majority rate is 0.63
         ((2000, 1), True)
     """
 
