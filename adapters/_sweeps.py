@@ -404,6 +404,25 @@ class SweepResult:
         The ``ParameterGrid`` settings, in order.
     seed_sequence : numpy.random.SeedSequence
         The sequence all seeds derive from (its ``entropy`` reproduces a ``random_state=None`` sweep).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib import BudgetAccountant
+    >>> from sklearn.metrics import mean_squared_error
+    >>> from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor
+    >>> rng = np.random.default_rng(0)
+    >>> groups = rng.integers(0, 2, 1000)
+    >>> y = np.clip(rng.normal(0.4 + 0.2 * groups, 0.1), 0.0, 1.0)
+    >>> model = DPFairRegressionPostprocessor(bounds=(0, 1), n_bins=10, groups=[0, 1], accountant=BudgetAccountant())
+    >>> result = privacy_fairness_sweep(model, {"epsilon": [1.0, np.inf]}, y[:, None], y, sensitive_features=groups,
+    ...                                 metrics={"mse": metric(mean_squared_error)}, n_seeds=2, progress=False)
+    >>> type(result).__name__, result.table.shape[0], result.settings
+    ('SweepResult', 4, [{'epsilon': 1.0}, {'epsilon': inf}])
+    >>> result.table["spent_epsilon"].tolist()
+    [1.0, 1.0, inf, inf]
+    >>> result.summary["n_seeds"].tolist()
+    [2, 2]
     """
 
     table: pd.DataFrame

@@ -73,6 +73,15 @@ class AdultDataset(StandardDataset):
     --------
     aif360.datasets.StandardDataset : the preprocessing steps.
     fairlearn_dp.datasets.fetch_adult : the bundled data, provenance and licence.
+
+    Examples
+    --------
+    >>> data = AdultDataset(protected_attribute_names=["sex"], privileged_classes=[["Male"]],
+    ...                     categorical_features=[], features_to_keep=["age", "education-num"])
+    >>> data.features.shape, data.feature_names, data.label_names
+    ((48842, 3), ['age', 'education-num', 'sex'], ['income-per-year'])
+    >>> data.privileged_protected_attributes, data.favorable_label
+    ([array([1.])], 1.0)
     """
 
     def __init__(

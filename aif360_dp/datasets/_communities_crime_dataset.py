@@ -38,6 +38,14 @@ class CommunitiesCrimeDataset(BundledRegressionDataset):
     ----------
     Xian, R., Li, Q., Kamath, G., & Zhao, H. (2024). Differentially Private Post-Processing for Fair Regression.
     ICML.
+
+    Examples
+    --------
+    >>> data = CommunitiesCrimeDataset()
+    >>> data.features.shape, data.label_names, data.protected_attribute_names
+    ((1994, 100), ['ViolentCrimesPerPop'], ['black'])
+    >>> data.privileged_protected_attributes, data.metadata["label_bounds"]
+    ([array([0.])], (0.0, 1.0))
     """
 
     def __init__(self) -> None:

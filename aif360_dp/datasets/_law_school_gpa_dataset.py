@@ -40,6 +40,14 @@ class LawSchoolGPADataset(BundledRegressionDataset):
     ----------
     Xian, R., Li, Q., Kamath, G., & Zhao, H. (2024). Differentially Private Post-Processing for Fair Regression.
     ICML.
+
+    Examples
+    --------
+    >>> data = LawSchoolGPADataset()
+    >>> data.features.shape, data.label_names, data.protected_attribute_names
+    ((21983, 3), ['ugpa'], ['race'])
+    >>> data.privileged_protected_attributes, data.metadata["label_bounds"]
+    ([array([1.])], (1.0, 4.0))
     """
 
     def __init__(self) -> None:

@@ -157,6 +157,27 @@ class DPClassificationMetric(DPBinaryLabelDatasetMetric):
       (their totals are kept exactly), and the predictions with ``public_predictions=True`` (then every confusion
       bin's total and the ``privileged=None`` values are exact). Leave it False when the predictions depend on
       the protected attributes (e.g. AIF360's ``EqOddsPostprocessing``, or fairdp's ``DPEqOddsPostprocessing``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from aif360.datasets import BinaryLabelDataset
+    >>> from diffprivlib import BudgetAccountant
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(1000) < 0.5).astype(float)
+    >>> y = (rng.random(1000) < 0.3 + 0.2 * a).astype(float)
+    >>> data = BinaryLabelDataset(df=pd.DataFrame({"a": a, "y": y}), label_names=["y"],
+    ...                           protected_attribute_names=["a"])
+    >>> predicted = data.copy()
+    >>> predicted.labels = np.where(rng.random(1000) < 0.8, y, 1 - y).reshape(-1, 1)
+    >>> metric = DPClassificationMetric(data, predicted, [{"a": 0}], [{"a": 1}], epsilon=1.0,
+    ...                                 accountant=BudgetAccountant(), random_state=0)
+    >>> metric.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+    >>> bool(abs(metric.accuracy() - np.mean(predicted.labels.ravel() == y)) < 0.05)
+    True
+    >>> list(metric.released_counts_.columns)
+    ['tn', 'fp', 'fn', 'tp']
     """
 
     _COLUMNS = CONFUSION_COLUMNS

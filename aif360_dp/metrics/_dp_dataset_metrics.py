@@ -112,6 +112,25 @@ class DPBinaryLabelDatasetMetric:
     - Public inputs: the group definitions, the schema and label metadata of the dataset, the number of rows; under
       ``"sensitive_attribute"`` also the labels, so the per-label totals are exact and ``privileged=None`` values
       are exact.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from aif360.datasets import BinaryLabelDataset
+    >>> from diffprivlib import BudgetAccountant
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(1000) < 0.5).astype(float)
+    >>> y = (rng.random(1000) < 0.3 + 0.2 * a).astype(float)
+    >>> data = BinaryLabelDataset(df=pd.DataFrame({"a": a, "y": y}), label_names=["y"],
+    ...                           protected_attribute_names=["a"])
+    >>> metric = DPBinaryLabelDatasetMetric(data, [{"a": 0}], [{"a": 1}], epsilon=1.0,
+    ...                                     accountant=BudgetAccountant(), random_state=0)
+    >>> metric.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+    >>> bool(metric.base_rate() == y.mean())          # the labels are public: the per-label totals are exact
+    True
+    >>> bool(abs(metric.statistical_parity_difference() - (y[a == 0].mean() - y[a == 1].mean())) < 0.05)
+    True
     """
 
     _COLUMNS = ("negatives", "positives")

@@ -105,6 +105,29 @@ class DPThresholdReport:
     clipping, totals projected onto the public ones) makes every view's counts non-negative, monotone in the
     threshold and within those totals.
     Derivation: docs/privacy_analysis/aif360_metrics.md ("One release for a threshold sweep").
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from aif360.datasets import BinaryLabelDataset
+    >>> from diffprivlib import BudgetAccountant
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(1000) < 0.5).astype(float)
+    >>> y = (rng.random(1000) < 0.3 + 0.2 * a).astype(float)
+    >>> data = BinaryLabelDataset(df=pd.DataFrame({"a": a, "y": y}), label_names=["y"],
+    ...                           protected_attribute_names=["a"])
+    >>> from aif360_dp.metrics import DPClassificationMetric
+    >>> scored = data.copy()
+    >>> scored.scores = (0.3 * y + 0.7 * rng.random(1000)).reshape(-1, 1)
+    >>> report = DPThresholdReport(data, scored, thresholds=[0.25, 0.5, 0.75], epsilon=1.0,
+    ...                            accountant=BudgetAccountant(), random_state=0)
+    >>> report.privacy_spent_
+    PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+    >>> view = DPClassificationMetric(data, scored, [{"a": 0}], [{"a": 1}], release=report, threshold=0.5)
+    >>> view.privacy_spent_                           # a view of the report: no further charge
+    PrivacySpend(epsilon=0.0, delta=0.0, rho=None)
+    >>> bool(abs(view.accuracy() - np.mean((scored.scores.ravel() > 0.5) == y)) < 0.05)
+    True
     """
 
     @issue_warnings_after_release(result="self")

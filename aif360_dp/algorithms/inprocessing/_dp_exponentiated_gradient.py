@@ -114,6 +114,24 @@ class DPExponentiatedGradientReduction(Transformer):
     private choice between the fitted mixture and the exactly fair constants: when a constant is chosen,
     ``predict`` returns it for every row, with one ``UtilityWarning`` at ``fit``; docs/privacy_analysis/
     constant_fallback.md).
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> rng = np.random.default_rng(0)
+        >>> a = (rng.random(2000) < 0.5).astype(float)
+        >>> x = 0.6 * rng.uniform(-1, 1, (2000, 2)) + 0.4 * a[:, None]       # in [-1, 1]; the features carry the group
+        >>> y = (x[:, 0] + 0.5 * x[:, 1] + 0.3 * a + 0.3 * rng.standard_normal(2000) > 0.2).astype(float)
+        >>> frame = pd.DataFrame({"x1": x[:, 0], "x2": x[:, 1], "a": a, "y": y})
+        >>> data = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])
+        >>> reduction = DPExponentiatedGradientReduction(constraints="DemographicParity", epsilon=1.0, max_iter=10,
+        ...                                              accountant=BudgetAccountant(), seed=0).fit(data)
+        >>> reduction.privacy_spent_
+        PrivacySpend(epsilon=1.0, delta=1e-07, rho=None)
+        >>> out = reduction.predict(data)
+        >>> out.labels.shape, bool(((out.scores >= 0) & (out.scores <= 1)).all())
+        ((2000, 1), True)
     """
 
     def __init__(self, estimator: Any = None, constraints: str | Moment = "EqualizedOdds", *, eps: float = 0.01,

@@ -105,6 +105,24 @@ class DPGerryFairClassifier(Transformer):
     ``save_heatmap`` and ``print_outputs`` (AIF360's plotting / printing helpers, which read the dataset they are
     given directly and are therefore not differentially private: a ``PrivacyWarning`` says so when ``epsilon``
     is finite).
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> rng = np.random.default_rng(0)
+        >>> a = (rng.random(2000) < 0.5).astype(float)
+        >>> x = 0.6 * rng.uniform(-1, 1, (2000, 2)) + 0.4 * a[:, None]       # in [-1, 1]; the features carry the group
+        >>> y = (x[:, 0] + 0.5 * x[:, 1] + 0.3 * a + 0.3 * rng.standard_normal(2000) > 0.2).astype(float)
+        >>> frame = pd.DataFrame({"x1": x[:, 0], "x2": x[:, 1], "a": a, "y": y})
+        >>> data = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])
+        >>> gerry = DPGerryFairClassifier(max_iters=5, gamma=0.01, epsilon=1.0, accountant=BudgetAccountant(),
+        ...                               random_state=0).fit(data)
+        >>> gerry.privacy_spent_
+        PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+        >>> out = gerry.predict(data, threshold=0.5)
+        >>> out.labels.shape, bool(np.isin(out.labels, [0.0, 1.0]).all())
+        ((2000, 1), True)
     """
 
     def __init__(self, C: float = 10, printflag: bool = False, heatmapflag: bool = False, heatmap_iter: int = 10,

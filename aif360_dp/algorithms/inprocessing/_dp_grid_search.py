@@ -79,6 +79,24 @@ class DPGridSearchReduction(Transformer):
 
     Attributes (after ``fit``): ``model_`` (the engine), ``privacy_spent_``, ``feature_names_``,
     ``protected_attribute_names_`` and ``constant_choice_`` (the engine's choice against the fair constants).
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> rng = np.random.default_rng(0)
+        >>> a = (rng.random(2000) < 0.5).astype(float)
+        >>> x = 0.6 * rng.uniform(-1, 1, (2000, 2)) + 0.4 * a[:, None]       # in [-1, 1]; the features carry the group
+        >>> y = (x[:, 0] + 0.5 * x[:, 1] + 0.3 * a + 0.3 * rng.standard_normal(2000) > 0.2).astype(float)
+        >>> frame = pd.DataFrame({"x1": x[:, 0], "x2": x[:, 1], "a": a, "y": y})
+        >>> data = BinaryLabelDataset(df=frame, label_names=["y"], protected_attribute_names=["a"])
+        >>> grid = DPGridSearchReduction(constraints="DemographicParity", prot_attr="a", grid_size=5, epsilon=1.0,
+        ...                              accountant=BudgetAccountant(), seed=0).fit(data)
+        >>> grid.privacy_spent_
+        PrivacySpend(epsilon=1.0, delta=1e-07, rho=None)
+        >>> out = grid.predict(data)
+        >>> out.labels.shape, bool(np.mean(out.labels.ravel() == y) > 0.75)     # the majority rate is 0.63
+        ((2000, 1), True)
     """
 
     def __init__(self, estimator: Any = None, constraints: str | Moment = "DemographicParity",

@@ -75,6 +75,26 @@ class DPEqOddsPostprocessing(Transformer):
     checks (labels other than the favorable/unfavorable ones, rows in neither declared group) without
     counts or values; a group without rows or without one label fits; a fit that raises leaves the transformer as
     it was.
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> rng = np.random.default_rng(0)
+        >>> a = (rng.random(2000) < 0.5).astype(float)
+        >>> y = (rng.random(2000) < 0.3 + 0.3 * a).astype(float)
+        >>> true = BinaryLabelDataset(df=pd.DataFrame({"a": a, "y": y}), label_names=["y"],
+        ...                           protected_attribute_names=["a"])
+        >>> pred = true.copy()
+        >>> pred.scores = np.clip(0.25 + 0.5 * y + 0.3 * rng.standard_normal(2000), 0, 1).reshape(-1, 1)
+        >>> pred.labels = (pred.scores > 0.5).astype(float)
+        >>> eop = DPEqOddsPostprocessing([{"a": 0}], [{"a": 1}], seed=0, epsilon=1.0,
+        ...                              accountant=BudgetAccountant()).fit(true, pred)
+        >>> eop.privacy_spent_
+        PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+        >>> out = eop.predict(pred)
+        >>> out.labels.shape, bool(np.isin(out.labels, [0.0, 1.0]).all())
+        ((2000, 1), True)
     """
 
     def __init__(self, unprivileged_groups: list[dict], privileged_groups: list[dict], seed: int | None = None, *,

@@ -70,6 +70,18 @@ class DPFairRegressionPostprocessing(Transformer):
     (protected attribute, declared groups, label bounds) and the accountant's budget are checked before any row is
     read; declared groups without rows fit; a fit that
     raises leaves the transformer as it was.
+
+    Examples:
+        >>> from diffprivlib import BudgetAccountant
+        >>> from aif360_dp.datasets import CommunitiesCrimeDataset
+        >>> data = CommunitiesCrimeDataset()                 # records the label's public bounds
+        >>> post = DPFairRegressionPostprocessing(epsilon=1.0, n_bins=10, alpha=0.0, seed=0,
+        ...                                       accountant=BudgetAccountant()).fit(data)
+        >>> post.privacy_spent_
+        PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+        >>> fair = post.predict(data)
+        >>> fair.labels.shape, bool(((fair.labels >= 0) & (fair.labels <= 1)).all())
+        ((1994, 1), True)
     """
 
     def __init__(self, epsilon: float = 1.0, delta: float = 0.0, bounds: tuple[float, float] | None = None,

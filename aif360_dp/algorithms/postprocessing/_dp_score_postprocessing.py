@@ -113,6 +113,26 @@ class DPCalibratedEqOddsPostprocessing(_TwoGroupFace):
     the constants at ``epsilon_choice``; ``privacy_spent_`` holds the charge, ``constant_choice_`` the choice (a
     constant is warned, ``UtilityWarning``, and ``predict`` then returns it). Rows in neither group and weights
     other than 1 are refused. Derivation: docs/privacy_analysis/score_postprocessing.md.
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> rng = np.random.default_rng(0)
+        >>> a = (rng.random(2000) < 0.5).astype(float)
+        >>> y = (rng.random(2000) < 0.3 + 0.3 * a).astype(float)
+        >>> true = BinaryLabelDataset(df=pd.DataFrame({"a": a, "y": y}), label_names=["y"],
+        ...                           protected_attribute_names=["a"])
+        >>> pred = true.copy()
+        >>> pred.scores = np.clip(0.25 + 0.5 * y + 0.3 * rng.standard_normal(2000), 0, 1).reshape(-1, 1)
+        >>> pred.labels = (pred.scores > 0.5).astype(float)
+        >>> cpp = DPCalibratedEqOddsPostprocessing([{"a": 0}], [{"a": 1}], cost_constraint="fnr", seed=0, epsilon=1.0,
+        ...                                        accountant=BudgetAccountant()).fit(true, pred)
+        >>> cpp.privacy_spent_
+        PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+        >>> out = cpp.predict(pred)
+        >>> out.scores.shape, bool(((out.scores >= 0) & (out.scores <= 1)).all())
+        ((2000, 1), True)
     """
 
     def __init__(self, unprivileged_groups: list[dict] | dict, privileged_groups: list[dict] | dict,
@@ -228,6 +248,25 @@ class DPRejectOptionClassification(_TwoGroupFace):
     exponential-mechanism choice against the constants at ``epsilon_choice``. ``privacy_spent_`` holds the
     charge, ``constant_choice_`` the choice (a constant is warned, ``UtilityWarning``, and ``predict`` returns
     it). Derivation: docs/privacy_analysis/score_postprocessing.md.
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from aif360.datasets import BinaryLabelDataset
+        >>> from diffprivlib import BudgetAccountant
+        >>> rng = np.random.default_rng(0)
+        >>> a = (rng.random(2000) < 0.5).astype(float)
+        >>> y = (rng.random(2000) < 0.3 + 0.3 * a).astype(float)
+        >>> true = BinaryLabelDataset(df=pd.DataFrame({"a": a, "y": y}), label_names=["y"],
+        ...                           protected_attribute_names=["a"])
+        >>> pred = true.copy()
+        >>> pred.scores = np.clip(0.25 + 0.5 * y + 0.3 * rng.standard_normal(2000), 0, 1).reshape(-1, 1)
+        >>> pred.labels = (pred.scores > 0.5).astype(float)
+        >>> roc = DPRejectOptionClassification([{"a": 0}], [{"a": 1}], num_class_thresh=20, num_ROC_margin=10,
+        ...                                    epsilon=1.0, accountant=BudgetAccountant(), seed=0).fit(true, pred)
+        >>> roc.privacy_spent_
+        PrivacySpend(epsilon=1.0, delta=0.0, rho=None)
+        >>> bool(0.01 <= roc.classification_threshold <= 0.99), roc.predict(pred).labels.shape
+        (True, (2000, 1))
     """
 
     def __init__(self, unprivileged_groups: list[dict], privileged_groups: list[dict],
