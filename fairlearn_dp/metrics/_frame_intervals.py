@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from ._frame_quantiles import nanquantile_draws
+
 __all__ = ["aggregate_bound"]
 
 
@@ -28,8 +30,8 @@ def aggregate_bound(what, method, group_draws, overall_draws, q):
     k = group_draws.shape[-1] + (1 if method == "to_overall" else 0)
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)                 # all-NaN cells stay NaN
-        low_g, high_g = (np.nanquantile(group_draws, p, axis=0) for p in (tail / k, 1.0 - tail / k))
-        low_o, high_o = (np.nanquantile(overall_draws, p, axis=0)[..., None] for p in (tail / k, 1.0 - tail / k))
+        low_g, high_g = (nanquantile_draws(group_draws, p) for p in (tail / k, 1.0 - tail / k))
+        low_o, high_o = (nanquantile_draws(overall_draws, p)[..., None] for p in (tail / k, 1.0 - tail / k))
         low, high = _RANGES[what, method](low_g, high_g, low_o, high_o)
     return low if lower else high
 
