@@ -40,6 +40,7 @@ from ._frame_checks import weight_tables as _weight_tables
 from ._frame_counting import count_frame
 from ._frame_inputs import feature_columns, resolve_levels, unread_y_true
 from ._frame_intervals import aggregate_bound
+from ._frame_quantiles import nanquantile_draws
 from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells, simulate
 from ._frame_tables import frame_parts, merge_parts, release_tables, views
 from ._release_views import SharedRelease, note_release, view_of
@@ -53,6 +54,8 @@ __all__ = ["DPMetricFrame", "frame_of_release"]
 _DEFAULT_MAX_NOISE_ERROR = 0.02
 #: The noise draws and quantiles of ``noise_error_`` when ``n_boot=None, ci_quantiles=None`` (no intervals).
 _DIAGNOSTIC_DRAWS, _DIAGNOSTIC_QUANTILES = 1000, (0.025, 0.975)
+#: The attributes computed from the Monte-Carlo draws when first read (issue 41.3: most of a many-group frame's time).
+_LAZY = frozenset({"_draws", "noise_error_", "unreadable_"})
 
 
 class DPMetricFrame(MetricFrame):
@@ -332,6 +335,8 @@ class DPMetricFrame(MetricFrame):
     def _table_part(view, metrics, sample_params, draws, weight_bound):
         part = DPMetricFrame.__new__(DPMetricFrame)
         part._init_view(view, None, metrics, sample_params, draws, weight_bound)
+        if part._pending_draws is not None:          # merge_parts reads the parts' draws: drawn now
+            part._simulate_draws()
         return part
 
     def _init_view(self, view, release, metrics, sample_params, draws, weight_bound=None):
@@ -410,37 +415,56 @@ class DPMetricFrame(MetricFrame):
             absolute_error=None if "absolute_error" not in sums else width * sums["absolute_error"])
 
     def _populate(self, totals, rng):
+        """The values and the released table now; the Monte-Carlo draws (intervals, ``noise_error_``,
+        ``unreadable_``) when first read (:meth:`__getattr__`), from ``rng`` kept as it is now: the same numbers as
+        when drawn here. Drawn now when the user gave ``max_noise_error`` (its warning is due at construction).
+        """
         by_group, overall = self._evaluate(self._table)
         if self.noise_scale_ == 0:   # epsilon=inf: the exact counts are public: an empty cell is NaN (MetricFrame's)
             by_group = empty_cells_nan(self._table, by_group)
             overall = empty_cells_nan(self._table.sum(axis=-2), overall)
         self._by_group_values, self._overall_values = by_group, overall
-        kwargs = {"kind": self._kind, "unit": self._unit, "n": self._n, "scale": self.noise_scale_, "delta": self._delta,
-                      "rng": rng, "public_predictions": self._public_predictions, "weight_bound": self._weight_bound}
-        # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
-        both = None if self._n_boot is None else self._evaluate(
-            simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)
-        noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
-                                        **kwargs), draws=True)
-        self._draws = both
-        self.ci_method = None if both is None else (
+        self.ci_method = None if self._n_boot is None else (
             "parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
             f"the release noise redrawn ({self._n_boot} draws{self._cell_draws_note()}); percentile intervals for "
             "by_group and overall; for the aggregates over groups, their range over the groups' simultaneous "
             "(Bonferroni) percentile intervals (conservative)")
         self.released_counts_ = pd.DataFrame(self._table.reshape(-1, self._table.shape[-1]),
                                              index=self._cell_index(), columns=list(self._columns()))
+        self._pending_draws = rng
+        if self._warn_unreadable_groups:
+            self._simulate_draws()
+            self._warn_unreadable()
+
+    def __getattr__(self, name: str) -> Any:
+        """The attributes drawn when first read (:data:`_LAZY`): the draws are made then, once."""
+        if name not in _LAZY or self.__dict__.get("_pending_draws") is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._simulate_draws()
+        return self.__dict__[name]
+
+    def _simulate_draws(self):
+        """The Monte-Carlo draws from the kept generator, in the order of the release's code: the sampling draws
+        (intervals), then the noise draws (``noise_error_``, ``unreadable_``). Post-processing only.
+        """
+        rng, self._pending_draws = self._pending_draws, None
+        kwargs = {"kind": self._kind, "unit": self._unit, "n": self._n, "scale": self.noise_scale_, "delta": self._delta,
+                  "rng": rng, "public_predictions": self._public_predictions, "weight_bound": self._weight_bound}
+        # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
+        self._draws = None if self._n_boot is None else self._evaluate(
+            simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)
+        noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
+                                        **kwargs), draws=True)
         quantiles = self._ci_quantiles or _DIAGNOSTIC_QUANTILES
         low, high = min(quantiles), max(quantiles)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            half = {name: (np.nanquantile(values, high, axis=0) - np.nanquantile(values, low, axis=0)) / 2
+            half = {name: (nanquantile_draws(values, high) - nanquantile_draws(values, low)) / 2
                     for name, values in noise[0].items()}
         self.noise_error_ = self._frame(half, single=False)
         reference = {name: self._error_reference(name) for name in self._metrics}
         self.unreadable_ = self._frame({name: half[name] > self._max_noise_error * reference[name]
                                         for name in self._metrics}, single=False)
-        self._warn_unreadable()
 
     def _cell_draws_note(self):
         cells = [name for name, m in self._metrics.items() if isinstance(m, CellMetric)]
@@ -610,7 +634,7 @@ class DPMetricFrame(MetricFrame):
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            return [{name: np.nanquantile(values, q, axis=0) for name, values in draws.items()}
+            return [{name: nanquantile_draws(values, q) for name, values in draws.items()}
                     for q in self._ci_quantiles]
 
     @staticmethod
