@@ -437,24 +437,40 @@ class DPMetricFrame(MetricFrame):
             self._warn_unreadable()
 
     def __getattr__(self, name: str) -> Any:
-        """The attributes drawn when first read (:data:`_LAZY`): the draws are made then, once."""
+        """The attributes drawn when first read (:data:`_LAZY`), each stage once and in the release code's order:
+        the sampling draws (``_draws``: the intervals) first, then the noise draws (``noise_error_``,
+        ``unreadable_``), from the generator kept at construction.
+        """
         if name not in _LAZY or self.__dict__.get("_pending_draws") is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self._simulate_draws()
+        if "_draws" not in self.__dict__:
+            self._sampling_draws()
+        if name != "_draws":
+            self._noise_draws()
         return self.__dict__[name]
 
     def _simulate_draws(self):
-        """The Monte-Carlo draws from the kept generator, in the order of the release's code: the sampling draws
-        (intervals), then the noise draws (``noise_error_``, ``unreadable_``). Post-processing only.
+        """Both stages of the draws now (a requested ``max_noise_error``, or a part of a several-table frame)."""
+        self._sampling_draws()
+        self._noise_draws()
+
+    def _simulation_arguments(self):
+        return {"kind": self._kind, "unit": self._unit, "n": self._n, "scale": self.noise_scale_, "delta": self._delta,
+                "rng": self._pending_draws, "public_predictions": self._public_predictions,
+                "weight_bound": self._weight_bound}
+
+    def _sampling_draws(self):
+        """The intervals' draws (rows resampled and noise redrawn; none when ``n_boot`` is None), first from the
+        kept generator. Post-processing only.
         """
-        rng, self._pending_draws = self._pending_draws, None
-        kwargs = {"kind": self._kind, "unit": self._unit, "n": self._n, "scale": self.noise_scale_, "delta": self._delta,
-                  "rng": rng, "public_predictions": self._public_predictions, "weight_bound": self._weight_bound}
-        # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
         self._draws = None if self._n_boot is None else self._evaluate(
-            simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)
+            simulate(self._table, sampling=True, n_boot=self._n_boot, **self._simulation_arguments()), draws=True)
+
+    def _noise_draws(self):
+        """The noise draws of ``noise_error_`` and ``unreadable_``, after the sampling draws. Post-processing only."""
         noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
-                                        **kwargs), draws=True)
+                                        **self._simulation_arguments()), draws=True)
+        self._pending_draws = None
         quantiles = self._ci_quantiles or _DIAGNOSTIC_QUANTILES
         low, high = min(quantiles), max(quantiles)
         with warnings.catch_warnings():

@@ -54,8 +54,17 @@ def test_the_constructor_makes_no_draws_and_the_first_read_makes_them_once(simul
     assert simulations == []
     assert frame.by_group.shape == (30, 2)
     frame.by_group_ci
-    assert simulations == [True, False]                   # sampling draws, then noise draws: the release's order
-    frame.noise_error_, frame.unreadable_, frame.difference_ci(), frame.overall_ci
+    assert simulations == [True]                          # the intervals' sampling draws only
+    frame.difference_ci(), frame.overall_ci
+    assert simulations == [True]
+    frame.noise_error_
+    assert simulations == [True, False]                   # then the noise draws: the release code's order
+    frame.unreadable_, frame.by_group_ci
+    assert simulations == [True, False]
+
+
+def test_noise_error_read_first_makes_the_sampling_draws_before_it(simulations):
+    _frame().unreadable_
     assert simulations == [True, False]
 
 
@@ -73,8 +82,10 @@ def test_the_draws_do_not_depend_on_the_first_read_nor_on_a_copy():
     first = _intervals(_frame())
     noise_first = _frame()
     noise_first.unreadable_
+    half_drawn = _frame()
+    half_drawn.by_group_ci
     unread = _frame()
-    for other in (noise_first, copy.deepcopy(unread), pickle.loads(pickle.dumps(unread)), unread):
+    for other in (noise_first, copy.deepcopy(half_drawn), half_drawn, copy.deepcopy(unread), pickle.loads(pickle.dumps(unread)), unread):
         for a, b in zip(first, _intervals(other), strict=True):
             (pd.testing.assert_frame_equal if isinstance(a, pd.DataFrame) else pd.testing.assert_series_equal)(a, b)
 
