@@ -39,7 +39,7 @@ from ._frame_checks import split_weights as _split_weights
 from ._frame_checks import weight_tables as _weight_tables
 from ._frame_counting import count_frame
 from ._frame_inputs import feature_columns, resolve_levels, unread_y_true
-from ._frame_intervals import aggregate_bound
+from ._frame_intervals import aggregate_bounds
 from ._frame_quantiles import nanquantile_draws
 from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells, simulate
 from ._frame_tables import frame_parts, merge_parts, release_tables, views
@@ -475,8 +475,8 @@ class DPMetricFrame(MetricFrame):
         low, high = min(quantiles), max(quantiles)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            half = {name: (nanquantile_draws(values, high) - nanquantile_draws(values, low)) / 2
-                    for name, values in noise[0].items()}
+            bounds = {name: nanquantile_draws(values, [high, low]) for name, values in noise[0].items()}
+            half = {name: (values[0] - values[1]) / 2 for name, values in bounds.items()}
         self.noise_error_ = self._frame(half, single=False)
         reference = {name: self._error_reference(name) for name in self._metrics}
         self.unreadable_ = self._frame({name: half[name] > self._max_noise_error * reference[name]
@@ -640,8 +640,10 @@ class DPMetricFrame(MetricFrame):
     def _aggregate_ci(self, what, method):
         self._check_intervals()
         group_draws, overall_draws = self._draws
-        return [self._overall_shape({name: aggregate_bound(what, method, group_draws[name], overall_draws[name], q)
-                                     for name in self._metrics}) for q in self._ci_quantiles]
+        bounds = {name: aggregate_bounds(what, method, group_draws[name], overall_draws[name], self._ci_quantiles)
+                  for name in self._metrics}
+        return [self._overall_shape({name: bounds[name][i] for name in self._metrics})
+                for i in range(len(self._ci_quantiles))]
 
     def _percentiles(self, draws):
         """Percentile bounds ``Q_q(draws)``, one ``{name: values}`` per quantile: for a cell's own value, whose
@@ -650,8 +652,8 @@ class DPMetricFrame(MetricFrame):
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            return [{name: nanquantile_draws(values, q) for name, values in draws.items()}
-                    for q in self._ci_quantiles]
+            per_metric = {name: nanquantile_draws(values, list(self._ci_quantiles)) for name, values in draws.items()}
+            return [{name: values[i] for name, values in per_metric.items()} for i in range(len(self._ci_quantiles))]
 
     @staticmethod
     def _reduce(values, how):

@@ -14,20 +14,21 @@ import numpy as np
 __all__ = ["nanquantile_draws"]
 
 
-def nanquantile_draws(draws: np.ndarray, q: float) -> np.ndarray:
-    """``numpy.nanquantile(draws, q, axis=0)``, value for value (NaN for an all-NaN column, with its warning).
+def nanquantile_draws(draws: np.ndarray, q: float | list[float]) -> np.ndarray:
+    """``numpy.nanquantile(draws, q, axis=0)``, value for value (NaN for an all-NaN column, with its warning);
+    several quantiles share one partition of the draws, each the number of its own call.
 
     Parameters
     ----------
     draws : numpy.ndarray of shape (B, ...)
         The draws, along the first axis.
-    q : float
-        The quantile, in ``[0, 1]``.
+    q : float or list of float
+        The quantile(s), in ``[0, 1]``.
 
     Returns
     -------
-    numpy.ndarray of shape draws.shape[1:]
-        The quantile of each column, NaN ignored.
+    numpy.ndarray of shape draws.shape[1:], or (len(q),) + draws.shape[1:]
+        The quantile(s) of each column, NaN ignored.
     """
     draws = np.asarray(draws, dtype=float)
     if draws.ndim == 1:
@@ -36,5 +37,8 @@ def nanquantile_draws(draws: np.ndarray, q: float) -> np.ndarray:
     if not holes.any():
         return np.quantile(draws, q, axis=0)
     out = np.quantile(np.where(holes, 0.0, draws), q, axis=0)         # the columns without NaN
-    out[holes] = np.nanquantile(draws[:, holes], q, axis=0)
+    if np.ndim(q):
+        out[:, holes] = np.nanquantile(draws[:, holes], q, axis=0)
+    else:
+        out[holes] = np.nanquantile(draws[:, holes], q, axis=0)
     return out

@@ -22,3 +22,16 @@ def test_equals_nanquantile_with_and_without_nan(shape, q):
         warnings.simplefilter("ignore", RuntimeWarning)
         for values in (draws, clean, np.round(clean, 1)):      # ties too
             np.testing.assert_array_equal(nanquantile_draws(values, q), np.nanquantile(values, q, axis=0))
+
+
+@pytest.mark.parametrize("shape", [(200,), (300, 2, 9)])
+def test_several_quantiles_in_one_call_are_each_calls_numbers(shape):
+    rng = np.random.default_rng(7)
+    draws = rng.normal(size=shape)
+    draws[rng.random(shape) < 0.02] = np.nan
+    quantiles = [0.025 / 9, 0.025, 0.5, 1.0 - 0.025 / 9, 0.975]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        together = nanquantile_draws(draws, quantiles)
+        for i, q in enumerate(quantiles):
+            np.testing.assert_array_equal(together[i], np.nanquantile(draws, q, axis=0))
