@@ -113,7 +113,9 @@ class DPMetricFrame(MetricFrame):
         Seeds the release and the interval draws. None: a secure source for the release.
     n_boot : int or None, default=1000
         Monte-Carlo draws of the intervals (at least 10). ``n_boot=None, ci_quantiles=None`` (MetricFrame's
-        defaults): no intervals, the ``*_ci`` members raise MetricFrame's ``ValueError``.
+        defaults): no intervals, the ``*_ci`` members raise MetricFrame's ``ValueError``. The draws are made when
+        an interval, ``noise_error_`` or ``unreadable_`` is first read (at construction when ``max_noise_error``
+        is given), from the generator seeded at construction: the same numbers whenever they are read.
     ci_quantiles : sequence of float or None, default=(0.025, 0.975)
         Quantiles of the intervals (``by_group_ci`` and friends are lists in this order). None with ``n_boot=None``.
     options : MetricFrameOptions or None, default=None
