@@ -39,7 +39,8 @@ from ._frame_checks import split_weights as _split_weights
 from ._frame_checks import weight_tables as _weight_tables
 from ._frame_counting import count_frame
 from ._frame_inputs import feature_columns, resolve_levels, unread_y_true
-from ._frame_intervals import aggregate_bound
+from ._frame_intervals import aggregate_bounds
+from ._frame_quantiles import nanquantile_draws
 from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells, simulate
 from ._frame_tables import frame_parts, merge_parts, release_tables, views
 from ._release_views import SharedRelease, note_release, view_of
@@ -53,6 +54,8 @@ __all__ = ["DPMetricFrame", "frame_of_release"]
 _DEFAULT_MAX_NOISE_ERROR = 0.02
 #: The noise draws and quantiles of ``noise_error_`` when ``n_boot=None, ci_quantiles=None`` (no intervals).
 _DIAGNOSTIC_DRAWS, _DIAGNOSTIC_QUANTILES = 1000, (0.025, 0.975)
+#: The attributes computed from the Monte-Carlo draws when first read (issue 41.3: most of a many-group frame's time).
+_LAZY = frozenset({"_draws", "noise_error_", "unreadable_"})
 
 
 class DPMetricFrame(MetricFrame):
@@ -110,7 +113,9 @@ class DPMetricFrame(MetricFrame):
         Seeds the release and the interval draws. None: a secure source for the release.
     n_boot : int or None, default=1000
         Monte-Carlo draws of the intervals (at least 10). ``n_boot=None, ci_quantiles=None`` (MetricFrame's
-        defaults): no intervals, the ``*_ci`` members raise MetricFrame's ``ValueError``.
+        defaults): no intervals, the ``*_ci`` members raise MetricFrame's ``ValueError``. The draws are made when
+        an interval, ``noise_error_`` or ``unreadable_`` is first read (at construction when ``max_noise_error``
+        is given), from the generator seeded at construction: the same numbers whenever they are read.
     ci_quantiles : sequence of float or None, default=(0.025, 0.975)
         Quantiles of the intervals (``by_group_ci`` and friends are lists in this order). None with ``n_boot=None``.
     options : MetricFrameOptions or None, default=None
@@ -332,6 +337,8 @@ class DPMetricFrame(MetricFrame):
     def _table_part(view, metrics, sample_params, draws, weight_bound):
         part = DPMetricFrame.__new__(DPMetricFrame)
         part._init_view(view, None, metrics, sample_params, draws, weight_bound)
+        if part._pending_draws is not None:          # merge_parts reads the parts' draws: drawn now
+            part._simulate_draws()
         return part
 
     def _init_view(self, view, release, metrics, sample_params, draws, weight_bound=None):
@@ -410,37 +417,72 @@ class DPMetricFrame(MetricFrame):
             absolute_error=None if "absolute_error" not in sums else width * sums["absolute_error"])
 
     def _populate(self, totals, rng):
+        """The values and the released table now; the Monte-Carlo draws (intervals, ``noise_error_``,
+        ``unreadable_``) when first read (:meth:`__getattr__`), from ``rng`` kept as it is now: the same numbers as
+        when drawn here. Drawn now when the user gave ``max_noise_error`` (its warning is due at construction).
+        """
         by_group, overall = self._evaluate(self._table)
         if self.noise_scale_ == 0:   # epsilon=inf: the exact counts are public: an empty cell is NaN (MetricFrame's)
             by_group = empty_cells_nan(self._table, by_group)
             overall = empty_cells_nan(self._table.sum(axis=-2), overall)
         self._by_group_values, self._overall_values = by_group, overall
-        kwargs = {"kind": self._kind, "unit": self._unit, "n": self._n, "scale": self.noise_scale_, "delta": self._delta,
-                      "rng": rng, "public_predictions": self._public_predictions, "weight_bound": self._weight_bound}
-        # no intervals asked for (n_boot=None): no sampling draws; the noise draws still give noise_error_
-        both = None if self._n_boot is None else self._evaluate(
-            simulate(self._table, sampling=True, n_boot=self._n_boot, **kwargs), draws=True)
-        noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
-                                        **kwargs), draws=True)
-        self._draws = both
-        self.ci_method = None if both is None else (
+        self.ci_method = None if self._n_boot is None else (
             "parametric bootstrap: the released table taken as the truth, rows resampled per cell and "
             f"the release noise redrawn ({self._n_boot} draws{self._cell_draws_note()}); percentile intervals for "
             "by_group and overall; for the aggregates over groups, their range over the groups' simultaneous "
             "(Bonferroni) percentile intervals (conservative)")
         self.released_counts_ = pd.DataFrame(self._table.reshape(-1, self._table.shape[-1]),
                                              index=self._cell_index(), columns=list(self._columns()))
+        self._pending_draws = rng
+        if self._warn_unreadable_groups:
+            self._simulate_draws()
+            self._warn_unreadable()
+
+    def __getattr__(self, name: str) -> Any:
+        """The attributes drawn when first read (:data:`_LAZY`), each stage once and in the release code's order:
+        the sampling draws (``_draws``: the intervals) first, then the noise draws (``noise_error_``,
+        ``unreadable_``), from the generator kept at construction.
+        """
+        if name not in _LAZY or self.__dict__.get("_pending_draws") is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if "_draws" not in self.__dict__:
+            self._sampling_draws()
+        if name != "_draws":
+            self._noise_draws()
+        return self.__dict__[name]
+
+    def _simulate_draws(self):
+        """Both stages of the draws now (a requested ``max_noise_error``, or a part of a several-table frame)."""
+        self._sampling_draws()
+        self._noise_draws()
+
+    def _simulation_arguments(self):
+        return {"kind": self._kind, "unit": self._unit, "n": self._n, "scale": self.noise_scale_, "delta": self._delta,
+                "rng": self._pending_draws, "public_predictions": self._public_predictions,
+                "weight_bound": self._weight_bound}
+
+    def _sampling_draws(self):
+        """The intervals' draws (rows resampled and noise redrawn; none when ``n_boot`` is None), first from the
+        kept generator. Post-processing only.
+        """
+        self._draws = None if self._n_boot is None else self._evaluate(
+            simulate(self._table, sampling=True, n_boot=self._n_boot, **self._simulation_arguments()), draws=True)
+
+    def _noise_draws(self):
+        """The noise draws of ``noise_error_`` and ``unreadable_``, after the sampling draws. Post-processing only."""
+        noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
+                                        **self._simulation_arguments()), draws=True)
+        self._pending_draws = None
         quantiles = self._ci_quantiles or _DIAGNOSTIC_QUANTILES
         low, high = min(quantiles), max(quantiles)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            half = {name: (np.nanquantile(values, high, axis=0) - np.nanquantile(values, low, axis=0)) / 2
-                    for name, values in noise[0].items()}
+            bounds = {name: nanquantile_draws(values, [high, low]) for name, values in noise[0].items()}
+            half = {name: (values[0] - values[1]) / 2 for name, values in bounds.items()}
         self.noise_error_ = self._frame(half, single=False)
         reference = {name: self._error_reference(name) for name in self._metrics}
         self.unreadable_ = self._frame({name: half[name] > self._max_noise_error * reference[name]
                                         for name in self._metrics}, single=False)
-        self._warn_unreadable()
 
     def _cell_draws_note(self):
         cells = [name for name, m in self._metrics.items() if isinstance(m, CellMetric)]
@@ -600,8 +642,10 @@ class DPMetricFrame(MetricFrame):
     def _aggregate_ci(self, what, method):
         self._check_intervals()
         group_draws, overall_draws = self._draws
-        return [self._overall_shape({name: aggregate_bound(what, method, group_draws[name], overall_draws[name], q)
-                                     for name in self._metrics}) for q in self._ci_quantiles]
+        bounds = {name: aggregate_bounds(what, method, group_draws[name], overall_draws[name], self._ci_quantiles)
+                  for name in self._metrics}
+        return [self._overall_shape({name: bounds[name][i] for name in self._metrics})
+                for i in range(len(self._ci_quantiles))]
 
     def _percentiles(self, draws):
         """Percentile bounds ``Q_q(draws)``, one ``{name: values}`` per quantile: for a cell's own value, whose
@@ -610,8 +654,8 @@ class DPMetricFrame(MetricFrame):
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            return [{name: np.nanquantile(values, q, axis=0) for name, values in draws.items()}
-                    for q in self._ci_quantiles]
+            per_metric = {name: nanquantile_draws(values, list(self._ci_quantiles)) for name, values in draws.items()}
+            return [{name: values[i] for name, values in per_metric.items()} for i in range(len(self._ci_quantiles))]
 
     @staticmethod
     def _reduce(values, how):

@@ -15,7 +15,9 @@ import warnings
 
 import numpy as np
 
-__all__ = ["aggregate_bound"]
+from ._frame_quantiles import nanquantile_draws
+
+__all__ = ["aggregate_bound", "aggregate_bounds"]
 
 
 def aggregate_bound(what, method, group_draws, overall_draws, q):
@@ -23,15 +25,27 @@ def aggregate_bound(what, method, group_draws, overall_draws, q):
     from draws of the group values ``(B, ..., G)`` and of the overall value ``(B, ...)``: the lower bound of the
     ``1 - 2q`` interval for ``q < 1/2``, else the upper bound of the ``2q - 1`` interval.
     """
-    lower = q < 0.5
-    tail = q if lower else 1.0 - q
+    return aggregate_bounds(what, method, group_draws, overall_draws, [q])[0]
+
+
+def aggregate_bounds(what, method, group_draws, overall_draws, quantiles):
+    """``[aggregate_bound(what, method, group_draws, overall_draws, q) for q in quantiles]``, the same numbers,
+    with the draws' quantiles taken in one pass (one partition of the draws for all of them).
+    """
     k = group_draws.shape[-1] + (1 if method == "to_overall" else 0)
+    tails = [q if q < 0.5 else 1.0 - q for q in quantiles]
+    levels = sorted({p for tail in tails for p in (tail / k, 1.0 - tail / k)})
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)                 # all-NaN cells stay NaN
-        low_g, high_g = (np.nanquantile(group_draws, p, axis=0) for p in (tail / k, 1.0 - tail / k))
-        low_o, high_o = (np.nanquantile(overall_draws, p, axis=0)[..., None] for p in (tail / k, 1.0 - tail / k))
-        low, high = _RANGES[what, method](low_g, high_g, low_o, high_o)
-    return low if lower else high
+        group = dict(zip(levels, nanquantile_draws(group_draws, levels), strict=True))
+        overall = dict(zip(levels, nanquantile_draws(overall_draws, levels), strict=True))
+        out = []
+        for q, tail in zip(quantiles, tails, strict=True):
+            low_p, high_p = tail / k, 1.0 - tail / k
+            low, high = _RANGES[what, method](group[low_p], group[high_p], overall[low_p][..., None],
+                                              overall[high_p][..., None])
+            out.append(low if q < 0.5 else high)
+    return out
 
 
 def _max(low_g, high_g, low_o, high_o):

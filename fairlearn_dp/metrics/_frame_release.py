@@ -176,8 +176,10 @@ def _project_rows(rows, totals):
     """Each row (last axis) onto ``{v >= 0, sum v = total}`` with its total (zero for a zero total)."""
     flat = rows.reshape(-1, rows.shape[-1])
     flat_totals = np.asarray(totals, dtype=float).reshape(-1)
-    out = np.zeros_like(flat)
     positive = flat_totals > 0
+    if positive.all():                   # the projection is row by row: the same numbers without the copies
+        return project_onto_nonnegative_sum(flat, flat_totals).reshape(rows.shape)
+    out = np.zeros_like(flat)
     if positive.any():
         out[positive] = project_onto_nonnegative_sum(flat[positive], flat_totals[positive])
     return out.reshape(rows.shape)
@@ -218,14 +220,15 @@ def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, publi
     """
     weighted = weight_bound is not None
     b = 1.0 if weight_bound is None else float(weight_bound)
-    base = np.broadcast_to(table, (n_boot,) + table.shape).copy()
     if sampling:
         base = _resample(table, kind, n_boot, rng, b)
+    else:
+        base = np.broadcast_to(table, (n_boot,) + table.shape).copy()
     totals = public_totals(base, kind=kind, unit=unit, public_predictions=public_predictions,   # the draws' own
                            weighted=weighted)
     if scale > 0:
         noise = rng.laplace(0.0, scale, base.shape) if delta == 0 else rng.normal(0.0, scale, base.shape)
-        base = base + noise
+        base += noise                                          # base is a fresh array
     return post_process(base, kind=kind, unit=unit, totals=totals, n=n, public_predictions=public_predictions,
                         weighted=weighted)
 
