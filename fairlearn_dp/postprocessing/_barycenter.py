@@ -25,11 +25,15 @@ Two solvers return the same optimum:
   ``sum_a w_a [min(0, 2 N_a(Q + alpha/2) - (2j - 1)) + max(0, 2 N_a(Q - alpha/2) - (2j - 1))]`` with ``N_a(g) =
   #{i : F_a(i) < g}``. That slope falls with ``j`` at every ``Q``, so the smallest minimisers are non-decreasing in
   ``j`` and the monotonicity constraints of CDFs hold without being imposed. Each ``Q(j)`` is found by bisection
-  over the breakpoints ``{F_a(i) -/+ alpha/2} U {0, 1}``: ``O(|A| k log(|A| k))`` in all. The couplings are then
+  over the breakpoints ``{F_a(i) -/+ alpha/2} U {0, 1}`` (merged from their ``2 |A|`` sorted runs), coarse to fine
+  in ``j``: a row's search is bracketed by the answers of rows already solved on either side (the answers are
+  monotone in ``j``), about ``O(|A| (k + #breakpoints))`` slope terms in all instead of ``O(|A| k log(|A| k))``,
+  with the same answers. The couplings are then
   the monotone (north-west corner) couplings of ``p_a`` and ``q_a``, returned as sparse CSR matrices: a monotone
   coupling of two PMFs on ``k`` points has at most ``2k - 1`` non-zeros (one per piece between consecutive CDF
   values of ``p`` and ``q``). Memory: ``O(|A| k)`` for the result; the solver's largest temporaries are the counts
-  ``N_a`` at every breakpoint, ``|A| x (2 |A| k)`` int32 values twice (about 2.6 MB at ``|A| = 4``, ``k = 10^4``).
+  ``N_a`` at every breakpoint, ``|A| x (2 |A| k)`` int32 values twice (about 2.6 MB at ``|A| = 4``, ``k = 10^4``):
+  ``16 |A|`` bytes per histogram cell at worst, the group term of the fit's memory bound (``fit_memory_estimate``).
   No ``k x k`` array is built.
 - ``solver=<cvxpy solver name>`` (e.g. ``"HIGHS"``) builds the LP above verbatim in cvxpy (``O(k^2 |A|)``
   variables, hence ``O(|A| k^2)`` memory) and solves it with that solver; its couplings are converted to CSR.

@@ -204,3 +204,18 @@ def test_first_nonnegative_equals_a_full_scan(seed):
     table = c[None, :] - d[:, None] >= 0
     expected = np.where(table.any(axis=1), table.argmax(axis=1), n_pieces)
     np.testing.assert_array_equal(answer, expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_cumsum_is_each_rows_sequential_cumsum(seed):
+    """The column-pass ``_row_cumsum`` gives, bit for bit, ``numpy.cumsum`` of each row (many short rows and a few
+    long ones, so that both the passes and the row-by-row finish run)."""
+    from fairlearn_dp.postprocessing._transport import _row_cumsum
+
+    rng = np.random.default_rng(seed)
+    counts = rng.geometric(0.4, 6000) - 1
+    counts[rng.integers(0, counts.size, 3)] = rng.integers(100, 3000, 3)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    values = rng.random(indptr[-1])
+    expected = np.concatenate([np.cumsum(values[indptr[r]:indptr[r + 1]]) for r in range(counts.size)])
+    assert _row_cumsum(values, indptr).tobytes() == expected.tobytes()
