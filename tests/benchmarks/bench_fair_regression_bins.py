@@ -251,7 +251,8 @@ def main():
         "# bench_fair_regression_bins", "",
         _common.machine_header(["numpy", "scipy"], "quick" if args.quick else "full"),
         _common.source_state(["fairlearn_dp/postprocessing/_barycenter.py",
-                              "fairlearn_dp/postprocessing/_fair_regression.py"]),
+                              "fairlearn_dp/postprocessing/_fair_regression.py",
+                              "fairlearn_dp/postprocessing/_transport.py"]),
         f"Load average (1/5/15 min) before: {'/'.join(f'{x:.1f}' for x in load_before)}; after: "
         f"{'/'.join(f'{x:.1f}' for x in load_after)}. {N_ROWS:,} rows, {args.repeats} interleaved fresh "
         "processes per version and case.", "",
