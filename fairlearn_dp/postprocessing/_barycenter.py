@@ -172,20 +172,16 @@ def _solve_exact_1d(pmfs, weights, alpha, grid):
                                   np.ones(1)])
     mids = 0.5 * (breakpoints[:-1] + breakpoints[1:])        # one point inside each linear piece
     n_pieces = mids.size
-    # N_a(g) = #{i : F_a(i) < g}, evaluated at the piece midpoints shifted by +/- alpha/2 (counts < k: int32).
-    n_above = np.empty((n_groups, n_pieces), dtype=np.int32)
-    n_below = np.empty((n_groups, n_pieces), dtype=np.int32)
-    for a in range(n_groups):
-        n_above[a] = np.searchsorted(cdfs[a], mids + half, side="left")
-        n_below[a] = np.searchsorted(cdfs[a], mids - half, side="left")
+    counts_at = _breakpoint_counts(cdfs, mids, half)
     two_j_minus_1 = 2 * np.arange(1, k, dtype=np.int64) - 1
 
     def slope(j_rows, pieces):
         total = np.zeros(j_rows.size)
         odd = two_j_minus_1[j_rows]
         for a in range(n_groups):          # fixed summation order keeps the slope exactly monotone in j
-            up = 2 * n_above[a, pieces] - odd
-            down = 2 * n_below[a, pieces] - odd
+            n_above, n_below = counts_at(a, pieces)
+            up = 2 * n_above - odd
+            down = 2 * n_below - odd
             total = total + weights[a] * (np.minimum(up, 0) + np.maximum(down, 0))
         return total
 
@@ -198,6 +194,32 @@ def _solve_exact_1d(pmfs, weights, alpha, grid):
     couplings = tuple(monotone_coupling(pmfs[a], targets[a]) for a in range(n_groups))
     objective = float(sum(weights[a] * _coupling_cost(couplings[a], grid) for a in range(n_groups)))
     return BarycenterSolution(barycenter, targets, couplings, objective)
+
+
+# Up to this many groups the solver's counts N_a are tabulated at every piece (16 |A| bytes per histogram cell);
+# beyond, they are searched at the pieces each bisection step asks for, so that memory stays linear in cells.
+_TABULATED_GROUPS = 8
+
+
+def _breakpoint_counts(cdfs, mids, half):
+    """``counts_at(a, pieces)``: ``N_a(g) = #{i : F_a(i) < g}`` at ``g = mids[pieces] +/- half``, as two arrays.
+
+    With at most ``_TABULATED_GROUPS`` groups both counts are tabulated once for every piece (int32: counts < k);
+    with more, each call searches ``cdfs[a]`` at the asked pieces only. The values are the same either way.
+    """
+    n_groups, n_pieces = cdfs.shape[0], mids.size
+    if n_groups > _TABULATED_GROUPS:
+        def search(a, pieces):
+            at = mids[pieces]
+            return (np.searchsorted(cdfs[a], at + half, side="left"),
+                    np.searchsorted(cdfs[a], at - half, side="left"))
+        return search
+    n_above = np.empty((n_groups, n_pieces), dtype=np.int32)
+    n_below = np.empty((n_groups, n_pieces), dtype=np.int32)
+    for a in range(n_groups):
+        n_above[a] = np.searchsorted(cdfs[a], mids + half, side="left")
+        n_below[a] = np.searchsorted(cdfs[a], mids - half, side="left")
+    return lambda a, pieces: (n_above[a, pieces], n_below[a, pieces])
 
 
 def _sorted_unique(runs):

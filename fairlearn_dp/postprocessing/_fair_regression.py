@@ -37,7 +37,7 @@ from .._utils._withheld import call_total_on_private_rows
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
 from ..privacy._random import check_random_state
-from ._barycenter import solve_barycenter
+from ._barycenter import _TABULATED_GROUPS, solve_barycenter
 from ._blind import n_posterior_cells
 from ._blind_fit import _AttributeBlindFit
 from ._counting import (
@@ -62,13 +62,15 @@ __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_FIT_MEMORY_BYTES"
 MAX_N_BINS = 1_000_000
 # The fit's peak memory per released histogram cell (n_groups x n_bins, x the posterior buckets in attribute-blind
 # mode), an upper bound from tracemalloc peaks of the post-release steps with every CDF value distinct (the solver's
-# worst case) at 2-32 groups: 224-245 B/cell up to 4 groups, 256 at 8, 335 at 16, 576 at 32
-# (tests/benchmarks/bench_fair_regression_bins.py, docs/performance.md). The group term is the exact solver's counts
-# N_a at each of its up to 2|A|k breakpoints: two int32 per group and breakpoint, 16 |A| bytes per cell.
+# worst case) at 2-32 groups: 180-218 B/cell up to 8 groups, under 200 beyond
+# (tests/benchmarks/bench_fair_regression_bins.py, docs/performance.md). The group term is the exact solver's table
+# of the counts N_a at each of its up to 2|A|k breakpoints: two int32 per group and breakpoint, 16 |A| bytes per
+# cell, tabulated up to _TABULATED_GROUPS = 8 groups only (searched beyond), so memory is linear in cells.
 FIT_BYTES_PER_CELL = 256
 FIT_BYTES_PER_CELL_PER_GROUP = 16
+FIT_TABULATED_GROUPS = _TABULATED_GROUPS
 # A fit whose estimated peak exceeds this budget is refused before the budget check (or, with groups read from the
-# data, before the release): 4 x 10^6 cells at 4 groups need 1.28 GB, k = 10^6 passes up to 10 groups.
+# data, before the release): 4 x 10^6 cells at 4 groups need 1.28 GB; k = 10^6 passes with up to 11 groups.
 MAX_FIT_MEMORY_BYTES = 4 * 2**30
 
 
@@ -85,9 +87,11 @@ def fit_memory_estimate(n_groups: int, n_cells: int) -> int:
     Returns
     -------
     int
-        ``n_cells * (FIT_BYTES_PER_CELL + FIT_BYTES_PER_CELL_PER_GROUP * n_groups)``.
+        ``n_cells * (FIT_BYTES_PER_CELL + FIT_BYTES_PER_CELL_PER_GROUP * min(n_groups, 8))``: at most 384 bytes
+        per cell, whatever the number of groups.
     """
-    return int(n_cells) * (FIT_BYTES_PER_CELL + FIT_BYTES_PER_CELL_PER_GROUP * int(n_groups))
+    return int(n_cells) * (FIT_BYTES_PER_CELL + FIT_BYTES_PER_CELL_PER_GROUP * min(int(n_groups),
+                                                                                    FIT_TABULATED_GROUPS))
 
 
 # Parameters of attribute-blind mode only: without a group_estimator a value other than the default has no effect
@@ -147,8 +151,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
     n_bins : int, default=36
         Number ``k`` of equal-width bins of ``bounds`` (outputs become bin midpoints; fewer bins favour fairness),
         in ``[1, MAX_N_BINS]`` (10^6). The cap is on memory: a fit is refused, before the budget check, when its
-        estimated peak, ``256 + 16 |A|`` bytes per cell of the ``|A| k`` released cells (times ``B'`` when blind;
-        ``fit_memory_estimate``), exceeds ``MAX_FIT_MEMORY_BYTES`` (4 GiB). k = 10^6 passes with up to 10 groups;
+        estimated peak, ``256 + 16 min(|A|, 8)`` bytes per cell of the ``|A| k`` released cells (times ``B'`` when
+        blind; ``fit_memory_estimate``), exceeds ``MAX_FIT_MEMORY_BYTES`` (4 GiB). k = 10^6 passes with up to 11 groups;
         4 groups x 10^6 bins take about 2 s (docs/performance.md).
     alpha : float, default=0.0
         KS tolerance in ``[0, 1]``: 0 asks for exact statistical parity, 1 leaves the binned outputs unchanged.
@@ -347,8 +351,8 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         if needed > MAX_FIT_MEMORY_BYTES:
             raise ValueError(f"n_bins={n_bins} with {n_groups} groups gives a histogram of {n_groups * per_group:,} "
                              f"cells (groups x n_bins{' x posterior buckets' if per_group != n_bins else ''}), whose "
-                             f"fit needs about {needed / 2**30:.1f} GiB of memory ({FIT_BYTES_PER_CELL} + "
-                             f"{FIT_BYTES_PER_CELL_PER_GROUP} x groups bytes per cell), above the memory budget "
+                             f"fit needs about {needed / 2**30:.1f} GiB of memory ({needed // (n_groups * per_group)} bytes "
+                             "per cell), above the memory budget "
                              f"MAX_FIT_MEMORY_BYTES={MAX_FIT_MEMORY_BYTES / 2**30:g} GiB: use fewer bins or groups.")
 
     def _check_estimator(self):

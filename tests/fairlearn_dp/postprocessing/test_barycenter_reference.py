@@ -219,3 +219,19 @@ def test_row_cumsum_is_each_rows_sequential_cumsum(seed):
     values = rng.random(indptr[-1])
     expected = np.concatenate([np.cumsum(values[indptr[r]:indptr[r + 1]]) for r in range(counts.size)])
     assert _row_cumsum(values, indptr).tobytes() == expected.tobytes()
+
+
+def test_searched_counts_give_the_tabulated_solutions(monkeypatch):
+    """Beyond ``_TABULATED_GROUPS`` groups the solver searches its counts instead of tabulating them (memory linear
+    in cells): the outputs are the recorded ones on both paths."""
+    import fairlearn_dp.postprocessing._barycenter as barycenter
+
+    monkeypatch.setattr(barycenter, "_TABULATED_GROUPS", 0)
+    test_exact_solver_outputs_equal_the_recorded_ones()
+
+
+def test_memory_estimate_is_linear_in_cells_whatever_the_groups():
+    from fairlearn_dp.postprocessing._fair_regression import fit_memory_estimate
+
+    per_cell = [fit_memory_estimate(groups, 10**6) / 10**6 for groups in (2, 4, 8, 16, 64, 1000)]
+    assert per_cell == sorted(per_cell) and max(per_cell) == 384
