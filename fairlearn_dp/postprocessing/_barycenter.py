@@ -216,10 +216,22 @@ def _breakpoint_counts(cdfs, mids, half):
         return search
     n_above = np.empty((n_groups, n_pieces), dtype=np.int32)
     n_below = np.empty((n_groups, n_pieces), dtype=np.int32)
+    shifted_up, shifted_down = mids + half, mids - half
     for a in range(n_groups):
-        n_above[a] = np.searchsorted(cdfs[a], mids + half, side="left")
-        n_below[a] = np.searchsorted(cdfs[a], mids - half, side="left")
+        n_above[a] = _count_below(cdfs[a], shifted_up)
+        n_below[a] = _count_below(cdfs[a], shifted_down)
     return lambda a, pieces: (n_above[a, pieces], n_below[a, pieces])
+
+
+def _count_below(values, keys):
+    """``numpy.searchsorted(values, keys, side="left")`` for non-decreasing ``values`` and ``keys``: the number of
+    values below each key, found by placing the (fewer) values among the keys and counting, in integers.
+
+    ``values[i] < keys[p]`` exactly when ``p >= #{q : keys[q] <= values[i]}``, so the count at ``p`` is the number of
+    values whose place is at most ``p``: ``len(values)`` searches instead of ``len(keys)``.
+    """
+    places = np.searchsorted(keys, values, side="right")
+    return np.cumsum(np.bincount(places, minlength=keys.size + 1)[:keys.size])
 
 
 def _sorted_unique(runs):

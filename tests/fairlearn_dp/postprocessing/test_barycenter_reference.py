@@ -235,3 +235,13 @@ def test_memory_estimate_is_linear_in_cells_whatever_the_groups():
 
     per_cell = [fit_memory_estimate(groups, 10**6) / 10**6 for groups in (2, 4, 8, 16, 64, 1000)]
     assert per_cell == sorted(per_cell) and max(per_cell) == 384
+
+
+def test_count_below_equals_searchsorted_left():
+    from fairlearn_dp.postprocessing._barycenter import _count_below
+
+    rng = np.random.default_rng(1)
+    for _ in range(200):                                   # ties within and between both arrays, empty arrays
+        values = np.sort(rng.integers(0, 20, rng.integers(0, 30)).astype(float))
+        keys = np.sort(rng.integers(-2, 22, rng.integers(0, 40)).astype(float))
+        np.testing.assert_array_equal(_count_below(values, keys), np.searchsorted(values, keys, side="left"))
