@@ -4,8 +4,8 @@ What is measured
 ----------------
 ``DPFairRegressionPostprocessor.fit`` (``solver="exact"``, ``epsilon=1``, ``alpha=0``, ``bounds=(0, 1)``, declared
 groups, ``estimator=None``, a fixed ``random_state``) on ``n = 200,000`` synthetic outputs, group ``a`` of ``|A|``
-~ N(0.35 + 0.4 a / |A|, 0.12) clipped to the bounds, at 4 groups x 10^6 bins and 8 groups x 250,000 bins
-(``--quick``: 4 x 10^5 and 8 x 25,000). Versions, each in a fresh Python process per fit, interleaved (one
+~ N(0.35 + 0.4 a / |A|, 0.12) clipped to the bounds, at 4 groups x 10^6 bins, 8 groups x 250,000 and 16 x 250,000
+(``--quick``: 4 x 10^5, 8 x 25,000 and 16 x 10,000). Versions, each in a fresh Python process per fit, interleaved (one
 process of each version per case and repeat, the order alternating between repeats) so that the machine's load
 falls on both alike:
 
@@ -58,8 +58,8 @@ import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 N_ROWS = 200_000
 DATA_SEED = 41
 FIT_SEED = 20240721
-CASES_FULL = ((4, 1_000_000), (8, 250_000))
-CASES_QUICK = ((4, 100_000), (8, 25_000))
+CASES_FULL = ((4, 1_000_000), (8, 250_000), (16, 250_000))
+CASES_QUICK = ((4, 100_000), (8, 25_000), (16, 10_000))
 MEMORY_GROUPS = (2, 4, 8, 16, 32)
 MEMORY_CELLS = 400_000
 BASELINES = ("c526cd7", "c2cc624")
