@@ -62,7 +62,7 @@ __all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_FIT_MEMORY_BYTES"
 MAX_N_BINS = 1_000_000
 # The fit's peak memory per released histogram cell (n_groups x n_bins, x the posterior buckets in attribute-blind
 # mode), an upper bound from tracemalloc peaks of the post-release steps with every CDF value distinct (the solver's
-# worst case) at 2-32 groups: 180-218 B/cell up to 8 groups, under 200 beyond
+# worst case) at 2-32 groups: 180-230 B/cell up to 8 groups, under 200 beyond
 # (tests/benchmarks/bench_fair_regression_bins.py, docs/performance.md). The group term is the exact solver's table
 # of the counts N_a at each of its up to 2|A|k breakpoints: two int32 per group and breakpoint, 16 |A| bytes per
 # cell, tabulated up to _TABULATED_GROUPS = 8 groups only (searched beyond), so memory is linear in cells.
