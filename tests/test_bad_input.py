@@ -27,7 +27,7 @@ from fairlearn_dp.allocation import CostOfPrivacyAllocation, project_nonnegative
 from fairlearn_dp.allocation._projections import project_sum, project_with_invariants
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
-from fairlearn_dp.postprocessing._fair_regression import MAX_HISTOGRAM_CELLS
+from fairlearn_dp.postprocessing._fair_regression import MAX_FIT_MEMORY_BYTES, fit_memory_estimate
 from fairlearn_dp.privacy._accountant import MAX_EPSILON, validate_epsilon_delta
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
@@ -415,20 +415,31 @@ def test_eq_odds_names_a_group_attribute_missing_from_the_dataset_and_refuses_ar
 
 
 # ------------------------------------------------------------------------------ slow: caps and progress
-def test_fair_regression_refuses_a_histogram_above_the_cap_before_the_budget_or_the_release():
-    X, _, a = classification_data()
-    n_bins = MAX_HISTOGRAM_CELLS // 3 + 1                 # 3 declared groups: one cell over
+def test_fair_regression_refuses_a_fit_above_the_memory_budget_before_the_budget_or_the_release():
+    X, _, _ = classification_data()
+    labels = [f"g{i}" for i in range(12)]
+    a = np.array(labels)[np.arange(len(X)) % 12]
+    n_bins = MAX_FIT_MEMORY_BYTES // fit_memory_estimate(12, 12) + 1          # 12 declared groups: one bin over
+    assert fit_memory_estimate(12, 12 * n_bins) > MAX_FIT_MEMORY_BYTES >= fit_memory_estimate(12, 12 * (n_bins - 1))
     refused_before_the_budget(
-        lambda acc: DPFairRegressionPostprocessor(bounds=(-1, 1), n_bins=n_bins, groups=["a", "b", "c"],
-                                                  accountant=acc),
-        lambda model: model.fit(X[:, :1], sensitive_features=a), ValueError, "MAX_HISTOGRAM_CELLS")
+        lambda acc: DPFairRegressionPostprocessor(bounds=(-1, 1), n_bins=n_bins, groups=labels, accountant=acc),
+        lambda model: model.fit(X[:, :1], sensitive_features=a), ValueError, "memory budget MAX_FIT_MEMORY_BYTES")
+    DPFairRegressionPostprocessor(bounds=(-1, 1), n_bins=n_bins - 1, groups=labels).check_public_inputs(
+        X[:, :1], sensitive_features=a, check_budget=False)                     # one bin under: accepted
     accountant = BudgetAccountant()                      # groups read from the data: refused before the release
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
-        with pytest.raises(ValueError, match=f"n_bins={n_bins} with 3 groups"):
+        with pytest.raises(ValueError, match=f"n_bins={n_bins} with 12 groups .* GiB of memory"):
             DPFairRegressionPostprocessor(bounds=(-1, 1), n_bins=n_bins, accountant=accountant).fit(
                 X[:, :1], sensitive_features=a)
     assert accountant.spent_budget == []
+
+
+def test_fair_regression_accepts_a_million_bins_at_four_groups():
+    """Issue 41: refused by the time-based cap of 2 x 10^6 cells before; the memory estimate is 1.28 GB."""
+    X, _, a = classification_data()
+    DPFairRegressionPostprocessor(bounds=(-1, 1), n_bins=10**6, groups=["a", "b", "c", "d"]).check_public_inputs(
+        X[:, :1], sensitive_features=a, check_budget=False)
 
 
 @pytest.mark.slow

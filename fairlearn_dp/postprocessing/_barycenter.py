@@ -25,11 +25,15 @@ Two solvers return the same optimum:
   ``sum_a w_a [min(0, 2 N_a(Q + alpha/2) - (2j - 1)) + max(0, 2 N_a(Q - alpha/2) - (2j - 1))]`` with ``N_a(g) =
   #{i : F_a(i) < g}``. That slope falls with ``j`` at every ``Q``, so the smallest minimisers are non-decreasing in
   ``j`` and the monotonicity constraints of CDFs hold without being imposed. Each ``Q(j)`` is found by bisection
-  over the breakpoints ``{F_a(i) -/+ alpha/2} U {0, 1}``: ``O(|A| k log(|A| k))`` in all. The couplings are then
+  over the breakpoints ``{F_a(i) -/+ alpha/2} U {0, 1}`` (merged from their ``2 |A|`` sorted runs), coarse to fine
+  in ``j``: a row's search is bracketed by the answers of rows already solved on either side (the answers are
+  monotone in ``j``), about ``O(|A| (k + #breakpoints))`` slope terms in all instead of ``O(|A| k log(|A| k))``,
+  with the same answers. The couplings are then
   the monotone (north-west corner) couplings of ``p_a`` and ``q_a``, returned as sparse CSR matrices: a monotone
   coupling of two PMFs on ``k`` points has at most ``2k - 1`` non-zeros (one per piece between consecutive CDF
   values of ``p`` and ``q``). Memory: ``O(|A| k)`` for the result; the solver's largest temporaries are the counts
-  ``N_a`` at every breakpoint, ``|A| x (2 |A| k)`` int32 values twice (about 2.6 MB at ``|A| = 4``, ``k = 10^4``).
+  ``N_a`` at every breakpoint, ``|A| x (2 |A| k)`` int32 values twice (about 2.6 MB at ``|A| = 4``, ``k = 10^4``):
+  ``16 |A|`` bytes per histogram cell at worst, the group term of the fit's memory bound (``fit_memory_estimate``).
   No ``k x k`` array is built.
 - ``solver=<cvxpy solver name>`` (e.g. ``"HIGHS"``) builds the LP above verbatim in cvxpy (``O(k^2 |A|)``
   variables, hence ``O(|A| k^2)`` memory) and solves it with that solver; its couplings are converted to CSR.
@@ -139,7 +143,7 @@ def monotone_coupling(p, q):
     k_p, k_q = p.size, q.size
     cdf_p = np.append(_cdf(p), 1.0)
     cdf_q = np.append(_cdf(q), 1.0)
-    cuts = np.unique(np.concatenate([[0.0], cdf_p, cdf_q]))
+    cuts = _sorted_unique([np.zeros(1), cdf_p, cdf_q])
     lengths = np.diff(cuts)                                   # > 0: the cuts are distinct
     mids = 0.5 * (cuts[:-1] + cuts[1:])
     # Every CDF value is a cut, so the row and column are constant on a piece, and at least one of them moves up
@@ -164,39 +168,25 @@ def _solve_exact_1d(pmfs, weights, alpha, grid):
         return BarycenterSolution(np.ones(1), np.ones((n_groups, 1)), couplings, 0.0)
     half = alpha / 2.0
     cdfs = _cdf(pmfs)                                        # F_a(j), j = 1..k-1
-    breakpoints = np.unique(np.clip(np.concatenate([cdfs.ravel() - half, cdfs.ravel() + half, [0.0, 1.0]]),
-                                    0.0, 1.0))
+    breakpoints = _sorted_unique([np.zeros(1), *np.clip(cdfs - half, 0.0, 1.0), *np.clip(cdfs + half, 0.0, 1.0),
+                                  np.ones(1)])
     mids = 0.5 * (breakpoints[:-1] + breakpoints[1:])        # one point inside each linear piece
     n_pieces = mids.size
-    # N_a(g) = #{i : F_a(i) < g}, evaluated at the piece midpoints shifted by +/- alpha/2 (counts < k: int32).
-    n_above = np.empty((n_groups, n_pieces), dtype=np.int32)
-    n_below = np.empty((n_groups, n_pieces), dtype=np.int32)
-    for a in range(n_groups):
-        n_above[a] = np.searchsorted(cdfs[a], mids + half, side="left")
-        n_below[a] = np.searchsorted(cdfs[a], mids - half, side="left")
+    counts_at = _breakpoint_counts(cdfs, mids, half)
     two_j_minus_1 = 2 * np.arange(1, k, dtype=np.int64) - 1
 
     def slope(j_rows, pieces):
         total = np.zeros(j_rows.size)
+        odd = two_j_minus_1[j_rows]
         for a in range(n_groups):          # fixed summation order keeps the slope exactly monotone in j
-            up = 2 * n_above[a, pieces] - two_j_minus_1[j_rows]
-            down = 2 * n_below[a, pieces] - two_j_minus_1[j_rows]
+            n_above, n_below = counts_at(a, pieces)
+            up = 2 * n_above - odd
+            down = 2 * n_below - odd
             total = total + weights[a] * (np.minimum(up, 0) + np.maximum(down, 0))
         return total
 
-    # Bisection, for all j at once, for the first piece whose slope is >= 0; Q(j) is its left breakpoint.
-    lo = np.zeros(k - 1, dtype=np.intp)
-    hi = np.full(k - 1, n_pieces, dtype=np.intp)
-    rows = np.arange(k - 1)
-    while True:
-        active = lo < hi
-        if not active.any():
-            break
-        j_act = rows[active]
-        mid = (lo[active] + hi[active]) // 2
-        nonneg = slope(j_act, mid) >= 0
-        hi[j_act[nonneg]] = mid[nonneg]
-        lo[j_act[~nonneg]] = mid[~nonneg] + 1
+    # Q(j) is the left breakpoint of the first piece whose slope is >= 0 (index n_pieces: the breakpoint 1.0).
+    lo = _first_nonnegative(slope, k - 1, n_pieces)
     bary_cdf = breakpoints[lo]                                # index n_pieces is the breakpoint 1.0
     target_cdfs = np.clip(cdfs, bary_cdf - half, bary_cdf + half)
     barycenter = np.diff(np.concatenate([[0.0], bary_cdf, [1.0]]))
@@ -204,6 +194,86 @@ def _solve_exact_1d(pmfs, weights, alpha, grid):
     couplings = tuple(monotone_coupling(pmfs[a], targets[a]) for a in range(n_groups))
     objective = float(sum(weights[a] * _coupling_cost(couplings[a], grid) for a in range(n_groups)))
     return BarycenterSolution(barycenter, targets, couplings, objective)
+
+
+# Up to this many groups the solver's counts N_a are tabulated at every piece (16 |A| bytes per histogram cell);
+# beyond, they are searched at the pieces each bisection step asks for, so that memory stays linear in cells.
+_TABULATED_GROUPS = 8
+
+
+def _breakpoint_counts(cdfs, mids, half):
+    """``counts_at(a, pieces)``: ``N_a(g) = #{i : F_a(i) < g}`` at ``g = mids[pieces] +/- half``, as two arrays.
+
+    With at most ``_TABULATED_GROUPS`` groups both counts are tabulated once for every piece (int32: counts < k);
+    with more, each call searches ``cdfs[a]`` at the asked pieces only. The values are the same either way.
+    """
+    n_groups, n_pieces = cdfs.shape[0], mids.size
+    if n_groups > _TABULATED_GROUPS:
+        def search(a, pieces):
+            at = mids[pieces]
+            return (np.searchsorted(cdfs[a], at + half, side="left"),
+                    np.searchsorted(cdfs[a], at - half, side="left"))
+        return search
+    n_above = np.empty((n_groups, n_pieces), dtype=np.int32)
+    n_below = np.empty((n_groups, n_pieces), dtype=np.int32)
+    shifted_up, shifted_down = mids + half, mids - half
+    for a in range(n_groups):
+        n_above[a] = _count_below(cdfs[a], shifted_up)
+        n_below[a] = _count_below(cdfs[a], shifted_down)
+    return lambda a, pieces: (n_above[a, pieces], n_below[a, pieces])
+
+
+def _count_below(values, keys):
+    """``numpy.searchsorted(values, keys, side="left")`` for non-decreasing ``values`` and ``keys``: the number of
+    values below each key, found by placing the (fewer) values among the keys and counting, in integers.
+
+    ``values[i] < keys[p]`` exactly when ``p >= #{q : keys[q] <= values[i]}``, so the count at ``p`` is the number of
+    values whose place is at most ``p``: ``len(values)`` searches instead of ``len(keys)``.
+    """
+    places = np.searchsorted(keys, values, side="right")
+    return np.cumsum(np.bincount(places, minlength=keys.size + 1)[:keys.size])
+
+
+def _sorted_unique(runs):
+    """The distinct values of non-decreasing 1-D float arrays, ascending: ``numpy.unique`` of their concatenation.
+
+    A stable sort of the concatenation is a merge of its sorted runs (timsort), ``O(n log(#runs))`` rather than a
+    full sort; repeats are then dropped as ``numpy.unique`` drops them, so the result is the same array.
+    """
+    values = np.sort(np.concatenate(runs), kind="stable")
+    keep = np.empty(values.size, dtype=bool)
+    keep[:1] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
+
+
+def _first_nonnegative(slope, n_rows, n_pieces):
+    """For each row ``j``, the first piece ``p`` with ``slope(j, p) >= 0`` (``n_pieces`` if none).
+
+    ``slope`` must be non-decreasing in ``p`` and non-increasing in ``j``, so the answers are non-decreasing in
+    ``j``. Rows are solved coarse to fine: at stride ``s`` (a power of two, halved each round) the rows ``j`` with
+    ``j + 1`` an odd multiple of ``s`` are bisected inside ``[answer(j - s), answer(j + s)]``, already known (0 and
+    ``n_pieces`` beyond the ends). Each answer is the exact first non-negative piece, as a bisection over all
+    pieces would find it, in about ``O(n_rows + n_pieces)`` evaluations of ``slope`` in all instead of
+    ``O(n_rows log n_pieces)``.
+    """
+    answer = np.empty(n_rows, dtype=np.intp)
+    stride = 1 << max(n_rows.bit_length() - 1, 0)
+    while stride >= 1:
+        rows = np.arange(stride - 1, n_rows, 2 * stride)
+        left, right = rows - stride, rows + stride
+        lo = np.where(left >= 0, answer[np.maximum(left, 0)], 0)
+        hi = np.where(right < n_rows, answer[np.minimum(right, n_rows - 1)], n_pieces)
+        while rows.size:
+            done = lo >= hi
+            answer[rows[done]] = lo[done]
+            rows, lo, hi = rows[~done], lo[~done], hi[~done]
+            mid = (lo + hi) // 2
+            nonneg = slope(rows, mid) >= 0
+            hi = np.where(nonneg, mid, hi)
+            lo = np.where(nonneg, lo, mid + 1)
+        stride //= 2
+    return answer
 
 
 def _solve_cvxpy(pmfs, weights, alpha, grid, solver):

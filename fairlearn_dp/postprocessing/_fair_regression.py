@@ -37,7 +37,7 @@ from .._utils._withheld import call_total_on_private_rows
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
 from ..privacy._random import check_random_state
-from ._barycenter import solve_barycenter
+from ._barycenter import _TABULATED_GROUPS, solve_barycenter
 from ._blind import n_posterior_cells
 from ._blind_fit import _AttributeBlindFit
 from ._counting import (
@@ -53,20 +53,47 @@ from ._inputs import check_target_rows, encode_group_index, light_copy
 from ._regressor_contract import _RegressorContract, check_public_bounds, fit_here, outputs_range
 from ._transport import _shifted_kernel_cdfs, _transport_kernels, private_group_estimates
 
-__all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_HISTOGRAM_CELLS"]
+__all__ = ["DPFairRegressionPostprocessor", "MAX_N_BINS", "MAX_FIT_MEMORY_BYTES", "fit_memory_estimate"]
 
 # Memory is linear in k: the fitted object holds sparse couplings and kernels (at most 3k non-zeros per group) and
 # the exact solver's temporaries are O(|A|^2 k) (see _barycenter.py); no k x k array is built. Time grows as
-# |A| k log(|A| k); a 4-group fit at k = 10^6 peaks near 0.8 GB (tests/benchmarks/bench_fair_regression_memory.py
-# measures k up to 10^5). Checked before any work, so a far too large k fails fast. (solver=<cvxpy name> still builds
-# the LP's |A| k^2 variables.)
+# |A| k log(|A| k). Checked before any work, so a far too large k fails fast. (solver=<cvxpy name> still builds the
+# LP's |A| k^2 variables.)
 MAX_N_BINS = 1_000_000
-# Time grows with the released histogram's cells, n_groups x n_bins (x the posterior buckets in attribute-blind
-# mode): about 1.5 us per cell for the whole fit (release, isotonic fits, barycenter, kernels), measured on a 2-core
-# machine with the exact solver and a seed: 2 groups x 10^6 bins 2.8 s, 8 x 250,000 3.1 s, 4 x 10^6 6.1 s, 8 x 10^6
-# 17 s (1.6 GB). Beyond this the fit is refused before the budget check (or, with groups read from the data, before
-# the release).
-MAX_HISTOGRAM_CELLS = 2_000_000
+# The fit's peak memory per released histogram cell (n_groups x n_bins, x the posterior buckets in attribute-blind
+# mode), an upper bound from tracemalloc peaks of the post-release steps with every CDF value distinct (the solver's
+# worst case) at 2-32 groups: 180-230 B/cell up to 8 groups, under 200 beyond
+# (tests/benchmarks/bench_fair_regression_bins.py, docs/performance.md). The group term is the exact solver's table
+# of the counts N_a at each of its up to 2|A|k breakpoints: two int32 per group and breakpoint, 16 |A| bytes per
+# cell, tabulated up to _TABULATED_GROUPS = 8 groups only (searched beyond), so memory is linear in cells.
+FIT_BYTES_PER_CELL = 256
+FIT_BYTES_PER_CELL_PER_GROUP = 16
+FIT_TABULATED_GROUPS = _TABULATED_GROUPS
+# A fit whose estimated peak exceeds this budget is refused before the budget check (or, with groups read from the
+# data, before the release): 4 x 10^6 cells at 4 groups need 1.28 GB; k = 10^6 passes with up to 11 groups.
+MAX_FIT_MEMORY_BYTES = 4 * 2**30
+
+
+def fit_memory_estimate(n_groups: int, n_cells: int) -> int:
+    """Upper bound, in bytes, of the peak memory of a fit whose released histogram has ``n_cells`` cells.
+
+    Parameters
+    ----------
+    n_groups : int
+        Number of groups ``|A|``.
+    n_cells : int
+        Cells of the released histogram: ``n_groups * n_bins`` (times the posterior buckets when blind).
+
+    Returns
+    -------
+    int
+        ``n_cells * (FIT_BYTES_PER_CELL + FIT_BYTES_PER_CELL_PER_GROUP * min(n_groups, 8))``: at most 384 bytes
+        per cell, whatever the number of groups.
+    """
+    return int(n_cells) * (FIT_BYTES_PER_CELL + FIT_BYTES_PER_CELL_PER_GROUP * min(int(n_groups),
+                                                                                    FIT_TABULATED_GROUPS))
+
+
 # Parameters of attribute-blind mode only: without a group_estimator a value other than the default has no effect
 # and is refused (the default passes, so get_params / clone / set_params round-trip).
 _BLIND_ONLY = ("posterior_buckets", "noise_margin")
@@ -123,7 +150,10 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
         finite epsilon, never computed from the private data; at ``epsilon=inf`` None spans the fitting outputs.
     n_bins : int, default=36
         Number ``k`` of equal-width bins of ``bounds`` (outputs become bin midpoints; fewer bins favour fairness),
-        in ``[1, MAX_N_BINS]`` (10^6); ``|A| k`` cells (times ``B'`` when blind) at most ``MAX_HISTOGRAM_CELLS``.
+        in ``[1, MAX_N_BINS]`` (10^6). The cap is on memory: a fit is refused, before the budget check, when its
+        estimated peak, ``256 + 16 min(|A|, 8)`` bytes per cell of the ``|A| k`` released cells (times ``B'`` when
+        blind; ``fit_memory_estimate``), exceeds ``MAX_FIT_MEMORY_BYTES`` (4 GiB). k = 10^6 passes with up to 11 groups;
+        4 groups x 10^6 bins take about 2 s (docs/performance.md).
     alpha : float, default=0.0
         KS tolerance in ``[0, 1]``: 0 asks for exact statistical parity, 1 leaves the binned outputs unchanged.
     groups : list or None, default=None
@@ -312,16 +342,18 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
                                  f"its default {default!r}.")
 
     def _check_histogram_size(self, n_groups, n_bins):
-        """Refuse a released histogram of more than ``MAX_HISTOGRAM_CELLS`` cells (public sizes; fit time grows
-        linearly with them).
+        """Refuse a fit whose estimated peak memory exceeds ``MAX_FIT_MEMORY_BYTES`` (public sizes only: the
+        released histogram's cells and the number of groups, :func:`fit_memory_estimate`).
         """
         per_group = n_bins * (1 if self.group_estimator is None
                               else n_posterior_cells(n_groups, int(self.posterior_buckets)))
-        if n_groups * per_group > MAX_HISTOGRAM_CELLS:
+        needed = fit_memory_estimate(n_groups, n_groups * per_group)
+        if needed > MAX_FIT_MEMORY_BYTES:
             raise ValueError(f"n_bins={n_bins} with {n_groups} groups gives a histogram of {n_groups * per_group:,} "
-                             f"cells (groups x n_bins{' x posterior buckets' if per_group != n_bins else ''}), above "
-                             f"MAX_HISTOGRAM_CELLS={MAX_HISTOGRAM_CELLS:,} (the fit takes about 1.5 us per cell): "
-                             "use fewer bins.")
+                             f"cells (groups x n_bins{' x posterior buckets' if per_group != n_bins else ''}), whose "
+                             f"fit needs about {needed / 2**30:.1f} GiB of memory ({needed // (n_groups * per_group)} bytes "
+                             "per cell), above the memory budget "
+                             f"MAX_FIT_MEMORY_BYTES={MAX_FIT_MEMORY_BYTES / 2**30:g} GiB: use fewer bins or groups.")
 
     def _check_estimator(self):
         """The regressor (public): None, one to fit here, or a fitted one with ``predict_method``."""

@@ -14,6 +14,9 @@ from ..exceptions import UtilityWarning, warn
 
 __all__ = ["private_group_estimates"]
 
+# _row_cumsum: rows still this many or more after a column pass are summed together in the next pass
+_PASS_ROWS = 2048
+
 
 def private_group_estimates(noisy_joint_pmf):
     """Private group weights and PMFs from the noisy joint PMF (Xian et al. 2024, Alg. 1, lines 5-9).
@@ -100,18 +103,24 @@ def _shifted_kernel_cdfs(kernels):
 def _row_cumsum(values, indptr):
     """Cumulative sums of ``values`` restarting at every row of a CSR layout, each summed left to right.
 
-    Rows of equal length are gathered into one 2-D block and summed with ``numpy.cumsum`` along its rows, so the
-    result is bit-for-bit the sequential sum of each row, in ``O(nnz)`` work plus one step per distinct length.
+    One vectorised pass per column position ``t`` adds entry ``t`` of every row longer than ``t`` to the row's sum
+    so far, while more than ``_PASS_ROWS`` rows are that long; the few longer rows are finished one by one with
+    ``numpy.cumsum`` from their last computed sum. Every sum is the sequential sum of its row, bit for bit, in
+    ``O(nnz)`` work.
     """
     result = np.empty(values.size)
     counts = np.diff(indptr)
-    order = np.argsort(counts, kind="stable")
-    sorted_counts = counts[order]
-    bounds = np.flatnonzero(np.diff(sorted_counts)) + 1
-    for group in np.split(order, bounds):
-        length = counts[group[0]] if group.size else 0
-        if length == 0:
-            continue
-        block = indptr[group][:, None] + np.arange(length)
-        result[block] = np.cumsum(values[block], axis=1)
+    rows = np.flatnonzero(counts > 0)
+    position = indptr[:-1][rows]
+    result[position] = values[position]
+    step = 1
+    while rows.size > _PASS_ROWS:
+        longer = counts[rows] > step
+        rows, position = rows[longer], position[longer] + 1
+        result[position] = result[position - 1] + values[position]
+        step += 1
+    for row, last in zip(rows.tolist(), position.tolist(), strict=True):
+        end = int(indptr[row + 1])
+        if end - last > 1:
+            result[last:end] = np.cumsum(np.concatenate([result[last:last + 1], values[last + 1:end]]))
     return result
