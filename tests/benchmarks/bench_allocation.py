@@ -480,18 +480,25 @@ def code_label(baseline):
     return f"baseline ({BASELINE})" if baseline else "current"
 
 
+def ratios(current, baseline):
+    """Current / baseline wall time, and CPU time (cores used x wall time: less sensitive to other processes)."""
+    cpu = (current["cpu"]["ours"] * current["seconds"]) / (baseline["cpu"]["ours"] * baseline["seconds"])
+    return f"**{current['seconds'] / baseline['seconds']:.2f}**, {cpu:.2f}"
+
+
 def throughput_table(rows, runs):
     """Throughput rows (baseline and current, interleaved) and the measured runs, with current / baseline ratios."""
     header = ["run", "code", "n_jobs", "draws", "chunk (draws)", "wall time (s)", "draws / s",
-              f"time for {PAPER_DRAWS:,} draws (s)", "current / baseline", "cores used: this run / other processes"]
+              f"time for {PAPER_DRAWS:,} draws (s)", "current / baseline: wall time, CPU time",
+              "cores used: this run / other processes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    base = {row["n_jobs"]: row["seconds"] for row in rows if row["baseline"]}
+    base = {row["n_jobs"]: row for row in rows if row["baseline"]}
     for row in rows:
         lines.append("| " + " | ".join([
             f"throughput, median of {row['repeats']} (warm workers, interleaved)", code_label(row["baseline"]),
             str(row["n_jobs"]), f"{row['n_draws']:,}", str(row["chunk_size"]), f"{row['seconds']:.2f}",
             f"{row['rate']:,.0f}", f"{row['projected']:,.0f} (projected)",
-            "1" if row["baseline"] else f"**{row['seconds'] / base[row['n_jobs']]:.2f}**", cores(row["cpu"])]) + " |")
+            "1" if row["baseline"] else ratios(row, base[row["n_jobs"]]), cores(row["cpu"])]) + " |")
     base_run = next(run for run in runs if run["baseline"])
     for run in runs:
         measured = run["n_draws"] == PAPER_DRAWS
@@ -501,7 +508,7 @@ def throughput_table(rows, runs):
             f"{run['n_draws'] / run['seconds']:,.0f}",
             f"**{run['seconds']:,.1f} (measured)**" if measured
             else f"{PAPER_DRAWS * run['seconds'] / run['n_draws']:,.0f} (projected)",
-            "1" if run["baseline"] else f"**{run['seconds'] / base_run['seconds']:.2f}**", cores(run["cpu"])]) + " |")
+            "1" if run["baseline"] else ratios(run, base_run), cores(run["cpu"])]) + " |")
     return "\n".join(lines)
 
 
