@@ -27,6 +27,7 @@ from scipy import integrate, stats
 
 from .._utils._progress import progress_bar, show_progress
 from .._utils._validation import as_real_array, check_bool, check_int, check_real, validate_params
+from ._mechanisms import _batch_evaluator
 from ._projections import project_nonnegative_sum, project_sum
 from ._release import GaussianNoise, LaplaceNoise, _check_counts
 
@@ -97,27 +98,36 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed, batch_rows=None):
     n = counts.size
     if batch_rows is None:
         batch_rows = max(1, BATCH_BYTES // (8 * n))
-    sums = {}
+    evaluators = {name: _batch_evaluator(statistic, n) for name, statistic in statistics.items()}
+    sums = {name: (np.zeros(n), np.zeros(n)) for name in statistics}
+    squares = np.empty((batch_rows, n))
     for start in range(0, n_rows, batch_rows):
         rows = min(batch_rows, n_rows - start)
         noisy = noise.sample(rng, (rows, n))
         noisy += counts                                           # x + noise, in place
-        for name, statistic in statistics.items():
-            values = np.asarray(statistic(noisy), dtype=float)
-            if values.shape != noisy.shape:
-                raise ValueError(f"statistic {name!r} must return an array of shape (draws, n) = {noisy.shape} for "
-                                 f"a batch of {rows} draws, got {values.shape}.")
-            if not np.all(np.isfinite(values)):
-                raise ValueError(f"statistic {name!r} returned NaN or infinite values.")
-            if name not in sums:
-                sums[name] = (np.zeros(n), np.zeros(n))
+        for name, (statistic, trusted) in evaluators.items():
+            values = statistic(noisy)
+            if not trusted:
+                values = _checked_values(name, values, noisy.shape, rows)
             total, total_squares = sums[name]
+            batch_squares = np.square(values, out=squares[:rows])
             # Draw after draw, in place: numpy sums axis 0 of a C-ordered array row after row too, so these are the
             # sums of one big array of the chunk's draws, whatever the batch size.
-            for row in values:
+            for row, row_squares in zip(values, batch_squares, strict=True):
                 total += row
-                total_squares += np.square(row)
+                total_squares += row_squares
     return sums
+
+
+def _checked_values(name, values, shape, rows):
+    """A statistic's output for a batch of ``rows`` draws as floats, checked: shape ``shape``, all finite."""
+    values = np.asarray(values, dtype=float)
+    if values.shape != shape:
+        raise ValueError(f"statistic {name!r} must return an array of shape (draws, n) = {shape} for "
+                         f"a batch of {rows} draws, got {values.shape}.")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"statistic {name!r} returned NaN or infinite values.")
+    return values
 
 
 def monte_carlo(counts: ArrayLike, noise: LaplaceNoise | GaussianNoise,

@@ -36,13 +36,17 @@ def check_weights(weights, n):
     return arr
 
 
-def _proportional(rows, weights):
-    """``P^F`` of each row of a 2-D batch (entries may be negative); ``nan`` rows where the weighted total <= 0."""
-    weighted = rows if np.all(weights == 1.0) else rows * weights      # unit weights: x * 1.0 is x, skip a pass
+def _proportional(rows, weights, *, in_place=False):
+    """``P^F`` of each row of a 2-D batch (entries may be negative); ``nan`` rows where the weighted total <= 0.
+
+    ``in_place=True`` divides ``rows`` itself when every total is > 0 (the caller owns ``rows``).
+    """
+    unit = np.all(weights == 1.0)
+    weighted = rows if unit else rows * weights      # unit weights: x * 1.0 is x, skip a pass
     total = weighted.sum(axis=-1, keepdims=True)
     positive = total > 0
     if positive.all():
-        return weighted / total
+        return np.divide(weighted, total, out=weighted if in_place or not unit else None)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(positive, weighted / np.where(positive, total, 1.0), np.nan)
 
@@ -158,7 +162,9 @@ class BaselineAllocation(AllocationMechanism):
     name = "BL"
 
     def _allocate(self, rows, weights):
-        return _uniform_where_undefined(_proportional(np.maximum(rows, 0.0), weights))
+        # An array of zeros, not the scalar 0.0: numpy's fast loop; the positive part is ours to divide in place.
+        return _uniform_where_undefined(_proportional(np.maximum(rows, np.zeros(rows.shape[1])), weights,
+                                                      in_place=True))
 
 
 class ProjectionOntoSimplexAllocation(AllocationMechanism):
@@ -194,6 +200,18 @@ class ProjectionOntoSimplexAllocation(AllocationMechanism):
         if defined.any():
             out[defined] = _nonnegative_sum_rows(proportional[defined], 1.0)
         return out
+
+
+def _batch_evaluator(statistic, n):
+    """``(callable, trusted)`` for one statistic of ``monte_carlo`` on batches of ``n`` noisy counts. The built-in
+    mechanisms BL and PoS (exactly these classes) are called through ``_allocate``, with their weights checked once
+    a chunk instead of once a batch (their input, noise plus the checked counts, is finite by construction), and
+    their output is trusted: shares, finite by construction. Any other statistic is called as given, its output to
+    be checked.
+    """
+    if type(statistic) in (BaselineAllocation, ProjectionOntoSimplexAllocation):
+        return functools.partial(statistic._allocate, weights=check_weights(statistic.weights, n)), True
+    return statistic, False
 
 
 class CostOfPrivacyAllocation(AllocationMechanism):

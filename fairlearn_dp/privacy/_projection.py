@@ -44,41 +44,60 @@ def nonnegative_sum_rows(rows: np.ndarray, total: float | np.ndarray) -> np.ndar
     """Michelot's iteration of :func:`project_onto_nonnegative_sum` on a 2-D array of finite rows (no validation);
     ``total`` is one total for all rows or one per row.
 
-    Per round and active row: ``above = x > theta``, ``theta = (sum(x where above, else 0) - total) / #above``; a
-    row stops when ``#above`` stops changing. The arithmetic is fixed (the same sums over full rows, in the same
-    order), so the result does not depend on how many rows are passed together; the last round's sum of the
-    kept entries is kept for the output instead of being summed again.
+    Per round and row: ``above = x > theta``, ``theta = (sum(x where above, else 0) - total) / #above``; a row
+    stops when ``#above`` stops changing. The arithmetic is fixed (the same sums over full rows, in the same
+    order), so the result does not depend on how many rows are passed together. A row's sets only shrink or only
+    grow from one round to the next (one threshold moves), so an unchanged count is an unchanged set, whose sum
+    is the previous round's: the last round only counts. Every round runs on all rows, in place in preallocated
+    buffers (no copies of the active rows): a row that has stopped keeps the ``theta`` of its last round, so its
+    set is recomputed to the same set.
     """
     n_rows, n = rows.shape
     total = np.broadcast_to(np.asarray(total, dtype=float), (n_rows,))      # one total per row (or one for all)
-    theta = (rows.sum(axis=1) - total) / n
+    sums = rows.sum(axis=1)                          # the sum of the first set, all entries (x * 1.0 is x)
+    theta = (sums - total) / n
     kept = np.full(n_rows, n)
     kept_sum = np.zeros(n_rows)
+    active = np.ones(n_rows, dtype=bool)
     mask = np.empty(rows.shape, dtype=bool)
-    index = np.arange(n_rows)
-    while index.size:
-        sub = rows if index.size == n_rows else rows[index]
-        above = sub > theta[index, None]
-        count = _row_counts(above)
+    weights = None                                   # the mask as 0.0 / 1.0 (float x float is the fast product)
+    work = np.empty(rows.shape)
+    while True:
+        np.greater(rows, theta[:, None], out=mask)
+        count = _row_counts(mask)
         lost = count == 0
         if lost.any():                  # rounding put theta at the largest entries: keep those
-            above[lost] = sub[lost] == sub[lost].max(axis=1, keepdims=True)
-            count = _row_counts(above)
-        # The sum of x where above, else 0, over the full row. x * False is -0.0 for x < 0 where np.where gives
+            mask[lost] = rows[lost] == rows[lost].max(axis=1, keepdims=True)
+            count = _row_counts(mask)
+        done = active & (count == kept)
+        kept_sum[done] = sums[done]                  # the same set as the round before: the same sum
+        active &= ~done
+        if not active.any():
+            break
+        if weights is None:
+            weights = mask.astype(float)
+        else:
+            np.copyto(weights, mask)
+        # The sum of x where above, else 0, over the full row. x * 0.0 is -0.0 for x < 0 where np.where gives
         # +0.0; zeros of either sign leave every non-zero partial sum unchanged, so the sums are the same numbers.
-        sums = (sub * above).sum(axis=1)
-        theta[index] = (sums - total[index]) / count
-        mask[index] = above
-        done = count == kept[index]
-        kept[index] = count
-        kept_sum[index[done]] = sums[done]
-        index = index[~done]
-    # (x - theta)_+ on the kept set, written as (x - mean of the kept) + total / #kept: the same number, without
-    # the cancellation of x - theta when the entries dwarf the total (e.g. [1e30, 0] onto 1 gave [0, 0]).
-    mean_kept = kept_sum / kept
-    shifted = rows - mean_kept[:, None]
-    shifted += (total / kept)[:, None]
-    return np.where(mask, np.maximum(shifted, 0.0, out=shifted), 0.0)
+        sums = np.multiply(rows, weights, out=work).sum(axis=1)
+        theta[active] = (sums[active] - total[active]) / count[active]
+        kept[active] = count[active]
+    return _positive_part_on(rows, mask.astype(float) if weights is None else weights, kept_sum, kept, total, work)
+
+
+def _positive_part_on(rows, weights, kept_sum, kept, total, out):
+    """``(x - theta)_+`` on the kept set (``weights`` 1.0, else 0.0), written as ``(x - mean of the kept) + total /
+    #kept``: the same number, without the cancellation of ``x - theta`` when the entries dwarf the total (e.g.
+    ``[1e30, 0]`` onto 1 gave ``[0, 0]``). Computed in ``out``. The positive part is not -0.0 (a sum with the
+    positive ``total / #kept`` is -0.0 only if both terms are), so times 0.0 it is +0.0, as ``np.where`` writes
+    (only if ``total / #kept`` underflows to 0 can an entry -0.0 outside the kept set stay -0.0).
+    """
+    np.subtract(rows, (kept_sum / kept)[:, None], out=out)
+    out += (total / kept)[:, None]
+    np.maximum(out, np.zeros(out.shape[1]), out=out)     # an array operand: numpy's fast loop (a scalar's is slower)
+    out *= weights
+    return out
 
 
 _bitwise_count = getattr(np, "bitwise_count", None)          # numpy >= 2.0

@@ -46,9 +46,14 @@ mechanisms ``BaselineAllocation()`` (BL) and ``ProjectionOntoSimplexAllocation()
    draws, and the maximum absolute difference of the two projections over all draws and districts (checked
    <= 1e-9).
 
+Baseline (issue 41 item 4): ``_allocation_baseline.py`` holds a copy of the per-chunk hot path of commit c526cd7
+(before item 4). Throughput calls of the baseline and of the current code alternate (warm-up of each first), and a
+baseline measured run (fresh process) precedes the current one; the table gives current / baseline ratios of wall
+time and of CPU time (cores used x wall), and the check asserts bit-identical means and standard errors (same seeds).
+
 Goals (from the issues): 200,000 draws x all districts, both mechanisms, in under 2 minutes with ``n_jobs=2`` on
 this 2-core machine (with ``--quick``: the projection from the ``n_jobs=2`` throughput is checked instead), and
-peak memory under 2 GB (2e9 bytes); both decide the exit status. Issue 14's target of 60 s is printed next to the
+peak memory under 2 GB (2e9 bytes), and issue 41's 30 s for the full measured run; all decide the exit status. Issue 14's target of 60 s is printed next to the
 time goal (MET / NOT MET) without deciding it. If the time goal fails, or with ``--profile``, a cProfile of a
 single-process run (2,000 draws) is appended to the report.
 
@@ -67,6 +72,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import io
 import json
 import os
@@ -81,6 +87,7 @@ from pathlib import Path
 
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
+from _allocation_baseline import baseline_monte_carlo, default_chunk_size
 
 from fairlearn_dp.allocation import (
     BaselineAllocation,
@@ -108,6 +115,8 @@ FAST_REPEATS = 5
 PROFILE_DRAWS = 2_000
 TIME_GOAL_S = 120.0                 # checked (was 300 s before issue 14)
 TIME_TARGET_S = 60.0                # issue 14's target: reported, not checked
+ISSUE41_GOAL_S = 30.0               # issue 41 item 4: checked on the full measured run
+BASELINE = "c526cd7"                # the commit whose hot path _allocation_baseline.py copies
 MEMORY_GOAL_BYTES = 2e9
 AGREEMENT_TOLERANCE = 1e-9          # max |cvxpy - project_simplex|
 SIMPLEX_TOLERANCE = 1e-9            # |sum of mean shares - 1|
@@ -139,11 +148,24 @@ def make_mechanisms():
     return {"BL": BaselineAllocation(), "PoS": ProjectionOntoSimplexAllocation()}
 
 
-def timed_monte_carlo(counts, noise, *, n_draws, n_jobs, progress=False):
+def timed_monte_carlo(counts, noise, *, n_draws, n_jobs, progress=False, baseline=False):
+    """Wall time and result of ``monte_carlo`` (or, with ``baseline``, of the copy of c526cd7's hot path)."""
     start = time.perf_counter()
-    result = monte_carlo(counts, noise, make_mechanisms(), n_draws=n_draws, n_jobs=n_jobs,
-                         random_state=RANDOM_STATE, progress=progress)
+    if baseline:
+        result = baseline_monte_carlo(counts, noise, n_draws=n_draws, n_jobs=n_jobs, random_state=RANDOM_STATE,
+                                      chunk_size=default_chunk_size(counts.size, n_draws))
+    else:
+        result = monte_carlo(counts, noise, make_mechanisms(), n_draws=n_draws, n_jobs=n_jobs,
+                             random_state=RANDOM_STATE, progress=progress)
     return time.perf_counter() - start, result
+
+
+def result_digest(result):
+    """SHA-256 of the means and standard errors (bytes): equal digests are bit-identical results."""
+    digest = hashlib.sha256()
+    for name in sorted(result.means):
+        digest.update(result.means[name].tobytes() + result.std_errors[name].tobytes())
+    return digest.hexdigest()
 
 
 def machine_busy_seconds():
@@ -190,18 +212,29 @@ def shutdown_workers():
 
 # -------------------------------------------------------------------------------------------------- throughput
 def throughput(counts, noise, *, n_draws, n_jobs, repeats):
-    """Median wall time of ``repeats`` calls (after a warm-up call), and the last result."""
-    timed_monte_carlo(counts, noise, n_draws=min(WARMUP_DRAWS, n_draws), n_jobs=n_jobs)
-    times = []
-    share = CpuShare().start()
+    """Median wall time of ``repeats`` calls of the baseline and of the current code, interleaved (baseline, current,
+    baseline, ...) after one warm-up call of each, so that load changes hit both: rows and last results of each."""
+    out = {}
+    for baseline in (True, False):
+        timed_monte_carlo(counts, noise, n_draws=min(WARMUP_DRAWS, n_draws), n_jobs=n_jobs, baseline=baseline)
+        out[baseline] = {"times": [], "cpu": {"ours": 0.0, "others": 0.0}}
     for _ in range(repeats):
-        seconds, result = timed_monte_carlo(counts, noise, n_draws=n_draws, n_jobs=n_jobs)
-        times.append(seconds)
-    cpu = share.stop()
-    median = statistics.median(times)
-    return {"n_jobs": n_jobs, "n_draws": n_draws, "repeats": repeats, "seconds": median, "times": times, "cpu": cpu,
-                "rate": n_draws / median, "projected": PAPER_DRAWS * median / n_draws,
-                "chunk_size": result.chunk_size}, result
+        for baseline in (True, False):
+            share = CpuShare().start()
+            seconds, out[baseline]["result"] = timed_monte_carlo(counts, noise, n_draws=n_draws, n_jobs=n_jobs,
+                                                                 baseline=baseline)
+            cpu = share.stop()
+            out[baseline]["times"].append(seconds)
+            for key in cpu:
+                out[baseline]["cpu"][key] += cpu[key] / repeats
+    rows = {}
+    for baseline, data in out.items():
+        median = statistics.median(data["times"])
+        rows[baseline] = {"n_jobs": n_jobs, "n_draws": n_draws, "repeats": repeats, "seconds": median,
+                          "times": data["times"], "cpu": data["cpu"], "rate": n_draws / median,
+                          "projected": PAPER_DRAWS * median / n_draws, "baseline": baseline,
+                          "chunk_size": data["result"].chunk_size}
+    return rows, {baseline: data["result"] for baseline, data in out.items()}
 
 
 def same_results(first, second):
@@ -321,13 +354,14 @@ def _vm_hwm_self_kb():
     return (_read_status("self") or {}).get("VmHWM", 0)
 
 
-def measured_run_child(n_draws, n_jobs, launcher_hwm_kb):
+def measured_run_child(n_draws, n_jobs, launcher_hwm_kb, baseline=False):
     """Body of the fresh process of the measured run: prints one JSON line (after ``CHILD_MARKER``)."""
     counts, noise = load_counts(), make_noise()
     sampler = MemorySampler(os.getpid(), SAMPLE_INTERVAL_S)
     sampler.start()
     share = CpuShare().start()
-    seconds, result = timed_monte_carlo(counts, noise, n_draws=n_draws, n_jobs=n_jobs, progress=None)
+    seconds, result = timed_monte_carlo(counts, noise, n_draws=n_draws, n_jobs=n_jobs, progress=None,
+                                        baseline=baseline)
     cpu = share.stop()                                # workers still alive: their CPU time is still readable
     sampler.sample(pss_too=True)                      # workers still alive: their final high-water marks
     sampler.stop()
@@ -352,17 +386,18 @@ def measured_run_child(n_draws, n_jobs, launcher_hwm_kb):
         "processes": processes, "peak_processes": sampler.peak_processes, "samples": sampler.samples,
         "children_still_running": still_running,
         "simplex_error": {name: float(abs(mean.sum() - 1.0)) for name, mean in result.means.items()},
+        "digest": result_digest(result), "baseline": baseline,
         "min_mean": {name: float(mean.min()) for name, mean in result.means.items()},
         "max_std_error": {name: float(error.max()) for name, error in result.std_errors.items()},
     }
     print(CHILD_MARKER + json.dumps(summary), flush=True)
 
 
-def measured_run(n_draws, n_jobs):
+def measured_run(n_draws, n_jobs, baseline=False):
     """Run ``measured_run_child`` in a fresh interpreter; its stderr passes through (progress bar on a tty)."""
     completed = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--measured-run", str(n_draws), "--full-jobs", str(n_jobs),
-         "--launcher-hwm-kb", str(_vm_hwm_self_kb())],
+         "--launcher-hwm-kb", str(_vm_hwm_self_kb())] + (["--baseline"] if baseline else []),
         stdout=subprocess.PIPE, text=True, check=False)
     lines = [line for line in completed.stdout.splitlines() if line.startswith(CHILD_MARKER)]
     if completed.returncode != 0 or not lines:
@@ -434,10 +469,11 @@ def cores(cpu):
     return f"{cpu['ours']:.2f} / {cpu['others']:.2f}"
 
 
-def contention_lines(rows, run):
+def contention_lines(rows, runs):
     """Warnings (not failures) when other processes took CPU time during a timed phase."""
-    phases = [(f"throughput n_jobs={row['n_jobs']}", row["cpu"]["others"]) for row in rows]
-    phases.append(("measured run", run["cpu"]["others"]))
+    phases = [(f"throughput n_jobs={row['n_jobs']}{' (baseline)' if row['baseline'] else ''}", row["cpu"]["others"])
+              for row in rows]
+    phases += [(f"measured run{' (baseline)' if one['baseline'] else ''}", one["cpu"]["others"]) for one in runs]
     busy = [f"{name}: {others:.2f} cores" for name, others in phases if others > CONTENTION_CORES]
     if not busy:
         return []
@@ -445,21 +481,39 @@ def contention_lines(rows, run):
             f"{os.cpu_count()}); those timings are pessimistic for an otherwise idle machine."]
 
 
-def throughput_table(rows, run):
-    header = ["run", "n_jobs", "draws", "chunk (draws)", "wall time (s)", "draws / s",
-              f"time for {PAPER_DRAWS:,} draws (s)", "cores used: this run / other processes"]
+def code_label(baseline):
+    return f"baseline ({BASELINE})" if baseline else "current"
+
+
+def ratios(current, baseline):
+    """Current / baseline wall time, and CPU time (cores used x wall time: less sensitive to other processes)."""
+    cpu = (current["cpu"]["ours"] * current["seconds"]) / (baseline["cpu"]["ours"] * baseline["seconds"])
+    return f"**{current['seconds'] / baseline['seconds']:.2f}**, {cpu:.2f}"
+
+
+def throughput_table(rows, runs):
+    """Throughput rows (baseline and current, interleaved) and the measured runs, with current / baseline ratios."""
+    header = ["run", "code", "n_jobs", "draws", "chunk (draws)", "wall time (s)", "draws / s",
+              f"time for {PAPER_DRAWS:,} draws (s)", "current / baseline: wall time, CPU time",
+              "cores used: this run / other processes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    base = {row["n_jobs"]: row for row in rows if row["baseline"]}
     for row in rows:
         lines.append("| " + " | ".join([
-            f"throughput, median of {row['repeats']} (warm workers)", str(row["n_jobs"]), f"{row['n_draws']:,}",
-            str(row["chunk_size"]), f"{row['seconds']:.2f}", f"{row['rate']:,.0f}",
-            f"{row['projected']:,.0f} (projected)", cores(row["cpu"])]) + " |")
-    measured = run["n_draws"] == PAPER_DRAWS
-    lines.append("| " + " | ".join([
-        "measured run, fresh process (cold workers)", str(run["n_jobs"]), f"{run['n_draws']:,}",
-        str(run["chunk_size"]), f"{run['seconds']:.2f}", f"{run['n_draws'] / run['seconds']:,.0f}",
-        f"**{run['seconds']:,.0f} (measured)**" if measured
-        else f"{PAPER_DRAWS * run['seconds'] / run['n_draws']:,.0f} (projected)", cores(run["cpu"])]) + " |")
+            f"throughput, median of {row['repeats']} (warm workers, interleaved)", code_label(row["baseline"]),
+            str(row["n_jobs"]), f"{row['n_draws']:,}", str(row["chunk_size"]), f"{row['seconds']:.2f}",
+            f"{row['rate']:,.0f}", f"{row['projected']:,.0f} (projected)",
+            "1" if row["baseline"] else ratios(row, base[row["n_jobs"]]), cores(row["cpu"])]) + " |")
+    base_run = next(run for run in runs if run["baseline"])
+    for run in runs:
+        measured = run["n_draws"] == PAPER_DRAWS
+        lines.append("| " + " | ".join([
+            "measured run, fresh process (cold workers)", code_label(run["baseline"]), str(run["n_jobs"]),
+            f"{run['n_draws']:,}", str(run["chunk_size"]), f"{run['seconds']:.2f}",
+            f"{run['n_draws'] / run['seconds']:,.0f}",
+            f"**{run['seconds']:,.1f} (measured)**" if measured
+            else f"{PAPER_DRAWS * run['seconds'] / run['n_draws']:,.0f} (projected)",
+            "1" if run["baseline"] else ratios(run, base_run), cores(run["cpu"])]) + " |")
     return "\n".join(lines)
 
 
@@ -549,6 +603,27 @@ def check_lines(rows, run, comparison, deterministic, quick):
     return lines, ok
 
 
+def baseline_lines(runs, same_throughput):
+    """Issue 41 item 4: PASS/FAIL lines for the goal (the current code's full measured run under
+    ``ISSUE41_GOAL_S``) and the bit-identity of the current code's results with the baseline's; and whether all
+    passed."""
+    base_run, run = (next(one for one in runs if one["baseline"] is flag) for flag in (True, False))
+    lines, ok = [], True
+    if run["n_draws"] == PAPER_DRAWS:
+        ok &= run["seconds"] < ISSUE41_GOAL_S
+        lines.append(f"- {'PASS' if ok else 'FAIL'}: goal (issue 41 item 4): {PAPER_DRAWS:,} draws x "
+                     f"{N_DISTRICTS:,} districts in under {ISSUE41_GOAL_S:g} s with n_jobs={run['n_jobs']} "
+                     f"(measured {run['seconds']:.1f} s; baseline {BASELINE} {base_run['seconds']:.1f} s in the "
+                     f"same run, ratio {run['seconds'] / base_run['seconds']:.2f})")
+    same = same_throughput and base_run["digest"] == run["digest"]
+    ok &= same
+    lines.append(f"- {'PASS' if same else 'FAIL'}: the current code's means and standard errors are bit-identical "
+                 f"to the baseline's ({BASELINE}'s hot path, same seeds): the throughput results for every n_jobs, "
+                 f"and the measured runs (SHA-256 of the bytes {run['digest'][:12]}... both)"
+                 + ("" if same else f" (baseline {base_run['digest'][:12]}...)"))
+    return lines, ok
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true",
@@ -572,6 +647,7 @@ def parse_args(argv):
     parser.add_argument("--output", type=Path, default=None,
                         help=f"markdown file to write (default {DEFAULT_OUTPUT}; none with --quick)")
     parser.add_argument("--measured-run", type=int, default=None, help=argparse.SUPPRESS)   # internal: child
+    parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)          # internal: child
     parser.add_argument("--launcher-hwm-kb", type=int, default=0, help=argparse.SUPPRESS)   # internal: child
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
@@ -590,40 +666,53 @@ def parse_args(argv):
     return args
 
 
+def timed_phases(args, counts, noise):
+    """Throughput (baseline and current interleaved, each n_jobs), then the measured runs in fresh processes,
+    baseline first. Returns the throughput rows, whether the current code's results agree across n_jobs, whether
+    they equal the baseline's, and the two measured runs."""
+    rows, results = [], {}
+    for n_jobs in THROUGHPUT_JOBS:
+        print(f"throughput: n_jobs={n_jobs}, {args.throughput_draws:,} draws x {args.repeats}, baseline and current "
+              "interleaved ...", file=sys.stderr, flush=True)
+        pair, results[n_jobs] = throughput(counts, noise, n_draws=args.throughput_draws, n_jobs=n_jobs,
+                                           repeats=args.repeats)
+        rows += [pair[True], pair[False]]
+        print(f"  current {pair[False]['rate']:,.0f} draws/s, baseline {pair[True]['rate']:,.0f} draws/s; "
+              f"{PAPER_DRAWS:,} draws projected {pair[False]['projected']:,.0f} s", file=sys.stderr, flush=True)
+    deterministic = same_results(results[THROUGHPUT_JOBS[0]][False], results[THROUGHPUT_JOBS[-1]][False])
+    same_throughput = all(same_results(pair[True], pair[False]) for pair in results.values())
+    shutdown_workers()                                 # free this process's workers before the measured runs
+    runs = []
+    for baseline in (True, False):
+        print(f"measured run ({code_label(baseline)}): {args.full_draws:,} draws, n_jobs={args.full_jobs}, fresh "
+              "process ...", file=sys.stderr, flush=True)
+        runs.append(measured_run(args.full_draws, args.full_jobs, baseline=baseline))
+        print(f"  {runs[-1]['seconds']:.1f} s, peak memory (sum of high-water marks) "
+              f"{mib(runs[-1]['sum_high_water_kb'])} MiB", file=sys.stderr, flush=True)
+    return rows, deterministic, same_throughput, runs
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     if args.measured_run is not None:
-        measured_run_child(args.measured_run, args.full_jobs, args.launcher_hwm_kb)
+        measured_run_child(args.measured_run, args.full_jobs, args.launcher_hwm_kb, baseline=args.baseline)
         return 0
     load = os.getloadavg()
     source = source_state()
     counts, noise = load_counts(), make_noise()
 
-    rows, results = [], {}
-    for n_jobs in THROUGHPUT_JOBS:
-        print(f"throughput: n_jobs={n_jobs}, {args.throughput_draws:,} draws x {args.repeats} ...", file=sys.stderr,
-              flush=True)
-        row, results[n_jobs] = throughput(counts, noise, n_draws=args.throughput_draws, n_jobs=n_jobs,
-                                          repeats=args.repeats)
-        rows.append(row)
-        print(f"  {row['rate']:,.0f} draws/s, {PAPER_DRAWS:,} draws projected {row['projected']:,.0f} s",
-              file=sys.stderr, flush=True)
-    deterministic = same_results(results[THROUGHPUT_JOBS[0]], results[THROUGHPUT_JOBS[-1]])
-    shutdown_workers()                                 # free this process's workers before the measured run
-
-    print(f"measured run: {args.full_draws:,} draws, n_jobs={args.full_jobs}, fresh process (about "
-          f"{args.full_draws * rows[-1]['seconds'] / rows[-1]['n_draws']:,.0f} s expected) ...", file=sys.stderr,
-          flush=True)
-    run = measured_run(args.full_draws, args.full_jobs)
-    print(f"  {run['seconds']:.1f} s, peak memory (sum of high-water marks) {mib(run['sum_high_water_kb'])} MiB",
-          file=sys.stderr, flush=True)
+    rows, deterministic, same_throughput, runs = timed_phases(args, counts, noise)
+    run = next(one for one in runs if not one["baseline"])                # the current code's: memory, checks
+    current_rows = [row for row in rows if not row["baseline"]]
 
     print(f"PoS projection: cvxpy vs batched on {args.cvxpy_draws} draws x {counts.size:,} districts ...",
           file=sys.stderr, flush=True)
     comparison = projection_comparison(counts, noise, args.cvxpy_draws)
 
-    checks, ok = check_lines(rows, run, comparison, deterministic, args.quick)
+    checks, ok = check_lines(current_rows, run, comparison, deterministic, args.quick)
+    more_checks, more_ok = baseline_lines(runs, same_throughput)
+    checks, ok = checks + more_checks, ok and more_ok
     time_failed = any(line.startswith("- FAIL: goal") and "draws x" in line for line in checks)
     profile = None
     if args.profile or time_failed:
@@ -665,10 +754,10 @@ def main(argv=None):
         "(draws, districts) array, time per draw = batch time / draws.",
     ]
     report = ["# bench_allocation: Monte Carlo of BL and PoS on all SAIPE districts", "", machine_header(mode, load),
-              source, "", "## Monte Carlo throughput and the full run", "", throughput_table(rows, run), "",
+              source, "", "## Monte Carlo throughput and the full run", "", throughput_table(rows, runs), "",
               "## Peak memory of the measured run", "", memory_table(run), "",
               "## PoS projection: cvxpy vs batched project_simplex", "", projection_table(comparison), "", *notes,
-              "", "Checks:", *checks, *contention_lines(rows, run), ""]
+              "", "Checks:", *checks, *contention_lines(rows, runs), ""]
     if profile is not None:
         report += ["## cProfile (single process, n_jobs=1, " f"{PROFILE_DRAWS:,} draws, by own time)", "", "```",
                    *profile, "```", ""]

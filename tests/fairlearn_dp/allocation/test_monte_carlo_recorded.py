@@ -1,0 +1,58 @@
+"""Issue 41 item 4 (the Monte-Carlo hot path made faster) changes no number: ``monte_carlo`` and the non-negative
+projection give, bit for bit, the values that commit c526cd7 (before the change) gave on small inputs, recorded in
+``monte_carlo_recorded_c526cd7.json`` (floats as ``float.hex``) by running that commit's package on this script's
+inputs. The numbers are seeded draws and elementwise arithmetic (no BLAS, no solver)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fairlearn_dp.allocation import (
+    BaselineAllocation,
+    GaussianNoise,
+    LaplaceNoise,
+    ProjectionOntoSimplexAllocation,
+    monte_carlo,
+    project_nonnegative_sum,
+)
+from fairlearn_dp.allocation._evaluation import (
+    NegativePartOfSumProjection,
+    NonNegativeSumProjection,
+    ProjectionShift,
+)
+
+RECORDED = json.loads((Path(__file__).parent / "monte_carlo_recorded_c526cd7.json").read_text())
+COUNTS = np.array([0., 1., 2., 5., 10., 3., 0., 7., 40., 1.])
+WEIGHTS = np.array([1., 2., 1., 1., 3., 1., 2., 1., 1., 2.])
+
+
+def _floats(hexes):
+    return np.array([float.fromhex(value) for value in hexes])
+
+
+@pytest.mark.parametrize("noise, name", [(LaplaceNoise(6.0), "laplace"), (GaussianNoise(5.0), "gaussian")])
+def test_monte_carlo_gives_the_recorded_values(noise, name):
+    total = COUNTS.sum()
+    statistics = {"BL": BaselineAllocation(), "PoS": ProjectionOntoSimplexAllocation(),
+                  "BLw": BaselineAllocation(WEIGHTS), "PoSw": ProjectionOntoSimplexAllocation(WEIGHTS),
+                  "plus": NonNegativeSumProjection(total), "shift": ProjectionShift(total),
+                  "negative": NegativePartOfSumProjection(total)}
+    result = monte_carlo(COUNTS, noise, statistics, n_draws=300, random_state=11, chunk_size=70)
+    for statistic, (means, std_errors) in RECORDED[name].items():
+        np.testing.assert_array_equal(result.means[statistic], _floats(means), err_msg=statistic)
+        np.testing.assert_array_equal(result.std_errors[statistic], _floats(std_errors), err_msg=statistic)
+
+
+def test_nonnegative_projection_gives_the_recorded_values():
+    rows = np.random.default_rng(2).laplace(1.0, 4.0, (6, 10))
+    expected = np.array([_floats(row) for row in RECORDED["projection"]])
+    np.testing.assert_array_equal(project_nonnegative_sum(rows, public_total=3.0), expected)
+
+
+def test_built_in_mechanisms_still_check_their_weights():
+    """BL and PoS are called through their batch method inside monte_carlo: a wrong weight vector is still refused,
+    with the mechanism's own message."""
+    with pytest.raises(ValueError, match="length mismatch"):
+        monte_carlo(COUNTS, LaplaceNoise(6.0), {"BL": BaselineAllocation(WEIGHTS[:3])}, n_draws=10, random_state=0)
