@@ -60,8 +60,9 @@ def _diagonal_term(r, slope):
     return d * (slope + 2.0 * r - d)
 
 
-def sensitivities(r, R, privacy_unit):
-    """``(L1, L2)`` sensitivity of the released vector for half-widths ``r`` (sensitive) and ``R`` (other columns).
+def sensitivities(r, R, privacy_unit, row_bound=None, reach=None):
+    """``(L1, L2)`` sensitivity of the released vector for half-widths ``r`` (sensitive) and ``R`` (other columns);
+    with a public ``row_bound`` on the L1 norm of a row's other columns, :func:`_row_bounded_sensitivities`.
 
     ``"sensitive_attribute"``: one row's ``s`` changes, its ``z`` is fixed (and public). Moving ``s_j`` by ``d_j``
     moves ``sum s_j`` by ``d_j``, ``s_j^2`` by ``d_j (s_j + s'_j)`` (at most ``d_j (2 r_j - d_j)``) and each
@@ -70,6 +71,8 @@ def sensitivities(r, R, privacy_unit):
     ``2 r_j r_k``, ``2 r_j R_k``). L2: the root of the sum of the squared ranges, under both units.
     """
     r, R = np.asarray(r, dtype=float), np.asarray(R, dtype=float)
+    if row_bound is not None:
+        return _row_bounded_sensitivities(r, R, privacy_unit, row_bound, reach)
     off = [2.0 * r[j] * r[k] for j in range(r.size) for k in range(j + 1, r.size)]
     cross = np.outer(2.0 * r, R).ravel()
     if privacy_unit == "record":
@@ -79,6 +82,32 @@ def sensitivities(r, R, privacy_unit):
     l1 = sum(_diagonal_term(rj, slope) for rj in r) + float(np.sum(off))
     ranges = np.concatenate([2.0 * r, r ** 2, off, cross])
     return float(l1), float(np.sqrt(np.sum(ranges ** 2)))
+
+
+def _row_bounded_sensitivities(r, R, privacy_unit, row_bound, reach):
+    """``(L1, L2)`` when every row's other columns ``z`` (not shifted) satisfy ``||z||_1 <= row_bound`` and
+    ``|z_k| <= reach_k``, ``R_k`` half the range of ``z_k`` (Lemma 3 of the privacy-analysis page).
+
+    A row's cross entries ``s_j z`` move together: by ``d_j ||z||_1`` (attribute unit; L2 ``d_j ||z||_2``) or by at
+    most ``r_j (||z||_1 + ||z'||_1)`` (record unit), so the row's norm replaces the sum of the columns' widths, and
+    ``||z||_2 <= sqrt(||z||_inf ||z||_1)``; under the record unit ``sum z`` moves by at most
+    ``min(sum 2 R, 2 row_bound)`` (L2: ``min(||2 R||_2, 2 sup ||z||_2)``).
+    """
+    reach = np.asarray(reach, dtype=float)
+    off = np.array([2.0 * r[j] * r[k] for j in range(r.size) for k in range(j + 1, r.size)])
+    width_1 = min(float(reach.sum()), row_bound)                 # sup ||z||_1
+    # sup ||z||_2: ||z||_2^2 <= ||z||_inf ||z||_1 and ||z||_inf <= min(max reach, ||z||_1)
+    width_2 = min(float(np.linalg.norm(reach)), math.sqrt(row_bound * min(float(reach.max()), row_bound)))
+    cross_2 = float(np.sum((2.0 * r * width_2) ** 2))
+    if privacy_unit == "record":
+        sums_z_1 = min(float(np.sum(2.0 * R)), 2.0 * row_bound)
+        sums_z_2 = min(float(np.linalg.norm(2.0 * R)), 2.0 * width_2)
+        l1 = float(np.sum(2.0 * r) + sums_z_1 + np.sum(r ** 2) + off.sum() + np.sum(2.0 * r * width_1))
+        l2 = math.sqrt(float(np.sum((2.0 * r) ** 2) + sums_z_2 ** 2 + np.sum(r ** 4) + np.sum(off ** 2)) + cross_2)
+        return l1, l2
+    l1 = sum(_diagonal_term(rj, 1.0 + width_1) for rj in r) + float(off.sum())
+    l2 = math.sqrt(float(np.sum((2.0 * r) ** 2) + np.sum(r ** 4) + np.sum(off ** 2)) + cross_2)
+    return float(l1), l2
 
 
 def _split(released, layout):
