@@ -21,6 +21,7 @@ from .._utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, ato
 from .._utils._rows import clip_rows
 from .._utils._validation import (
     check_alpha,
+    check_bool,
     check_choice,
     check_delta,
     check_epsilon,
@@ -132,6 +133,11 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         those columns are not centred, rows above it are scaled onto it silently in ``fit``, and the sensitivity
         grows with the bound instead of with the summed half-widths of the columns: on sparse one-hot data much
         less noise. None (default): the columns' ``bounds`` alone.
+    shrink_coefficients : bool, default=False
+        Set to 0 every coefficient of ``beta_`` within 3 of its noise standard deviations of 0 (estimated from the
+        released noise scale and the released covariance: post-processing), so that noise does not inject the
+        sensitive columns into columns they barely correlate with (rare one-hot categories). Nothing changes at
+        ``epsilon=inf``.
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Charged ``(epsilon, delta)`` once per ``fit``; None uses diffprivlib's default; ``clone`` keeps it.
     random_state : None, int or numpy.random.RandomState, default=None
@@ -196,6 +202,7 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         "privacy_unit": lambda unit, name: check_choice(unit, name, _PRIVACY_UNITS),
         "bounds": _check_bounds,
         "row_norm_bound_l1": lambda bound, name: check_real(bound, name, low=0.0, low_open=True, allow_none=True),
+        "shrink_coefficients": check_bool,
         "accountant": _check_accountant,
         "random_state": check_seed,
     }
@@ -203,7 +210,7 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
     def __init__(self, *, sensitive_feature_ids: Iterable = (), alpha: float = 1, epsilon: float = 1.0,
                  delta: float = 0.0, privacy_unit: str = "sensitive_attribute",
                  bounds: tuple[ArrayLike, ArrayLike] | None = None, row_norm_bound_l1: float | None = None,
-                 accountant: Any = None, random_state: int | np.random.RandomState | None = None) -> None:
+                 shrink_coefficients: bool = False, accountant: Any = None, random_state: int | np.random.RandomState | None = None) -> None:
         self.sensitive_feature_ids = sensitive_feature_ids
         self.alpha = alpha
         self.epsilon = epsilon
@@ -211,6 +218,7 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         self.privacy_unit = privacy_unit
         self.bounds = bounds
         self.row_norm_bound_l1 = row_norm_bound_l1
+        self.shrink_coefficients = shrink_coefficients
         self.accountant = accountant
         self.random_state = random_state
 
@@ -260,7 +268,8 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         layout, S, Z, centres = self._clipped(data, public)
         exact, sums_z = sufficient_statistics(S, Z, layout)
         released, sd = self._release(exact, layout, public)
-        mean_s, self.beta_, self.n_directions_ = solve_projection(released, sums_z, public.n, layout, sd)
+        mean_s, self.beta_, self.n_directions_ = solve_projection(released, sums_z, public.n, layout, sd,
+                                                                  shrink=self.shrink_coefficients)
         self.sensitive_mean_ = mean_s + centres[public.sensitive]
         self.noisy_statistics_, self.noise_sd_ = released, sd
         self.lookup_ = {c: i for i, c in enumerate(public.columns if public.columns is not None

@@ -28,6 +28,8 @@ __all__ = ["Layout", "sufficient_statistics", "sensitivities", "solve_projection
 # The noise's spectral norm on a p x p symmetric matrix of i.i.d. entries of sd sigma is about 2 sqrt(p) sigma
 # (the semicircle law's edge); directions of the released covariance below 3 sqrt(p) sigma are treated as noise.
 _NOISE_EDGE = 3.0
+# With shrink=True, a coefficient within this many of its (approximate) noise standard deviations of 0 is set to 0.
+_SHRINK_SDS = 3.0
 
 
 class Layout(NamedTuple):
@@ -125,11 +127,22 @@ def eigen_floor(eigenvalues, n, noise_sd):
     return max(n, p) * np.finfo(float).eps * top + _NOISE_EDGE * math.sqrt(p) * noise_sd / n
 
 
-def solve_projection(released, sums_z, n, layout, noise_sd):
+def shrink_within_noise(beta, inverse, mean_z, n, noise_sd):
+    """``beta`` with the coefficients within ``3`` noise standard deviations of 0 set to 0: the noise of
+    ``Cov(s, z)[j, k]`` (released ``sum s_j z_k / n - mean(s_j) mean(z_k)``) has sd about
+    ``noise_sd sqrt(1 + mean(z_k)^2) / n``, and ``beta[j, k]`` about ``||inverse[j]||_2`` times that. A function of
+    the released values and public inputs only (post-processing); nothing changes at ``noise_sd = 0``.
+    """
+    sd = np.outer(np.linalg.norm(inverse, axis=1), np.sqrt(1.0 + np.asarray(mean_z) ** 2)) * noise_sd / n
+    return np.where(np.abs(beta) > _SHRINK_SDS * sd, beta, 0.0)
+
+
+def solve_projection(released, sums_z, n, layout, noise_sd, shrink=False):
     """``(mean of s, beta, kept)`` from the released vector: the least-squares projection of ``z`` on the centred
     ``s``, ``beta = Cov(s)^+ Cov(s, z)``, with the pseudo-inverse over the eigen-directions of the released
     ``Cov(s)`` above :func:`eigen_floor` (negative ones, which noise can produce, included in the dropped);
-    ``kept`` is the number of directions kept. Post-processing of the release and of public inputs only.
+    ``kept`` is the number of directions kept; ``shrink``: :func:`shrink_within_noise`. Post-processing of the
+    release and of public inputs only.
     """
     sum_s, released_sums_z, gram, cross = _split(released, layout)
     if layout.release_sums_z:
@@ -143,4 +156,7 @@ def solve_projection(released, sums_z, n, layout, noise_sd):
     eigenvalues, vectors = np.linalg.eigh(cov_s)
     keep = eigenvalues > eigen_floor(eigenvalues, n, noise_sd)
     inverse = (vectors[:, keep] / eigenvalues[keep]) @ vectors[:, keep].T
-    return mean_s, inverse @ cov_sz, int(keep.sum())
+    beta = inverse @ cov_sz
+    if shrink:
+        beta = shrink_within_noise(beta, inverse, mean_z, n, noise_sd)
+    return mean_s, beta, int(keep.sum())
