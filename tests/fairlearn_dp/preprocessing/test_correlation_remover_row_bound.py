@@ -132,3 +132,28 @@ def test_rows_above_the_bound_are_scaled_onto_it_silently():
     Z = np.array([[0.5, 0.5, 0.5], [0.5, 0.0, 0.0], [0.0, 0.0, 0.0]])
     S = X[:, :1] - 0.5
     np.testing.assert_allclose(released[-3:], (S.T @ Z).ravel(), rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ shrink_coefficients
+def test_shrinking_zeroes_the_coefficients_within_the_noise_and_keeps_the_release():
+    """A column independent of s gets coefficient 0, a column driven by s keeps its coefficient; the released vector
+    is the same draw (shrinking is post-processing)."""
+    rng = np.random.default_rng(7)
+    s = rng.integers(0, 2, 5000)
+    X = np.c_[s, (s + rng.uniform(-1, 1, 5000)) / 2, rng.uniform(0, 1, (5000, 3))]
+    fits = [DPCorrelationRemover(sensitive_feature_ids=[0], epsilon=1.0, bounds=([0, -0.5, 0, 0, 0], [1, 1, 1, 1, 1]),
+                                 shrink_coefficients=shrink, accountant=BudgetAccountant(), random_state=3).fit(X)
+            for shrink in (False, True)]
+    np.testing.assert_array_equal(fits[0].noisy_statistics_, fits[1].noisy_statistics_)
+    assert np.all(fits[0].beta_[0, 1:] != 0) and np.all(fits[1].beta_[0, 1:] == 0)
+    assert fits[1].beta_[0, 0] == fits[0].beta_[0, 0] and fits[1].beta_[0, 0] == pytest.approx(0.5, abs=0.1)
+
+
+def test_shrinking_at_infinite_epsilon_is_fairlearns_output():
+    rng = np.random.default_rng(8)
+    s = rng.integers(0, 3, 200)
+    X = np.c_[s, s + rng.normal(0, 1, 200), rng.uniform(0, 1, 200)]
+    ours = DPCorrelationRemover(sensitive_feature_ids=[0], epsilon=INF, shrink_coefficients=True,
+                                accountant=BudgetAccountant()).fit(X)
+    theirs = CorrelationRemover(sensitive_feature_ids=[0]).fit(X)
+    np.testing.assert_allclose(ours.transform(X), theirs.transform(X), rtol=1e-9, atol=1e-9)
