@@ -172,8 +172,10 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
     - Released statistic: the sums of ``s`` (and of ``z`` under ``"record"``), of ``s s^T`` (upper triangle) and
       of ``s z^T``, on the rows clipped to ``bounds`` and centred at the bounds' midpoints.
     - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, charged ``(epsilon, delta)`` once.
-    - Sensitivity: from the bounds' half-widths ``r`` (sensitive) and ``R`` (other columns), derived per unit.
-    - Public inputs: ``n``, ``bounds``, ``sensitive_feature_ids``, ``alpha``, the column layout; under
+    - Sensitivity: from the bounds' half-widths ``r`` (sensitive) and ``R`` (other columns), derived per unit; with
+      ``row_norm_bound_l1``, from ``r`` and the row bound instead of the sum of ``R`` (much smaller on one-hot data).
+    - Post-processing: the solve, and with ``shrink_coefficients`` the zeroing of coefficients within the noise.
+    - Public inputs: ``n``, ``bounds``, ``row_norm_bound_l1``, ``sensitive_feature_ids``, ``alpha``, the column layout; under
       ``"sensitive_attribute"`` also the non-sensitive columns.
     - Not covered: ``transform`` reads the sensitive columns of the rows it transforms, so its output on the
       fitting rows (``fit_transform``), and a model trained on it, depend on each row's own sensitive values.
