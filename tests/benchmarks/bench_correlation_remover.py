@@ -20,7 +20,9 @@ the public L1 bound 11 on a row of the frame (one per attribute: 6 one-hot block
 [0, 1]), which replaces the sum of the half-widths (51.5) in the sensitivity: by sex L1 12 and L2 3.5 (against
 52.5 and 5.2), by race L1 65 and L2 7.9 (against 267.5 and 11.7). The rows without the row bound are the releases
 of the code before it (same seeds, bit-identical draws and released values:
-``tests/fairlearn_dp/preprocessing/test_correlation_remover_row_bound.py``).
+``tests/fairlearn_dp/preprocessing/test_correlation_remover_row_bound.py``). **DPCR row bound shrink** adds
+``shrink_coefficients=True`` (coefficients within 3 noise standard deviations of 0 set to 0: post-processing of the
+same release).
 
 The LR is fitted on the transformed training rows, as a user's pipeline does. ``transform`` reads each row's
 sensitive columns, so that LR is not covered by the remover's guarantee (under ``"sensitive_attribute"`` the
