@@ -904,22 +904,42 @@ def _correlation_records(n):
     return X, X_prime
 
 
-def _correlation_remover_case(n, epsilon):
-    """The one release (``noisy_statistics_``) on the worst neighbours of Lemma 1: the orthant of its two moved
-    entries, probabilities 1/4 and e^-epsilon / 4 (the move's L1 norm is the whole sensitivity)."""
-    X, X_prime = _correlation_records(n)
+# Variant "row_bound": column 0 sensitive in [0, 1]; three other columns in [0, 1] under row_norm_bound_l1 = 1, so
+# Lemma 3's L1 sensitivity is 2r (1 + min(B, 3)) = 2 (against 2r (1 + 3/2) = 2.5 from the columns' widths), reached
+# by record 0: s from 0 to 1 with z = (1, 0, 0) moves sum s by 1 and sum s z_1 by 1. The other rows (uniform in the
+# cube) are mostly scaled onto the L1 ball.
+def _make_row_bound_correlation_remover(epsilon, seed):
+    from fairlearn_dp.preprocessing import DPCorrelationRemover
+
+    return DPCorrelationRemover(sensitive_feature_ids=[0], epsilon=epsilon, bounds=(0.0, 1.0), row_norm_bound_l1=1.0,
+                                accountant=_accountant(), random_state=seed)
+
+
+def _row_bound_correlation_records(n):
+    rng = np.random.default_rng(41)
+    X = np.c_[np.arange(n) % 2, rng.uniform(0, 1, (n, 3))]
+    X[0] = (0.0, 1.0, 0.0, 0.0)
+    X_prime = X.copy()
+    X_prime[0, 0] = 1.0
+    return X, X_prime
+
+
+def _correlation_remover_case(n, epsilon, make=_make_correlation_remover, records=_correlation_records):
+    """The one release (``noisy_statistics_``) on the worst neighbours of Lemma 1 (or 3): the orthant of its two
+    moved entries, probabilities 1/4 and e^-epsilon / 4 (the move's L1 norm is the whole sensitivity)."""
+    X, X_prime = records(n)
     dataset, neighbour = {"X": X}, {"X": X_prime}
     attribute = "noisy_statistics_"
-    truth = released_attribute(_make_correlation_remover(math.inf, 0).fit(**dataset), attribute)
-    change = released_attribute(_make_correlation_remover(math.inf, 0).fit(**neighbour), attribute) - truth
+    truth = released_attribute(make(math.inf, 0).fit(**dataset), attribute)
+    change = released_attribute(make(math.inf, 0).fit(**neighbour), attribute) - truth
     raised = [tuple(c) for c in np.argwhere(change > 1e-12)]
     if len(raised) != 2 or np.any(change < -1e-12):
         raise RuntimeError("The default neighbours of 'DPCorrelationRemover' do not raise exactly two entries.")
-    declared = _make_correlation_remover(epsilon, 0).fit(**dataset)
+    declared = make(epsilon, 0).fit(**dataset)
     moved = float(np.abs(change).sum()) / declared.sensitivity_["l1"]
     event = OrthantEvent(attribute, [], raised, [], [truth[c] for c in raised],
                          (0.25, 0.25 * math.exp(-epsilon * moved)))
-    return _make_correlation_remover, dataset, neighbour, event, declared.privacy_spent_
+    return make, dataset, neighbour, event, declared.privacy_spent_
 
 
 # ------------------------------------------------------------------------- exponential-mechanism learner
@@ -1605,6 +1625,9 @@ _VARIANT_CASES = {
     ("DPMetricFrame", "weight_tables"): _metric_frame_weight_tables_case,
     ("DPMetricFrame", "report"): _metric_frame_report_case,
     ("DPMetricFrame", "threshold_report"): _threshold_report_case,
+    ("DPCorrelationRemover", "row_bound"): functools.partial(_correlation_remover_case,
+                                                             make=_make_row_bound_correlation_remover,
+                                                             records=_row_bound_correlation_records),
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
@@ -1694,7 +1717,8 @@ def default_audit_case(entry_name, *, epsilon=1.0, n=None, variant=None):
         ``"weight_tables"`` its one release of an unweighted and a weighted table (one metric weighted, one not:
         ``_metric_frame_weight_tables_case``), ``"report"`` a ``DPReport``'s one release of two models' tables
         (``_metric_frame_report_case``), ``"threshold_report"`` an AIF360 ``DPThresholdReport``'s one release of a
-        score's histogram (``_threshold_report_case``). None: the row's default case.
+        score's histogram (``_threshold_report_case``), ``"row_bound"`` the correlation remover's release under
+        ``row_norm_bound_l1`` (Lemma 3's worst neighbours). None: the row's default case.
 
     Returns
     -------

@@ -262,6 +262,8 @@ _ROWS = {
         "privacy_unit": _choice("sensitive_attribute", "record"),
         # None: required at the case's finite epsilon; a per-column array of another length than X's 2 columns.
         "bounds": _Domain(*_BOUNDS.bad, ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]), ([0.0, 0.0], [1.0, 1.0, 1.0])),
+        "row_norm_bound_l1": _POSITIVE_OR_NONE,
+        "shrink_coefficients": _BOOL,
     },
     "DPFairRegressionPostprocessor": _FAIR_REGRESSION,
     "DPFairRegressionPostprocessing": {**_FAIR_REGRESSION, "bounds": _FACE_BOUNDS},

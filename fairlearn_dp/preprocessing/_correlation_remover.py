@@ -18,11 +18,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
+from .._utils._rows import clip_rows
 from .._utils._validation import (
     check_alpha,
+    check_bool,
     check_choice,
     check_delta,
     check_epsilon,
+    check_real,
     check_seed,
     check_X,
 )
@@ -91,6 +94,7 @@ class _Public(NamedTuple):
     privacy_unit: str
     ids: list
     bounds: tuple | None
+    row_bound: float | None = None
     columns: list | None = None
     sensitive: list | None = None
     n: int | None = None
@@ -122,6 +126,18 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
     bounds : tuple (lower, upper) or None, default=None
         Public interval of every column of ``X``, each side a number or an array with one entry per column;
         required at a finite epsilon, never computed from the data. Values outside are clipped silently in ``fit``.
+    row_norm_bound_l1 : float or None, default=None
+        Public bound on the L1 norm of a row's non-sensitive columns (as given, not shifted), e.g. the number of
+        categorical attributes of a one-hot frame (``X.attrs["row_norm_bound_l1"]`` of the
+        :mod:`fairlearn_dp.datasets` loaders, or ``layout_row_norm_bound``); never computed from the data. With it,
+        those columns are not centred, rows above it are scaled onto it silently in ``fit``, and the sensitivity
+        grows with the bound instead of with the summed half-widths of the columns: on sparse one-hot data much
+        less noise. None (default): the columns' ``bounds`` alone.
+    shrink_coefficients : bool, default=False
+        Set to 0 every coefficient of ``beta_`` within 3 of its noise standard deviations of 0 (estimated from the
+        released noise scale and the released covariance: post-processing), so that noise does not inject the
+        sensitive columns into columns they barely correlate with (rare one-hot categories). Nothing changes at
+        ``epsilon=inf``.
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Charged ``(epsilon, delta)`` once per ``fit``; None uses diffprivlib's default; ``clone`` keeps it.
     random_state : None, int or numpy.random.RandomState, default=None
@@ -156,8 +172,10 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
     - Released statistic: the sums of ``s`` (and of ``z`` under ``"record"``), of ``s s^T`` (upper triangle) and
       of ``s z^T``, on the rows clipped to ``bounds`` and centred at the bounds' midpoints.
     - Mechanism: diffprivlib's Laplace (``delta = 0``) or analytic Gaussian, charged ``(epsilon, delta)`` once.
-    - Sensitivity: from the bounds' half-widths ``r`` (sensitive) and ``R`` (other columns), derived per unit.
-    - Public inputs: ``n``, ``bounds``, ``sensitive_feature_ids``, ``alpha``, the column layout; under
+    - Sensitivity: from the bounds' half-widths ``r`` (sensitive) and ``R`` (other columns), derived per unit; with
+      ``row_norm_bound_l1``, from ``r`` and the row bound instead of the sum of ``R`` (much smaller on one-hot data).
+    - Post-processing: the solve, and with ``shrink_coefficients`` the zeroing of coefficients within the noise.
+    - Public inputs: ``n``, ``bounds``, ``row_norm_bound_l1``, ``sensitive_feature_ids``, ``alpha``, the column layout; under
       ``"sensitive_attribute"`` also the non-sensitive columns.
     - Not covered: ``transform`` reads the sensitive columns of the rows it transforms, so its output on the
       fitting rows (``fit_transform``), and a model trained on it, depend on each row's own sensitive values.
@@ -185,20 +203,24 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         "delta": check_delta,
         "privacy_unit": lambda unit, name: check_choice(unit, name, _PRIVACY_UNITS),
         "bounds": _check_bounds,
+        "row_norm_bound_l1": lambda bound, name: check_real(bound, name, low=0.0, low_open=True, allow_none=True),
+        "shrink_coefficients": check_bool,
         "accountant": _check_accountant,
         "random_state": check_seed,
     }
 
     def __init__(self, *, sensitive_feature_ids: Iterable = (), alpha: float = 1, epsilon: float = 1.0,
                  delta: float = 0.0, privacy_unit: str = "sensitive_attribute",
-                 bounds: tuple[ArrayLike, ArrayLike] | None = None, accountant: Any = None,
-                 random_state: int | np.random.RandomState | None = None) -> None:
+                 bounds: tuple[ArrayLike, ArrayLike] | None = None, row_norm_bound_l1: float | None = None,
+                 shrink_coefficients: bool = False, accountant: Any = None, random_state: int | np.random.RandomState | None = None) -> None:
         self.sensitive_feature_ids = sensitive_feature_ids
         self.alpha = alpha
         self.epsilon = epsilon
         self.delta = delta
         self.privacy_unit = privacy_unit
         self.bounds = bounds
+        self.row_norm_bound_l1 = row_norm_bound_l1
+        self.shrink_coefficients = shrink_coefficients
         self.accountant = accountant
         self.random_state = random_state
 
@@ -207,7 +229,7 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
             raise ValueError("bounds=(lower, upper) is required at a finite epsilon: a public interval for every "
                              "column of X, not computed from the private data.")
         return _Public(checked["epsilon"], checked["delta"], checked["alpha"], checked["privacy_unit"],
-                       checked["sensitive_feature_ids"], checked["bounds"])
+                       checked["sensitive_feature_ids"], checked["bounds"], checked["row_norm_bound_l1"])
 
     def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
         """The columns of ``X`` (names or count) hold every sensitive id, and per-column bounds have one entry per
@@ -222,7 +244,7 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         if resolved.bounds is not None and any(side.ndim == 1 and side.size != n_columns for side in resolved.bounds):
             raise ValueError(f"bounds has per-column arrays of another length than X's {n_columns} columns.")
         lookup = {c: i for i, c in enumerate(found)}
-        return _Public(*resolved[:6], columns=columns, sensitive=[lookup[i] for i in resolved.ids], n=shape[0])
+        return _Public(*resolved[:7], columns=columns, sensitive=[lookup[i] for i in resolved.ids], n=shape[0])
 
     def _planned_spend(self, resolved):
         """One release, charged ``(epsilon, delta)``."""
@@ -248,7 +270,8 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         layout, S, Z, centres = self._clipped(data, public)
         exact, sums_z = sufficient_statistics(S, Z, layout)
         released, sd = self._release(exact, layout, public)
-        mean_s, self.beta_, self.n_directions_ = solve_projection(released, sums_z, public.n, layout, sd)
+        mean_s, self.beta_, self.n_directions_ = solve_projection(released, sums_z, public.n, layout, sd,
+                                                                  shrink=self.shrink_coefficients)
         self.sensitive_mean_ = mean_s + centres[public.sensitive]
         self.noisy_statistics_, self.noise_sd_ = released, sd
         self.lookup_ = {c: i for i, c in enumerate(public.columns if public.columns is not None
@@ -281,11 +304,27 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
             centres, half = (lower + upper) / 2.0, (upper - lower) / 2.0
             clipped = np.clip(data, lower, upper)
         others = [i for i in range(n_columns) if i not in public.sensitive]
+        if public.row_bound is not None:             # the other columns not shifted: their rows' norm is bounded
+            centres = centres.copy()
+            centres[others] = 0.0
         S = clipped[:, public.sensitive] - centres[public.sensitive]
         Z = clipped[:, others] - centres[others]
-        self.sensitivity_ = (None if half is None else dict(zip(("l1", "l2"), sensitivities(
-            half[public.sensitive], half[others], public.privacy_unit), strict=True)))
+        if public.row_bound is not None:
+            Z = clip_rows(Z, public.row_bound, norm_ord=1)
+        self.sensitivity_ = None if half is None else self._sensitivities(public, half, others)
         return Layout(S.shape[1], Z.shape[1], public.privacy_unit == "record"), S, Z, centres
+
+    def _sensitivities(self, public, half, others):
+        """``{"l1", "l2"}`` from the public bounds (and row bound): Lemmas 1 to 3 of the privacy-analysis page."""
+        r = half[public.sensitive]
+        if public.row_bound is None:
+            values = sensitivities(r, half[others], public.privacy_unit)
+        else:                                        # z unshifted, then scaled towards 0: |z_k| <= reach_k
+            lower, upper = (np.broadcast_to(side, half.shape)[others] for side in public.bounds)
+            reach = np.maximum(np.abs(lower), np.abs(upper))
+            spread = (np.maximum(upper, 0.0) - np.minimum(lower, 0.0)) / 2.0
+            values = sensitivities(r, spread, public.privacy_unit, row_bound=public.row_bound, reach=reach)
+        return dict(zip(("l1", "l2"), values, strict=True))
 
     def _release(self, exact, layout, public):
         """The one release (Laplace on L1, or the analytic Gaussian on L2), charged once; ``(released, noise sd)``."""

@@ -834,6 +834,27 @@ def test_preprocessing_audit_detects_a_halved_sensitivity(monkeypatch, name, mod
 
 
 # ------------------------------------------------------------------------------------- the correlation remover
+def test_correlation_remover_row_bound_variant_passes_and_catches_a_halved_sensitivity(monkeypatch):
+    """Lemma 3's worst neighbours under ``row_norm_bound_l1``: the honest release passes with the event's
+    probabilities 1/4 and e^-1 / 4; a release with half the sensitivity is caught."""
+    from fairlearn_dp.preprocessing import _correlation_remover as module
+
+    case = default_audit_case("DPCorrelationRemover", variant="row_bound")
+    assert case.event.expected_probabilities == pytest.approx((0.25, 0.25 / math.e), rel=1e-12)
+    honest = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=300,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=7)
+    assert honest.passed and honest.failures == (0, 0)
+    release = module.release_laplace
+
+    def halved(values, *, epsilon, l1_sensitivity, random_state=None):
+        return release(values, epsilon=epsilon, l1_sensitivity=l1_sensitivity / 2, random_state=random_state)
+
+    monkeypatch.setattr(module, "release_laplace", halved)
+    result = audit(case.factory, case.dataset, case.neighbour, event=case.event, n_runs=1500,
+                   declared_epsilon=case.declared_epsilon, declared_delta=case.declared_delta, random_state=2)
+    assert not result.passed and result.epsilon_lower_bound > 1.0
+
+
 def test_correlation_remover_audit_catches_a_halved_sensitivity(monkeypatch):
     """BROKEN on purpose: the sufficient statistics get Laplace noise for half their L1 sensitivity. The default
     neighbours move the release by the whole sensitivity (Lemma 1), so the event's ratio is e^2 instead of e: with
