@@ -266,6 +266,20 @@ def _sklearn_inputs(truth, pred):
     return pd.DataFrame(np.column_stack([1 - scores, scores]), index=index), y
 
 
+def _aif360_sklearn(call):
+    """Run a call of AIF360's own scikit-learn classes (the references, not ours). AIF360 0.6 defines ``_more_tags``
+    only: scikit-learn 1.6 warns about it and, for these classes, fails in ``__sklearn_tags__`` (AIF360's bug, on the
+    minimum-versions stack); then the comparison cannot run and is skipped."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".* use `_get_tags` and `_more_tags`", category=FutureWarning)
+        try:
+            return call()
+        except AttributeError as exc:
+            if "__sklearn_tags__" not in str(exc):
+                raise
+            pytest.skip("AIF360's scikit-learn classes do not run with this scikit-learn (__sklearn_tags__)")
+
+
 def test_aif360s_sklearn_tests_of_the_calibrated_class_pass_with_ours(demo):
     """AIF360's tests/sklearn/test_calibrated_equalized_odds.py compares the old class with the new one
     (``test_calib_eq_odds_sex_weighted``: the mix rates; ``test_postprocessingmeta_fnr``: the mix rates and the
@@ -280,10 +294,12 @@ def test_aif360s_sklearn_tests_of_the_calibrated_class_pass_with_ours(demo):
     for cost_constraint in ("weighted", "fnr"):
         ours = DPCalibratedEqOddsPostprocessing(UNPRIV, PRIV, cost_constraint, seed=0, epsilon=math.inf,
                                                 accountant=BudgetAccountant()).fit(valid, valid_pred)
-        new = CalibratedEqualizedOdds("sex", cost_constraint=cost_constraint, random_state=0).fit(probabilities, y)
+        new = _aif360_sklearn(lambda: CalibratedEqualizedOdds("sex", cost_constraint=cost_constraint,
+                                                              random_state=0).fit(probabilities, y))
         assert np.isclose(ours.priv_mix_rate, new.mix_rates_[1])
         assert np.isclose(ours.unpriv_mix_rate, new.mix_rates_[0])
-    assert np.allclose(ours.predict(valid_pred).scores.ravel(), new.predict_proba(probabilities)[:, 1])
+    reference = _aif360_sklearn(lambda: new.predict_proba(probabilities))
+    assert np.allclose(ours.predict(valid_pred).scores.ravel(), reference[:, 1])
 
 
 def test_aif360s_sklearn_predict_test_of_the_reject_option_class_passes_with_ours(demo):
@@ -299,4 +315,5 @@ def test_aif360s_sklearn_predict_test_of_the_reject_option_class_passes_with_our
                                         accountant=BudgetAccountant()).fit(valid, valid_pred)
     probabilities, y = _sklearn_inputs(valid, valid_pred)
     new = RejectOptionClassifier("sex", threshold=ours.classification_threshold, margin=ours.ROC_margin)
-    assert np.allclose(new.fit_predict(probabilities, y), ours.predict(valid_pred).labels.ravel())
+    reference = _aif360_sklearn(lambda: new.fit_predict(probabilities, y))
+    assert np.allclose(reference, ours.predict(valid_pred).labels.ravel())
