@@ -688,6 +688,11 @@ class DPMetricFrame(MetricFrame):
                 f"privacy_spent={self.privacy_spent_}{width})")
 
 
+#: The keyword arguments of :func:`frame_of_release` passed on as they are (the release's own are popped first).
+_VIEW_ARGUMENTS = frozenset({"delta", "groups", "bounds", "privacy_unit", "accountant", "random_state", "n_boot",
+                             "ci_quantiles"})
+
+
 def frame_of_release(release: SharedRelease, *, frame_class: type | None = None, metrics: Any, y_pred: Any,
                      y_true: Any = None, sensitive_features: Any = None, control_features: Any = None,
                      sample_params: dict | None = None, epsilon: float = 1.0, options: MetricFrameOptions | None = None,
@@ -698,7 +703,12 @@ def frame_of_release(release: SharedRelease, *, frame_class: type | None = None,
     ``labels``, ``public_predictions`` and ``weight_bound``) must be left out (a ``ValueError`` names them).
     """
     options = _check_options(options)
-    frame = (frame_class or DPMetricFrame).__new__(frame_class or DPMetricFrame)
+    frame_class = frame_class or DPMetricFrame
+    unknown = sorted(set(arguments) - _VIEW_ARGUMENTS)
+    if unknown:                                 # as the constructor refuses them (not _build's duplicate keywords)
+        raise TypeError(f"DPMetricFrame() got unexpected keyword arguments {unknown}; the expert "
+                        "settings go in options=MetricFrameOptions(...).")
+    frame = frame_class.__new__(frame_class)
     frame._build(metrics=metrics, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
                  control_features=control_features, sample_params=sample_params, epsilon=epsilon,
                  delta=arguments.pop("delta", 0.0), groups=arguments.pop("groups", None), control_groups=None,

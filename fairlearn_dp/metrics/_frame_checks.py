@@ -158,19 +158,17 @@ class MetricFrameOptions:
     weight_bound: float | None = None
 
 
-_POSITIVE_OR_NONE = functools.partial(check_real, low=0, low_open=True, allow_none=True)
-
-
 def check_metric_frame_options(value, name="options"):
-    """``value`` (None: the defaults) as a checked :class:`MetricFrameOptions`; errors name ``name.<field>``."""
+    """``value`` (None: the defaults) as a checked :class:`MetricFrameOptions`; errors name ``name.<field>``. Each
+    field has the check of its former constructor parameter (:data:`PARAMETERS`, :data:`LEVELS_AND_DRAWS`).
+    """
     if value is None:
         return MetricFrameOptions()
     if not isinstance(value, MetricFrameOptions):
         raise TypeError(f"{name} must be a MetricFrameOptions or None, got {type(value).__name__}.")
-    check_labels(value.labels, f"{name}.labels")
-    check_bool(value.public_predictions, f"{name}.public_predictions")
-    _POSITIVE_OR_NONE(value.max_noise_error, f"{name}.max_noise_error")
-    _POSITIVE_OR_NONE(value.weight_bound, f"{name}.weight_bound")
+    for field in dataclasses.fields(MetricFrameOptions):
+        check = PARAMETERS.get(field.name) or LEVELS_AND_DRAWS[field.name]
+        check(getattr(value, field.name), f"{name}.{field.name}")
     return value
 
 

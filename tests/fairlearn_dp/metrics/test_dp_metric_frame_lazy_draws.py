@@ -94,4 +94,6 @@ def test_other_missing_attributes_still_raise():
     frame = _frame()
     with pytest.raises(AttributeError, match="no_such_attribute"):
         frame.no_such_attribute
-    assert not hasattr(frame, "__setstate__") or callable(frame.__setstate__)
+    with pytest.raises(AttributeError):
+        frame.__getattr__("__setstate__")             # what copy and pickle look up: not a lazy attribute
+    assert "_draws" not in vars(frame) and vars(frame)["_pending_draws"] is not None      # and no draw made

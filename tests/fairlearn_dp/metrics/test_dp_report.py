@@ -113,6 +113,18 @@ def test_views_that_do_not_match_the_release_are_refused_before_reading(data, ch
     assert accountant.total() == (1.0, 0.0)
 
 
+@pytest.mark.parametrize("name", ["labels", "weight_bound", "max_noise_error", "public_predictions"])
+def test_a_view_refuses_the_former_keywords_by_name(data, name):
+    """The options' fields given as keywords to a view: a TypeError naming them, as the constructor's (not a
+    duplicate keyword of an internal method)."""
+    y, models, group, _ = data
+    report = DPReport(y, models, sensitive_features=group, epsilon=1.0, groups=GROUPS, accountant=BudgetAccountant(),
+                      random_state=0)
+    with pytest.raises(TypeError, match=rf"DPMetricFrame\(\) got unexpected keyword arguments \['{name}'\]"):
+        dp_demographic_parity_difference(y, models["first"], sensitive_features=group, release=report,
+                                         **{name: None})
+
+
 def test_a_report_refuses_regression_metrics_and_weights(data):
     y, models, group, _ = data
     report = DPReport(y, models["first"], sensitive_features=group, epsilon=1.0, groups=GROUPS, random_state=0)
