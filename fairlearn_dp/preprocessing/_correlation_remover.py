@@ -32,18 +32,13 @@ from .._utils._validation import (
 )
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
-from ..privacy._accountant import charge, resolve_accountant
+from ..privacy._accountant import charge
 from ..privacy._release import noise_scale, noise_sd, release_gaussian, release_laplace
 from ._correlation_statistics import Layout, sensitivities, solve_projection, sufficient_statistics
 
 __all__ = ["DPCorrelationRemover"]
 
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
-
-
-def _check_accountant(accountant, name="accountant"):
-    resolve_accountant(accountant)
-    return accountant
 
 
 def _check_ids(ids, name="sensitive_feature_ids"):
@@ -196,7 +191,6 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         "bounds": _check_bounds,
         "row_norm_bound_l1": lambda bound, name: check_real(bound, name, low=0.0, low_open=True, allow_none=True),
         "shrink_coefficients": check_bool,
-        "accountant": _check_accountant,
         "random_state": check_seed,
     }
 
