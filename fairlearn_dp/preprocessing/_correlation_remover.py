@@ -20,6 +20,7 @@ from .._utils._features import check_predict_features, set_fit_features
 from .._utils._fit_order import PrivateFitMixin, SharedAccountantCloneMixin, atomic_fit
 from .._utils._rows import clip_rows
 from .._utils._validation import (
+    _bound_side,
     check_alpha,
     check_bool,
     check_choice,
@@ -31,18 +32,13 @@ from .._utils._validation import (
 )
 from ..exceptions import UtilityWarning, warn
 from ..privacy import PrivacySpend
-from ..privacy._accountant import charge, resolve_accountant
+from ..privacy._accountant import charge
 from ..privacy._release import noise_scale, noise_sd, release_gaussian, release_laplace
 from ._correlation_statistics import Layout, sensitivities, solve_projection, sufficient_statistics
 
 __all__ = ["DPCorrelationRemover"]
 
 _PRIVACY_UNITS = ("sensitive_attribute", "record")
-
-
-def _check_accountant(accountant, name="accountant"):
-    resolve_accountant(accountant)
-    return accountant
 
 
 def _check_ids(ids, name="sensitive_feature_ids"):
@@ -61,21 +57,11 @@ def _check_bounds(bounds, name="bounds"):
         return None
     if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):
         raise TypeError(f"{name} must be a pair (lower, upper) of numbers or per-column arrays, got {bounds!r}.")
-    sides = []
-    for side in bounds:
-        if isinstance(side, (str, bytes, bool, np.bool_)) or side is None:
-            raise TypeError(f"{name}: lower and upper must be numbers or 1-D arrays of numbers, got {side!r}.")
-        try:
-            sides.append(np.asarray(side, dtype=float))
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name}: lower and upper must be numbers or 1-D arrays of numbers.") from exc
-    lower, upper = sides
-    if lower.ndim > 1 or upper.ndim > 1 or 0 in (lower.size, upper.size):
-        raise ValueError(f"{name}: lower and upper must be numbers or non-empty 1-D arrays.")
+    lower, upper = (_bound_side(side, name) for side in bounds)
     if lower.ndim == upper.ndim == 1 and lower.size != upper.size:
         raise ValueError(f"{name}: lower has {lower.size} entries and upper {upper.size}.")
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
-        raise ValueError(f"{name} must be finite with lower < upper for every column, got {bounds!r}.")
+    if not np.all(lower < upper):
+        raise ValueError(f"{name} must have lower < upper for every column, got {bounds!r}.")
     return lower, upper
 
 
@@ -205,7 +191,6 @@ class DPCorrelationRemover(SharedAccountantCloneMixin, PrivateFitMixin, Transfor
         "bounds": _check_bounds,
         "row_norm_bound_l1": lambda bound, name: check_real(bound, name, low=0.0, low_open=True, allow_none=True),
         "shrink_coefficients": check_bool,
-        "accountant": _check_accountant,
         "random_state": check_seed,
     }
 

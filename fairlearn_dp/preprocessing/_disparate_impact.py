@@ -36,10 +36,11 @@ from .._utils._validation import (
     check_seed,
 )
 from ..exceptions import UtilityWarning, warn
+from ..metrics._frame_release import release_table
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, validate_epsilon_delta
 from ..privacy._random import release_random_state
-from ..privacy._release import noise_scale, noise_sd, release_gaussian, release_laplace
+from ..privacy._release import noise_scale, noise_sd
 from ._reweighing import PRIVACY_UNITS
 
 __all__ = ["DPDisparateImpactRepairer", "histogram_sensitivity", "repair_targets"]
@@ -299,11 +300,9 @@ class DPDisparateImpactRepairer(SharedAccountantCloneMixin, PrivateFitMixin, Bas
 
     def _release(self, flat, public):
         l1, l2 = histogram_sensitivity(len(public["feature_ranges"]))
-        state = release_random_state(public["random_state"])
-        if public["delta"] == 0:
-            return release_laplace(flat, epsilon=public["epsilon"], l1_sensitivity=l1, random_state=state)
-        return release_gaussian(flat, l2_sensitivity=l2, epsilon=public["epsilon"], delta=public["delta"],
-                                random_state=state)
+        noisy, _, _ = release_table(flat, l1=l1, l2=l2, epsilon=public["epsilon"], delta=public["delta"],
+                                    random_state=release_random_state(public["random_state"]))
+        return noisy
 
     @staticmethod
     def _warn_empty(present):

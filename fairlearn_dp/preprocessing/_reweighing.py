@@ -20,10 +20,10 @@ from .._utils._fit_order import PrivateFitMixin
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._validation import check_choice, check_delta, check_epsilon, check_int, check_real, check_seed
 from ..exceptions import UtilityWarning, warn
+from ..metrics._frame_release import release_table
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, validate_epsilon_delta
 from ..privacy._random import release_random_state
-from ..privacy._release import release_gaussian, release_laplace
 
 __all__ = ["DPReweighingWeights", "table_sensitivity", "weights_from_table"]
 
@@ -193,9 +193,6 @@ class DPReweighingWeights(SharedAccountantCloneMixin, PrivateFitMixin, BaseEstim
         """The one release (Laplace, or the analytic Gaussian with delta > 0), charged once."""
         epsilon, delta = public["epsilon"], public["delta"]
         l1, l2 = table_sensitivity(bound)
-        state = release_random_state(public["random_state"])
-        if delta == 0:
-            noisy = release_laplace(table, epsilon=epsilon, l1_sensitivity=l1, random_state=state)
-        else:
-            noisy = release_gaussian(table, l2_sensitivity=l2, epsilon=epsilon, delta=delta, random_state=state)
+        noisy, _, _ = release_table(table, l1=l1, l2=l2, epsilon=epsilon, delta=delta,
+                                    random_state=release_random_state(public["random_state"]))
         return noisy, charge(self.accountant, self._planned_spend(public))

@@ -5,7 +5,7 @@ histograms on public ranges).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -133,7 +133,9 @@ class DPDisparateImpactRemover(Transformer):
                 raise ValueError(f"{name} must have one entry per feature to repair: missing {missing}, not features "
                                  f"(or the sensitive attribute) {extra}.")
         engine_bins = [bins[name] for name in columns] if isinstance(bins, Mapping) else bins
-        return attribute, columns, [tuple(ranges[name]) for name in columns], engine_bins
+        # A pair as a tuple; anything else as given, for the engine to refuse by name.
+        pairs = [tuple(ranges[name]) if isinstance(ranges[name], Iterable) else ranges[name] for name in columns]
+        return attribute, columns, pairs, engine_bins
 
     def _engine(self, ranges, bins, n_groups):
         return DPDisparateImpactRepairer(repair_level=self.repair_level, feature_ranges=ranges, n_bins=bins,

@@ -253,6 +253,14 @@ def test_remover_refuses_undeclared_features_and_values_without_quoting_them():
     assert "5" not in str(error.value)
 
 
+@pytest.mark.parametrize("bad", [5, None])
+def test_remover_refuses_a_range_that_is_not_a_pair_by_name_before_the_budget(bad):
+    accountant = BudgetAccountant(epsilon=0.1)                  # cannot pay epsilon = 1: the check comes first
+    with pytest.raises(ValueError, match="feature_ranges must hold"):
+        DPDisparateImpactRemover(feature_ranges={"x": bad}, accountant=accountant).fit(small_dataset())
+    assert accountant.spent_budget == []
+
+
 def test_a_group_without_released_bins_keeps_its_values_and_warns():
     x = np.arange(200) % 10 * 1.0
     data = small_dataset(x=x)
