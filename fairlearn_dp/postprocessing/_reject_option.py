@@ -192,11 +192,11 @@ class DPRejectOptionClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Base
         self.noisy_histogram_, _, _ = release_table(exact, l1=REJECT_OPTION_SENSITIVITY[0],   # 5. release
                                                     l2=REJECT_OPTION_SENSITIVITY[1], epsilon=epsilon_fit,
                                                     delta=delta, random_state=release_state)
+        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))   # before _choose may warn
         favorable, totals = _favorable_counts(self.noisy_histogram_, exact, self.privacy_unit, epsilon)  # 6. solve
         self.balanced_accuracy_, self.fairness_metric_ = _evaluate(favorable, totals, index, self.metric_name)
         best = self._choose()
         self.classification_threshold_, self.ROC_margin_ = (float(v) for v in self.settings_[best])
-        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
         positive = None if math.isinf(epsilon) else self._rule(scores, groups).astype(float)
         self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state,
                                                owner=type(self).__name__)

@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from aif360_dp.algorithms.postprocessing import DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification
-from fairlearn_dp.exceptions import UtilityWarning
+from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.postprocessing import _calibrated_eq_odds, _reject_option
 
 PRIV, UNPRIV = [{"sex": 1}], [{"sex": 0}]
@@ -226,6 +226,22 @@ def test_reject_option_refuses_a_bad_grid_before_the_budget(params, match):
         DPRejectOptionClassification([{"sex": 0}], [{"sex": 1}], **params, accountant=exhausted).fit(truth, pred)
     with pytest.raises(BudgetError):
         DPRejectOptionClassification([{"sex": 0}], [{"sex": 1}], accountant=exhausted).fit(truth, pred)
+
+
+def test_reject_option_infeasible_warning_as_error_is_charged_and_keeps_the_fit():
+    """The "unable to satisfy" warning reads the release: turned into an error it must come after the charge (the
+    budget spent, the fitted transformer carried by the warning), never roll the fit back uncharged."""
+    truth, pred = _synthetic(400)
+    accountant = BudgetAccountant()
+    model = DPRejectOptionClassification([{"sex": 0}], [{"sex": 1}], num_class_thresh=5, num_ROC_margin=3,
+                                         metric_lb=5.0, metric_ub=6.0, epsilon=1.0, accountant=accountant, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        warnings.simplefilter("error", FairnessWarning)
+        with pytest.raises(FairnessWarning, match="Unable to satisfy") as raised:
+            model.fit(truth, pred)
+    assert tuple(accountant.total()) == (1.0, 0.0)
+    assert raised.value.result is model and model.privacy_spent_.epsilon == 1.0
 
 
 @pytest.mark.parametrize("cls", [DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification])
