@@ -53,8 +53,8 @@ _PRIV, _UNPRIV = 0, 1
 
 def _check_grid(model):
     """AIF360's rules on the grid (its message), checked before the budget."""
-    low, high = model.low_class_thresh, model.high_class_thresh
-    if low < 0.0 or low > 1.0 or high < 0.0 or high > 1.0 or low >= high:
+    low, high = model.low_class_thresh, model.high_class_thresh         # each in [0, 1]: the parameter table
+    if low >= high:
         raise ValueError("Input parameter values out of bounds: low_class_thresh and high_class_thresh must satisfy "
                          f"0 <= low_class_thresh < high_class_thresh <= 1, got {low!r} and {high!r}.")
     if model.num_class_thresh * model.num_ROC_margin > MAX_SETTINGS:
