@@ -157,10 +157,10 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
         l1, l2 = CALIBRATED_EQ_ODDS_SENSITIVITY                                  # 5. release
         self.noisy_statistics_, _, _ = release_table(exact, l1=l1, l2=l2, epsilon=epsilon_fit, delta=delta,
                                                      random_state=release_state)
+        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))   # before anything may warn
         self.statistics_ = _post_process(self.noisy_statistics_, exact, self.privacy_unit, epsilon)
         self._solve(self.statistics_)                                            # 6. solve
         positive = None if math.isinf(epsilon) else self.positive_probability(scores, groups)
-        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
         self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state,
                                                owner=type(self).__name__)
         return self
