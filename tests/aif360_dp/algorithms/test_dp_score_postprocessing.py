@@ -205,10 +205,14 @@ def test_one_charge_per_fit_and_seeded_fits_repeat(make):
     assert not np.array_equal(getattr(first.model_, statistic), getattr(third.model_, statistic))
 
 
-def test_calibrated_predict_does_not_touch_numpys_global_generator():
+@pytest.mark.parametrize("seed", [5, None])
+def test_calibrated_predict_does_not_touch_numpys_global_generator(seed):
+    """Seeded (a private RandomState) and unseeded (``seed=None``: a fresh OS-seeded generator, not numpy's global
+    one): fit and predict leave numpy's global generator where it was."""
     truth, pred = _synthetic()
-    model = DPCalibratedEqOddsPostprocessing([{"sex": 0}], [{"sex": 1}], seed=5, epsilon=math.inf).fit(truth, pred)
     np.random.seed(0)
+    model = DPCalibratedEqOddsPostprocessing([{"sex": 0}], [{"sex": 1}], seed=seed, epsilon=1.0,
+                                             accountant=BudgetAccountant()).fit(truth, pred)
     model.predict(pred)
     assert np.random.random() == np.random.RandomState(0).random_sample()
 
