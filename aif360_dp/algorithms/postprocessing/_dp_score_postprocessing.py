@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,7 +41,9 @@ class _TwoGroupFace(Transformer):
         DPEqOddsPostprocessing._check_schema(self._definitions(), *datasets, names=names)
 
     def _definitions(self):
-        return SimpleGroups(_as_list(self.privileged_groups), _as_list(self.unprivileged_groups))
+        """The group definitions as lists, in the shape ``DPEqOddsPostprocessing``'s checks read."""
+        return SimpleNamespace(privileged_groups=_as_list(self.privileged_groups),
+                               unprivileged_groups=_as_list(self.unprivileged_groups))
 
     def _conditions(self, dataset):
         groups = self._definitions()
@@ -76,14 +79,6 @@ class _TwoGroupFace(Transformer):
             raise ValueError("dataset_pred.scores must have one column.")
         return (scores[:, 0], self._favorable(dataset_true, "dataset_true"),
                 np.where(privileged, _PRIVILEGED, _UNPRIVILEGED))
-
-
-class SimpleGroups:
-    """The normalised group definitions, for ``DPEqOddsPostprocessing``'s checks."""
-
-    def __init__(self, privileged_groups, unprivileged_groups):
-        self.privileged_groups = privileged_groups
-        self.unprivileged_groups = unprivileged_groups
 
 
 class DPCalibratedEqOddsPostprocessing(_TwoGroupFace):
