@@ -160,7 +160,7 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
         self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))   # before anything may warn
         self.statistics_ = _post_process(self.noisy_statistics_, exact, self.privacy_unit, epsilon)
         self._solve(self.statistics_)                                            # 6. solve
-        positive = None if math.isinf(epsilon) else self.positive_probability(scores, groups)
+        positive = None if math.isinf(epsilon) else self._positive_probability(scores, groups)
         self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state,
                                                owner=type(self).__name__)
         return self
@@ -189,7 +189,7 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
         # 0 (AIF360's own rates leave [0, 1] on Adult), so clipping changes no prediction; 0/0 (no gap) is 0.
         self.mix_rates_ = np.clip(np.nan_to_num(rates, nan=0.0), 0.0, 1.0)
 
-    def positive_probability(self, scores: ArrayLike, groups: ArrayLike, threshold: float = 0.5) -> np.ndarray:
+    def _positive_probability(self, scores: ArrayLike, groups: ArrayLike, threshold: float = 0.5) -> np.ndarray:
         """The probability that the fitted rule predicts the favorable label for each row: ``1[score >=
         threshold]`` kept with probability ``1 - mix_rate`` of the row's group, else ``1[base rate >= threshold]``.
         """
