@@ -249,6 +249,21 @@ def test_reject_option_infeasible_warning_as_error_is_charged_and_keeps_the_fit(
 
 
 @pytest.mark.parametrize("cls", [DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification])
+def test_a_bad_dataset_layout_is_refused_before_the_budget(cls):
+    """Two score columns, or datasets of different lengths, are public layout: refused even when the budget is
+    spent (the layout error, not BudgetError)."""
+    truth, pred = _synthetic(100)
+    exhausted = BudgetAccountant(epsilon=1.0)
+    exhausted.spend(1.0, 0.0)
+    two_columns = pred.copy(deepcopy=True)
+    two_columns.scores = np.hstack([pred.scores, pred.scores])
+    with pytest.raises(ValueError, match="one column"):
+        cls([{"sex": 0}], [{"sex": 1}], accountant=exhausted).fit(truth, two_columns)
+    with pytest.raises(ValueError, match="same number of instances"):
+        cls([{"sex": 0}], [{"sex": 1}], accountant=exhausted).fit(truth, _synthetic(50)[1])
+
+
+@pytest.mark.parametrize("cls", [DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification])
 def test_rows_in_neither_group_and_weights_are_refused_without_a_charge(cls):
     truth, pred = _synthetic(200)
     accountant = BudgetAccountant()
