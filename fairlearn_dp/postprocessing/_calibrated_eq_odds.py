@@ -22,10 +22,11 @@ from sklearn.base import BaseEstimator
 from .._utils._fit_order import PrivateFitMixin
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._validation import check_choice, check_seed
+from ..metrics._frame_release import release_table
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge, validate_epsilon_delta
 from ..privacy._random import release_seeds
-from ..privacy._release import noise_scale, release_gaussian, release_laplace
+from ..privacy._release import noise_scale
 from ..privacy._selection import selection_split
 from ._score_release import GROUPS, PRIVACY_UNITS, choose_constant, project_onto_public_totals, read_rows
 
@@ -153,11 +154,13 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
         exact = _sums(scores, labels, groups)                                    # 4. count
         epsilon_fit, epsilon_choice = selection_split(epsilon)
         release_state, choice_state = release_seeds(self.random_state, 2)
-        self.noisy_statistics_ = _release(exact, epsilon_fit, delta, release_state)   # 5. release
+        l1, l2 = CALIBRATED_EQ_ODDS_SENSITIVITY                                  # 5. release
+        self.noisy_statistics_, _, _ = release_table(exact, l1=l1, l2=l2, epsilon=epsilon_fit, delta=delta,
+                                                     random_state=release_state)
+        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))   # before anything may warn
         self.statistics_ = _post_process(self.noisy_statistics_, exact, self.privacy_unit, epsilon)
         self._solve(self.statistics_)                                            # 6. solve
-        positive = None if math.isinf(epsilon) else self.positive_probability(scores, groups)
-        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
+        positive = None if math.isinf(epsilon) else self._positive_probability(scores, groups)
         self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state,
                                                owner=type(self).__name__)
         return self
@@ -186,7 +189,7 @@ class DPCalibratedEqualizedOdds(SharedAccountantCloneMixin, PrivateFitMixin, Bas
         # 0 (AIF360's own rates leave [0, 1] on Adult), so clipping changes no prediction; 0/0 (no gap) is 0.
         self.mix_rates_ = np.clip(np.nan_to_num(rates, nan=0.0), 0.0, 1.0)
 
-    def positive_probability(self, scores: ArrayLike, groups: ArrayLike, threshold: float = 0.5) -> np.ndarray:
+    def _positive_probability(self, scores: ArrayLike, groups: ArrayLike, threshold: float = 0.5) -> np.ndarray:
         """The probability that the fitted rule predicts the favorable label for each row: ``1[score >=
         threshold]`` kept with probability ``1 - mix_rate`` of the row's group, else ``1[base rate >= threshold]``.
         """
@@ -201,14 +204,6 @@ def _sums(scores, labels, groups):
     np.add.at(table, (groups, labels, 0), 1.0)
     np.add.at(table, (groups, labels, 1), scores)
     return table
-
-
-def _release(exact, epsilon, delta, random_state):
-    """The one release of the table at :data:`CALIBRATED_EQ_ODDS_SENSITIVITY` (``epsilon=inf``: exact)."""
-    l1, l2 = CALIBRATED_EQ_ODDS_SENSITIVITY
-    if delta == 0:
-        return release_laplace(exact, epsilon=epsilon, l1_sensitivity=l1, random_state=random_state)
-    return release_gaussian(exact, l2_sensitivity=l2, epsilon=epsilon, delta=delta, random_state=random_state)
 
 
 def _post_process(noisy, exact, privacy_unit, epsilon):

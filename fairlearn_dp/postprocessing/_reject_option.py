@@ -53,8 +53,8 @@ _PRIV, _UNPRIV = 0, 1
 
 def _check_grid(model):
     """AIF360's rules on the grid (its message), checked before the budget."""
-    low, high = model.low_class_thresh, model.high_class_thresh
-    if low < 0.0 or low > 1.0 or high < 0.0 or high > 1.0 or low >= high:
+    low, high = model.low_class_thresh, model.high_class_thresh         # each in [0, 1]: the parameter table
+    if low >= high:
         raise ValueError("Input parameter values out of bounds: low_class_thresh and high_class_thresh must satisfy "
                          f"0 <= low_class_thresh < high_class_thresh <= 1, got {low!r} and {high!r}.")
     if model.num_class_thresh * model.num_ROC_margin > MAX_SETTINGS:
@@ -192,11 +192,11 @@ class DPRejectOptionClassifier(SharedAccountantCloneMixin, PrivateFitMixin, Base
         self.noisy_histogram_, _, _ = release_table(exact, l1=REJECT_OPTION_SENSITIVITY[0],   # 5. release
                                                     l2=REJECT_OPTION_SENSITIVITY[1], epsilon=epsilon_fit,
                                                     delta=delta, random_state=release_state)
+        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))   # before _choose may warn
         favorable, totals = _favorable_counts(self.noisy_histogram_, exact, self.privacy_unit, epsilon)  # 6. solve
         self.balanced_accuracy_, self.fairness_metric_ = _evaluate(favorable, totals, index, self.metric_name)
         best = self._choose()
         self.classification_threshold_, self.ROC_margin_ = (float(v) for v in self.settings_[best])
-        self.privacy_spent_ = charge(self.accountant, self._planned_spend(public))
         positive = None if math.isinf(epsilon) else self._rule(scores, groups).astype(float)
         self.constant_choice_ = choose_constant(positive, labels, epsilon=epsilon_choice, random_state=choice_state,
                                                owner=type(self).__name__)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,7 +41,9 @@ class _TwoGroupFace(Transformer):
         DPEqOddsPostprocessing._check_schema(self._definitions(), *datasets, names=names)
 
     def _definitions(self):
-        return SimpleGroups(_as_list(self.privileged_groups), _as_list(self.unprivileged_groups))
+        """The group definitions as lists, in the shape ``DPEqOddsPostprocessing``'s checks read."""
+        return SimpleNamespace(privileged_groups=_as_list(self.privileged_groups),
+                               unprivileged_groups=_as_list(self.unprivileged_groups))
 
     def _conditions(self, dataset):
         groups = self._definitions()
@@ -52,19 +55,21 @@ class _TwoGroupFace(Transformer):
 
     def _check_public(self, model, dataset_true, dataset_pred):
         """The order of the faces: the group format, the engine's parameters, the datasets' schema, disjoint
-        groups, then the budget; all before any row is read.
+        groups, the datasets' layout (row counts, one score column), then the budget; all before any row is read.
         """
         groups = self._definitions()
         DPEqOddsPostprocessing._check_group_format(groups)
         model.check_public_inputs(check_budget=False)
         self._check_schema(dataset_true, dataset_pred)
         DPEqOddsPostprocessing._check_disjoint_groups(groups)
+        if dataset_true.labels.shape != dataset_pred.labels.shape:
+            raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
+        if np.ndim(dataset_pred.scores) != 2 or np.shape(dataset_pred.scores)[1] != 1:
+            raise ValueError("dataset_pred.scores must have one column.")
         model.check_public_inputs()
 
     def _read(self, dataset_true, dataset_pred):
         """``(scores, favorable labels, group indices)`` of the fitting rows (domain checks only)."""
-        if dataset_true.labels.shape != dataset_pred.labels.shape:
-            raise ValueError("dataset_true and dataset_pred must have the same number of instances.")
         for name, dataset in (("dataset_true", dataset_true), ("dataset_pred", dataset_pred)):
             if not np.all(np.asarray(dataset.instance_weights) == 1):
                 raise ValueError(f"{name}.instance_weights must all be 1 (a row's weight is not bounded).")
@@ -72,18 +77,8 @@ class _TwoGroupFace(Transformer):
         if not np.all(privileged | unprivileged):
             raise ValueError("Some rows belong to neither privileged_groups nor unprivileged_groups.")
         scores = np.asarray(dataset_pred.scores, dtype=float)
-        if scores.ndim != 2 or scores.shape[1] != 1:
-            raise ValueError("dataset_pred.scores must have one column.")
         return (scores[:, 0], self._favorable(dataset_true, "dataset_true"),
                 np.where(privileged, _PRIVILEGED, _UNPRIVILEGED))
-
-
-class SimpleGroups:
-    """The normalised group definitions, for ``DPEqOddsPostprocessing``'s checks."""
-
-    def __init__(self, privileged_groups, unprivileged_groups):
-        self.privileged_groups = privileged_groups
-        self.unprivileged_groups = unprivileged_groups
 
 
 class DPCalibratedEqOddsPostprocessing(_TwoGroupFace):

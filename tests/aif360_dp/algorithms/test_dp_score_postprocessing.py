@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from aif360_dp.algorithms.postprocessing import DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification
-from fairlearn_dp.exceptions import UtilityWarning
+from fairlearn_dp.exceptions import FairnessWarning, UtilityWarning
 from fairlearn_dp.postprocessing import _calibrated_eq_odds, _reject_option
 
 PRIV, UNPRIV = [{"sex": 1}], [{"sex": 0}]
@@ -205,10 +205,14 @@ def test_one_charge_per_fit_and_seeded_fits_repeat(make):
     assert not np.array_equal(getattr(first.model_, statistic), getattr(third.model_, statistic))
 
 
-def test_calibrated_predict_does_not_touch_numpys_global_generator():
+@pytest.mark.parametrize("seed", [5, None])
+def test_calibrated_predict_does_not_touch_numpys_global_generator(seed):
+    """Seeded (a private RandomState) and unseeded (``seed=None``: a fresh OS-seeded generator, not numpy's global
+    one): fit and predict leave numpy's global generator where it was."""
     truth, pred = _synthetic()
-    model = DPCalibratedEqOddsPostprocessing([{"sex": 0}], [{"sex": 1}], seed=5, epsilon=math.inf).fit(truth, pred)
     np.random.seed(0)
+    model = DPCalibratedEqOddsPostprocessing([{"sex": 0}], [{"sex": 1}], seed=seed, epsilon=1.0,
+                                             accountant=BudgetAccountant()).fit(truth, pred)
     model.predict(pred)
     assert np.random.random() == np.random.RandomState(0).random_sample()
 
@@ -226,6 +230,37 @@ def test_reject_option_refuses_a_bad_grid_before_the_budget(params, match):
         DPRejectOptionClassification([{"sex": 0}], [{"sex": 1}], **params, accountant=exhausted).fit(truth, pred)
     with pytest.raises(BudgetError):
         DPRejectOptionClassification([{"sex": 0}], [{"sex": 1}], accountant=exhausted).fit(truth, pred)
+
+
+def test_reject_option_infeasible_warning_as_error_is_charged_and_keeps_the_fit():
+    """The "unable to satisfy" warning reads the release: turned into an error it must come after the charge (the
+    budget spent, the fitted transformer carried by the warning), never roll the fit back uncharged."""
+    truth, pred = _synthetic(400)
+    accountant = BudgetAccountant()
+    model = DPRejectOptionClassification([{"sex": 0}], [{"sex": 1}], num_class_thresh=5, num_ROC_margin=3,
+                                         metric_lb=5.0, metric_ub=6.0, epsilon=1.0, accountant=accountant, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        warnings.simplefilter("error", FairnessWarning)
+        with pytest.raises(FairnessWarning, match="Unable to satisfy") as raised:
+            model.fit(truth, pred)
+    assert tuple(accountant.total()) == (1.0, 0.0)
+    assert raised.value.result is model and model.privacy_spent_.epsilon == 1.0
+
+
+@pytest.mark.parametrize("cls", [DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification])
+def test_a_bad_dataset_layout_is_refused_before_the_budget(cls):
+    """Two score columns, or datasets of different lengths, are public layout: refused even when the budget is
+    spent (the layout error, not BudgetError)."""
+    truth, pred = _synthetic(100)
+    exhausted = BudgetAccountant(epsilon=1.0)
+    exhausted.spend(1.0, 0.0)
+    two_columns = pred.copy(deepcopy=True)
+    two_columns.scores = np.hstack([pred.scores, pred.scores])
+    with pytest.raises(ValueError, match="one column"):
+        cls([{"sex": 0}], [{"sex": 1}], accountant=exhausted).fit(truth, two_columns)
+    with pytest.raises(ValueError, match="same number of instances"):
+        cls([{"sex": 0}], [{"sex": 1}], accountant=exhausted).fit(truth, _synthetic(50)[1])
 
 
 @pytest.mark.parametrize("cls", [DPCalibratedEqOddsPostprocessing, DPRejectOptionClassification])
