@@ -340,8 +340,10 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         estimator, else on the statistics game's releases. Public parameters and the budget are checked before the
         data are read; a fit that raises leaves the estimator as it was.
         """
-        for name in ("preprocessor_", "constant_choice_", "rows_clipped_"):
-            self.__dict__.pop(name, None)
+        # No attribute of an earlier fit survives a refit: Fairlearn's path keeps its Moment, loaded with the raw
+        # rows, in constraints_ (and oracle_execution_times_), which the private path does not set.
+        for name in [name for name in vars(self) if name.endswith("_") and not name.startswith("_")]:
+            del self.__dict__[name]
         epsilon, delta, oracle, grid = self.check_public_inputs(X, y, sensitive_features=sensitive_features,
                                                                 **kwargs)
         if oracle == "estimator":

@@ -197,3 +197,20 @@ def test_aif360_face_at_infinity_is_aif360s_grid_search_reduction(aif360_adult_n
                                     delta=1e-5, seed=0, accountant=BudgetAccountant()).fit(data)
     assert private.privacy_spent_.epsilon == 1.0 and private.model_.mode_ == "statistics"
     assert set(np.unique(private.predict(data).labels)) <= {data.favorable_label, data.unfavorable_label}
+
+
+def test_a_private_refit_keeps_no_attribute_of_fairlearns_fit():
+    """Fairlearn's path (epsilon=inf with an estimator) stores its Moment loaded with the raw rows in constraints_;
+    a private refit of the same object must not keep it (nor any other attribute the private path does not set),
+    and an inf refit keeps none of the private fit's releases."""
+    X, y, groups = _synthetic(n=300)
+    search = DPGridSearch(LogisticRegression(), DemographicParity(), grid_size=3, epsilon=math.inf)
+    search.fit(X, y, sensitive_features=groups)
+    assert hasattr(search, "constraints_") and hasattr(search, "oracle_execution_times_")
+    search.set_params(epsilon=1.0, delta=1e-5, groups=[0, 1], random_state=0, accountant=BudgetAccountant())
+    search.fit(X, y, sensitive_features=groups)
+    assert search.mode_ == "statistics"
+    assert not hasattr(search, "constraints_") and not hasattr(search, "oracle_execution_times_")
+    search.set_params(epsilon=math.inf, accountant=None)
+    search.fit(X, y, sensitive_features=groups)
+    assert search.mode_ == "fairlearn" and not hasattr(search, "history_") and not hasattr(search, "rho_")
