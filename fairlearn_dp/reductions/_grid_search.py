@@ -396,9 +396,7 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         """The game's first release, then per grid point its best response and the release of its cell sums
         (the game's own functions); the game keeps each point's released error and violations.
         """
-        game._event_labels = _EVENT_LABELS[events]   # what the game's play() sets before its first release
-        game.release_statistics()
-        game.prepare_learner()
+        game.start(_EVENT_LABELS[events])
         plays, sums, predictions, errors, gammas = [], [], [], [], []
         for lam_prime in multipliers:
             h, predicted = game.best_response(lam_prime)
