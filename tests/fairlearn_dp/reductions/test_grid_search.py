@@ -214,3 +214,27 @@ def test_a_private_refit_keeps_no_attribute_of_fairlearns_fit():
     search.set_params(epsilon=math.inf, accountant=None)
     search.fit(X, y, sensitive_features=groups)
     assert search.mode_ == "fairlearn" and not hasattr(search, "history_") and not hasattr(search, "rho_")
+
+
+@pytest.mark.parametrize("spoil", ["nan_in_X", "undeclared_group", "label_not_0_1"])
+def test_domain_errors_quote_no_value_charge_nothing_and_leave_the_fit(spoil):
+    """Domain errors (after the budget check) name the problem but no value of the data; nothing is charged and the
+    estimator keeps its earlier fit."""
+    X, y, groups = _synthetic(n=200)
+    accountant = BudgetAccountant()
+    search = DPGridSearch(None, DemographicParity(), grid_size=3, epsilon=1.0, delta=1e-5, groups=[0, 1],
+                          random_state=0, accountant=accountant)
+    search.fit(X, y, sensitive_features=groups)
+    before = dict(vars(search))
+    X, y, groups = X.copy(), y.copy(), groups.copy()
+    if spoil == "nan_in_X":
+        X[7, 1] = np.nan
+    elif spoil == "undeclared_group":
+        groups[7] = 4321
+    else:
+        y[7] = 4321
+    with pytest.raises(ValueError) as raised:
+        search.fit(X, y, sensitive_features=groups)
+    assert "4321" not in str(raised.value)
+    assert len(accountant.spent_budget) == 1
+    assert vars(search).keys() == before.keys() and all(vars(search)[k] is before[k] for k in before)
