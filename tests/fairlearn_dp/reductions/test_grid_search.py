@@ -238,3 +238,27 @@ def test_domain_errors_quote_no_value_charge_nothing_and_leave_the_fit(spoil):
     assert "4321" not in str(raised.value)
     assert len(accountant.spent_budget) == 1
     assert vars(search).keys() == before.keys() and all(vars(search)[k] is before[k] for k in before)
+
+
+class _FailsOnReleasedWeights(LogisticRegression):
+    """A best response that raises, quoting its sample weights, once they are not uniform: they are then a function
+    of the first release (the multipliers 0 give uniform weights)."""
+
+    def fit(self, X, y, sample_weight=None):
+        if not np.allclose(sample_weight, sample_weight[0]):
+            raise RuntimeError(f"weights {sample_weight[:3]}")
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_a_best_response_failing_after_the_first_release_costs_the_fit():
+    """The estimator is fitted on weights derived from the released statistics: its failure (and its message) is a
+    release, so it is charged what the fit costs; the estimator stays unfitted."""
+    X, y, groups = _synthetic()
+    X[:, 1] += groups                       # the features tell the groups apart: the proxies are not constant
+    accountant = BudgetAccountant()
+    search = DPGridSearch(_FailsOnReleasedWeights(), DemographicParity(), grid_size=5, epsilon=1.0, delta=1e-5,
+                          groups=[0, 1], random_state=0, accountant=accountant)
+    with pytest.raises(RuntimeError, match="weights"):
+        search.fit(X, y, sensitive_features=groups)
+    assert accountant.spent_budget == [(1.0, 1e-5)]
+    assert not hasattr(search, "predictors_") and not hasattr(search, "privacy_spent_")
