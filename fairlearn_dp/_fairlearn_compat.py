@@ -115,4 +115,3 @@ def set_plot_attributes(estimator, **values) -> None:
         if attribute not in PLOT_ATTRIBUTES:
             raise ValueError(f"{attribute} is not one of {PLOT_ATTRIBUTES}.")
         setattr(estimator, attribute, value)
-

@@ -340,8 +340,10 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         estimator, else on the statistics game's releases. Public parameters and the budget are checked before the
         data are read; a fit that raises leaves the estimator as it was.
         """
-        for name in ("preprocessor_", "constant_choice_", "rows_clipped_"):
-            self.__dict__.pop(name, None)
+        # No attribute of an earlier fit survives a refit: Fairlearn's path keeps its Moment, loaded with the raw
+        # rows, in constraints_ (and oracle_execution_times_), which the private path does not set.
+        for name in [name for name in vars(self) if name.endswith("_") and not name.startswith("_")]:
+            del self.__dict__[name]
         epsilon, delta, oracle, grid = self.check_public_inputs(X, y, sensitive_features=sensitive_features,
                                                                 **kwargs)
         if oracle == "estimator":
@@ -353,7 +355,7 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
 
     def _fit_statistics(self, X, y, sensitive_features, epsilon, delta, oracle, checked_grid):
         """The statistics game's first release, one best response and one release per grid point, the selection
-        on released values and the choice against the constants; one charge.
+        on released values and the choice against the constants; one charge, right after the first release.
         """
         private = not math.isinf(epsilon)
         record = self.privacy_unit == "record"
@@ -374,7 +376,12 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
             bound=float(self.constraints.eps), B=float(self.grid_limit), eta=0.0, ridge=None,
             estimator=game_input.learner if oracle == "weighted_estimator" else None,
             sample_weight_name=game_input.weight_name, rng=rng, feature_map=None if record else feature_map)
-        plays, sums, predictions = self._search(game, events, multipliers)
+        game.start(_EVENT_LABELS[events])          # the first release
+        # The whole spend is charged once the first release is drawn: the best responses (the user's estimator under
+        # "sensitive_attribute") are fitted on weights derived from it, so a failure or a warning of theirs is a
+        # release too, and costs what the fit costs (a fit that raises from here on stays charged).
+        spent = charge(self.accountant, PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0))
+        plays, sums, predictions = self._search(game, multipliers)
         losses = ((1.0 - float(self.constraint_weight)) * game.errors_
                   + float(self.constraint_weight) * game.gammas_.max(axis=1))
         self.best_idx_ = int(np.argmin(losses))     # Fairlearn's rule on released values: post-processing
@@ -384,19 +391,15 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         self.constant_choice_ = no_choice()
         if private:                                  # the last release, from the same stream
             self.constant_choice_ = self._choose_against_constants(predictions[self.best_idx_], y_arr, epsilon, rng)
-        self.privacy_spent_ = charge(self.accountant, PrivacySpend(epsilon, delta) if private
-                                     else PrivacySpend(math.inf, 0.0))
+        self.privacy_spent_ = spent
         if private:
             self._warn_after_search(game, groups, record, predictions[self.best_idx_], sums[self.best_idx_])
         return self
 
-    def _search(self, game, events, multipliers):
-        """The game's first release, then per grid point its best response and the release of its cell sums
-        (the game's own functions); the game keeps each point's released error and violations.
+    def _search(self, game, multipliers):
+        """After the game's first release: per grid point its best response and the release of its cell sums (the
+        game's own functions); the game keeps each point's released error and violations.
         """
-        game._event_labels = _EVENT_LABELS[events]   # what the game's play() sets before its first release
-        game.release_statistics()
-        game.prepare_learner()
         plays, sums, predictions, errors, gammas = [], [], [], [], []
         for lam_prime in multipliers:
             h, predicted = game.best_response(lam_prime)

@@ -536,11 +536,17 @@ class StatisticsGame:
         return q, value, bool(np.all(excess[:, :, enforced] <= FEASIBLE_TOL))
 
     # ------------------------------------------------------------------------------ step 4: the game
-    def play(self, event_labels, *, linprog_step=True):
-        """Play up to T rounds; the output mixture is the LP's (``linprog_step``) or the uniform average."""
+    def start(self, event_labels):
+        """Before the first play: the release of the statistics and the Learner's preparation. ``event_labels``: the
+        labels each event of the moment is made of (``_EVENT_LABELS``).
+        """
         self._event_labels = event_labels
         self.release_statistics()
         self.prepare_learner()
+
+    def play(self, event_labels, *, linprog_step=True):
+        """Play up to T rounds; the output mixture is the LP's (``linprog_step``) or the uniform average."""
+        self.start(event_labels)
         proxy = not (self.record or self.estimator is None)
         K = self.E * self.G
         theta = np.zeros(2 * K)

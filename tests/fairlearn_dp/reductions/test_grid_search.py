@@ -197,3 +197,68 @@ def test_aif360_face_at_infinity_is_aif360s_grid_search_reduction(aif360_adult_n
                                     delta=1e-5, seed=0, accountant=BudgetAccountant()).fit(data)
     assert private.privacy_spent_.epsilon == 1.0 and private.model_.mode_ == "statistics"
     assert set(np.unique(private.predict(data).labels)) <= {data.favorable_label, data.unfavorable_label}
+
+
+def test_a_private_refit_keeps_no_attribute_of_fairlearns_fit():
+    """Fairlearn's path (epsilon=inf with an estimator) stores its Moment loaded with the raw rows in constraints_;
+    a private refit of the same object must not keep it (nor any other attribute the private path does not set),
+    and an inf refit keeps none of the private fit's releases."""
+    X, y, groups = _synthetic(n=300)
+    search = DPGridSearch(LogisticRegression(), DemographicParity(), grid_size=3, epsilon=math.inf)
+    search.fit(X, y, sensitive_features=groups)
+    assert hasattr(search, "constraints_") and hasattr(search, "oracle_execution_times_")
+    search.set_params(epsilon=1.0, delta=1e-5, groups=[0, 1], random_state=0, accountant=BudgetAccountant())
+    search.fit(X, y, sensitive_features=groups)
+    assert search.mode_ == "statistics"
+    assert not hasattr(search, "constraints_") and not hasattr(search, "oracle_execution_times_")
+    search.set_params(epsilon=math.inf, accountant=None)
+    search.fit(X, y, sensitive_features=groups)
+    assert search.mode_ == "fairlearn" and not hasattr(search, "history_") and not hasattr(search, "rho_")
+
+
+@pytest.mark.parametrize("spoil", ["nan_in_X", "undeclared_group", "label_not_0_1"])
+def test_domain_errors_quote_no_value_charge_nothing_and_leave_the_fit(spoil):
+    """Domain errors (after the budget check) name the problem but no value of the data; nothing is charged and the
+    estimator keeps its earlier fit."""
+    X, y, groups = _synthetic(n=200)
+    accountant = BudgetAccountant()
+    search = DPGridSearch(None, DemographicParity(), grid_size=3, epsilon=1.0, delta=1e-5, groups=[0, 1],
+                          random_state=0, accountant=accountant)
+    search.fit(X, y, sensitive_features=groups)
+    before = dict(vars(search))
+    X, y, groups = X.copy(), y.copy(), groups.copy()
+    if spoil == "nan_in_X":
+        X[7, 1] = np.nan
+    elif spoil == "undeclared_group":
+        groups[7] = 4321
+    else:
+        y[7] = 4321
+    with pytest.raises(ValueError) as raised:
+        search.fit(X, y, sensitive_features=groups)
+    assert "4321" not in str(raised.value)
+    assert len(accountant.spent_budget) == 1
+    assert vars(search).keys() == before.keys() and all(vars(search)[k] is before[k] for k in before)
+
+
+class _FailsOnReleasedWeights(LogisticRegression):
+    """A best response that raises, quoting its sample weights, once they are not uniform: they are then a function
+    of the first release (the multipliers 0 give uniform weights)."""
+
+    def fit(self, X, y, sample_weight=None):
+        if not np.allclose(sample_weight, sample_weight[0]):
+            raise RuntimeError(f"weights {sample_weight[:3]}")
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_a_best_response_failing_after_the_first_release_costs_the_fit():
+    """The estimator is fitted on weights derived from the released statistics: its failure (and its message) is a
+    release, so it is charged what the fit costs; the estimator stays unfitted."""
+    X, y, groups = _synthetic()
+    X[:, 1] += groups                       # the features tell the groups apart: the proxies are not constant
+    accountant = BudgetAccountant()
+    search = DPGridSearch(_FailsOnReleasedWeights(), DemographicParity(), grid_size=5, epsilon=1.0, delta=1e-5,
+                          groups=[0, 1], random_state=0, accountant=accountant)
+    with pytest.raises(RuntimeError, match="weights"):
+        search.fit(X, y, sensitive_features=groups)
+    assert accountant.spent_budget == [(1.0, 1e-5)]
+    assert not hasattr(search, "predictors_") and not hasattr(search, "privacy_spent_")
