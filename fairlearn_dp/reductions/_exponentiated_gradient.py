@@ -388,7 +388,13 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
             estimator=game_input.learner if oracle == "weighted_estimator" else None,
             sample_weight_name=game_input.weight_name, rng=rng, feature_map=None if record else feature_map,
             costs=objective_costs(self.objective, allow_costs=True))
-        game.play(_EVENT_LABELS[_moment_events(self.constraints)], linprog_step=self._linprog_step(private, oracle))
+        spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
+        charged = []
+        # The whole spend is charged once the statistics are released: the Learner (the user's estimator under
+        # "sensitive_attribute") is fitted on weights derived from them, so its failure or warning is a release too
+        # and costs what the fit costs (a fit that raises from there on stays charged).
+        game.play(_EVENT_LABELS[_moment_events(self.constraints)], linprog_step=self._linprog_step(private, oracle),
+                  after_release=lambda: charged.append(charge(self.accountant, spent)))
 
         self._set_game_attributes(game, events, groups, record, private, T, eta, B, oracle, row_norm)
         self.n_features_in_ = d
@@ -402,8 +408,7 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
             positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
                             for h, w in zip(game.plays_, game.q_, strict=False) if w > 0), np.zeros(n))
             self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
-        spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
-        self.privacy_spent_ = charge(self.accountant, spent)    # before the warnings (one may be an error)
+        self.privacy_spent_ = charged[0]                # charged before any warning (one may be an error)
         self._warn_after_game(game, groups, private, record, n, positive if private else None)
         return self
 

@@ -544,9 +544,14 @@ class StatisticsGame:
         self.release_statistics()
         self.prepare_learner()
 
-    def play(self, event_labels, *, linprog_step=True):
-        """Play up to T rounds; the output mixture is the LP's (``linprog_step``) or the uniform average."""
+    def play(self, event_labels, *, linprog_step=True, after_release=None):
+        """Play up to T rounds; the output mixture is the LP's (``linprog_step``) or the uniform average.
+        ``after_release`` (the estimator's charge) is called once the statistics are released, before any Learner
+        (a user's estimator) is fitted on weights derived from them.
+        """
         self.start(event_labels)
+        if after_release is not None:
+            after_release()
         proxy = not (self.record or self.estimator is None)
         K = self.E * self.G
         theta = np.zeros(2 * K)
