@@ -80,10 +80,17 @@ def constraint_structure(constraints, groups):
 
 
 def _group_key(keys, group):
-    """The group's label in Fairlearn's index (Fairlearn may keep the value or its text)."""
-    for key in keys:
-        if key == group or str(key) == str(group):
-            return key
+    """The group's label in Fairlearn's index (Fairlearn may keep the value or its text): the key equal to the
+    declared ``group``, else the one key whose text is the group's text; none, or several keys with that text
+    (e.g. ``1`` and ``"1"``), is a ``KeyError``: never another group's multipliers.
+    """
+    keys = list(keys)
+    equal = [key for key in keys if bool(key == group)]
+    if len(equal) == 1:
+        return equal[0]
+    texts = [key for key in keys if str(key) == str(group)]
+    if len(texts) == 1:
+        return texts[0]
     raise KeyError(group)
 
 
