@@ -417,19 +417,9 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
         loosely, a constant chosen, a constant output (from the released round sums under ``"record"``, else from
         the predictions on the public X, ``positive``).
         """
-        if private and game.unenforced_groups():
-            blind = [str(groups[g]) for g in game.unenforced_groups()]
-            warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) "
-                 f"{blind} apart from the noise of the released statistics (proxy_reliability_ = 0, or at "
-                 "most the constraint's bound for the least-squares Learner), so the Learner cannot correct "
-                 "their violations; they are measured (released) but not enforced. More data or a larger "
-                 "epsilon would help.", FairnessWarning)
-        if private and game.loosened_groups():
-            loose = {str(groups[g]): round(b, 3) for g, b in game.loosened_groups().items()}
-            warn(f"{type(self).__name__}: at this epsilon the released statistics of group(s) {list(loose)} "
-                 "are mostly noise (proxy_reliability_ < 1/2), so the game enforces their constraint only "
-                 f"to the effective bound(s) {loose} (the declared bound divided by the reliability) rather "
-                 "than to the declared bound. More data or a larger epsilon would help.", FairnessWarning)
+        if private:
+            for message in game.reliability_warnings(type(self).__name__, groups):
+                warn(message, FairnessWarning)
         self._warn_if_constant_chosen()
         if private and record:
             rate, sd = released_positive_rate(game.round_sums_, game.q_, n, game.sigma_round)

@@ -444,13 +444,11 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         self.proxy_reliability_ = getattr(game, "kappa_", None)
 
     def _warn_after_search(self, game, groups, record, positive, released_sums):
-        """After the charge: groups the Learner cannot tell apart, a chosen constant, a constant output."""
-        if game.unenforced_groups():
-            blind = [str(groups[g]) for g in game.unenforced_groups()]
-            warn(f"{type(self).__name__}: at this epsilon the features cannot tell the members of group(s) {blind} "
-                 "apart from the noise of the released statistics (proxy_reliability_), so the best responses "
-                 "cannot correct their violations; they are measured (released) but not enforced. More data or a "
-                 "larger epsilon would help.", FairnessWarning)
+        """After the charge: groups the best responses cannot tell apart or correct fully, a chosen constant, a constant
+        output.
+        """
+        for message in game.reliability_warnings(type(self).__name__, groups, search=True):
+            warn(message, FairnessWarning)
         self._warn_if_constant_chosen()
         if record:
             rate, sd = released_positive_rate(released_sums[None], np.ones(1), game.n, game.sigma_round)

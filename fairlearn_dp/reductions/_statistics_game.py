@@ -422,6 +422,38 @@ class StatisticsGame:
         return {int(g): float(self.bound / kappa[g]) for g in np.nonzero(kappa < 0.5)[0]
                 if int(g) not in unenforced and kappa[g] > 0}
 
+    def reliability_warnings(self, name, groups, *, search=False):
+        """The fit's two :class:`FairnessWarning` texts about groups whose released statistics are mostly noise (one
+        place for both estimators that play this game): the unenforced groups, then the loosened ones with their
+        effective bound. ``search``: the grid search's wording (its best responses apply only ``kappa`` of each
+        grid multiplier) instead of the exponentiated gradient's (the game enforces ``gamma <= bound / kappa``).
+        From released values only.
+        """
+        messages = []
+        if self.unenforced_groups():
+            blind = [str(groups[g]) for g in self.unenforced_groups()]
+            reliability = ("proxy_reliability_" if search else
+                           "proxy_reliability_ = 0, or at most the constraint's bound for the least-squares Learner")
+            messages.append(
+                f"{name}: at this epsilon the features cannot tell the members of group(s) {blind} apart from the "
+                f"noise of the released statistics ({reliability}), so the "
+                f"{'best responses' if search else 'Learner'} cannot correct their violations; they are measured "
+                "(released) but not enforced. More data or a larger epsilon would help.")
+        loose = {str(groups[g]): round(b, 3) for g, b in self.loosened_groups().items()}
+        if loose and search:
+            messages.append(
+                f"{name}: at this epsilon the released statistics of group(s) {list(loose)} are mostly noise "
+                "(proxy_reliability_ < 1/2), so the best responses apply only that share of each grid multiplier to "
+                "their constraint: the grid corrects their violations less than it does the other groups'. More "
+                "data or a larger epsilon would help.")
+        elif loose:
+            messages.append(
+                f"{name}: at this epsilon the released statistics of group(s) {list(loose)} are mostly noise "
+                "(proxy_reliability_ < 1/2), so the game enforces their constraint only to the effective bound(s) "
+                f"{loose} (the declared bound divided by the reliability) rather than to the declared bound. More "
+                "data or a larger epsilon would help.")
+        return messages
+
     # ------------------------------------------------------------------------------ step 3: the Auditor
     def _auditor_weights(self):
         """Per constraint, the weight of its violation in the Auditor's step: ``kappa`` for the least-squares

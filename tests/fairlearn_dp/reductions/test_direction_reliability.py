@@ -250,3 +250,31 @@ def test_a_record_fit_warns_with_the_effective_bound_of_a_loosened_group():
             expect = bool(np.any((kappa < 0.5) & (kappa > 0.02)))
             assert bool(messages) == expect, (seed, kappa, messages)
     assert loosened >= 1
+
+
+def test_a_grid_search_names_a_loosened_group_as_the_exponentiated_gradient_does():
+    """DPGridSearch plays the same statistics game: whenever its fitted game has a loosened group (some cell with
+    kappa < 1/2, the group not unenforced), the fit says so, naming the group; and at least one seed has one."""
+    from fairlearn_dp.reductions import DPGridSearch
+
+    rng = np.random.default_rng(0)
+    n = 6000
+    a = np.where(rng.random(n) < 0.03, "small", "large")
+    X = rng.uniform(-1.0, 1.0, size=(n, 3)) / math.sqrt(3.0)
+    y = (X[:, 0] + 0.3 * (a == "small") + 0.2 * rng.standard_normal(n) > 0).astype(int)
+    loosened = 0
+    for seed in range(3):
+        fit = DPGridSearch(constraints=DemographicParity(difference_bound=0.02), privacy_unit="record", epsilon=1.0,
+                           delta=1e-5, row_norm_bound=1.0, groups=["large", "small"], grid_size=5,
+                           accountant=BudgetAccountant(), random_state=seed)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit.fit(X, y, sensitive_features=a)
+        messages = [str(w.message) for w in caught if "share of each grid multiplier" in str(w.message)]
+        kappa = np.min(np.asarray(fit.proxy_reliability_), axis=0)
+        expect = bool(np.any((kappa < 0.5) & (kappa > 0.02)))
+        assert bool(messages) == expect, (seed, kappa, messages)
+        if messages:
+            loosened += 1
+            assert "'small'" in messages[0]
+    assert loosened >= 1
