@@ -77,6 +77,23 @@ def _check_rounds(value, name="max_iter"):
     return value
 
 
+def check_game_inputs(estimator, epsilon, delta, oracle, *, pure_dp_hint=""):
+    """The public checks every estimator that plays the statistics game shares (one place for both): zCDP's
+    ``delta``, the weight's name, a Pipeline's weight routing and (under ``"record"``) its preprocessing's
+    publicity (``_pipeline.py``), and a weighted Learner's ``fit``. ``estimator`` is the DP estimator (its
+    ``estimator``, ``sample_weight_name`` and ``privacy_unit`` are read).
+    """
+    if not math.isinf(epsilon) and not 0 < delta < 1:
+        raise ValueError(f"delta={delta!r}: {type(estimator).__name__} releases with the Gaussian mechanism (zCDP) "
+                         f"and needs 0 < delta < 1{pure_dp_hint}.")
+    if not isinstance(estimator.sample_weight_name, str):
+        raise ValueError(f"sample_weight_name must be a string, got {estimator.sample_weight_name!r}.")
+    pipeline_parts(estimator.estimator, estimator.sample_weight_name, record=estimator.privacy_unit == "record")
+    if oracle == "weighted_estimator" and not hasattr(estimator.estimator, "fit"):
+        raise TypeError(f"estimator must have fit(X, y, {estimator.sample_weight_name}=...), got "
+                        f"{type(estimator.estimator).__name__}.")
+
+
 _FAIRLEARN_MAX_ITER = 50            # Fairlearn's default rounds, used by the Fairlearn path when max_iter is None
 _FAIRLEARN_EPS, _FAIRLEARN_ETA0 = 0.01, 2.0
 
@@ -267,10 +284,8 @@ class _ExponentiatedGradientParams(_GameParams):
         """The constraints and Fairlearn's arguments for the statistics game (rules: the analysis page)."""
         self._check_moment()
         objective_costs(self.objective, allow_costs=True)   # public costs: they weigh released values only
-        if not math.isinf(epsilon) and not 0 < delta < 1:
-            raise ValueError(f"delta={delta!r}: the statistics game releases with the Gaussian mechanism (zCDP) and "
-                             "needs 0 < delta < 1; for pure DP use JagielskiExponentiatedGradient with a public "
-                             "min_count.")
+        check_game_inputs(self, epsilon, delta, oracle, pure_dp_hint="; for pure DP use "
+                          "JagielskiExponentiatedGradient with a public min_count")
         _POSITIVE_VALUE(self.eps, "eps")
         _check_rounds(self.max_iter)
         if self.nu is not None:
@@ -278,13 +293,6 @@ class _ExponentiatedGradientParams(_GameParams):
                              "data; the private game stops on released values only. Leave nu=None.")
         _POSITIVE_VALUE(self.eta0, "eta0")
         self._check_linprog_step()
-        if not isinstance(self.sample_weight_name, str):
-            raise ValueError(f"sample_weight_name must be a string, got {self.sample_weight_name!r}.")
-        # A Pipeline: its weight routing, and under "record" its preprocessing's publicity (_pipeline.py).
-        pipeline_parts(self.estimator, self.sample_weight_name, record=self.privacy_unit == "record")
-        if oracle == "weighted_estimator" and not hasattr(self.estimator, "fit"):
-            raise TypeError(f"estimator must have fit(X, y, {self.sample_weight_name}=...), got "
-                            f"{type(self.estimator).__name__}.")
 
     def _check_linprog_step(self):
         step = self.run_linprog_step

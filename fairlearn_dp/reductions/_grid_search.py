@@ -46,14 +46,15 @@ from ._eg_params import (
     _EVENT_LABELS,
     _POSITIVE_OR_NONE,
     _PRIVACY_UNITS,
+    MAX_ROUNDS,
     StatisticsGameOptions,
     _event_index,
     _ExponentiatedGradientParams,
     _moment_events,
+    check_game_inputs,
 )
 from ._exponentiated_gradient import DPExponentiatedGradient, _GameClassifier
 from ._game_mixture import released_positive_rate
-from ._pipeline import pipeline_parts
 from ._statistics_game import StatisticsGame
 
 if TYPE_CHECKING:
@@ -165,25 +166,24 @@ class _GridSearchParams(_ExponentiatedGradientParams):
         multipliers when the groups are declared (else None: the grid is built once the groups are known).
         """
         self._check_moment()
-        if not math.isinf(epsilon) and not 0 < delta < 1:
-            raise ValueError(f"delta={delta!r}: DPGridSearch releases with the Gaussian mechanism (zCDP) and needs "
-                             "0 < delta < 1.")
+        check_game_inputs(self, epsilon, delta, oracle)
         if self.selection_rule != TRADEOFF_OPTIMIZATION:
             raise ValueError(f"selection_rule must be {TRADEOFF_OPTIMIZATION!r} (Fairlearn's only rule), got "
                              f"{self.selection_rule!r}.")
         check_real(self.constraint_weight, "constraint_weight", low=0.0, high=1.0)
         check_int(self.grid_size, "grid_size", low=1)
+        if not math.isinf(epsilon) and self.grid_size > MAX_ROUNDS:
+            raise ValueError(f"grid_size must be at most MAX_ROUNDS={MAX_ROUNDS:,} for the private search (each grid "
+                             "point is one release, on its share of the budget), got "
+                             f"{self.grid_size!r}.")
         check_real(self.grid_limit, "grid_limit", low=0.0)
         _check_frame(self.grid_offset, "grid_offset", (pd.Series, pd.DataFrame))
         _check_frame(self.grid, "grid", (pd.DataFrame,))
         if self.grid is not None and self.grid.shape[1] == 0:
             raise ValueError("grid must have at least one column (one multiplier vector).")
-        if not isinstance(self.sample_weight_name, str):
-            raise ValueError(f"sample_weight_name must be a string, got {self.sample_weight_name!r}.")
-        pipeline_parts(self.estimator, self.sample_weight_name, record=self.privacy_unit == "record")
-        if oracle == "weighted_estimator" and not hasattr(self.estimator, "fit"):
-            raise TypeError(f"estimator must have fit(X, y, {self.sample_weight_name}=...), got "
-                            f"{type(self.estimator).__name__}.")
+        if self.grid is not None and not math.isinf(epsilon) and self.grid.shape[1] > MAX_ROUNDS:
+            raise ValueError(f"grid must have at most MAX_ROUNDS={MAX_ROUNDS:,} columns for the private search (each "
+                             f"is one release, on its share of the budget), got {self.grid.shape[1]:,}.")
         if self.groups is not None:                 # declared groups: the grid is checked before the budget
             return self._lagrange_grid(list(self.groups))
         return None
@@ -236,7 +236,9 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         The weight of the violation in the selection, in [0, 1].
     grid_size, grid_limit, grid_offset, grid : int, float, pandas.Series or None, pandas.DataFrame or None
         Fairlearn's grid: ``grid_size`` multiplier vectors of L1 norm at most ``grid_limit``, shifted by
-        ``grid_offset``; or the given ``grid`` (rows indexed by (sign, event, group_id)). Public.
+        ``grid_offset``; or the given ``grid`` (rows indexed by (sign, event, group_id)). Public. At a finite
+        ``epsilon`` at most 1,000 grid points (``MAX_ROUNDS``, as the exponentiated gradient's rounds): each is a
+        release on its share of the budget.
     sample_weight_name : str, default="sample_weight"
         The ``estimator.fit`` argument for the weights.
     epsilon : float, default=1.0
