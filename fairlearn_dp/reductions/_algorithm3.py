@@ -183,11 +183,8 @@ class Algorithm3:
         history = {"lambda": [], "noisy_gamma": [], "hypothesis": []}
         counts = []
         for _ in progress_rounds(0, T, desc=f"{self.name} (Algorithm 3)"):
-            if n_constraints:
-                weights = np.exp(theta - theta.max())
-                lam = B * weights / (math.exp(-theta.max()) + weights.sum())     # B e^theta / (1 + sum e^theta)
-            else:                                   # epsilon=inf and no row in any event: nothing to constrain
-                lam = np.zeros(0)
+            # No constraint (epsilon=inf and no row in any event): nothing to constrain.
+            lam = _multipliers(theta, B) if n_constraints else np.zeros(0)
             h, key, predictions = learner(lam)
             if key not in play_index:
                 play_index[key] = len(plays)
@@ -280,6 +277,19 @@ class Algorithm3:
             predictions = h.predict(Xc).astype(float)
             return h, ("R", h), predictions
         return best_response
+
+
+def _multipliers(theta, B):
+    """The Auditor's multipliers ``B e^theta / (1 + sum e^theta)``, from ``theta - max(theta)``. When ``e^-max``
+    overflows every multiplier is below ``B e^-709``: they are 0, their limit (``math.exp`` would raise, a failure
+    that depended on the released violations).
+    """
+    weights = np.exp(theta - theta.max())
+    try:
+        scale = math.exp(-theta.max())
+    except OverflowError:
+        return np.zeros_like(weights)
+    return B * weights / (scale + weights.sum())
 
 
 def _cell_counts(event_index, group_index, n_events, n_groups):

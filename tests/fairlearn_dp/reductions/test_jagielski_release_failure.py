@@ -88,3 +88,19 @@ def test_a_successful_fit_is_charged_once(oracle, unit):
     assert len(accountant.spent_budget) == 1
     assert accountant.spent_budget[0] == (model.privacy_spent_.epsilon, model.privacy_spent_.delta)
     assert model.privacy_spent_.epsilon == 1.0
+
+
+def test_the_auditor_update_fits_when_every_multiplier_underflows():
+    """At a small epsilon the Auditor's noisy violations can push every exponent below -709: the multipliers are then
+    0 (their limit) instead of an OverflowError of ``math.exp`` (a failure that depended on the releases)."""
+    rng = np.random.default_rng(0)
+    groups = rng.integers(0, 2, 400)
+    X = rng.uniform(-1, 1, (400, 2))
+    y = (X[:, 0] > 0).astype(int)
+    accountant = BudgetAccountant()
+    model = JagielskiExponentiatedGradient(DemographicParity(difference_bound=0.05), oracle="regression",
+                                           epsilon=0.01, delta=1e-5, min_count=2, max_iter=1000, groups=[0, 1],
+                                           accountant=accountant, random_state=1)
+    model.fit(X, y, sensitive_features=groups)
+    assert accountant.spent_budget == [(0.01, 1e-5)]
+    assert np.any(np.all(model.history_["lambda"] == 0.0, axis=1))       # the rounds that overflowed before
