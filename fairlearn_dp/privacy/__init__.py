@@ -15,7 +15,9 @@ public inputs (each estimator's are listed in ``fairdp_adapters.registry``, colu
 released values. Order in ``fit``: validate public parameters, check the budget (``_accountant.check_spend``), read the
 data (domain checks only: type, NaN, lengths, undeclared groups or labels; messages without counts), release,
 solve. Inside the domain every dataset fits: empty declared groups are released like any cell, values outside a
-public bound are clipped. A failed fit leaves the estimator as it was. ``random_state=None`` is a secure source.
+public bound are clipped. User code (an estimator, a hypothesis, a metric) run on values derived from a release
+runs after the whole spend is charged, so a failure of it stays charged. A failed fit leaves the estimator as it was.
+``random_state=None`` is a secure source.
 """
 
 from diffprivlib.accountant import BudgetAccountant

@@ -6,8 +6,9 @@ a private cost-sensitive-classification oracle (the exponential mechanism over a
 private linear regression of the costs); the output is the uniform mixture of the Learner's plays. Fairlearn's
 ``Moment`` objects define the constraints, with each cell's denominator floored at the cell-count bound ``N``
 (public ``min_count``, or released here first). The estimator validates the parameters, checks the budget and reads
-the data; :class:`Algorithm3` counts, releases and plays; the estimator then charges and warns.
-Derivations: docs/privacy_analysis/exponentiated_gradient.md.
+the data; :class:`Algorithm3` evaluates the user's hypotheses on the rows (before any release), counts, releases
+``N`` and splits the budget, calls the estimator back to charge the whole spend (``after_release``), then plays; the
+estimator then warns. Derivations: docs/privacy_analysis/exponentiated_gradient.md.
 """
 
 from __future__ import annotations
@@ -62,10 +63,19 @@ class Algorithm3:
         self.name = name
         self.private = not math.isinf(epsilon)
 
-    def fit(self, X, y, group_index, n_groups):
-        """Count, release ``N`` (unless public), build the floored moments, split the budget, play ``T`` rounds."""
+    def fit(self, X, y, group_index, n_groups, *, after_release=None):
+        """Count, release ``N`` (unless public), build the floored moments, split the budget, play ``T`` rounds.
+
+        The user's hypotheses are evaluated before the first release (on the public X, or total on private rows):
+        their failures depend on public inputs only. ``after_release`` (the estimator's charge of the whole spend) is
+        called once ``delta_used_`` is final, before any play: the plays, the Auditor's updates and whatever fails
+        on them are functions of releases.
+        """
         n, d = X.shape
         T = self.n_rounds
+        # (n, |H|), public class; on private records total (a row a hypothesis fails on predicts 0)
+        P = (hypothesis_predictions(self.hypotheses, X, private=self.record and self.private)
+             if self.oracle == "exponential" else None)
         events = _moment_events(self.moment)
         event_index = _event_index(self.moment, y)
         cell_counts = _cell_counts(event_index, group_index, len(events), n_groups)      # (|E|, |G|)
@@ -79,9 +89,11 @@ class Algorithm3:
         # No sensitivity without noise (and none is defined for a cell of one row).
         self.sensitivity_ = self._sensitivities(self.min_count_, n, d) if self.private else {}
         self._split_budget(eps_rounds, delta_rounds)
+        if after_release is not None:
+            after_release()
         self.eta_ = (float(self.eta) if self.eta is not None
                      else 0.5 * math.sqrt(math.log(4 * n_groups - 3) / T))           # Algorithm 3's eta
-        learner = self._make_oracle(X, y, U, n, d)
+        learner = self._make_oracle(X, y, U, n, d, P)
         self._play(learner, U, offset, bound, n)
         return self
 
@@ -171,11 +183,8 @@ class Algorithm3:
         history = {"lambda": [], "noisy_gamma": [], "hypothesis": []}
         counts = []
         for _ in progress_rounds(0, T, desc=f"{self.name} (Algorithm 3)"):
-            if n_constraints:
-                weights = np.exp(theta - theta.max())
-                lam = B * weights / (math.exp(-theta.max()) + weights.sum())     # B e^theta / (1 + sum e^theta)
-            else:                                   # epsilon=inf and no row in any event: nothing to constrain
-                lam = np.zeros(0)
+            # No constraint (epsilon=inf and no row in any event): nothing to constrain.
+            lam = _multipliers(theta, B) if n_constraints else np.zeros(0)
             h, key, predictions = learner(lam)
             if key not in play_index:
                 play_index[key] = len(plays)
@@ -198,22 +207,24 @@ class Algorithm3:
         self.history_["noise_scale"] = auditor_scale
 
     # ------------------------------------------------------------------------------------------ oracles
-    def _make_oracle(self, X, y, U, n, d):
-        """A function lambda -> (hypothesis, key, predictions on X): the Learner's best response (Subroutine 2)."""
+    def _make_oracle(self, X, y, U, n, d, P):
+        """A function lambda -> (hypothesis, key, predictions on X): the Learner's best response (Subroutine 2).
+        ``P``: the hypotheses' predictions on X (the exponential oracle).
+        """
         # Cost of predicting 1 minus cost of predicting 0, per record: L(h) = sum_i c_i h(x_i) + const, with the
         # error part (1 - 2 y_i)/n and the constraint part -(U lambda)_i / n (gamma(h) = -U^T h / n).
         base = (1.0 - 2.0 * y) / n
         if self.oracle == "exponential":
-            return self._exponential_oracle(X, U, base, n)
+            return self._exponential_oracle(P, U, base, n)
         if self.oracle == "regression":
             return self._regression_oracle(X, U, base, n, d)
         raise AssertionError(f"unexpected oracle {self.oracle!r}")       # "estimator" runs Fairlearn's own fit
 
-    def _exponential_oracle(self, X, U, base, n):
-        """The exponential mechanism over the finite class ``hypotheses`` (the cost's sensitivity: ``learner``)."""
+    def _exponential_oracle(self, P, U, base, n):
+        """The exponential mechanism over the finite class ``hypotheses`` (the cost's sensitivity: ``learner``), on
+        their predictions ``P`` on X.
+        """
         eps_prime, sensitivity, rng = self.epsilon_per_mechanism_, self.sensitivity_, self.rng
-        # (n, |H|), public class; on private records total (a row a hypothesis fails on predicts 0)
-        P = hypothesis_predictions(self.hypotheses, X, private=self.record and self.private)
         hypotheses = list(self.hypotheses)
         # Every hypothesis' cost is base . P[:, j] - lambda . (U^T P)[:, j] / n: precompute both parts once,
         # so a round costs O(K |H|) instead of O(n |H|).
@@ -266,6 +277,19 @@ class Algorithm3:
             predictions = h.predict(Xc).astype(float)
             return h, ("R", h), predictions
         return best_response
+
+
+def _multipliers(theta, B):
+    """The Auditor's multipliers ``B e^theta / (1 + sum e^theta)``, from ``theta - max(theta)``. When ``e^-max``
+    overflows every multiplier is below ``B e^-709``: they are 0, their limit (``math.exp`` would raise, a failure
+    that depended on the released violations).
+    """
+    weights = np.exp(theta - theta.max())
+    try:
+        scale = math.exp(-theta.max())
+    except OverflowError:
+        return np.zeros_like(weights)
+    return B * weights / (scale + weights.sum())
 
 
 def _cell_counts(event_index, group_index, n_events, n_groups):

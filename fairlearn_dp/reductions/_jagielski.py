@@ -1,7 +1,8 @@
 """Jagielski et al. (2019), Algorithm 3 "DP-oracle-learner", as an estimator: :class:`JagielskiExponentiatedGradient`.
 
 The estimator validates its public parameters (below), checks the budget, reads the data and runs
-:class:`~._algorithm3.Algorithm3` (count, release, play); then it charges and warns. It predicts as
+:class:`~._algorithm3.Algorithm3` (the hypotheses on the rows, count, release, play), which calls it back to charge the
+whole spend once ``N`` is released, before any play; then it warns. It predicts as
 :class:`~fairlearn_dp.reductions.DPExponentiatedGradient` does (the shared ``_GameClassifier``: the randomized
 mixture of the plays, or the fair constant chosen against it). Derivations:
 docs/privacy_analysis/exponentiated_gradient.md.
@@ -288,8 +289,8 @@ class JagielskiExponentiatedGradient(_GameClassifier, _GameParams, BaseEstimator
         return X_arr
 
     def _fit_loaded(self, X_arr, y_arr, group_index, groups, epsilon, delta, oracle):
-        """Algorithm 3 (:mod:`._algorithm3`) on the loaded data: count, release, play; then the
-        charge and the warnings (post-processing of the releases and public values).
+        """Algorithm 3 (:mod:`._algorithm3`) on the loaded data: count, release, play, with the charge before the
+        first play; then the warnings (post-processing of the releases and public values).
         """
         private = not math.isinf(epsilon)
         n, d = X_arr.shape
@@ -303,7 +304,14 @@ class JagielskiExponentiatedGradient(_GameClassifier, _GameParams, BaseEstimator
             B=float(self.bound_B), eta=self.eta, record=self.privacy_unit == "record",
             feature_radius=feature_bound_radius(self.feature_bound), ridge=self.ridge, min_count=self.min_count,
             min_count_fraction=self.min_count_fraction, hypotheses=self.hypotheses, rng=rng,
-            name=type(self).__name__).fit(X_arr, y_arr, group_index, len(groups))
+            name=type(self).__name__)
+        # The whole spend is charged once N is released and the budget split (delta_used_ is then final), before the
+        # first play: the plays drawn from the user's hypotheses, the Auditor's updates and the choice against the
+        # constants are functions of releases, so a failure or a warning of theirs is a release too and costs what
+        # the fit costs (a fit that raises from there on stays charged).
+        charged = []
+        game.fit(X_arr, y_arr, group_index, len(groups), after_release=lambda: charged.append(charge(
+            self.accountant, PrivacySpend(epsilon, game.delta_used_) if private else PrivacySpend(math.inf, 0.0))))
         self.min_count_ = game.min_count_
         self.min_count_estimate_ = game.min_count_estimate_
         self.predictors_ = game.plays_
@@ -329,8 +337,7 @@ class JagielskiExponentiatedGradient(_GameClassifier, _GameParams, BaseEstimator
             plays = hypothesis_predictions(self.predictors_, rows, private=self.privacy_unit == "record")
             positive = plays.astype(float) @ np.asarray(self.weights_, dtype=float)
             self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
-        spent = PrivacySpend(epsilon, game.delta_used_) if private else PrivacySpend(math.inf, 0.0)
-        self.privacy_spent_ = charge(self.accountant, spent)
+        self.privacy_spent_ = charged[0]                # charged before any warning (one may be an error)
         self._warn_if_constant_chosen()
         if private and self.privacy_unit == "record":    # the plays' predictions on the domain: released plays
             radius = feature_bound_radius(self.feature_bound) if oracle == "regression" else math.inf
