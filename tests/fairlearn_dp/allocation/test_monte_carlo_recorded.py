@@ -4,6 +4,7 @@ projection give the values that commit c526cd7 (before the change) gave on small
 inputs (bit for bit on the recording machine). Compared to 1e-12 relative: seeded draws and elementwise arithmetic,
 but the means and standard errors are numpy reductions, whose vectorised loops may round differently on another CPU."""
 
+import base64
 import json
 from pathlib import Path
 
@@ -58,3 +59,32 @@ def test_built_in_mechanisms_still_check_their_weights():
     with the mechanism's own message."""
     with pytest.raises(ValueError, match="length mismatch"):
         monte_carlo(COUNTS, LaplaceNoise(6.0), {"BL": BaselineAllocation(WEIGHTS[:3])}, n_draws=10, random_state=0)
+
+
+# Recorded by running main 83c2021 (before issue 41 item 4's Monte-Carlo kernels) on these inputs: 160 entities, an
+# eighth of them at zero and half below 5, so that the projections set many entries to 0 and their threshold moves
+# over several rounds; plus the non-negative projection onto a tiny and a huge total.
+RECORDED_83C2021 = json.loads((Path(__file__).parent / "monte_carlo_recorded_83c2021.json").read_text())
+
+
+def _array(text):
+    return np.frombuffer(base64.b64decode(text), dtype="<f8")
+
+
+@pytest.mark.parametrize("name", ["laplace", "gaussian"])
+def test_monte_carlo_gives_the_values_recorded_before_the_banded_projection(name):
+    counts, weights = _array(RECORDED_83C2021["counts"]), _array(RECORDED_83C2021["weights"])
+    total = counts.sum()
+    statistics = {"BL": BaselineAllocation(), "PoS": ProjectionOntoSimplexAllocation(),
+                  "BLw": BaselineAllocation(weights), "PoSw": ProjectionOntoSimplexAllocation(weights),
+                  "plus": NonNegativeSumProjection(total), "plus_small": NonNegativeSumProjection(1e-3),
+                  "plus_huge": NonNegativeSumProjection(1e9), "shift": ProjectionShift(total),
+                  "negative": NegativePartOfSumProjection(total)}
+    recorded = RECORDED_83C2021[name]
+    noise = LaplaceNoise(8.0) if name == "laplace" else GaussianNoise(6.0)
+    result = monte_carlo(counts, noise, {key: statistics[key] for key in recorded}, n_draws=700, random_state=7,
+                         chunk_size=150)
+    for statistic, (means, std_errors) in recorded.items():
+        np.testing.assert_allclose(result.means[statistic], _array(means), rtol=1e-12, atol=1e-15, err_msg=statistic)
+        np.testing.assert_allclose(result.std_errors[statistic], _array(std_errors), rtol=1e-12, atol=1e-15,
+                                   err_msg=statistic)
