@@ -23,6 +23,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from fairlearn_dp._utils import _progress
+from fairlearn_dp._utils._validation import as_group_vector
 from fairlearn_dp.allocation import CostOfPrivacyAllocation, project_nonnegative_sum, release_counts
 from fairlearn_dp.allocation._projections import project_sum, project_with_invariants
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
@@ -294,6 +295,48 @@ def test_several_sensitive_columns_with_per_column_groups_explain_the_combined_l
         warnings.simplefilter("ignore")
         model.fit(*((X, y) if labels else (X[:, :1],) if labels is False else (X, X[:, 0])),
                   sensitive_features=frame)
+
+
+# ------------------------------------------------------------------------------ silent: "a,b" + "c" == "a" + "b,c"
+_TABLES = {   # several sensitive columns, as a user's data may hold them
+    "a comma inside a value": pd.DataFrame({"a": ["a,b", "a", "a,b", "a", "x", "x"],
+                                            "b": ["c", "b,c", "c", "b,c", "c", "c"]}),
+    "a backslash inside a value": pd.DataFrame({"a": ["a\\", "a", "b", "b", "a", "a"],
+                                                "b": ["c", "\\c", "c", "c", "c", "c"]}),
+    "an int column beside a float one": pd.DataFrame({"a": [1, 2, 1, 2, 1, 2], "b": [0.5, 0.5, 1.5, 1.5, 0.5, 1.5]}),
+    "a bool column beside an int one": pd.DataFrame({"a": [True, False] * 3, "b": [0, 0, 1, 1, 0, 1]}),
+    "rows of numbers": [(1, 0.5), (2, 0.5), (1, 1.5), (2, 1.5), (1, 0.5), (2, 1.5)],
+    "strings and ints": pd.DataFrame({"a": ["x", "y"] * 3, "b": [0, 0, 1, 1, 0, 1]}),
+}
+
+
+@pytest.mark.parametrize("table", list(_TABLES), ids=list(_TABLES))
+def test_several_sensitive_columns_give_fairlearns_combined_labels(table):
+    """The labels of several columns are Fairlearn's, character for character (the epsilon=inf fits go through
+    Fairlearn, so the groups must not change names with epsilon): before, a comma inside a value merged the two
+    intersections ("a,b", "c") and ("a", "b,c") into one group silently, and ints beside floats or bools read
+    "1" / "True" where Fairlearn reads "1.0" / "1"."""
+    from fairlearn.utils._input_validation import _validate_and_reformat_input
+
+    sensitive = _TABLES[table]
+    n = len(sensitive)
+    expected = list(_validate_and_reformat_input(np.zeros((n, 1)), y=np.zeros(n), sensitive_features=sensitive)[2])
+    assert list(as_group_vector(sensitive, n)) == expected
+
+
+def test_a_comma_inside_a_sensitive_value_does_not_merge_two_intersections_at_epsilon_1():
+    X, y, _ = classification_data(n=240)
+    rng = np.random.default_rng(1)
+    pairs = np.array([("a,b", "c"), ("a", "b,c")], dtype=object)[rng.integers(0, 2, len(y))]
+    frame = pd.DataFrame(pairs, columns=["first", "second"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=1.0, accountant=BudgetAccountant(),
+                                     random_state=0).fit(X, y, sensitive_features=frame)
+    assert model.groups_ == ["a,b\\,c", "a\\,b,c"]                     # two groups, as Fairlearn's
+    fairlearn_path = DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf,
+                                          accountant=BudgetAccountant()).fit(X, y, sensitive_features=frame)
+    assert sorted(fairlearn_path.interpolated_thresholder_.interpolation_dict) == model.groups_
 
 
 # ------------------------------------------------------------------------------ misleading: groups=["grpA"]

@@ -24,6 +24,7 @@ import numbers
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import check_array
 
 from .._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from ..exceptions import PrivacyWarning, warn
@@ -177,7 +178,7 @@ def as_group_vector(sensitive_features, n_samples, name="sensitive_features", *,
     _check_group_rows(len(frame), n_samples, name, missing=frame.isna().to_numpy().any())
     if frame.shape[1] == 1:
         return frame.iloc[:, 0].to_numpy(dtype=object)
-    return _combined_labels(frame, name, groups)
+    return _combined_labels(sensitive_features, frame, name, groups)
 
 
 
@@ -232,23 +233,34 @@ def _integer_or_categorical_labels(sensitive_features, n_samples, name):
     return None
 
 
-def _combined_labels(frame, name, groups):
-    """One ``"a,b"`` label per row of a frame of several columns; checked against the declared ``groups``."""
+def _combined_labels(sensitive_features, frame, name, groups):
+    """One ``"a,b"`` label per row of several columns, exactly Fairlearn's (``_merge_columns`` after its
+    ``check_array(..., dtype=None)``): the table converted to one numpy array and each entry to ``str`` as Fairlearn
+    does (an int column beside a float one reads ``1.0``, a bool beside an int ``1``), a comma or backslash inside
+    a value escaped with a backslash (so that ``("a,b", "c")`` and ``("a", "b,c")`` stay two groups), the values
+    joined by commas. Checked against the declared ``groups``.
+    """
     columns = [str(c) for c in frame.columns]                  # public: names, never values
     pattern = ",".join(f"<{c}>" for c in columns)
     hint = (f"{name} has {len(columns)} columns ({', '.join(map(repr, columns))}), which are combined into one "
             "group label per row, the row's values joined by commas as Fairlearn does ('a,b' for the values a and "
-            f"b), so `groups` must list the combined labels, one per combination: groups=['{pattern}', ...] with "
-            "each <column> replaced by one of its values")
+            "b; a comma or backslash inside a value is escaped with a backslash), so `groups` must list the "
+            f"combined labels, one per combination: groups=['{pattern}', ...] with each <column> replaced by one "
+            "of its values")
     if groups is not None:
         declared = list(groups)
         odd = [g for g in declared if not isinstance(g, str) or g.count(",") < frame.shape[1] - 1]
         if odd:
             raise ValueError(f"{hint}; got {odd[0]!r} in groups, which is no such label.")
-    text = frame.astype(str)
-    combined = text.iloc[:, 0]
-    for column in range(1, text.shape[1]):
-        combined = combined + "," + text.iloc[:, column]
+    # scikit-learn's conversion (no dtype asked: nothing is parsed, so no message can quote a value; withheld anyway)
+    table = call_withheld(check_array, sensitive_features, ensure_2d=False, dtype=None, ensure_all_finite=False,
+                          ensure_min_samples=0, replace=(((TypeError, ValueError),
+                                                          ValueError(f"{name} must be a table of group labels.")),))
+    text = pd.DataFrame(np.asarray(table).reshape(len(frame), -1).astype(str), dtype=object)
+    combined = None
+    for column in range(text.shape[1]):
+        escaped = text.iloc[:, column].str.replace("\\", "\\\\", regex=False).str.replace(",", "\\,", regex=False)
+        combined = escaped if combined is None else combined + "," + escaped
     if groups is not None and not combined.isin(declared).all():
         raise ValueError(f"{hint}; a combined label in {name} is not one of the {len(declared)} declared groups "
                          "(unseen group): declare every combination in `groups`.")
