@@ -18,21 +18,24 @@ import pandas as pd
 import pytest
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
+from fairlearn.metrics import selection_rate
 from fairlearn.reductions import DemographicParity, EqualizedOdds
 from sklearn.base import clone
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from fairlearn_dp._utils import _progress
 from fairlearn_dp._utils._validation import as_group_vector
 from fairlearn_dp.allocation import CostOfPrivacyAllocation, project_nonnegative_sum, release_counts
 from fairlearn_dp.allocation._projections import project_sum, project_with_invariants
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
+from fairlearn_dp.metrics import DPMetricFrame, MetricFrameOptions, dp_demographic_parity_difference
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing._fair_regression import MAX_FIT_MEMORY_BYTES, fit_memory_estimate
 from fairlearn_dp.privacy._accountant import MAX_EPSILON, validate_epsilon_delta
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     DPGerryFairClassifier,
+    DPGridSearch,
     DPGroupBudgetRegressor,
     ExponentialMechanismFairClassifier,
     JagielskiExponentiatedGradient,
@@ -337,6 +340,89 @@ def test_a_comma_inside_a_sensitive_value_does_not_merge_two_intersections_at_ep
     fairlearn_path = DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf,
                                           accountant=BudgetAccountant()).fit(X, y, sensitive_features=frame)
     assert sorted(fairlearn_path.interpolated_thresholder_.interpolation_dict) == model.groups_
+
+
+# ------------------------------------------------------------------------------ late: a missing or short argument
+def _fit_with(make_model, **replace):
+    """``fit`` of ``make_model(accountant)`` on :func:`classification_data` with arguments replaced."""
+    X, y, a = classification_data()
+    arguments = {"X": X, "y": y, "sensitive_features": a, **replace}
+    return lambda model: model.fit(arguments["X"], arguments["y"], sensitive_features=arguments["sensitive_features"])
+
+
+def _TO(accountant):
+    return DPThresholdOptimizer(estimator=LogisticRegression(), groups=["a", "b", "c"], accountant=accountant)
+
+
+def _EG(accountant):
+    return DPExponentiatedGradient(LogisticRegression(), DemographicParity(), max_iter=2, groups=["a", "b", "c"],
+                                   accountant=accountant)
+
+
+def _GS(accountant):
+    return DPGridSearch(LogisticRegression(), DemographicParity(), grid_size=2, groups=["a", "b", "c"],
+                        accountant=accountant)
+
+
+def _FR(accountant):
+    return DPFairRegressionPostprocessor(estimator=LinearRegression(), bounds=(-1, 1), groups=["a", "b", "c"],
+                                         accountant=accountant)
+
+
+_SHORT = slice(0, 200)
+
+
+@pytest.mark.parametrize("make, replace, match", [
+    (_TO, {"y": None}, "Must supply nonempty y"),
+    (_TO, {"y": "y"}, "X and y must have same number of rows"),
+    (_TO, {"short_y": True}, "X and y must have same number of rows"),
+    (_TO, {"short_a": True}, "X and the sensitive features must have same number of rows"),
+    (_EG, {"y": None}, "y is required"),
+    (_EG, {"y": "y"}, "y must be array-like with one entry per row, got str"),
+    (_EG, {"short_y": True}, "y has 200 rows but X has 240: different lengths"),
+    (_EG, {"short_a": True}, "sensitive_features has 200 rows but X has 240: different lengths"),
+    (_EG, {"sensitive_features": None}, "sensitive_features is required"),
+    (_GS, {"y": None}, "y is required"),
+    (_GS, {"short_a": True}, "sensitive_features has 200 rows but X has 240: different lengths"),
+    (_FR, {"short_y": True}, "y has 200 rows but X has 240: different lengths"),
+    (_FR, {"short_a": True}, "sensitive_features has 200 rows but X has 240: different lengths"),
+    (_FR, {"sensitive_features": None}, "sensitive_features is required"),
+], ids=lambda value: value.__name__.strip("_") if callable(value) else None)
+def test_a_missing_or_short_argument_is_public_layout_refused_before_the_budget(make, replace, match):
+    """Whether ``y`` is given and how many rows each argument has are public (shapes): refused before the budget
+    check, naming the argument. Before, a fit on an exhausted accountant raised diffprivlib's BudgetError instead,
+    and the private reductions said "y has 1 rows but X has 240" for ``y=None``."""
+    X, y, a = classification_data()
+    if replace.pop("short_y", False):
+        replace["y"] = y[_SHORT]
+    if replace.pop("short_a", False):
+        replace["sensitive_features"] = a[_SHORT]
+    refused_before_the_budget(make, _fit_with(make, **replace), ValueError, match)
+
+
+@pytest.mark.parametrize("replace, match", [
+    ({"y_pred": None}, "y_pred is required"),
+    ({"y_pred": np.zeros(200, dtype=int)}, "y_pred has 200 rows but y_true has 240: different lengths"),
+    ({"sensitive_features": None}, "sensitive_features is required"),
+    ({"sensitive_features": pd.Series(["a"] * 200, name="g")}, r"sensitive_features\['g'\] has 200 rows"),
+    ({"sample_params": {"sample_weight": np.ones(200)}}, "sample_weight has 200 rows but y_true has 240"),
+])
+@pytest.mark.parametrize("aggregate", [False, True])
+def test_a_frame_refuses_a_missing_or_short_argument_before_the_budget(replace, match, aggregate):
+    """The same for ``DPMetricFrame`` and the ``dp_*`` aggregates (before: BudgetError on an exhausted accountant,
+    and "y_pred and y_true have different lengths" for ``y_pred=None``)."""
+    _, y, a = classification_data()
+    arguments = {"y_true": y, "y_pred": 1 - y, "sensitive_features": a, **replace}
+    options = MetricFrameOptions(weight_bound=2.0 if "sample_params" in replace else None)
+
+    def fit(accountant):
+        kwargs = dict(arguments, groups=["a", "b", "c"], accountant=accountant, options=options)
+        if not aggregate:
+            return DPMetricFrame(metrics=selection_rate, **kwargs)
+        kwargs.update(kwargs.pop("sample_params", {}))                # the aggregates take sample_weight
+        return dp_demographic_parity_difference(kwargs.pop("y_true"), kwargs.pop("y_pred"), **kwargs)
+
+    refused_before_the_budget(lambda acc: acc, fit, ValueError, match)
 
 
 # ------------------------------------------------------------------------------ misleading: groups=["grpA"]

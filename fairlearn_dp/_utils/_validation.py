@@ -29,6 +29,8 @@ from sklearn.utils import check_array
 from .._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from ..exceptions import PrivacyWarning, warn
 from ..privacy._accountant import validate_epsilon_delta
+from ._dask import is_dask_collection
+from ._rows import n_rows
 from ._withheld import call_withheld
 
 __all__ = ["as_1d_float", "as_real_array", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
@@ -37,7 +39,7 @@ __all__ = ["as_1d_float", "as_real_array", "as_group_vector", "resolve_groups", 
            "check_epsilon", "check_delta", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE",
            "BINARY_LABELS_MISSING_MESSAGE",
            "check_X", "check_sensitive_features", "check_groups", "check_declared_groups", "check_estimator",
-           "check_callable", "value_errors"]
+           "check_callable", "value_errors", "check_rows_alike"]
 
 #: The one message for labels outside {0, 1}, wherever binary labels are required (the Fairlearn drop-ins repeat
 #: Fairlearn's own message instead), and the one for missing labels (NaN, None): neither quotes a value.
@@ -104,6 +106,34 @@ def check_X(X, name="X"):
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return X, names
+
+def check_rows_alike(arguments, *, required=()):
+    """The public layout of a fit's data arguments, checked before the budget: every argument named in ``required``
+    is given (not None), and every given one has as many rows as the first. ``arguments`` is ``[(name, value),
+    ...]``, the first the reference.
+
+    Row counts are public (shapes, not values), so a missing argument or a length mismatch is refused before the
+    budget check, whatever the accountant holds, with a ``ValueError`` naming the argument. Dask collections are
+    left to their own layout check (:func:`~._dask.aligned_partitions`), and so is a reference whose count is not
+    known.
+    """
+    reference, counts = None, []
+    for name, value in arguments:
+        if value is None:
+            if name in required:
+                raise ValueError(f"{name} is required.")
+            continue
+        if is_dask_collection(value):
+            continue
+        count = None if isinstance(value, (str, bytes)) else n_rows(value)
+        if count is None:
+            raise ValueError(f"{name} must be array-like with one entry per row, got {type(value).__name__}.")
+        if reference is None:
+            reference, counts = name, [count]
+        elif count != counts[0]:
+            raise ValueError(f"{name} has {count} rows but {reference} has {counts[0]}: different lengths (length "
+                             "mismatch).")
+
 
 def check_binary_labels(values, name="y", *, fairlearn_messages=False):
     """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).

@@ -40,6 +40,7 @@ from .._utils._validation import (
     check_feature_bound,
     check_int,
     check_real,
+    check_rows_alike,
     check_seed,
     encode_groups,
     resolve_groups,
@@ -249,12 +250,14 @@ class _ExponentiatedGradientParams(_GameParams):
 
     def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
         """Public checks of ``fit``'s arguments on the private paths (Fairlearn's path, ``oracle == "estimator"``,
-        keeps Fairlearn's own): no Fairlearn-only keyword arguments, and the row bounds from ``X``'s shape and
-        published metadata.
+        keeps Fairlearn's own): ``y`` and ``sensitive_features`` given, with ``X``'s number of rows; no
+        Fairlearn-only keyword arguments, and the row bounds from ``X``'s shape and published metadata.
         """
         epsilon, delta, oracle = resolved
         if oracle == "estimator":
             return resolved
+        check_rows_alike([("X", X), ("y", y), ("sensitive_features", sensitive_features)],
+                         required=("y", "sensitive_features"))
         if fit_kwargs:
             raise TypeError(f"Unexpected fit arguments: {sorted(fit_kwargs)} (control_features and other Fairlearn "
                             "fit arguments are not supported by the private algorithm).")
