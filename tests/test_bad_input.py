@@ -24,7 +24,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from fairlearn_dp._utils import _progress
-from fairlearn_dp._utils._validation import as_group_vector
+from fairlearn_dp._utils._validation import as_group_vector, check_X
 from fairlearn_dp.allocation import CostOfPrivacyAllocation, project_nonnegative_sum, release_counts
 from fairlearn_dp.allocation._projections import project_sum, project_with_invariants
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
@@ -423,6 +423,67 @@ def test_a_frame_refuses_a_missing_or_short_argument_before_the_budget(replace, 
         return dp_demographic_parity_difference(kwargs.pop("y_true"), kwargs.pop("y_pred"), **kwargs)
 
     refused_before_the_budget(lambda acc: acc, fit, ValueError, match)
+
+
+# ------------------------------------------------------------------------------ misleading: pd.NA "not numeric"
+def _with_missing(values, dtype):
+    """``values`` (an array or a frame) in pandas' nullable ``dtype`` with one missing value (``pd.NA``)."""
+    table = (pd.DataFrame(values) if np.ndim(values) == 2 else pd.Series(values)).astype(dtype)
+    table.iloc[(3, 0) if table.ndim == 2 else 3] = pd.NA
+    return table
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "Int64"])
+@pytest.mark.parametrize("where", ["reductions X", "post-processor scores", "check_X"])
+def test_a_missing_value_of_a_nullable_column_is_named_as_missing(where, dtype):
+    """``pd.NA`` in a nullable numeric column reads as a missing value ("contains NaN", a ``ValueError`` as
+    Fairlearn's and scikit-learn's "Input X contains NaN"), not as a non-number: before, the private reductions
+    raised ``TypeError: X must be numeric (finite floats)``, ``check_X`` "X must be numeric", and a Series of
+    scores failed on its dtype. Refused before any charge."""
+    X, y, a = classification_data()
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="contains NaN"):
+        if where == "reductions X":
+            _EG(accountant).fit(_with_missing(np.round(X * 10), dtype), y, sensitive_features=a)
+        elif where == "post-processor scores":
+            DPFairRegressionPostprocessor(bounds=(-10, 10), groups=["a", "b", "c"], accountant=accountant).fit(
+                _with_missing(np.round(X[:, 0] * 10), dtype), sensitive_features=a)
+        else:
+            check_X(_with_missing(np.round(X * 10), dtype))
+    assert accountant.spent_budget == []
+
+
+def test_nullable_columns_without_missing_values_give_the_same_seeded_fit():
+    """The same floats as numpy's columns, so the same seeded release."""
+    X, y, a = classification_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairdpWarning)                  # a small fit's utility warnings
+        fits = [_EG(BudgetAccountant()).set_params(random_state=0).fit(features, y, sensitive_features=a)
+                for features in (pd.DataFrame(X), pd.DataFrame(X).astype("Float64"))]
+    np.testing.assert_array_equal(fits[0].predict(X, random_state=0), fits[1].predict(X, random_state=0))
+    np.testing.assert_array_equal(fits[0]._pmf_predict(X), fits[1]._pmf_predict(X))
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "str", "category"])
+@pytest.mark.parametrize("post_processor", ["threshold", "regression"])
+def test_scores_in_a_series_of_a_pandas_extension_dtype_fit_as_the_same_numbers(post_processor, dtype):
+    """With ``estimator=None`` ``X`` is the column of scores; a Series of pandas' nullable ``Float64``, of pandas
+    3's default ``str`` dtype or a ``category`` of numbers holds the same scores. Before, the check of complex data
+    read the Series' one dtype as a list: ``TypeError: 'Float64Dtype' object is not iterable``."""
+    X, y, a = classification_data()
+    scores = np.round((X[:, 0] + 1) / 2, 2)
+
+    def fit(column):
+        if post_processor == "threshold":
+            model = DPThresholdOptimizer(groups=["a", "b", "c"], accountant=BudgetAccountant(), random_state=0)
+            return model.fit(column, y, sensitive_features=a).noisy_table_
+        model = DPFairRegressionPostprocessor(bounds=(0, 1), groups=["a", "b", "c"], accountant=BudgetAccountant(),
+                                              random_state=0)
+        return model.fit(column, sensitive_features=a).noisy_joint_pmf_
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairdpWarning)                  # a small fit's utility warnings
+        np.testing.assert_array_equal(fit(pd.Series(scores).astype(dtype)), fit(scores))
 
 
 # ------------------------------------------------------------------------------ misleading: groups=["grpA"]

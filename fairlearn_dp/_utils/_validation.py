@@ -39,7 +39,7 @@ __all__ = ["as_1d_float", "as_real_array", "as_group_vector", "resolve_groups", 
            "check_epsilon", "check_delta", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE",
            "BINARY_LABELS_MISSING_MESSAGE",
            "check_X", "check_sensitive_features", "check_groups", "check_declared_groups", "check_estimator",
-           "check_callable", "value_errors", "check_rows_alike"]
+           "check_callable", "value_errors", "check_rows_alike", "as_numeric_values"]
 
 #: The one message for labels outside {0, 1}, wherever binary labels are required (the Fairlearn drop-ins repeat
 #: Fairlearn's own message instead), and the one for missing labels (NaN, None): neither quotes a value.
@@ -49,8 +49,7 @@ BINARY_LABELS_MISSING_MESSAGE = "{name} contains missing labels (NaN/None); bina
 
 def as_1d_float(values, name):
     """Return ``values`` as a 1-D float array (a one-column 2-D input is accepted); reject NaN/inf and non-numbers."""
-    if isinstance(values, (pd.DataFrame, pd.Series)):
-        values = values.to_numpy()
+    values = as_numeric_values(values)
     # The conversion's own messages may quote a value (e.g. "could not convert string to float: '...'"): withheld.
     arr = call_withheld(np.asarray, values, dtype=float, replace=(
         (OverflowError, ValueError(f"{name} holds a number beyond float range.")),   # Python ints beyond float range
@@ -65,6 +64,22 @@ def as_1d_float(values, name):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return arr
 
+
+
+def as_numeric_values(values):
+    """``values`` ready for a float conversion: a pandas DataFrame or Series whose dtypes are all real numbers or
+    bools (numpy's or pandas' nullable ``Int64``, ``Float64``, ``boolean``) as a float array with its missing values
+    (``pd.NA``) as NaN, so that the NaN check names them as missing rather than the conversion as non-numbers; any
+    other pandas object as its ``to_numpy()``; anything else unchanged. Decided by the dtypes (public), never by
+    the values; the same floats as ``np.asarray(values.to_numpy(), dtype=float)`` where that succeeds.
+    """
+    if not isinstance(values, (pd.DataFrame, pd.Series)):
+        return values
+    dtypes = list(values.dtypes) if isinstance(values, pd.DataFrame) else [values.dtype]
+    if dtypes and all((pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
+                      and not pd.api.types.is_complex_dtype(dtype) for dtype in dtypes):
+        return values.to_numpy(dtype=float, na_value=np.nan)
+    return values.to_numpy()
 
 
 def as_real_array(values, name):
@@ -98,7 +113,7 @@ def check_X(X, name="X"):
     names = None
     if isinstance(X, pd.DataFrame):
         names = np.asarray(X.columns, dtype=object)
-        X = X.to_numpy()
+    X = as_numeric_values(X)
     X = call_withheld(np.asarray, X, dtype=float,            # its message could quote a private value: withheld
                       replace=(((TypeError, ValueError), ValueError(f"{name} must be numeric.")),))
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
