@@ -18,20 +18,24 @@ import pandas as pd
 import pytest
 from diffprivlib import BudgetAccountant
 from diffprivlib.utils import BudgetError
+from fairlearn.metrics import selection_rate
 from fairlearn.reductions import DemographicParity, EqualizedOdds
 from sklearn.base import clone
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from fairlearn_dp._utils import _progress
+from fairlearn_dp._utils._validation import as_group_vector, check_X
 from fairlearn_dp.allocation import CostOfPrivacyAllocation, project_nonnegative_sum, release_counts
 from fairlearn_dp.allocation._projections import project_sum, project_with_invariants
 from fairlearn_dp.exceptions import FairdpWarning, PrivacyWarning, UtilityWarning
+from fairlearn_dp.metrics import DPMetricFrame, MetricFrameOptions, dp_demographic_parity_difference
 from fairlearn_dp.postprocessing import DPFairRegressionPostprocessor, DPThresholdOptimizer
 from fairlearn_dp.postprocessing._fair_regression import MAX_FIT_MEMORY_BYTES, fit_memory_estimate
 from fairlearn_dp.privacy._accountant import MAX_EPSILON, validate_epsilon_delta
 from fairlearn_dp.reductions import (
     DPExponentiatedGradient,
     DPGerryFairClassifier,
+    DPGridSearch,
     DPGroupBudgetRegressor,
     ExponentialMechanismFairClassifier,
     JagielskiExponentiatedGradient,
@@ -294,6 +298,192 @@ def test_several_sensitive_columns_with_per_column_groups_explain_the_combined_l
         warnings.simplefilter("ignore")
         model.fit(*((X, y) if labels else (X[:, :1],) if labels is False else (X, X[:, 0])),
                   sensitive_features=frame)
+
+
+# ------------------------------------------------------------------------------ silent: "a,b" + "c" == "a" + "b,c"
+_TABLES = {   # several sensitive columns, as a user's data may hold them
+    "a comma inside a value": pd.DataFrame({"a": ["a,b", "a", "a,b", "a", "x", "x"],
+                                            "b": ["c", "b,c", "c", "b,c", "c", "c"]}),
+    "a backslash inside a value": pd.DataFrame({"a": ["a\\", "a", "b", "b", "a", "a"],
+                                                "b": ["c", "\\c", "c", "c", "c", "c"]}),
+    "an int column beside a float one": pd.DataFrame({"a": [1, 2, 1, 2, 1, 2], "b": [0.5, 0.5, 1.5, 1.5, 0.5, 1.5]}),
+    "a bool column beside an int one": pd.DataFrame({"a": [True, False] * 3, "b": [0, 0, 1, 1, 0, 1]}),
+    "rows of numbers": [(1, 0.5), (2, 0.5), (1, 1.5), (2, 1.5), (1, 0.5), (2, 1.5)],
+    "strings and ints": pd.DataFrame({"a": ["x", "y"] * 3, "b": [0, 0, 1, 1, 0, 1]}),
+}
+
+
+@pytest.mark.parametrize("table", list(_TABLES), ids=list(_TABLES))
+def test_several_sensitive_columns_give_fairlearns_combined_labels(table):
+    """The labels of several columns are Fairlearn's, character for character (the epsilon=inf fits go through
+    Fairlearn, so the groups must not change names with epsilon): before, a comma inside a value merged the two
+    intersections ("a,b", "c") and ("a", "b,c") into one group silently, and ints beside floats or bools read
+    "1" / "True" where Fairlearn reads "1.0" / "1"."""
+    from fairlearn.utils._input_validation import _validate_and_reformat_input
+
+    sensitive = _TABLES[table]
+    n = len(sensitive)
+    expected = list(_validate_and_reformat_input(np.zeros((n, 1)), y=np.zeros(n), sensitive_features=sensitive)[2])
+    assert list(as_group_vector(sensitive, n)) == expected
+
+
+def test_a_comma_inside_a_sensitive_value_does_not_merge_two_intersections_at_epsilon_1():
+    X, y, _ = classification_data(n=240)
+    rng = np.random.default_rng(1)
+    pairs = np.array([("a,b", "c"), ("a", "b,c")], dtype=object)[rng.integers(0, 2, len(y))]
+    frame = pd.DataFrame(pairs, columns=["first", "second"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=1.0, accountant=BudgetAccountant(),
+                                     random_state=0).fit(X, y, sensitive_features=frame)
+    assert model.groups_ == ["a,b\\,c", "a\\,b,c"]                     # two groups, as Fairlearn's
+    fairlearn_path = DPThresholdOptimizer(estimator=LogisticRegression(), epsilon=math.inf,
+                                          accountant=BudgetAccountant()).fit(X, y, sensitive_features=frame)
+    assert sorted(fairlearn_path.interpolated_thresholder_.interpolation_dict) == model.groups_
+
+
+# ------------------------------------------------------------------------------ late: a missing or short argument
+def _fit_with(make_model, **replace):
+    """``fit`` of ``make_model(accountant)`` on :func:`classification_data` with arguments replaced."""
+    X, y, a = classification_data()
+    arguments = {"X": X, "y": y, "sensitive_features": a, **replace}
+    return lambda model: model.fit(arguments["X"], arguments["y"], sensitive_features=arguments["sensitive_features"])
+
+
+def _TO(accountant):
+    return DPThresholdOptimizer(estimator=LogisticRegression(), groups=["a", "b", "c"], accountant=accountant)
+
+
+def _EG(accountant):
+    return DPExponentiatedGradient(LogisticRegression(), DemographicParity(), max_iter=2, groups=["a", "b", "c"],
+                                   accountant=accountant)
+
+
+def _GS(accountant):
+    return DPGridSearch(LogisticRegression(), DemographicParity(), grid_size=2, groups=["a", "b", "c"],
+                        accountant=accountant)
+
+
+def _FR(accountant):
+    return DPFairRegressionPostprocessor(estimator=LinearRegression(), bounds=(-1, 1), groups=["a", "b", "c"],
+                                         accountant=accountant)
+
+
+_SHORT = slice(0, 200)
+
+
+@pytest.mark.parametrize("make, replace, match", [
+    (_TO, {"y": None}, "Must supply nonempty y"),
+    (_TO, {"y": "y"}, "X and y must have same number of rows"),
+    (_TO, {"short_y": True}, "X and y must have same number of rows"),
+    (_TO, {"short_a": True}, "X and the sensitive features must have same number of rows"),
+    (_EG, {"y": None}, "y is required"),
+    (_EG, {"y": "y"}, "y must be array-like with one entry per row, got str"),
+    (_EG, {"short_y": True}, "y has 200 rows but X has 240: different lengths"),
+    (_EG, {"short_a": True}, "sensitive_features has 200 rows but X has 240: different lengths"),
+    (_EG, {"sensitive_features": None}, "sensitive_features is required"),
+    (_GS, {"y": None}, "y is required"),
+    (_GS, {"short_a": True}, "sensitive_features has 200 rows but X has 240: different lengths"),
+    (_FR, {"short_y": True}, "y has 200 rows but X has 240: different lengths"),
+    (_FR, {"short_a": True}, "sensitive_features has 200 rows but X has 240: different lengths"),
+    (_FR, {"sensitive_features": None}, "sensitive_features is required"),
+], ids=lambda value: value.__name__.strip("_") if callable(value) else None)
+def test_a_missing_or_short_argument_is_public_layout_refused_before_the_budget(make, replace, match):
+    """Whether ``y`` is given and how many rows each argument has are public (shapes): refused before the budget
+    check, naming the argument. Before, a fit on an exhausted accountant raised diffprivlib's BudgetError instead,
+    and the private reductions said "y has 1 rows but X has 240" for ``y=None``."""
+    X, y, a = classification_data()
+    if replace.pop("short_y", False):
+        replace["y"] = y[_SHORT]
+    if replace.pop("short_a", False):
+        replace["sensitive_features"] = a[_SHORT]
+    refused_before_the_budget(make, _fit_with(make, **replace), ValueError, match)
+
+
+@pytest.mark.parametrize("replace, match", [
+    ({"y_pred": None}, "y_pred is required"),
+    ({"y_pred": np.zeros(200, dtype=int)}, "y_pred has 200 rows but y_true has 240: different lengths"),
+    ({"sensitive_features": None}, "sensitive_features is required"),
+    ({"sensitive_features": pd.Series(["a"] * 200, name="g")}, r"sensitive_features\['g'\] has 200 rows"),
+    ({"sample_params": {"sample_weight": np.ones(200)}}, "sample_weight has 200 rows but y_true has 240"),
+])
+@pytest.mark.parametrize("aggregate", [False, True])
+def test_a_frame_refuses_a_missing_or_short_argument_before_the_budget(replace, match, aggregate):
+    """The same for ``DPMetricFrame`` and the ``dp_*`` aggregates (before: BudgetError on an exhausted accountant,
+    and "y_pred and y_true have different lengths" for ``y_pred=None``)."""
+    _, y, a = classification_data()
+    arguments = {"y_true": y, "y_pred": 1 - y, "sensitive_features": a, **replace}
+    options = MetricFrameOptions(weight_bound=2.0 if "sample_params" in replace else None)
+
+    def fit(accountant):
+        kwargs = dict(arguments, groups=["a", "b", "c"], accountant=accountant, options=options)
+        if not aggregate:
+            return DPMetricFrame(metrics=selection_rate, **kwargs)
+        kwargs.update(kwargs.pop("sample_params", {}))                # the aggregates take sample_weight
+        return dp_demographic_parity_difference(kwargs.pop("y_true"), kwargs.pop("y_pred"), **kwargs)
+
+    refused_before_the_budget(lambda acc: acc, fit, ValueError, match)
+
+
+# ------------------------------------------------------------------------------ misleading: pd.NA "not numeric"
+def _with_missing(values, dtype):
+    """``values`` (an array or a frame) in pandas' nullable ``dtype`` with one missing value (``pd.NA``)."""
+    table = (pd.DataFrame(values) if np.ndim(values) == 2 else pd.Series(values)).astype(dtype)
+    table.iloc[(3, 0) if table.ndim == 2 else 3] = pd.NA
+    return table
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "Int64"])
+@pytest.mark.parametrize("where", ["reductions X", "post-processor scores", "check_X"])
+def test_a_missing_value_of_a_nullable_column_is_named_as_missing(where, dtype):
+    """``pd.NA`` in a nullable numeric column reads as a missing value ("contains NaN", a ``ValueError`` as
+    Fairlearn's and scikit-learn's "Input X contains NaN"), not as a non-number: before, the private reductions
+    raised ``TypeError: X must be numeric (finite floats)``, ``check_X`` "X must be numeric", and a Series of
+    scores failed on its dtype. Refused before any charge."""
+    X, y, a = classification_data()
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="contains NaN"):
+        if where == "reductions X":
+            _EG(accountant).fit(_with_missing(np.round(X * 10), dtype), y, sensitive_features=a)
+        elif where == "post-processor scores":
+            DPFairRegressionPostprocessor(bounds=(-10, 10), groups=["a", "b", "c"], accountant=accountant).fit(
+                _with_missing(np.round(X[:, 0] * 10), dtype), sensitive_features=a)
+        else:
+            check_X(_with_missing(np.round(X * 10), dtype))
+    assert accountant.spent_budget == []
+
+
+def test_nullable_columns_without_missing_values_give_the_same_seeded_fit():
+    """The same floats as numpy's columns, so the same seeded release."""
+    X, y, a = classification_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairdpWarning)                  # a small fit's utility warnings
+        fits = [_EG(BudgetAccountant()).set_params(random_state=0).fit(features, y, sensitive_features=a)
+                for features in (pd.DataFrame(X), pd.DataFrame(X).astype("Float64"))]
+    np.testing.assert_array_equal(fits[0].predict(X, random_state=0), fits[1].predict(X, random_state=0))
+    np.testing.assert_array_equal(fits[0]._pmf_predict(X), fits[1]._pmf_predict(X))
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "str", "category"])
+@pytest.mark.parametrize("post_processor", ["threshold", "regression"])
+def test_scores_in_a_series_of_a_pandas_extension_dtype_fit_as_the_same_numbers(post_processor, dtype):
+    """With ``estimator=None`` ``X`` is the column of scores; a Series of pandas' nullable ``Float64``, of pandas
+    3's default ``str`` dtype or a ``category`` of numbers holds the same scores. Before, the check of complex data
+    read the Series' one dtype as a list: ``TypeError: 'Float64Dtype' object is not iterable``."""
+    X, y, a = classification_data()
+    scores = np.round((X[:, 0] + 1) / 2, 2)
+
+    def fit(column):
+        if post_processor == "threshold":
+            model = DPThresholdOptimizer(groups=["a", "b", "c"], accountant=BudgetAccountant(), random_state=0)
+            return model.fit(column, y, sensitive_features=a).noisy_table_
+        model = DPFairRegressionPostprocessor(bounds=(0, 1), groups=["a", "b", "c"], accountant=BudgetAccountant(),
+                                              random_state=0)
+        return model.fit(column, sensitive_features=a).noisy_joint_pmf_
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairdpWarning)                  # a small fit's utility warnings
+        np.testing.assert_array_equal(fit(pd.Series(scores).astype(dtype)), fit(scores))
 
 
 # ------------------------------------------------------------------------------ misleading: groups=["grpA"]

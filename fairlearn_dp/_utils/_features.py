@@ -57,8 +57,10 @@ def _refuse_complex(X):
     ``ComplexWarning``.
     """
     dtypes = getattr(X, "dtypes", None)
-    kinds = ([np.dtype(dtype).kind for dtype in dtypes if isinstance(dtype, np.dtype)] if dtypes is not None
-             and not isinstance(dtypes, np.dtype) else [np.dtype(getattr(X, "dtype", object)).kind])
+    # A DataFrame's dtypes are a Series of them; an array's or a Series' dtype is one (a pandas extension dtype
+    # such as Float64, category or str included, which is never complex)
+    dtypes = list(dtypes) if isinstance(dtypes, pd.Series) else [getattr(X, "dtype", np.dtype(object))]
+    kinds = [dtype.kind for dtype in dtypes if isinstance(dtype, np.dtype)]
     if "c" in kinds:
         raise ValueError("Complex data not supported: X has a complex dtype.")
 

@@ -24,10 +24,13 @@ import numbers
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import check_array
 
 from .._fairlearn_compat import LABELS_NOT_0_1_ERROR_MESSAGE, MESSAGE_Y_NONE
 from ..exceptions import PrivacyWarning, warn
 from ..privacy._accountant import validate_epsilon_delta
+from ._dask import is_dask_collection
+from ._rows import n_rows
 from ._withheld import call_withheld
 
 __all__ = ["as_1d_float", "as_real_array", "as_group_vector", "resolve_groups", "encode_groups", "check_n_bins", "check_positive_int",
@@ -36,7 +39,7 @@ __all__ = ["as_1d_float", "as_real_array", "as_group_vector", "resolve_groups", 
            "check_epsilon", "check_delta", "validate_params", "check_binary_labels", "BINARY_LABELS_MESSAGE",
            "BINARY_LABELS_MISSING_MESSAGE",
            "check_X", "check_sensitive_features", "check_groups", "check_declared_groups", "check_estimator",
-           "check_callable", "value_errors"]
+           "check_callable", "value_errors", "check_rows_alike", "as_numeric_values"]
 
 #: The one message for labels outside {0, 1}, wherever binary labels are required (the Fairlearn drop-ins repeat
 #: Fairlearn's own message instead), and the one for missing labels (NaN, None): neither quotes a value.
@@ -46,8 +49,7 @@ BINARY_LABELS_MISSING_MESSAGE = "{name} contains missing labels (NaN/None); bina
 
 def as_1d_float(values, name):
     """Return ``values`` as a 1-D float array (a one-column 2-D input is accepted); reject NaN/inf and non-numbers."""
-    if isinstance(values, (pd.DataFrame, pd.Series)):
-        values = values.to_numpy()
+    values = as_numeric_values(values)
     # The conversion's own messages may quote a value (e.g. "could not convert string to float: '...'"): withheld.
     arr = call_withheld(np.asarray, values, dtype=float, replace=(
         (OverflowError, ValueError(f"{name} holds a number beyond float range.")),   # Python ints beyond float range
@@ -62,6 +64,22 @@ def as_1d_float(values, name):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return arr
 
+
+
+def as_numeric_values(values):
+    """``values`` ready for a float conversion: a pandas DataFrame or Series whose dtypes are all real numbers or
+    bools (numpy's or pandas' nullable ``Int64``, ``Float64``, ``boolean``) as a float array with its missing values
+    (``pd.NA``) as NaN, so that the NaN check names them as missing rather than the conversion as non-numbers; any
+    other pandas object as its ``to_numpy()``; anything else unchanged. Decided by the dtypes (public), never by
+    the values; the same floats as ``np.asarray(values.to_numpy(), dtype=float)`` where that succeeds.
+    """
+    if not isinstance(values, (pd.DataFrame, pd.Series)):
+        return values
+    dtypes = list(values.dtypes) if isinstance(values, pd.DataFrame) else [values.dtype]
+    if dtypes and all((pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
+                      and not pd.api.types.is_complex_dtype(dtype) for dtype in dtypes):
+        return values.to_numpy(dtype=float, na_value=np.nan)
+    return values.to_numpy()
 
 
 def as_real_array(values, name):
@@ -95,7 +113,7 @@ def check_X(X, name="X"):
     names = None
     if isinstance(X, pd.DataFrame):
         names = np.asarray(X.columns, dtype=object)
-        X = X.to_numpy()
+    X = as_numeric_values(X)
     X = call_withheld(np.asarray, X, dtype=float,            # its message could quote a private value: withheld
                       replace=(((TypeError, ValueError), ValueError(f"{name} must be numeric.")),))
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
@@ -103,6 +121,34 @@ def check_X(X, name="X"):
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinite values.")
     return X, names
+
+def check_rows_alike(arguments, *, required=()):
+    """The public layout of a fit's data arguments, checked before the budget: every argument named in ``required``
+    is given (not None), and every given one has as many rows as the first. ``arguments`` is ``[(name, value),
+    ...]``, the first the reference.
+
+    Row counts are public (shapes, not values), so a missing argument or a length mismatch is refused before the
+    budget check, whatever the accountant holds, with a ``ValueError`` naming the argument. Dask collections are
+    left to their own layout check (:func:`~._dask.aligned_partitions`), and so is a reference whose count is not
+    known.
+    """
+    reference, counts = None, []
+    for name, value in arguments:
+        if value is None:
+            if name in required:
+                raise ValueError(f"{name} is required.")
+            continue
+        if is_dask_collection(value):
+            continue
+        count = None if isinstance(value, (str, bytes)) else n_rows(value)
+        if count is None:
+            raise ValueError(f"{name} must be array-like with one entry per row, got {type(value).__name__}.")
+        if reference is None:
+            reference, counts = name, [count]
+        elif count != counts[0]:
+            raise ValueError(f"{name} has {count} rows but {reference} has {counts[0]}: different lengths (length "
+                             "mismatch).")
+
 
 def check_binary_labels(values, name="y", *, fairlearn_messages=False):
     """``values`` as a 1-D array whose entries are all 0 or 1 (bool accepted; a one-column 2-D input too).
@@ -177,7 +223,7 @@ def as_group_vector(sensitive_features, n_samples, name="sensitive_features", *,
     _check_group_rows(len(frame), n_samples, name, missing=frame.isna().to_numpy().any())
     if frame.shape[1] == 1:
         return frame.iloc[:, 0].to_numpy(dtype=object)
-    return _combined_labels(frame, name, groups)
+    return _combined_labels(sensitive_features, frame, name, groups)
 
 
 
@@ -232,23 +278,34 @@ def _integer_or_categorical_labels(sensitive_features, n_samples, name):
     return None
 
 
-def _combined_labels(frame, name, groups):
-    """One ``"a,b"`` label per row of a frame of several columns; checked against the declared ``groups``."""
+def _combined_labels(sensitive_features, frame, name, groups):
+    """One ``"a,b"`` label per row of several columns, exactly Fairlearn's (``_merge_columns`` after its
+    ``check_array(..., dtype=None)``): the table converted to one numpy array and each entry to ``str`` as Fairlearn
+    does (an int column beside a float one reads ``1.0``, a bool beside an int ``1``), a comma or backslash inside
+    a value escaped with a backslash (so that ``("a,b", "c")`` and ``("a", "b,c")`` stay two groups), the values
+    joined by commas. Checked against the declared ``groups``.
+    """
     columns = [str(c) for c in frame.columns]                  # public: names, never values
     pattern = ",".join(f"<{c}>" for c in columns)
     hint = (f"{name} has {len(columns)} columns ({', '.join(map(repr, columns))}), which are combined into one "
             "group label per row, the row's values joined by commas as Fairlearn does ('a,b' for the values a and "
-            f"b), so `groups` must list the combined labels, one per combination: groups=['{pattern}', ...] with "
-            "each <column> replaced by one of its values")
+            "b; a comma or backslash inside a value is escaped with a backslash), so `groups` must list the "
+            f"combined labels, one per combination: groups=['{pattern}', ...] with each <column> replaced by one "
+            "of its values")
     if groups is not None:
         declared = list(groups)
         odd = [g for g in declared if not isinstance(g, str) or g.count(",") < frame.shape[1] - 1]
         if odd:
             raise ValueError(f"{hint}; got {odd[0]!r} in groups, which is no such label.")
-    text = frame.astype(str)
-    combined = text.iloc[:, 0]
-    for column in range(1, text.shape[1]):
-        combined = combined + "," + text.iloc[:, column]
+    # scikit-learn's conversion (no dtype asked: nothing is parsed, so no message can quote a value; withheld anyway)
+    table = call_withheld(check_array, sensitive_features, ensure_2d=False, dtype=None, ensure_all_finite=False,
+                          ensure_min_samples=0, replace=(((TypeError, ValueError),
+                                                          ValueError(f"{name} must be a table of group labels.")),))
+    text = pd.DataFrame(np.asarray(table).reshape(len(frame), -1).astype(str), dtype=object)
+    combined = None
+    for column in range(text.shape[1]):
+        escaped = text.iloc[:, column].str.replace("\\", "\\\\", regex=False).str.replace(",", "\\,", regex=False)
+        combined = escaped if combined is None else combined + "," + escaped
     if groups is not None and not combined.isin(declared).all():
         raise ValueError(f"{hint}; a combined label in {name} is not one of the {len(declared)} declared groups "
                          "(unseen group): declare every combination in `groups`.")

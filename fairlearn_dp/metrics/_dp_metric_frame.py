@@ -32,6 +32,7 @@ from ._frame_checks import check_dask_levels as _check_dask_levels
 from ._frame_checks import check_draws as _check_draws
 from ._frame_checks import check_metric_frame_options as _check_options
 from ._frame_checks import check_names as _check_names
+from ._frame_checks import check_rows as _check_rows
 from ._frame_checks import check_weighted_metrics as _check_weighted_metrics
 from ._frame_checks import resolve_metrics as _resolve_metrics
 from ._frame_checks import split_groups as _split_groups
@@ -239,6 +240,7 @@ class DPMetricFrame(MetricFrame):
         _check_names(sf_columns, cf_columns)
         _check_dask_levels(y_true, y_pred, sf_columns, cf_columns, declared, declared_control, weights,
                            control_hint="groups={control column: levels}")
+        _check_rows(y_true, y_pred, sf_columns, cf_columns, tables)
         # 2. the budget, before the data are read
         spend = PrivacySpend(epsilon, delta) if not math.isinf(epsilon) else PrivacySpend(math.inf, 0.0)
         check_spend(accountant, spend)

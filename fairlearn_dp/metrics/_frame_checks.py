@@ -10,13 +10,21 @@ from fairlearn.metrics import count as fairlearn_count
 
 from .._fairlearn_compat import BOOTSTRAP_NEED_N_AND_CI
 from .._utils._dask import is_dask_input
-from .._utils._validation import check_bool, check_choice, check_int, check_real, check_seed, value_errors
+from .._utils._validation import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_real,
+    check_rows_alike,
+    check_seed,
+    value_errors,
+)
 from ._count_metrics import CountMetric, as_count_metric
 from ._frame_inputs import check_declared_levels, check_labels, feature_columns
 
 __all__ = ["UNITS", "METHODS", "ERRORS", "PARAMETERS", "LEVELS_AND_DRAWS", "MetricFrameOptions",
            "check_metric_frame_options", "split_groups", "resolve_metrics", "split_weights", "check_weighted_metrics",
-           "weight_tables", "check_draws", "check_dask_levels", "check_names"]
+           "weight_tables", "check_draws", "check_dask_levels", "check_names", "check_rows"]
 
 UNITS = ("sensitive_attribute", "record")
 METHODS = ("between_groups", "to_overall")
@@ -280,3 +288,15 @@ def weight_tables(metrics, sample_params):
         table[1].append(str(name))
     return tables
 
+
+
+def check_rows(y_true, y_pred, sf_columns, cf_columns, tables):
+    """The public layout of a frame's data, before the budget check: ``y_true`` and ``y_pred`` given, and every
+    column of the sensitive and control features and every ``sample_weight`` with as many rows as ``y_true``
+    (row counts are public; :func:`~fairlearn_dp._utils._validation.check_rows_alike`).
+    """
+    arguments = [("y_true", y_true), ("y_pred", y_pred)]
+    arguments += [(f"sensitive_features[{name!r}]", column) for name, column in sf_columns]
+    arguments += [(f"control_features[{name!r}]", column) for name, column in (cf_columns or [])]
+    arguments += [("sample_weight", weights) for weights, _ in tables if weights is not None]
+    check_rows_alike(arguments, required=("y_true", "y_pred"))

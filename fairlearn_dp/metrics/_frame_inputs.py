@@ -42,6 +42,8 @@ def feature_columns(features, prefix):
     """``[(name, column)]`` of ``features`` as Fairlearn names them: dict keys, DataFrame columns, a Series' name,
     else ``prefix + str(i)``. Columns stay as given (numpy, pandas or Dask); only their names are read here.
     """
+    if features is None:
+        raise ValueError(f"{prefix.rstrip('_')}s is required.")
     if isinstance(features, dict):
         if not features:
             raise ValueError(f"{prefix.rstrip('_')}s is an empty dict.")

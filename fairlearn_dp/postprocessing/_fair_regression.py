@@ -26,6 +26,7 @@ from .._utils._validation import (
     check_n_bins,
     check_positive_int,
     check_real,
+    check_rows_alike,
     check_seed,
     check_solver,
     check_string,
@@ -312,9 +313,12 @@ class DPFairRegressionPostprocessor(SharedAccountantCloneMixin, PrivateFitMixin,
 
     def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
         """Public checks of ``fit``'s arguments (no value read): ``X``'s feature layout, ``y`` if the estimator is
-        fitted here; Dask: no group_estimator, groups and bounds declared, estimator prefit or None, aligned partitions.
+        fitted here, ``sensitive_features`` given and the rows alike; Dask: no group_estimator, groups and bounds
+        declared, estimator prefit or None, aligned partitions.
         """
         self._check_fit_target(y)
+        check_rows_alike([("X", X), ("y", y), ("sensitive_features", sensitive_features)],
+                         required=("sensitive_features",))
         if is_dask_input(X, y, sensitive_features):
             if self.group_estimator is not None:
                 raise ValueError("Dask inputs are not supported in attribute-blind mode (group_estimator given).")

@@ -26,6 +26,7 @@ from .._utils._fit_order import PrivateFitMixin
 from .._utils._fit_support import SharedAccountantCloneMixin, atomic_fit
 from .._utils._guarantee_repr import GuaranteeBound, GuaranteeReprMixin
 from .._utils._private_models import fits_privately
+from .._utils._rows import n_rows
 from .._utils._validation import as_1d_float, as_group_vector, check_estimator, encode_groups, resolve_groups
 from .._utils._withheld import call_on_private_rows, call_total_on_private_rows
 from ..exceptions import PrivacyWarning, UtilityWarning, warn
@@ -285,7 +286,8 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
 
     def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
         """Public checks of ``fit``'s arguments: on Fairlearn's path only that they are in memory; else
-        :meth:`_check_fit_arguments`, and for Dask inputs :meth:`_check_dask_inputs`.
+        :meth:`_check_fit_arguments`, and for Dask inputs :meth:`_check_dask_inputs`, for inputs in memory ``y``
+        given and the rows of ``X``, ``y`` and ``sensitive_features`` alike (Fairlearn's count-free messages).
         """
         dask_input = is_dask_input(X, y, sensitive_features)
         if self._delegates_to_fairlearn(resolved.epsilon):
@@ -298,6 +300,10 @@ class DPThresholdOptimizer(GuaranteeReprMixin, SharedAccountantCloneMixin, Priva
         self._check_fit_arguments(X, sensitive_features, fit_kwargs)
         if dask_input:
             self._check_dask_inputs(X, y, sensitive_features, resolved.groups)
+        else:                                   # the rows' counts are public: refused before the budget check
+            if y is None or n_rows(y) == 0:             # Fairlearn's order: no labels, then the rows
+                raise ValueError(MESSAGE_Y_NONE + ".")
+            _check_lengths(X, sensitive_features, n_rows(y))
         return resolved
 
     def _check_fit_arguments(self, X, sensitive_features, kwargs):

@@ -31,6 +31,7 @@ from .._utils._fit_order import PrivateFitMixin
 from .._utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
 from .._utils._validation import (
     as_group_vector,
+    as_numeric_values,
     check_binary_labels,
     check_choice,
     check_declared_groups,
@@ -40,6 +41,7 @@ from .._utils._validation import (
     check_feature_bound,
     check_int,
     check_real,
+    check_rows_alike,
     check_seed,
     encode_groups,
     resolve_groups,
@@ -179,17 +181,17 @@ class _GameParams(PrivateFitMixin):
     def _load(self, X, y, sensitive_features, *, private=True):
         """Domain checks only (types, NaN, lengths, binary labels, declared groups); messages carry no counts."""
         # The conversion's message could quote a value of the private data: withheld (no chained exception).
-        X_arr = call_withheld(np.asarray, X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float, replace=(
+        values = as_numeric_values(X)                 # pandas' missing values (pd.NA) read as NaN, refused below
+        values = values.to_numpy() if hasattr(values, "to_numpy") else values
+        X_arr = call_withheld(np.asarray, values, dtype=float, replace=(
             ((TypeError, ValueError, OverflowError), TypeError("X must be numeric (finite floats).")),))
         if X_arr.ndim != 2 or X_arr.shape[0] == 0:
             raise ValueError("X must be a non-empty 2-D array.")
         if not np.all(np.isfinite(X_arr)):
             raise ValueError("X contains NaN or infinite values.")
         n = X_arr.shape[0]
-        y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
-        if y_arr.size != n:
-            raise ValueError(f"y has {y_arr.size} rows but X has {n} (length mismatch).")
-        y_arr = check_binary_labels(y_arr, "y").astype(int)
+        check_rows_alike([("X", X_arr), ("y", y)], required=("y",))
+        y_arr = check_binary_labels(y, "y").astype(int)
         group_vector = as_group_vector(sensitive_features, n, groups=self.groups)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__, private=private)
         group_index = encode_groups(group_vector, groups)
@@ -249,12 +251,14 @@ class _ExponentiatedGradientParams(_GameParams):
 
     def _check_public_layout(self, resolved, X, y, sensitive_features, fit_kwargs):
         """Public checks of ``fit``'s arguments on the private paths (Fairlearn's path, ``oracle == "estimator"``,
-        keeps Fairlearn's own): no Fairlearn-only keyword arguments, and the row bounds from ``X``'s shape and
-        published metadata.
+        keeps Fairlearn's own): ``y`` and ``sensitive_features`` given, with ``X``'s number of rows; no
+        Fairlearn-only keyword arguments, and the row bounds from ``X``'s shape and published metadata.
         """
         epsilon, delta, oracle = resolved
         if oracle == "estimator":
             return resolved
+        check_rows_alike([("X", X), ("y", y), ("sensitive_features", sensitive_features)],
+                         required=("y", "sensitive_features"))
         if fit_kwargs:
             raise TypeError(f"Unexpected fit arguments: {sorted(fit_kwargs)} (control_features and other Fairlearn "
                             "fit arguments are not supported by the private algorithm).")

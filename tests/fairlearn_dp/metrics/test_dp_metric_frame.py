@@ -257,6 +257,9 @@ def test_budget_is_checked_before_the_data_are_read(data):
     y, pred, race, _ = data
     exhausted = BudgetAccountant(epsilon=0.5)
     with pytest.raises(BudgetError):                      # invalid data, but the budget is checked first
+        DPMetricFrame(metrics=accuracy_score, y_true=np.asarray(y) * 2, y_pred=pred, sensitive_features=race,
+                      epsilon=1.0, groups=["a", "b", "c"], accountant=exhausted)
+    with pytest.raises(ValueError, match="length mismatch"):  # a short y_true is public layout: refused before
         DPMetricFrame(metrics=accuracy_score, y_true=y[:-1], y_pred=pred, sensitive_features=race, epsilon=1.0,
                       groups=["a", "b", "c"], accountant=exhausted)
     with pytest.raises(ValueError, match="epsilon"):      # a bad public parameter comes before the budget
