@@ -36,8 +36,12 @@ def sort_draws(chunks: list[np.ndarray]) -> np.ndarray:
     numpy.ndarray of shape (B, ...)
         The sorted draws: every column keeps its values (its quantiles), not its joint order with other columns.
     """
-    draws = np.concatenate([np.asarray(chunk, dtype=float) for chunk in chunks])
-    columns = np.ascontiguousarray(np.moveaxis(draws, 0, -1))
+    chunks = [np.asarray(chunk, dtype=float) for chunk in chunks]
+    columns = np.empty(chunks[0].shape[1:] + (sum(len(chunk) for chunk in chunks),))
+    start = 0
+    for chunk in chunks:                                      # each chunk's draws into their columns' places
+        columns[..., start:start + len(chunk)] = np.moveaxis(chunk, 0, -1)
+        start += len(chunk)
     columns.sort(axis=-1)
     return np.moveaxis(columns, -1, 0)
 
