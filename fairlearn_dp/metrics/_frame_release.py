@@ -241,12 +241,14 @@ def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, publi
     weighted = weight_bound is not None
     b = 1.0 if weight_bound is None else float(weight_bound)
     options = {"kind": kind, "unit": unit, "public_predictions": public_predictions, "weighted": weighted}
+    if sampling and kind == "classification":
+        resampler = _CountResampler(bins, b, noise_sd(scale, delta) ** 2, axis=-2)
     for start, seed in zip(starts, seeds, strict=True):
         chunk_rng, n_draws = np.random.default_rng(int(seed)), min(per_chunk, n_boot - start)
         if not sampling:
             base = np.repeat(bins[None], n_draws, axis=0)
         elif kind == "classification":
-            base = resample_counts(bins, n_draws, chunk_rng, b, noise_sd(scale, delta) ** 2, axis=-2)
+            base = resampler.draw(n_draws, chunk_rng)
         else:
             base = _resample_sums(bins, n_draws, chunk_rng, b)
         totals = _draw_totals(base, **options)                                  # the draws' own public sums
@@ -278,53 +280,59 @@ def resample_counts(table, n_draws, rng, weight_bound=1.0, noise_variance=0.0, a
     normal approximation is accurate for the released count -- the skewness it drops, ``v / (v + s^2)^(3/2)`` for a
     count of binomial variance ``v = m p_k (1 - p_k)`` and release noise of variance ``s^2`` (``noise_variance /
     B^2`` in rows), is at most :data:`MAX_DROPPED_SKEWNESS` for every count of the cell -- the draw is normal, by
-    the chain of conditional normals (:func:`_normal_counts`); elsewhere (small counts with little noise) it is
+    the chain of conditional normals (:class:`_CountResampler`); elsewhere (small counts with little noise) it is
     numpy's multinomial. Post-processing of released values only.
     """
-    table = np.asarray(table, dtype=float)
-    axis = axis % table.ndim
-    total = table.sum(axis=axis, keepdims=True)
-    sizes = np.rint(total / weight_bound)
-    shares = np.divide(table, total, out=np.full(table.shape, 1.0 / table.shape[axis]), where=total > 0)
-    variance = sizes * shares * (1.0 - shares)
-    dropped = np.divide(variance, (variance + noise_variance / weight_bound ** 2) ** 1.5,
-                        out=np.zeros(variance.shape), where=variance > 0)
-    exact = (dropped > MAX_DROPPED_SKEWNESS).any(axis=axis)
-    draws = _normal_counts(sizes, shares, n_draws, rng, axis)
-    if exact.any():
-        cells = np.moveaxis(draws, axis + 1, -1)                                  # a (n_draws, cells..., K) view
-        cells[:, exact] = rng.multinomial(np.take(sizes, 0, axis=axis)[exact].astype(np.int64),
-                                          np.moveaxis(shares, axis, -1)[exact], size=(n_draws, int(exact.sum())))
-    if weight_bound != 1.0:
-        draws *= weight_bound
-    return draws
+    return _CountResampler(table, weight_bound, noise_variance, axis).draw(n_draws, rng)
 
 
-def _normal_counts(sizes, shares, n_draws, rng, axis):
-    """``(n_draws,) + shares.shape`` normal draws with the multinomial's mean and covariance (bins along ``axis``),
-    by the chain of conditional normals: count ``j`` is ``q_j R_j + sd_j Z_j`` -- ``R_j`` the rows left after
-    counts ``0 .. j - 1``, ``q_j = p_j / P_j`` with ``P_j = p_j + ... + p_last``, ``sd_j^2 = m P_j q_j (1 - q_j)``,
-    ``Z_j`` standard normal -- and the last count is the rest. The multinomial is the same chain of binomials, with
-    the same conditional means and mean conditional variances, so the two share their first two moments (``K - 1``
-    normals per cell).
+class _CountResampler:
+    """:func:`resample_counts` of one table, its per-cell constants computed once for every chunk of draws.
+
+    The normal draws follow the chain of conditional normals: count ``j`` is ``q_j R_j + sd_j Z_j`` -- ``R_j`` the
+    rows left after counts ``0 .. j - 1``, ``q_j = p_j / P_j`` with ``P_j = p_j + ... + p_last``, ``sd_j^2 = m P_j
+    q_j (1 - q_j)``, ``Z_j`` standard normal -- and the last count is the rest. The multinomial is the same chain of
+    binomials, with the same conditional means and mean conditional variances, so the two share their first two
+    moments (``K - 1`` normals per cell).
     """
-    rest = np.flip(np.cumsum(np.flip(shares, axis), axis=axis), axis)            # P_j
-    quota = np.divide(shares, rest, out=np.zeros(shares.shape), where=rest > 0)
-    spread = np.sqrt(np.maximum(sizes * rest * quota * (1.0 - quota), 0.0))
-    draws = np.empty((n_draws,) + shares.shape)
-    left = np.repeat(np.take(sizes, 0, axis=axis)[None], n_draws, axis=0)
-    bins = shares.shape[axis]
-    for j in range(bins):
-        at = (slice(None),) * (axis + 1) + (j,)
-        if j == bins - 1:
-            draws[at] = left
-            break
-        count = rng.standard_normal(left.shape)
-        count *= np.take(spread, j, axis=axis)
-        count += np.take(quota, j, axis=axis) * left
-        draws[at] = count
-        left -= count
-    return draws
+
+    def __init__(self, table, weight_bound, noise_variance, axis):
+        table = np.asarray(table, dtype=float)
+        self.shape, self.axis, self.weight_bound = table.shape, axis % table.ndim, weight_bound
+        total = table.sum(axis=self.axis, keepdims=True)
+        sizes = np.rint(total / weight_bound)
+        shares = np.divide(table, total, out=np.full(table.shape, 1.0 / table.shape[self.axis]), where=total > 0)
+        variance = sizes * shares * (1.0 - shares)
+        dropped = np.divide(variance, (variance + noise_variance / weight_bound ** 2) ** 1.5,
+                            out=np.zeros(variance.shape), where=variance > 0)
+        self.exact = (dropped > MAX_DROPPED_SKEWNESS).any(axis=self.axis)
+        rest = np.flip(np.cumsum(np.flip(shares, self.axis), axis=self.axis), self.axis)        # P_j
+        quota = np.divide(shares, rest, out=np.zeros(shares.shape), where=rest > 0)
+        spread = np.sqrt(np.maximum(sizes * rest * quota * (1.0 - quota), 0.0))
+        self.sizes = np.take(sizes, 0, axis=self.axis)
+        self.quota = [np.take(quota, j, axis=self.axis) for j in range(table.shape[self.axis] - 1)]
+        self.spread = [np.take(spread, j, axis=self.axis) for j in range(table.shape[self.axis] - 1)]
+        self.exact_shares = np.moveaxis(shares, self.axis, -1)[self.exact]
+
+    def draw(self, n_draws, rng):
+        """``(n_draws,) + table.shape`` draws from ``rng``."""
+        draws = np.empty((n_draws,) + self.shape)
+        left = np.repeat(self.sizes[None], n_draws, axis=0)
+        at = (slice(None),) * (self.axis + 1)
+        for j, (quota, spread) in enumerate(zip(self.quota, self.spread, strict=True)):
+            count = rng.standard_normal(left.shape)
+            count *= spread
+            count += quota * left
+            draws[at + (j,)] = count
+            left -= count
+        draws[at + (len(self.quota),)] = left
+        if self.exact.any():
+            cells = np.moveaxis(draws, self.axis + 1, -1)                         # a (n_draws, cells..., K) view
+            cells[:, self.exact] = rng.multinomial(self.sizes[self.exact].astype(np.int64), self.exact_shares,
+                                                   size=(n_draws, len(self.exact_shares)))
+        if self.weight_bound != 1.0:
+            draws *= self.weight_bound
+        return draws
 
 
 def _resample_sums(bins, n_draws, rng, weight_bound=1.0):
