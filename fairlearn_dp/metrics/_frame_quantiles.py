@@ -14,8 +14,6 @@ case, numpy's), and ``a + (b - a) gamma``, or ``b - (b - a) (1 - gamma)`` when `
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 __all__ = ["nanquantile_draws", "sort_draws"]
@@ -47,8 +45,8 @@ def sort_draws(chunks: list[np.ndarray]) -> np.ndarray:
 
 
 def nanquantile_draws(draws: np.ndarray, q: float | list[float], *, presorted: bool = False) -> np.ndarray:
-    """``numpy.nanquantile(draws, q, axis=0)``, value for value (NaN for an all-NaN column, with its warning);
-    several quantiles share one sort of the draws, each the number of its own call.
+    """``numpy.nanquantile(draws, q, axis=0)``, value for value (NaN for an all-NaN column, without numpy's
+    warning); several quantiles share one sort of the draws, each the number of its own call.
 
     Parameters
     ----------
@@ -67,14 +65,12 @@ def nanquantile_draws(draws: np.ndarray, q: float | list[float], *, presorted: b
     ordered = np.asarray(draws, dtype=float)
     if not presorted:
         ordered = sort_draws([ordered])
-    if ordered.shape[0] == 0:                                 # no draws: numpy's NaN (and warning) for every column
+    if ordered.shape[0] == 0:                                 # no draws: numpy's NaN for every column
         ordered = np.full((1,) + ordered.shape[1:], np.nan)
     counts = np.full(ordered.shape[1:], ordered.shape[0])     # m: the non-NaN values, the first m once sorted
     holes = np.isnan(ordered[-1])
     if holes.any():
         counts[holes] = ordered.shape[0] - np.count_nonzero(np.isnan(ordered[:, holes]), axis=0)
-    if not counts.all():
-        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
     out = np.stack([_quantile_of_sorted(ordered, counts, float(level)) for level in np.atleast_1d(q)])
     return out if np.ndim(q) else out[0]
 
