@@ -121,7 +121,8 @@ class _AggregateFrame(DPMetricFrame):
         for q in self._ci_quantiles:
             level = q / m if q < 0.5 else 1.0 - (1.0 - q) / m
             bounds.append(pd.Series({name: aggregate_bound(how, method, group_draws[name][..., keep],
-                                                           overall_draws[name], level)[0] for name in names}))
+                                                           overall_draws[name], level, presorted=True)[0]
+                                     for name in names}))
         combine = _combiner(how, agg)
         return float(combine(per_metric)), tuple(float(combine(b)) for b in bounds)
 

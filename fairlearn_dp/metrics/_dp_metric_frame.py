@@ -41,7 +41,7 @@ from ._frame_checks import weight_tables as _weight_tables
 from ._frame_counting import count_frame
 from ._frame_inputs import feature_columns, resolve_levels, unread_y_true
 from ._frame_intervals import aggregate_bounds
-from ._frame_quantiles import nanquantile_draws
+from ._frame_quantiles import nanquantile_draws, sort_draws
 from ._frame_release import CONFUSION_COLUMNS, empty_cells_nan, post_process, public_totals, release_cells, simulate
 from ._frame_tables import frame_parts, merge_parts, release_tables, views
 from ._release_views import SharedRelease, note_release, view_of
@@ -384,17 +384,18 @@ class DPMetricFrame(MetricFrame):
             return pd.MultiIndex.from_product([list(self._classes)] * 2, names=["y_true", "y_pred"])
         return CONFUSION_COLUMNS if self._kind == "classification" else ("n",) + self._value_columns()
 
-    def _evaluate(self, table, draws=False):
+    def _evaluate(self, table, draws=False, start=0):
         """``{metric name: values}`` on a ``(..., C, G, K)`` table, and the same on the overall ``(..., C, K)``.
 
-        A :class:`CellMetric` is one Python call per table: on Monte-Carlo ``draws`` it is evaluated on the first
-        ``CELL_DRAWS`` of them (NaN for a metric whose value is an array: it has no interval).
+        A :class:`CellMetric` is one Python call per table: on Monte-Carlo ``draws`` (the draws ``start, start + 1,
+        ...``) it is evaluated on those among the first ``CELL_DRAWS`` (NaN for a metric whose value is an array:
+        it has no interval).
         """
         by_group, overall = {}, {}
         for name, metric in self._metrics.items():
             if isinstance(metric, CellMetric):
-                part = table[:CELL_DRAWS] if draws else table
-                if draws and not metric.scalar:
+                part = table[:max(CELL_DRAWS - start, 0)] if draws else table
+                if draws and (not metric.scalar or not len(part)):
                     by_group[name], overall[name] = np.full(part.shape[:-1], np.nan), np.full(part.shape[:-2], np.nan)
                     continue
                 by_group[name], overall[name] = metric.evaluate(part), metric.evaluate(part.sum(axis=-2))
@@ -467,19 +468,27 @@ class DPMetricFrame(MetricFrame):
         """The intervals' draws (rows resampled and noise redrawn; none when ``n_boot`` is None), first from the
         kept generator. Post-processing only.
         """
-        self._draws = None if self._n_boot is None else self._evaluate(
-            simulate(self._table, sampling=True, n_boot=self._n_boot, **self._simulation_arguments()), draws=True)
+        self._draws = None if self._n_boot is None else self._drawn_values(sampling=True, n_boot=self._n_boot)
+
+    def _drawn_values(self, *, sampling, n_boot):
+        """``(by_group, overall)``: the metrics on the simulated tables (:func:`simulate`, evaluated chunk by
+        chunk), each cell's draws sorted (:func:`sort_draws`: what the percentile intervals read; the joint order
+        of the draws across cells is not kept).
+        """
+        parts = [self._evaluate(tables, draws=True, start=start) for start, tables in
+                 simulate(self._table, sampling=sampling, n_boot=n_boot, **self._simulation_arguments())]
+        return tuple({name: sort_draws([part[i][name] for part in parts]) for name in parts[0][i]} for i in range(2))
 
     def _noise_draws(self):
         """The noise draws of ``noise_error_`` and ``unreadable_``, after the sampling draws. Post-processing only."""
-        noise = self._evaluate(simulate(self._table, sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS,
-                                        **self._simulation_arguments()), draws=True)
+        noise = self._drawn_values(sampling=False, n_boot=self._n_boot or _DIAGNOSTIC_DRAWS)
         self._pending_draws = None
         quantiles = self._ci_quantiles or _DIAGNOSTIC_QUANTILES
         low, high = min(quantiles), max(quantiles)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            bounds = {name: nanquantile_draws(values, [high, low]) for name, values in noise[0].items()}
+            bounds = {name: nanquantile_draws(values, [high, low], presorted=True) for name, values in
+                      noise[0].items()}
             half = {name: (values[0] - values[1]) / 2 for name, values in bounds.items()}
         self.noise_error_ = self._frame(half, single=False)
         reference = {name: self._error_reference(name) for name in self._metrics}
@@ -644,8 +653,8 @@ class DPMetricFrame(MetricFrame):
     def _aggregate_ci(self, what, method):
         self._check_intervals()
         group_draws, overall_draws = self._draws
-        bounds = {name: aggregate_bounds(what, method, group_draws[name], overall_draws[name], self._ci_quantiles)
-                  for name in self._metrics}
+        bounds = {name: aggregate_bounds(what, method, group_draws[name], overall_draws[name], self._ci_quantiles,
+                                         presorted=True) for name in self._metrics}
         return [self._overall_shape({name: bounds[name][i] for name in self._metrics})
                 for i in range(len(self._ci_quantiles))]
 
@@ -656,7 +665,8 @@ class DPMetricFrame(MetricFrame):
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)                  # all-NaN cells stay NaN
-            per_metric = {name: nanquantile_draws(values, list(self._ci_quantiles)) for name, values in draws.items()}
+            per_metric = {name: nanquantile_draws(values, list(self._ci_quantiles), presorted=True)
+                          for name, values in draws.items()}
             return [{name: values[i] for name, values in per_metric.items()} for i in range(len(self._ci_quantiles))]
 
     @staticmethod

@@ -20,25 +20,26 @@ from ._frame_quantiles import nanquantile_draws
 __all__ = ["aggregate_bound", "aggregate_bounds"]
 
 
-def aggregate_bound(what, method, group_draws, overall_draws, q):
+def aggregate_bound(what, method, group_draws, overall_draws, q, *, presorted=False):
     """The bound at quantile ``q`` of the aggregate ``what`` (``"max"``, ``"min"``, ``"difference"``, ``"ratio"``)
     from draws of the group values ``(B, ..., G)`` and of the overall value ``(B, ...)``: the lower bound of the
-    ``1 - 2q`` interval for ``q < 1/2``, else the upper bound of the ``2q - 1`` interval.
+    ``1 - 2q`` interval for ``q < 1/2``, else the upper bound of the ``2q - 1`` interval. ``presorted``: the draws
+    come from :func:`~._frame_quantiles.sort_draws` (only each column's quantiles are read).
     """
-    return aggregate_bounds(what, method, group_draws, overall_draws, [q])[0]
+    return aggregate_bounds(what, method, group_draws, overall_draws, [q], presorted=presorted)[0]
 
 
-def aggregate_bounds(what, method, group_draws, overall_draws, quantiles):
+def aggregate_bounds(what, method, group_draws, overall_draws, quantiles, *, presorted=False):
     """``[aggregate_bound(what, method, group_draws, overall_draws, q) for q in quantiles]``, the same numbers,
-    with the draws' quantiles taken in one pass (one partition of the draws for all of them).
+    with the draws' quantiles taken in one pass (one sort of the draws for all of them, none if ``presorted``).
     """
     k = group_draws.shape[-1] + (1 if method == "to_overall" else 0)
     tails = [q if q < 0.5 else 1.0 - q for q in quantiles]
     levels = sorted({p for tail in tails for p in (tail / k, 1.0 - tail / k)})
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)                 # all-NaN cells stay NaN
-        group = dict(zip(levels, nanquantile_draws(group_draws, levels), strict=True))
-        overall = dict(zip(levels, nanquantile_draws(overall_draws, levels), strict=True))
+        group = dict(zip(levels, nanquantile_draws(group_draws, levels, presorted=presorted), strict=True))
+        overall = dict(zip(levels, nanquantile_draws(overall_draws, levels, presorted=presorted), strict=True))
         out = []
         for q, tail in zip(quantiles, tails, strict=True):
             low_p, high_p = tail / k, 1.0 - tail / k

@@ -52,7 +52,7 @@ from ..privacy._projection import project_onto_nonnegative_sum
 from ..privacy._release import noise_scale, noise_sd, release_gaussian, release_laplace
 
 __all__ = ["CONFUSION_COLUMNS", "count_cells", "n_classes", "sensitivities", "release_cells", "release_table",
-           "public_totals", "post_process", "simulate", "empty_cells_nan"]
+           "public_totals", "post_process", "simulate", "resample_counts", "empty_cells_nan"]
 
 CONFUSION_COLUMNS = ("tn", "fp", "fn", "tp")
 
@@ -205,47 +205,180 @@ def _project_counts(noisy, kind, n):
     return out
 
 
+#: Values (draws x table cells) simulated at a time: memory bounded by the table, not by ``n_boot`` times it.
+CHUNK_VALUES = 2 ** 18
+#: A cell is resampled by numpy's multinomial when the normal approximation would drop more skewness than this
+#: from one of its released counts (:func:`resample_counts`). Under noise of sd ``s`` per count the most it can drop
+#: is ``2 / (3^(3/2) s)`` (at binomial variance ``2 s^2``): 0.136 at the Laplace noise of epsilon = 1 (``s = 2
+#: sqrt(2)``), so every cell of a frame with that much noise or more is drawn normal, and cells with small counts
+#: under less noise are drawn from the multinomial.
+MAX_DROPPED_SKEWNESS = 0.14
+
+
 def simulate(table, *, kind, unit, n, scale, delta, n_boot, rng, sampling, public_predictions=False,
              weight_bound=None):
     """``n_boot`` draws of the whole estimator under the parametric model that the released ``table`` (``(C, G,
-    K)``) is the truth: rows resampled per cell (``sampling``; a multinomial of the cell's confusion shares, or for
-    regression a normal with the largest variance a mean in ``[0, 1]`` allows, ``m (1 - m)`` per row), fresh noise
-    of the public ``scale`` added, the same post-processing. Post-processing of released values only: the draws use
-    numpy's generator ``rng``, not a release mechanism.
+    K)``) is the truth, yielded in chunks ``(start, draws)``: ``draws`` holds the post-processed ``(C, G, K)``
+    tables of draws ``start, start + 1, ...``. Rows resampled per cell (``sampling``; :func:`resample_counts`, or
+    for regression a normal with the largest variance a mean in ``[0, 1]`` allows, ``m (1 - m)`` per row), fresh
+    noise of the public ``scale`` added (:func:`_noise`), the same post-processing (:func:`_post_process_draws`).
+    Post-processing of released values only: the draws use numpy generators, not a release mechanism.
+
+    A chunk holds at most :data:`CHUNK_VALUES` values (at least one draw) and draws from its own generator, seeded
+    by one of the integers drawn from ``rng`` first: the numbers depend on the seed and the table's shape only.
+    Inside, each draw is stored bins-major, ``(C, K, G)`` (a bin's groups side by side, the vectors that the
+    projections and the metrics read), and yielded as a ``(C, G, K)`` view.
 
     Weighted counts (``weight_bound = B``): the rows' weights are not released, so a cell of weight sum ``S`` is
     resampled as ``S / B`` rows of weight ``B`` -- the fewest rows, and so the widest sampling spread, that weights
     in ``[0, B]`` allow (Kish's effective size ``(sum w)^2 / sum w^2 >= S / B``): conservative intervals, no
     extra release.
     """
+    per_chunk = max(1, CHUNK_VALUES // max(table.size, 1))
+    starts = range(0, n_boot, per_chunk)
+    seeds = rng.integers(0, 2 ** 63, size=len(starts))
+    bins = np.ascontiguousarray(np.swapaxes(table, -1, -2))                     # (C, K, G)
     weighted = weight_bound is not None
     b = 1.0 if weight_bound is None else float(weight_bound)
-    if sampling:
-        base = _resample(table, kind, n_boot, rng, b)
-    else:
-        base = np.broadcast_to(table, (n_boot,) + table.shape).copy()
-    totals = public_totals(base, kind=kind, unit=unit, public_predictions=public_predictions,   # the draws' own
-                           weighted=weighted)
-    if scale > 0:
-        noise = rng.laplace(0.0, scale, base.shape) if delta == 0 else rng.normal(0.0, scale, base.shape)
-        base += noise                                          # base is a fresh array
-    return post_process(base, kind=kind, unit=unit, totals=totals, n=n, public_predictions=public_predictions,
-                        weighted=weighted)
+    options = {"kind": kind, "unit": unit, "public_predictions": public_predictions, "weighted": weighted}
+    if sampling and kind == "classification":
+        resampler = _CountResampler(bins, b, noise_sd(scale, delta) ** 2, axis=-2)
+    for start, seed in zip(starts, seeds, strict=True):
+        chunk_rng, n_draws = np.random.default_rng(int(seed)), min(per_chunk, n_boot - start)
+        if not sampling:
+            base = np.repeat(bins[None], n_draws, axis=0)
+        elif kind == "classification":
+            base = resampler.draw(n_draws, chunk_rng)
+        else:
+            base = _resample_sums(bins, n_draws, chunk_rng, b)
+        totals = _draw_totals(base, **options)                                  # the draws' own public sums
+        if scale > 0:
+            base += _noise(chunk_rng, scale, delta, base.shape)                 # base is a fresh array
+        yield start, np.swapaxes(_post_process_draws(base, totals=totals, n=n, **options), -1, -2)
 
 
-def _resample(table, kind, n_boot, rng, weight_bound=1.0):
-    if kind == "classification":
-        sizes = np.rint(table.sum(axis=-1) / weight_bound).astype(np.int64)
-        shares = np.divide(table, table.sum(axis=-1, keepdims=True), out=np.full(table.shape, 1.0 / table.shape[-1]),
-                           where=table.sum(axis=-1, keepdims=True) > 0)
-        draws = rng.multinomial(sizes, shares, size=(n_boot,) + table.shape[:-1]).astype(float)
-        return draws if weight_bound == 1.0 else draws * weight_bound
-    count = table[..., :1]
-    mean = np.divide(table[..., 1:], count, out=np.zeros(table[..., 1:].shape), where=count > 0).clip(0.0, 1.0)
+def _noise(rng, scale, delta, shape):
+    """Simulated release noise: normal of sd ``scale`` (``delta > 0``), else Laplace of scale ``scale`` drawn as
+    ``scale E`` with an independent fair sign, ``E`` standard exponential (the Laplace law exactly; a quarter of
+    :meth:`numpy.random.Generator.laplace`'s time, which takes a logarithm per draw).
+    """
+    if delta > 0:
+        return rng.normal(0.0, scale, shape)
+    noise = rng.standard_exponential(shape)
+    noise *= scale
+    signs = np.unpackbits(rng.integers(0, 256, (noise.size + 7) // 8, dtype=np.uint8), count=noise.size)
+    noise.reshape(-1).view(np.uint64)[...] ^= signs.astype(np.uint64) << np.uint64(63)      # flip the sign bit
+    return noise
+
+
+def resample_counts(table, n_draws, rng, weight_bound=1.0, noise_variance=0.0, axis=-1):
+    """``(n_draws,) + table.shape`` resampled confusion counts (the ``K`` bins of a cell along ``axis``): each
+    cell's ``m = S / B`` rows (``S`` its count, ``B`` the weight bound) redrawn with the cell's shares ``p``
+    (uniform for an empty cell), times ``B``.
+
+    Each draw has the multinomial's mean ``m p`` and covariance ``m (diag(p) - p p^T)`` and sums to ``m``. Where the
+    normal approximation is accurate for the released count -- the skewness it drops, ``v / (v + s^2)^(3/2)`` for a
+    count of binomial variance ``v = m p_k (1 - p_k)`` and release noise of variance ``s^2`` (``noise_variance /
+    B^2`` in rows), is at most :data:`MAX_DROPPED_SKEWNESS` for every count of the cell -- the draw is normal, by
+    the chain of conditional normals (:class:`_CountResampler`); elsewhere (small counts with little noise) it is
+    numpy's multinomial. Post-processing of released values only.
+    """
+    return _CountResampler(table, weight_bound, noise_variance, axis).draw(n_draws, rng)
+
+
+class _CountResampler:
+    """:func:`resample_counts` of one table, its per-cell constants computed once for every chunk of draws.
+
+    The normal draws follow the chain of conditional normals: count ``j`` is ``q_j R_j + sd_j Z_j`` -- ``R_j`` the
+    rows left after counts ``0 .. j - 1``, ``q_j = p_j / P_j`` with ``P_j = p_j + ... + p_last``, ``sd_j^2 = m P_j
+    q_j (1 - q_j)``, ``Z_j`` standard normal -- and the last count is the rest. The multinomial is the same chain of
+    binomials, with the same conditional means and mean conditional variances, so the two share their first two
+    moments (``K - 1`` normals per cell).
+    """
+
+    def __init__(self, table, weight_bound, noise_variance, axis):
+        table = np.asarray(table, dtype=float)
+        self.shape, self.axis, self.weight_bound = table.shape, axis % table.ndim, weight_bound
+        total = table.sum(axis=self.axis, keepdims=True)
+        sizes = np.rint(total / weight_bound)
+        shares = np.divide(table, total, out=np.full(table.shape, 1.0 / table.shape[self.axis]), where=total > 0)
+        variance = sizes * shares * (1.0 - shares)
+        dropped = np.divide(variance, (variance + noise_variance / weight_bound ** 2) ** 1.5,
+                            out=np.zeros(variance.shape), where=variance > 0)
+        self.exact = (dropped > MAX_DROPPED_SKEWNESS).any(axis=self.axis)
+        rest = np.flip(np.cumsum(np.flip(shares, self.axis), axis=self.axis), self.axis)        # P_j
+        quota = np.divide(shares, rest, out=np.zeros(shares.shape), where=rest > 0)
+        spread = np.sqrt(np.maximum(sizes * rest * quota * (1.0 - quota), 0.0))
+        self.sizes = np.take(sizes, 0, axis=self.axis)
+        self.quota = [np.take(quota, j, axis=self.axis) for j in range(table.shape[self.axis] - 1)]
+        self.spread = [np.take(spread, j, axis=self.axis) for j in range(table.shape[self.axis] - 1)]
+        self.exact_shares = np.moveaxis(shares, self.axis, -1)[self.exact]
+
+    def draw(self, n_draws, rng):
+        """``(n_draws,) + table.shape`` draws from ``rng``."""
+        draws = np.empty((n_draws,) + self.shape)
+        left = np.repeat(self.sizes[None], n_draws, axis=0)
+        at = (slice(None),) * (self.axis + 1)
+        for j, (quota, spread) in enumerate(zip(self.quota, self.spread, strict=True)):
+            count = rng.standard_normal(left.shape)
+            count *= spread
+            count += quota * left
+            draws[at + (j,)] = count
+            left -= count
+        draws[at + (len(self.quota),)] = left
+        if self.exact.any():
+            cells = np.moveaxis(draws, self.axis + 1, -1)                         # a (n_draws, cells..., K) view
+            cells[:, self.exact] = rng.multinomial(self.sizes[self.exact].astype(np.int64), self.exact_shares,
+                                                   size=(n_draws, len(self.exact_shares)))
+        if self.weight_bound != 1.0:
+            draws *= self.weight_bound
+        return draws
+
+
+def _resample_sums(bins, n_draws, rng, weight_bound=1.0):
+    """Regression sums ``(n_draws, C, 1 + m, G)`` from the bins-major ``(C, 1 + m, G)`` table (:func:`simulate`)."""
+    count = bins[..., :1, :]
+    mean = np.divide(bins[..., 1:, :], count, out=np.zeros(bins[..., 1:, :].shape), where=count > 0).clip(0.0, 1.0)
     sd = np.sqrt(weight_bound * count * mean * (1.0 - mean))
-    values = table[..., 1:] + sd * rng.standard_normal((n_boot,) + table[..., 1:].shape)
-    counts = np.broadcast_to(count, (n_boot,) + count.shape)
-    return np.concatenate([counts, np.clip(values, 0.0, counts)], axis=-1)
+    values = bins[..., 1:, :] + sd * rng.standard_normal((n_draws,) + bins[..., 1:, :].shape)
+    counts = np.broadcast_to(count, (n_draws,) + count.shape)
+    return np.concatenate([counts, np.clip(values, 0.0, counts)], axis=-2)
+
+
+def _draw_totals(draws, *, kind, unit, public_predictions, weighted):
+    """:func:`public_totals` of bins-major draws ``(B, C, K, G)``: the same sums, over contiguous groups."""
+    if unit != "sensitive_attribute" or weighted:
+        return None
+    if public_predictions:
+        return draws.sum(axis=-1)                                                 # (B, C, K)
+    if kind == "classification":
+        classes = math.isqrt(draws.shape[-2])
+        return draws.reshape(draws.shape[:-2] + (classes, -1)).sum(axis=-1)       # (B, C, true label)
+    return draws[..., :1, :].sum(axis=-1)
+
+
+def _post_process_draws(draws, *, kind, unit, totals, n, public_predictions, weighted):
+    """:func:`post_process` of bins-major draws ``(B, C, K, G)`` (the same projections, each onto a row of
+    contiguous values: no copies), in place.
+    """
+    b, c, k, g = draws.shape
+    counts = draws if kind == "classification" else draws[:, :, :1]
+    if weighted:
+        np.maximum(counts, 0.0, out=counts)
+    elif unit == "sensitive_attribute":
+        if kind == "classification" and not public_predictions:       # (true label) x (predicted label, group)
+            classes = math.isqrt(k)
+            rows = draws.reshape(-1, classes * g)
+        else:                                                         # (column) x (group)
+            rows = counts.reshape(-1, g)
+        projected = _project_rows(rows, totals)
+        counts[...] = projected.reshape(counts.shape)
+    else:
+        rows = counts.reshape(b, -1)
+        counts[...] = project_onto_nonnegative_sum(rows, np.broadcast_to(n, (b,))).reshape(counts.shape)
+    if kind == "regression":
+        draws[:, :, 1:] = np.minimum(np.maximum(draws[:, :, 1:], 0.0), draws[:, :, :1])   # 0 <= value sums <= count
+    return draws
 
 
 def empty_cells_nan(table, values):

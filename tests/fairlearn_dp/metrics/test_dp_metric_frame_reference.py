@@ -1,14 +1,20 @@
-"""Seeded DPMetricFrame outputs equal those recorded before the many-groups speed-up (issue 41.3).
+"""Seeded DPMetricFrame outputs equal the recorded ones: the release since before the many-groups speed-ups (issue
+41.3), the Monte-Carlo draws since the vectorised interval simulation.
 
-``data/metric_frame_reference.json`` was written by this module (``python <this file> --record``) on the code before
-the change (commit c526cd7): the released table, the values, ``noise_error_``, ``unreadable_`` and every interval,
-for small frames covering each path of the release and of the interval simulation (Laplace and Gaussian, both units,
-public predictions, control features, regression, declared classes, weights, several tables, a view of a report,
-tiny and empty groups whose draws hold NaN, no intervals). Same seed, same numbers: the released values and the
-seeded Monte-Carlo draws are compared exactly (no BLAS or solver in them), the values the metrics compute from them
-to 1e-12 (``_EXACT``).
+``data/metric_frame_reference.json`` was written by this module on the code before the first speed-up (commit
+c526cd7), for small frames covering each path of the release and of the interval simulation (Laplace and Gaussian,
+both units, public predictions, control features, regression, declared classes, weights, several tables, a view of a
+report, tiny and empty groups whose draws hold NaN, no intervals). Its release keys -- the noisy and released tables
+and the values computed from them -- must still be the same numbers: same seed, same release.
+
+The outputs of the interval draws (``noise_error_``, ``unreadable_`` and every interval) changed once, on purpose,
+when the simulation was vectorised (issue 41.3: chunks with their own seeded generators, normal draws with the
+multinomial's moments where the release noise hides the difference, Laplace noise from exponentials): they are
+compared with ``data/metric_frame_reference_draws.json``, written by ``python <this file> --record`` on that code
+(every output: its release keys equal the first file's, which a test checks).
+Seeded draws and the release are compared exactly (no BLAS or solver in them), the values the metrics compute from
+them to 1e-12 (``_EXACT``).
 """
-
 import functools
 import json
 import math
@@ -25,6 +31,9 @@ from sklearn.metrics import accuracy_score, fbeta_score, mean_absolute_error, me
 from fairlearn_dp.metrics import DPMetricFrame, DPReport, MetricFrameOptions
 
 REFERENCE = Path(__file__).parent / "data" / "metric_frame_reference.json"
+DRAWS_REFERENCE = Path(__file__).parent / "data" / "metric_frame_reference_draws.json"
+#: The outputs of the release (compared with REFERENCE); every other output comes from the draws (DRAWS_REFERENCE).
+_RELEASE_KEYS = {"noisy", "released", "by_group", "overall"}
 BINARY = {"accuracy": accuracy_score, "selection_rate": selection_rate, "tpr": true_positive_rate,
           "fpr": false_positive_rate}
 
@@ -126,7 +135,10 @@ _EXACT = {"noisy", "released", "unreadable"}
 
 @pytest.fixture(scope="module")
 def recorded():
-    return json.loads(REFERENCE.read_text())
+    release = json.loads(REFERENCE.read_text())
+    draws = json.loads(DRAWS_REFERENCE.read_text())
+    return {case: {key: (release if key in _RELEASE_KEYS else draws)[case][key] for key in release[case]}
+            for case in release}
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +157,18 @@ def test_seeded_outputs_equal_the_recorded_ones(recorded, current, case):
             np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=1e-15, err_msg=f"{case}: {key}")
 
 
-if __name__ == "__main__" and "--record" in sys.argv:
-    REFERENCE.write_text(json.dumps(_all_outputs()))
-    print(f"wrote {REFERENCE}")
+def test_the_draws_reference_was_recorded_with_the_same_releases():
+    """The draws file holds every output of its recording run: its release keys are the first file's numbers."""
+    release = json.loads(REFERENCE.read_text())
+    draws = json.loads(DRAWS_REFERENCE.read_text())
+    assert set(draws) == set(release)
+    for case, outputs in release.items():
+        assert set(draws[case]) == set(outputs), case
+        for key in _RELEASE_KEYS & set(outputs):
+            np.testing.assert_array_equal(np.asarray(draws[case][key], dtype=float),
+                                          np.asarray(outputs[key], dtype=float), err_msg=f"{case}: {key}")
+
+
+if __name__ == "__main__" and "--record" in sys.argv:     # the release keys are compared with REFERENCE, not these
+    DRAWS_REFERENCE.write_text(json.dumps(_all_outputs()))
+    print(f"wrote {DRAWS_REFERENCE}")
