@@ -349,6 +349,13 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
 
         Order: public parameters are validated and the budget is checked before the data are read; every fit of
         data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
+
+        ``X``, ``y`` and ``sensitive_features`` may be Dask arrays, DataFrames or Series (partitioned alike, with
+        ``groups`` declared) where the releases are sums over rows: ``privacy_unit="record"``, or the least-squares
+        Learner under ``"sensitive_attribute"``. The sums are computed on the workers, one pass per round, and the
+        releases equal the in-memory fit's bit for bit (integer counts, and float sums in one fixed order of blocks
+        of rows: ``_game_rows.py``). A Learner or a ``Pipeline`` that needs the rows in memory is refused before
+        the budget check.
         """
         for name in ("nu_", "max_iter_", "preprocessor_", "constant_choice_", "rows_clipped_"):
             self.__dict__.pop(name, None)

@@ -216,7 +216,12 @@ def symmetric_gram(upper):
 def _gram_upper(phi):
     """``phi^T phi``'s upper triangle, row by row, each entry a pairwise sum of the products (numpy, no BLAS)."""
     columns = np.ascontiguousarray(phi.T)
-    return np.concatenate([(columns[i:] * columns[i]).sum(axis=1) for i in range(len(columns))])
+    products = np.empty_like(columns)               # one buffer: row j - i holds column i times column j
+    upper = []
+    for i in range(len(columns)):
+        np.multiply(columns[i:], columns[i], out=products[:len(columns) - i])
+        upper.append(products[:len(columns) - i].sum(axis=1))
+    return np.concatenate(upper)
 
 
 def _statistics_block(X, y, g, *, n_groups, event_of_label, n_events, feature_map, gram, totals, norms):
