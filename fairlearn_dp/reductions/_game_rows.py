@@ -281,12 +281,14 @@ def public_feature_map(rows):
 
 
 def _scores(X, coef):
-    """``X @ coef`` column by column (one product and one sum per column, in column order): a row's score is the same
-    float wherever the row sits (BLAS may sum a row's products in another order for another shape or thread count).
+    """``X @ coef`` as each row's products summed by numpy (pairwise over the columns, a function of the row alone):
+    a row's score is the same float wherever the row sits (BLAS may sum a row's products in another order for
+    another shape or thread count). By slices of ``BLOCK_ROWS`` rows, so that the products stay small.
     """
-    scores = np.zeros(X.shape[0])
-    for j, c in enumerate(coef):
-        scores += X[:, j] * c
+    X = np.ascontiguousarray(X, dtype=float)
+    scores = np.empty(X.shape[0])
+    for start in range(0, X.shape[0], BLOCK_ROWS):
+        scores[start:start + BLOCK_ROWS] = (X[start:start + BLOCK_ROWS] * coef).sum(axis=1)
     return scores
 
 
