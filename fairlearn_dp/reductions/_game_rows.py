@@ -178,7 +178,7 @@ class DaskRows:
 
     def reduce(self, function, merge=_add):
         """The fixed tree of ``function``'s block partials: each partition's subtrees on its worker, merged in a
-        tree of tasks (``tree_reduce``); only the root reaches the client.
+        tree of tasks (``tree_reduce``); only the merged subtrees (at most one per level) reach the client.
         """
         import dask
 
