@@ -25,6 +25,7 @@ Derivation: docs/privacy_analysis/constant_fallback.md.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
@@ -123,49 +124,69 @@ def choose_against_constants(positive: ArrayLike, y: ArrayLike, *, epsilon: floa
     """
     positive = np.asarray(positive, dtype=float).ravel()
     y = np.asarray(y, dtype=float).ravel()
+    c_fp, c_fn = float(costs[0]), float(costs[1])
+    model_cost = c_fp * positive @ (1.0 - y) + c_fn * (1.0 - positive) @ y
+
+    def differences(c):
+        """``(size, mean, sd)`` of the per-row cost of constant ``c`` minus the model's."""
+        row_model = c_fp * positive * (1.0 - y) + c_fn * (1.0 - positive) * y
+        row_constant = c_fp * c * (1.0 - y) + c_fn * (1.0 - c) * y
+        difference = row_constant - row_model
+        if difference.size < 2:
+            return difference.size, 0.0, 0.0
+        return difference.size, float(np.mean(difference)), float(np.std(difference, ddof=1))
+
+    return choose_on_sums(model_cost, float(y.sum()), y.size, differences, epsilon=epsilon,
+                          error_parity=error_parity, costs=costs, public=public, random_state=random_state)
+
+
+def choose_on_sums(model_cost: float, n_positive: float, n: int, differences: Callable[[float], tuple],
+                   *, epsilon: float, error_parity: bool = False, costs: tuple[float, float] = (1.0, 1.0),
+                   public: bool = False, random_state: int | np.random.RandomState | None = None) -> ConstantChoice:
+    """:func:`choose_against_constants` from sums over the training rows: the model's training cost ``model_cost``,
+    the ``n_positive`` label-1 rows of ``n``, and ``differences(c)``, the ``(size, mean, sd)`` (``ddof=1``) of the
+    per-row cost of the constant ``c`` minus the model's (read by the exact choice only, for the best constant).
+    A fit that sums over its rows elsewhere (on Dask workers) chooses with the same mechanism and draws.
+    """
     constants = fair_constants(error_parity)
     c_fp, c_fn = float(costs[0]), float(costs[1])
     probabilities = np.concatenate([[np.nan], np.asarray(constants)])
     candidates = ("fitted",) + tuple(f"constant {c:g}" for c in constants)
     cost = np.empty(len(candidates))
-    cost[0] = c_fp * positive @ (1.0 - y) + c_fn * (1.0 - positive) @ y
-    n_positive = float(y.sum())
+    cost[0] = model_cost
     for i, c in enumerate(constants, start=1):
-        cost[i] = c_fp * c * (y.size - n_positive) + c_fn * (1.0 - c) * n_positive
-    n = max(y.size, 1)
+        cost[i] = c_fp * c * (n - n_positive) + c_fn * (1.0 - c) * n_positive
     if public:
-        index = _exact_choice(positive, y, constants, cost, c_fp, c_fn)
+        index = _exact_choice(n, constants, cost, differences)
         spent, bound = 0.0, 0.0
     else:
         sensitivity = max(c_fp, c_fn)
         index = exponential_mechanism(cost, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state)
         spent = float(epsilon)
         bound = exponential_mechanism_excess_cost(len(candidates), epsilon=epsilon, sensitivity=sensitivity,
-                                                  probability=SELECTION_BETA) / n
+                                                  probability=SELECTION_BETA) / max(n, 1)
     if index == 0:
         return ConstantChoice("fitted", None, spent, bound, SELECTION_BETA, candidates)
     return ConstantChoice("constant", float(probabilities[index]), spent, bound, SELECTION_BETA, candidates)
 
 
-def _exact_choice(positive, y, constants, cost, c_fp, c_fn):
+def _exact_choice(n, constants, cost, differences):
     """Index of the exact choice on public costs: the fitted model (0) only when a one-sided paired test at level
     :data:`SELECTION_BETA` says it is more accurate than the best constant, else that constant.
 
     The training rows are a sample: a fitted model that beats the best constant on them by less than their sampling
     error is, on new rows, as likely to lose. So the per-row cost differences ``d_i`` (the best constant's cost minus
-    the model's on row ``i``) must have a mean above ``z sd(d) / sqrt(n)``, ``z`` the ``1 - beta`` normal quantile.
-    A function of public values (X, y and the released model) only. Ties go to a constant (exactly fair).
+    the model's on row ``i``; ``differences(c)``: their size, mean and sd) must have a mean above
+    ``z sd(d) / sqrt(n)``, ``z`` the ``1 - beta`` normal quantile. A function of public values (X, y and the
+    released model) only. Ties go to a constant (exactly fair).
     """
-    best = 1 + int(np.flatnonzero(cost[1:] <= cost[1:].min() + 1e-9 * max(y.size, 1))[-1])
-    c = constants[best - 1]
-    row_model = c_fp * positive * (1.0 - y) + c_fn * (1.0 - positive) * y
-    row_constant = c_fp * c * (1.0 - y) + c_fn * (1.0 - c) * y
-    difference = row_constant - row_model
-    if difference.size < 2:
+    best = 1 + int(np.flatnonzero(cost[1:] <= cost[1:].min() + 1e-9 * max(n, 1))[-1])
+    size, mean, sd = differences(constants[best - 1])
+    if size < 2:
         return best
     z = NormalDist().inv_cdf(1.0 - SELECTION_BETA)
-    margin = z * float(np.std(difference, ddof=1)) / math.sqrt(difference.size)
-    return 0 if float(np.mean(difference)) > max(margin, 1e-12) else best
+    margin = z * sd / math.sqrt(size)
+    return 0 if mean > max(margin, 1e-12) else best
 
 
 def selection_error_bound(n_rows: int, epsilon: float, *, error_parity: bool = False,

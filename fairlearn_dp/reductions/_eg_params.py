@@ -26,9 +26,11 @@ from fairlearn.reductions import (
     TruePositiveRateParity,
 )
 
+from .._utils._dask import is_dask_input
 from .._utils._features import warn_sensitive_columns_in_X
 from .._utils._fit_order import PrivateFitMixin
 from .._utils._row_bounds import feature_reach, resolve_row_norm_bound, warn_loose_row_norm_bound
+from .._utils._rows import n_rows
 from .._utils._validation import (
     as_group_vector,
     as_numeric_values,
@@ -48,6 +50,7 @@ from .._utils._validation import (
     value_errors,
 )
 from .._utils._withheld import call_withheld
+from ..postprocessing._counting import check_layout, require_declared_groups
 from ..privacy import PrivacySpend
 from ..privacy._selection import selection_split
 from ._objective import objective_costs
@@ -153,6 +156,26 @@ def check_statistics_game_options(value, name="options"):
     return value
 
 
+def checked_rows(X, y, *, allow_empty=False):
+    """``(X, y)`` as a float matrix and 0/1 integer labels, after the domain checks of the data (types, NaN, lengths,
+    binary labels; messages carry no value). ``allow_empty``: a Dask partition may hold no row.
+    """
+    # The conversion's message could quote a value of the private data: withheld (no chained exception).
+    values = as_numeric_values(X)                     # pandas' missing values (pd.NA) read as NaN, refused below
+    values = values.to_numpy() if hasattr(values, "to_numpy") else values
+    X_arr = call_withheld(np.asarray, values, dtype=float, replace=(
+        ((TypeError, ValueError, OverflowError), TypeError("X must be numeric (finite floats).")),))
+    if X_arr.ndim != 2 or (X_arr.shape[0] == 0 and not allow_empty):
+        raise ValueError("X must be a non-empty 2-D array.")
+    if not np.all(np.isfinite(X_arr)):
+        raise ValueError("X contains NaN or infinite values.")
+    n = X_arr.shape[0]
+    y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
+    if y_arr.size != n:
+        raise ValueError(f"y has {y_arr.size} rows but X has {n} (length mismatch).")
+    return X_arr, check_binary_labels(y_arr, "y").astype(int)
+
+
 class _GameParams(PrivateFitMixin):
     """What the two exponentiated-gradient estimators share before and while they read the data (a mixin: it reads
     the estimator's ``constraints``, ``privacy_unit`` and ``groups``): the constraint's checks, the domain checks of
@@ -180,18 +203,9 @@ class _GameParams(PrivateFitMixin):
 
     def _load(self, X, y, sensitive_features, *, private=True):
         """Domain checks only (types, NaN, lengths, binary labels, declared groups); messages carry no counts."""
-        # The conversion's message could quote a value of the private data: withheld (no chained exception).
-        values = as_numeric_values(X)                 # pandas' missing values (pd.NA) read as NaN, refused below
-        values = values.to_numpy() if hasattr(values, "to_numpy") else values
-        X_arr = call_withheld(np.asarray, values, dtype=float, replace=(
-            ((TypeError, ValueError, OverflowError), TypeError("X must be numeric (finite floats).")),))
-        if X_arr.ndim != 2 or X_arr.shape[0] == 0:
-            raise ValueError("X must be a non-empty 2-D array.")
-        if not np.all(np.isfinite(X_arr)):
-            raise ValueError("X contains NaN or infinite values.")
+        check_rows_alike([("X", X), ("y", y)], required=("y",))
+        X_arr, y_arr = checked_rows(X, y)
         n = X_arr.shape[0]
-        check_rows_alike([("X", X_arr), ("y", y)], required=("y",))
-        y_arr = check_binary_labels(y, "y").astype(int)
         group_vector = as_group_vector(sensitive_features, n, groups=self.groups)
         groups = resolve_groups(self.groups, group_vector, estimator_name=type(self).__name__, private=private)
         group_index = encode_groups(group_vector, groups)
@@ -219,6 +233,9 @@ class _ExponentiatedGradientParams(_GameParams):
     #: own arguments (eps, max_iter, nu, eta0, run_linprog_step, sample_weight_name, constraints, objective,
     #: estimator) are checked by the private paths only (``_check_params_together``): on Fairlearn's path
     #: (``epsilon=inf`` with an estimator) Fairlearn's ``fit`` checks them, with its own errors and messages.
+    #: Whether Dask inputs are read on the workers (:mod:`._game_rows`); otherwise they are read in memory.
+    _fits_dask = False
+
     _public_parameter_checks = {
         "epsilon": check_epsilon,
         "delta": check_delta,
@@ -255,6 +272,8 @@ class _ExponentiatedGradientParams(_GameParams):
         Fairlearn-only keyword arguments, and the row bounds from ``X``'s shape and published metadata.
         """
         epsilon, delta, oracle = resolved
+        if self._fits_dask and is_dask_input(X, y, sensitive_features):
+            self._check_dask_inputs(oracle, X, y, sensitive_features)
         if oracle == "estimator":
             return resolved
         check_rows_alike([("X", X), ("y", y), ("sensitive_features", sensitive_features)],
@@ -268,6 +287,34 @@ class _ExponentiatedGradientParams(_GameParams):
                                         "records.")
         self._check_row_bound_before_the_budget(X)
         return resolved
+
+    def _check_dask_inputs(self, oracle, X, y, sensitive_features):
+        """Dask inputs, before the budget (types and layout only): the statistics game with the least-squares Learner
+        reads the rows only through sums, computed on the workers (:mod:`._game_rows`); a Learner or a preprocessing
+        fitted on the rows needs them in memory and is refused, saying what to pass instead.
+        """
+        in_memory = " Or compute the inputs (X.compute(), ...) and fit in memory."
+        if oracle == "estimator":
+            raise ValueError("Dask inputs: epsilon=inf with an estimator runs Fairlearn's own ExponentiatedGradient, "
+                             "which fits the estimator on the rows in memory. Pass options=StatisticsGameOptions("
+                             "oracle='least_squares') to play the game without noise on the Dask workers." + in_memory)
+        if oracle == "weighted_estimator":
+            raise ValueError("Dask inputs: under privacy_unit='sensitive_attribute' the estimator is the Learner and "
+                             "is fitted on the rows every round, which needs them in memory. Pass estimator=None (or "
+                             "options=StatisticsGameOptions(oracle='least_squares')): the least-squares Learner reads "
+                             "the rows only through sums computed on the workers." + in_memory)
+        if pipeline_parts(self.estimator, self.sample_weight_name, record=self.privacy_unit == "record") is not None:
+            raise ValueError("Dask inputs: a Pipeline's preprocessing is applied to the rows in memory. Apply it to the "
+                             "Dask collection first (e.g. X.map_partitions(preprocessing.transform)) and pass "
+                             "estimator=None." + in_memory)
+        require_declared_groups(self.groups)
+        if y is None:
+            raise ValueError("y is required: binary labels 0/1.")
+        if getattr(X, "ndim", 2) != 2:
+            raise ValueError("X must be a non-empty 2-D array.")
+        check_layout(X, y, sensitive_features)      # all Dask, partitioned alike, known chunk sizes
+        if isinstance(n_rows(X), int) and n_rows(X) == 0:
+            raise ValueError("X must be a non-empty 2-D array.")
 
     def _resolve_oracle(self, epsilon):
         """The algorithm and its Learner, from ``options.oracle``, ``estimator``, ``privacy_unit`` and ``epsilon`` (all

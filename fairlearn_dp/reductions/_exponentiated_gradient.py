@@ -29,13 +29,14 @@ from .._utils._fit_support import (
     warn_if_constant_output,
 )
 from .._utils._rows import clip_rows
+from .._utils._validation import resolve_groups
 from ..exceptions import FairnessWarning, UtilityWarning, warn
 from ..postprocessing._dask_predict import pmf_predict_dask, predict_dask
 from ..postprocessing._inputs import light_copy
 from ..privacy import PrivacySpend
 from ..privacy._accountant import charge
 from ..privacy._random import check_random_state, release_random_state
-from ..privacy._selection import choose_against_constants, no_choice
+from ..privacy._selection import choose_against_constants, choose_on_sums, fair_constants, no_choice
 from ._eg_params import (
     _EVENT_LABELS,
     _FAIRLEARN_EPS,
@@ -48,6 +49,7 @@ from ._eg_params import (
     _moment_events,
 )
 from ._game_mixture import released_positive_rate
+from ._game_rows import DaskRows, InMemoryRows, mixture_sums, public_feature_map
 from ._objective import objective_costs
 from ._pipeline import game_estimator, pipeline_pmf
 from ._public_features import PublicFeatureMap
@@ -298,6 +300,8 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
     True
     """
 
+    _fits_dask = True
+
     def __init__(self, estimator: Any = None, constraints: Moment | None = None, *, objective: Moment | None = None,
                  eps: float = _FAIRLEARN_EPS, max_iter: int | None = None, nu: float | None = None,
                  eta0: float = _FAIRLEARN_ETA0, run_linprog_step: bool | str = "auto",
@@ -345,6 +349,13 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
 
         Order: public parameters are validated and the budget is checked before the data are read; every fit of
         data inside the domain then succeeds (see Privacy). A fit that raises leaves the estimator as it was.
+
+        ``X``, ``y`` and ``sensitive_features`` may be Dask arrays, DataFrames or Series (partitioned alike, with
+        ``groups`` declared) where the releases are sums over rows: ``privacy_unit="record"``, or the least-squares
+        Learner under ``"sensitive_attribute"``. The sums are computed on the workers, one pass per round, and the
+        releases equal the in-memory fit's bit for bit (integer counts, and float sums in one fixed order of blocks
+        of rows: ``_game_rows.py``). A Learner or a ``Pipeline`` that needs the rows in memory is refused before
+        the budget check.
         """
         for name in ("nu_", "max_iter_", "preprocessor_", "constant_choice_", "rows_clipped_"):
             self.__dict__.pop(name, None)
@@ -369,53 +380,69 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
                  "least-squares cost oracle on released statistics (oracle_='least_squares'). With "
                  "privacy_unit='sensitive_attribute' (X and y public) the estimator itself is the Learner.",
                  UtilityWarning)
-        game_input, X_arr, y_arr, group_index, groups, row_norm, feature_map = self._game_rows(
-            X, y, sensitive_features, private, record)
-        n, d = X_arr.shape
-        rng = release_random_state(self.random_state)
+        game_input, rows, groups, row_norm, feature_map = self._game_rows(X, y, sensitive_features, private, record)
         events = _moment_events(self.constraints)
-        event_index = _event_index(self.constraints, y_arr)
+        rng = release_random_state(self.random_state)
         options = self._options()
         B = 1.0 / float(self.eps)
         T = int(self.max_iter) if self.max_iter is not None else _FAIRLEARN_MAX_ITER
         eta = float(self.eta0) / B
+        # Built on the rows: one pass reads the exact statistics (under "sensitive_attribute" also the bound on
+        # ||z||, read off the public z: row_norm None).
         game = StatisticsGame(
-            X=X_arr, y=y_arr, group_index=group_index, event_index=event_index, n_events=len(events),
+            rows=rows, event_of_label=_event_index(self.constraints, np.array([0, 1])), n_events=len(events),
             n_groups=len(groups), error_parity=isinstance(self.constraints, ErrorRateParity), record=record,
             row_norm=row_norm, epsilon=self._game_epsilon(epsilon), delta=delta,
             statistics_fraction=float(options.statistics_fraction),
             n_rounds=T, bound=float(self.constraints.eps), B=B, eta=eta, ridge=options.ridge,
             estimator=game_input.learner if oracle == "weighted_estimator" else None,
-            sample_weight_name=game_input.weight_name, rng=rng, feature_map=None if record else feature_map,
+            sample_weight_name=game_input.weight_name, rng=rng, feature_map=feature_map,
             costs=objective_costs(self.objective, allow_costs=True))
         spent = PrivacySpend(epsilon, delta) if private else PrivacySpend(math.inf, 0.0)
         charged = []
         # The whole spend is charged once the statistics are released: the Learner (the user's estimator under
         # "sensitive_attribute") is fitted on weights derived from them, so its failure or warning is a release too
         # and costs what the fit costs (a fit that raises from there on stays charged).
-        game.play(_EVENT_LABELS[_moment_events(self.constraints)], linprog_step=self._linprog_step(private, oracle),
+        game.play(_EVENT_LABELS[events], linprog_step=self._linprog_step(private, oracle),
                   after_release=lambda: charged.append(charge(self.accountant, spent)))
 
+        row_norm = game.row_norm
         self._set_game_attributes(game, events, groups, record, private, T, eta, B, oracle, row_norm)
-        self.n_features_in_ = d
         # A Pipeline: predictors_ are pipelines on the raw X (as Fairlearn's) and preprocessor_ its preprocessing.
         self.preprocessor_, self.predictors_, self.n_features_in_ = game_input.fitted_attributes(
-            game.plays_, d, clip_bound=row_norm if record else None)
-        # The last release: Q on the game's rows (the preprocessed, and under "record" clipped, training rows) against
-        # the fair constants, after the game's releases and from the same random stream.
-        self.constant_choice_ = no_choice()
-        if private:
-            positive = sum((w * np.asarray(h.predict(X_arr), dtype=float).ravel()
-                            for h, w in zip(game.plays_, game.q_, strict=False) if w > 0), np.zeros(n))
-            self.constant_choice_ = self._choose_against_constants(positive, y_arr, epsilon, rng)
+            game.plays_, rows.d, clip_bound=row_norm if record else None)
+        self.constant_choice_, rate = self._final_choice(game, epsilon, rng) if private else (no_choice(), None)
         self.privacy_spent_ = charged[0]                # charged before any warning (one may be an error)
-        self._warn_after_game(game, groups, private, record, n, positive if private else None)
+        self._warn_after_game(game, groups, private, record, rows.n, rate)
         return self
 
-    def _warn_after_game(self, game, groups, private, record, n, positive):
+    def _final_choice(self, game, epsilon, rng):
+        """The last release: Q on the game's rows (the preprocessed, and under ``"record"`` clipped, training rows)
+        against the fair constants, after the game's releases and from the same random stream; and Q's positive
+        rate on the rows (public under ``"sensitive_attribute"``, for its warning). The least-squares Learner's
+        plays are summed over the rows in one pass (:func:`~._game_rows.mixture_sums`), the estimator's predict on
+        the rows in memory.
+        """
+        rows = game.rows
+        if not game.least_squares:
+            positive = sum((w * np.asarray(h.predict(rows.X), dtype=float).ravel()
+                            for h, w in zip(game.plays_, game.q_, strict=False) if w > 0), np.zeros(rows.n))
+            return self._choose_against_constants(positive, rows.y, epsilon, rng), float(np.mean(positive))
+        costs = self._objective_costs()
+        sums = mixture_sums(rows, game.plays_, game.q_, costs=costs,
+                            constants=fair_constants(isinstance(self.constraints, ErrorRateParity)))
+        record = self.privacy_unit == "record"
+        choice = choose_on_sums(
+            costs[0] * sums.false_positive + costs[1] * sums.false_negative, float(game.exact.label_counts[1].sum()),
+            rows.n, sums.differences.__getitem__, epsilon=epsilon - self._game_epsilon(epsilon) if record else 0.0,
+            public=not record, error_parity=isinstance(self.constraints, ErrorRateParity), random_state=rng,
+            costs=costs)
+        return choice, sums.positive / rows.n
+
+    def _warn_after_game(self, game, groups, private, record, n, rate):
         """The fit's warnings on released values, after the charge: groups the game could not enforce or enforced
         loosely, a constant chosen, a constant output (from the released round sums under ``"record"``, else from
-        the predictions on the public X, ``positive``).
+        the predictions on the public X, ``rate``).
         """
         if private:
             for message in game.reliability_warnings(type(self).__name__, groups):
@@ -425,34 +452,42 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
             rate, sd = released_positive_rate(game.round_sums_, game.q_, n, game.sigma_round)
             self._warn_if_constant_output(rate, noise_sd=sd, source="released per-round sums of its plays")
         elif private:
-            self._warn_if_constant_output(float(np.mean(positive)), source="its predictions on the public X")
+            self._warn_if_constant_output(rate, source="its predictions on the public X")
 
     def _game_rows(self, X, y, sensitive_features, private, record):
-        """The game's rows: the Pipeline's public preprocessing applied, the labels and group indices read, and the
-        public row-norm bound (under ``"record"`` rows are clipped onto it; under ``"sensitive_attribute"`` it is read
-        off the public rescaling of X, whose feature map is returned).
+        """The game's rows (:mod:`._game_rows`: in memory, or on Dask, converted partition by partition on the
+        workers), the Pipeline's public preprocessing applied, the labels and group indices read; under ``"record"``
+        the public row-norm bound (rows are clipped onto it), under ``"sensitive_attribute"`` the public feature map
+        of ``X`` (the bound on ``||z||`` is read with the statistics).
         """
         # A Pipeline: its preprocessing, fitted once (public under "record"), gives the game's features.
         game_input = game_estimator(self.estimator, self.sample_weight_name, X, y, record=record)
-        X_arr, y_arr, group_index, groups = self._load(game_input.features, y, sensitive_features, private=private)
-        d = X_arr.shape[1]
-        feature_map = None
-        if record:
-            # The public row-norm bound: rows beyond it are scaled back onto it, silently (a warning would say
-            # whether some private row exceeds it).
-            row_norm = self._record_row_norm(game_input.features, d, private, game_input.preprocessing)
-            X_arr = clip_rows(X_arr, row_norm)
+        row_norm = None
+        if self._fits_dask and is_dask_input(X, y, sensitive_features):   # layout, groups, Learner: checked already
+            d = int(X.shape[1])
+            if record:
+                row_norm = self._record_row_norm(X, d, private)
+            rows = DaskRows(X, y, sensitive_features, groups=self.groups, clip_bound=row_norm, n_features=d)
+            groups = resolve_groups(self.groups, None, estimator_name=type(self).__name__, private=private)
         else:
-            # X is public under this relation: the bound is read off it (and row_norm_bound, if given, must hold).
-            observed = float(np.linalg.norm(X_arr, axis=1).max())
-            if self.row_norm_bound is not None and observed > self.row_norm_bound * (1 + 1e-12):
-                raise ValueError("row_norm_bound: a row of X (public under privacy_unit='sensitive_attribute') "
-                                 "has a larger L2 norm.")
-            # The statistics are released of the public rescaling z of X (a function of the public X only, see
-            # _public_features.py); their sensitivity uses the bound on ||z||, read off the public z.
-            feature_map = PublicFeatureMap.from_public(X_arr)
-            row_norm = float(np.linalg.norm(feature_map.transform(X_arr), axis=1).max())
-        return game_input, X_arr, y_arr, group_index, groups, row_norm, feature_map
+            X_arr, y_arr, group_index, groups = self._load(game_input.features, y, sensitive_features, private=private)
+            if record:
+                # The public row-norm bound: rows beyond it are scaled back onto it, silently (a warning would say
+                # whether some private row exceeds it).
+                row_norm = self._record_row_norm(game_input.features, X_arr.shape[1], private, game_input.preprocessing)
+                X_arr = clip_rows(np.ascontiguousarray(X_arr), row_norm)
+            rows = InMemoryRows(X_arr, y_arr, group_index)
+        return game_input, rows, groups, row_norm, None if record else self._public_feature_map(rows)
+
+    def _public_feature_map(self, rows):
+        """Under ``"sensitive_attribute"`` (X public): the public rescaling ``z`` of X whose statistics are released
+        (:mod:`._public_features`), read off X in two passes; ``row_norm_bound``, if given, must hold on X.
+        """
+        observed, center, deviation = public_feature_map(rows)
+        if self.row_norm_bound is not None and observed > self.row_norm_bound * (1 + 1e-12):
+            raise ValueError("row_norm_bound: a row of X (public under privacy_unit='sensitive_attribute') "
+                             "has a larger L2 norm.")
+        return PublicFeatureMap.from_column_statistics(center, deviation)
 
     def _set_game_attributes(self, game, events, groups, record, private, T, eta, B, oracle, row_norm):
         """Fairlearn's fitted attributes and the game's released values and noise, from the played game."""

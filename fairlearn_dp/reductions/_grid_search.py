@@ -339,6 +339,7 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
 
     # The game's rows (Pipeline preprocessing, labels, groups, row bound): DPExponentiatedGradient's, reused.
     _game_rows = DPExponentiatedGradient._game_rows
+    _public_feature_map = DPExponentiatedGradient._public_feature_map
     _predict_rows = DPExponentiatedGradient._predict_rows
 
     # ------------------------------------------------------------------------------------------ fit
@@ -372,19 +373,19 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
             warn("privacy_unit='record': the estimator is never fitted on the private records; the best responses "
                  "are the least-squares cost oracle's on released statistics (oracle_='least_squares').",
                  UtilityWarning)
-        game_input, X_arr, y_arr, group_index, groups, row_norm, feature_map = self._game_rows(
-            X, y, sensitive_features, private, record)
+        game_input, rows, groups, row_norm, feature_map = self._game_rows(X, y, sensitive_features, private, record)
         grid, multipliers = checked_grid if checked_grid is not None else self._lagrange_grid(groups)
         events = _moment_events(self.constraints)
         rng = release_random_state(self.random_state)
         game = StatisticsGame(
-            X=X_arr, y=y_arr, group_index=group_index, event_index=_event_index(self.constraints, y_arr),
+            rows=rows, event_of_label=_event_index(self.constraints, np.array([0, 1])),
             n_events=len(events), n_groups=len(groups), error_parity=isinstance(self.constraints, ErrorRateParity),
             record=record, row_norm=row_norm, epsilon=self._game_epsilon(epsilon), delta=delta,
             statistics_fraction=float(self._options().statistics_fraction), n_rounds=len(multipliers),
             bound=float(self.constraints.eps), B=float(self.grid_limit), eta=0.0, ridge=None,
             estimator=game_input.learner if oracle == "weighted_estimator" else None,
-            sample_weight_name=game_input.weight_name, rng=rng, feature_map=None if record else feature_map)
+            sample_weight_name=game_input.weight_name, rng=rng, feature_map=feature_map)
+        row_norm = game.row_norm
         game.start(_EVENT_LABELS[events])          # the first release
         # The whole spend is charged once the first release is drawn: the best responses (the user's estimator under
         # "sensitive_attribute") are fitted on weights derived from it, so a failure or a warning of theirs is a
@@ -396,10 +397,10 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         self.best_idx_ = int(np.argmin(losses))     # Fairlearn's rule on released values: post-processing
         self._set_search_attributes(game, grid, events, groups, sums, oracle, row_norm, record, private)
         self.preprocessor_, self.predictors_, self.n_features_in_ = game_input.fitted_attributes(
-            plays, X_arr.shape[1], clip_bound=row_norm if record else None)
+            plays, rows.d, clip_bound=row_norm if record else None)
         self.constant_choice_ = no_choice()
         if private:                                  # the last release, from the same stream
-            self.constant_choice_ = self._choose_against_constants(predictions[self.best_idx_], y_arr, epsilon, rng)
+            self.constant_choice_ = self._choose_against_constants(predictions[self.best_idx_], rows.y, epsilon, rng)
         self.privacy_spent_ = spent
         if private:
             self._warn_after_search(game, groups, record, predictions[self.best_idx_], sums[self.best_idx_])
@@ -412,8 +413,11 @@ class DPGridSearch(_GameClassifier, _GridSearchParams, _FairlearnGridSearch):
         plays, sums, predictions, errors, gammas = [], [], [], [], []
         for lam_prime in multipliers:
             h, predicted = game.best_response(lam_prime)
-            released = game.release_round(predicted)
-            gamma, error = game.violations(released, predicted)
+            if predicted is None:                   # the least-squares Learner's play, on the rows in memory
+                predicted = h.predict(game.X).astype(float)
+            round_sums = game.round_sums(h, predicted)
+            released = game.release_round(round_sums.cells)
+            gamma, error = game.violations(released, round_sums)
             plays.append(h)
             sums.append(released)
             predictions.append(predicted)

@@ -46,7 +46,14 @@ class PublicFeatureMap:
         deviation, so that every coordinate of ``z`` lies in ``[-1, 1]``.
         """
         center = X.mean(axis=0)
-        scale = np.abs(X - center).max(axis=0)
+        return cls.from_column_statistics(center, np.abs(X - center).max(axis=0))
+
+    @classmethod
+    def from_column_statistics(cls, center: np.ndarray, deviation: np.ndarray) -> PublicFeatureMap:
+        """The map of public features with column means ``center`` and largest deviations ``|x - center|``
+        ``deviation`` (read off them elsewhere, e.g. on Dask workers: :mod:`._game_rows`).
+        """
+        scale = np.array(deviation, dtype=float)
         scale[~(scale > 0)] = 1.0                   # a constant column maps to 0
         return cls(center, scale)
 

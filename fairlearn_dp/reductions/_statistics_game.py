@@ -20,6 +20,7 @@ budget): docs/privacy_analysis/statistics_game.md.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import clone
@@ -31,6 +32,7 @@ from ..privacy._release import release_gaussian
 from ..privacy._zcdp import zcdp_gaussian_sigma
 from ._direction_reliability import direction_noise_variance, direction_reliability
 from ._game_mixture import _calibrate_violations, _mixture_lp
+from ._game_rows import exact_statistics, play_counts, symmetric_gram
 from ._hypotheses import LinearThresholdClassifier
 
 __all__ = ["StatisticsGame", "label_cell_sensitivity", "attribute_sensitivities", "gram_sensitivity",
@@ -96,93 +98,128 @@ def round_sensitivity():
     return math.sqrt(2.0)
 
 
+class RoundSums(NamedTuple):
+    """The exact sums a round reads of the rows: ``cells``, the release cells' sums of the play's predictions; under
+    ``"sensitive_attribute"`` (public X, y and play) also ``event_means``, per event the mean of the constraint's
+    value, and ``error``, the play's training cost per row.
+    """
+
+    cells: np.ndarray
+    event_means: np.ndarray | None
+    error: float | None
+
+
 class StatisticsGame:
     """One fit of the game (see the module docstring). Built by :class:`DPExponentiatedGradient`; not public.
 
-    Parameters are resolved values: ``X`` (clipped to the public row norm under ``"record"``), ``y`` (0/1),
-    ``group_index``, ``events`` (per row, -1 outside every event), ``n_events``, ``n_groups``, ``error_parity``.
+    Parameters are resolved values: ``rows`` (:mod:`._game_rows`: ``X`` clipped to the public row norm under
+    ``"record"``, ``y`` 0/1, the group indices; in memory or on Dask), ``event_of_label`` (each label's event, -1:
+    none), ``n_events``, ``n_groups``, ``error_parity``; ``row_norm`` None under ``"sensitive_attribute"``: the
+    largest ``||z||``, read with the statistics. The game reads its exact statistics when it is built (one pass over
+    the rows, :func:`~._game_rows.exact_statistics`); the least-squares Learner reads the rows only through
+    :mod:`._game_rows`' sums, the estimator Learner in memory.
     """
 
-    def __init__(self, *, X, y, group_index, event_index, n_events, n_groups, error_parity, record, row_norm,
+    def __init__(self, *, rows, event_of_label, n_events, n_groups, error_parity, record, row_norm,
                  epsilon, delta, statistics_fraction, n_rounds, bound, B, eta, ridge, estimator,
                  sample_weight_name, rng, feature_map=None, costs=(1.0, 1.0)):
-        self.X, self.y, self.g = X, y, group_index
+        self.rows = rows
         # costs: the objective's public (c_FP, c_FN) (Fairlearn's ErrorRate(costs=...)); the cost of predicting 1
         # for row i is c_FP (1 - y_i) - c_FN y_i (unit costs: 1 - 2 y_i). It weighs released values only.
         self.fp_cost, self.fn_cost = float(costs[0]), float(costs[1])
-        self.objective_cost = self.fp_cost * (1.0 - y) - self.fn_cost * y
-        self.ev, self.E, self.G = event_index, n_events, n_groups
+        self.event_of_label, self.E, self.G = np.asarray(event_of_label, dtype=np.intp), n_events, n_groups
         self.error_parity, self.record = error_parity, record
-        self.n, self.d = X.shape
+        self.n, self.d = rows.n, rows.d
         self.T, self.bound, self.B, self.eta = n_rounds, bound, B, eta
         self.estimator, self.sample_weight_name, self.rng = estimator, sample_weight_name, rng
         self.private = math.isfinite(epsilon)
         # feature_map (public X only, "sensitive_attribute"): the released statistics are of z = map(x), see
         # :mod:`._public_features`; row_norm is then the bound on ||z||. The estimator still sees the raw X.
         self.feature_map = feature_map
-        self.phi = np.column_stack([X if feature_map is None else feature_map.transform(X), np.ones(self.n)])
-        self._set_release_cells(y, group_index, event_index, n_groups, error_parity, record)
-        if self.private:
-            # The budget splits (privacy core): rho_stats for the statistics, rho_round for each round; rho_stats
-            # over the statistics' releases (rho_statistics, rho_counts, rho_gram).
-            self.rho_stats, self.rho_round = statistics_game_split(epsilon, delta, statistics_fraction, n_rounds)
-            self.rho_statistics, self.rho_counts, self.rho_gram = statistics_release_split(
-                self.rho_stats, record=record, count_share=COUNT_SHARE)
-            self.sensitivity = {"round_l2": round_sensitivity()}
-            if record:
-                # S (features and count together) and the Gram matrix, each with half of rho_stats.
-                self.sensitivity["statistics_l2"] = label_cell_sensitivity(row_norm, record=True)
-                self.sensitivity["gram_l2"] = gram_sensitivity(row_norm, self.d)
-                self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_statistics)
-                self.sigma_counts = self.sigma_stats
-                self.sigma_gram = zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_gram)
-            else:
-                # The feature sums and the cell counts are two Gaussian releases, the counts with COUNT_SHARE of
-                # rho_stats (one release of [z, 1] would give them 1 / (C^2 + 1) of it: every estimated rate is a
-                # ratio to a released count, whose relative error then biased each rate alike in every round).
-                self.sensitivity["statistics_l2"], self.sensitivity["counts_l2"] = attribute_sensitivities(row_norm)
-                # A public z of norm 0 (constant features) makes the feature sums 0 on every dataset: no noise.
-                self.sigma_stats = (zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_statistics)
-                                    if self.sensitivity["statistics_l2"] > 0 else 0.0)
-                self.sigma_counts = zcdp_gaussian_sigma(self.sensitivity["counts_l2"], self.rho_counts)
-                self.sigma_gram = 0.0
-            self.sigma_round = zcdp_gaussian_sigma(self.sensitivity["round_l2"], self.rho_round)
-        else:
+        self._set_release_cells(error_parity, record)
+        if rows.in_memory:
+            self._read_rows()
+        # One pass over the rows: the exact statistics of the release and what the least-squares Learner reads.
+        self.exact = exact_statistics(
+            rows, n_groups=n_groups, event_of_label=self.event_of_label if self.event_cells else None,
+            n_events=n_events, feature_map=feature_map, gram=self.least_squares,
+            totals=self.least_squares and not record, norms=row_norm is None)
+        self.row_norm = self.exact.max_norm if row_norm is None else float(row_norm)
+        self._set_noise(epsilon, delta, statistics_fraction)
+        self.ridge = None if ridge is None else float(ridge)      # None: set from the noise after the release
+
+    def _set_noise(self, epsilon, delta, statistics_fraction):
+        """The budget splits, sensitivities and Gaussian noise scales of the releases (public)."""
+        if not self.private:
             self.rho_stats = self.rho_round = self.rho_counts = math.inf
             self.rho_statistics = self.rho_gram = math.inf
             self.sensitivity = {}
             self.sigma_stats = self.sigma_round = self.sigma_gram = self.sigma_counts = 0.0
-        self.ridge = None if ridge is None else float(ridge)      # None: set from the noise after the release
+            return
+        # The budget splits (privacy core): rho_stats for the statistics, rho_round for each round; rho_stats
+        # over the statistics' releases (rho_statistics, rho_counts, rho_gram).
+        self.rho_stats, self.rho_round = statistics_game_split(epsilon, delta, statistics_fraction, self.T)
+        self.rho_statistics, self.rho_counts, self.rho_gram = statistics_release_split(
+            self.rho_stats, record=self.record, count_share=COUNT_SHARE)
+        self.sensitivity = {"round_l2": round_sensitivity()}
+        if self.record:
+            # S (features and count together) and the Gram matrix, each with half of rho_stats.
+            self.sensitivity["statistics_l2"] = label_cell_sensitivity(self.row_norm, record=True)
+            self.sensitivity["gram_l2"] = gram_sensitivity(self.row_norm, self.d)
+            self.sigma_stats = zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_statistics)
+            self.sigma_counts = self.sigma_stats
+            self.sigma_gram = zcdp_gaussian_sigma(self.sensitivity["gram_l2"], self.rho_gram)
+        else:
+            # The feature sums and the cell counts are two Gaussian releases, the counts with COUNT_SHARE of
+            # rho_stats (one release of [z, 1] would give them 1 / (C^2 + 1) of it: every estimated rate is a
+            # ratio to a released count, whose relative error then biased each rate alike in every round).
+            self.sensitivity["statistics_l2"], self.sensitivity["counts_l2"] = attribute_sensitivities(self.row_norm)
+            # A public z of norm 0 (constant features) makes the feature sums 0 on every dataset: no noise.
+            self.sigma_stats = (zcdp_gaussian_sigma(self.sensitivity["statistics_l2"], self.rho_statistics)
+                                if self.sensitivity["statistics_l2"] > 0 else 0.0)
+            self.sigma_counts = zcdp_gaussian_sigma(self.sensitivity["counts_l2"], self.rho_counts)
+            self.sigma_gram = 0.0
+        self.sigma_round = zcdp_gaussian_sigma(self.sensitivity["round_l2"], self.rho_round)
 
-    def _set_release_cells(self, y, group_index, event_index, n_groups, error_parity, record):
-        """The cells that the releases sum over: each row's (label, group) cell and, when the events are public
-        and error parity does not weigh the labels, its (event, group) cell; and the variance factor of projecting a
-        release onto its public margin.
+    @property
+    def least_squares(self):
+        """Whether the Learner is the least-squares cost oracle (it reads the rows through sums only)."""
+        return self.record or self.estimator is None
+
+    def _read_rows(self):
+        """In-memory rows: ``X``, ``y``, the groups, each row's event and its cost of predicting 1 (the estimator
+        Learner reads them; a caller with per-row predictions sums them with :meth:`round_sums`).
         """
-        self.label_cell = y * n_groups + group_index                       # (label, group) cell of each row
+        self.X, self.y, self.g = self.rows.X, self.rows.y, self.rows.g
+        self.ev = self.event_of_label[self.y]
+        self.objective_cost = self.fp_cost * (1.0 - self.y) - self.fn_cost * self.y
+
+    def _set_release_cells(self, error_parity, record):
+        """The cells that the releases sum over: the (label, group) cells or, when the events are public and error
+        parity does not weigh the labels, the (event, group) cells; and the variance factor of projecting a release
+        onto its public margin.
+        """
         # The release cells. Under "sensitive_attribute" y is public, so the events (unions of label cells) are
         # public too, and both releases are of (event, group) cells: an event's sum is then one noisy value, not
         # the sum of its label cells' (demographic parity: noise variance halved; same sensitivity, since a row
         # still moves between two cells of its own event). Error-rate parity weighs the label cells by
         # (1 - 2y) and keeps them; so does the record unit (its error estimate reads the label-1 cells).
         self.event_cells = not record and not error_parity
-        inside = event_index >= 0
-        self.release_cell = np.where(inside, event_index * n_groups + group_index, -1) if self.event_cells else None
         # Under "sensitive_attribute" every release cell's margin over the groups is public (a sum over rows of a
         # public event); the releases are projected onto it (``project_onto_sum``), which
         # leaves each cell a noise variance of (1 - 1/G) of the released one. 1 under "record" (no public margin).
-        self.margin_factor = 1.0 if record else 1.0 - 1.0 / n_groups
+        self.margin_factor = 1.0 if record else 1.0 - 1.0 / self.G
 
     # ------------------------------------------------------------------------------ step 1: the one release
     def _cell_sums(self, values):
-        """Exact sums of ``values`` (per row, 1-D or 2-D) over the release cells: ``(cells / G, G, ...)``."""
+        """Exact sums of ``values`` (per row, 1-D or 2-D, in memory) over the release cells: ``(cells / G, G, ...)``."""
         values = np.asarray(values, dtype=float)
         if self.event_cells:
-            rows = self.release_cell >= 0
-            cells, values = self.release_cell[rows], values[rows]
+            rows = self.ev >= 0
+            cells, values = (self.ev * self.G + self.g)[rows], values[rows]
             n_cells = self.E * self.G
         else:
-            cells, n_cells = self.label_cell, 2 * self.G
+            cells, n_cells = self.y * self.G + self.g, 2 * self.G
         sums = np.zeros((n_cells,) + values.shape[1:])
         np.add.at(sums, cells, values)
         return sums.reshape((n_cells // self.G, self.G) + values.shape[1:])
@@ -195,7 +232,8 @@ class StatisticsGame:
         """``S``, noisy under finite epsilon: ``2 x G x (d + 1)`` (label, group) cell sums, or ``E x G x (d + 1)``
         (event, group) sums under ``event_cells``; under ``"record"`` also the noisy Gram matrix.
         """
-        S = self._cell_sums(self.phi).reshape(-1, self.d + 1)
+        exact = self.exact.cell_sums
+        S = exact.reshape(-1, self.d + 1)
         if self.private and self.record:
             S = release_gaussian(S, l2_sensitivity=self.sensitivity["statistics_l2"], rho=self.rho_statistics,
                                  random_state=self.rng)
@@ -208,17 +246,14 @@ class StatisticsGame:
             S = np.column_stack([features, counts])
         S = S.reshape(-1, self.G, self.d + 1)
         if self.private and not self.record:
-            S = project_onto_sum(S, self._cell_sums(self.phi).sum(axis=1), axis=1)
+            S = project_onto_sum(S, exact.sum(axis=1), axis=1)
         self.S_ = S
         if self.record:
-            gram = self.phi.T @ self.phi
+            gram = symmetric_gram(self.exact.gram_upper)
             if self.sigma_gram > 0:             # C = 0: every x is 0, the Gram is public (Delta = 0), no noise
-                upper = np.triu_indices(self.d + 1)
-                noisy = release_gaussian(gram[upper], l2_sensitivity=self.sensitivity["gram_l2"],
+                noisy = release_gaussian(self.exact.gram_upper, l2_sensitivity=self.sensitivity["gram_l2"],
                                          rho=self.rho_gram, random_state=self.rng)
-                gram = np.zeros_like(gram)
-                gram[upper] = noisy
-                gram = gram + np.triu(gram, 1).T
+                gram = symmetric_gram(noisy)
             self.gram_ = gram
         # Event-cell sums and counts from the label cells (post-processing); counts floored at a public multiple of
         # the noise, so that a small or empty cell cannot blow the costs up.
@@ -232,9 +267,10 @@ class StatisticsGame:
         if self.record:
             self.event_counts_ = np.maximum(self.event_S_[:, :, -1].sum(axis=1), floors * self.G)
             self.n_positive_ = float(np.clip(self.S_[1, :, -1].sum(), 0.0, self.n))
-        else:
-            self.event_counts_ = np.array([np.sum(self.ev == e) for e in range(self.E)], dtype=float)
-            self.n_positive_ = float(self.y.sum())
+        else:                                   # y is public: the exact label counts
+            labels = self.exact.label_counts
+            self.event_counts_ = np.array([labels[list(event)].sum() for event in labels_in_event], dtype=float)
+            self.n_positive_ = float(labels[1].sum())
 
     def default_ridge(self):
         """The ridge that keeps the released noise from dominating (a function of noise scales and released counts).
@@ -258,7 +294,7 @@ class StatisticsGame:
 
     # ------------------------------------------------------------------------------ step 2: the Learner
     def prepare_learner(self):
-        if self.record or self.estimator is None:
+        if self.least_squares:
             self._prepare_least_squares()
         else:
             self._prepare_proxy()
@@ -282,7 +318,8 @@ class StatisticsGame:
             rows = self.ev == e
             if not rows.any():
                 continue
-            phi_e = self.phi[rows]
+            phi_e = np.column_stack([self.X[rows] if self.feature_map is None
+                                     else self.feature_map.transform(self.X[rows]), np.ones(rows.sum())])
             gram_e = phi_e.T @ phi_e
             A = gram_e + self._penalty()
             theta = np.linalg.solve(A, self.event_S_[e].T)                    # (d + 1, G)
@@ -307,7 +344,7 @@ class StatisticsGame:
             self.P_[rows] = P
 
     def _prepare_least_squares(self):
-        gram = self.gram_ if self.record else self.phi.T @ self.phi
+        gram = self.gram_ if self.record else symmetric_gram(self.exact.gram_upper)
         jitter = 1e-6 * max(1.0, float(np.trace(np.abs(gram))) / (self.d + 1))
         # The least-squares oracle keeps the ridge on the intercept too (as the paper-mode regression oracle): on
         # Adult under "record" that measured better (test accuracy 0.811 against 0.793 at epsilon = 1, seed 0).
@@ -316,7 +353,7 @@ class StatisticsGame:
             total = self.S_.sum(axis=(0, 1))                                   # Phi^T 1
             positive = self.S_[1].sum(axis=0)                                  # Phi^T y
         else:                                                                  # public X and y: exact
-            total, positive = self.phi.sum(axis=0), self.phi[self.y == 1].sum(axis=0)
+            total, positive = self.exact.total, self.exact.positive
         # Phi^T (c_FP (1 - y) - c_FN y) / n (unit costs: Phi^T (1 - 2y) / n)
         self.base_moment_ = (self.fp_cost * (total - positive) - self.fn_cost * positive) / self.n
         # Error-rate parity: the constraint part sums phi_i (1 - 2 y_i) over each group's rows.
@@ -342,9 +379,11 @@ class StatisticsGame:
         return direction_reliability(directions, variance, self.inverse_, gram)
 
     def best_response(self, lam_prime):
-        """The Learner's play for multipliers ``lambda'`` (E x G): returns ``(classifier, predictions on X)``."""
+        """The Learner's play for multipliers ``lambda'`` (E x G): returns ``(classifier, predictions on X)``; the
+        least-squares Learner's predictions are None (:meth:`round_sums` counts them on the rows).
+        """
         n = self.n
-        if self.record or self.estimator is None:
+        if self.least_squares:
             # Phi^T c = Phi^T (1 - 2y)/n + sum_{e,g} lambda'_eg (S_eg / n_eg - S_e / n_e)   (m_i folded into S),
             # with each direction's multiplier discounted by its reliability kappa (no noise: kappa = 1).
             lam_prime = lam_prime * self.kappa_
@@ -356,8 +395,7 @@ class StatisticsGame:
             beta = self.inverse_ @ moment
             coef, intercept = ((beta[:-1], beta[-1]) if self.feature_map is None
                                else self.feature_map.raw_linear(beta))       # beta . [z, 1] as w . x + b
-            h = LinearThresholdClassifier(-coef, intercept)
-            return h, h.predict(self.X).astype(float)
+            return LinearThresholdClassifier(-coef, intercept), None
         inside = self.ev >= 0
         constraint = np.zeros(n)
         e = self.ev[inside]
@@ -406,7 +444,7 @@ class StatisticsGame:
         the estimator Learner; ``kappa <= bound`` for the least-squares Learner, whose game enforces ``kappa gamma
         <= bound``, which then holds for every ``gamma`` in ``[-1, 1]``.
         """
-        blind = self.kappa_ <= self.bound if (self.record or self.estimator is None) else self.kappa_ == 0
+        blind = self.kappa_ <= self.bound if self.least_squares else self.kappa_ == 0
         return sorted(set(np.nonzero(blind)[1].tolist()))
 
     def loosened_groups(self):
@@ -415,7 +453,7 @@ class StatisticsGame:
         listed when that is more than twice the declared bound (``kappa_eg < 1/2`` in some cell) but the group is
         not already unenforced (:meth:`unenforced_groups`). Empty for the estimator Learner.
         """
-        if not (self.record or self.estimator is None):
+        if not self.least_squares:
             return {}
         unenforced = set(self.unenforced_groups())
         kappa = np.min(self.kappa_, axis=0)                  # per group, its least reliable cell
@@ -468,7 +506,7 @@ class StatisticsGame:
         The estimator Learner's proxies are shrunk by their own ``kappa`` and its Auditor weighs every violation
         fully: a proxy with ``kappa`` near 0.15 still corrected a group of 340 rows on Adult by race.
         """
-        if self.record or self.estimator is None:
+        if self.least_squares:
             return np.concatenate([self.kappa_.ravel(), self.kappa_.ravel()])
         return 1.0
 
@@ -478,11 +516,39 @@ class StatisticsGame:
             return predictions * (1.0 - 2.0 * self.y) + self.y
         return predictions
 
-    def release_round(self, predictions):
-        """The noisy cell sums of the play's predictions (per release cell, as :meth:`release_statistics`): the
-        round's only release.
+    def round_sums(self, play, predictions):
+        """The exact sums a round reads of the rows (:class:`RoundSums`): from the ``predictions`` in memory (the
+        estimator Learner), or from the play's counts on the rows (the least-squares Learner: one pass of
+        :func:`~._game_rows.play_counts`, integers).
         """
-        exact = self._cell_sums(predictions)
+        if predictions is not None:
+            cells = self._cell_sums(predictions)
+            if self.record:
+                return RoundSums(cells, None, None)
+            value = self.values(predictions)
+            event_means = np.array([value[self.ev == e].mean() if np.any(self.ev == e) else 0.0
+                                    for e in range(self.E)])
+            error = float(np.mean(self.objective_cost * predictions + self.fn_cost * self.y))   # c_FP FP + c_FN FN
+            return RoundSums(cells, event_means, error)
+        counts = play_counts(self.rows, play, self.G)                          # (label, group, prediction)
+        ones = counts[:, :, 1].astype(float)
+        cells = np.stack([ones[list(labels)].sum(axis=0) for labels in self._event_labels]) if self.event_cells \
+            else ones
+        if self.record:
+            return RoundSums(cells, None, None)
+        # The rows whose value is 1: h under demographic parity and the rate parities, the error under error parity.
+        value_ones = np.stack([counts[0, :, 1], counts[1, :, 0]]) if self.error_parity else counts[:, :, 1]
+        rows, event_means = counts.sum(axis=2), []
+        for labels in self._event_labels:
+            size = int(rows[list(labels)].sum())
+            event_means.append(int(value_ones[list(labels)].sum()) / size if size else 0.0)
+        error = (self.fp_cost * float(counts[0, :, 1].sum()) + self.fn_cost * float(counts[1, :, 0].sum())) / self.n
+        return RoundSums(cells, np.array(event_means), error)
+
+    def release_round(self, exact):
+        """The noisy cell sums of the play's predictions (``exact``: per release cell, as :meth:`release_statistics`):
+        the round's only release.
+        """
         if not self.private:
             return exact
         sums = release_gaussian(exact.ravel(), l2_sensitivity=self.sensitivity["round_l2"], rho=self.rho_round,
@@ -490,8 +556,10 @@ class StatisticsGame:
         # Under "sensitive_attribute" the play and y are public, so each event's total is too.
         return sums if self.record else project_onto_sum(sums, exact.sum(axis=1), axis=1)
 
-    def violations(self, released, predictions):
-        """``gamma`` (2 E G: the ``+`` block then the ``-`` block) and the error of the play, from the release."""
+    def violations(self, released, sums):
+        """``gamma`` (2 E G: the ``+`` block then the ``-`` block) and the error of the play, from the release (and,
+        under ``"sensitive_attribute"``, the public :class:`RoundSums` ``sums``).
+        """
         labels_in_event = self._event_labels
         # under error parity, value sums per label cell: sum h (1 - 2y) + y = sum h (label 0), n_1g - sum h (label 1)
         value_sums = np.stack([released[0], self.S_[1, :, -1] - released[1]]) if self.error_parity else released
@@ -502,10 +570,7 @@ class StatisticsGame:
             event_means = np.stack([value_sums[list(labels)].sum() for labels in labels_in_event]) / self.event_counts_
             error = (self.fp_cost * released[0].sum() + self.fn_cost * (self.n_positive_ - released[1].sum())) / self.n
         else:
-            value = self.values(predictions)
-            event_means = np.array([value[self.ev == e].mean() if np.any(self.ev == e) else 0.0
-                                    for e in range(self.E)])
-            error = float(np.mean(self.objective_cost * predictions + self.fn_cost * self.y))   # c_FP FP + c_FN FN
+            event_means, error = sums.event_means, sums.error
         gamma = (cell_means - event_means[:, None]).ravel()
         return (np.clip(np.concatenate([gamma, -gamma]), -1.0, 1.0),
                 float(np.clip(error, 0.0, max(self.fp_cost, self.fn_cost))))
@@ -576,6 +641,15 @@ class StatisticsGame:
         self.release_statistics()
         self.prepare_learner()
 
+    def _round(self, lam_prime):
+        """One round: the Learner's play for ``lambda'``, the exact sums it reads of the rows, their release and the
+        violations: ``(play, predictions or None, released, gamma, error)``.
+        """
+        h, predictions = self.best_response(lam_prime)
+        sums = self.round_sums(h, predictions)
+        released = self.release_round(sums.cells)
+        return (h, predictions, released, *self.violations(released, sums))
+
     def play(self, event_labels, *, linprog_step=True, after_release=None):
         """Play up to T rounds; the output mixture is the LP's (``linprog_step``) or the uniform average.
         ``after_release`` (the estimator's charge) is called once the statistics are released, before any Learner
@@ -584,7 +658,7 @@ class StatisticsGame:
         self.start(event_labels)
         if after_release is not None:
             after_release()
-        proxy = not (self.record or self.estimator is None)
+        proxy = not self.least_squares
         K = self.E * self.G
         theta = np.zeros(2 * K)
         plays, errors, released_gammas, proxy_gammas, lambdas, values, round_sums = [], [], [], [], [], [], []
@@ -593,9 +667,7 @@ class StatisticsGame:
             weights = np.exp(theta - theta.max())
             lam = self.B * weights / (math.exp(-theta.max()) + weights.sum())
             lam_prime = (lam[:K] - lam[K:]).reshape(self.E, self.G)
-            h, predictions = self.best_response(lam_prime)
-            released = self.release_round(predictions)
-            gamma, error = self.violations(released, predictions)
+            h, predictions, released, gamma, error = self._round(lam_prime)
             plays.append(h)
             errors.append(error)
             released_gammas.append(gamma)

@@ -18,6 +18,7 @@ from fairlearn_dp.reductions._direction_reliability import (
     psd_part,
 )
 from fairlearn_dp.reductions._eg_params import _EVENT_LABELS, _event_index, _moment_events
+from fairlearn_dp.reductions._game_rows import InMemoryRows
 from fairlearn_dp.reductions._statistics_game import StatisticsGame
 
 
@@ -103,8 +104,8 @@ def _record_game(X, y, a, *, constraints=None, epsilon=1.0, seed=0):
     constraints = constraints or DemographicParity()
     groups = np.array(["big", "s1", "s2"])
     events = _moment_events(constraints)
-    game = StatisticsGame(X=X, y=y, group_index=np.searchsorted(groups, a), event_index=_event_index(constraints, y),
-                          n_events=len(events), n_groups=3, error_parity=isinstance(constraints, ErrorRateParity),
+    game = StatisticsGame(rows=InMemoryRows(X, y, np.searchsorted(groups, a)),
+                          event_of_label=_event_index(constraints, np.array([0, 1])), n_events=len(events), n_groups=3, error_parity=isinstance(constraints, ErrorRateParity),
                           record=True, row_norm=math.sqrt(6.0), epsilon=epsilon, delta=1e-7, statistics_fraction=0.5,
                           n_rounds=20, bound=0.01, B=100.0, eta=0.02, ridge=None, estimator=None,
                           sample_weight_name="sample_weight", rng=np.random.RandomState(seed))
@@ -122,8 +123,9 @@ def test_reliability_reads_only_the_released_statistics():
     kappa, ridge, inverse = game.kappa_.copy(), game.ridge, game.inverse_.copy()
     X2, y2, a2 = X.copy(), y.copy(), a.copy()
     X2[0], y2[0], a2[0] = X[1], 1 - y[0], "s1" if a[0] != "s1" else "s2"
-    game.X, game.y, game.g = X2, y2, np.searchsorted(np.array(["big", "s1", "s2"]), a2)
-    game.phi = np.column_stack([X2, np.ones(len(y2))])
+    neighbour = _record_game(X2, y2, a2)                 # its rows and their exact statistics, not its release
+    game.rows, game.X, game.y, game.g, game.exact = (neighbour.rows, neighbour.X, neighbour.y, neighbour.g,
+                                                     neighbour.exact)
     game.prepare_learner()
     np.testing.assert_allclose(game.kappa_, kappa, rtol=1e-12, atol=0)
     np.testing.assert_allclose(game.inverse_, inverse, rtol=1e-12, atol=0)

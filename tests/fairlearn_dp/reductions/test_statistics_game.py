@@ -21,6 +21,7 @@ from fairlearn_dp.reductions import (
     linear_threshold_hypotheses,
 )
 from fairlearn_dp.reductions._eg_params import _EVENT_LABELS, _event_index, _moment_events
+from fairlearn_dp.reductions._game_rows import InMemoryRows
 from fairlearn_dp.reductions._statistics_game import (
     COUNT_SHARE,
     StatisticsGame,
@@ -89,13 +90,18 @@ def _game(X, y, a, *, record, constraints=None, epsilon=math.inf, rng=None, row_
     g = np.searchsorted(groups, a)
     events = _moment_events(constraints)
     norm = row_norm if row_norm is not None else float(np.linalg.norm(X, axis=1).max())
-    game = StatisticsGame(X=X, y=y, group_index=g, event_index=_event_index(constraints, y), n_events=len(events),
-                          n_groups=2, error_parity=isinstance(constraints, ErrorRateParity), record=record,
+    game = StatisticsGame(rows=InMemoryRows(X, y, g), event_of_label=_event_index(constraints, np.array([0, 1])),
+                          n_events=len(events), n_groups=2, error_parity=isinstance(constraints, ErrorRateParity), record=record,
                           row_norm=norm, epsilon=epsilon, delta=1e-5, statistics_fraction=0.5, n_rounds=10,
                           bound=0.01, B=100.0, eta=0.02, ridge=None, estimator=estimator,
                           sample_weight_name="sample_weight", rng=rng)
     game._event_labels = _EVENT_LABELS[events]
     return game
+
+
+def _round(game, predictions):
+    """The round's release of the per-row ``predictions`` (in memory)."""
+    return game.release_round(game.round_sums(None, predictions).cells)
 
 
 def test_attribute_neighbours_move_the_statistics_by_at_most_the_declared_sensitivity():
@@ -118,7 +124,7 @@ def test_attribute_neighbours_move_the_statistics_by_at_most_the_declared_sensit
     assert math.isclose(np.linalg.norm(games[0].S_[..., -1] - games[1].S_[..., -1]), count_bound)
     h = (X[:, 0] > 0).astype(float)
     h[row] = 1.0
-    step = np.linalg.norm(games[0].release_round(h) - games[1].release_round(h))
+    step = np.linalg.norm(_round(games[0], h) - _round(games[1], h))
     assert math.isclose(step, round_sensitivity())
 
 
@@ -152,7 +158,7 @@ def test_record_neighbours_move_the_statistics_by_at_most_the_declared_sensitivi
     assert gram_moved <= gram_sensitivity(C, X.shape[1]) * (1 + 1e-12)
     h1, h2 = (X[:, 0] > 0).astype(float), (X2[:, 0] > 0).astype(float)
     h1[0], h2[0] = 1.0, 1.0
-    step = np.linalg.norm(games[0].release_round(h1) - games[1].release_round(h2))
+    step = np.linalg.norm(_round(games[0], h1) - _round(games[1], h2))
     assert step <= round_sensitivity() * (1 + 1e-12)
 
 
@@ -167,7 +173,7 @@ def test_release_noise_has_the_declared_scale_and_the_budget_adds_up(constraints
     truth = _game(X, y, a, record=False, constraints=constraints)
     truth.release_statistics()
     h = (X[:, 0] > 0).astype(float)
-    true_round = truth.release_round(h)
+    true_round = _round(truth, h)
     features, counts, rounds = [], [], []
     for seed in range(60):
         game = _game(X, y, a, record=False, epsilon=1.0, rng=np.random.RandomState(seed), constraints=constraints)
@@ -176,7 +182,7 @@ def test_release_noise_has_the_declared_scale_and_the_budget_adds_up(constraints
         np.testing.assert_allclose(error.sum(axis=1), 0.0, atol=1e-9)            # the public margins hold
         features.append(error[:, 0, :-1].ravel())
         counts.append(error[:, 0, -1])
-        round_error = game.release_round(h) - true_round
+        round_error = _round(game, h) - true_round
         np.testing.assert_allclose(round_error.sum(axis=1), 0.0, atol=1e-9)
         rounds.append(round_error[:, 0])
     assert game.S_.shape[0] == len(_moment_events(constraints))                 # (event, group) cells
@@ -294,7 +300,8 @@ def _proxy_game(X, y, a, groups, epsilon):
     g = np.searchsorted(groups, a)
     constraints = DemographicParity()
     events = _moment_events(constraints)
-    game = StatisticsGame(X=X, y=y, group_index=g, event_index=_event_index(constraints, y), n_events=1,
+    game = StatisticsGame(rows=InMemoryRows(X, y, g), event_of_label=_event_index(constraints, np.array([0, 1])),
+                          n_events=1,
                           n_groups=len(groups), error_parity=False, record=False,
                           row_norm=float(np.linalg.norm(X, axis=1).max()), epsilon=epsilon, delta=1e-5,
                           statistics_fraction=0.5, n_rounds=10, bound=0.01, B=100.0, eta=0.02, ridge=None,
