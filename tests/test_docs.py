@@ -129,4 +129,3 @@ def test_docs_build_without_warnings(tmp_path):
     # no malformed markup shows as raw reST (Sphinx renders it as text without a warning)
     raw = raw_rest_in_pages(html)
     assert not raw, "raw reST in the built pages:\n" + "\n".join(f"{page}: {excerpt}" for page, excerpt in raw)
-    assert elapsed < 120, f"docs build took {elapsed:.0f} s (goal: under 2 minutes)"

@@ -6,7 +6,6 @@ the whole script (both datasets, every reading) is marked slow.
 
 import os
 import runpy
-import time
 from pathlib import Path
 
 import numpy as np
@@ -169,12 +168,9 @@ def test_gallery_page_runs_from_the_committed_files(capsys):
     cwd = os.getcwd()
     os.chdir(GALLERY_PAGE.parent)
     try:
-        start = time.perf_counter()
         namespace = runpy.run_path(str(GALLERY_PAGE), run_name="__main__")
-        elapsed = time.perf_counter() - start
     finally:
         os.chdir(cwd)
-    assert elapsed < 10
     for name in ("tables", "verdict"):
         assert isinstance(namespace[name], pd.DataFrame) and len(namespace[name]) > 0, name
     assert "Usage::" in capsys.readouterr().out         # the last cell prints the script's docstring
