@@ -1,11 +1,27 @@
 """Shared fixtures: small synthetic regression problems, fresh accountants and the Adult data (session-scoped: read
-once; tests must not change them in place, AIF360 datasets are copied by ``subset``)."""
+once; tests must not change them in place, AIF360 datasets are copied by ``subset``).
 
-import numpy as np
-import pytest
+Under pytest-xdist (the default run: one worker per core) each worker, and every process a test starts, uses one
+BLAS/OpenMP thread: two workers with a pool of two threads each oversubscribe the cores, and OpenBLAS's waiting
+threads spin (measured: a quarter more CPU time for the same tests, docs/performance.md, "The test suite"). A
+single-process run (``-n 0``) keeps the libraries' defaults."""
+
+import os
+
+if os.environ.get("PYTEST_XDIST_WORKER"):        # before numpy loads its BLAS; threadpool_limits covers the rest
+    for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_variable] = "1"
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 from diffprivlib import BudgetAccountant  # noqa: E402
 
-import fairlearn_dp  # noqa: F401  (first: makes diffprivlib importable on scikit-learn 1.9, see fairlearn_dp._compat)
+import fairlearn_dp  # noqa: F401,E402  (first: makes diffprivlib importable on scikit-learn 1.9, see fairlearn_dp._compat)
+
+if os.environ.get("PYTEST_XDIST_WORKER"):        # the pools already loaded (numpy's, scikit-learn's OpenMP)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
 
 
 @pytest.fixture

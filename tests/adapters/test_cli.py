@@ -316,15 +316,6 @@ def test_audit_help_lists_every_registry_name(capsys):
         assert entry.name in text
 
 
-@pytest.mark.slow
-def test_reproduce_xian2024_quick_under_two_minutes(tmp_path):
-    start = time.perf_counter()
-    result = run("reproduce", "xian2024", "--dataset", "law_school", "--quick", "--out", str(tmp_path))
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert time.perf_counter() - start < 120
-    assert (tmp_path / "main_table_summary.csv").is_file() and (tmp_path / "fig2_tradeoffs.png").is_file()
-
-
 def test_sweep_private_report_adds_private_columns(capsys, tmp_path):
     """``--private-report EPSILON`` reports each test split with DPMetricFrame (columns private_*, report_epsilon)."""
     import pandas as pd

@@ -58,6 +58,10 @@ from diffprivlib import BudgetAccountant
 
 from aif360_dp.metrics import DPClassificationMetric, DPThresholdReport
 
+#: One pytest-xdist worker runs this whole file under ``--dist loadgroup`` (the slow leg of .ci/run):
+#: the cases read each source's recorded run (_RUNS).
+pytestmark = pytest.mark.xdist_group("test_aif360_examples")
+
 COPIES = run_aif360_examples.COPIES
 ATOL = 1e-12              # the tolerance; the values are O(1) rates and indices, and counts (exact sums)
 CLASSIFICATION = "test_classification_metric.py.txt"

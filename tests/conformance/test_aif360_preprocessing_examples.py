@@ -31,6 +31,10 @@ from run_aif360_examples import substitute
 
 from aif360_dp.algorithms.preprocessing import DPDisparateImpactRemover, DPReweighing
 
+#: One pytest-xdist worker runs this whole file under ``--dist loadgroup`` (the slow leg of .ci/run):
+#: the cases share the demo's run (demo_baseline).
+pytestmark = pytest.mark.xdist_group("test_aif360_preprocessing_examples")
+
 REWEIGHING_TESTS = "test_reweighing.py.txt"
 REMOVER_TESTS = "test_disparate_impact_remover.py.txt"
 DEMO = "demo_reweighing_preproc.ipynb.txt"

@@ -39,6 +39,10 @@ import pytest
 import run_examples
 from example_swap import Statement, Swap, compile_example, doctest_statements, swapped_source
 
+#: One pytest-xdist worker runs this whole file under ``--dist loadgroup`` (the slow leg of .ci/run):
+#: the epsilon=1 test reuses the epsilon=inf run (_RUNS).
+pytestmark = pytest.mark.xdist_group("test_fairlearn_examples")
+
 COPIES = run_examples.COPIES
 _RUNS = {}
 

@@ -11,6 +11,10 @@ import pandas as pd
 import pytest
 from fairdp_adapters._checkout import load_example
 
+#: One pytest-xdist worker runs this whole file under ``--dist loadgroup`` (the slow leg of .ci/run):
+#: the cases share the census quick run (quick_run).
+pytestmark = pytest.mark.xdist_group("test_zhu2022_allocation")
+
 
 @pytest.fixture(scope="module")
 def script():
