@@ -6,7 +6,6 @@ Run in-process through ``main()`` (fast); one smoke test runs the real entry poi
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 from fairdp_adapters import _checkout, cli
