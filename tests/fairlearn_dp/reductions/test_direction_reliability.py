@@ -226,15 +226,21 @@ def test_loosened_groups_lists_each_group_whose_least_reliable_cell_is_below_one
     assert _game_with(kappa, record=False, estimator=object()).loosened_groups() == {}
 
 
-def test_a_record_fit_warns_with_the_effective_bound_of_a_loosened_group():
-    """A 3% group under privacy_unit='record' at epsilon = 1: its released directions are mostly noise. Whenever
-    the fitted game has a loosened group, the fit says so, naming that group and its effective bound; and at least
-    one of the seeds has one (so the test can fail)."""
+def _three_percent_group():
+    """6,000 rows, a 3% group whose labels shift with it: its released directions are mostly noise at epsilon 1."""
     rng = np.random.default_rng(0)
     n = 6000
     a = np.where(rng.random(n) < 0.03, "small", "large")
     X = rng.uniform(-1.0, 1.0, size=(n, 3)) / math.sqrt(3.0)
     y = (X[:, 0] + 0.3 * (a == "small") + 0.2 * rng.standard_normal(n) > 0).astype(int)
+    return X, y, a
+
+
+def test_a_record_fit_warns_with_the_effective_bound_of_a_loosened_group():
+    """A 3% group under privacy_unit='record' at epsilon = 1: its released directions are mostly noise. Whenever
+    the fitted game has a loosened group, the fit says so, naming that group and its effective bound; and at least
+    one of the seeds has one (so the test can fail)."""
+    X, y, a = _three_percent_group()
     loosened = 0
     for seed in range(3):
         fit = DPExponentiatedGradient(constraints=DemographicParity(difference_bound=0.02), privacy_unit="record",
@@ -259,11 +265,7 @@ def test_a_grid_search_names_a_loosened_group_as_the_exponentiated_gradient_does
     kappa < 1/2, the group not unenforced), the fit says so, naming the group; and at least one seed has one."""
     from fairlearn_dp.reductions import DPGridSearch
 
-    rng = np.random.default_rng(0)
-    n = 6000
-    a = np.where(rng.random(n) < 0.03, "small", "large")
-    X = rng.uniform(-1.0, 1.0, size=(n, 3)) / math.sqrt(3.0)
-    y = (X[:, 0] + 0.3 * (a == "small") + 0.2 * rng.standard_normal(n) > 0).astype(int)
+    X, y, a = _three_percent_group()
     loosened = 0
     for seed in range(3):
         fit = DPGridSearch(constraints=DemographicParity(difference_bound=0.02), privacy_unit="record", epsilon=1.0,
