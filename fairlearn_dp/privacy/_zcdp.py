@@ -7,6 +7,7 @@ one the budget-tailoring paper states; no extra dependency is needed for that.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from typing import TYPE_CHECKING
@@ -95,6 +96,16 @@ def zcdp_spend(rho: float, delta: float) -> PrivacySpend:
     return PrivacySpend(zcdp_to_approx_dp(rho, delta), delta, rho=check_rho(rho))
 
 
+@functools.cache
+def _unit_sigma() -> float:
+    """``c(1, 1e-9)``: the sigma of diffprivlib's analytic calibration at sensitivity 1, a constant (its binary search
+    runs once per process, not once per release).
+    """
+    from diffprivlib.mechanisms import GaussianAnalytic
+
+    return math.sqrt(GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=1.0).variance(0.0))
+
+
 def zcdp_gaussian_mechanism(l2_sensitivity: float, rho: float, *,
                             random_state: int | np.random.RandomState | None = None) -> GaussianAnalytic:
     """A diffprivlib ``GaussianAnalytic`` mechanism whose noise has ``sigma = Delta_2 / sqrt(2 rho)``.
@@ -110,6 +121,5 @@ def zcdp_gaussian_mechanism(l2_sensitivity: float, rho: float, *,
     if not l2_sensitivity > 0:
         raise ValueError("l2_sensitivity must be > 0.")
     sigma = zcdp_gaussian_sigma(l2_sensitivity, rho)
-    unit = math.sqrt(GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=1.0).variance(0.0))
-    return GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=sigma / unit,
+    return GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=sigma / _unit_sigma(),
                             random_state=random_state)

@@ -83,6 +83,29 @@ def test_private_grid_is_fairlearns_grid_from_the_declared_groups(constraints, n
     pd.testing.assert_frame_equal(reversed_rows.lambda_vecs_, ours.lambda_vecs_)
 
 
+def test_the_public_grid_is_memoised_per_public_inputs_and_copied_out():
+    """A refit with the same constraint, groups and grid arguments copies the memoised grid (a sweep's or an audit's
+    thousands of fits do not rebuild it): changing a fitted ``lambda_vecs_`` in place leaves the next fit's grid as
+    it was, other arguments give other grids, and a constraint that cannot be pickled (no memo key) still fits."""
+    X, y, groups = _in_declared_order(*_synthetic(n_groups=2))
+
+    def fit(constraints, **params):
+        search = DPGridSearch(None, constraints, epsilon=1.0, delta=1e-5, groups=[0, 1], random_state=0,
+                              accountant=BudgetAccountant(), **params)
+        return search.fit(X, y, sensitive_features=groups)
+
+    first = fit(DemographicParity(), grid_size=7)
+    expected = first.lambda_vecs_.copy()
+    first.lambda_vecs_.iloc[:, :] = 99.0
+    pd.testing.assert_frame_equal(fit(DemographicParity(), grid_size=7).lambda_vecs_, expected)
+    assert fit(DemographicParity(), grid_size=5).lambda_vecs_.shape[1] == 5
+    assert not fit(DemographicParity(), grid_size=7, grid_limit=1.0).lambda_vecs_.equals(expected)
+
+    unpicklable = DemographicParity()
+    unpicklable.note = lambda: None                 # a lambda pickles by name: no memo key, deepcopy still works
+    pd.testing.assert_frame_equal(fit(unpicklable, grid_size=7).lambda_vecs_, expected)
+
+
 def test_noise_free_statistics_path_applies_fairlearns_rule_to_exact_values():
     """Least-squares best responses at epsilon=inf: objectives_ and gammas_ are each play's exact error and
     Fairlearn's violations, and best_idx_ minimises (1 - w) error + w max violation."""
