@@ -255,6 +255,17 @@ class LaplaceNoise:
         draws *= self.lam
         return draws
 
+    def _sample_into(self, rng, out, pairs):
+        """``out[...] = self.sample(rng, out.shape)`` for a 2-D ``out``, the same numbers, drawn a row at a time
+        into ``pairs`` (shape ``(2, out.shape[1])``, C-ordered): no arrays allocated, and the exponentials of a
+        row, not of the batch, pass through memory. Returns ``out``.
+        """
+        for row in out:
+            rng.standard_exponential(out=pairs)
+            np.subtract(pairs[0], pairs[1], out=row)
+        out *= self.lam
+        return out
+
     def describe(self) -> str:
         """``Laplace(lambda=...)``."""
         return f"Laplace(lambda={self.lam:g})"
