@@ -73,8 +73,8 @@ def _nonnegative_sum_rows_summed(rows, total, sums):
     while True:
         np.greater(rows, theta[:, None], out=mask)
         count = _row_counts(mask)
-        lost = count == 0
-        if lost.any():                  # rounding put theta at the largest entries: keep those
+        if not count.all():             # rounding put theta at the largest entries: keep those
+            lost = count == 0
             mask[lost] = rows[lost] == rows[lost].max(axis=1, keepdims=True)
             count = _row_counts(mask)
         if active is None:
