@@ -104,11 +104,11 @@ def _nonnegative_sum_rows_summed(rows, total, sums):
 
 
 def _positive_part_on(rows, weights, kept_sum, kept, total, out):
-    """``(x - theta)_+`` on the kept set (``weights`` 1, else 0: floats, or the mask's bytes), written as ``(x - mean of the kept) + total /
-    #kept``: the same number, without the cancellation of ``x - theta`` when the entries dwarf the total (e.g.
-    ``[1e30, 0]`` onto 1 gave ``[0, 0]``). Computed in ``out``. The positive part is not -0.0 (a sum with the
-    positive ``total / #kept`` is -0.0 only if both terms are), so times 0.0 it is +0.0, as ``np.where`` writes
-    (only if ``total / #kept`` underflows to 0 can an entry -0.0 outside the kept set stay -0.0).
+    """``(x - theta)_+`` on the kept set (``weights`` 1, else 0: floats, or the mask's bytes), written as ``(x -
+    mean of the kept) + total / #kept``: the same number, without the cancellation of ``x - theta`` when the entries
+    dwarf the total (e.g. ``[1e30, 0]`` onto 1 gave ``[0, 0]``). Computed in ``out``. The positive part is not -0.0
+    (a sum with the positive ``total / #kept`` is -0.0 only if both terms are), so times 0 it is +0.0, as
+    ``np.where`` writes (only if ``total / #kept`` underflows to 0 can an entry -0.0 outside the kept set stay -0.0).
     """
     np.subtract(rows, (kept_sum / kept)[:, None], out=out)
     out += (total / kept)[:, None]
