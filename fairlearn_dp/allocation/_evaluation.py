@@ -29,7 +29,7 @@ from .._utils._progress import progress_bar, show_progress
 from .._utils._validation import as_real_array, check_bool, check_int, check_real, validate_params
 from ._mechanisms import _batch_evaluator
 from ._projections import project_nonnegative_sum, project_sum
-from ._release import GaussianNoise, LaplaceNoise, _check_counts
+from ._release import GaussianNoise, LaplaceNoise, _batch_sampler, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
            "NegativePartOfSumProjection", "ProjectionShift", "positive_part_bias", "sum_projection_positive_part_bias",
@@ -119,16 +119,6 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed, batch_rows=None):
             for row_squares in np.square(values, out=values if trusted else squares[:rows]):
                 total_squares += row_squares
     return sums
-
-
-def _batch_sampler(noise, n, batch_rows):
-    """``draw(rng, rows)``: ``noise.sample(rng, (rows, n))``, the same numbers; for Laplace noise written into
-    buffers allocated once a chunk (a view of them: the next call overwrites it).
-    """
-    if not isinstance(noise, LaplaceNoise):
-        return lambda rng, rows: noise.sample(rng, (rows, n))
-    draws, pairs = np.empty((batch_rows, n)), np.empty((2, n))
-    return lambda rng, rows: noise._sample_into(rng, draws[:rows], pairs)
 
 
 def _checked_values(name, values, shape, rows):

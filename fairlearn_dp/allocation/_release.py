@@ -271,6 +271,16 @@ class LaplaceNoise:
         return f"Laplace(lambda={self.lam:g})"
 
 
+def _batch_sampler(noise, n, batch_rows):
+    """``draw(rng, rows)``: ``noise.sample(rng, (rows, n))``, the same numbers; for Laplace noise written into
+    buffers allocated once a chunk (a view of them: the next call overwrites it).
+    """
+    if not isinstance(noise, LaplaceNoise):
+        return lambda rng, rows: noise.sample(rng, (rows, n))
+    draws, pairs = np.empty((batch_rows, n)), np.empty((2, n))
+    return lambda rng, rows: noise._sample_into(rng, draws[:rows], pairs)
+
+
 @dataclass(frozen=True)
 class GaussianNoise:
     """SIMULATION of the Gaussian count mechanism with standard deviation ``sigma``.
