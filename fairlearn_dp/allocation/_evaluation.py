@@ -29,7 +29,7 @@ from .._utils._progress import progress_bar, show_progress
 from .._utils._validation import as_real_array, check_bool, check_int, check_real, validate_params
 from ._mechanisms import _batch_evaluator
 from ._projections import project_nonnegative_sum, project_sum
-from ._release import GaussianNoise, LaplaceNoise, _check_counts
+from ._release import GaussianNoise, LaplaceNoise, _batch_sampler, _check_counts
 
 __all__ = ["MonteCarloResult", "monte_carlo", "bias", "NonNegativeSumProjection",
            "NegativePartOfSumProjection", "ProjectionShift", "positive_part_bias", "sum_projection_positive_part_bias",
@@ -101,20 +101,22 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed, batch_rows=None):
     evaluators = {name: _batch_evaluator(statistic, n) for name, statistic in statistics.items()}
     sums = {name: (np.zeros(n), np.zeros(n)) for name in statistics}
     squares = np.empty((batch_rows, n))
+    draw = _batch_sampler(noise, n, batch_rows)
     for start in range(0, n_rows, batch_rows):
         rows = min(batch_rows, n_rows - start)
-        noisy = noise.sample(rng, (rows, n))
+        noisy = draw(rng, rows)
         noisy += counts                                           # x + noise, in place
         for name, (statistic, trusted) in evaluators.items():
             values = statistic(noisy)
             if not trusted:
                 values = _checked_values(name, values, noisy.shape, rows)
             total, total_squares = sums[name]
-            batch_squares = np.square(values, out=squares[:rows])
             # Draw after draw, in place: numpy sums axis 0 of a C-ordered array row after row too, so these are the
             # sums of one big array of the chunk's draws, whatever the batch size.
-            for row, row_squares in zip(values, batch_squares, strict=True):
+            for row in values:
                 total += row
+            # A trusted statistic's output is a new array of its own: squared in place (one array fewer in cache).
+            for row_squares in np.square(values, out=values if trusted else squares[:rows]):
                 total_squares += row_squares
     return sums
 

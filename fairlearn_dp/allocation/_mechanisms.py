@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._utils._validation import as_real_array, check_bool, check_solver, validate_params
+from ..privacy._projection import _nonnegative_sum_rows_summed
 from ._projections import _as_rows, _nonnegative_sum_rows
 from ._release import CountRelease
 
@@ -39,16 +40,23 @@ def check_weights(weights, n):
 def _proportional(rows, weights, *, in_place=False):
     """``P^F`` of each row of a 2-D batch (entries may be negative); ``nan`` rows where the weighted total <= 0.
 
-    ``in_place=True`` divides ``rows`` itself when every total is > 0 (the caller owns ``rows``).
+    ``in_place=True`` writes into ``rows`` itself (the caller owns ``rows``). ``weights=None`` is unit weights.
     """
-    unit = np.all(weights == 1.0)
-    weighted = rows if unit else rows * weights      # unit weights: x * 1.0 is x, skip a pass
+    return _proportional_and_totals(rows, weights, in_place=in_place)[0]
+
+
+def _proportional_and_totals(rows, weights, *, in_place=False):
+    """``(_proportional(rows, weights, in_place=in_place), weighted totals)``, the totals of shape ``(k, 1)``."""
+    if weights is None or np.all(weights == 1.0):
+        weighted = rows                              # unit weights: x * 1.0 is x, skip a pass
+    else:
+        weighted = np.multiply(rows, weights, out=rows if in_place else None)
     total = weighted.sum(axis=-1, keepdims=True)
     positive = total > 0
     if positive.all():
-        return np.divide(weighted, total, out=weighted if in_place or not unit else None)
+        return np.divide(weighted, total, out=weighted if in_place or weighted is not rows else None), total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(positive, weighted / np.where(positive, total, 1.0), np.nan)
+        return np.where(positive, weighted / np.where(positive, total, 1.0), np.nan), total
 
 
 def proportional_allocation(counts: ArrayLike | CountRelease, weights: ArrayLike | None = None, *,
@@ -163,8 +171,10 @@ class BaselineAllocation(AllocationMechanism):
 
     def _allocate(self, rows, weights):
         # An array of zeros, not the scalar 0.0: numpy's fast loop; the positive part is ours to divide in place.
-        return _uniform_where_undefined(_proportional(np.maximum(rows, np.zeros(rows.shape[1])), weights,
-                                                      in_place=True))
+        shares, total = _proportional_and_totals(np.maximum(rows, np.zeros(rows.shape[1])), weights, in_place=True)
+        if np.all(total < np.inf) and np.all(total > 0):
+            return shares       # entries >= 0, each <= its finite total > 0: every share is in [0, 1]
+        return _uniform_where_undefined(shares)
 
 
 class ProjectionOntoSimplexAllocation(AllocationMechanism):
@@ -192,6 +202,9 @@ class ProjectionOntoSimplexAllocation(AllocationMechanism):
 
     def _allocate(self, rows, weights):
         proportional = _proportional(rows, weights)
+        sums = proportional.sum(axis=1)
+        if np.all(np.isfinite(sums)):     # a NaN or infinite share would make its row's sum one: all rows defined
+            return _nonnegative_sum_rows_summed(proportional, 1.0, sums)
         defined = np.all(np.isfinite(proportional), axis=1)
         # project_simplex without its input checks: the defined rows are finite, the total is 1.
         if defined.all():
@@ -205,12 +218,13 @@ class ProjectionOntoSimplexAllocation(AllocationMechanism):
 def _batch_evaluator(statistic, n):
     """``(callable, trusted)`` for one statistic of ``monte_carlo`` on batches of ``n`` noisy counts. The built-in
     mechanisms BL and PoS (exactly these classes) are called through ``_allocate``, with their weights checked once
-    a chunk instead of once a batch (their input, noise plus the checked counts, is finite by construction), and
-    their output is trusted: shares, finite by construction. Any other statistic is called as given, its output to
-    be checked.
+    a chunk instead of once a batch (their input, noise plus the checked counts, is finite by construction; unit
+    weights are passed as None), and their output is trusted: shares, finite by construction, in a new array of
+    their own (``monte_carlo`` may overwrite it). Any other statistic is called as given, its output to be checked.
     """
     if type(statistic) in (BaselineAllocation, ProjectionOntoSimplexAllocation):
-        return functools.partial(statistic._allocate, weights=check_weights(statistic.weights, n)), True
+        weights = check_weights(statistic.weights, n)
+        return functools.partial(statistic._allocate, weights=None if np.all(weights == 1.0) else weights), True
     return statistic, False
 
 

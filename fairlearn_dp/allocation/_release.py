@@ -255,9 +255,30 @@ class LaplaceNoise:
         draws *= self.lam
         return draws
 
+    def _sample_into(self, rng, out, pairs):
+        """``out[...] = self.sample(rng, out.shape)`` for a 2-D ``out``, the same numbers, drawn a row at a time
+        into ``pairs`` (shape ``(2, out.shape[1])``, C-ordered): no arrays allocated, and the exponentials of a
+        row, not of the batch, pass through memory. Returns ``out``.
+        """
+        for row in out:
+            rng.standard_exponential(out=pairs)
+            np.subtract(pairs[0], pairs[1], out=row)
+        out *= self.lam
+        return out
+
     def describe(self) -> str:
         """``Laplace(lambda=...)``."""
         return f"Laplace(lambda={self.lam:g})"
+
+
+def _batch_sampler(noise, n, batch_rows):
+    """``draw(rng, rows)``: ``noise.sample(rng, (rows, n))``, the same numbers; for Laplace noise written into
+    buffers allocated once a chunk (a view of them: the next call overwrites it).
+    """
+    if not isinstance(noise, LaplaceNoise):
+        return lambda rng, rows: noise.sample(rng, (rows, n))
+    draws, pairs = np.empty((batch_rows, n)), np.empty((2, n))
+    return lambda rng, rows: noise._sample_into(rng, draws[:rows], pairs)
 
 
 @dataclass(frozen=True)

@@ -52,46 +52,63 @@ def nonnegative_sum_rows(rows: np.ndarray, total: float | np.ndarray) -> np.ndar
     buffers (no copies of the active rows): a row that has stopped keeps the ``theta`` of its last round, so its
     set is recomputed to the same set.
     """
+    return _nonnegative_sum_rows_summed(rows, total, rows.sum(axis=1))
+
+
+def _nonnegative_sum_rows_summed(rows, total, sums):
+    """:func:`nonnegative_sum_rows` given ``sums = rows.sum(axis=1)`` (callers that have it pass it on).
+
+    While every row is still iterating (the usual case: rows of similar data stop in the same round), the
+    bookkeeping runs on whole vectors, without the masks of active rows; the numbers are the same either way.
+    """
     n_rows, n = rows.shape
     total = np.broadcast_to(np.asarray(total, dtype=float), (n_rows,))      # one total per row (or one for all)
-    sums = rows.sum(axis=1)                          # the sum of the first set, all entries (x * 1.0 is x)
-    theta = (sums - total) / n
+    theta = (sums - total) / n                       # sums: of the first set, all entries (x * 1.0 is x)
     kept = np.full(n_rows, n)
-    kept_sum = np.zeros(n_rows)
-    active = np.ones(n_rows, dtype=bool)
+    kept_sum = None
+    active = None                                    # None: every row is active
     mask = np.empty(rows.shape, dtype=bool)
-    weights = None                                   # the mask as 0.0 / 1.0 (float x float is the fast product)
+    weights = mask.view(np.uint8)                    # the mask as 0 / 1: x * 1 is x, x * 0 is x * 0.0
     work = np.empty(rows.shape)
     while True:
         np.greater(rows, theta[:, None], out=mask)
         count = _row_counts(mask)
-        lost = count == 0
-        if lost.any():                  # rounding put theta at the largest entries: keep those
+        if not count.all():             # rounding put theta at the largest entries: keep those
+            lost = count == 0
             mask[lost] = rows[lost] == rows[lost].max(axis=1, keepdims=True)
             count = _row_counts(mask)
-        done = active & (count == kept)
-        kept_sum[done] = sums[done]                  # the same set as the round before: the same sum
-        active &= ~done
-        if not active.any():
-            break
-        if weights is None:
-            weights = mask.astype(float)
-        else:
-            np.copyto(weights, mask)
+        if active is None:
+            same = count == kept
+            if same.all():                           # every row stops in this round
+                kept_sum = sums
+                break
+            if same.any():                           # some rows stop: track the active ones from here on
+                active = np.ones(n_rows, dtype=bool)
+                kept_sum = np.zeros(n_rows)
+        if active is not None:
+            done = active & (count == kept)
+            kept_sum[done] = sums[done]              # the same set as the round before: the same sum
+            active &= ~done
+            if not active.any():
+                break
         # The sum of x where above, else 0, over the full row. x * 0.0 is -0.0 for x < 0 where np.where gives
         # +0.0; zeros of either sign leave every non-zero partial sum unchanged, so the sums are the same numbers.
         sums = np.multiply(rows, weights, out=work).sum(axis=1)
-        theta[active] = (sums[active] - total[active]) / count[active]
-        kept[active] = count[active]
-    return _positive_part_on(rows, mask.astype(float) if weights is None else weights, kept_sum, kept, total, work)
+        if active is None:
+            theta = (sums - total) / count
+            kept = count
+        else:
+            theta[active] = (sums[active] - total[active]) / count[active]
+            kept[active] = count[active]
+    return _positive_part_on(rows, weights, kept_sum, kept, total, work)
 
 
 def _positive_part_on(rows, weights, kept_sum, kept, total, out):
-    """``(x - theta)_+`` on the kept set (``weights`` 1.0, else 0.0), written as ``(x - mean of the kept) + total /
-    #kept``: the same number, without the cancellation of ``x - theta`` when the entries dwarf the total (e.g.
-    ``[1e30, 0]`` onto 1 gave ``[0, 0]``). Computed in ``out``. The positive part is not -0.0 (a sum with the
-    positive ``total / #kept`` is -0.0 only if both terms are), so times 0.0 it is +0.0, as ``np.where`` writes
-    (only if ``total / #kept`` underflows to 0 can an entry -0.0 outside the kept set stay -0.0).
+    """``(x - theta)_+`` on the kept set (``weights`` 1, else 0: floats, or the mask's bytes), written as ``(x -
+    mean of the kept) + total / #kept``: the same number, without the cancellation of ``x - theta`` when the entries
+    dwarf the total (e.g. ``[1e30, 0]`` onto 1 gave ``[0, 0]``). Computed in ``out``. The positive part is not -0.0
+    (a sum with the positive ``total / #kept`` is -0.0 only if both terms are), so times 0 it is +0.0, as
+    ``np.where`` writes (only if ``total / #kept`` underflows to 0 can an entry -0.0 outside the kept set stay -0.0).
     """
     np.subtract(rows, (kept_sum / kept)[:, None], out=out)
     out += (total / kept)[:, None]

@@ -85,3 +85,38 @@ def test_projection_core_equals_the_plain_iteration_and_is_row_independent():
         one_at_a_time = np.vstack([_nonnegative_sum_rows(row[None, :], total) for row in rows])
         np.testing.assert_array_equal(one_at_a_time, expected)
         np.testing.assert_array_equal(project_nonnegative_sum(rows, public_total=total), expected)
+
+
+def test_projection_core_with_rows_stopping_together_separately_and_lost():
+    """The whole-vector bookkeeping (every row still iterating), the switch to per-row bookkeeping when some rows
+    stop before others, and a first set that rounding empties (theta at the largest entries) give the plain
+    iteration's numbers, whatever rows are passed together."""
+    rng = np.random.default_rng(8)
+    census_like = rng.laplace(20, 50, (6, 400))             # similar rows: they stop in the same round
+    mixed = np.vstack([census_like[:3], rng.normal(0, 3, (3, 400)), np.full((1, 400), 2.0)])
+    for rows, total in ((census_like, 1.0), (mixed, 1.0), (mixed, 1e-310), (np.full((2, 5), 2.0), 1e-300)):
+        expected = _michelot_reference(rows, total)
+        np.testing.assert_array_equal(_nonnegative_sum_rows(rows, total), expected)
+        np.testing.assert_array_equal(np.vstack([_nonnegative_sum_rows(row[None, :], total) for row in rows]),
+                                      expected)
+
+
+def test_mechanisms_fall_back_to_their_checks_when_a_total_overflows():
+    """BL's and PoS's batch paths skip their finiteness scans only when the totals prove them needless: a weighted
+    total that overflows (BL) or shares that overflow (PoS) still give the uniform split for that row."""
+    big = np.finfo(float).max / 2
+    with np.errstate(over="ignore", invalid="ignore"):      # numpy's overflow warnings: the inputs are extreme
+        bl = BaselineAllocation([4.0, 1.0, 1.0]).allocate([big, big, 1.0])
+        rows = np.array([[big, -big, 1e-10], [3.0, -1.0, 2.0]])  # first row: total 1e-10, shares +-inf
+        shares = ProjectionOntoSimplexAllocation().allocate(rows)
+    np.testing.assert_array_equal(bl, np.full(3, 1 / 3))
+    np.testing.assert_array_equal(shares[0], np.full(3, 1 / 3))
+    np.testing.assert_array_equal(shares[1], ProjectionOntoSimplexAllocation().allocate(rows[1]))
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_laplace_sample_into_gives_the_sampled_numbers(rows):
+    noise = LaplaceNoise(3.0)
+    expected = noise.sample(np.random.default_rng(4), (rows, 11))
+    got = noise._sample_into(np.random.default_rng(4), np.empty((rows, 11)), np.empty((2, 11)))
+    np.testing.assert_array_equal(got, expected)
