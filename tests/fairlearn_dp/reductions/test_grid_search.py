@@ -106,6 +106,34 @@ def test_the_public_grid_is_memoised_per_public_inputs_and_copied_out():
     pd.testing.assert_frame_equal(fit(unpicklable, grid_size=7).lambda_vecs_, expected)
 
 
+def test_a_refit_with_the_same_public_inputs_builds_the_grid_once(monkeypatch):
+    """The memo is used: two fits with the same constraint, groups and grid arguments call Fairlearn's grid generator
+    and ``load_data`` once; a third fit with another grid size builds its own grid (from the memoised constraint)."""
+    from collections import OrderedDict
+
+    from fairlearn_dp.reductions import _grid_search
+
+    monkeypatch.setattr(_grid_search, "_PUBLIC_STRUCTURES", OrderedDict())
+    calls = {"grid": 0, "load": 0}
+    generator, load = _grid_search.GridGenerator, _grid_search._load_structure
+
+    def counted_generator(*args, **kwargs):
+        calls["grid"] += 1
+        return generator(*args, **kwargs)
+
+    def counted_load(*args, **kwargs):
+        calls["load"] += 1
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(_grid_search, "GridGenerator", counted_generator)
+    monkeypatch.setattr(_grid_search, "_load_structure", counted_load)
+    X, y, groups = _in_declared_order(*_synthetic(n_groups=2))
+    for grid_size in (7, 7, 5):
+        DPGridSearch(None, DemographicParity(), grid_size=grid_size, epsilon=1.0, delta=1e-5, groups=[0, 1],
+                     random_state=0, accountant=BudgetAccountant()).fit(X, y, sensitive_features=groups)
+    assert calls == {"grid": 2, "load": 1}
+
+
 def test_noise_free_statistics_path_applies_fairlearns_rule_to_exact_values():
     """Least-squares best responses at epsilon=inf: objectives_ and gammas_ are each play's exact error and
     Fairlearn's violations, and best_idx_ minimises (1 - w) error + w max violation."""
