@@ -27,11 +27,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from diffprivlib.mechanisms import GaussianAnalytic
-
 from ._composition import advanced_composition_epsilon
 from ._spend import PrivacySpend
-from ._vector import mechanism_scale
+from ._vector import analytic_gaussian, mechanism_scale
 from ._zcdp import approx_dp_to_zcdp, zcdp_gaussian_sigma, zcdp_to_approx_dp
 
 __all__ = ["per_release_budget", "per_release_rho", "composed_spend", "statistics_game_split",
@@ -68,7 +66,7 @@ def per_release_budget(epsilon: float, delta: float, n_releases: int, compositio
         return (*zcdp, "zcdp")
 
     def unit_sigma(budget):
-        return mechanism_scale(GaussianAnalytic(epsilon=budget[0], delta=budget[1], sensitivity=1.0))
+        return mechanism_scale(analytic_gaussian(epsilon=budget[0], delta=budget[1], sensitivity=1.0))
 
     sigmas = {"basic": unit_sigma(basic), "advanced": unit_sigma(advanced), "zcdp": zcdp_gaussian_sigma(1.0, rho0)}
     best = min(sigmas, key=sigmas.get)

@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 
 from ._accountant import charge, check_spend, validate_epsilon_delta
 from ._spend import PrivacySpend
-from ._vector import randomise_vector
+from ._vector import analytic_gaussian, randomise_vector
 from ._zcdp import zcdp_gaussian_mechanism
 
 __all__ = ["release_laplace", "release_gaussian", "gaussian_mechanism", "noise_scale", "noise_sd",
@@ -45,8 +45,8 @@ def noise_scale(epsilon: float, delta: float, l1_sensitivity: float | None, l2_s
             scale = float(l1_sensitivity) / epsilon
     else:
         with np.errstate(all="ignore"):
-            scale = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta,
-                                               sensitivity=float(l2_sensitivity)).variance(0.0))
+            scale = math.sqrt(analytic_gaussian(epsilon=epsilon, delta=delta,
+                                                sensitivity=float(l2_sensitivity)).variance(0.0))
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"epsilon={epsilon!r} (delta={delta!r}) gives no usable noise scale (got {scale!r}): "
                          "epsilon is too small for a numerically sound mechanism.")
@@ -156,8 +156,8 @@ def gaussian_mechanism(l2_sensitivity: float, *, epsilon: float | None = None, d
         if l2_sensitivity is None:
             raise ValueError("l2_sensitivity is required for the Gaussian mechanism (delta > 0).")
         noise_scale(epsilon, delta, None, l2_sensitivity)
-        mechanism = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=float(l2_sensitivity),
-                                     random_state=random_state)
+        mechanism = analytic_gaussian(epsilon=epsilon, delta=delta, sensitivity=float(l2_sensitivity),
+                                      random_state=random_state)
     if mechanisms is not None:
         mechanisms[key] = mechanism
     return mechanism

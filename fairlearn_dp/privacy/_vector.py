@@ -36,20 +36,37 @@ are mostly small vectors (the group-budget regressor: ~11 coordinates a release)
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
+from types import SimpleNamespace
 
 import numpy as np
 from diffprivlib.mechanisms import Gaussian, GaussianAnalytic, Laplace
 from numpy.typing import ArrayLike
 
-__all__ = ["randomise_vector", "mechanism_scale"]
+__all__ = ["analytic_gaussian", "randomise_vector", "mechanism_scale"]
 
 # Mechanisms whose ``randomise`` this module reproduces. Exact types: subclasses (LaplaceTruncated, LaplaceFolded,
 # LaplaceBoundedDomain, ...) override ``randomise`` with other distributions and are refused.
 _LAPLACE = (Laplace,)
-_GAUSSIAN = (Gaussian, GaussianAnalytic)
+
+
+@functools.lru_cache(maxsize=4096)
+def _analytic_scale(epsilon: float, delta: float, sensitivity: float) -> float:
+    """The scale ``GaussianAnalytic`` computes for this triple: diffprivlib's own search, run once per process."""
+    return GaussianAnalytic._find_scale(SimpleNamespace(epsilon=epsilon, delta=delta, sensitivity=sensitivity))
+
+
+class _MemoisedGaussianAnalytic(GaussianAnalytic):
+    """diffprivlib's ``GaussianAnalytic`` (its checks, parameters and ``randomise``) with its scale memoised."""
+
+    def _find_scale(self):
+        return _analytic_scale(float(self.epsilon), float(self.delta), float(self.sensitivity))
+
+
+_GAUSSIAN = (Gaussian, GaussianAnalytic, _MemoisedGaussianAnalytic)
 
 _RECIP_BPF = 2.0 ** -53            # random.RECIP_BPF: SystemRandom.random() = (56 random bits >> 3) * 2**-53
 _CHUNK_CELLS = 1 << 16             # cells per batch of secure Laplace uniforms (bounds the temporary memory)
@@ -60,6 +77,19 @@ _NV_MAGICCONST = random.NV_MAGICCONST    # 4 exp(-1/2) / sqrt(2), the stdlib's o
 # numpy's log and the C library's may differ in the last ulp, and normalvariate decides with math.log.
 _BOUNDARY_MARGIN = 8 * 2.0 ** -52
 _array_log = np.log                # the array log (a name of its own, so that tests can perturb it)
+
+
+def analytic_gaussian(*, epsilon: float, delta: float, sensitivity: float,
+                      random_state: int | np.random.RandomState | None = None) -> GaussianAnalytic:
+    """The mechanism ``GaussianAnalytic(epsilon=..., delta=..., sensitivity=..., random_state=...)`` of diffprivlib,
+    with the scale of its calibration memoised per process.
+
+    ``GaussianAnalytic`` finds its scale (Balle & Wang 2018's analytic calibration) by a binary search in its
+    constructor, a few milliseconds on every release. This mechanism is a ``GaussianAnalytic`` whose scale is the one
+    diffprivlib's own search returned for the same (epsilon, delta, sensitivity), run once per distinct triple: the
+    noise, and every seeded draw, are diffprivlib's bit for bit. The triple is public (a budget and a sensitivity).
+    """
+    return _MemoisedGaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=sensitivity, random_state=random_state)
 
 
 def mechanism_scale(mechanism: Laplace | Gaussian | GaussianAnalytic) -> float:

@@ -116,10 +116,10 @@ def zcdp_gaussian_mechanism(l2_sensitivity: float, rho: float, *,
     sigma^2)``-zCDP), so we fix (epsilon, delta) = (1, 1e-9), read ``c`` off diffprivlib's analytic calibration
     (Balle & Wang 2018), and pass ``sensitivity = sigma / c``: diffprivlib then draws noise of exactly our sigma.
     """
-    from diffprivlib.mechanisms import GaussianAnalytic
+    from ._vector import analytic_gaussian
 
     if not l2_sensitivity > 0:
         raise ValueError("l2_sensitivity must be > 0.")
     sigma = zcdp_gaussian_sigma(l2_sensitivity, rho)
-    return GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=sigma / _unit_sigma(),
-                            random_state=random_state)
+    return analytic_gaussian(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=sigma / _unit_sigma(),
+                             random_state=random_state)

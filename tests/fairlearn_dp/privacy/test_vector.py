@@ -180,3 +180,32 @@ def test_a_custom_random_source_is_used_through_randomise():
                       GaussianAnalytic(epsilon=1.0, delta=1e-6, sensitivity=1.0, random_state=Fixed())):
         expected = mechanism.randomise(0.0)
         assert randomise_vector(mechanism, np.zeros(4)).tolist() == [expected] * 4
+
+
+def test_analytic_gaussian_is_diffprivlibs_mechanism_with_its_search_run_once_per_triple(monkeypatch):
+    """Every Gaussian release builds its mechanism through ``analytic_gaussian``: diffprivlib's scale and seeded
+    draws bit for bit, and diffprivlib's binary search once per (epsilon, delta, sensitivity), not once per release."""
+    calls = []
+    search = GaussianAnalytic._find_scale
+
+    def counted(self):
+        calls.append((self.epsilon, self.delta, self.sensitivity))
+        return search(self)
+
+    _vector._analytic_scale.cache_clear()
+    monkeypatch.setattr(GaussianAnalytic, "_find_scale", counted)
+    rng = np.random.RandomState(0)
+    for _ in range(50):
+        epsilon, delta = float(rng.uniform(0.05, 5.0)), float(10 ** rng.uniform(-12, -2))
+        sensitivity = float(10 ** rng.uniform(-4, 3))
+        calls.clear()
+        mechanisms = [_vector.analytic_gaussian(epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                                random_state=7) for _ in range(3)]
+        assert len(calls) == 1                                        # the first construction searches, no other
+        reference = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=sensitivity, random_state=7)
+        assert all(isinstance(mechanism, GaussianAnalytic) for mechanism in mechanisms)
+        assert {_vector.mechanism_scale(mechanism) for mechanism in mechanisms} == {_vector.mechanism_scale(reference)}
+        draws = {tuple(randomise_vector(mechanism, np.arange(4.0))) for mechanism in mechanisms}
+        assert draws == {tuple(randomise_vector(reference, np.arange(4.0)))}
+    with pytest.raises(ValueError):                                  # diffprivlib's own checks still run
+        _vector.analytic_gaussian(epsilon=1.0, delta=0.0, sensitivity=1.0)
