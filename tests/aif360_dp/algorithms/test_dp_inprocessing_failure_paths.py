@@ -116,9 +116,14 @@ def test_unseeded_exponentiated_gradient_face_predictions_differ():
     """The randomized predictions of one fitted face, drawn twice after np.random.seed(7), differ (today's main drew
     them from the global generator when seed=None)."""
     data = dataset()
-    # An exact parity constraint and the plays' uniform average: a mixture with fractional scores on many rows.
-    face = eg(seed=None, max_iter=30, epsilon=50.0, constraints="DemographicParity", difference_bound=0.0,
-              run_linprog_step=False).fit(data)
+    # An exact parity constraint and the plays' uniform average: a mixture with fractional scores on many rows. The
+    # fit is unseeded too, and its final private choice returns a constant classifier in about 1 fit of 20 (9 of 200
+    # measured): up to five fits, until one has that mixture (all five fail with probability about 0.05^5 ~ 3e-7).
+    for _ in range(5):
+        face = eg(seed=None, max_iter=30, epsilon=50.0, constraints="DemographicParity", difference_bound=0.0,
+                  run_linprog_step=False).fit(data)
+        if np.sum((face.predict(data).scores > 0) & (face.predict(data).scores < 1)) >= 20:
+            break
     assert np.sum((face.predict(data).scores > 0) & (face.predict(data).scores < 1)) >= 20
     draws = []
     for _ in range(2):
