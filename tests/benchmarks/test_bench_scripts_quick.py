@@ -20,6 +20,7 @@ RESULTS = ROOT / "tests" / "benchmarks" / "results"
     "bench_aif360_metrics.py",
     "bench_small_groups.py",
     "bench_sequential_audit.py",                                            # the design of three rows, no fits
+    "bench_audit_fits.py",                                                  # 5 fits of two rows, twice (~6 s)
     pytest.param("bench_aif360_postprocessing.py", marks=pytest.mark.slow),    # fits Adult's model twice (~20 s)
     pytest.param("bench_aif360_demo.py", marks=pytest.mark.slow),
     pytest.param("bench_preprocessing.py", marks=pytest.mark.slow),       # two Adult loads and 20 fits: ~11 s
