@@ -4,6 +4,7 @@ budget is checked before the dataset's rows are read, a declared group without r
 was."""
 
 import logging
+import math
 
 import numpy as np
 import pandas as pd
@@ -118,13 +119,18 @@ def test_unseeded_exponentiated_gradient_face_predictions_differ():
     data = dataset()
     # An exact parity constraint and the plays' uniform average: a mixture with fractional scores on many rows. The
     # fit is unseeded too, and its final private choice returns a constant classifier in about 1 fit of 20 (9 of 200
-    # measured): up to five fits, until one has that mixture (all five fail with probability about 0.05^5 ~ 3e-7).
+    # measured): up to five fits, until two independent draws of the mixture's labels coincide with probability below
+    # 1e-9 (the product over the rows of p^2 + (1 - p)^2); all five fail with probability about 0.05^5 ~ 3e-7.
+    def collision_log_probability(face):
+        scores = np.asarray(face.predict(data).scores, dtype=float).ravel()
+        return float(np.sum(np.log(scores ** 2 + (1 - scores) ** 2)))
+
     for _ in range(5):
         face = eg(seed=None, max_iter=30, epsilon=50.0, constraints="DemographicParity", difference_bound=0.0,
                   run_linprog_step=False).fit(data)
-        if np.sum((face.predict(data).scores > 0) & (face.predict(data).scores < 1)) >= 20:
+        if collision_log_probability(face) < math.log(1e-9):
             break
-    assert np.sum((face.predict(data).scores > 0) & (face.predict(data).scores < 1)) >= 20
+    assert collision_log_probability(face) < math.log(1e-9)
     draws = []
     for _ in range(2):
         np.random.seed(7)
