@@ -33,7 +33,8 @@ from pathlib import Path
 import _common  # tests/benchmarks/_common.py (scripts run from this folder)
 from fairdp_adapters import registry
 
-import fairlearn_dp.audit  # noqa: F401  (before tests/ joins the path: its fairlearn_dp folder is no package)
+import aif360_dp  # noqa: F401  (the packages before tests/ joins the path: its folders of the same names are none)
+import fairlearn_dp.audit  # noqa: F401
 
 sys.path.append(str(_common.REPOSITORY / "tests"))
 
