@@ -98,6 +98,15 @@ def round_sensitivity():
     return math.sqrt(2.0)
 
 
+def _compact(predictions):
+    """A play's predictions on the rows (floats), kept in one byte a row when each is 0 or 1: ``astype(float)``
+    gives back the same values.
+    """
+    if np.all((predictions == 0) | (predictions == 1)):
+        return predictions.astype(np.uint8)
+    return predictions.copy()
+
+
 class RoundSums(NamedTuple):
     """The exact sums a round reads of the rows: ``cells``, the release cells' sums of the play's predictions; under
     ``"sensitive_attribute"`` (public X, y and play) also ``event_means``, per event the mean of the constraint's
@@ -662,6 +671,7 @@ class StatisticsGame:
         K = self.E * self.G
         theta = np.zeros(2 * K)
         plays, errors, released_gammas, proxy_gammas, lambdas, values, round_sums = [], [], [], [], [], [], []
+        play_predictions = []               # the estimator Learner's predictions on the rows, kept for the mixture
         rounds_played = 0
         for t in progress_rounds(0, self.T, desc="DPExponentiatedGradient (statistics game)"):
             weights = np.exp(theta - theta.max())
@@ -669,6 +679,8 @@ class StatisticsGame:
             lam_prime = (lam[:K] - lam[K:]).reshape(self.E, self.G)
             h, predictions, released, gamma, error = self._round(lam_prime)
             plays.append(h)
+            if predictions is not None:
+                play_predictions.append(_compact(predictions))
             errors.append(error)
             released_gammas.append(gamma)
             round_sums.append(released)
@@ -698,6 +710,7 @@ class StatisticsGame:
         else:
             q = np.full(len(plays), 1.0 / len(plays))           # Q_EG: the uniform average of the rounds' plays
         self.plays_, self.q_ = plays, q
+        self.play_predictions_ = play_predictions if len(play_predictions) == len(plays) else None
         self.errors_, self.gammas_ = np.array(errors), gammas
         self.lambdas_ = np.array(lambdas)
         self.released_gammas_ = np.array(released_gammas)
