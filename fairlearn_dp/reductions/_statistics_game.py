@@ -99,9 +99,11 @@ def round_sensitivity():
 
 
 def _compact(predictions):
-    """A play's predictions on the rows (floats), kept in one byte a row when each is 0 or 1: ``astype(float)``
-    gives back the same values.
+    """A play's predictions on the rows (floats; None for the least-squares Learner), kept in one byte a row when each
+    is 0 or 1: ``astype(float)`` gives back the same values.
     """
+    if predictions is None:
+        return None
     if np.all((predictions == 0) | (predictions == 1)):
         return predictions.astype(np.uint8)
     return predictions.copy()
@@ -670,8 +672,7 @@ class StatisticsGame:
         proxy = not self.least_squares
         K = self.E * self.G
         theta = np.zeros(2 * K)
-        plays, errors, released_gammas, proxy_gammas, lambdas, values, round_sums = [], [], [], [], [], [], []
-        play_predictions = []               # the estimator Learner's predictions on the rows, kept for the mixture
+        plays, errors, released_gammas, proxy_gammas, lambdas, values, round_sums, predicted = ([] for _ in range(8))
         rounds_played = 0
         for t in progress_rounds(0, self.T, desc="DPExponentiatedGradient (statistics game)"):
             weights = np.exp(theta - theta.max())
@@ -679,8 +680,7 @@ class StatisticsGame:
             lam_prime = (lam[:K] - lam[K:]).reshape(self.E, self.G)
             h, predictions, released, gamma, error = self._round(lam_prime)
             plays.append(h)
-            if predictions is not None:
-                play_predictions.append(_compact(predictions))
+            predicted.append(_compact(predictions))     # the estimator Learner's, kept for the final choice
             errors.append(error)
             released_gammas.append(gamma)
             round_sums.append(released)
@@ -710,7 +710,7 @@ class StatisticsGame:
         else:
             q = np.full(len(plays), 1.0 / len(plays))           # Q_EG: the uniform average of the rounds' plays
         self.plays_, self.q_ = plays, q
-        self.play_predictions_ = play_predictions if len(play_predictions) == len(plays) else None
+        self.play_predictions_ = None if self.least_squares else predicted
         self.errors_, self.gammas_ = np.array(errors), gammas
         self.lambdas_ = np.array(lambdas)
         self.released_gammas_ = np.array(released_gammas)
