@@ -42,21 +42,9 @@ import sequential_audit as design  # noqa: E402
 from audit_cases import audit_registered, default_audit_case  # noqa: E402
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_sequential_audit.md"
-#: The minimum lower bound of each row's long audit (as test_audit_cases._long_audit_minimum).
-_NO_MINIMUM = ("DPExponentiatedGradient", "DPExponentiatedGradientReduction")
-_ZERO_MINIMUM = ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
-                 "DPGroupBudgetClassification", "ExponentialMechanismFairClassifier")
-
-
 def markdown_table(header, rows):
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
                      + ["| " + " | ".join(row) + " |" for row in rows])
-
-
-def minimum_of(name):
-    if name in _NO_MINIMUM:
-        return None
-    return 0.0 if name in _ZERO_MINIMUM else 0.2 if name == "JagielskiExponentiatedGradient" else 0.4
 
 
 def design_rows(names, n_sim):
@@ -66,7 +54,7 @@ def design_rows(names, n_sim):
             warnings.simplefilter("ignore")
             case = default_audit_case(name)
         p, p_prime = case.event.expected_probabilities
-        epsilon, delta, minimum = case.declared_epsilon, case.declared_delta, minimum_of(name)
+        epsilon, delta, minimum = case.declared_epsilon, case.declared_delta, design.long_audit_minimum(name)
         excess = design.design_alternative(p, p_prime, epsilon=epsilon, delta=delta)
         alternative = design._alternative(p, p_prime, epsilon, delta, excess)
         fixed_power = design.fixed_power(*alternative, epsilon=epsilon, delta=delta)
@@ -90,7 +78,7 @@ def audit_rows(names, fixed_names):
     rows, total_sequential, total_fixed = [], 0.0, {}
     for name in names:
         start = time.perf_counter()
-        result = design.sequential_audit(default_audit_case(name), random_state=11, minimum=minimum_of(name))
+        result = design.sequential_audit(default_audit_case(name), random_state=11, minimum=design.long_audit_minimum(name))
         seconds = time.perf_counter() - start
         total_sequential += seconds
         fixed = ""

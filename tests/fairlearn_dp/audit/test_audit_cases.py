@@ -19,7 +19,7 @@ from audit_cases import (
 )
 from diffprivlib import BudgetAccountant
 from fairdp_adapters import registry
-from sequential_audit import sequential_audit
+from sequential_audit import long_audit_minimum, sequential_audit
 
 from fairlearn_dp.audit import FitFailed, audit
 from fairlearn_dp.audit._audit import AuditResult
@@ -306,28 +306,13 @@ def test_every_registry_row_passes_its_default_audit(name):
         assert abs(hits / result.n_runs - p) < tolerance
 
 
-def _long_audit_minimum(name):
-    """The lower bound a row's long audit must exceed (its event is informative); None: no requirement."""
-    # The zCDP rows' event has ln(p / p') ~ 0.11 at epsilon = 1 (see tests/audit_cases.py): the bound is
-    # positive but small, far below the loose (epsilon, delta) conversion they declare. The exponential-mechanism
-    # learner's event has ln(p / p') = 0.59 (two candidates cannot exceed ln((1 + e) / 2) = 0.62), the exponentiated
-    # gradient's ln(p / p') = 0.88 but probability 1/16 on D.
-    if name in _STATISTICS_GAME_ROWS:
-        # One count's shift of 1 under Gaussian noise of sigma ~14 (the statistics release's share of epsilon = 1):
-        # ln(p / p') ~ 0.07, which 5,000 runs cannot resolve from 0 at 95% confidence, so only "no violation" is
-        # checked here; the power of the statistics game's audits is the planted-bug tests of its "gram" variant.
-        return None
-    return {**dict.fromkeys(_ZCDP_ROWS + _EXPONENTIAL_MECHANISM_ROWS, 0.0),
-            **dict.fromkeys(_EXPONENTIATED_GRADIENT_ROWS, 0.2)}.get(name, 0.4)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_every_registry_row_passes_a_long_audit(name):
     """Up to 5,000 runs per neighbour, in looks (tests/sequential_audit.py): the fixed 5,000-run test's level, and
     its power at the violation it detects with probability 0.98 to within 0.01; an exact mechanism often passes at
     an earlier look."""
-    minimum = _long_audit_minimum(name)
+    minimum = long_audit_minimum(name)
     result = sequential_audit(default_audit_case(name), random_state=11, minimum=minimum)
     print(f"{name}: epsilon lower bound {result.epsilon_lower_bound:.3f}, loss upper bound "
           f"{result.loss_upper_bound:.3f} (declared {result.declared_epsilon:.3f}, delta {result.declared_delta:g}, "
