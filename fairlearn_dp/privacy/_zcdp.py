@@ -7,7 +7,6 @@ one the budget-tailoring paper states; no extra dependency is needed for that.
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from typing import TYPE_CHECKING
@@ -96,14 +95,13 @@ def zcdp_spend(rho: float, delta: float) -> PrivacySpend:
     return PrivacySpend(zcdp_to_approx_dp(rho, delta), delta, rho=check_rho(rho))
 
 
-@functools.cache
 def _unit_sigma() -> float:
     """``c(1, 1e-9)``: the sigma of diffprivlib's analytic calibration at sensitivity 1, a constant (its binary search
-    runs once per process, not once per release).
+    runs once per process: :func:`~._vector.analytic_gaussian` memoises it).
     """
-    from diffprivlib.mechanisms import GaussianAnalytic
+    from ._vector import analytic_gaussian
 
-    return math.sqrt(GaussianAnalytic(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=1.0).variance(0.0))
+    return math.sqrt(analytic_gaussian(epsilon=1.0, delta=_PARAMETRISING_DELTA, sensitivity=1.0).variance(0.0))
 
 
 def zcdp_gaussian_mechanism(l2_sensitivity: float, rho: float, *,

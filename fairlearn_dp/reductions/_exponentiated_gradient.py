@@ -426,9 +426,8 @@ class DPExponentiatedGradient(_GameClassifier, _ExponentiatedGradientParams, _Fa
         rows = game.rows
         if not game.least_squares:
             # Each play's predictions on the rows, as the game computed them in its round (predict is not run again).
-            predictions = game.play_predictions_ or [h.predict(rows.X) for h in game.plays_]
             positive = sum((w * np.asarray(p, dtype=float).ravel()
-                            for p, w in zip(predictions, game.q_, strict=False) if w > 0), np.zeros(rows.n))
+                            for p, w in zip(game.play_predictions_, game.q_, strict=False) if w > 0), np.zeros(rows.n))
             return self._choose_against_constants(positive, rows.y, epsilon, rng), float(np.mean(positive))
         costs = self._objective_costs()
         sums = mixture_sums(rows, game.plays_, game.q_, costs=costs,
