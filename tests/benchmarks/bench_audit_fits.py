@@ -88,6 +88,8 @@ def main(argv=None):
     if args.repeats is None and not args.quick:
         args.repeats = 3
     args = _common.resolve_run_options(parser, args, default_output=DEFAULT_OUTPUT, quick_repeats=1)
+    if args.fits < 1:
+        parser.error("--fits must be at least 1")
     rows = args.rows.split(",") if not args.quick else ["DPThresholdOptimizer", "DPGroupBudgetRegressor"]
     fits = 5 if args.quick else args.fits
     repository = _common.REPOSITORY
