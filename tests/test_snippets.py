@@ -6,7 +6,8 @@ What is collected: the fenced blocks of ``README.md`` and ``docs/**/*.md`` and t
 ``tests/test_docs.py``).
 
 - **Python blocks** of one page run in order in one namespace, as a reader pastes them into one session, in a fresh
-  interpreter per page with the repository root as working directory (a page must define every name it uses).
+  interpreter per page with the repository root as working directory (a page must define every name it uses). They
+  run with the ``docs`` marker (``.ci/run``), as the shell commands below; without the ``[docs]`` extra they skip.
 - **Shown output**: a ``text`` block that directly follows a Python block (only blank lines between) is that block's
   expected standard output and must match line by line (trailing spaces ignored; a rounded number, 3 or more
   decimals, may be one unit off in its last digit, see ``_numbers_match``). A text block preceded by the
@@ -184,8 +185,12 @@ def outputs_match(printed_lines, shown_lines):
     return True
 
 
+@pytest.mark.docs
 @pytest.mark.parametrize("page", _pages_with_python(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_python_blocks_run_as_pasted_and_shown_outputs_match(page):
+    """Marked ``docs`` (about 90 s of CPU in all) and skipped without the ``[docs]`` extra, as the shell commands
+    below, so the default run stays quick: .ci/run runs them with the documentation build."""
+    pytest.importorskip("sphinx")
     blocks = blocks_of(page)
     python = [(i, b) for i, b in enumerate(blocks) if b.language in PYTHON]
     payload = [{"code": b.code, "name": f"{page.relative_to(ROOT)}:{b.line}",

@@ -1,7 +1,9 @@
 """This session's benchmark scripts run as a user runs them: ``--quick``, in a fresh subprocess, from the root.
 
-The quick modes write no results file (checked: the committed results stay untouched). ``bench_aif360_demo`` fits the
-notebook's data several times (about a minute), so it is in the slow leg.
+The quick modes write no results file (checked: the committed results stay untouched). All of them are in the slow
+leg (``-m slow``): they check that the benchmark scripts still run, which no user's install depends on, and together
+they took about 30 s of the default run's CPU (``bench_aif360_demo`` alone fits the notebook's data several times,
+about a minute).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results"
 
@@ -21,9 +25,9 @@ RESULTS = ROOT / "tests" / "benchmarks" / "results"
     "bench_small_groups.py",
     "bench_sequential_audit.py",                                            # the design of three rows, no fits
     "bench_audit_fits.py",                                                  # 5 fits of two rows, twice (~6 s)
-    pytest.param("bench_aif360_postprocessing.py", marks=pytest.mark.slow),    # fits Adult's model twice (~20 s)
-    pytest.param("bench_aif360_demo.py", marks=pytest.mark.slow),
-    pytest.param("bench_preprocessing.py", marks=pytest.mark.slow),       # two Adult loads and 20 fits: ~11 s
+    "bench_aif360_postprocessing.py",                                       # fits Adult's model twice (~20 s)
+    "bench_aif360_demo.py",
+    "bench_preprocessing.py",                                               # two Adult loads and 20 fits: ~11 s
 ])
 def test_quick_mode_runs_in_a_fresh_process(script):
     before = {path: path.stat().st_mtime_ns for path in RESULTS.iterdir()}

@@ -4,7 +4,8 @@ The other example tests load the scripts in-process (``fairdp_adapters._checkout
 has imported fairdp, so a script that works only after that (one that imports diffprivlib first, on scikit-learn
 1.9) passes there and fails for a user. Here each runs as ``python examples/X.py --quick --out DIR`` and through the
 installed ``fairdp`` console script next to ``sys.executable``, from the repository root, and the test checks the exit
-code and the files the run must write. A run measured above ``SLOW_SECONDS`` is marked slow (``-m slow``).
+code and the files the run must write. A run measured above ``SLOW_SECONDS`` is marked slow (``-m slow``), except
+the ``fairdp reproduce`` runs of ``DEFAULT_REPRODUCTIONS``, which the default suite always runs.
 ``fairdp reproduce NAME --quick`` runs the same script with the same arguments as its example's run (through
 ``load_example``), so the ``fairdp reproduce`` path runs once, for ``DEFAULT_REPRODUCTIONS`` (in the default suite),
 and the other names are not run again (their example runs are here; ``tests/adapters/test_cli.py`` checks what
@@ -40,26 +41,26 @@ TIMEOUT_SECONDS = 1800
 class QuickRun:
     args: tuple[str, ...]     # besides --out DIR
     outputs: tuple[str, ...]  # files the run writes to --out
-    seconds: float            # measured CPU time of one fresh run (about its wall time on an idle 2-core machine)
+    seconds: float            # measured CPU time (user + system) of one fresh run, on the 2-core machine (2026-11-30)
 
 
 QUICK_RUNS = {
-    "quickstart.py": QuickRun((), ("quickstart.png",), 2),
+    "quickstart.py": QuickRun((), ("quickstart.png",), 5),
     "adult_inprocessing.py": QuickRun(("--quick",), ("adult_inprocessing_sex_dp.csv",
                                                      "adult_inprocessing_sex_dp_summary.csv",
                                                      "adult_inprocessing_sex_dp.png"), 85),
-    "blind_fair_regression.py": QuickRun(("--quick",), ("per_seed.csv", "summary.csv", "fronts.png"), 10),
+    "blind_fair_regression.py": QuickRun(("--quick",), ("per_seed.csv", "summary.csv", "fronts.png"), 12),
     "budget2023_group_budget.py": QuickRun(("--quick",), (
         "synthetic_per_seed.csv", "synthetic_summary.csv", "law_school_per_seed.csv", "law_school_summary.csv",
-        "tables.csv", "readings.csv", "verdict.csv", "mspe_vs_rho.png", "readings_vs_rho.png"), 6),
+        "tables.csv", "readings.csv", "verdict.csv", "mspe_vs_rho.png", "readings_vs_rho.png"), 15),
     "jagielski2019_inprocessing.py": QuickRun(("--quick",), ("per_seed.csv", "summary.csv", "pareto_fronts.csv",
-                                                             "fig1_left_inprocessing.png"), 6),
+                                                             "fig1_left_inprocessing.png"), 15),
     "jagielski2019_postprocessing.py": QuickRun(("--quick",), ("per_seed.csv", "summary.csv", "pareto_fronts.csv",
-                                                               "fig1_right_postprocessing.png"), 5),
+                                                               "fig1_right_postprocessing.png"), 6),
     "xian2024_reproduce.py": QuickRun(("--quick",), (
         "main_table_per_seed.csv", "main_table_summary.csv", "main_table.md", "sweep_per_seed.csv",
         "fig2_tradeoffs.csv", "fig2_tradeoffs.png", "fig3_law_school_eps0.1.csv", "fig3_law_school_eps0.1.png",
-        "fig4_envelopes.csv", "fig4_law_school_envelopes.png"), 7),
+        "fig4_envelopes.csv", "fig4_law_school_envelopes.png"), 30),
     "zhu2022_allocation.py": QuickRun(("--quick",), (
         "table1_data_release.csv", "table1_entities.csv", "table2_allocation.csv", "table2_district_biases.csv.gz",
         "report_eps0.01_by_state.csv", "report_eps0.01_by_size_decile.csv", "figure4_biases.png",
@@ -113,7 +114,6 @@ def test_every_reproduction_has_a_fresh_quick_run():
 def test_the_quickstart_and_a_reproduction_run_in_the_default_suite():
     assert QUICK_RUNS["quickstart.py"].seconds <= SLOW_SECONDS
     assert set(_REPRODUCTIONS) >= DEFAULT_REPRODUCTIONS
-    assert all(QUICK_RUNS[_REPRODUCTIONS[name][0]].seconds <= SLOW_SECONDS for name in DEFAULT_REPRODUCTIONS)
 
 
 # ------------------------------------------------------------------------------------------ the runs
@@ -130,7 +130,7 @@ def test_example_quick_run_in_a_fresh_interpreter(filename, tmp_path):
         assert "Privacy spent by the post-processor: epsilon=1.0" in result.stdout
 
 
-@pytest.mark.parametrize("name, filename", [_param([name, _REPRODUCTIONS[name][0]], _REPRODUCTIONS[name][0])
+@pytest.mark.parametrize("name, filename", [pytest.param(name, _REPRODUCTIONS[name][0], id=name)
                                             for name in sorted(DEFAULT_REPRODUCTIONS)])
 def test_fairdp_reproduce_quick_in_a_fresh_interpreter(name, filename, tmp_path):
     _run([_fairdp_command(), "reproduce", name, "--quick", "--out", str(tmp_path)])

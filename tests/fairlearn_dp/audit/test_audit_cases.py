@@ -623,6 +623,7 @@ def test_metric_frame_weighing_some_metrics_releases_its_tables_once_and_passes_
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
+@pytest.mark.slow  # a planted bug, the audit's power (22 s): the audit of the shipped release runs by default
 def test_metric_frame_weight_tables_audit_detects_sensitivities_that_do_not_add(monkeypatch):
     """The same audit with the stack released at one unweighted table's sensitivity (L1 2, neither added nor
     scaled by the bound: 3.5 times too little noise) fails."""
@@ -649,6 +650,7 @@ def test_report_release_passes_its_audit():
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
+@pytest.mark.slow  # a planted bug, the audit's power (10 s): the audit of the shipped release runs by default
 def test_report_audit_detects_noise_not_scaled_by_the_number_of_models(monkeypatch):
     """The same audit with the sensitivity of one table (L1 2, not 2M) fails: the four-cell event sees 2 epsilon."""
     from fairlearn_dp.metrics import _frame_release
@@ -676,6 +678,7 @@ def test_threshold_report_release_passes_its_audit():
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
+@pytest.mark.slow  # a planted bug, the audit's power (11 s): the audit of the shipped release runs by default
 def test_threshold_report_audit_detects_noise_of_half_the_sensitivity(monkeypatch):
     """The same audit with the noise of L1 1 (as if a changed row moved one bin only) fails: the event sees 2 epsilon."""
     from aif360_dp.metrics import _threshold_report
@@ -820,6 +823,7 @@ def test_group_budget_stage1_audit_catches_a_halved_gram_sensitivity(monkeypatch
 
 
 # ------------------------------------------------------------------------------- AIF360 pre-processing (issue 40)
+@pytest.mark.slow  # a planted bug, the audit's power (10 s): the audit of the shipped release runs by default
 @pytest.mark.parametrize("name, module_name, function", [
     ("DPReweighing", "fairlearn_dp.preprocessing._reweighing", "table_sensitivity"),
     ("DPDisparateImpactRemover", "fairlearn_dp.preprocessing._disparate_impact", "histogram_sensitivity")])
@@ -859,6 +863,7 @@ def test_correlation_remover_row_bound_variant_passes_and_catches_a_halved_sensi
     assert not result.passed and result.epsilon_lower_bound > 1.0
 
 
+@pytest.mark.slow  # a planted bug, the audit's power (5 s): the audit of the shipped release runs by default
 def test_correlation_remover_audit_catches_a_halved_sensitivity(monkeypatch):
     """BROKEN on purpose: the sufficient statistics get Laplace noise for half their L1 sensitivity. The default
     neighbours move the release by the whole sensitivity (Lemma 1), so the event's ratio is e^2 instead of e: with
