@@ -113,3 +113,23 @@ def aif360_adult_numeric():
     assert data.feature_names == ["age", "education-num", "race", "sex", "hours-per-week"]
     data.features = data.features / np.array([100.0, 16.0, 1.0, 1.0, 100.0])
     return data
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow-shard", default=None, metavar="K/N",
+                     help="run the K-th of N parts of the slow tests (tests/slow_shards.py; .ci/run runs one)")
+
+
+def pytest_collection_modifyitems(config, items):
+    spec = config.getoption("--slow-shard")
+    if spec is None:
+        return
+    import slow_shards
+
+    try:
+        kept, dropped = slow_shards.select(items, spec)
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept

@@ -39,9 +39,18 @@ import pytest
 import run_examples
 from example_swap import Statement, Swap, compile_example, doctest_statements, swapped_source
 
-#: One pytest-xdist worker runs this whole file under ``--dist loadgroup`` (the slow leg of .ci/run):
-#: the epsilon=1 test reuses the epsilon=inf run (_RUNS).
-pytestmark = pytest.mark.xdist_group("test_fairlearn_examples")
+#: Examples whose three runs take longer than a whole CI run's budget: in no shard of .ci/run's slow leg
+#: (``outside_ci``), run by ``pytest -m slow``. The reductions guide's Adult example fits 50 gradient-boosting
+#: pipelines per bound, three bounds, in each mode: about 34 CPU-minutes on the 2-core machine (docs/performance.md).
+OUTSIDE_CI = {"reductions_adult_eg"}
+
+
+def _per_example(names):
+    """One pytest-xdist worker (``--dist loadgroup``, the slow leg of .ci/run) and one shard of the slow leg
+    (tests/slow_shards.py) run an example's two slow tests: the epsilon=1 test reuses the epsilon=inf run (_RUNS)."""
+    return [pytest.param(name, marks=[pytest.mark.xdist_group(f"test_fairlearn_examples:{name}")]
+                         + ([pytest.mark.outside_ci] if name in OUTSIDE_CI else [])) for name in names]
+
 
 COPIES = run_examples.COPIES
 _RUNS = {}
@@ -158,7 +167,7 @@ def test_every_run_gets_one_thread_per_pool_and_a_fixed_hash_seed(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(run_examples.EXAMPLES))
+@pytest.mark.parametrize("name", _per_example(sorted(run_examples.EXAMPLES)))
 def test_at_infinite_epsilon_the_output_is_identical_to_fairlearns(name):
     baseline, swapped = _run(name, "fairlearn"), _run(name, "inf")
     assert baseline.ok, f"the example fails with Fairlearn's own classes:\n{baseline.stderr[-3000:]}"
@@ -207,7 +216,7 @@ def test_the_declared_bound_is_read_from_the_constraint():
 # play, 0.0525) and the private fit's uniform average of the plays gives 0.017 at accuracy within 0.02; fairer than
 # Fairlearn at a slack bound is not a defect (docs/privacy_analysis/exponentiated_gradient.md).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(run_examples.EXAMPLES))
+@pytest.mark.parametrize("name", _per_example(sorted(run_examples.EXAMPLES)))
 def test_at_epsilon_one_the_example_runs_close_to_infinite_epsilon(name):
     private = _run(name, "dp")
     assert private.ok, f"the example fails at epsilon=1:\n{private.stderr[-3000:]}"

@@ -63,10 +63,6 @@ import pytest
 import run_examples
 from example_swap import METRICS_REPLACED, Swap, compile_example, swapped_source
 
-#: One pytest-xdist worker runs this whole file under ``--dist loadgroup`` (the slow leg of .ci/run):
-#: the epsilon=1 test reuses the epsilon=inf run (_RUNS).
-pytestmark = pytest.mark.xdist_group("test_fairlearn_metric_examples")
-
 #: Why a swapped example stops (at epsilon=inf and at epsilon=1 alike), by example: none since issue 38's items
 #: 1-5 (the swap's weight_bound=, several weight tables per frame, metrics without sample_weight, a placeholder
 #: y_true, NaN cells at epsilon=inf). A gap that opens again is listed here as a strict xfail, with its cause.
@@ -82,8 +78,11 @@ def _run(name, mode):
 
 
 def _params(names):
-    return [pytest.param(name, marks=pytest.mark.xfail(reason=EXPECTED_FAILURES[name], strict=True))
-            if name in EXPECTED_FAILURES else name for name in names]
+    """One pytest-xdist worker (``--dist loadgroup``, the slow leg of .ci/run) and one shard of the slow leg
+    (tests/slow_shards.py) run an example's slow tests: the epsilon=1 test reuses the epsilon=inf run (_RUNS)."""
+    return [pytest.param(name, marks=[pytest.mark.xdist_group(f"test_fairlearn_metric_examples:{name}")] + (
+        [pytest.mark.xfail(reason=EXPECTED_FAILURES[name], strict=True)] if name in EXPECTED_FAILURES else []))
+        for name in names]
 
 
 NAMES = sorted(run_examples.METRIC_EXAMPLES)
