@@ -116,7 +116,8 @@ def _groups() -> dict[str, str | None]:
     sys.path.insert(0, str(HERE.parent))
 
     class Collect:
-        found: dict[str, str | None] = {}
+        def __init__(self):
+            self.found: dict[str, str | None] = {}
 
         def pytest_collection_finish(self, session):             # after the -m selection
             self.found.update({item.nodeid: _group_of(item) for item in session.items})
