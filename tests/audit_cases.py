@@ -1631,6 +1631,19 @@ _VARIANT_CASES = {
 }
 VARIANTS = tuple(_VARIANT_CASES)
 
+# Registry rows by the kind of their audited release (the default audits' tolerances and the long audits' minimum
+# lower bounds read them: tests/fairlearn_dp/audit/test_audit_cases.py, tests/sequential_audit.py).
+#: zCDP releases: the declared (epsilon, delta) is the loose conversion of rho, far above the event's loss.
+ZCDP_ROWS = ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
+             "DPGroupBudgetClassification")
+#: One release of a multi-release mechanism (see the module docstring).
+EXPONENTIATED_GRADIENT_ROWS = ("JagielskiExponentiatedGradient",)
+#: The statistics game's release of sufficient statistics (its "statistics" variant): a zCDP release whose declared
+#: (epsilon, delta) is that release's budget converted at the fit's delta, not the fit's epsilon.
+STATISTICS_GAME_ROWS = ("DPExponentiatedGradient", "DPExponentiatedGradientReduction")
+#: The exponential-mechanism learner's choice between two candidates.
+EXPONENTIAL_MECHANISM_ROWS = ("ExponentialMechanismFairClassifier",)
+
 
 # ----------------------------------------------------------------------------------------------------
 # Registry row -> (phrase its declared neighbouring relation must contain, case builder, event builder).

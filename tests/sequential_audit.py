@@ -61,15 +61,16 @@ def long_audit_minimum(name):
     # positive but small, far below the loose (epsilon, delta) conversion they declare. The exponential-mechanism
     # learner's event has ln(p / p') = 0.59 (two candidates cannot exceed ln((1 + e) / 2) = 0.62), Jagielski's
     # exponentiated gradient's ln(p / p') = 0.88 but probability 1/16 on D.
-    if name in ("DPExponentiatedGradient", "DPExponentiatedGradientReduction"):
+    from audit_cases import EXPONENTIAL_MECHANISM_ROWS, EXPONENTIATED_GRADIENT_ROWS, STATISTICS_GAME_ROWS, ZCDP_ROWS
+
+    if name in STATISTICS_GAME_ROWS:
         # The statistics game's release: one count's shift of 1 under Gaussian noise of sigma ~14 (its share of
         # epsilon = 1): ln(p / p') ~ 0.07, which 5,000 runs cannot resolve from 0 at 95% confidence, so only "no
         # violation" is checked; the power of its audits is the planted-bug tests of its "gram" variant.
         return None
-    if name in ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
-                "DPGroupBudgetClassification", "ExponentialMechanismFairClassifier"):
+    if name in ZCDP_ROWS + EXPONENTIAL_MECHANISM_ROWS:
         return 0.0
-    return 0.2 if name == "JagielskiExponentiatedGradient" else 0.4
+    return 0.2 if name in EXPONENTIATED_GRADIENT_ROWS else 0.4
 
 
 def look_alphas():

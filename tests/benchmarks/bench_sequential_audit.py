@@ -42,6 +42,8 @@ import sequential_audit as design  # noqa: E402
 from audit_cases import audit_registered, default_audit_case  # noqa: E402
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "bench_sequential_audit.md"
+
+
 def markdown_table(header, rows):
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
                      + ["| " + " | ".join(row) + " |" for row in rows])
@@ -78,7 +80,8 @@ def audit_rows(names, fixed_names):
     rows, total_sequential, total_fixed = [], 0.0, {}
     for name in names:
         start = time.perf_counter()
-        result = design.sequential_audit(default_audit_case(name), random_state=11, minimum=design.long_audit_minimum(name))
+        result = design.sequential_audit(default_audit_case(name), random_state=11,
+                                         minimum=design.long_audit_minimum(name))
         seconds = time.perf_counter() - start
         total_sequential += seconds
         fixed = ""

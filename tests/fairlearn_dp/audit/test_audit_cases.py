@@ -8,7 +8,11 @@ import math
 import numpy as np
 import pytest
 from audit_cases import (
+    EXPONENTIAL_MECHANISM_ROWS,
+    EXPONENTIATED_GRADIENT_ROWS,
+    STATISTICS_GAME_ROWS,
     VARIANTS,
+    ZCDP_ROWS,
     audit_registered,
     audit_registered_edge_failures,
     audit_registered_failures,
@@ -236,27 +240,19 @@ _FAST_RUNS = {"DPFairRegressionPostprocessor": 1000, "DPFairRegressionPostproces
               "ExponentialMechanismFairClassifier": 800, "DPGerryFairClassifier": 1000,
               "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier": 800,
               "DPCalibratedEqOddsPostprocessing": 500}
-_ZCDP_ROWS = ("DPGroupBudgetRegressor", "DPGroupBudgetClassifier", "DPGroupBudgetRegression",
-              "DPGroupBudgetClassification")
-# One release of a multi-release mechanism (see the module docstring of tests/audit_cases.py).
-_EXPONENTIATED_GRADIENT_ROWS = ("JagielskiExponentiatedGradient",)
-# The statistics game's release of sufficient statistics (its "statistics" variant): a zCDP release whose declared
-# (epsilon, delta) is that release's budget converted at the fit's delta, not the fit's epsilon.
-_STATISTICS_GAME_ROWS = ("DPExponentiatedGradient", "DPExponentiatedGradientReduction")
 # The grid search's per-grid-point release (rho = epsilon), declared at its exact Gaussian profile.
 _GRID_SEARCH_ROWS = ("DPGridSearch", "DPGridSearchReduction")
 _GERRYFAIR_ROWS = ("DPGerryFairClassifier", "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier")
-_EXPONENTIAL_MECHANISM_ROWS = ("ExponentialMechanismFairClassifier",)
 # The score post-processors (issue 40): the number of cells their default neighbour moves.
 _SCORE_POSTPROCESSING_ROWS = {"DPCalibratedEqOddsPostprocessing": 4, "DPRejectOptionClassification": 2}
 
 
 def _check_expected_probabilities(name, result, expected):
     """The declared mechanism's probabilities of each row's event, and the event's attribute."""
-    if name in _ZCDP_ROWS:
+    if name in ZCDP_ROWS:
         assert result.declared_delta == 1e-6 and expected[0] == 0.5 and 0.4 < expected[1] < 0.5
         assert result.event.startswith(("history_.noisy_gradients", "model_.history_.noisy_gradients"))
-    elif name in _STATISTICS_GAME_ROWS:
+    elif name in STATISTICS_GAME_ROWS:
         assert expected[0] == 0.5 and 0.0 < expected[1] < 0.5
         assert result.event.startswith(("history_.statistics", "model_.history_.statistics"))
     elif name in _GRID_SEARCH_ROWS:
@@ -265,7 +261,7 @@ def _check_expected_probabilities(name, result, expected):
         assert expected == pytest.approx((0.5, norm.cdf(-math.sqrt(2.0))), rel=1e-9)
         assert result.declared_delta == pytest.approx(0.5 - math.e * norm.cdf(-math.sqrt(2.0)), rel=1e-9)
         assert result.event.startswith(("history_.grid_sums.0", "model_.history_.grid_sums.0"))
-    elif name in _EXPONENTIATED_GRADIENT_ROWS:
+    elif name in EXPONENTIATED_GRADIENT_ROWS:
         # Four coordinates move by 2/20 + 2/21 in L1 against a declared sensitivity 4/18 (N = 19): 0.88 epsilon.
         assert result.declared_delta == 0.0 and expected[0] == 1 / 16
         assert expected[1] == pytest.approx(math.exp(-(2 / 20 + 2 / 21) / (4 / 18)) / 16, rel=1e-9)
@@ -273,7 +269,7 @@ def _check_expected_probabilities(name, result, expected):
     elif name in _GERRYFAIR_ROWS:
         assert result.declared_delta == 0.0 and expected == pytest.approx((0.5, 0.5 / math.e), rel=1e-12)
         assert result.event.startswith(("history_.0.error_statistic", "model_.history_.0.error_statistic"))
-    elif name in _EXPONENTIAL_MECHANISM_ROWS:
+    elif name in EXPONENTIAL_MECHANISM_ROWS:
         assert result.declared_delta == pytest.approx(math.exp(-math.sqrt(1000)))    # the default delta, n = 1000
         # The two losses part by 0.96 of 2 Delta at L = 1 (issue 37): 1 / (1 + e^{0.96 epsilon}).
         assert expected[0] == 0.5 and expected[1] == pytest.approx(1 / (1 + math.exp(1.922 / 2.002)), rel=1e-12)
@@ -294,7 +290,7 @@ def test_every_registry_row_passes_its_default_audit(name):
     assert isinstance(result, AuditResult)
     assert result.failures == (0, 0)                # a failed fit is an outcome outside the event, counted here
     assert result.passed and 0.0 <= result.epsilon_lower_bound <= result.declared_epsilon
-    if name not in _STATISTICS_GAME_ROWS:
+    if name not in STATISTICS_GAME_ROWS:
         assert result.declared_epsilon == pytest.approx(1.0, rel=1e-12)
     # Laplace rows: the event has probability 1/4 on D and e^-1 / 4 on D'; zCDP rows: 1/2 and Phi(-Delta / sigma);
     # in-processing rows: see _check_expected_probabilities. The counts must look like it (within 0.1 and within
