@@ -66,13 +66,15 @@ def test_every_slow_test_is_in_exactly_one_shard_and_groups_stay_together():
     assert sorted(slow_kept) == ["a.py::t1", "a.py::t2", "b.py::t[x]", "b.py::t[y]"]
 
 
-def test_the_table_is_made_for_the_shards_ci_runs_and_balanced():
+def test_the_table_is_made_for_the_shards_ci_runs_and_each_part_fits_a_ci_run():
+    """Each part's measured time within the CI run's budget for it: a slow test that grows, or a new long one, fails
+    here once the table is refreshed (then raise N_SHARDS or mark the test outside_ci)."""
     table = slow_shards.TABLE
     assert table["shards"] == slow_shards.N_SHARDS and table["seconds"]
     shards = slow_shards.shard_map(table["seconds"], slow_shards.N_SHARDS)
     totals = [sum(s for key, s in table["seconds"].items() if shards[key] == k)
               for k in range(1, slow_shards.N_SHARDS + 1)]
-    assert max(totals) - min(totals) <= max(table["seconds"].values())
+    assert max(totals) <= slow_shards.PART_BUDGET_SECONDS, totals
 
 
 def test_a_commit_picks_its_shard_and_every_shard_is_picked():
