@@ -63,6 +63,7 @@ def _half_scale_factory(seed):
                                     accountant=BudgetAccountant(), random_state=seed)
 
 
+@pytest.mark.audit
 def test_audit_detects_a_broken_estimator():
     case = default_audit_case("DPFairRegressionPostprocessor")
     result = audit(_half_scale_factory, case.dataset, case.neighbour, event=case.event, n_runs=1000,
@@ -106,6 +107,7 @@ class _TwentiethScaleReleaser(gerryfair_module._Releaser):
         return noisy, {"sensitivity": sensitivity, "noise_scale": scale, "noise_std": noise_sd(scale, self.delta0)}
 
 
+@pytest.mark.audit
 @pytest.mark.parametrize("name", ["DPGerryFairClassifier", "aif360_dp.algorithms.inprocessing.DPGerryFairClassifier"])
 def test_audit_detects_a_gerryfair_release_with_too_little_noise(monkeypatch, name):
     case = default_audit_case(name)
@@ -284,6 +286,7 @@ def _check_expected_probabilities(name, result, expected):
         assert result.event.startswith(("noisy_", "model_.noisy_", "frame_.noisy_"))
 
 
+@pytest.mark.audit
 @pytest.mark.parametrize("name", [entry.name for entry in registry.entries()])
 def test_every_registry_row_passes_its_default_audit(name):
     result = audit_registered(name, n_runs=_FAST_RUNS.get(name, 300), random_state=7)
@@ -463,7 +466,7 @@ def test_released_statistics_are_continuous_noisy_values(name):
 
 
 # ----------------------------------------------------------------------------------- the statistics game (variant)
-@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); the default audits run with -m audit
 @pytest.mark.parametrize("name, variant", [v for v in VARIANTS if v[1].startswith("statistics")])
 def test_statistics_game_release_passes_its_audit(name, variant):
     """The one release of sufficient statistics of DPExponentiatedGradient's statistics game (both faces): no
@@ -477,7 +480,7 @@ def test_statistics_game_release_passes_its_audit(name, variant):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
-@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); the default audits run with -m audit
 @pytest.mark.parametrize("variant", ["statistics", "statistics_round"])
 def test_statistics_game_audit_catches_too_little_noise(monkeypatch, variant):
     """Negative control: a release with a twentieth of the declared sigma is flagged (both releases)."""
@@ -567,6 +570,7 @@ def test_gram_audit_catches_a_halved_sensitivity(monkeypatch):
 
 
 # ------------------------------------------------------------------------ the multiclass metric frame (variant)
+@pytest.mark.audit
 def test_multiclass_metric_frame_release_passes_its_audit():
     """The K x K table per group (K = 3, issue 38): one person's group changed moves one count between two cells;
     no violation detected, and the two-cell event's frequencies match 1/4 and e^-epsilon/4 within five standard
@@ -581,6 +585,7 @@ def test_multiclass_metric_frame_release_passes_its_audit():
 
 
 # ------------------------------------------------------------------------ the weighted metric frame (variant)
+@pytest.mark.audit
 def test_weighted_metric_frame_release_passes_its_audit():
     """Weighted counts with weight_bound B = 2.5 (issue 38.2): a row of weight B moved to another group moves B
     between two cells; the Laplace scale 2B / epsilon gives the two-cell event's frequencies 1/4 and e^-epsilon/4
@@ -594,6 +599,7 @@ def test_weighted_metric_frame_release_passes_its_audit():
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
+@pytest.mark.audit
 def test_weighted_metric_frame_audit_detects_noise_not_scaled_by_the_bound(monkeypatch):
     """The same audit with the sensitivity left unscaled (L1 2, as without weights) fails: the case can tell."""
     from fairlearn_dp.metrics import _frame_release
@@ -607,6 +613,7 @@ def test_weighted_metric_frame_audit_detects_noise_not_scaled_by_the_bound(monke
     assert not result.passed
 
 
+@pytest.mark.audit
 def test_metric_frame_weighing_some_metrics_releases_its_tables_once_and_passes_its_audit():
     """One metric weighted, one not (issue 38.2): the two tables in one release at L1 2 + 2B. The person who changes
     group moves 1 in the unweighted table and B in the weighted one (four cells); the four-cell event's frequencies
@@ -619,7 +626,7 @@ def test_metric_frame_weighing_some_metrics_releases_its_tables_once_and_passes_
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
-@pytest.mark.slow  # a planted bug, the audit's power (22 s): the audit of the shipped release runs by default
+@pytest.mark.slow  # a planted bug, the audit's power (22 s); the shipped release's audit: -m audit
 def test_metric_frame_weight_tables_audit_detects_sensitivities_that_do_not_add(monkeypatch):
     """The same audit with the stack released at one unweighted table's sensitivity (L1 2, neither added nor
     scaled by the bound: 3.5 times too little noise) fails."""
@@ -633,6 +640,7 @@ def test_metric_frame_weight_tables_audit_detects_sensitivities_that_do_not_add(
 
 
 # ------------------------------------------------------------------------ a report's shared release (variant)
+@pytest.mark.audit
 def test_report_release_passes_its_audit():
     """A DPReport of two models (issue 38.5): one changed group moves one count in each model's table (four cells)
     at the Laplace scale 2M / epsilon; the four-cell event's frequencies match 1/16 and e^-epsilon/16 within five
@@ -646,7 +654,7 @@ def test_report_release_passes_its_audit():
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
-@pytest.mark.slow  # a planted bug, the audit's power (10 s): the audit of the shipped release runs by default
+@pytest.mark.slow  # a planted bug, the audit's power (10 s); the shipped release's audit: -m audit
 def test_report_audit_detects_noise_not_scaled_by_the_number_of_models(monkeypatch):
     """The same audit with the sensitivity of one table (L1 2, not 2M) fails: the four-cell event sees 2 epsilon."""
     from fairlearn_dp.metrics import _frame_release
@@ -661,6 +669,7 @@ def test_report_audit_detects_noise_not_scaled_by_the_number_of_models(monkeypat
 
 
 # ------------------------------------------------------------- the AIF360 threshold report's release (variant)
+@pytest.mark.audit
 def test_threshold_report_release_passes_its_audit():
     """A DPThresholdReport over 19 thresholds (issue 38.5): one changed group moves one count between two bins of
     the (intersection, interval, label) histogram at the Laplace scale 2 / epsilon; the two-cell event's frequencies
@@ -674,7 +683,7 @@ def test_threshold_report_release_passes_its_audit():
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
-@pytest.mark.slow  # a planted bug, the audit's power (11 s): the audit of the shipped release runs by default
+@pytest.mark.slow  # a planted bug, the audit's power (11 s); the shipped release's audit: -m audit
 def test_threshold_report_audit_detects_noise_of_half_the_sensitivity(monkeypatch):
     """The same audit with the noise of L1 1 (as if a changed row moved one bin only) fails: the event sees 2 epsilon."""
     from aif360_dp.metrics import _threshold_report
@@ -711,7 +720,7 @@ def test_score_post_processor_audit_catches_a_halved_sensitivity(monkeypatch, na
 
 
 # --------------------------------------------------------------------- attribute-blind post-processing (variant)
-@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); the default audits run with -m audit
 @pytest.mark.parametrize("name", ["DPFairRegressionPostprocessor", "DPFairRegressionPostprocessing"])
 def test_blind_fair_regression_release_passes_its_audit(name):
     """The attribute-blind release (group x output bin x posterior bucket PMF, both faces): no violation detected,
@@ -725,7 +734,7 @@ def test_blind_fair_regression_release_passes_its_audit(name):
         assert abs(hits / result.n_runs - p) < 5 * math.sqrt(p * (1 - p) / result.n_runs)
 
 
-@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); default audits stay
+@pytest.mark.slow  # thousands of fits per side (6-11 s): CI runs it (-m slow); the default audits run with -m audit
 def test_blind_fair_regression_audit_catches_too_little_noise(monkeypatch):
     """Negative control: the blind release with a tenth of its Laplace scale is flagged."""
     from fairlearn_dp.postprocessing import _fair_regression
@@ -743,6 +752,7 @@ def test_blind_fair_regression_audit_catches_too_little_noise(monkeypatch):
 
 
 # ------------------------------------------------------------------- the choice against the constants (variant)
+@pytest.mark.audit
 def test_constant_choice_passes_its_audit():
     """The last release of JagielskiExponentiatedGradient under privacy_unit="record" (docs/privacy_analysis/
     constant_fallback.md): no violation detected, and the event's frequencies match the exponential mechanism's
@@ -769,6 +779,7 @@ def _sharp_selection(monkeypatch, factor):
     monkeypatch.setattr(_selection, "exponential_mechanism", sharp)
 
 
+@pytest.mark.audit
 def test_constant_choice_audit_catches_a_quartered_sensitivity(monkeypatch):
     case = default_audit_case("JagielskiExponentiatedGradient", variant="selection")
     _sharp_selection(monkeypatch, 4)
@@ -804,6 +815,7 @@ def test_group_budget_stage1_gram_passes_its_audit(name):
 @pytest.mark.parametrize("name", ["DPGroupBudgetRegressor",                                     # ~8 s each
                                   pytest.param("DPGroupBudgetClassifier", marks=pytest.mark.slow),
                                   pytest.param("DPGroupBudgetClassification", marks=pytest.mark.slow)])
+@pytest.mark.audit
 def test_group_budget_stage1_audit_catches_a_halved_gram_sensitivity(monkeypatch, name):
     """BROKEN on purpose: the Gram is released with half its (tight) sensitivity; the ledger records the same zCDP
     cost, so the fit still declares its budget. On D' the event's probability drops from Phi(-1) = 0.16 to
@@ -819,7 +831,7 @@ def test_group_budget_stage1_audit_catches_a_halved_gram_sensitivity(monkeypatch
 
 
 # ------------------------------------------------------------------------------- AIF360 pre-processing (issue 40)
-@pytest.mark.slow  # a planted bug, the audit's power (10 s): the audit of the shipped release runs by default
+@pytest.mark.slow  # a planted bug, the audit's power (10 s); the shipped release's audit: -m audit
 @pytest.mark.parametrize("name, module_name, function", [
     ("DPReweighing", "fairlearn_dp.preprocessing._reweighing", "table_sensitivity"),
     ("DPDisparateImpactRemover", "fairlearn_dp.preprocessing._disparate_impact", "histogram_sensitivity")])
@@ -838,6 +850,7 @@ def test_preprocessing_audit_detects_a_halved_sensitivity(monkeypatch, name, mod
 
 
 # ------------------------------------------------------------------------------------- the correlation remover
+@pytest.mark.audit
 def test_correlation_remover_row_bound_variant_passes_and_catches_a_halved_sensitivity(monkeypatch):
     """Lemma 3's worst neighbours under ``row_norm_bound_l1``: the honest release passes with the event's
     probabilities 1/4 and e^-1 / 4; a release with half the sensitivity is caught."""
@@ -859,7 +872,7 @@ def test_correlation_remover_row_bound_variant_passes_and_catches_a_halved_sensi
     assert not result.passed and result.epsilon_lower_bound > 1.0
 
 
-@pytest.mark.slow  # a planted bug, the audit's power (5 s): the audit of the shipped release runs by default
+@pytest.mark.slow  # a planted bug, the audit's power (5 s); the shipped release's audit: -m audit
 def test_correlation_remover_audit_catches_a_halved_sensitivity(monkeypatch):
     """BROKEN on purpose: the sufficient statistics get Laplace noise for half their L1 sensitivity. The default
     neighbours move the release by the whole sensitivity (Lemma 1), so the event's ratio is e^2 instead of e: with
