@@ -92,7 +92,9 @@ def test_goal_setting_reproduces(script):
         assert blind[metric].mean() == pytest.approx(goal[f"{metric}_mean"], rel=0, abs=tolerance), metric
 
 
-def test_quick_run_writes_the_committed_format(script, tmp_path):
+@pytest.mark.slow  # a second quick run (7 s): the default run's `fairdp reproduce blind-fair-regression --quick`
+# checks the written files and the committed columns (tests/examples/test_examples_fresh_subprocess.py)
+def test_quick_run_on_other_seeds_writes_the_committed_format(script, tmp_path):
     summary = script.main(["--quick", "--first-seed", "100", "--out", str(tmp_path)])
     assert list(pd.read_csv(tmp_path / "summary.csv").columns) == list(pd.read_csv(COMMITTED).columns)
     assert (summary["first_seed"] == 100).all() and (summary["n_seeds"] == 2).all()      # seeds 100 and 101

@@ -4,7 +4,8 @@ The other example tests load the scripts in-process (``fairdp_adapters._checkout
 has imported fairdp, so a script that works only after that (one that imports diffprivlib first, on scikit-learn
 1.9) passes there and fails for a user. Here each runs as ``python examples/X.py --quick --out DIR`` and through the
 installed ``fairdp`` console script next to ``sys.executable``, from the repository root, and the test checks the exit
-code and the files the run must write. A run measured above ``SLOW_SECONDS`` is marked slow (``-m slow``), except
+code, the files the run must write and the columns of the script's committed results (``tests/committed_results.py``:
+this is each script's only quick run). A run measured above ``SLOW_SECONDS`` is marked slow (``-m slow``), except
 the ``fairdp reproduce`` runs of ``DEFAULT_REPRODUCTIONS``, which the default suite always runs.
 ``fairdp reproduce NAME --quick`` runs the same script with the same arguments as its example's run (through
 ``load_example``), so the ``fairdp reproduce`` path runs once, for ``DEFAULT_REPRODUCTIONS`` (in the default suite),
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from committed_results import check_committed_columns
 from fairdp_adapters.cli import _REPRODUCTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,9 +88,11 @@ def _run(command):
 
 
 def _assert_outputs(filename, out):
+    """The run wrote every file it must, none empty, and the columns of its committed results (if any)."""
     missing = [name for name in QUICK_RUNS[filename].outputs
                if not (out / name).is_file() or (out / name).stat().st_size == 0]
     assert not missing, f"{filename} did not write {missing} to {out}"
+    check_committed_columns(out, filename)
 
 
 def _fairdp_command():

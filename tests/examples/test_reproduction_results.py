@@ -14,7 +14,9 @@ Three reproductions store a full run's small summary CSVs in ``docs/img/`` and t
 
 For each: (a) the committed files exist and hold the columns and rows the page reads (fast; the page itself is
 run on them, as sphinx-gallery does); (b) the script's ``--quick`` run writes files with the same columns, so the
-committed files are that script's output format (each quick run takes 5-13 s on 2 cores: not marked slow); (c) in
+committed files are that script's output format: checked on the run in a fresh interpreter
+(``tests/committed_results.py``, ``tests/examples/test_examples_fresh_subprocess.py``), the only quick run of each
+script; (c) in
 the slow leg, the post-processing reproduction is run in full and its summary compared with the committed one
 (``POSTPROCESSING_TOLERANCE``), so a change of its results or warnings fails until the file is regenerated. To refresh
 the tables: run the script in full (default settings; for the children_5_17 table, with that ``--counts-column``) and
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from committed_results import COMMITTED
 from fairdp_adapters._checkout import load_example
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,15 +40,6 @@ IMG = ROOT / "docs" / "img"
 GALLERY = ROOT / "docs" / "gallery_src"
 MAX_BYTES = 200_000
 
-#: script -> {committed file in docs/img: the file the script writes under --out}
-COMMITTED = {
-    "jagielski2019_postprocessing.py": {"jagielski2019_postprocessing_summary.csv": "summary.csv"},
-    "jagielski2019_inprocessing.py": {"jagielski2019_inprocessing_summary.csv": "summary.csv"},
-    "zhu2022_allocation.py": {"zhu2022_table1.csv": "table1_data_release.csv",
-                              "zhu2022_table1_entities.csv": "table1_entities.csv",
-                              "zhu2022_table2.csv": "table2_allocation.csv",
-                              "zhu2022_table2_children_5_17.csv": "table2_allocation.csv"},
-}
 PAGES = {"jagielski2019_postprocessing.py": "plot_2_jagielski2019_postprocessing.py",
          "jagielski2019_inprocessing.py": "plot_3_jagielski2019_inprocessing.py",
          "zhu2022_allocation.py": "plot_5_zhu2022.py"}
@@ -177,32 +171,6 @@ def test_gallery_page_renders_from_the_committed_files(script_name):
                           env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert not re.search(r"\bnan\b", proc.stdout), "the page printed a NaN: a column it reads is missing or empty"
-
-
-# ------------------------------------------------------------------------- (b) the script's output format
-def _same_columns(out, script_name):
-    for committed, written in COMMITTED[script_name].items():
-        path = out / written
-        assert path.is_file(), f"the quick run did not write {written}"
-        assert list(pd.read_csv(path, nrows=0).columns) == list(_read(committed).columns), (
-            f"{written} (quick run) and docs/img/{committed} have different columns: re-run the script in full "
-            "and copy its output")
-
-
-def test_postprocessing_quick_run_writes_the_committed_format(tmp_path):
-    load_example("jagielski2019_postprocessing.py").main(["--quick", "--n-jobs", "2", "--out", str(tmp_path)])
-    _same_columns(tmp_path, "jagielski2019_postprocessing.py")
-
-
-def test_inprocessing_quick_run_writes_the_committed_format(tmp_path):
-    load_example("jagielski2019_inprocessing.py").main(["--quick", "--n-jobs", "2", "--out", str(tmp_path)])
-    _same_columns(tmp_path, "jagielski2019_inprocessing.py")
-
-
-@pytest.mark.slow  # the census quick run (8 s): CI runs it (-m slow)
-def test_zhu_quick_run_writes_the_committed_format(tmp_path):
-    load_example("zhu2022_allocation.py").main(["--quick", "--n-jobs", "2", "--out", str(tmp_path)])
-    _same_columns(tmp_path, "zhu2022_allocation.py")
 
 
 # ------------------------------------------------------------------------------------- the slow leg (-m slow)
