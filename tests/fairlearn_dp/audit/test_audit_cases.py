@@ -1,6 +1,7 @@
 """Default privacy-audit cases of every registry row (tests/audit_cases.py): each row passes its audit, the
 cases catch deliberately broken releases, no row fails on its default neighbours, and no row's unseeded fits are
-reproducible from numpy's global seed."""
+reproducible from numpy's global seed. The audits that take seconds are marked ``audit``: the README's default run
+deselects them and ``.ci/run`` runs them on every run (``pytest -m audit``); longer ones are ``slow``."""
 
 import dataclasses
 import math
