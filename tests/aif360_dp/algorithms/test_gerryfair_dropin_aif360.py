@@ -172,13 +172,15 @@ def test_heatmaps(tmp_path, monkeypatch):
         model.fit(data)
         assert (tmp_path / "heatmap_iteration_1.png").exists() and (tmp_path / "heatmap_iteration_2.png").exists()
         model.heatmap_path = "heatmap"
-        model.generate_heatmap(data, model.predict(data, threshold=False).labels)
+        # eta=0.5: a 2 x 2 grid of halfspaces (AIF360's default 0.1 draws 10 x 10, 3 s each here); the fit's own
+        # heatmaps above keep AIF360's grid.
+        model.generate_heatmap(data, model.predict(data, threshold=False).labels, eta=0.5)
         assert (tmp_path / "heatmap.png").exists()
         private = DPGerryFairClassifier(max_iters=2, epsilon=1.0, accountant=BudgetAccountant(), random_state=0)
         private.fit(data)
         private.heatmap_path = "private"
         with pytest.warns(PrivacyWarning, match="not differentially private"):
-            private.generate_heatmap(data, private.predict(data).labels)
+            private.generate_heatmap(data, private.predict(data).labels, eta=0.5)
         with pytest.raises(ValueError, match="heatmapflag"):
             DPGerryFairClassifier(max_iters=2, epsilon=1.0, heatmapflag=True).fit(data)
     finally:
