@@ -83,11 +83,18 @@ def _error_bars(ax):
 
 
 # ------------------------------------------------------------------------------------------------ plot_metric_frame
+@pytest.fixture(scope="module")
+def exact_with_intervals(data):
+    """MetricFrame with bootstrap intervals (20 resamples, about 2 s), built once: the plots only read it."""
+    y, pred, race, _, _ = data
+    return _exact(y, pred, race, n_boot=20, ci_quantiles=[0.025, 0.975], random_state=0)
+
+
 @pytest.mark.parametrize("kind", ["point", "bar"])
 @pytest.mark.parametrize("metrics", [None, ["TPR", "accuracy"]])
-def test_plot_at_epsilon_inf_plots_metricframes_values(data, kind, metrics):
+def test_plot_at_epsilon_inf_plots_metricframes_values(data, exact_with_intervals, kind, metrics):
     y, pred, race, _, _ = data
-    exact = _exact(y, pred, race, n_boot=20, ci_quantiles=[0.025, 0.975], random_state=0)
+    exact = exact_with_intervals
     private = _dp(y, pred, race, epsilon=math.inf)
     expected, got = _axes(plot_metric_frame(exact, kind=kind, metrics=metrics)), \
         _axes(plot_metric_frame(private, kind=kind, metrics=metrics))
@@ -202,7 +209,8 @@ def _refuse(name):
 @pytest.mark.parametrize("metrics", [accuracy_score, METRICS], ids=["callable", "dict"])
 @pytest.mark.parametrize("several", [False, True], ids=["one_feature", "two_features"])
 @pytest.mark.parametrize("control", [False, True], ids=["", "control"])
-@pytest.mark.parametrize("quantiles", [(20, [0.1, 0.5, 0.9]), (None, None)], ids=["intervals", "none"])
+# Names and shapes only: 10 resamples, the fewest DPMetricFrame takes (MetricFrame refits per resample, 0.2 s).
+@pytest.mark.parametrize("quantiles", [(10, [0.1, 0.5, 0.9]), (None, None)], ids=["intervals", "none"])
 def test_interval_api_has_metricframes_names_and_shapes(data, metrics, several, control, quantiles):
     y, pred, race, sex, site = data
     n_boot, ci_quantiles = quantiles
