@@ -12,12 +12,14 @@ Three reproductions store a full run's small summary CSVs in ``docs/img/`` and t
   plus ``zhu2022_table2_children_5_17.csv`` (``table2_allocation.csv`` of a run with ``--counts-column
   children_5_17``), page ``plot_5_zhu2022.py``.
 
+``tests/committed_results.py`` also lists ``examples/blind_fair_regression.py``'s summary, whose page has its own
+tests (``tests/examples/test_blind_fair_regression.py``); (a) below covers it too.
+
 For each: (a) the committed files exist and hold the columns and rows the page reads (fast; the page itself is
 run on them, as sphinx-gallery does); (b) the script's ``--quick`` run writes files with the same columns, so the
 committed files are that script's output format: checked on the run in a fresh interpreter
 (``tests/committed_results.py``, ``tests/examples/test_examples_fresh_subprocess.py``), the only quick run of each
-script; (c) in
-the slow leg, the post-processing reproduction is run in full and its summary compared with the committed one
+script; (c) in the slow leg, the post-processing reproduction is run in full and its summary compared with the committed one
 (``POSTPROCESSING_TOLERANCE``), so a change of its results or warnings fails until the file is regenerated. To refresh
 the tables: run the script in full (default settings; for the children_5_17 table, with that ``--counts-column``) and
 copy the files listed above.
@@ -32,11 +34,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from committed_results import COMMITTED
+from committed_results import COMMITTED, IMG
 from fairdp_adapters._checkout import load_example
 
 ROOT = Path(__file__).resolve().parents[2]
-IMG = ROOT / "docs" / "img"
 GALLERY = ROOT / "docs" / "gallery_src"
 MAX_BYTES = 200_000
 
