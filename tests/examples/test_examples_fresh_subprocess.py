@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from committed_results import check_committed_columns
+from committed_results import COMMITTED, check_committed_columns
 from fairdp_adapters.cli import _REPRODUCTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +109,11 @@ def test_every_example_has_a_fresh_quick_run():
     for filename, run in QUICK_RUNS.items():
         assert ("--quick" in run.args) != (filename in NO_QUICK_FLAG), filename
         assert run.outputs, filename
+
+
+def test_every_script_with_committed_results_has_a_quick_run():
+    """The committed-columns check keys on the script's file name: a name that no quick run has would skip it."""
+    assert set(COMMITTED) <= set(QUICK_RUNS)
 
 
 def test_every_reproduction_has_a_fresh_quick_run():
