@@ -239,30 +239,35 @@ class LaplaceNoise:
         return cls(noise_scale(epsilon, 0.0, l1, l2))
 
     def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray | float:
-        """``shape`` independent Laplace(0, ``lam``) draws from ``rng``: ``lam (E1 - E2)`` with ``E1``, ``E2``
-        independent standard exponentials (the difference of two i.i.d. Exp(1) is standard Laplace, exactly).
-        numpy's ``standard_exponential`` is a ziggurat sampler, about twice as fast as ``Generator.laplace``'s log
-        transform of a uniform, and sampling was half of a Monte-Carlo draw (tests/benchmarks/bench_allocation.py).
-        Each row (last axis) takes its ``2 n`` exponentials consecutively from the stream, so drawing rows in
-        batches gives the same numbers as drawing them at once.
+        """``shape`` independent Laplace(0, ``lam``) draws from ``rng``: ``lam S E`` with ``E`` a standard
+        exponential and ``S`` an independent uniform sign (a standard exponential with a fair random sign is standard
+        Laplace, exactly). numpy's ``standard_exponential`` is a ziggurat sampler, faster than ``Generator.laplace``'s
+        log transform of a uniform, and the signs are bits of ``Generator.bytes``, eight draws a byte: one exponential
+        a draw instead of the two of ``E1 - E2`` (sampling was half of a Monte-Carlo draw;
+        tests/benchmarks/bench_allocation.py). Each row (last axis) of ``n`` draws takes, consecutively from the
+        stream, its ``n`` exponentials and then its ``ceil(n / 8)`` sign bytes, so drawing rows in batches gives the
+        same numbers as drawing them at once.
         """
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
         if not shape:
-            first, second = rng.standard_exponential(size=2)
-            return self.lam * (first - second)
-        pairs = rng.standard_exponential(size=(*shape[:-1], 2, shape[-1]))
-        draws = pairs[..., 0, :] - pairs[..., 1, :]
-        draws *= self.lam
-        return draws
+            return float(self.sample(rng, 1)[0])
+        out = np.empty(shape)
+        rows = out.reshape(-1, shape[-1])
+        return self._sample_into(rng, rows, np.empty(shape[-1], dtype=np.uint64)).reshape(shape)
 
-    def _sample_into(self, rng, out, pairs):
-        """``out[...] = self.sample(rng, out.shape)`` for a 2-D ``out``, the same numbers, drawn a row at a time
-        into ``pairs`` (shape ``(2, out.shape[1])``, C-ordered): no arrays allocated, and the exponentials of a
-        row, not of the batch, pass through memory. Returns ``out``.
+    def _sample_into(self, rng, out, signs):
+        """``out[...] = self.sample(rng, out.shape)`` for a 2-D ``out``, the same numbers, drawn a row at a time with
+        ``signs`` (``uint64``, ``out.shape[1]`` entries) as scratch: the draws of a row, not of the batch, pass
+        through memory. The sign is applied by setting the sign bit of the exponential (exact: a negation).
+        Returns ``out``.
         """
+        n = out.shape[1]
+        n_bytes = -(-n // 8)
         for row in out:
-            rng.standard_exponential(out=pairs)
-            np.subtract(pairs[0], pairs[1], out=row)
+            rng.standard_exponential(out=row)
+            bits = np.unpackbits(np.frombuffer(rng.bytes(n_bytes), dtype=np.uint8), count=n)
+            np.left_shift(bits, np.uint64(63), out=signs, casting="unsafe")    # 0 or the sign bit of a double
+            np.bitwise_xor(row.view(np.uint64), signs, out=row.view(np.uint64))
         out *= self.lam
         return out
 
@@ -277,8 +282,8 @@ def _batch_sampler(noise, n, batch_rows):
     """
     if not isinstance(noise, LaplaceNoise):
         return lambda rng, rows: noise.sample(rng, (rows, n))
-    draws, pairs = np.empty((batch_rows, n)), np.empty((2, n))
-    return lambda rng, rows: noise._sample_into(rng, draws[:rows], pairs)
+    draws, signs = np.empty((batch_rows, n)), np.empty(n, dtype=np.uint64)
+    return lambda rng, rows: noise._sample_into(rng, draws[:rows], signs)
 
 
 @dataclass(frozen=True)

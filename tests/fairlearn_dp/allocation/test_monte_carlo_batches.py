@@ -118,5 +118,5 @@ def test_mechanisms_fall_back_to_their_checks_when_a_total_overflows():
 def test_laplace_sample_into_gives_the_sampled_numbers(rows):
     noise = LaplaceNoise(3.0)
     expected = noise.sample(np.random.default_rng(4), (rows, 11))
-    got = noise._sample_into(np.random.default_rng(4), np.empty((rows, 11)), np.empty((2, 11)))
+    got = noise._sample_into(np.random.default_rng(4), np.empty((rows, 11)), np.empty(11, dtype=np.uint64))
     np.testing.assert_array_equal(got, expected)
