@@ -2,9 +2,11 @@
 41 item 4), copied so that the benchmark can time it against the current code in the same run.
 
 Only the per-chunk work is copied (``_chunk_sums`` with the statistics called through ``allocate``, BL and PoS as
-they were, Michelot's iteration on the active rows); the noise sampler, the chunking, the seeds and the joblib
-reduction are the package's (unchanged by item 4). ``baseline_monte_carlo`` returns the same means and standard
-errors as ``monte_carlo`` (checked by the benchmark).
+they were, Michelot's iteration on the active rows, and the Laplace sampler ``lam (E1 - E2)``); the chunking, the
+seeds and the joblib reduction are the package's (unchanged by item 4). The package's sampler has changed since
+(``lam S E``, a random sign times one exponential), so ``baseline_monte_carlo`` estimates the same means from other
+draws: the benchmark checks that the two agree within their Monte-Carlo errors. (That everything after the draws
+still gives c526cd7's numbers is tests/fairlearn_dp/allocation/test_monte_carlo_recorded.py.)
 """
 
 from __future__ import annotations
@@ -92,6 +94,15 @@ def baseline_pos(noisy):
 BASELINE_STATISTICS = {"BL": baseline_bl, "PoS": baseline_pos}
 
 
+def _laplace_sample(lam, rng, shape):
+    """c526cd7's ``LaplaceNoise(lam).sample(rng, shape)`` for a 2-D ``shape``: each row is ``lam (E1 - E2)`` of its
+    ``2 n`` consecutive standard exponentials."""
+    pairs = rng.standard_exponential(size=(shape[0], 2, shape[1]))
+    draws = pairs[:, 0, :] - pairs[:, 1, :]
+    draws *= lam
+    return draws
+
+
 def _chunk_sums(counts, noise, statistics, n_rows, seed):
     """c526cd7's ``_chunk_sums`` (default batch size)."""
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -100,7 +111,7 @@ def _chunk_sums(counts, noise, statistics, n_rows, seed):
     sums = {}
     for start in range(0, n_rows, batch_rows):
         rows = min(batch_rows, n_rows - start)
-        noisy = noise.sample(rng, (rows, n))
+        noisy = _laplace_sample(noise.lam, rng, (rows, n))
         noisy += counts
         for name, statistic in statistics.items():
             values = np.asarray(statistic(noisy), dtype=float)

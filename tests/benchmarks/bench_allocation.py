@@ -47,9 +47,13 @@ mechanisms ``BaselineAllocation()`` (BL) and ``ProjectionOntoSimplexAllocation()
    <= 1e-9).
 
 Baseline (issue 41 item 4): ``_allocation_baseline.py`` holds a copy of the per-chunk hot path of commit c526cd7
-(before item 4). Throughput calls of the baseline and of the current code alternate (warm-up of each first), and a
-baseline measured run (fresh process) precedes the current one; the table gives current / baseline ratios of wall
-time and of CPU time (cores used x wall), and the check asserts bit-identical means and standard errors (same seeds).
+(before item 4), its Laplace sampler ``lam (E1 - E2)`` included. Throughput calls of the baseline and of the current
+code alternate (warm-up of each first), and a baseline measured run (fresh process) precedes the current one; the
+table gives current / baseline ratios of wall time and of CPU time (cores used x wall). The current sampler
+(``lam S E``) draws other numbers from the same seeds, so the check is that the means agree within their Monte-Carlo
+errors (the largest z-score over both mechanisms and all districts under its Bonferroni bound at family-wise level
+``AGREEMENT_ALPHA``); that nothing after the draws changed a number is pinned by
+``tests/fairlearn_dp/allocation/test_monte_carlo_recorded.py``.
 
 Goals (from the issues): 200,000 draws x all districts, both mechanisms, in under 2 minutes with ``n_jobs=2`` on
 this 2-core machine (with ``--quick``: the projection from the ``n_jobs=2`` throughput is checked instead), and
@@ -72,7 +76,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import hashlib
 import io
 import json
 import os
@@ -88,6 +91,7 @@ from pathlib import Path
 import _common  # noqa: E402  (tests/benchmarks/_common.py; scripts run from this folder)
 import numpy as np
 from _allocation_baseline import baseline_monte_carlo, default_chunk_size
+from scipy import stats as scipy_stats
 
 from fairlearn_dp.allocation import (
     BaselineAllocation,
@@ -119,6 +123,7 @@ ISSUE41_GOAL_S = 30.0               # issue 41 item 4: checked on the full measu
 BASELINE = "c526cd7"                # the commit whose hot path _allocation_baseline.py copies
 MEMORY_GOAL_BYTES = 2e9
 AGREEMENT_TOLERANCE = 1e-9          # max |cvxpy - project_simplex|
+AGREEMENT_ALPHA = 1e-3              # family-wise level of the baseline-agreement check (agreement)
 SIMPLEX_TOLERANCE = 1e-9            # |sum of mean shares - 1|
 SAMPLE_INTERVAL_S = 0.1
 PSS_EVERY = 10                      # PSS (smaps_rollup walks page tables: ~8 ms a round) on every 10th sample only
@@ -158,14 +163,6 @@ def timed_monte_carlo(counts, noise, *, n_draws, n_jobs, progress=False, baselin
         result = monte_carlo(counts, noise, make_mechanisms(), n_draws=n_draws, n_jobs=n_jobs,
                              random_state=RANDOM_STATE, progress=progress)
     return time.perf_counter() - start, result
-
-
-def result_digest(result):
-    """SHA-256 of the means and standard errors (bytes): equal digests are bit-identical results."""
-    digest = hashlib.sha256()
-    for name in sorted(result.means):
-        digest.update(result.means[name].tobytes() + result.std_errors[name].tobytes())
-    return digest.hexdigest()
 
 
 def machine_busy_seconds():
@@ -235,6 +232,28 @@ def throughput(counts, noise, *, n_draws, n_jobs, repeats):
                           "projected": PAPER_DRAWS * median / n_draws, "baseline": baseline,
                           "chunk_size": data["result"].chunk_size}
     return rows, {baseline: data["result"] for baseline, data in out.items()}
+
+
+def agreement(first, second):
+    """``(largest z, bound)``: the largest ``|mean_1 - mean_2| / sqrt(se_1^2 + se_2^2)`` over the statistics and
+    districts of two Monte-Carlo results from independent draws, and the Bonferroni bound it stays under with
+    probability at least ``1 - AGREEMENT_ALPHA`` when both estimate the same means (the z-scores are asymptotically
+    standard normal: means of thousands of draws)."""
+    z, count = 0.0, 0
+    for name in first["means"]:
+        mean_1, mean_2 = (np.asarray(result["means"][name]) for result in (first, second))
+        error_1, error_2 = (np.asarray(result["std_errors"][name]) for result in (first, second))
+        scale = np.hypot(error_1, error_2)
+        difference = np.abs(mean_1 - mean_2)
+        z = max(z, float(np.max(np.where(scale > 0, difference / np.where(scale > 0, scale, 1.0),
+                                         np.where(difference > 0, np.inf, 0.0)))))
+        count += mean_1.size
+    return z, float(scipy_stats.norm.isf(AGREEMENT_ALPHA / (2 * count)))
+
+
+def as_summary(result):
+    """A ``MonteCarloResult``'s means and standard errors as the measured runs report them."""
+    return {"means": result.means, "std_errors": result.std_errors}
 
 
 def same_results(first, second):
@@ -386,7 +405,9 @@ def measured_run_child(n_draws, n_jobs, launcher_hwm_kb, baseline=False):
         "processes": processes, "peak_processes": sampler.peak_processes, "samples": sampler.samples,
         "children_still_running": still_running,
         "simplex_error": {name: float(abs(mean.sum() - 1.0)) for name, mean in result.means.items()},
-        "digest": result_digest(result), "baseline": baseline,
+        "baseline": baseline,
+        "means": {name: mean.tolist() for name, mean in result.means.items()},
+        "std_errors": {name: error.tolist() for name, error in result.std_errors.items()},
         "min_mean": {name: float(mean.min()) for name, mean in result.means.items()},
         "max_std_error": {name: float(error.max()) for name, error in result.std_errors.items()},
     }
@@ -603,10 +624,10 @@ def check_lines(rows, run, comparison, deterministic, quick):
     return lines, ok
 
 
-def baseline_lines(runs, same_throughput):
+def baseline_lines(runs, throughput_agreement):
     """Issue 41 item 4: PASS/FAIL lines for the goal (the current code's full measured run under
-    ``ISSUE41_GOAL_S``) and the bit-identity of the current code's results with the baseline's; and whether all
-    passed."""
+    ``ISSUE41_GOAL_S``) and the agreement of the current code's means with the baseline's within their Monte-Carlo
+    errors (the samplers differ, so the draws do; ``agreement``); and whether all passed."""
     base_run, run = (next(one for one in runs if one["baseline"] is flag) for flag in (True, False))
     lines, ok = [], True
     if run["n_draws"] == PAPER_DRAWS:
@@ -615,12 +636,14 @@ def baseline_lines(runs, same_throughput):
                      f"{N_DISTRICTS:,} districts in under {ISSUE41_GOAL_S:g} s with n_jobs={run['n_jobs']} "
                      f"(measured {run['seconds']:.1f} s; baseline {BASELINE} {base_run['seconds']:.1f} s in the "
                      f"same run, ratio {run['seconds'] / base_run['seconds']:.2f})")
-    same = same_throughput and base_run["digest"] == run["digest"]
-    ok &= same
-    lines.append(f"- {'PASS' if same else 'FAIL'}: the current code's means and standard errors are bit-identical "
-                 f"to the baseline's ({BASELINE}'s hot path, same seeds): the throughput results for every n_jobs, "
-                 f"and the measured runs (SHA-256 of the bytes {run['digest'][:12]}... both)"
-                 + ("" if same else f" (baseline {base_run['digest'][:12]}...)"))
+    for label, (z, bound) in [("throughput runs", max(throughput_agreement)),
+                              ("measured runs", agreement(base_run, run))]:
+        agree = z <= bound
+        ok &= agree
+        lines.append(f"- {'PASS' if agree else 'FAIL'}: the current code's means agree with the baseline's "
+                     f"({BASELINE}'s hot path and sampler, other draws) within their Monte-Carlo errors, {label}: "
+                     f"largest |difference| / sqrt(se_1^2 + se_2^2) over both mechanisms and all districts "
+                     f"{z:.2f} <= {bound:.2f} (Bonferroni, family-wise level {AGREEMENT_ALPHA:g})")
     return lines, ok
 
 
@@ -680,7 +703,7 @@ def timed_phases(args, counts, noise):
         print(f"  current {pair[False]['rate']:,.0f} draws/s, baseline {pair[True]['rate']:,.0f} draws/s; "
               f"{PAPER_DRAWS:,} draws projected {pair[False]['projected']:,.0f} s", file=sys.stderr, flush=True)
     deterministic = same_results(results[THROUGHPUT_JOBS[0]][False], results[THROUGHPUT_JOBS[-1]][False])
-    same_throughput = all(same_results(pair[True], pair[False]) for pair in results.values())
+    throughput_agreement = [agreement(as_summary(pair[True]), as_summary(pair[False])) for pair in results.values()]
     shutdown_workers()                                 # free this process's workers before the measured runs
     runs = []
     for baseline in (True, False):
@@ -689,7 +712,7 @@ def timed_phases(args, counts, noise):
         runs.append(measured_run(args.full_draws, args.full_jobs, baseline=baseline))
         print(f"  {runs[-1]['seconds']:.1f} s, peak memory (sum of high-water marks) "
               f"{mib(runs[-1]['sum_high_water_kb'])} MiB", file=sys.stderr, flush=True)
-    return rows, deterministic, same_throughput, runs
+    return rows, deterministic, throughput_agreement, runs
 
 
 def main(argv=None):
@@ -702,7 +725,7 @@ def main(argv=None):
     source = source_state()
     counts, noise = load_counts(), make_noise()
 
-    rows, deterministic, same_throughput, runs = timed_phases(args, counts, noise)
+    rows, deterministic, throughput_agreement, runs = timed_phases(args, counts, noise)
     run = next(one for one in runs if not one["baseline"])                # the current code's: memory, checks
     current_rows = [row for row in rows if not row["baseline"]]
 
@@ -711,7 +734,7 @@ def main(argv=None):
     comparison = projection_comparison(counts, noise, args.cvxpy_draws)
 
     checks, ok = check_lines(current_rows, run, comparison, deterministic, args.quick)
-    more_checks, more_ok = baseline_lines(runs, same_throughput)
+    more_checks, more_ok = baseline_lines(runs, throughput_agreement)
     checks, ok = checks + more_checks, ok and more_ok
     time_failed = any(line.startswith("- FAIL: goal") and "draws x" in line for line in checks)
     profile = None
