@@ -252,8 +252,9 @@ class LaplaceNoise:
         if not shape:
             return float(self.sample(rng, 1)[0])
         out = np.empty(shape)
-        rows = out.reshape(-1, shape[-1])
-        return self._sample_into(rng, rows, np.empty(shape[-1], dtype=np.uint64)).reshape(shape)
+        if out.size:
+            self._sample_into(rng, out.reshape(-1, shape[-1]), np.empty(shape[-1], dtype=np.uint64))
+        return out
 
     def _sample_into(self, rng, out, signs):
         """``out[...] = self.sample(rng, out.shape)`` for a 2-D ``out``, the same numbers, drawn a row at a time with

@@ -203,6 +203,10 @@ def test_laplace_simulation_draws_have_the_laplace_distribution():
     assert sup <= math.sqrt(math.log(2e6) / (2 * n))
     assert np.ndim(LaplaceNoise(lam).sample(rng, ())) == 0
     assert LaplaceNoise(lam).sample(rng, 5).shape == (5,)
+    assert LaplaceNoise(lam).sample(rng, (3, 0)).shape == (3, 0) and LaplaceNoise(lam).sample(rng, (0, 4)).size == 0
+    cube = LaplaceNoise(lam).sample(np.random.Generator(np.random.PCG64(5)), (2, 3, 4))
+    np.testing.assert_array_equal(cube.reshape(6, 4),
+                                  LaplaceNoise(lam).sample(np.random.Generator(np.random.PCG64(5)), (6, 4)))
     together = LaplaceNoise(lam).sample(np.random.Generator(np.random.PCG64(3)), (2, 7))
     rng_apart = np.random.Generator(np.random.PCG64(3))
     apart = np.vstack([LaplaceNoise(lam).sample(rng_apart, (1, 7)), LaplaceNoise(lam).sample(rng_apart, (1, 7))])
