@@ -240,11 +240,12 @@ def throughput(counts, noise, *, n_draws, n_jobs, repeats):
 
 def agreement(first, second):
     """``(largest z, bound)``: the largest ``|mean_1 - mean_2| / sqrt(se_1^2 + se_2^2)`` over the statistics and
-    districts of two Monte-Carlo results whose draws are uncorrelated (here the two samplers read the same seeded
-    streams in different ways: a current draw ``S E`` and a baseline draw ``E1 - E2`` share at most an exponential,
-    and ``cov(S E, E - E2) = E[S] E[E^2] = 0``), and the Bonferroni bound it stays under with probability at least
-    ``1 - AGREEMENT_ALPHA`` when both estimate the same means (the z-scores are asymptotically standard normal:
-    means of thousands of draws)."""
+    districts of two Monte-Carlo results from (close to) uncorrelated draws, and the Bonferroni bound it stays under
+    with probability at least ``1 - AGREEMENT_ALPHA`` when both estimate the same means (the z-scores are
+    asymptotically standard normal: means of thousands of draws). Here the two samplers read the same seeded
+    streams in different ways (``S E`` against ``E1 - E2``): a current draw and a baseline draw at the same place
+    share at most the words of one exponential, and the sign ``S`` has mean 0, so their covariance is about 0; a
+    positive correlation would only make the bound conservative."""
     z, count = 0.0, 0
     for name in first["means"]:
         mean_1, mean_2 = (np.asarray(result["means"][name]) for result in (first, second))
