@@ -191,9 +191,10 @@ def test_cost_of_privacy_is_half_the_l1_bias_for_simplex_mechanisms():
 
 
 def test_laplace_simulation_draws_have_the_laplace_distribution():
-    """LaplaceNoise.sample (lam S E: a random sign times an exponential, simulation path): the empirical CDF of 200,000 draws is within the DKW
-    band of Laplace(0, lam) at level 1e-6 (sup |F_n - F| <= sqrt(ln(2e6) / (2 n)) = 0.0060), any shape works, and the
-    stream is read row by row (two rows drawn apart equal the same two rows drawn together)."""
+    """LaplaceNoise.sample (lam S E: a random sign times an exponential, simulation path): the empirical CDF of
+    200,000 draws is within the DKW band of Laplace(0, lam) at level 1e-6 (sup |F_n - F| <= sqrt(ln(2e6) / (2 n)) =
+    0.0060), any shape works, and the stream is read row by row (two rows drawn apart equal the same two rows drawn
+    together)."""
     lam, n = 3.0, 200_000
     rng = np.random.Generator(np.random.PCG64(11))
     draws = np.sort(LaplaceNoise(lam).sample(rng, (n,)))
