@@ -239,36 +239,46 @@ class LaplaceNoise:
         return cls(noise_scale(epsilon, 0.0, l1, l2))
 
     def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray | float:
-        """``shape`` independent Laplace(0, ``lam``) draws from ``rng``: ``lam S E`` with ``E`` a standard
-        exponential and ``S`` an independent uniform sign (a standard exponential with a fair random sign is standard
-        Laplace, exactly). numpy's ``standard_exponential`` is a ziggurat sampler, faster than ``Generator.laplace``'s
-        log transform of a uniform, and the signs are bits of ``Generator.bytes``, eight draws a byte: one exponential
-        a draw instead of the two of ``E1 - E2`` (sampling was half of a Monte-Carlo draw;
-        tests/benchmarks/bench_allocation.py). Each row (last axis) of ``n`` draws takes, consecutively from the
-        stream, its ``n`` exponentials and then its ``ceil(n / 8)`` sign bytes, so drawing rows in batches gives the
-        same numbers as drawing them at once.
+        """``shape`` independent Laplace(0, ``lam``) draws from ``rng``, exactly, a row (last axis) at a time.
+
+        A row of ``n < 2,048`` draws (``_SIGN_BIT_MIN_LENGTH``) is ``lam (E1 - E2)`` of ``2 n`` consecutive standard
+        exponentials (the first ``n`` minus the last ``n``; the difference of two i.i.d. Exp(1) is standard Laplace).
+        A longer row is ``lam S E``: ``n`` exponentials, then ``ceil(n / 48)`` uniforms whose 53-bit integers
+        (``Generator.random`` returns ``k / 2**53``) give, by their lowest 48 bits, fair signs ``S`` independent of
+        ``E`` (an exponential with a fair random sign is standard Laplace). numpy's ``standard_exponential`` is a
+        ziggurat sampler, faster than ``Generator.laplace``'s log transform of a uniform; the signs save one
+        exponential a draw but cost a fixed ~13 us a row, which pays from about 2,000 draws on (sampling was half of
+        a Monte-Carlo draw over the 13,545 school districts; tests/benchmarks/bench_allocation.py). Rows are drawn
+        one after the other, so drawing rows in batches gives the same numbers as drawing them at once.
         """
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
         if not shape:
             return float(self.sample(rng, 1)[0])
         out = np.empty(shape)
         if out.size:
-            self._sample_into(rng, out.reshape(-1, shape[-1]), np.empty(shape[-1], dtype=np.uint64))
+            self._sample_into(rng, out.reshape(-1, shape[-1]), _laplace_scratch(shape[-1]))
         return out
 
-    def _sample_into(self, rng, out, signs):
+    def _sample_into(self, rng, out, scratch):
         """``out[...] = self.sample(rng, out.shape)`` for a 2-D ``out``, the same numbers, drawn a row at a time with
-        ``signs`` (``uint64``, ``out.shape[1]`` entries) as scratch: the draws of a row, not of the batch, pass
-        through memory. The sign is applied by setting the sign bit of the exponential (exact: a negation).
-        Returns ``out``.
+        the buffers of ``_laplace_scratch(out.shape[1])``: the draws of a row, not of the batch, pass through
+        memory. A sign is applied by setting the sign bit of the exponential (exact: a negation). Returns ``out``.
         """
         n = out.shape[1]
-        n_bytes = -(-n // 8)
-        for row in out:
-            rng.standard_exponential(out=row)
-            bits = np.unpackbits(np.frombuffer(rng.bytes(n_bytes), dtype=np.uint8), count=n)
-            np.left_shift(bits, np.uint64(63), out=signs, casting="unsafe")    # 0 or the sign bit of a double
-            np.bitwise_xor(row.view(np.uint64), signs, out=row.view(np.uint64))
+        if n < _SIGN_BIT_MIN_LENGTH:
+            for row in out:
+                rng.standard_exponential(out=scratch)
+                np.subtract(scratch[0], scratch[1], out=row)
+        else:
+            uniforms, integers, signs = scratch
+            for row in out:
+                rng.standard_exponential(out=row)
+                rng.random(out=uniforms)                                     # k / 2**53, k uniform below 2**53
+                np.multiply(uniforms, 2.0 ** 53, out=uniforms)               # k, exactly
+                np.copyto(integers, uniforms, casting="unsafe")
+                bits = np.unpackbits(integers.view(np.uint8).reshape(-1, 8)[:, :6], count=n)  # k's low 48 bits
+                np.left_shift(bits, np.uint64(63), out=signs, casting="unsafe")    # 0 or a double's sign bit
+                np.bitwise_xor(row.view(np.uint64), signs, out=row.view(np.uint64))
         out *= self.lam
         return out
 
@@ -277,14 +287,30 @@ class LaplaceNoise:
         return f"Laplace(lambda={self.lam:g})"
 
 
+#: Rows of at least this many Laplace draws take a sign bit and one exponential a draw, shorter ones two
+#: exponentials (``LaplaceNoise.sample``).
+_SIGN_BIT_MIN_LENGTH = 2048
+
+
+def _laplace_scratch(n):
+    """Buffers of ``LaplaceNoise._sample_into`` for rows of ``n`` draws: the exponential pairs of a short row, or the
+    uniforms, their integers (little-endian, so that their first six bytes are their lowest 48 bits) and the sign
+    words of a long one.
+    """
+    if n < _SIGN_BIT_MIN_LENGTH:
+        return np.empty((2, n))
+    words = -(-n // 48)
+    return np.empty(words), np.empty(words, dtype=np.dtype("<u8")), np.empty(n, dtype=np.uint64)
+
+
 def _batch_sampler(noise, n, batch_rows):
     """``draw(rng, rows)``: ``noise.sample(rng, (rows, n))``, the same numbers; for Laplace noise written into
     buffers allocated once a chunk (a view of them: the next call overwrites it).
     """
     if not isinstance(noise, LaplaceNoise):
         return lambda rng, rows: noise.sample(rng, (rows, n))
-    draws, signs = np.empty((batch_rows, n)), np.empty(n, dtype=np.uint64)
-    return lambda rng, rows: noise._sample_into(rng, draws[:rows], signs)
+    draws, scratch = np.empty((batch_rows, n)), _laplace_scratch(n)
+    return lambda rng, rows: noise._sample_into(rng, draws[:rows], scratch)
 
 
 @dataclass(frozen=True)

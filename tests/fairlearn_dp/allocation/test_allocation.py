@@ -190,14 +190,15 @@ def test_cost_of_privacy_is_half_the_l1_bias_for_simplex_mechanisms():
     assert alpha_fairness(truth, result.means["PoS"]) < alpha_fairness(truth, result.means["BL"])
 
 
-def test_laplace_simulation_draws_have_the_laplace_distribution():
-    """LaplaceNoise.sample (lam S E: a random sign times an exponential, simulation path): the empirical CDF of
-    200,000 draws is within the DKW band of Laplace(0, lam) at level 1e-6 (sup |F_n - F| <= sqrt(ln(2e6) / (2 n)) =
-    0.0060), any shape works, and the stream is read row by row (two rows drawn apart equal the same two rows drawn
-    together)."""
+@pytest.mark.parametrize("shape", [(100, 2000), (200_000,)], ids=["short_rows", "long_rows"])
+def test_laplace_simulation_draws_have_the_laplace_distribution(shape):
+    """LaplaceNoise.sample (simulation path; rows shorter than 2,048 draws: lam (E1 - E2), longer: lam S E, a random
+    sign times an exponential): the empirical CDF of 200,000 draws is within the DKW band of Laplace(0, lam) at
+    level 1e-6 (sup |F_n - F| <= sqrt(ln(2e6) / (2 n)) = 0.0060), any shape works, and the stream is read row by row
+    (two rows drawn apart equal the same two rows drawn together)."""
     lam, n = 3.0, 200_000
     rng = np.random.Generator(np.random.PCG64(11))
-    draws = np.sort(LaplaceNoise(lam).sample(rng, (n,)))
+    draws = np.sort(LaplaceNoise(lam).sample(rng, shape).ravel())
     cdf = np.where(draws < 0, 0.5 * np.exp(draws / lam), 1 - 0.5 * np.exp(-draws / lam))
     steps = np.arange(1, n + 1) / n
     sup = max(np.max(np.abs(steps - cdf)), np.max(np.abs(steps - 1 / n - cdf)))

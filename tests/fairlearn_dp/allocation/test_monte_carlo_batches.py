@@ -17,6 +17,7 @@ from fairlearn_dp.allocation._evaluation import (
     ProjectionShift,
     _chunk_sums,
 )
+from fairlearn_dp.allocation._release import _laplace_scratch
 from fairlearn_dp.privacy._projection import nonnegative_sum_rows as _nonnegative_sum_rows
 
 
@@ -34,10 +35,11 @@ def _whole_chunk(counts, noise, statistics, n_rows, seed):
             for name, values in ((name, statistic(noisy)) for name, statistic in statistics.items())}
 
 
-@pytest.mark.parametrize("noise", [LaplaceNoise(4.0), GaussianNoise(3.0)], ids=["laplace", "gaussian"])
-def test_chunk_sums_do_not_depend_on_the_batch_size(noise):
+@pytest.mark.parametrize("noise, size", [(LaplaceNoise(4.0), 257), (LaplaceNoise(4.0), 2100), (GaussianNoise(3.0), 257)],
+                         ids=["laplace", "laplace_long_rows", "gaussian"])
+def test_chunk_sums_do_not_depend_on_the_batch_size(noise, size):
     rng = np.random.default_rng(0)
-    counts = rng.integers(0, 30, 257).astype(float)
+    counts = rng.integers(0, 30, size).astype(float)
     weights = rng.uniform(0.5, 2.0, counts.size)
     seed = np.random.SeedSequence(5).spawn(2)[1]
     for w in (None, weights):
@@ -115,8 +117,9 @@ def test_mechanisms_fall_back_to_their_checks_when_a_total_overflows():
 
 
 @pytest.mark.parametrize("rows", [1, 3])
-def test_laplace_sample_into_gives_the_sampled_numbers(rows):
+@pytest.mark.parametrize("n", [11, 2047, 2048, 2100])                  # both sides of _SIGN_BIT_MIN_LENGTH
+def test_laplace_sample_into_gives_the_sampled_numbers(rows, n):
     noise = LaplaceNoise(3.0)
-    expected = noise.sample(np.random.default_rng(4), (rows, 11))
-    got = noise._sample_into(np.random.default_rng(4), np.empty((rows, 11)), np.empty(11, dtype=np.uint64))
+    expected = noise.sample(np.random.default_rng(4), (rows, n))
+    got = noise._sample_into(np.random.default_rng(4), np.empty((rows, n)), _laplace_scratch(n))
     np.testing.assert_array_equal(got, expected)

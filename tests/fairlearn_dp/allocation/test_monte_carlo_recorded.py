@@ -4,10 +4,9 @@ projection give the values that commit c526cd7 (before the change) gave on small
 inputs (bit for bit on the recording machine). Compared to 1e-12 relative: seeded draws and elementwise arithmetic,
 but the means and standard errors are numpy reductions, whose vectorised loops may round differently on another CPU.
 
-The Laplace sampler itself changed afterwards (``lam S E``, a random sign times one exponential, instead of
-``lam (E1 - E2)``): the Laplace cases here run with ``_DifferenceOfExponentials``, the earlier sampler, so that they
-still pin everything after the draws; the new sampler's stream is pinned on its own
-(``test_laplace_sampler_gives_the_recorded_draws``)."""
+The Laplace sampler gained a second form afterwards, for rows of at least 2,048 draws (``lam S E``, a random sign
+times one exponential); the rows here are shorter, so they still draw ``lam (E1 - E2)`` as when the values were
+recorded. The long rows' stream is pinned on its own (``test_long_laplace_rows_give_the_recorded_draws``)."""
 
 import base64
 import json
@@ -35,24 +34,11 @@ COUNTS = np.array([0., 1., 2., 5., 10., 3., 0., 7., 40., 1.])
 WEIGHTS = np.array([1., 2., 1., 1., 3., 1., 2., 1., 1., 2.])
 
 
-class _DifferenceOfExponentials(LaplaceNoise):
-    """The Laplace simulation sampler up to commit 34898c8: each row (last axis) of ``n`` draws is ``lam (E1 - E2)`` of
-    its ``2 n`` consecutive standard exponentials (the first ``n`` minus the last ``n``)."""
-
-    def _sample_into(self, rng, out, signs):
-        for row in out:
-            pairs = rng.standard_exponential(size=(2, out.shape[1]))
-            np.subtract(pairs[0], pairs[1], out=row)
-        out *= self.lam
-        return out
-
-
 def _floats(hexes):
     return np.array([float.fromhex(value) for value in hexes])
 
 
-@pytest.mark.parametrize("noise, name", [(_DifferenceOfExponentials(6.0), "laplace"),
-                                          (GaussianNoise(5.0), "gaussian")])
+@pytest.mark.parametrize("noise, name", [(LaplaceNoise(6.0), "laplace"), (GaussianNoise(5.0), "gaussian")])
 def test_monte_carlo_gives_the_recorded_values(noise, name):
     total = COUNTS.sum()
     statistics = {"BL": BaselineAllocation(), "PoS": ProjectionOntoSimplexAllocation(),
@@ -99,7 +85,7 @@ def test_monte_carlo_gives_the_values_recorded_before_the_banded_projection(name
                   "plus_huge": NonNegativeSumProjection(1e9), "shift": ProjectionShift(total),
                   "negative": NegativePartOfSumProjection(total)}
     recorded = RECORDED_83C2021[name]
-    noise = _DifferenceOfExponentials(8.0) if name == "laplace" else GaussianNoise(6.0)
+    noise = LaplaceNoise(8.0) if name == "laplace" else GaussianNoise(6.0)
     result = monte_carlo(counts, noise, {key: statistics[key] for key in recorded}, n_draws=700, random_state=7,
                          chunk_size=150)
     for statistic, (means, std_errors) in recorded.items():
@@ -108,26 +94,28 @@ def test_monte_carlo_gives_the_values_recorded_before_the_banded_projection(name
                                    err_msg=statistic)
 
 
-# LaplaceNoise(2.5).sample(np.random.Generator(np.random.PCG64(5)), (2, 9)), recorded when the sampler became
-# lam S E (random sign times one exponential).
-LAPLACE_DRAWS = [
-    ["-0x1.3dde009152f7fp+2", "0x1.e01f5d3d6a8c4p+0", "0x1.a06ee95fdbeb8p+1", "-0x1.52d57e1a7c784p+0",
-     "0x1.34c375e5ee024p-4", "0x1.15b64f99cea93p+0", "0x1.9afc3b5269e74p+0", "0x1.26f6bbc931e7bp-2",
-     "-0x1.280db8917f5ccp-3"],
-    ["-0x1.30d77f0a33970p+2", "0x1.403a518328e41p+1", "0x1.5cc94a2eccebbp+1", "0x1.7516033b8750ap+1",
-     "0x1.2375dc63e9bbfp-1", "0x1.5d245db27cccbp+2", "0x1.ca3a45e95a262p+1", "-0x1.422a3e0631676p+2",
-     "0x1.4bd05928d8249p+0"],
+# LaplaceNoise(2.5).sample(np.random.Generator(np.random.PCG64(5)), (2, 2050)): each row's first four and last two
+# draws, recorded when rows of at least 2,048 draws became lam S E (random sign times one exponential).
+LONG_ROWS = [
+    (["0x1.3dde009152f7fp+2", "0x1.e01f5d3d6a8c4p+0", "-0x1.a06ee95fdbeb8p+1", "-0x1.52d57e1a7c784p+0"],
+     ["-0x1.f9d9621b02624p-6", "-0x1.31bc109ac41f8p+2"]),
+    (["-0x1.8f9d93b140b01p+2", "0x1.12939a954a450p-3", "-0x1.bee739903d3f4p-1", "0x1.e0cc817e1fea8p-2"],
+     ["0x1.15158f63fe4dcp+2", "-0x1.0c1a474886ee7p-3"]),
 ]
 
 
-def test_laplace_sampler_gives_the_recorded_draws():
-    """The stream: per row, its 9 exponentials, then 2 bytes whose bits (most significant first) are the signs of
-    the row's draws (1: negative). Seeded draws, compared bit for bit except numpy's exponential tail, which calls
-    ``log1p`` (an ulp apart on another libm), hence 1e-15 relative."""
-    draws = LaplaceNoise(2.5).sample(np.random.Generator(np.random.PCG64(5)), (2, 9))
-    np.testing.assert_allclose(draws, [_floats(row) for row in LAPLACE_DRAWS], rtol=1e-15, atol=0)
+def test_long_laplace_rows_give_the_recorded_draws():
+    """The stream of a long row: its 2,050 exponentials, then 43 uniforms k / 2**53 whose integers k give the signs
+    by their lowest 48 bits, least significant byte first and each byte's most significant bit first (1: negative).
+    Seeded draws, compared bit for bit except numpy's exponential tail, which calls ``log1p`` (an ulp apart on
+    another libm), hence 1e-15 relative; the re-derivation below uses the same generator calls on this machine."""
+    draws = LaplaceNoise(2.5).sample(np.random.Generator(np.random.PCG64(5)), (2, 2050))
+    for row, (first, last) in zip(draws, LONG_ROWS, strict=True):
+        np.testing.assert_allclose(row[:4], _floats(first), rtol=1e-15, atol=0)
+        np.testing.assert_allclose(row[-2:], _floats(last), rtol=1e-15, atol=0)
     rng = np.random.Generator(np.random.PCG64(5))
     for row in draws:
-        magnitudes = rng.standard_exponential(9)
-        negative = np.unpackbits(np.frombuffer(rng.bytes(2), dtype=np.uint8))[:9] == 1
-        np.testing.assert_array_equal(row, 2.5 * np.where(negative, -magnitudes, magnitudes))
+        magnitudes = rng.standard_exponential(2050)
+        integers = (rng.random(43) * 2.0 ** 53).astype(np.uint64)
+        bits = [(int(k) >> (8 * byte + 7 - bit)) & 1 for k in integers for byte in range(6) for bit in range(8)]
+        np.testing.assert_array_equal(row, 2.5 * np.where(np.array(bits[:2050]) == 1, -magnitudes, magnitudes))
