@@ -74,8 +74,8 @@ pd.DataFrame(rows).set_index(["instance", "mechanism"])
 # The empirical α lies inside the bounds in every case (checked below within four Monte-Carlo standard errors).
 # Like for like, the paper's α is the plain Monte-Carlo estimate over 10⁶ runs, our first α column. On the Hawaii
 # stand-in that estimate is within a few standard errors of 0: each large county's mean still carries an error of
-# about noise scale / √draws, and α is the spread of those errors. Ours agrees with the paper's within two standard
-# errors in both rows (below). The control-variate α removes that error and measures the actual spread of the biases,
+# about noise scale / √draws, and α is the spread of those errors. Ours agrees with the paper's within one standard
+# error in both rows (below). The control-variate α removes that error and measures the actual spread of the biases,
 # far smaller (only one Hawaii county ever comes near 0); the paper has no estimate of that kind to compare it with.
 
 hawaii = table1[table1["instance"] == "hawaii"]

@@ -3,9 +3,10 @@
 
 Only the per-chunk work is copied (``_chunk_sums`` with the statistics called through ``allocate``, BL and PoS as
 they were, Michelot's iteration on the active rows, and the Laplace sampler ``lam (E1 - E2)``); the chunking, the
-seeds and the joblib reduction are the package's (unchanged by item 4). The package's sampler has changed since
-(``lam S E``, a random sign times one exponential), so ``baseline_monte_carlo`` estimates the same means from other
-draws: the benchmark checks that the two agree within their Monte-Carlo errors. (That everything after the draws
+seeds and the joblib reduction are the package's (unchanged by item 4). The package's sampler has changed since for
+rows of at least 2,048 draws (``lam S E``, a random sign times one exponential), which the 13,545 districts are, so
+``baseline_monte_carlo`` estimates the same means from other draws: the benchmark checks that the two agree within
+their Monte-Carlo errors. (That everything after the draws
 still gives c526cd7's numbers is tests/fairlearn_dp/allocation/test_monte_carlo_recorded.py.)
 """
 

@@ -49,8 +49,8 @@ mechanisms ``BaselineAllocation()`` (BL) and ``ProjectionOntoSimplexAllocation()
 Baseline (issue 41 item 4): ``_allocation_baseline.py`` holds a copy of the per-chunk hot path of commit c526cd7
 (before item 4), its Laplace sampler ``lam (E1 - E2)`` included. Throughput calls of the baseline and of the current
 code alternate (warm-up of each first), and a baseline measured run (fresh process) precedes the current one; the
-table gives current / baseline ratios of wall time and of CPU time (cores used x wall). The current sampler
-(``lam S E``) draws other numbers from the same seeds, so the check is that the means agree within their Monte-Carlo
+table gives current / baseline ratios of wall time and of CPU time (cores used x wall). The current sampler, on
+rows this long (``lam S E``), draws other numbers from the same seeds, so the check is that the means agree within their Monte-Carlo
 errors (the largest z-score over both mechanisms and all districts under its Bonferroni bound at family-wise level
 ``AGREEMENT_ALPHA``); that nothing after the draws changed a number is pinned by
 ``tests/fairlearn_dp/allocation/test_monte_carlo_recorded.py``.
